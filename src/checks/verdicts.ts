@@ -1,0 +1,74 @@
+/**
+ * Verdicts are a closed set and fail-closed: a requirement starts as `fail` and only evidence
+ * moves it to another verdict (autobahn's `self.behavior = Case.FAILED`).
+ */
+export const verdicts = ['pass', 'fail', 'non-strict', 'informational', 'skipped'] as const;
+export type Verdict = (typeof verdicts)[number];
+
+export const grades = ['MUST', 'SHOULD', 'INFO'] as const;
+export type Grade = (typeof grades)[number];
+
+export const sources = ['seed', 'compat', 'profile'] as const;
+export type Source = (typeof sources)[number];
+
+/** What a failing (or non-strict) check saw; everything a reader needs to reproduce it. */
+export interface Failure {
+  message: string;
+  expected?: unknown;
+  received?: unknown;
+  /** Byte offset into a response stream, where the finding is about a stream. */
+  byteOffset?: number;
+  /** JSON Pointer into the response body or chunk, where it applies. */
+  pointer?: string;
+  /** The server's x-request-id of the request that showed the failure. */
+  requestId?: string;
+  /** A curl line that reproduces the request, with the token written as $IARI_TOKEN. */
+  curl?: string;
+}
+
+interface ResultBase {
+  id: string;
+  area: string;
+  grade: Grade;
+  title: string;
+  /** Titles of the tests that decided this requirement. */
+  checks: string[];
+  durationMs: number;
+}
+
+export type RequirementResult =
+  | (ResultBase & { verdict: 'pass' })
+  | (ResultBase & { verdict: 'fail' | 'non-strict'; failures: Failure[] })
+  | (ResultBase & { verdict: 'informational'; note: string })
+  | (ResultBase & { verdict: 'skipped'; reason: string });
+
+export interface UsageDay {
+  date: string;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  spend_usd: number;
+}
+
+export interface ConformanceReport {
+  tool: { name: 'iari'; version: string };
+  run: {
+    id: string;
+    startedAt: string;
+    durationMs: number;
+    /** The base URL with any credentials removed. */
+    baseUrl: string;
+    target: 'bundled-mock' | 'external';
+    seed: number;
+    grade: 'must' | 'should' | 'all';
+    only: string[];
+    skip: string[];
+    include: string[];
+  };
+  summary: Record<Verdict, number> & { total: number };
+  /** Sorted by requirement ID; identical across runs with the same seed apart from timings. */
+  results: RequirementResult[];
+  coverage: { exercised: number; registry: number; unexercised: string[] };
+  usage: { days: UsageDay[] } | { unavailable: string };
+}

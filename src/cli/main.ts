@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { ExitCode } from '../exit-codes.ts';
+import { HarnessError, HarnessErrorCode, isHarnessError } from '../errors.ts';
+
+type CommandModule = { run(argv: string[]): Promise<number> };
+
+const commands: Record<string, () => Promise<CommandModule>> = {
+  start: () => import('./start-command.ts'),
+  test: () => import('./test-command.ts'),
+  load: () => import('./load-command.ts'),
+  mock: () => import('./mock-command.ts'),
+  receipts: () => import('./receipts-command.ts'),
+  requirements: () => import('./requirements-command.ts'),
+  report: () => import('./report-command.ts'),
+};
+
+export function helpText(): string {
+  return readFileSync(new URL('./help.txt', import.meta.url), 'utf8');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(helpText());
+    return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  if (name === '--version') {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return ExitCode.ok;
+  }
+  const load = commands[name];
+  if (load === undefined) {
+    throw new HarnessError(HarnessErrorCode.UNKNOWN_COMMAND, `unknown command "${name}"`, {
+      hint: `commands: ${Object.keys(commands).join(', ')}`,
+    });
+  }
+  const mod = await load();
+  return mod.run(rest);
+}
+
+export function reportError(error: unknown): number {
+  if (isHarnessError(error)) {
+    process.stderr.write(`iari: ${error.message} [${error.code}]\n`);
+    if (error.hint !== undefined) process.stderr.write(`hint: ${error.hint}\n`);
+    return error.exitCode;
+  }
+  process.stderr.write(`iari: internal error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return ExitCode.usage;
+}
