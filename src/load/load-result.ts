@@ -1,0 +1,291 @@
+/**
+ * The `load.json` contract: what `iari load` writes to `reports/<run>/load.json`, what
+ * `iari report merge` reads and writes, and what the load `report.html` renders.
+ *
+ * Units: every duration is an integer number of MICROSECONDS (suffix `Us`), every wall-clock
+ * instant is epoch milliseconds (suffix `EpochMs`) or ISO 8601 UTC (suffix `At`). Histograms are
+ * HdrHistogram (hdr-histogram-js) encoded with `encodeIntoCompressedBase64`, lowest discernible
+ * value 1 µs, 3 significant digits, so shards merge exactly by adding histograms.
+ */
+
+export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
+
+/** Percentiles reported for every histogram, in the histogram's unit. */
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  'p99.9': number;
+}
+export const percentileKeys = ['p50', 'p90', 'p95', 'p99', 'p99.9'] as const satisfies readonly (keyof Percentiles)[];
+export type PercentileKey = (typeof percentileKeys)[number];
+export const percentileValues: Record<PercentileKey, number> = { p50: 50, p90: 90, p95: 95, p99: 99, 'p99.9': 99.9 };
+
+/**
+ * Histogram metrics. All are durations in µs except `output_tps` (per-request output tokens per
+ * second, stored in milli-tokens per second so the integer histogram keeps 3 decimals).
+ *
+ * - `ttfb`: intended-or-actual start (see `latencyOrigin`) to the first response byte (headers).
+ * - `ttft`: start to the first event carrying content or a tool call (never the role-only chunk).
+ * - `itl`: inter-token latency, one sample PER TOKEN: a chunk carrying k tokens that arrives g µs
+ *   after the previous token-bearing chunk contributes k samples of g/k (D-LOAD-03).
+ * - `tpot`: per request, (last token time - first token time) / (output tokens - 1).
+ * - `e2e`: start to the end of the response ([DONE] and stream close, or the whole JSON body).
+ * - `service_ttft`, `service_e2e`: the same, measured from the ACTUAL send (open loop only; in
+ *   closed loop they equal ttft/e2e and are omitted).
+ * - `schedule_lag`: actual send - intended send (open loop only).
+ * - `event_loop_lag`: client event-loop delay sampled by perf_hooks.monitorEventLoopDelay.
+ * - `output_tps`: per request, output tokens / e2e seconds (the rate the caller saw).
+ */
+export const metricNames = [
+  'ttfb',
+  'ttft',
+  'itl',
+  'tpot',
+  'e2e',
+  'service_ttft',
+  'service_e2e',
+  'schedule_lag',
+  'event_loop_lag',
+  'output_tps',
+] as const;
+export type MetricName = (typeof metricNames)[number];
+
+export type MetricUnit = 'us' | 'millitokens_per_s';
+
+export interface HistogramSummary {
+  unit: MetricUnit;
+  /** Number of recorded samples. */
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  stddev: number;
+  percentiles: Percentiles;
+  /** hdr-histogram-js `encodeIntoCompressedBase64` of the full histogram. */
+  hdr: string;
+}
+
+/** Closed set of error classes; every failed request is counted in exactly one. */
+export const errorClasses = [
+  'http_status', // a non-2xx status
+  'timeout', // no byte for `--timeout` (the timer is reset on every byte) or the request deadline hit
+  'reset', // connection reset / closed mid-response
+  'connect', // could not connect
+  'stream_nonconforming', // the strict SSE reader/stream checker flagged the stream
+  'body_invalid', // non-streaming body is not a valid chat completion
+  'client_overload', // arrival dropped because the client could not start it (never silent)
+  'other',
+] as const;
+export type ErrorClass = (typeof errorClasses)[number];
+
+export interface ErrorSummary {
+  /** Failed measured requests. */
+  total: number;
+  /** total / measured requests finished (0 when none finished). */
+  rate: number;
+  byClass: Record<ErrorClass, number>;
+  /** HTTP status code (as a string) -> count, for class `http_status`. */
+  byStatus: Record<string, number>;
+  /** Stream-checker finding code -> count, for class `stream_nonconforming`. */
+  byFinding: Record<string, number>;
+  /** Up to 20 example errors with the server's x-request-id. */
+  examples: { class: ErrorClass; detail: string; requestId: string | null }[];
+}
+
+export type LoadMode =
+  | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number }
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson'; seed: number };
+
+export interface RunMeta {
+  schema: typeof LOAD_RESULT_SCHEMA;
+  tool: { name: 'iari'; version: string };
+  runId: string;
+  startedAt: string;
+  endedAt: string;
+  /** Start and end of the MEASURED window (after warmup), epoch ms. */
+  measureStartEpochMs: number;
+  measureEndEpochMs: number;
+  /** Base URL with credentials removed (always loopback). */
+  baseUrl: string;
+  target: 'bundled-mock' | 'external';
+  model: string;
+  mode: LoadMode;
+  /** Where latency is measured from: intended send (open loop) or actual send (closed loop). */
+  latencyOrigin: 'intended' | 'actual';
+  config: {
+    durationS: number | null;
+    requests: number | null;
+    warmupS: number;
+    maxTokens: number;
+    stream: boolean;
+    prompts: 'builtin' | { file: string; count: number };
+    seed: number;
+    timeoutMs: number;
+    slos: string[];
+  };
+  host: { node: string; platform: string; cpus: number };
+}
+
+export interface Counts {
+  /** Requests started in the measured window (warmup excluded). */
+  started: number;
+  finished: number;
+  ok: number;
+  failed: number;
+  /** Requests started during warmup (not in any other figure). */
+  warmupExcluded: number;
+  /** Still in flight when the run stopped (aborted at the end; not counted as errors). */
+  abortedAtEnd: number;
+  outputTokens: number;
+  promptTokens: number;
+  /** How output tokens were counted: server usage, client tokenizer, or both in one run. */
+  tokenSource: 'usage' | 'tokenizer' | 'mixed' | 'none';
+  /** Streamed chunks / SSE data events consumed (all checked). */
+  events: number;
+}
+
+export interface Throughput {
+  /** Measured window length in seconds. */
+  windowS: number;
+  /** Finished requests / window. */
+  rps: number;
+  /** Successful requests / window. */
+  okRps: number;
+  /** Output tokens of successful requests / window. */
+  outputTokensPerS: number;
+  /** Open loop: requests actually started / window (compare with mode.rate). */
+  achievedArrivalRate: number | null;
+}
+
+/** One second of the run; key = epoch second, so shards merge by key. */
+export interface Timeslice {
+  epochS: number;
+  /** Seconds since measureStartEpochMs (may be negative for warmup; warmup slices are omitted). */
+  tS: number;
+  started: number;
+  finished: number;
+  ok: number;
+  failed: number;
+  outputTokens: number;
+  /** Requests in flight at the end of the second. */
+  inFlight: number;
+  /** Encoded histograms of requests FINISHING in this second, so merged slices are exact. */
+  ttftHdr: string;
+  e2eHdr: string;
+  itlHdr: string;
+  ttftP50Us: number | null;
+  ttftP99Us: number | null;
+  e2eP50Us: number | null;
+  e2eP99Us: number | null;
+  itlP99Us: number | null;
+}
+
+export type SloOp = '<' | '<=' | '>' | '>=';
+
+export interface SloResult {
+  /** As written on the command line, e.g. "ttft.p95<800ms". */
+  expr: string;
+  metric: string;
+  /** A percentile key, 'mean', 'max', 'rate', 'count' or 'value'. */
+  stat: string;
+  op: SloOp;
+  /** Threshold in the metric's canonical unit (µs for durations). */
+  threshold: number;
+  observed: number | null;
+  unit: MetricUnit | 'ratio' | 'per_s' | 'count';
+  passed: boolean;
+  /** Whether this SLO is also applied to each request for goodput (per-request metrics). */
+  perRequest: boolean;
+}
+
+export interface Goodput {
+  /** The per-request SLOs every good request met (empty: goodput = ok rps). */
+  slos: string[];
+  goodRequests: number;
+  goodputRps: number;
+  /** goodRequests / finished. */
+  fraction: number;
+}
+
+export interface SweepStep {
+  level: number;
+  achievedRps: number;
+  outputTokensPerS: number;
+  ttftP95Us: number | null;
+  ttftP99Us: number | null;
+  itlP99Us: number | null;
+  e2eP99Us: number | null;
+  errorRate: number;
+  goodputRps: number;
+  slosMet: boolean;
+  saturated: boolean;
+}
+
+export interface Sweep {
+  kind: 'rate' | 'concurrency';
+  steps: SweepStep[];
+  /** Highest level at which every SLO held (null when none did). */
+  best: number | null;
+  stopReason: 'slo_breached' | 'saturated' | 'max_steps' | 'errors';
+}
+
+export interface ShardInfo {
+  index: number;
+  count: number;
+}
+
+export interface Validity {
+  /** False when the client itself was too busy to time honestly. */
+  valid: boolean;
+  eventLoopLagP99Us: number;
+  budgetUs: number;
+  /** Open loop: p99 schedule lag. */
+  scheduleLagP99Us: number | null;
+  warnings: string[];
+}
+
+export interface LoadResult {
+  meta: RunMeta;
+  counts: Counts;
+  throughput: Throughput;
+  /** Only metrics that have samples are present. */
+  metrics: Partial<Record<MetricName, HistogramSummary>>;
+  errors: ErrorSummary;
+  slos: SloResult[];
+  /** Overall verdict on the SLOs: every SLO passed (true when there are none). */
+  slosPassed: boolean;
+  goodput: Goodput;
+  timeslices: Timeslice[];
+  sweep: Sweep | null;
+  /** This run's share, or null when not sharded. */
+  shard: ShardInfo | null;
+  /** Set on a merged result: the runIds and shards it was built from. */
+  mergedFrom: { runId: string; shard: ShardInfo | null }[] | null;
+  validity: Validity;
+}
+
+/** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
+export interface RequestRecord {
+  seq: number;
+  shard: number | null;
+  phase: 'warmup' | 'measure';
+  requestId: string | null;
+  status: number | null;
+  /** Intended send (open loop) or actual send (closed loop), µs since measure start. */
+  intendedUs: number;
+  sentUs: number;
+  ttfbUs: number | null;
+  ttftUs: number | null;
+  e2eUs: number | null;
+  outputTokens: number;
+  tokenSource: 'usage' | 'tokenizer' | 'none';
+  events: number;
+  itlMeanUs: number | null;
+  itlMaxUs: number | null;
+  tpotUs: number | null;
+  error: { class: ErrorClass; detail: string } | null;
+  /** Met every per-request SLO (goodput). */
+  good: boolean;
+}
