@@ -1,0 +1,70 @@
+/**
+ * Where a run writes: `reports/<run-id>/` (run id = UTC timestamp + short random suffix) or the
+ * directory given with `--report DIR`. Files are written atomically (temp file, then rename),
+ * so a reader never sees half a report.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+
+/** `20261121T093000Z-3fa9c1`: sorts by time, unique within a second. */
+export function newRunId(now: Date = new Date(), random: () => string = () => randomBytes(3).toString('hex')): string {
+  const stamp = now.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return `${stamp}-${random()}`;
+}
+
+export interface RunDir {
+  id: string;
+  /** Absolute path of the run directory. */
+  dir: string;
+  /** Absolute path of a file inside the run directory (rejects paths that escape it). */
+  path(name: string): string;
+  /** Writes a file inside the run directory atomically; returns its absolute path. */
+  write(name: string, data: string | Uint8Array): string;
+}
+
+export interface RunDirOptions {
+  /** `--report DIR`: write exactly there. */
+  report?: string | undefined;
+  /** Parent of generated run directories (default `reports`, relative to cwd). */
+  root?: string;
+  id?: string;
+  now?: Date;
+}
+
+export function createRunDir(options: RunDirOptions = {}): RunDir {
+  const id = options.id ?? newRunId(options.now);
+  const dir = resolve(options.report ?? join(options.root ?? 'reports', id));
+  mkdirSync(dir, { recursive: true });
+  const path = (name: string): string => {
+    const full = resolve(dir, name);
+    const rel = relative(dir, full);
+    if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) throw new Error(`report file "${name}" is outside the run directory`);
+    return full;
+  };
+  return {
+    id,
+    dir,
+    path,
+    write(name, data) {
+      const full = path(name);
+      writeFileAtomic(full, data);
+      return full;
+    },
+  };
+}
+
+let counter = 0;
+
+/** Writes to `<file>.<pid>.<n>.tmp` beside the target, then renames over it. */
+export function writeFileAtomic(file: string, data: string | Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${counter++}.tmp`;
+  try {
+    writeFileSync(tmp, data);
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
