@@ -1,5 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { parseFlags, parseIntegerFlag } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { ExitCode } from '../exit-codes.ts';
+import type { ConformanceReport } from '../checks/verdicts.ts';
+import type { RunSettings } from '../checks/check-context.ts';
+import type { Selection } from '../checks/conformance-results.ts';
+import { normalizeBaseUrl } from '../checks/check-context.ts';
+import { requirementInfos } from '../checks/registry-view.ts';
+import { runConformance } from '../checks/conformance-run.ts';
+import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../checks/report-files.ts';
+import { preflightRequestsPerMinute } from '../checks/preflight.ts';
+import { formatSummary } from '../checks/summary-table.ts';
+import { createRunDir } from '../report/run-dir.ts';
+import { createRedactor } from '../report/redact.ts';
+import { startMockServer } from '../../mock-server/index.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new HarnessError(HarnessErrorCode.USAGE, 'iari test: not built yet');
+const HELP = `Usage: iari test [options]
+
+Runs the conformance suites against a server (default: the bundled mock, started in-process).
+
+Options:
+  --base-url URL       server to test, with or without the trailing /v1 (default: bundled mock)
+  --token-env NAME     environment variable holding the bearer token (default IARI_TOKEN)
+  --token-file PATH    file holding the bearer token (first line)
+  --grade must|should|all
+                       which requirements to judge (default all)
+  --only IDS           comma-separated requirement IDs to judge (others are skipped)
+  --skip IDS           comma-separated requirement IDs not to judge
+  --include limits     also run the rate-limit checks (they consume quota)
+  --seed N             seed for generated inputs and requests (default 1)
+  --report DIR         write the report there (default reports/<run-id>/)
+  --json               print conformance.json to stdout instead of the summary table
+
+Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
+`;
+
+const options = {
+  'base-url': { type: 'string' },
+  'token-env': { type: 'string' },
+  'token-file': { type: 'string' },
+  grade: { type: 'string' },
+  only: { type: 'string' },
+  skip: { type: 'string' },
+  include: { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  report: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function idList(flag: string, value: string | undefined, known: ReadonlySet<string>): string[] {
+  if (value === undefined) return [];
+  const ids = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new HarnessError(HarnessErrorCode.UNKNOWN_REQUIREMENT, `iari test: --${flag} names unknown requirement(s): ${unknown.join(', ')}`, {
+      hint: 'iari requirements lists every ID',
+    });
+  }
+  return [...new Set(ids)].sort();
 }
+
+function readToken(values: { 'token-env'?: string | undefined; 'token-file'?: string | undefined }): string {
+  if (values['token-env'] !== undefined && values['token-file'] !== undefined) {
+    throw new HarnessError(HarnessErrorCode.USAGE, 'iari test: give --token-env or --token-file, not both');
+  }
+  if (values['token-file'] !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values['token-file'], 'utf8');
+    } catch (error) {
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari test: cannot read --token-file: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    const token = (text.split(/\r?\n/)[0] ?? '').trim();
+    if (token === '') throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, 'iari test: --token-file is empty');
+    return token;
+  }
+  const name = values['token-env'] ?? 'IARI_TOKEN';
+  const token = process.env[name]?.trim();
+  if (token === undefined || token === '') {
+    throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, `iari test: no token in $${name}`, {
+      hint: 'export the account token in that variable (or use --token-file); it is never accepted as a flag value',
+    });
+  }
+  return token;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags('test', argv, options);
+  if (values.help === true) {
+    process.stdout.write(HELP);
+    return ExitCode.ok;
+  }
+  const grade = values.grade ?? 'all';
+  if (grade !== 'must' && grade !== 'should' && grade !== 'all') {
+    throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --grade must be must, should or all, got "${grade}"`);
+  }
+  const include = (values.include ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const badInclude = include.filter((v) => v !== 'limits');
+  if (badInclude.length > 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --include accepts only "limits", got "${badInclude.join(',')}"`);
+  const seed = parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
+  const known = new Set(requirementInfos().keys());
+  const selection: Selection = { grade, only: idList('only', values.only, known), skip: idList('skip', values.skip, known) };
+
+  let base: { root: string; display: string } | undefined;
+  let token: string;
+  if (values['base-url'] !== undefined) {
+    const normalized = normalizeBaseUrl(values['base-url']);
+    if ('error' in normalized) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --base-url: ${normalized.error}`);
+    base = normalized;
+    token = readToken(values);
+  } else {
+    token = '';
+  }
+
+  const mock = base === undefined ? await startMockServer() : undefined;
+  const onSigint = (): void => {
+    void mock?.close();
+    process.exit(ExitCode.interrupted);
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    if (mock !== undefined) token = mock.tokens.default;
+    const root = base?.root ?? mock!.origin;
+    const settings: RunSettings = {
+      root,
+      token,
+      seed,
+      target: mock === undefined ? 'external' : 'bundled-mock',
+      includeLimits: include.includes('limits'),
+    };
+    if (mock === undefined) {
+      const rpm = await preflightRequestsPerMinute(settings);
+      if (rpm !== undefined) settings.requestsPerMinute = rpm;
+    }
+    const runDir = createRunDir({ report: values.report });
+    const tty = process.stdout.isTTY === true && values.json !== true;
+    const { report, errors } = await runConformance({
+      settings,
+      baseUrlDisplay: mock === undefined ? base!.display : 'bundled mock (in-process)',
+      selection,
+      runId: runDir.id,
+      ...(tty
+        ? {
+            onResult: (r, done, total) => {
+              process.stdout.write(`\r\x1b[2K[${done}/${total}] ${r.title.slice(0, Math.max(20, (process.stdout.columns ?? 80) - 12))}`);
+            },
+          }
+        : {}),
+    });
+    if (tty) process.stdout.write('\r\x1b[2K');
+    const redactor = createRedactor([token]);
+    const files = await writeConformanceFiles(report, runDir, redactor);
+    writeGithubOutputs(report, redactor);
+    const failed = report.summary.fail > 0 || errors.length > 0;
+    if (values.json === true) {
+      process.stdout.write(conformanceJson(report, redactor));
+    } else {
+      process.stdout.write(redactor.string(formatSummary(report)));
+      for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
+      process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml ?? files.conformanceJson) || '.'}\n`);
+    }
+    return failed ? ExitCode.conformanceFailed : ExitCode.ok;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    await mock?.close();
+  }
+}
+
+export type { ConformanceReport };

@@ -1,0 +1,63 @@
+import type { CheckContext } from './check-types.ts';
+import { CheckHttp } from './check-http.ts';
+import { SharedRequests } from './shared-requests.ts';
+import { Throttle, unthrottled } from './throttle.ts';
+
+/** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
+export interface RunSettings {
+  /** Origin plus any path prefix, without the trailing `/v1`. */
+  root: string;
+  token: string;
+  seed: number;
+  target: 'bundled-mock' | 'external';
+  includeLimits: boolean;
+  /** Sent as `x-iari-fault` on every request (meta-suite only). */
+  fault?: string;
+  /** Throttle to this many requests per minute (real servers); absent: no throttle. */
+  requestsPerMinute?: number;
+  checkTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export function createCheckContext(s: RunSettings): CheckContext {
+  const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
+  const http = new CheckHttp({
+    root: s.root,
+    token: s.token,
+    gate,
+    ...(s.fault === undefined ? {} : { fault: s.fault }),
+    ...(s.requestTimeoutMs === undefined ? {} : { timeoutMs: s.requestTimeoutMs }),
+  });
+  return {
+    baseUrl: `${s.root}/v1`,
+    target: s.target,
+    seed: s.seed,
+    http,
+    shared: new SharedRequests(),
+    includeLimits: s.includeLimits,
+    checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
+  };
+}
+
+/**
+ * Accepts a base URL with or without the trailing `/v1` (the interface puts `/v1` in its paths,
+ * OpenAI clients put it in the base URL) and returns the root the paths are appended to, plus
+ * the form shown in reports (credentials, query and fragment removed).
+ */
+export function normalizeBaseUrl(input: string): { root: string; display: string } | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return { error: `not a URL: "${input}"` };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme "${url.protocol}" (http or https)` };
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  let path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith('/v1')) path = path.slice(0, -3);
+  const root = `${url.origin}${path}`;
+  return { root, display: `${root}/v1` };
+}

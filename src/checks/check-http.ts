@@ -1,0 +1,204 @@
+import { request } from 'undici';
+import type { RequestGate } from './throttle.ts';
+
+/** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
+export type Auth = 'token' | 'none' | { authorization: string };
+
+export interface RequestOptions {
+  auth?: Auth;
+  /** A JSON value to send as `application/json`, or raw bytes with an explicit content type. */
+  json?: unknown;
+  raw?: { body: string | Uint8Array; contentType: string | null };
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** Do not add the run's fault header (used by checks that must see the faithful behaviour). */
+  noFault?: boolean;
+}
+
+export interface HttpExchange {
+  method: string;
+  path: string;
+  status: number;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  bytes: Uint8Array;
+  text: string;
+  /** The parsed body when it is JSON, else undefined (see `jsonError`). */
+  json: unknown;
+  jsonError: string | undefined;
+  requestId: string | undefined;
+  /** Reproduces the request; the token is written as $IARI_TOKEN. */
+  curl: string;
+  /** Chunks as they arrived, with arrival time in ms since the request was sent (streams). */
+  chunks: { at: number; bytes: Uint8Array }[];
+  durationMs: number;
+  /** The JSON body that was sent, if any. */
+  sentJson: unknown;
+}
+
+export interface SentRecord {
+  method: string;
+  path: string;
+  status: number;
+  requestId: string | undefined;
+  sentJson: unknown;
+  json: unknown;
+  headers: Record<string, string>;
+}
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The checks' HTTP client (undici): every request has a timeout, a body cap and a curl line,
+ * carries the run's fault header when one is set, passes the throttle, and is logged so later
+ * checks (usage, receipts) can tie server records to the requests that caused them.
+ */
+export class CheckHttp {
+  readonly root: string;
+  readonly #token: string;
+  readonly #fault: string | undefined;
+  readonly #gate: RequestGate;
+  readonly #timeoutMs: number;
+  readonly sent: SentRecord[] = [];
+
+  constructor(options: { root: string; token: string; fault?: string; gate: RequestGate; timeoutMs?: number }) {
+    this.root = options.root.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#fault = options.fault;
+    this.#gate = options.gate;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  get fault(): string | undefined {
+    return this.#fault;
+  }
+
+  /** Replaces every occurrence of the token in `s` with `$IARI_TOKEN`. */
+  redact(s: string): string {
+    return this.#token.length === 0 ? s : s.split(this.#token).join('$IARI_TOKEN');
+  }
+
+  get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
+    return this.send('GET', path, options);
+  }
+
+  post(path: string, json: unknown, options: RequestOptions = {}): Promise<HttpExchange> {
+    return this.send('POST', path, { ...options, json });
+  }
+
+  async send(method: string, path: string, options: RequestOptions = {}): Promise<HttpExchange> {
+    const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
+    const auth = options.auth ?? 'token';
+    if (auth === 'token') headers['authorization'] = `Bearer ${this.#token}`;
+    else if (auth !== 'none') headers['authorization'] = auth.authorization;
+    if (this.#fault !== undefined && options.noFault !== true) headers['x-iari-fault'] = this.#fault;
+    let body: string | Uint8Array | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+    } else if (options.raw !== undefined) {
+      body = options.raw.body;
+      if (options.raw.contentType !== null) headers['content-type'] = options.raw.contentType;
+    }
+    const url = this.root + path;
+    const curl = this.#curl(method, url, headers, body);
+    await this.#gate.acquire();
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const started = performance.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    let res;
+    try {
+      res = await request(url, {
+        method: method as 'GET',
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (error) {
+      throw new CheckHttpError(`${method} ${path}: ${this.redact((error as Error).message)}`, curl);
+    }
+    const chunks: { at: number; bytes: Uint8Array }[] = [];
+    let total = 0;
+    try {
+      for await (const chunk of res.body) {
+        const bytes = chunk as Uint8Array;
+        chunks.push({ at: performance.now() - started, bytes });
+        total += bytes.byteLength;
+        if (total > MAX_BODY_BYTES) {
+          res.body.destroy();
+          throw new Error(`response body exceeds ${MAX_BODY_BYTES} bytes`);
+        }
+      }
+    } catch (error) {
+      throw new CheckHttpError(`${method} ${path}: reading the body failed: ${this.redact((error as Error).message)}`, curl);
+    }
+    const bytes = new Uint8Array(total);
+    let offset = 0;
+    for (const c of chunks) {
+      bytes.set(c.bytes, offset);
+      offset += c.bytes.byteLength;
+    }
+    const text = new TextDecoder().decode(bytes);
+    let json: unknown;
+    let jsonError: string | undefined;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      jsonError = (error as Error).message;
+    }
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    const requestId = responseHeaders['x-request-id'];
+    const sentJson = options.json;
+    this.sent.push({ method, path, status: res.statusCode, requestId, sentJson, json, headers: responseHeaders });
+    return {
+      method,
+      path,
+      status: res.statusCode,
+      headers: responseHeaders,
+      bytes,
+      text,
+      json,
+      jsonError,
+      requestId,
+      curl,
+      chunks,
+      durationMs: performance.now() - started,
+      sentJson,
+    };
+  }
+
+  #curl(method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | undefined): string {
+    const parts = ['curl', '-sS', '-N', '-X', method, shellQuote(url)];
+    for (const [k, v] of Object.entries(headers)) {
+      if (k === 'accept') continue;
+      const value = this.redact(v);
+      // The token placeholder must expand, so that header goes in double quotes.
+      parts.push('-H', value.includes('$IARI_TOKEN') ? `"${k}: ${value.replace(/(["\\`])/g, '\\$1')}"` : shellQuote(`${k}: ${value}`));
+    }
+    if (body !== undefined) {
+      const s = typeof body === 'string' ? body : new TextDecoder().decode(body);
+      parts.push('--data-raw', shellQuote(this.redact(s.length > 4096 ? `${s.slice(0, 4096)}...` : s)));
+    }
+    return parts.join(' ');
+  }
+}
+
+/** A transport failure (refused, reset, timeout, oversized body); the calling check fails with it. */
+export class CheckHttpError extends Error {
+  override readonly name = 'CheckHttpError';
+  readonly curl: string;
+  constructor(message: string, curl: string) {
+    super(message);
+    this.curl = curl;
+  }
+}

@@ -1,0 +1,49 @@
+import type { Failure } from './verdicts.ts';
+import type { CheckHttp } from './check-http.ts';
+import type { SharedRequests } from './shared-requests.ts';
+
+/** Areas of the contract suites; one `src/checks/areas/<area>.ts` and one `suites/contract/<area>.test.ts` each. */
+export const areas = ['auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers'] as const;
+export type Area = (typeof areas)[number];
+
+/** What one check concluded about one requirement it decides (before grading by the registry). */
+export type Judgement =
+  | { kind: 'pass' }
+  /** The requirement is broken; its grade decides fail (MUST), non-strict (SHOULD) or informational (INFO). */
+  | { kind: 'violated'; failure: Failure }
+  /** Broken in a way this check grades non-strict at most, whatever the requirement's grade. */
+  | { kind: 'non-strict'; failure: Failure }
+  | { kind: 'informational'; note: string }
+  | { kind: 'skipped'; reason: string };
+
+/** The graded outcome of one requirement from one check: the verdict-space form of a Judgement. */
+export type CheckOutcome =
+  | { id: string; verdict: 'pass' }
+  | { id: string; verdict: 'fail' | 'non-strict'; failures: Failure[] }
+  | { id: string; verdict: 'informational'; note: string }
+  | { id: string; verdict: 'skipped'; reason: string };
+
+export interface CheckContext {
+  /** Base URL ending in `/v1` (the interface's paths are given relative to it without the prefix). */
+  baseUrl: string;
+  target: 'bundled-mock' | 'external';
+  seed: number;
+  http: CheckHttp;
+  shared: SharedRequests;
+  includeLimits: boolean;
+  /** Per-check time budget in milliseconds; a check that takes longer fails. */
+  checkTimeoutMs: number;
+}
+
+export interface CheckDef {
+  /** Stable kebab-case name, unique across the catalog. */
+  name: string;
+  area: Area;
+  /** The requirement IDs this check decides. */
+  ids: readonly string[];
+  /** A behaviour sentence: what a conforming server does. */
+  title: string;
+  /** Checks that consume quota run only with `--include limits`. */
+  needsLimits?: boolean;
+  run(ctx: CheckContext, judge: import('./judge.ts').Judge): Promise<void>;
+}

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import type { ConformanceReport } from './verdicts.ts';
+import type { RunSettings } from './check-context.ts';
+import type { CheckRun, Selection, UsageSection } from './conformance-results.ts';
+import { buildResults, coverageOf, deselectionReason, summarize } from './conformance-results.ts';
+import { requirementInfos } from './registry-view.ts';
+import { runContractSuites } from './contract-vitest.ts';
+import { exercisedIds } from './contract-coverage.ts';
+import { fetchUsageDays } from './usage-heatmap.ts';
+
+export interface ConformanceRunOptions {
+  settings: RunSettings;
+  /** Shown in the report (credentials removed). */
+  baseUrlDisplay: string;
+  selection: Selection;
+  runId: string;
+  onResult?: (run: CheckRun, done: number, total: number) => void;
+}
+
+export interface ConformanceRunOutput {
+  report: ConformanceReport;
+  /** Errors outside any test (a suite that failed to load...): they make the run fail. */
+  errors: string[];
+}
+
+function toolVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Runs the contract suites against one server and folds everything into a ConformanceReport. */
+export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRunOutput> {
+  const started = new Date();
+  const t0 = performance.now();
+  const requirements = [...requirementInfos().values()];
+  const selectedIds = requirements.filter((r) => deselectionReason(r, options.selection) === undefined).map((r) => r.id);
+  const { runs, errors } = await runContractSuites({
+    provide: { settings: options.settings, selectedIds },
+    ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
+  });
+  const usage: UsageSection = await fetchUsageDays(options.settings);
+  const results = buildResults(requirements, runs, options.selection);
+  const report: ConformanceReport = {
+    tool: { name: 'iari', version: toolVersion() },
+    run: {
+      id: options.runId,
+      startedAt: started.toISOString(),
+      durationMs: Math.round(performance.now() - t0),
+      baseUrl: options.baseUrlDisplay,
+      target: options.settings.target,
+      seed: options.settings.seed,
+      grade: options.selection.grade,
+      only: [...options.selection.only],
+      skip: [...options.selection.skip],
+      include: options.settings.includeLimits ? ['limits'] : [],
+    },
+    summary: summarize(results),
+    results,
+    coverage: coverageOf(requirements, exercisedIds()),
+    usage,
+  };
+  return { report, errors };
+}

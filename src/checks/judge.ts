@@ -1,0 +1,136 @@
+import type { Grade, Failure } from './verdicts.ts';
+import type { CheckOutcome, Judgement } from './check-types.ts';
+
+const MAX_FAILURES_PER_ID = 5;
+
+/** Verdict strength when several judgements meet on one requirement: the worst wins. */
+const rank: Record<CheckOutcome['verdict'], number> = { fail: 5, 'non-strict': 4, pass: 3, informational: 2, skipped: 1 };
+
+/**
+ * Collects a check's judgements on the requirement IDs it decides. Fail-closed: an ID that no
+ * judgement reached is reported `fail` ("the check reached no verdict"), never `pass`.
+ */
+export class Judge {
+  readonly #ids: readonly string[];
+  readonly #gradeOf: (id: string) => Grade;
+  readonly #judged = new Map<string, Judgement[]>();
+
+  constructor(ids: readonly string[], gradeOf: (id: string) => Grade) {
+    this.#ids = ids;
+    this.#gradeOf = gradeOf;
+  }
+
+  get ids(): readonly string[] {
+    return this.#ids;
+  }
+
+  #add(id: string, judgement: Judgement): void {
+    if (!this.#ids.includes(id)) throw new Error(`check judged ${id}, which it does not declare`);
+    const list = this.#judged.get(id) ?? [];
+    list.push(judgement);
+    this.#judged.set(id, list);
+  }
+
+  pass(id: string): void {
+    this.#add(id, { kind: 'pass' });
+  }
+
+  violated(id: string, failure: Failure): void {
+    this.#add(id, { kind: 'violated', failure });
+  }
+
+  nonStrict(id: string, failure: Failure): void {
+    this.#add(id, { kind: 'non-strict', failure });
+  }
+
+  informational(id: string, note: string): void {
+    this.#add(id, { kind: 'informational', note });
+  }
+
+  skip(id: string, reason: string): void {
+    this.#add(id, { kind: 'skipped', reason });
+  }
+
+  /** Skips every declared ID not judged yet. */
+  skipRest(reason: string): void {
+    for (const id of this.#ids) if (!this.#judged.has(id)) this.skip(id, reason);
+  }
+
+  /** Passes `id` when `ok`, else records the failure built by `failure()`. Returns `ok`. */
+  expect(id: string, ok: boolean, failure: () => Failure): boolean {
+    if (ok) this.pass(id);
+    else this.violated(id, failure());
+    return ok;
+  }
+
+  /** True once `id` has a judgement (used to avoid passing what an earlier step already failed). */
+  has(id: string): boolean {
+    return this.#judged.has(id);
+  }
+
+  /** Fails every declared ID not judged yet with the given failure (used when a check throws). */
+  failRest(failure: Failure): void {
+    for (const id of this.#ids) if (!this.#judged.has(id)) this.violatedHard(id, failure);
+  }
+
+  #hard = new Set<string>();
+  /** A failure of the harness's ability to decide (exception, timeout): `fail` whatever the grade. */
+  violatedHard(id: string, failure: Failure): void {
+    this.#hard.add(id);
+    this.#add(id, { kind: 'violated', failure });
+  }
+
+  outcomes(): CheckOutcome[] {
+    return this.#ids.map((id) => this.#outcome(id));
+  }
+
+  #outcome(id: string): CheckOutcome {
+    const judgements = this.#judged.get(id);
+    if (judgements === undefined || judgements.length === 0) {
+      return { id, verdict: 'fail', failures: [{ message: 'the check reached no verdict on this requirement' }] };
+    }
+    const graded = judgements.map((j) => this.#grade(id, j));
+    let worst = graded[0] as CheckOutcome;
+    for (const o of graded) if (rank[o.verdict] > rank[worst.verdict]) worst = o;
+    if (worst.verdict === 'fail' || worst.verdict === 'non-strict') {
+      const failures = graded.flatMap((o) => (o.verdict === worst.verdict ? o.failures : []));
+      return { id, verdict: worst.verdict, failures: failures.slice(0, MAX_FAILURES_PER_ID) };
+    }
+    return worst;
+  }
+
+  #grade(id: string, j: Judgement): CheckOutcome {
+    switch (j.kind) {
+      case 'pass':
+        return { id, verdict: 'pass' };
+      case 'informational':
+        return { id, verdict: 'informational', note: j.note };
+      case 'skipped':
+        return { id, verdict: 'skipped', reason: j.reason };
+      case 'non-strict':
+        return this.#gradeOf(id) === 'INFO'
+          ? { id, verdict: 'informational', note: j.failure.message }
+          : { id, verdict: 'non-strict', failures: [j.failure] };
+      case 'violated': {
+        if (this.#hard.has(id)) return { id, verdict: 'fail', failures: [j.failure] };
+        const grade = this.#gradeOf(id);
+        if (grade === 'MUST') return { id, verdict: 'fail', failures: [j.failure] };
+        if (grade === 'SHOULD') return { id, verdict: 'non-strict', failures: [j.failure] };
+        return { id, verdict: 'informational', note: j.failure.message };
+      }
+    }
+  }
+}
+
+/** Merges outcomes of several checks on one requirement: the worst verdict wins, failures accumulate. */
+export function mergeOutcomes(id: string, outcomes: readonly CheckOutcome[]): CheckOutcome {
+  if (outcomes.length === 0) return { id, verdict: 'fail', failures: [{ message: 'no check reported on this requirement' }] };
+  let worst = outcomes[0] as CheckOutcome;
+  for (const o of outcomes) if (rank[o.verdict] > rank[worst.verdict]) worst = o;
+  if (worst.verdict === 'fail' || worst.verdict === 'non-strict') {
+    const v = worst.verdict;
+    const failures = outcomes.flatMap((o) => (o.verdict === v ? o.failures : []));
+    return { id, verdict: v, failures: failures.slice(0, MAX_FAILURES_PER_ID) };
+  }
+  return { ...worst, id };
+}

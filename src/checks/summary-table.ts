@@ -1,0 +1,33 @@
+import type { ConformanceReport, Verdict } from './verdicts.ts';
+
+const columns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];
+const headers = ['area', 'pass', 'fail', 'non-strict', 'info', 'skipped'];
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+}
+
+/** The compact terminal summary: verdict counts per area, then each failed requirement on one line. */
+export function formatSummary(report: ConformanceReport): string {
+  const areas = [...new Set(report.results.map((r) => r.area))];
+  const rows = areas.map((area) => {
+    const rs = report.results.filter((r) => r.area === area);
+    return [area, ...columns.map((v) => String(rs.filter((r) => r.verdict === v).length))];
+  });
+  const s = report.summary;
+  rows.push(['total', ...columns.map((v) => String(s[v]))]);
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const lines = [pad(headers, widths), ...rows.map((r) => pad(r, widths))];
+  const bad = report.results.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict');
+  if (bad.length > 0) {
+    lines.push('');
+    for (const r of bad) {
+      if (r.verdict !== 'fail' && r.verdict !== 'non-strict') continue;
+      const f = r.failures[0];
+      lines.push(`${r.verdict === 'fail' ? 'FAIL' : 'NS  '} ${r.id} (${r.grade}) ${f?.message ?? ''}${f?.requestId === undefined ? '' : ` [${f.requestId}]`}`);
+    }
+  }
+  const c = report.coverage;
+  lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);
+  return `${lines.join('\n')}\n`;
+}
