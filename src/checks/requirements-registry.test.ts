@@ -1,0 +1,125 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HarnessError } from '../errors.ts';
+import {
+  areas,
+  failureModeRows,
+  loadRequirements,
+  parseRegistryFile,
+  requirementById,
+  requirementIdsInTitle,
+  requireRequirement,
+} from './requirements-registry.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'iari-registry-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function entry(id: string, extra = ''): string {
+  const area = id.replace(/-\d+$/, '');
+  return `  - id: ${id}\n    area: ${area}\n    title: t\n    source: seed\n    ref: seed §x\n    grade: MUST\n    expectation: e\n${extra}`;
+}
+
+function writeRegistry(name: string, body: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, `version: 1\nrequirements:\n${body}`);
+  return path;
+}
+
+function rejection(path: string): HarnessError {
+  try {
+    parseRegistryFile(path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(HarnessError);
+    return error as HarnessError;
+  }
+  throw new Error(`expected ${path} to be rejected`);
+}
+
+describe('requirement registry loader', () => {
+  it('accepts a small well-formed registry', () => {
+    const list = parseRegistryFile(writeRegistry('ok.yaml', entry('AUTH-001') + entry('CHAT-STREAM-002', '    optional: limits\n')));
+    expect(list.map((r) => r.id)).toEqual(['AUTH-001', 'CHAT-STREAM-002']);
+    expect(list[1]?.optional).toBe('limits');
+  });
+
+  it('rejects a duplicated ID and names it', () => {
+    const err = rejection(writeRegistry('dup.yaml', entry('ME-001') + entry('ME-002') + entry('ME-001')));
+    expect(err.code).toBe('IARI_REGISTRY_INVALID');
+    expect(err.message).toContain('duplicate ID "ME-001"');
+    expect(err.message).toContain('entry #3');
+  });
+
+  it.each([
+    ['ME-1'],
+    ['me-001'],
+    ['ME-0001'],
+    ['FOO-001'],
+    ['ME001'],
+  ])('rejects the malformed ID %s', (id) => {
+    const body = `  - id: ${id}\n    area: ME\n    title: t\n    source: seed\n    ref: r\n    grade: MUST\n    expectation: e\n`;
+    const err = rejection(writeRegistry(`bad-${id}.yaml`, body));
+    expect(err.code).toBe('IARI_REGISTRY_INVALID');
+    expect(err.message).toContain(`malformed ID "${id}"`);
+  });
+
+  it('rejects an unknown grade, source, area or optional kind, and a missing field', () => {
+    expect(rejection(writeRegistry('g.yaml', entry('ME-001').replace('MUST', 'MAY'))).message).toContain('unknown grade "MAY"');
+    expect(rejection(writeRegistry('s.yaml', entry('ME-001').replace('seed\n', 'rumour\n'))).message).toContain('unknown source "rumour"');
+    expect(rejection(writeRegistry('a.yaml', entry('ME-001').replace('area: ME', 'area: AUTH'))).message).toContain('does not match area');
+    expect(rejection(writeRegistry('o.yaml', entry('ME-001', '    optional: sometimes\n'))).message).toContain('unknown optional kind');
+    expect(rejection(writeRegistry('m.yaml', entry('ME-001').replace('    expectation: e\n', ''))).message).toContain('(ME-001) is missing "expectation"');
+    expect(rejection(writeRegistry('p.yaml', entry('ME-001').replace('seed\n', 'profile\n'))).message).toContain('cannot be MUST');
+  });
+
+  it('rejects YAML with a repeated key inside one entry', () => {
+    const err = rejection(writeRegistry('k.yaml', entry('ME-001') + '    title: again\n'));
+    expect(err.message).toContain('not valid YAML');
+  });
+});
+
+describe('the real registry (spec/requirements.yaml)', () => {
+  const list = loadRequirements();
+
+  it('loads with at least 150 requirements in every area', () => {
+    expect(list.length).toBeGreaterThanOrEqual(150);
+    for (const area of areas) expect(list.some((r) => r.area === area), area).toBe(true);
+  });
+
+  it('covers every row 1..29 of the failure-mode table', () => {
+    const rows = new Set(list.flatMap(failureModeRows));
+    const missing = Array.from({ length: 29 }, (_, i) => i + 1).filter((n) => !rows.has(n));
+    expect(missing).toEqual([]);
+  });
+
+  it('numbers IDs sequentially per area from 001', () => {
+    for (const area of areas) {
+      const numbers = list.filter((r) => r.area === area).map((r) => Number(r.id.slice(area.length + 1)));
+      expect(numbers, area).toEqual(numbers.map((_, i) => i + 1));
+    }
+  });
+
+  it('cites a DECISIONS.md decision for every profile requirement', () => {
+    for (const r of list.filter((x) => x.source === 'profile')) expect(r.ref, r.id).toMatch(/DECISIONS\.md/);
+  });
+
+  it('finds requirements by ID', () => {
+    expect(requirementById('CHAT-STREAM-002')?.title).toMatch(/DONE/);
+    expect(requirementById('CHAT-999')).toBeUndefined();
+    expect(() => requireRequirement('CHAT-999')).toThrow(/unknown requirement ID/);
+  });
+});
+
+describe('requirementIdsInTitle', () => {
+  it('extracts the IDs a test title starts with', () => {
+    expect(requirementIdsInTitle('CHAT-STREAM-007: every chunk has an id')).toEqual(['CHAT-STREAM-007']);
+    expect(requirementIdsInTitle('ME-002, ME-003: id and email are strings')).toEqual(['ME-002', 'ME-003']);
+    expect(requirementIdsInTitle('RCPT-SCHEMA-012 verb pattern (see RCPT-SCHEMA-012)')).toEqual(['RCPT-SCHEMA-012']);
+  });
+
+  it('ignores lookalikes that are not registry IDs', () => {
+    expect(requirementIdsInTitle('a plain behaviour sentence')).toEqual([]);
+    expect(requirementIdsInTitle('XME-001 and ME-0012 and FOO-001 and me-001')).toEqual([]);
+  });
+});
