@@ -1,0 +1,213 @@
+import { createRequire } from 'node:module';
+import type { EventEmitter } from 'node:events';
+import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
+import { RequestTimer, type RequestTiming } from './request-timer.ts';
+
+/**
+ * Closed loop driven by autocannon 8, with its known faults worked around
+ * (research/load-anchors.md §2-3):
+ * - `body` events carry the whole socket buffer: we replace the parser's kOnBody callback (it
+ *   gets the exact slice of each HTTP chunk) and stamp each slice with process.hrtime.
+ * - its timeout is not reset while data flows: its own timeout is set beyond the run, and an
+ *   idle timer of ours (reset on every byte) fails a silent request with class `timeout`.
+ * - its coordinated-omission correction uses the interval in the wrong unit: no rate is set,
+ *   so it never runs; latencies come from our own stamps, not from autocannon's histogram.
+ * - responses are timed per chunk by us, so autocannon's whole-ms latency histogram is unused.
+ */
+
+interface AutocannonClient extends EventEmitter {
+  parser: object;
+  reqsMade: number;
+  responseMax: number | undefined;
+  destroyed: boolean;
+  _resetConnection(): void;
+  destroy(): void;
+}
+
+interface AutocannonInstance extends EventEmitter {
+  stop(): void;
+}
+
+type AutocannonFn = (opts: Record<string, unknown>, cb: (err: unknown, result: unknown) => void) => AutocannonInstance;
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as AutocannonFn;
+
+interface ClientState {
+  timer: RequestTimer | null;
+  lastByteNs: bigint;
+}
+
+function headerValue(raw: unknown, name: string): string | null {
+  if (!Array.isArray(raw)) return null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (String(raw[i]).toLowerCase() === name) return String(raw[i + 1]);
+  }
+  return null;
+}
+
+export async function runClosedLoopAutocannon(target: EngineTarget, limits: EngineLimits, concurrency: number, hooks: EngineHooks): Promise<EngineRun> {
+  const collector = hooks.collector;
+  const states = new Map<AutocannonClient, ClientState>();
+  let issued = 0;
+  let measured = 0;
+  let bodySeq = 0;
+  let stopping = false;
+  let lastStartNs = limits.startNs;
+  const url = new URL(target.origin);
+
+  const report = (t: RequestTiming, aborted: boolean): void => {
+    if (aborted) collector.onAborted(t);
+    else collector.onFinish(t);
+    hooks.onTiming?.(t);
+  };
+
+  const stopClient = (client: AutocannonClient): void => {
+    // autocannon destroys a client whose reqsMade reached responseMax before its next request.
+    client.responseMax = Math.max(1, client.reqsMade);
+  };
+
+  const beginStop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    for (const [client, st] of states) {
+      if (st.timer === null || st.timer.finished) client.destroy();
+      else stopClient(client);
+    }
+  };
+
+  const setupClient = (client: AutocannonClient): void => {
+    const st: ClientState = { timer: null, lastByteNs: 0n };
+    states.set(client, st);
+    const kOnBody = (client.parser.constructor as { kOnBody: number }).kOnBody;
+    const onBody = (buf: Buffer, start: number, len: number): void => {
+      const t = now();
+      st.lastByteNs = t;
+      st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t);
+    };
+    // autocannon assigns its own kOnBody after setupClient; keep ours (the original would only
+    // accumulate the body as a string, chunk by chunk, and emit the whole socket buffer).
+    Object.defineProperty(client.parser, kOnBody, { configurable: true, get: () => onBody, set: () => undefined });
+
+    client.on('request', () => {
+      const t = now();
+      const prev = st.timer;
+      if (prev !== null && !prev.finished) report(prev.fail(t, 'reset', 'connection closed before the response ended'), stopping);
+      st.timer = null;
+      if (stopping || client.destroyed) return;
+      const warm = collector.isWarmup(t);
+      if (t >= limits.stopNs || (!warm && limits.maxRequests !== null && measured >= limits.maxRequests)) {
+        beginStop();
+        return;
+      }
+      if (!warm) measured++;
+      const seq = issued++;
+      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream });
+      st.lastByteNs = t;
+      lastStartNs = t;
+      collector.onStart(t);
+    });
+    client.on('headers', (info: { statusCode: number; headers: unknown }) => {
+      const t = now();
+      st.lastByteNs = t;
+      st.timer?.headers(t, info.statusCode, headerValue(info.headers, 'x-request-id'), headerValue(info.headers, 'content-type'));
+    });
+    client.on('response', () => {
+      const timer = st.timer;
+      if (timer === null || timer.finished) return;
+      report(timer.end(now()), false);
+      if (stopping) stopClient(client);
+    });
+    client.on('connError', (err: Error) => {
+      const timer = st.timer;
+      if (timer === null || timer.finished) return;
+      const cls = timer.timing.headersNs === null && /ECONNREFUSED/.test(err.message) ? 'connect' : 'reset';
+      report(timer.fail(now(), cls, err.message), stopping);
+    });
+    client.on('done', () => {
+      const timer = st.timer;
+      if (timer !== null && !timer.finished) report(timer.fail(now(), 'other', 'aborted at end'), true);
+      states.delete(client);
+      if (states.size === 0) allDone();
+    });
+  };
+
+  let allDone: () => void = () => undefined;
+  const finished = new Promise<void>((r) => (allDone = r));
+
+  const bodies = [{ method: 'POST', path: target.path, headers: target.headers, setupRequest: (req: Record<string, unknown>) => ({ ...req, body: target.body(bodySeq++) }) }];
+  const budgetS = Math.ceil((Number(limits.stopNs - now()) / 1e6 + limits.drainMs) / 1000) + 5;
+  let instance: AutocannonInstance | undefined;
+  const result = new Promise<void>((resolve) => {
+    instance = autocannon(
+      {
+        url: `${url.protocol}//${url.host}`,
+        connections: concurrency,
+        pipelining: 1,
+        duration: budgetS,
+        // Beyond the whole run: our idle timer below decides timeouts.
+        timeout: budgetS + 5,
+        sampleInt: 250,
+        requests: bodies,
+        setupClient,
+        skipAggregateResult: true,
+      },
+      () => resolve(),
+    );
+  });
+
+  const idle = setInterval(() => {
+    const t = now();
+    if (t >= limits.stopNs) beginStop();
+    for (const [client, st] of states) {
+      const timer = st.timer;
+      if (timer === null || timer.finished) continue;
+      if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
+        report(timer.fail(t, 'timeout', `no byte for ${limits.timeoutMs} ms`), false);
+        st.timer = null;
+        if (stopping) client.destroy();
+        else client._resetConnection();
+      }
+    }
+  }, 50);
+  const tick = setInterval(() => hooks.onTick?.(), 250);
+  const onAbort = (): void => beginStop();
+  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+  const stopAt = setTimeout(beginStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
+  let drainTimer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      finished,
+      new Promise<void>((r) => {
+        const arm = (): void => {
+          drainTimer = setTimeout(r, limits.drainMs);
+        };
+        if (stopping) arm();
+        else {
+          const check = setInterval(() => {
+            if (stopping) {
+              clearInterval(check);
+              arm();
+            }
+          }, 20);
+          void finished.then(() => clearInterval(check));
+        }
+      }),
+    ]);
+    for (const [client, st] of [...states]) {
+      const timer = st.timer;
+      if (timer !== null && !timer.finished) report(timer.fail(now(), 'other', 'aborted at end'), true);
+      st.timer = null;
+      client.destroy();
+    }
+    instance?.stop();
+    await result;
+  } finally {
+    clearTimeout(stopAt);
+    if (drainTimer !== undefined) clearTimeout(drainTimer);
+    clearInterval(idle);
+    clearInterval(tick);
+    hooks.signal?.removeEventListener('abort', onAbort);
+  }
+  return { issued, due: issued, lastStartNs };
+}

@@ -1,0 +1,64 @@
+import type { Collector } from './collector.ts';
+import type { RequestTiming } from './request-timer.ts';
+
+/** What every engine needs to send requests and report them. */
+export interface EngineTarget {
+  /** `http://127.0.0.1:PORT` (no path). */
+  origin: string;
+  /** `/v1/chat/completions` under the base URL's path. */
+  path: string;
+  /** Request headers incl. authorization; never logged. */
+  headers: Record<string, string>;
+  /** The next request body (JSON) for request number `seq`. */
+  body: (seq: number) => string;
+  /** Extra per-request headers (e.g. mock latency overrides), given the intended send time (s after start). */
+  extraHeaders?: (seq: number, intendedS: number) => Record<string, string> | undefined;
+  stream: boolean;
+}
+
+export interface EngineLimits {
+  /** hrtime ns when the run starts (t = 0 of the schedule). */
+  startNs: bigint;
+  /** No request starts at or after this instant (warmup + duration). */
+  stopNs: bigint;
+  /** At most this many MEASURED requests start (null: unbounded, then stopNs bounds). */
+  maxRequests: number | null;
+  /** Idle timeout: no byte for this long fails the request with class `timeout` (reset on every byte). */
+  timeoutMs: number;
+  /** After stopNs, in-flight requests get this long to finish; the rest are aborted (not errors). */
+  drainMs: number;
+}
+
+export interface EngineHooks {
+  collector: Collector;
+  /** Called with every finished request (after the collector saw it). */
+  onTiming?: (t: RequestTiming) => void;
+  /** Progress tick (about 4 per second). */
+  onTick?: () => void;
+  /** Resolves (or aborts) to stop early, e.g. on SIGINT. */
+  signal?: AbortSignal;
+}
+
+export interface EngineRun {
+  /** Requests issued (warmup included). */
+  issued: number;
+  /** Open loop: arrivals that were due before stop (issued = due, never dropped). */
+  due: number;
+  /** hrtime ns of the last request start. */
+  lastStartNs: bigint;
+}
+
+export const now = (): bigint => process.hrtime.bigint();
+
+export function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const t = setTimeout(done, Math.max(0, ms));
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

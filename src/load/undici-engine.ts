@@ -1,0 +1,203 @@
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { arrivalTimes, type ScheduleOptions } from './arrivals.ts';
+import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
+import type { ErrorClass } from './load-result.ts';
+import { RequestTimer, type RequestTiming } from './request-timer.ts';
+
+/** In-flight requests, so the run can abort what is left after the drain period. */
+type InFlight = Map<RequestTimer, { abort: () => void }>;
+
+class AbortedAtEnd extends Error {
+  override readonly name = 'AbortedAtEnd';
+}
+
+export function classifyError(err: unknown): ErrorClass {
+  const code = (err as { code?: unknown })?.code;
+  const msg = err instanceof Error ? err.message : String(err);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND') return 'connect';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' || /other side closed|socket hang up/i.test(msg)) return 'reset';
+  return 'other';
+}
+
+/**
+ * A pool with no connection cap: every due arrival gets a connection at once (a new one when
+ * all are busy), so arrivals are never held back by a connection count.
+ */
+export function makePool(target: EngineTarget, limits: EngineLimits): Pool {
+  return new Pool(target.origin, {
+    connections: null,
+    pipelining: 1,
+    headersTimeout: limits.timeoutMs,
+    // undici resets the body timer on every chunk: this is an idle timeout, as documented.
+    bodyTimeout: limits.timeoutMs,
+    connectTimeout: Math.min(limits.timeoutMs, 10_000),
+    keepAliveTimeout: 30_000,
+  });
+}
+
+/** Sends one request; resolves with its timing (never rejects). */
+export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, intendedNs: bigint, intendedS: number, inFlight: InFlight): Promise<RequestTiming> {
+  const extra = target.extraHeaders?.(seq, intendedS);
+  const headers = extra === undefined ? target.headers : { ...target.headers, ...extra };
+  const body = target.body(seq);
+  return new Promise((resolve) => {
+    const timer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream });
+    let controller: Dispatcher.DispatchController | undefined;
+    let abortedAtEnd = false;
+    inFlight.set(timer, {
+      abort: () => {
+        abortedAtEnd = true;
+        controller?.abort(new AbortedAtEnd('run ended'));
+      },
+    });
+    const finish = (t: RequestTiming): void => {
+      inFlight.delete(timer);
+      if (abortedAtEnd) (t as RequestTiming & { abortedAtEnd?: boolean }).abortedAtEnd = true;
+      resolve(t);
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
+      },
+      onResponseStart(_c, status, h) {
+        const rid = h['x-request-id'];
+        const ct = h['content-type'];
+        timer.headers(now(), status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
+      },
+      onResponseData(_c, chunk) {
+        timer.data(chunk, now());
+      },
+      onResponseEnd() {
+        finish(timer.end(now()));
+      },
+      onResponseError(_c, err) {
+        const t = now();
+        finish(timer.fail(t, classifyError(err), err.message));
+      },
+    };
+    try {
+      pool.dispatch({ origin: target.origin, method: 'POST', path: target.path, headers, body }, handler);
+    } catch (err) {
+      finish(timer.fail(now(), 'other', (err as Error).message));
+    }
+  });
+}
+
+export function wasAbortedAtEnd(t: RequestTiming): boolean {
+  return (t as RequestTiming & { abortedAtEnd?: boolean }).abortedAtEnd === true;
+}
+
+const isAborted = (s: AbortSignal | undefined): boolean => s?.aborted === true;
+
+function report(hooks: EngineHooks, t: RequestTiming): void {
+  if (wasAbortedAtEnd(t)) hooks.collector.onAborted(t);
+  else hooks.collector.onFinish(t);
+  hooks.onTiming?.(t);
+}
+
+async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs: number, signal?: AbortSignal): Promise<void> {
+  if (pending.size > 0) {
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    await Promise.race([Promise.allSettled([...pending]), sleepMs(drainMs, ac.signal)]);
+    ac.abort();
+    signal?.removeEventListener('abort', onAbort);
+  }
+  for (const f of inFlight.values()) f.abort();
+  await Promise.allSettled([...pending]);
+}
+
+/**
+ * Open loop: requests start at their intended times from a seeded schedule, whatever the server
+ * does. Latency is measured from the intended time; the actual send is kept for service time
+ * and schedule lag.
+ */
+export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: ScheduleOptions, hooks: EngineHooks): Promise<EngineRun> {
+  const pool = makePool(target, limits);
+  const inFlight: InFlight = new Map();
+  const pending = new Set<Promise<unknown>>();
+  const collector = hooks.collector;
+  let issued = 0;
+  let measured = 0;
+  let lastStartNs = limits.startNs;
+  const tick = setInterval(() => hooks.onTick?.(), 250);
+  try {
+    for (const s of arrivalTimes(schedule)) {
+      const intendedNs = limits.startNs + BigInt(Math.round(s * 1e9));
+      if (intendedNs >= limits.stopNs || hooks.signal?.aborted === true) break;
+      const warm = collector.isWarmup(intendedNs);
+      if (!warm && limits.maxRequests !== null && measured >= limits.maxRequests) break;
+      // Wait for the intended time: a timer for the bulk, then yield to I/O until due.
+      for (;;) {
+        const left = Number(intendedNs - now()) / 1e6;
+        if (left <= 0.05) break;
+        if (left > 2) await sleepMs(left - 1.5, hooks.signal);
+        else await new Promise<void>((r) => setImmediate(r));
+        if (isAborted(hooks.signal)) break;
+      }
+      if (isAborted(hooks.signal)) break;
+      const seq = issued++;
+      if (!warm) measured++;
+      collector.onStart(intendedNs);
+      const p = sendOne(pool, target, seq, intendedNs, s, inFlight).then((t) => report(hooks, t));
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+      lastStartNs = intendedNs;
+    }
+    await drain(inFlight, pending, limits.drainMs, hooks.signal);
+  } finally {
+    clearInterval(tick);
+    await pool.destroy().catch(() => undefined);
+  }
+  return { issued, due: issued, lastStartNs };
+}
+
+/** Closed loop with undici: N workers, each sends its next request when the previous one ends. */
+export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLimits, concurrency: number, hooks: EngineHooks): Promise<EngineRun> {
+  const pool = makePool(target, limits);
+  const inFlight: InFlight = new Map();
+  const pending = new Set<Promise<unknown>>();
+  const collector = hooks.collector;
+  let issued = 0;
+  let measured = 0;
+  let lastStartNs = limits.startNs;
+  const tick = setInterval(() => hooks.onTick?.(), 250);
+  const stopAc = new AbortController();
+  const onStop = (): void => stopAc.abort();
+  hooks.signal?.addEventListener('abort', onStop, { once: true });
+  const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      if (stopAc.signal.aborted) return;
+      const t = now();
+      if (t >= limits.stopNs) return;
+      const warm = collector.isWarmup(t);
+      if (!warm && limits.maxRequests !== null && measured >= limits.maxRequests) return;
+      const seq = issued++;
+      if (!warm) measured++;
+      collector.onStart(t);
+      lastStartNs = t;
+      const p = sendOne(pool, target, seq, t, Number(t - limits.startNs) / 1e9, inFlight);
+      pending.add(p);
+      const timing = await p;
+      pending.delete(p);
+      report(hooks, timing);
+    }
+  };
+  try {
+    const workers = Array.from({ length: concurrency }, () => worker());
+    await Promise.race([Promise.all(workers), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
+    await drain(inFlight, pending, limits.drainMs, hooks.signal);
+    await Promise.allSettled(workers);
+  } finally {
+    clearTimeout(stopTimer);
+    clearInterval(tick);
+    hooks.signal?.removeEventListener('abort', onStop);
+    await pool.destroy().catch(() => undefined);
+  }
+  return { issued, due: issued, lastStartNs };
+}
