@@ -79,7 +79,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   const setupClient = (client: AutocannonClient): void => {
     const st: ClientState = { timer: null, lastByteNs: 0n };
     states.set(client, st);
-    const kOnBody = (client.parser.constructor as { kOnBody: number }).kOnBody;
+    const kOnBody = (client.parser.constructor as unknown as { kOnBody: number }).kOnBody;
     const onBody = (buf: Buffer, start: number, len: number): void => {
       const t = now();
       st.lastByteNs = t;
