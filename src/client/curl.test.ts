@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { buildCurl, shellQuote } from './curl.ts';
+
+/** What bash makes of a word list: each argument on its own line, via printf. */
+function bashArgs(line: string, env: Record<string, string> = {}): string[] {
+  const script = line.replace(/^curl /, 'printf "%s\\0" ');
+  const out = execFileSync('bash', ['-c', script], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return out.toString('utf8').split('\0').slice(0, -1);
+}
+
+describe('buildCurl', () => {
+  it('writes the token as $IARI_TOKEN, expanded by the shell, and never the token itself', () => {
+    const secret = 'sk-secret-canary-123';
+    const line = buildCurl({
+      method: 'POST',
+      url: 'http://127.0.0.1:8080/v1/chat/completions',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'x-echo': secret },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `it's ${secret}` }] }),
+      bearer: true,
+      secrets: [secret],
+      stream: true,
+    });
+    expect(line).not.toContain(secret);
+    const args = bashArgs(line, { IARI_TOKEN: 'EXPANDED' });
+    expect(args).toContain('Authorization: Bearer EXPANDED');
+    expect(args).toContain('-N');
+    expect(args).toContain('x-echo: $IARI_TOKEN');
+    const body = args[args.indexOf('--data-binary') + 1];
+    expect(JSON.parse(body ?? '')).toEqual({ model: 'm', messages: [{ role: 'user', content: "it's $IARI_TOKEN" }] });
+  });
+
+  it('round-trips bodies with quotes, newlines and unicode through the shell unchanged', () => {
+    const body = `{"a":"it's \\"quoted\\"\\n","b":"$HOME \`x\` 世界"}\n`;
+    const args = bashArgs(buildCurl({ method: 'POST', url: 'http://127.0.0.1/v1/x', body, bearer: false }));
+    expect(args[args.indexOf('--data-binary') + 1]).toBe(body);
+  });
+
+  it('writes non-UTF-8 bodies with ANSI-C escapes that bash turns back into the same bytes', () => {
+    const bytes = Uint8Array.from([0x7b, 0xff, 0x27, 0x5c, 0x0a, 0x7d]);
+    const line = buildCurl({ method: 'POST', url: 'http://127.0.0.1/v1/x', body: bytes, bearer: false });
+    const script = line.replace(/^curl .* --data-binary /, 'printf "%s" ');
+    expect([...execFileSync('bash', ['-c', script])]).toEqual([...bytes]);
+  });
+
+  it('leaves out -X for a plain GET and the Authorization line for an unauthenticated request', () => {
+    expect(buildCurl({ method: 'GET', url: 'http://127.0.0.1:1/v1/models', bearer: false })).toBe('curl -sS http://127.0.0.1:1/v1/models');
+  });
+
+  it('quotes words only when needed', () => {
+    expect(shellQuote('abc-1.2/x')).toBe('abc-1.2/x');
+    expect(shellQuote('')).toBe("''");
+    expect(shellQuote("a b'c")).toBe("'a b'\\''c'");
+  });
+});
