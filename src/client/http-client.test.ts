@@ -43,7 +43,7 @@ function client(extra: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}
 }
 
 function everythingSaid(result: HttpResult): string {
-  const { ...copy } = result as Record<string, unknown>;
+  const copy: Record<string, unknown> = { ...(result as unknown as Record<string, unknown>) };
   // Bodies are the server's own bytes; the client's words (messages, curl, urls, headers sent) must be clean.
   delete copy['body'];
   delete copy['chunks'];
