@@ -307,5 +307,6 @@ const baseScript = `
   }
   document.addEventListener('mousemove',show);
   document.addEventListener('mouseleave',function(){tip.hidden=true;});
+  window.addEventListener('scroll',function(){tip.hidden=true;},{passive:true});
 })();
 `;

@@ -47,6 +47,12 @@ describe('redact', () => {
     expect(scrubCredentials('-H "Authorization: Bearer ${IARI_TOKEN}"')).toBe('-H "Authorization: Bearer ${IARI_TOKEN}"');
     expect(scrubCredentials('Authorization: Bearer $IARI_TOKENxyz')).toBe(`Authorization: Bearer ${REDACTED}`);
     expect(scrubCredentials('x-api-key: k123456')).toBe(`x-api-key: ${REDACTED}`);
+    // The placeholder survives JSON and HTML escaping of the curl line around it.
+    const curl = `curl -H "Authorization: Bearer $IARI_TOKEN" http://127.0.0.1/v1/me`;
+    expect(scrubCredentials(JSON.stringify({ curl }))).toBe(JSON.stringify({ curl }));
+    const escaped = curl.replace(/"/g, '&quot;');
+    expect(scrubCredentials(escaped)).toBe(escaped);
+    expect(scrubCredentials(JSON.stringify({ h: 'Authorization: Bearer abc123' }))).toBe(JSON.stringify({ h: `Authorization: Bearer ${REDACTED}` }));
   });
 
   it('scrubs URL userinfo and credential query parameters', () => {

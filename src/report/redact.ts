@@ -90,8 +90,8 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 
 // `Authorization: Bearer xyz`, `"authorization":"Bearer xyz"`, `-H 'Authorization: Basic xyz'`; the
 // literal placeholder $IARI_TOKEN (or ${NAME}) is left alone, so curl lines stay runnable.
-const authPattern = /((?:proxy-)?authorization["']?\s*[:=]\s*["']?\s*(?:(?:Bearer|Basic|Token)\s+)?)([^\s"',;]+)/gi;
-const apiKeyHeaderPattern = /((?:x-api-key|api-key)["']?\s*[:=]\s*["']?\s*)([^\s"',;]+)/gi;
+const authPattern = /((?:proxy-)?authorization["']?\s*[:=]\s*["']?\s*(?:(?:Bearer|Basic|Token)\s+)?)([^\s"'`\\,;&<>]+)/gi;
+const apiKeyHeaderPattern = /((?:x-api-key|api-key)["']?\s*[:=]\s*["']?\s*)([^\s"'`\\,;&<>]+)/gi;
 const placeholder = /^\$(?:[A-Z_][A-Z0-9_]*|\{[A-Z_][A-Z0-9_]*\})$/;
 // scheme://user:password@host -> scheme://[REDACTED]@host
 const urlCredentialPattern = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"']+)@/gi;

@@ -369,7 +369,7 @@ export function calendarHeatmap(o: HeatmapOptions): Html {
   const days = o.days.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.date) && !Number.isNaN(Date.parse(`${d.date}T00:00:00Z`)));
   if (days.length === 0) return noData('heatmap', o.title, 'no usage data');
   const sorted = days.slice().sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const cell = 13;
+  const cell = 15;
   const gap = 3;
   const left = 30;
   const top = 20;
@@ -378,22 +378,26 @@ export function calendarHeatmap(o: HeatmapOptions): Html {
   const max = Math.max(0, ...sorted.map((d) => d.value));
   const dayMs = 86_400_000;
   let weeks = 1;
-  const monthLabels: Html[] = [];
-  let lastMonth = -1;
+  // Month labels sit over the first week column whose first day is in a new month (GitHub's
+  // rule); a label closer than 3 columns to the next one is dropped so none overlap.
+  const columnMonth = new Map<number, number>();
   const cells = sorted.map((d) => {
     const t = Date.parse(`${d.date}T00:00:00Z`);
     const index = Math.round((t - first) / dayMs) + firstDow;
     const col = Math.floor(index / 7);
     const row = index % 7;
     weeks = Math.max(weeks, col + 1);
-    const month = new Date(t).getUTCMonth();
-    if (month !== lastMonth) {
-      if (lastMonth === -1 || row <= 3) monthLabels.push(html`<text class="month" x="${left + col * (cell + gap)}" y="${top - 7}">${monthNames[month] ?? ''}</text>`);
-      lastMonth = month;
-    }
+    if (!columnMonth.has(col)) columnMonth.set(col, new Date(t).getUTCMonth());
     const level = heatLevel(d.value, max);
     return html`<rect class="heat-cell h${level}" x="${left + col * (cell + gap)}" y="${top + row * (cell + gap)}" width="${cell}" height="${cell}" rx="2" data-date="${d.date}" data-level="${level}" data-value="${d.value}" data-tip="${d.tip}" aria-label="${d.tip.replace(/\n/g, ', ')}"/>`;
   });
+  const starts: { col: number; month: number }[] = [];
+  for (const [col, month] of [...columnMonth.entries()].sort((a, b) => a[0] - b[0])) {
+    if (starts.at(-1)?.month !== month) starts.push({ col, month });
+  }
+  const monthLabels = starts
+    .filter((m, i) => (starts[i + 1]?.col ?? weeks + 3) - m.col >= 3)
+    .map((m) => html`<text class="month" x="${left + m.col * (cell + gap)}" y="${top - 7}">${monthNames[m.month] ?? ''}</text>`);
   const width = Math.max(left + weeks * (cell + gap) + 8, 200);
   const height = top + 7 * (cell + gap) + 26;
   const dow = ['Mon', 'Wed', 'Fri'].map((name, i) => html`<text class="dow" x="0" y="${top + (1 + i * 2) * (cell + gap) + cell - 3}">${name}</text>`);

@@ -1,0 +1,119 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ConformanceReport, RequirementResult } from '../checks/verdicts.ts';
+import { loadRequirements } from '../checks/requirements-registry.ts';
+import {
+  compareRequirementIds,
+  conformanceAnnotations,
+  conformanceJson,
+  conformanceJunit,
+  conformanceStepSummary,
+  resultsNdjson,
+  writeConformanceFiles,
+  writeGithubOutputs,
+} from './conformance-files.ts';
+import { createRedactor } from './redact.ts';
+import { createRunDir } from './run-dir.ts';
+import { sampleConformanceReport } from './sample-reports.ts';
+
+const canary = 'sk-iari-canary-0123456789abcdef';
+const redactor = createRedactor([canary]);
+
+/** A sample whose failures leak the canary in every field a server or check could echo. */
+function leakySample(): ConformanceReport {
+  const report = sampleConformanceReport({ seed: 3, failRate: 0.1 });
+  const failing = report.results.find((r) => r.verdict === 'fail');
+  if (failing === undefined || failing.verdict !== 'fail') throw new Error('sample has no failure');
+  failing.failures.push({
+    message: `server echoed Bearer ${canary}`,
+    expected: { token: canary },
+    received: `Authorization: Bearer ${canary}`,
+    curl: `curl -H "Authorization: Bearer ${canary}" http://user:pw@127.0.0.1/v1/me`,
+  });
+  return report;
+}
+
+function shuffled(report: ConformanceReport): ConformanceReport {
+  const results = [...report.results].reverse().map((r) => Object.fromEntries(Object.entries(r).reverse()) as unknown as RequirementResult);
+  return { usage: report.usage, coverage: report.coverage, results, summary: report.summary, run: report.run, tool: report.tool };
+}
+
+describe('conformance-files', () => {
+  it('orders requirement IDs by area, then numerically', () => {
+    expect(['CHAT-010', 'AUTH-002', 'CHAT-002', 'CHAT-STREAM-001'].sort(compareRequirementIds)).toEqual(['AUTH-002', 'CHAT-002', 'CHAT-010', 'CHAT-STREAM-001']);
+  });
+
+  it('writes conformance.json with stable key and row order whatever order the report was built in', () => {
+    const report = sampleConformanceReport({ seed: 11 });
+    const a = conformanceJson(report, redactor);
+    expect(conformanceJson(shuffled(report), redactor)).toBe(a);
+    const parsed = JSON.parse(a) as ConformanceReport;
+    expect(Object.keys(parsed)).toEqual(['tool', 'run', 'summary', 'results', 'coverage', 'usage']);
+    const ids = parsed.results.map((r) => r.id);
+    expect(ids).toEqual([...ids].sort(compareRequirementIds));
+    expect(ids).toHaveLength(loadRequirements().length);
+    expect(Object.keys(parsed.results[0] ?? {}).slice(0, 5)).toEqual(['id', 'area', 'grade', 'title', 'verdict']);
+  });
+
+  it('writes one results.ndjson line per requirement that parses back to the result', () => {
+    const report = sampleConformanceReport();
+    const lines = resultsNdjson(report, redactor).trimEnd().split('\n');
+    expect(lines).toHaveLength(report.results.length);
+    const first = JSON.parse(lines[0] ?? '') as RequirementResult;
+    expect(first.id).toBe(report.results[0]?.id);
+    expect(first.verdict).toBe(report.results[0]?.verdict);
+  });
+
+  it('writes one JUnit testcase per requirement: fail as failure, skipped as skipped, the rest passed', () => {
+    const report = sampleConformanceReport({ seed: 5, failRate: 0.1 });
+    const xml = conformanceJunit(report, redactor);
+    expect(xml.match(/<testcase /g)).toHaveLength(report.results.length);
+    expect(xml.match(/<failure /g)?.length ?? 0).toBe(report.summary.fail);
+    expect(xml.match(/<skipped /g)?.length ?? 0).toBe(report.summary.skipped);
+    expect(xml).toContain(`<testsuites name="iari conformance" tests="${report.summary.total}" failures="${report.summary.fail}"`);
+    const failing = report.results.find((r) => r.verdict === 'fail');
+    expect(xml).toContain(`name="${failing?.id}: `);
+  });
+
+  it('never writes the secret, a real Authorization value or URL credentials into any file, and keeps $IARI_TOKEN', () => {
+    const report = leakySample();
+    const run = createRunDir({ report: mkdtempSync(join(tmpdir(), 'iari-files-')) });
+    const files = writeConformanceFiles(report, run, redactor);
+    expect(readdirSync(run.dir).sort()).toEqual(['conformance.json', 'junit.xml', 'report.html', 'results.ndjson']);
+    for (const path of Object.values(files)) {
+      const text = readFileSync(path, 'utf8');
+      expect(text, path).not.toContain(canary);
+      expect(text, path).not.toContain('user:pw@');
+    }
+    expect(readFileSync(files.conformanceJson, 'utf8')).toContain('Bearer $IARI_TOKEN');
+    expect(readFileSync(files.reportHtml, 'utf8')).toContain('Bearer $IARI_TOKEN');
+  });
+
+  it('annotates each failed requirement as an error and each non-strict one as a warning, pointing at its registry line', () => {
+    const report = sampleConformanceReport({ seed: 5, failRate: 0.1 });
+    const annotations = conformanceAnnotations(report, redactor);
+    expect(annotations.filter((a) => a.level === 'error')).toHaveLength(report.summary.fail);
+    expect(annotations.filter((a) => a.level === 'warning')).toHaveLength(report.summary['non-strict']);
+    const first = annotations[0];
+    const registry = readFileSync('spec/requirements.yaml', 'utf8').split('\n');
+    expect(first?.file).toBe('spec/requirements.yaml');
+    expect(registry[(first?.line ?? 0) - 1]).toContain(first?.title?.split(' ')[0]);
+  });
+
+  it('writes the step summary and annotations only under GitHub Actions, without the secret', () => {
+    const report = leakySample();
+    const dir = mkdtempSync(join(tmpdir(), 'iari-gha-'));
+    const summary = join(dir, 'summary.md');
+    const out: string[] = [];
+    expect(writeGithubOutputs(report, redactor, {}, (l) => out.push(l))).toBe(false);
+    expect(out).toEqual([]);
+    expect(writeGithubOutputs(report, redactor, { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary }, (l) => out.push(l))).toBe(true);
+    const md = readFileSync(summary, 'utf8');
+    expect(md).toBe(conformanceStepSummary(report, redactor));
+    expect(md).toContain('requirement');
+    expect(out.some((l) => l.startsWith('::error file=spec/requirements.yaml,line='))).toBe(true);
+    expect(md + out.join('')).not.toContain(canary);
+  });
+});
