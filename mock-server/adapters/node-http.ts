@@ -1,0 +1,250 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MockCore } from '../core/handler.ts';
+import type { FullResponse, MockRequest, StreamResponse } from '../core/types.ts';
+import { frameEvent, framingRng, writePieces } from '../core/framing.ts';
+import { BODY_LIMIT } from '../core/chat.ts';
+import { newRequestId } from '../core/ids.ts';
+import { SendLog, SendLogEntry, sendLogJson } from './send-log.ts';
+
+/** Bodies are read up to this size; beyond it the rest is drained and not kept. */
+const READ_LIMIT = 8 * BODY_LIMIT;
+const EMPTY_BODY = new Uint8Array(0);
+const EMPTY_QUERY = new URLSearchParams();
+
+export interface NodeHttpOptions {
+  host: string;
+  port: number;
+  sendLogCapacity?: number;
+  /** Extra read-only debug routes under /_iari/ (answered before the core). */
+  debug?: (path: string, query: URLSearchParams) => unknown | undefined;
+}
+
+export interface NodeHttpServer {
+  server: Server;
+  origin: string;
+  sendLog: SendLog;
+  /** Streams currently being written. */
+  activeStreams(): number;
+  close(): Promise<void>;
+}
+
+function hrtime(): bigint {
+  return process.hrtime.bigint();
+}
+
+function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedNs: bigint): void {
+  const entry = new SendLogEntry(r.requestId, 'full', receivedNs, null);
+  log.add(entry);
+  let done = false;
+  const finish = (sent: boolean) => {
+    if (done) return;
+    done = true;
+    entry.completed = sent;
+    entry.interrupted = !sent;
+    r.done?.(sent);
+  };
+  const send = () => {
+    if (res.destroyed) return finish(false);
+    const body = r.body;
+    r.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    res.writeHead(r.status, r.headers);
+    entry.headNs = hrtime();
+    res.end(body);
+    entry.written[0] = hrtime();
+    finish(true);
+  };
+  if (r.delayMs !== undefined && r.delayMs > 0) {
+    const timer = setTimeout(send, r.delayMs);
+    res.once('close', () => {
+      clearTimeout(timer);
+      finish(false);
+    });
+  } else send();
+}
+
+/**
+ * Writes each event at its intended time with one timer per stream, scheduled against the
+ * stream's start (no cumulative drift), and logs the time right after each write.
+ */
+function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, receivedNs: bigint, active: Set<ServerResponse>): void {
+  const entry = new SendLogEntry(s.requestId, 'stream', receivedNs, s.events);
+  log.add(entry);
+  const events = s.events;
+  const framing = s.framing;
+  const rng = framing.length > 0 ? framingRng(s.framingSeed) : null;
+  const pieceWise = framing.includes('tiny-writes') || framing.includes('split-utf8');
+  let index = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let ended = false;
+  active.add(res);
+  const end = (interrupted: boolean) => {
+    if (ended) return;
+    ended = true;
+    active.delete(res);
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    entry.completed = !interrupted && index >= events.length;
+    entry.interrupted = interrupted;
+    s.finish({ sent: index, interrupted });
+  };
+  res.once('close', () => end(index < events.length));
+  res.writeHead(s.status, s.headers);
+  res.flushHeaders();
+  const startMs = performance.now();
+  entry.headNs = hrtime();
+
+  const pump = (): void => {
+    timer = null;
+    if (ended) return;
+    if (res.destroyed) return end(true);
+    const elapsed = performance.now() - startMs;
+    const batchStart = index;
+    let writable = true;
+    if (!pieceWise) res.cork();
+    while (index < events.length) {
+      const e = events[index];
+      if (e === undefined || e.atMs > elapsed) break;
+      if (e.action === 'destroy') {
+        if (!pieceWise) res.uncork();
+        res.destroy();
+        return end(true);
+      }
+      if (rng === null) writable = res.write(e.data);
+      else {
+        const framed = frameEvent(e.data, framing);
+        if (pieceWise) {
+          for (const piece of writePieces(Buffer.from(framed), framing, rng)) writable = res.write(piece);
+        } else writable = res.write(framed);
+      }
+      index++;
+      if (pieceWise) entry.written[index - 1] = hrtime();
+      if (!writable) break;
+    }
+    if (!pieceWise) {
+      res.uncork();
+      const t = hrtime();
+      for (let k = batchStart; k < index; k++) entry.written[k] = t;
+    }
+    if (index >= events.length) {
+      res.end();
+      end(false);
+      return;
+    }
+    if (!writable) {
+      res.once('drain', pump);
+      return;
+    }
+    const next = events[index];
+    timer = setTimeout(pump, Math.max(0, (next?.atMs ?? 0) - (performance.now() - startMs)));
+  };
+  pump();
+}
+
+function toMockRequest(req: IncomingMessage, body: Uint8Array): MockRequest {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return {
+    method: req.method ?? 'GET',
+    path: q < 0 ? url : url.slice(0, q),
+    query: q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1)),
+    headers: req.headers as Record<string, string | undefined>,
+    body,
+  };
+}
+
+function internalError(res: ServerResponse): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { message: 'The mock server failed to handle the request.', type: 'server_error', param: null, code: 'internal_error' } });
+  res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': newRequestId() });
+  res.end(body);
+}
+
+function debugResponse(res: ServerResponse, status: number, payload: unknown): void {
+  const body = JSON.stringify(payload);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': newRequestId() });
+  res.end(body);
+}
+
+export async function listenNodeHttp(core: MockCore, options: NodeHttpOptions): Promise<NodeHttpServer> {
+  const sendLog = new SendLog(options.sendLogCapacity);
+  const active = new Set<ServerResponse>();
+
+  const dispatch = (req: IncomingMessage, res: ServerResponse, body: Uint8Array, receivedNs: bigint) => {
+    try {
+      const mockReq = toMockRequest(req, body);
+      if (mockReq.path === '/_iari/send-log' && req.method === 'GET') {
+        const id = mockReq.query.get('request_id');
+        if (id === null) return debugResponse(res, 200, { object: 'list', data: sendLog.ids() });
+        const record = sendLog.get(id);
+        if (record === undefined) return debugResponse(res, 404, { error: { message: `No send-log entry for request id '${id}'.`, type: 'invalid_request_error', param: 'request_id', code: 'not_found' } });
+        return debugResponse(res, 200, sendLogJson(record));
+      }
+      if (mockReq.path.startsWith('/_iari/') && req.method === 'GET' && options.debug !== undefined) {
+        const payload = options.debug(mockReq.path, mockReq.query);
+        if (payload !== undefined) return debugResponse(res, 200, payload);
+      }
+      const response = core.handle(mockReq);
+      if (response.kind === 'full') writeFull(res, response, sendLog, receivedNs);
+      else writeStream(res, response, sendLog, receivedNs, active);
+    } catch {
+      internalError(res);
+    }
+  };
+
+  const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+    res.on('error', () => res.destroy());
+    req.on('error', () => res.destroy());
+    const method = req.method ?? 'GET';
+    if ((method === 'GET' || method === 'HEAD') && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+      req.resume();
+      dispatch(req, res, EMPTY_BODY, hrtime());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (size <= READ_LIMIT) chunks.push(chunk);
+      size += chunk.length;
+    });
+    req.on('end', () => {
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      // Bodies beyond the read limit are cut there: still over the 1 MiB limit, so still a 413.
+      dispatch(req, res, body.length > READ_LIMIT ? body.subarray(0, READ_LIMIT + 1) : body, hrtime());
+    });
+  });
+  server.keepAliveTimeout = 10_000;
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  const origin = `http://${host}:${address.port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    origin,
+    sendLog,
+    activeStreams: () => active.size,
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        for (const res of active) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { AccountRegistry, AccountState } from './accounts.ts';
+import type { ModelCatalogue, ModelInput } from './models.ts';
+import type { ReceiptIssuer } from '../receipt-hooks.ts';
+
+export interface LatencySettings {
+  ttftMs: number;
+  itlMs: number;
+  jitterMs: number;
+  tokensPerChunk: readonly number[];
+  completionTokens: number | readonly [number, number];
+}
+
+export interface ModelScheduleEntry {
+  /** Milliseconds after start. */
+  atMs: number;
+  retire?: string;
+  add?: ModelInput;
+}
+
+/** Shared state of one mock server instance. */
+export interface CoreState {
+  accounts: AccountRegistry;
+  models: ModelCatalogue;
+  receipts: ReceiptIssuer | null;
+  serverFaults: ReadonlySet<string>;
+  latency: LatencySettings;
+  seed: number;
+  limits: boolean;
+  now: () => number;
+  startedAt: number;
+  schedule: ModelScheduleEntry[];
+  requestCounter: number;
+}
+
+export interface RequestContext {
+  requestId: string;
+  faults: ReadonlySet<string>;
+  account: AccountState | null;
+}

@@ -1,0 +1,136 @@
+import { encode, decode } from 'gpt-tokenizer';
+import { mulberry32, pick, randomInt, type Rng } from './rng.ts';
+
+// Deterministic text and tool-argument generation. Token counts come from a real tokenizer
+// (gpt-tokenizer, o200k_base); chunk boundaries are token boundaries that never split a character.
+
+const WORDS = [
+  'the', 'signal', 'river', 'quiet', 'model', 'token', 'stream', 'bright', 'harbor', 'lantern', 'measure', 'simple',
+  'window', 'garden', 'answer', 'careful', 'orbit', 'paper', 'silver', 'thread', 'mountain', 'value', 'steady', 'north',
+  'and', 'of', 'to', 'in', 'with', 'a', 'is', 'for', 'on', 'that', 'this', 'every', 'small', 'clear', 'open', 'light',
+];
+const NON_ASCII = ['café', 'naïve', 'Grüße', 'données', '日本語', 'über', 'mañana', 'Zürich', 'résumé', 'façade', 'Ελληνικά', 'привет', '🚀', '✓', 'ß'];
+
+export interface Piece {
+  text: string;
+  tokens: number;
+}
+
+export function countTokens(text: string): number {
+  return text.length === 0 ? 0 : encode(text).length;
+}
+
+function sentenceText(rng: Rng, approxTokens: number): string {
+  const parts: string[] = [];
+  let words = 0;
+  let sentenceStart = true;
+  const target = Math.max(4, Math.ceil(approxTokens * 0.9));
+  while (words < target) {
+    // Every reply carries non-ASCII text, so UTF-8 split across reads is exercised.
+    let word = words === 1 || rng() < 0.12 ? pick(rng, NON_ASCII) : pick(rng, WORDS);
+    if (sentenceStart) word = word.charAt(0).toUpperCase() + word.slice(1);
+    sentenceStart = false;
+    words++;
+    if (words % 11 === 0 || words === target) {
+      word += '.';
+      sentenceStart = true;
+    } else if (rng() < 0.08) word += ',';
+    parts.push(word);
+  }
+  return parts.join(' ');
+}
+
+/** Text of exactly `tokens` tokens (before stop/length cuts), deterministic for a seed. */
+export function generateText(seed: number, tokens: number, prefix = ''): string {
+  const rng = mulberry32(seed);
+  let text = prefix + sentenceText(rng, tokens);
+  let ids = encode(text);
+  while (ids.length < tokens) {
+    text += ' ' + sentenceText(rng, tokens - ids.length + 2);
+    ids = encode(text);
+  }
+  return decodeSafe(ids.slice(0, tokens)).text;
+}
+
+/** Decodes, dropping trailing tokens that end inside a UTF-8 character. */
+function decodeSafe(ids: number[]): { text: string; used: number } {
+  for (let n = ids.length; n > 0; n--) {
+    const text = decode(ids.slice(0, n));
+    if (!text.endsWith('\uFFFD')) return { text, used: n };
+  }
+  return { text: '', used: 0 };
+}
+
+/**
+ * Splits text into pieces of `pattern[k % pattern.length]` tokens each; a piece whose tokens end
+ * inside a character takes the following tokens too, so every piece is valid UTF-8 text.
+ */
+export function splitIntoPieces(text: string, pattern: readonly number[]): Piece[] {
+  const ids = encode(text);
+  const pieces: Piece[] = [];
+  let i = 0;
+  let k = 0;
+  while (i < ids.length) {
+    let size = Math.max(1, pattern[k % pattern.length] ?? 1);
+    k++;
+    let piece = decode(ids.slice(i, i + size));
+    while (piece.includes('\uFFFD') && i + size < ids.length) {
+      size++;
+      piece = decode(ids.slice(i, i + size));
+    }
+    pieces.push({ text: piece, tokens: Math.min(size, ids.length - i) });
+    i += size;
+  }
+  return pieces;
+}
+
+type Schema = Record<string, unknown>;
+
+/** A value valid for a (simple) JSON Schema: object, array, string, number, integer, boolean, enum, const. */
+export function valueForSchema(schema: Schema | undefined, rng: Rng, depth = 0): unknown {
+  if (schema === undefined || depth > 6) return {};
+  if ('const' in schema) return schema['const'];
+  const enumValues = schema['enum'];
+  if (Array.isArray(enumValues) && enumValues.length > 0) return pick(rng, enumValues);
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const options = schema[key];
+    if (Array.isArray(options) && options.length > 0) return valueForSchema(options[0] as Schema, rng, depth + 1);
+  }
+  let type = schema['type'];
+  if (Array.isArray(type)) type = type.find((t) => t !== 'null') ?? type[0];
+  if (type === undefined && typeof schema['properties'] === 'object') type = 'object';
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      const props = (schema['properties'] ?? {}) as Record<string, Schema>;
+      for (const [name, sub] of Object.entries(props)) out[name] = valueForSchema(sub, rng, depth + 1);
+      return out;
+    }
+    case 'array': {
+      const min = typeof schema['minItems'] === 'number' ? schema['minItems'] : 1;
+      return Array.from({ length: Math.max(1, min) }, () => valueForSchema(schema['items'] as Schema | undefined, rng, depth + 1));
+    }
+    case 'integer': {
+      const min = typeof schema['minimum'] === 'number' ? Math.ceil(schema['minimum']) : 1;
+      const max = typeof schema['maximum'] === 'number' ? Math.floor(schema['maximum']) : min + 99;
+      return randomInt(rng, min, Math.max(min, max));
+    }
+    case 'number': {
+      const min = typeof schema['minimum'] === 'number' ? schema['minimum'] : 0;
+      const max = typeof schema['maximum'] === 'number' ? schema['maximum'] : min + 100;
+      return Math.round((min + rng() * (max - min)) * 100) / 100;
+    }
+    case 'boolean':
+      return rng() < 0.5;
+    case 'null':
+      return null;
+    case 'string':
+    default: {
+      if (schema['format'] === 'date') return '2026-01-15';
+      const minLength = typeof schema['minLength'] === 'number' ? schema['minLength'] : 1;
+      let s = pick(rng, [...WORDS.slice(0, 24), 'Zürich', 'café']);
+      while (s.length < minLength) s += ` ${pick(rng, WORDS)}`;
+      return s;
+    }
+  }
+}

@@ -1,0 +1,291 @@
+import type { CoreState, LatencySettings, ModelScheduleEntry, RequestContext } from './context.ts';
+import type { FullResponse, HeaderMap, MockRequest, MockResponse } from './types.ts';
+import type { ReceiptIssuer } from '../receipt-hooks.ts';
+import { AccountRegistry, loadAccountsFile, type AccountsFile, type AccountState } from './accounts.ts';
+import { ModelCatalogue, defaultModels, type ModelInfo, type ModelInput } from './models.ts';
+import { badRequest, errorResponse, type ApiError } from './http-errors.ts';
+import { handleChat, parseTokensPerChunk } from './chat.ts';
+import { newRequestId } from './ids.ts';
+
+export interface CoreOptions {
+  /** Fault and legal-mode names applied to every request. */
+  faults?: readonly string[];
+  ttftMs?: number;
+  itlMs?: number;
+  jitterMs?: number;
+  /** Tokens per content chunk: a number, or a pattern cycled through (e.g. [1, 3, 2]). */
+  tokensPerChunk?: number | readonly number[];
+  /** Completion length in tokens: exact, or an inclusive [min, max] range (default [16, 48]). */
+  completionTokens?: number | readonly [number, number];
+  seed?: number;
+  /** Accounts fixture: a file path or the parsed object (default fixtures/accounts.json). */
+  accounts?: string | AccountsFile;
+  /** Bearer token of the default account (default: IARI_TOKEN, else generated). */
+  defaultToken?: string;
+  models?: readonly ModelInput[];
+  /** Model availability changes over time (relative to start). */
+  modelSchedule?: readonly ModelScheduleEntry[];
+  receipts?: ReceiptIssuer | null;
+  /** Enforce RPM/TPM limits (default true). */
+  limits?: boolean;
+  now?: () => number;
+}
+
+export interface MockCore {
+  handle(req: MockRequest): MockResponse;
+  tokens(): { default: string; byAccount: Record<string, string> };
+  admin: {
+    retireModel(id: string): boolean;
+    addModel(model: ModelInput): ModelInfo;
+    models(): { available: string[]; retired: string[] };
+  };
+  state: CoreState;
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string>): MockCore {
+  const now = options.now ?? Date.now;
+  const unknown = (options.faults ?? []).filter((name) => !knownFaults.has(name));
+  if (unknown.length > 0) throw new UnknownFaultError(unknown);
+  const tokensPerChunk = parseTokensPerChunk(options.tokensPerChunk ?? 1);
+  if (tokensPerChunk === null) throw new RangeError('tokensPerChunk must be a positive integer or a list of them');
+  const latency: LatencySettings = {
+    ttftMs: options.ttftMs ?? 0,
+    itlMs: options.itlMs ?? 0,
+    jitterMs: options.jitterMs ?? 0,
+    tokensPerChunk,
+    completionTokens: options.completionTokens ?? [16, 48],
+  };
+  for (const [k, v] of Object.entries({ ttftMs: latency.ttftMs, itlMs: latency.itlMs, jitterMs: latency.jitterMs })) {
+    if (!Number.isFinite(v) || v < 0) throw new RangeError(`${k} must be a non-negative number`);
+  }
+  const models = new ModelCatalogue(options.models ?? defaultModels);
+  const startedAt = now();
+  const envToken = process.env['IARI_TOKEN'];
+  const state: CoreState = {
+    accounts: new AccountRegistry(loadAccountsFile(options.accounts), models, startedAt, options.defaultToken ?? (envToken !== undefined && envToken.length > 0 ? envToken : undefined)),
+    models,
+    receipts: options.receipts ?? null,
+    serverFaults: new Set(options.faults ?? []),
+    latency,
+    seed: options.seed ?? 0,
+    limits: options.limits ?? true,
+    now,
+    startedAt,
+    schedule: [...(options.modelSchedule ?? [])].sort((a, b) => a.atMs - b.atMs),
+    requestCounter: 0,
+  };
+  return {
+    handle: (req) => handle(state, req, knownFaults),
+    tokens: () => state.accounts.tokens(),
+    admin: {
+      retireModel: (id) => models.retire(id),
+      addModel: (m) => models.add(m),
+      models: () => ({ available: models.ids(), retired: models.retiredIds() }),
+    },
+    state,
+  };
+}
+
+export class UnknownFaultError extends Error {
+  constructor(readonly names: string[]) {
+    super(`unknown fault name(s): ${names.join(', ')}`);
+  }
+}
+
+function applySchedule(state: CoreState): void {
+  if (state.schedule.length === 0) return;
+  const elapsed = state.now() - state.startedAt;
+  while (state.schedule.length > 0 && (state.schedule[0]?.atMs ?? Infinity) <= elapsed) {
+    const entry = state.schedule.shift() as ModelScheduleEntry;
+    if (entry.retire !== undefined) state.models.retire(entry.retire);
+    if (entry.add !== undefined) state.models.add(entry.add);
+  }
+}
+
+function activeFaults(state: CoreState, header: string | undefined, known: ReadonlySet<string>): ReadonlySet<string> | string[] {
+  if (header === undefined || header.trim() === '') return state.serverFaults.size === 0 ? EMPTY : state.serverFaults;
+  const names = header.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) return unknown;
+  return new Set([...state.serverFaults, ...names]);
+}
+
+function json(status: number, body: unknown, requestId: string, headers: HeaderMap = {}): FullResponse {
+  return { kind: 'full', status, headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), requestId };
+}
+
+/** HTTP profile: "Every response carries `x-request-id: req_<24+ hex>`". */
+function withRequestId(res: MockResponse, faults: ReadonlySet<string>): MockResponse {
+  if (faults.has('no-request-id')) return res;
+  res.headers['x-request-id'] = faults.has('request-id-malformed') ? String(res.requestId.length * 1000 + 7) : res.requestId;
+  return res;
+}
+
+function bearer(req: MockRequest): string | null {
+  const h = req.headers['authorization'];
+  if (h === undefined) return null;
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(h);
+  return m?.[1] ?? '';
+}
+
+type AuthResult = { ok: true; account: AccountState } | { ok: false; response: FullResponse };
+
+function authenticate(state: CoreState, req: MockRequest, ctx: RequestContext, publicByFault: boolean): AuthResult {
+  const f = ctx.faults;
+  const token = bearer(req);
+  if (token === null && publicByFault) return { ok: true, account: state.accounts.default };
+  if (token !== null && token.length > 0) {
+    const account = state.accounts.authenticate(token);
+    if (account !== undefined) return { ok: true, account };
+    if (f.has('auth-any-token')) return { ok: true, account: state.accounts.default };
+  }
+  if (f.has('auth-401-as-403')) {
+    return { ok: false, response: errorResponse({ status: 403, type: 'invalid_request_error', message: 'Forbidden.', param: null, code: 'forbidden' }, ctx.requestId, f) };
+  }
+  // HTTP profile: 401: type authentication_error, code invalid_api_key, header WWW-Authenticate: Bearer.
+  const error: ApiError = {
+    status: 401,
+    type: 'authentication_error',
+    message: token === null ? 'You did not provide an API key. Send it in the Authorization header as "Bearer <token>".' : 'Incorrect API key provided.',
+    param: null,
+    code: 'invalid_api_key',
+  };
+  const headers: HeaderMap = f.has('auth-no-www-authenticate') ? {} : { 'www-authenticate': 'Bearer realm="iari"' };
+  return { ok: false, response: errorResponse(error, ctx.requestId, f, headers) };
+}
+
+const ROUTES: Record<string, string> = {
+  '/v1/models': 'GET',
+  '/v1/me': 'GET',
+  '/v1/me/usage': 'GET',
+  '/v1/chat/completions': 'POST',
+  '/v1/receipts': 'GET',
+  '/v1/receipts/keys': 'GET',
+};
+
+function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>): MockResponse {
+  const requestId = newRequestId();
+  const faults = activeFaults(state, req.headers['x-iari-fault'], known);
+  if (Array.isArray(faults)) {
+    return withRequestId(errorResponse(badRequest('x-iari-fault', `Unknown fault name(s): ${faults.join(', ')}. See GET /_iari/faults.`, 'fault_unknown'), requestId, EMPTY), EMPTY);
+  }
+  applySchedule(state);
+  const ctx: RequestContext = { requestId, faults, account: null };
+  return withRequestId(route(state, req, ctx), faults);
+}
+
+function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockResponse {
+  const f = ctx.faults;
+  const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+  if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
+  const method = ROUTES[path];
+  if (method === undefined) {
+    // HTTP profile: 404 unknown route: type invalid_request_error, code not_found.
+    return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown route: ${req.method} ${path}`, param: null, code: 'not_found' }, ctx.requestId, f);
+  }
+  if (req.method !== method && !(req.method === 'HEAD' && method === 'GET')) {
+    return errorResponse({ status: 405, type: 'invalid_request_error', message: `Method ${req.method} is not allowed on ${path}; use ${method}.`, param: null, code: 'method_not_allowed' }, ctx.requestId, f, { allow: method });
+  }
+  switch (path) {
+    case '/v1/models': {
+      // Spec, Authentication: "Public route: /v1/models."
+      if (f.has('auth-models-private')) {
+        const auth = authenticate(state, req, ctx, false);
+        if (!auth.ok) return auth.response;
+      }
+      return json(200, state.models.listBody(f), ctx.requestId);
+    }
+    case '/v1/receipts/keys':
+      if (state.receipts === null) return notAdvertised(ctx);
+      return json(200, state.receipts.keys(), ctx.requestId);
+    default:
+      break;
+  }
+  // Spec, Authentication: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
+  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (path === '/v1/chat/completions' && f.has('auth-chat-public'));
+  const auth = authenticate(state, req, ctx, publicByFault);
+  if (!auth.ok) return auth.response;
+  const account = auth.account;
+  ctx.account = account;
+  switch (path) {
+    case '/v1/me':
+      return json(200, meBody(state, account, f), ctx.requestId);
+    case '/v1/me/usage':
+      return usage(state, req, ctx, account);
+    case '/v1/chat/completions':
+      return handleChat(state, req, ctx, account);
+    case '/v1/receipts':
+      if (state.receipts === null) return notAdvertised(ctx);
+      return json(200, { object: 'list', ...state.receipts.chain(account.fixture.id) }, ctx.requestId);
+    default:
+      return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown route: ${path}`, param: null, code: 'not_found' }, ctx.requestId, f);
+  }
+}
+
+function notAdvertised(ctx: RequestContext): FullResponse {
+  return errorResponse({ status: 404, type: 'invalid_request_error', message: 'Receipts are not enabled on this server.', param: null, code: 'not_found' }, ctx.requestId, ctx.faults);
+}
+
+function meBody(state: CoreState, account: AccountState, f: ReadonlySet<string>): unknown {
+  const me = account.me(state.now()) as Record<string, Record<string, unknown>>;
+  if (f.size === 0) return me;
+  if (f.has('me-wrong-types') && me['usage'] !== undefined) me['usage']['requests_this_month'] = String(me['usage']['requests_this_month']);
+  if (f.has('me-renews-at-not-iso') && me['plan'] !== undefined) me['plan']['renews_at'] = String(me['plan']['renews_at']).replace('T', ' ').replace('Z', '');
+  if (f.has('me-features-missing') && me['features'] !== undefined) delete me['features']['ember_os'];
+  return me;
+}
+
+function usage(state: CoreState, req: MockRequest, ctx: RequestContext, account: AccountState): FullResponse {
+  const f = ctx.faults;
+  const raw = req.query.get('days');
+  let days = 30;
+  if (raw !== null) {
+    // HTTP profile: `days` integer 1..90, default 30; else 400 with param `days`.
+    const valid = /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 90;
+    if (valid) days = Number(raw);
+    else if (!f.has('usage-days-unvalidated')) {
+      return errorResponse(badRequest('days', `Invalid 'days': expected an integer from 1 to 90, got '${raw.slice(0, 40)}'.`), ctx.requestId, f);
+    }
+  }
+  if (f.has('usage-days-ignored')) days = 30;
+  let rows: Record<string, unknown>[] = account.usageRows(state.now(), days);
+  if (f.size > 0) {
+    const today = rows[rows.length - 1];
+    if (f.has('daily-rows-not-summing') && today !== undefined) {
+      today['requests'] = Number(today['requests']) + 1;
+    }
+    if (f.has('usage-rows-not-zero-filled')) rows = rows.filter((r) => r['requests'] !== 0);
+    if (f.has('usage-rows-newest-first')) rows.reverse();
+    if (f.has('usage-spend-string')) for (const r of rows) r['spend_usd'] = String(r['spend_usd']);
+  }
+  return json(200, { object: 'list', days, data: rows }, ctx.requestId);
+}
+
+function admin(state: CoreState, req: MockRequest, ctx: RequestContext, path: string): FullResponse {
+  if (path === '/_iari/models' && req.method === 'GET') {
+    return json(200, { available: state.models.ids(), retired: state.models.retiredIds() }, ctx.requestId);
+  }
+  if ((path === '/_iari/models/retire' || path === '/_iari/models/add') && req.method === 'POST') {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(new TextDecoder().decode(req.body)) as Record<string, unknown>;
+    } catch {
+      return errorResponse(badRequest(null, 'Body must be JSON.', 'invalid_json'), ctx.requestId, ctx.faults);
+    }
+    const id = body['id'];
+    if (typeof id !== 'string' || id.length === 0) return errorResponse(badRequest('id', "Missing required parameter: 'id'."), ctx.requestId, ctx.faults);
+    if (path.endsWith('/retire')) {
+      const retired = state.models.retire(id);
+      if (!retired) return errorResponse({ status: 404, type: 'invalid_request_error', message: `No available model '${id}'.`, param: 'id', code: 'model_not_found' }, ctx.requestId, ctx.faults);
+      return json(200, { retired: id }, ctx.requestId);
+    }
+    const input: ModelInput = { id };
+    if (typeof body['owned_by'] === 'string') input.owned_by = body['owned_by'];
+    if (typeof body['created'] === 'number') input.created = body['created'];
+    const model = state.models.add(input);
+    return json(200, { added: model.id }, ctx.requestId);
+  }
+  return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown debug route: ${req.method} ${path}`, param: null, code: 'not_found' }, ctx.requestId, ctx.faults);
+}

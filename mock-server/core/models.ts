@@ -1,0 +1,95 @@
+// The model catalogue: availability changes while the server runs (retire / add).
+
+export interface ModelInfo {
+  id: string;
+  created: number;
+  owned_by: string;
+  /** Price in nano-USD per token (1e-9 USD). */
+  inputNanoPerToken: number;
+  outputNanoPerToken: number;
+  provider: string;
+}
+
+export const defaultModels: readonly ModelInfo[] = [
+  // Prices are whole micro-dollars per token, so every spend has at most 6 decimals and sums exactly.
+  // $1 / $2 per million tokens
+  { id: 'iari-mini', created: 1_735_689_600, owned_by: 'iari', inputNanoPerToken: 1_000, outputNanoPerToken: 2_000, provider: 'iari-mock' },
+  // $5 / $15 per million tokens
+  { id: 'iari-large', created: 1_738_368_000, owned_by: 'iari', inputNanoPerToken: 5_000, outputNanoPerToken: 15_000, provider: 'iari-mock' },
+  // $1 / $3 per million tokens
+  { id: 'iari-legacy', created: 1_704_067_200, owned_by: 'iari', inputNanoPerToken: 1_000, outputNanoPerToken: 3_000, provider: 'iari-mock' },
+];
+
+export type ModelInput = Partial<ModelInfo> & { id: string };
+
+export class ModelCatalogue {
+  private readonly models = new Map<string, ModelInfo>();
+  private readonly retiredModels = new Map<string, ModelInfo>();
+  private listCache: string | null = null;
+
+  constructor(initial: readonly ModelInput[] = defaultModels) {
+    for (const m of initial) this.add(m);
+  }
+
+  add(input: ModelInput): ModelInfo {
+    const model: ModelInfo = {
+      created: Math.floor(Date.now() / 1000),
+      owned_by: 'iari',
+      inputNanoPerToken: 1_000,
+      outputNanoPerToken: 3_000,
+      provider: 'iari-mock',
+      ...input,
+    };
+    this.models.set(model.id, model);
+    this.retiredModels.delete(model.id);
+    this.listCache = null;
+    return model;
+  }
+
+  retire(id: string): boolean {
+    const model = this.models.get(id);
+    if (model === undefined) return false;
+    this.models.delete(id);
+    this.retiredModels.set(id, model);
+    this.listCache = null;
+    return true;
+  }
+
+  retired(id: string): ModelInfo | undefined {
+    return this.retiredModels.get(id);
+  }
+
+  retiredIds(): string[] {
+    return [...this.retiredModels.keys()];
+  }
+
+  get(id: string): ModelInfo | undefined {
+    return this.models.get(id);
+  }
+
+  ids(): string[] {
+    return [...this.models.keys()];
+  }
+
+  all(): ModelInfo[] {
+    return [...this.models.values()];
+  }
+
+  /** HTTP profile: `{"object":"list","data":[{"id","object":"model","created","owned_by"}]}`. */
+  listBody(faults: ReadonlySet<string>): string {
+    if (faults.size === 0) {
+      this.listCache ??= JSON.stringify({
+        object: 'list',
+        data: this.all().map((m) => ({ id: m.id, object: 'model', created: m.created, owned_by: m.owned_by })),
+      });
+      return this.listCache;
+    }
+    const models = faults.has('models-retired-still-listed') ? [...this.all(), ...this.retiredModels.values()] : this.all();
+    const data = models.map((m) => {
+      const item: Record<string, unknown> = { id: m.id, object: 'model', created: m.created, owned_by: faults.has('models-owned-by-list') ? [m.owned_by] : m.owned_by };
+      if (faults.has('models-missing-created')) delete item['created'];
+      return item;
+    });
+    return JSON.stringify(faults.has('models-bare-array') ? data : { object: 'list', data });
+  }
+}

@@ -1,0 +1,158 @@
+import { countTokens, generateText, splitIntoPieces, valueForSchema, type Piece } from './generator.ts';
+import { fnv1a, mulberry32, randomInt } from './rng.ts';
+import type { ChatRequest, ToolDef } from './validate.ts';
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+export interface ToolCallPlan {
+  id: string;
+  name: string;
+  arguments: string;
+  argPieces: Piece[];
+  nameTokens: number;
+}
+
+export interface ChoicePlan {
+  index: number;
+  content: string | null;
+  pieces: Piece[];
+  toolCall: ToolCallPlan | null;
+  finishReason: FinishReason;
+  completionTokens: number;
+}
+
+export interface CompletionPlan {
+  promptTokens: number;
+  completionTokens: number;
+  choices: ChoicePlan[];
+  /** Lazily filled by the renderer: pre-serialised stream chunk tails, by include_usage. */
+  streamCache: Map<string, unknown>;
+}
+
+export interface GenerationSettings {
+  seed: number;
+  tokensPerChunk: readonly number[];
+  /** Exact completion length, or an inclusive [min, max] range drawn per request. */
+  completionTokens: number | readonly [number, number];
+}
+
+/** Compat: about 3 tokens of framing per message plus the tokens of each text and tool definition. */
+export function promptTokensOf(request: ChatRequest): number {
+  let total = 3;
+  for (const m of request.messages) {
+    total += 3 + countTokens(m.role) + countTokens(m.text ?? '');
+    for (const c of m.toolCalls) total += countTokens(c.function.name) + countTokens(c.function.arguments);
+  }
+  if (request.tools.length > 0) total += countTokens(JSON.stringify(request.tools));
+  return total;
+}
+
+function chooseTool(request: ChatRequest, choiceIndex: number): ToolDef | null {
+  const { tools, toolChoice } = request;
+  if (tools.length === 0 || toolChoice.mode === 'none') return null;
+  if (toolChoice.mode === 'named') return tools.find((t) => t.name === toolChoice.name) ?? null;
+  const last = request.messages[request.messages.length - 1];
+  // Compat: with "auto" the model answers in text once a tool result came back.
+  if (toolChoice.mode === 'auto' && last?.role === 'tool') return null;
+  return tools[choiceIndex % tools.length] ?? null;
+}
+
+function cutAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
+  let cut = -1;
+  for (const s of stops) {
+    const at = text.indexOf(s);
+    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+  }
+  return cut < 0 ? { text, stopped: false } : { text: text.slice(0, cut), stopped: true };
+}
+
+function truncatePieces(pieces: Piece[], maxTokens: number): { pieces: Piece[]; truncated: boolean } {
+  let used = 0;
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    if (used + p.tokens > maxTokens) return { pieces: out, truncated: true };
+    out.push(p);
+    used += p.tokens;
+  }
+  return { pieces: out, truncated: false };
+}
+
+function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed: number, index: number, completionTokens: number): ChoicePlan {
+  const seed = (baseSeed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0;
+  const tool = chooseTool(request, index);
+  if (tool !== null) {
+    const rng = mulberry32(seed);
+    const args = JSON.stringify(valueForSchema(tool.parameters, rng));
+    const id = `call_${seed.toString(16).padStart(8, '0')}${index.toString(16)}${fnv1a(tool.name).toString(16)}`;
+    let argPieces = splitIntoPieces(args, settings.tokensPerChunk);
+    const nameTokens = countTokens(tool.name);
+    let finishReason: FinishReason = 'tool_calls';
+    if (request.maxTokens !== null) {
+      const cut = truncatePieces(argPieces, Math.max(0, request.maxTokens - nameTokens));
+      if (cut.truncated) {
+        argPieces = cut.pieces;
+        finishReason = 'length';
+      }
+    }
+    const argumentsText = argPieces.map((p) => p.text).join('');
+    const argTokens = argPieces.reduce((s, p) => s + p.tokens, 0);
+    return {
+      index,
+      content: null,
+      pieces: [],
+      toolCall: { id, name: tool.name, arguments: argumentsText, argPieces, nameTokens },
+      finishReason,
+      completionTokens: nameTokens + argTokens,
+    };
+  }
+  const last = request.messages[request.messages.length - 1];
+  const prefix = last?.role === 'tool' ? `Based on the tool result (${(last.text ?? '').slice(0, 40)}), ` : '';
+  const full = generateText(seed, completionTokens, prefix);
+  const stopped = cutAtStop(full, request.stop);
+  let pieces = splitIntoPieces(stopped.text, settings.tokensPerChunk);
+  let finishReason: FinishReason = 'stop';
+  if (request.maxTokens !== null) {
+    const cut = truncatePieces(pieces, request.maxTokens);
+    if (cut.truncated) {
+      pieces = cut.pieces;
+      finishReason = 'length';
+    }
+  }
+  const content = pieces.map((p) => p.text).join('');
+  return { index, content, pieces, toolCall: null, finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
+}
+
+const CACHE_LIMIT = 512;
+const cache = new Map<string, CompletionPlan>();
+
+/**
+ * The deterministic completion for a request: same request, seed and settings give the same
+ * text, tool calls and token counts. Plans are cached by the raw body, so a load test that repeats
+ * one prompt pays for generation once.
+ */
+export function planCompletion(request: ChatRequest, rawBody: string, settings: GenerationSettings): CompletionPlan {
+  const key = `${settings.seed}|${settings.tokensPerChunk.join(',')}|${String(settings.completionTokens)}|${rawBody}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const conversation = JSON.stringify([request.model, request.messages, request.tools.map((t) => t.name), request.seed]);
+  const baseSeed = fnv1a(conversation, (settings.seed >>> 0) ^ 0x811c9dc5);
+  const range = settings.completionTokens;
+  const length = typeof range === 'number' ? range : randomInt(mulberry32(baseSeed), range[0], range[1]);
+  const choices = Array.from({ length: request.n }, (_, i) => planChoice(request, settings, baseSeed, i, length));
+  const plan: CompletionPlan = {
+    promptTokens: promptTokensOf(request),
+    completionTokens: choices.reduce((s, c) => s + c.completionTokens, 0),
+    choices,
+    streamCache: new Map(),
+  };
+  cache.set(key, plan);
+  if (cache.size > CACHE_LIMIT) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  return plan;
+}

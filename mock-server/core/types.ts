@@ -1,0 +1,65 @@
+// Transport-free request and response shapes shared by every adapter (node:http, msw).
+
+export interface MockRequest {
+  method: string;
+  /** Path without the query string, e.g. "/v1/chat/completions". */
+  path: string;
+  query: URLSearchParams;
+  /** Header names lower-case. */
+  headers: Readonly<Record<string, string | undefined>>;
+  body: Uint8Array;
+}
+
+export type HeaderMap = Record<string, string>;
+
+/** A complete response written at once (after `delayMs`, when set). */
+export interface FullResponse {
+  kind: 'full';
+  status: number;
+  headers: HeaderMap;
+  body: string | Uint8Array;
+  requestId: string;
+  delayMs?: number;
+  /** Called by the adapter once the body was written (`sent`) or the client went away first. */
+  done?: (sent: boolean) => void;
+}
+
+/** One server-sent event (or raw write) at its intended time relative to the stream start. */
+export interface StreamEvent {
+  atMs: number;
+  /** Pre-serialised bytes of the event in canonical framing (`data: ...\n\n`). */
+  data: string;
+  /** Completion tokens this event carries (0 for role, finish, usage, [DONE]). */
+  tokens: number;
+  /** True when the event carries assistant content or tool-call argument text. */
+  content: boolean;
+  /** Choice index and text (content or argument fragment) carried, for the outcome record. */
+  choice?: number;
+  text?: string;
+  /** Close the connection abruptly instead of writing (a fault). */
+  action?: 'destroy';
+}
+
+export type LegalMode = 'crlf' | 'lone-cr' | 'comments' | 'data-no-space' | 'tiny-writes' | 'split-utf8' | 'multiline-data';
+
+export interface StreamEndResult {
+  /** Number of events fully written. */
+  sent: number;
+  interrupted: boolean;
+}
+
+export interface StreamResponse {
+  kind: 'stream';
+  status: number;
+  headers: HeaderMap;
+  requestId: string;
+  events: readonly StreamEvent[];
+  /** Framing-level transforms an adapter applies while writing (legal-but-unusual modes). */
+  framing: readonly LegalMode[];
+  /** Seed for the sizes of tiny writes. */
+  framingSeed: number;
+  /** Called exactly once by the adapter when the stream ended or the client disconnected. */
+  finish(result: StreamEndResult): void;
+}
+
+export type MockResponse = FullResponse | StreamResponse;
