@@ -1,5 +1,113 @@
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { ExitCode } from '../exit-codes.ts';
+import { parseFlags, parseIntegerFlag } from './args.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new HarnessError(HarnessErrorCode.USAGE, 'iari mock: not built yet');
+const USAGE = `iari mock: run the bundled mock server (faithful, or broken on purpose)
+
+  iari mock [--port N] [--host H] [--fault NAME]... [--ttft MS] [--itl MS] [--jitter MS]
+            [--tokens-per-chunk N[,N...]] [--seed N] [--ledger FILE] [--accounts FILE]
+            [--no-receipts] [--no-limits]
+  iari mock --list-faults [--json]
+
+  --port N             port on the loopback host (default 0: a free port)
+  --host H             127.0.0.1 (default), ::1 or localhost; nothing else
+  --fault NAME         apply a fault or legal mode to every request (repeatable);
+                       per request: header x-iari-fault: name[,name]
+  --ttft MS            time to first token (default 150)
+  --itl MS             inter-token interval (default 15)
+  --jitter MS          +/- uniform jitter on both (default 5)
+  --tokens-per-chunk   tokens per content chunk, or a pattern cycled through (default 1)
+  --seed N             seed of the deterministic generator (default 0)
+  --ledger FILE        append receipts durably to FILE (a restart continues the chain)
+  --accounts FILE      accounts fixture (default fixtures/accounts.json)
+  --no-receipts        turn the receipts extension off (/v1/receipts* answer 404)
+  --no-limits          do not enforce requests/tokens per minute
+  --list-faults        print every fault: name, kind and the requirement IDs it breaks
+
+The default account's token is IARI_TOKEN when set; otherwise one is generated and shown once.
+Docs: docs/mock-server.md
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags('mock', argv, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    fault: { type: 'string', multiple: true },
+    ttft: { type: 'string' },
+    itl: { type: 'string' },
+    jitter: { type: 'string' },
+    'tokens-per-chunk': { type: 'string' },
+    seed: { type: 'string' },
+    ledger: { type: 'string' },
+    accounts: { type: 'string' },
+    'no-receipts': { type: 'boolean' },
+    'no-limits': { type: 'boolean' },
+    'list-faults': { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help === true) {
+    process.stdout.write(USAGE);
+    return ExitCode.ok;
+  }
+  const { faults, faultNames, startMockServer, LOOPBACK_HOSTS } = await import('../../mock-server/index.ts');
+  if (values['list-faults'] === true) {
+    if (values.json === true) process.stdout.write(`${JSON.stringify(faults, null, 2)}\n`);
+    else {
+      const width = Math.max(...faults.map((f) => f.name.length));
+      for (const f of faults) process.stdout.write(`${f.name.padEnd(width)}  ${f.kind.padEnd(5)}  ${f.breaks.join(',') || '-'}\n`);
+    }
+    return ExitCode.ok;
+  }
+  const host = values.host ?? '127.0.0.1';
+  if (!LOOPBACK_HOSTS.has(host)) {
+    throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `mock: --host must be a loopback address (127.0.0.1, ::1, localhost), got "${host}"`);
+  }
+  const selected = values.fault ?? [];
+  const unknown = selected.filter((name) => !faultNames.has(name));
+  if (unknown.length > 0) {
+    throw new HarnessError(HarnessErrorCode.FAULT_UNKNOWN, `mock: unknown fault ${unknown.map((n) => `"${n}"`).join(', ')}`, { hint: 'iari mock --list-faults shows every fault name' });
+  }
+  const tpc = values['tokens-per-chunk'];
+  let tokensPerChunk: number[] | undefined;
+  if (tpc !== undefined) {
+    tokensPerChunk = tpc.split(',').map((s) => parseIntegerFlag('mock', 'tokens-per-chunk', s.trim(), 1, 10_000) ?? 1);
+  }
+  const envToken = process.env['IARI_TOKEN'];
+  const server = await startMockServer({
+    host,
+    port: parseIntegerFlag('mock', 'port', values.port, 0, 65_535) ?? 0,
+    faults: selected,
+    ttftMs: parseIntegerFlag('mock', 'ttft', values.ttft, 0, 600_000) ?? 150,
+    itlMs: parseIntegerFlag('mock', 'itl', values.itl, 0, 600_000) ?? 15,
+    jitterMs: parseIntegerFlag('mock', 'jitter', values.jitter, 0, 600_000) ?? 5,
+    seed: parseIntegerFlag('mock', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 0,
+    receipts: values['no-receipts'] !== true,
+    limits: values['no-limits'] !== true,
+    ...(tokensPerChunk === undefined ? {} : { tokensPerChunk }),
+    ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
+    ...(values.accounts === undefined ? {} : { accounts: values.accounts }),
+  });
+  process.stdout.write(`${server.url}\n`);
+  if (envToken === undefined || envToken.length === 0) {
+    // Shown once, at start; never logged again.
+    process.stdout.write(`token for the default account (shown once): ${server.tokens.default}\n`);
+    for (const [account, token] of Object.entries(server.tokens.byAccount)) {
+      if (token !== server.tokens.default) process.stdout.write(`token for ${account}: ${token}\n`);
+    }
+  } else {
+    process.stdout.write('default account token: taken from IARI_TOKEN\n');
+  }
+  if (selected.length > 0) process.stdout.write(`faults: ${selected.join(', ')}\n`);
+  return new Promise<number>((resolve) => {
+    const stop = (code: number) => () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      void server.close().then(() => resolve(code));
+    };
+    const onInt = stop(ExitCode.interrupted);
+    const onTerm = stop(ExitCode.ok);
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+  });
 }
