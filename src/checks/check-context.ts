@@ -8,6 +8,10 @@ export interface RunSettings {
   /** Origin plus any path prefix, without the trailing `/v1`. */
   root: string;
   token: string;
+  /** A token of a second account (bundled mock), for the account-isolation checks. */
+  secondToken?: string;
+  /** Tokens of accounts with small limits (bundled mock), for `--include limits`. */
+  limitTokens?: LimitTokens;
   seed: number;
   target: 'bundled-mock' | 'external';
   includeLimits: boolean;
@@ -19,15 +23,28 @@ export interface RunSettings {
   requestTimeoutMs?: number;
 }
 
+export interface LimitTokens {
+  /** An account with a small requests_per_minute. */
+  requestLimited?: string;
+  /** An account with a small tokens_per_minute. */
+  tokenLimited?: string;
+  /** An account whose monthly spend cap is already reached. */
+  capped?: string;
+}
+
 export function createCheckContext(s: RunSettings): CheckContext {
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
   const http = new CheckHttp({
     root: s.root,
     token: s.token,
+    ...(s.secondToken === undefined ? {} : { secondToken: s.secondToken }),
     gate,
     ...(s.fault === undefined ? {} : { fault: s.fault }),
     ...(s.requestTimeoutMs === undefined ? {} : { timeoutMs: s.requestTimeoutMs }),
   });
+  for (const [name, value] of Object.entries(s.limitTokens ?? {})) {
+    if (value !== undefined) http.registerSecret(value, `$IARI_TOKEN_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`);
+  }
   return {
     baseUrl: `${s.root}/v1`,
     target: s.target,
@@ -35,6 +52,7 @@ export function createCheckContext(s: RunSettings): CheckContext {
     http,
     shared: new SharedRequests(),
     includeLimits: s.includeLimits,
+    limitTokens: s.limitTokens ?? {},
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
   };
 }

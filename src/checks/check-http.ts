@@ -60,14 +60,20 @@ function shellQuote(s: string): string {
 export class CheckHttp {
   readonly root: string;
   readonly #token: string;
+  /** Secret values and the shell text that stands for them in reports and curl lines, longest first. */
+  readonly #secrets: [string, string][] = [];
+  readonly secondToken: string | undefined;
   readonly #fault: string | undefined;
   readonly #gate: RequestGate;
   readonly #timeoutMs: number;
   readonly sent: SentRecord[] = [];
 
-  constructor(options: { root: string; token: string; fault?: string; gate: RequestGate; timeoutMs?: number }) {
+  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number }) {
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
+    this.secondToken = options.secondToken;
+    this.registerSecret(options.token, '$IARI_TOKEN');
+    if (options.secondToken !== undefined) this.registerSecret(options.secondToken, '$IARI_TOKEN_2');
     this.#fault = options.fault;
     this.#gate = options.gate;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
@@ -77,9 +83,31 @@ export class CheckHttp {
     return this.#fault;
   }
 
-  /** Replaces every occurrence of the token in `s` with `$IARI_TOKEN`. */
+  /** Registers a secret (or a piece of one) to be written as `placeholder` wherever it would appear. */
+  registerSecret(value: string, placeholder: string): void {
+    if (value.length === 0) return;
+    this.#secrets.push([value, placeholder]);
+    this.#secrets.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** Replaces every registered secret in `s` with its shell placeholder (`$IARI_TOKEN`...). */
   redact(s: string): string {
-    return this.#token.length === 0 ? s : s.split(this.#token).join('$IARI_TOKEN');
+    let out = s;
+    for (const [value, placeholder] of this.#secrets) out = out.split(value).join(placeholder);
+    return out;
+  }
+
+  /**
+   * The run's token, for checks that must send it in a wrong form (another scheme, truncated).
+   * Pieces of it must be registered with `registerSecret` before they are sent.
+   */
+  tokenForProbe(): string {
+    return this.#token;
+  }
+
+  /** Waits for the throttle, for requests sent by other clients (the openai SDK). */
+  acquireSlot(): Promise<void> {
+    return this.#gate.acquire();
   }
 
   get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
@@ -183,7 +211,7 @@ export class CheckHttp {
       if (k === 'accept') continue;
       const value = this.redact(v);
       // The token placeholder must expand, so that header goes in double quotes.
-      parts.push('-H', value.includes('$IARI_TOKEN') ? `"${k}: ${value.replace(/(["\\`])/g, '\\$1')}"` : shellQuote(`${k}: ${value}`));
+      parts.push('-H', value.includes('$IARI_TOKEN') || value.includes('${IARI_TOKEN') ? `"${k}: ${value.replace(/(["\\`])/g, '\\$1')}"` : shellQuote(`${k}: ${value}`));
     }
     if (body !== undefined) {
       const s = typeof body === 'string' ? body : new TextDecoder().decode(body);

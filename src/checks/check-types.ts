@@ -31,6 +31,7 @@ export interface CheckContext {
   http: CheckHttp;
   shared: SharedRequests;
   includeLimits: boolean;
+  limitTokens: import('./check-context.ts').LimitTokens;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
 }

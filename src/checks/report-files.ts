@@ -64,7 +64,7 @@ export function conformanceJunit(report: ConformanceReport, redactor: Redactor):
 export function writeGithubOutputs(report: ConformanceReport, redactor: Redactor, env: Record<string, string | undefined> = process.env): void {
   if (!isGitHubActions(env)) return;
   const s = report.summary;
-  const failed = report.results.filter((r) => r.verdict === 'fail');
+  const failed = report.results.filter((r): r is Extract<RequirementResult, { verdict: 'fail' | 'non-strict' }> => r.verdict === 'fail');
   const md = [
     `## iari conformance: ${failed.length === 0 ? 'passed' : `${failed.length} requirement(s) failed`}`,
     '',

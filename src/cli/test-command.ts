@@ -87,6 +87,16 @@ function readToken(values: { 'token-env'?: string | undefined; 'token-file'?: st
   return token;
 }
 
+/** Bundled mock: a second account for isolation checks and the small-limit accounts of fixtures/accounts.json. */
+function mockAccounts(byAccount: Record<string, string>, main: string): Pick<RunSettings, 'secondToken' | 'limitTokens'> {
+  const second = Object.values(byAccount).find((t) => t !== main);
+  const limitTokens: NonNullable<RunSettings['limitTokens']> = {};
+  if (byAccount['acct_free'] !== undefined) limitTokens.requestLimited = byAccount['acct_free'];
+  if (byAccount['acct_team'] !== undefined) limitTokens.tokenLimited = byAccount['acct_team'];
+  if (byAccount['acct_capped'] !== undefined) limitTokens.capped = byAccount['acct_capped'];
+  return { ...(second === undefined ? {} : { secondToken: second }), limitTokens };
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags('test', argv, options);
   if (values.help === true) {
@@ -123,6 +133,7 @@ export async function run(argv: string[]): Promise<number> {
   process.once('SIGINT', onSigint);
   try {
     if (mock !== undefined) token = mock.tokens.default;
+    const byAccount = mock?.tokens.byAccount ?? {};
     const root = base?.root ?? mock!.origin;
     const settings: RunSettings = {
       root,
@@ -130,6 +141,7 @@ export async function run(argv: string[]): Promise<number> {
       seed,
       target: mock === undefined ? 'external' : 'bundled-mock',
       includeLimits: include.includes('limits'),
+      ...mockAccounts(byAccount, token),
     };
     if (mock === undefined) {
       const rpm = await preflightRequestsPerMinute(settings);
@@ -151,7 +163,7 @@ export async function run(argv: string[]): Promise<number> {
         : {}),
     });
     if (tty) process.stdout.write('\r\x1b[2K');
-    const redactor = createRedactor([token]);
+    const redactor = createRedactor([token, ...Object.values(byAccount)]);
     const files = await writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
     const failed = report.summary.fail > 0 || errors.length > 0;

@@ -1,0 +1,189 @@
+import type { CheckDef } from '../check-types.ts';
+import { evidence, describeResponse } from '../evidence.ts';
+import { chatBody, errorOf, firstModel, unknownModelId, PROMPT } from '../common-requests.ts';
+import { checkedStreams, checkExchange, judgeFindings } from '../stream-findings.ts';
+import { failAfterEventsHeader } from '../mock-admin.ts';
+import { openaiClient } from '../openai-sdk.ts';
+import { basicCompletion } from '../common-requests.ts';
+import { at } from '../evidence.ts';
+import { toMessage } from '../../client/stream-assembly.ts';
+
+const ids = (...n: number[]): string[] => n.map((i) => `CHAT-STREAM-${String(i).padStart(3, '0')}`);
+
+const framing: CheckDef = {
+  name: 'chat-stream-framing',
+  area: 'chat-stream',
+  ids: ids(1, 2, 3, 4, 5, 22, 33, 37),
+  title: 'stream true answers text/event-stream with JSON chunks, at least one chunk, no meta-only or named events, ended by exactly one [DONE]',
+  async run(ctx, j) {
+    const streams = await checkedStreams(ctx);
+    for (const s of streams) {
+      const ct = s.ex.headers['content-type'] ?? '';
+      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events".
+      j.expect('CHAT-STREAM-001', s.ex.status === 200 && /^text\/event-stream\b/i.test(ct), () =>
+        evidence(s.ex, `${s.name}: not answered as text/event-stream`, { expected: 'text/event-stream', received: `${s.ex.status} ${ct}` }),
+      );
+    }
+    judgeFindings(j, streams, j.ids.filter((id) => id !== 'CHAT-STREAM-001'));
+  },
+};
+
+const envelope: CheckDef = {
+  name: 'chat-stream-envelope',
+  area: 'chat-stream',
+  ids: ids(6, 7, 8, 9, 10, 11, 12, 13),
+  title: 'every chunk is a chat.completion.chunk with one stable non-empty id, one created in seconds, a model and a choices array with stable indexes',
+  async run(ctx, j) {
+    judgeFindings(j, await checkedStreams(ctx), j.ids);
+  },
+};
+
+const deltas: CheckDef = {
+  name: 'chat-stream-deltas',
+  area: 'chat-stream',
+  ids: ids(14, 15, 16, 17, 18, 19, 20, 21, 39),
+  title: 'each choice starts with role assistant once, carries string content, finishes exactly once with a known finish_reason and an empty delta, and n=2 streams both choices',
+  async run(ctx, j) {
+    const streams = await checkedStreams(ctx);
+    judgeFindings(j, streams, j.ids.filter((id) => id !== 'CHAT-STREAM-039'));
+    const two = streams.find((s) => s.name === 'stream with n=2');
+    if (two !== undefined) {
+      const choices = two.result.assembled.choices;
+      const ok = choices.length === 2 && choices.every((c, i) => c.index === i && c.role === 'assistant' && c.finishReason !== null);
+      j.expect('CHAT-STREAM-039', ok, () =>
+        evidence(two.ex, 'with n=2 the stream did not carry choices 0 and 1, each with a role and a finish_reason', {
+          expected: [0, 1],
+          received: choices.map((c) => ({ index: c.index, role: c.role, finish_reason: c.finishReason })),
+        }),
+      );
+    }
+  },
+};
+
+const usage: CheckDef = {
+  name: 'chat-stream-usage',
+  area: 'chat-stream',
+  ids: ids(23, 24, 25, 26, 27, 28, 29),
+  title: 'include_usage adds exactly one last usage chunk with choices [] and consistent totals, and no usage is sent unless requested',
+  async run(ctx, j) {
+    judgeFindings(j, await checkedStreams(ctx), j.ids);
+  },
+};
+
+const errorBeforeStreaming: CheckDef = {
+  name: 'chat-stream-error-before-streaming',
+  area: 'chat-stream',
+  ids: ids(30),
+  title: 'a stream request the server rejects answers a 4xx status with an error body, never a 200 event stream',
+  async run(ctx, j) {
+    const model = await firstModel(ctx);
+    const probes = [
+      { what: 'unknown model', body: chatBody(ctx, unknownModelId(ctx), { stream: true }) },
+      { what: 'empty messages', body: { model, messages: [], stream: true } },
+    ];
+    for (const p of probes) {
+      const ex = await ctx.http.post('/v1/chat/completions', p.body);
+      const e = errorOf(ex);
+      j.expect('CHAT-STREAM-030', ex.status >= 400 && e !== undefined && !/^text\/event-stream/i.test(ex.headers['content-type'] ?? ''), () =>
+        evidence(ex, `a stream request with ${p.what} was not refused with a status and an error body`, { expected: '4xx + {"error":{...}}', received: describeResponse(ex) }),
+      );
+    }
+  },
+};
+
+const errorDuringStreaming: CheckDef = {
+  name: 'chat-stream-error-during-streaming',
+  area: 'chat-stream',
+  ids: ids(31),
+  title: 'a failure after the first chunk is sent as an error event and the stream then ends',
+  async run(ctx, j) {
+    const header = failAfterEventsHeader(ctx, 3);
+    if (header === undefined) {
+      j.skip('CHAT-STREAM-031', 'a mid-stream failure cannot be provoked on a real server; in-stream errors seen elsewhere are judged by the stream checks');
+      return;
+    }
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
+    const result = checkExchange(ex);
+    judgeFindings(j, [{ name: 'stream failing after 3 events', ex, result }], ['CHAT-STREAM-031']);
+    if (result.assembled.error === undefined) {
+      j.violated('CHAT-STREAM-031', evidence(ex, 'the stream failed mid-way but carried no error event', { expected: 'data: {"error":{...}}', received: 'no error event' }));
+    }
+  },
+};
+
+const legalFraming: CheckDef = {
+  name: 'chat-stream-legal-framing',
+  area: 'chat-stream',
+  ids: ids(32, 34, 36),
+  title: 'keep-alive comments, CRLF or lone-CR line endings and data: without a space are read as the SSE standard says',
+  async run(ctx, j) {
+    const streams = await checkedStreams(ctx);
+    judgeFindings(j, streams, ['CHAT-STREAM-032', 'CHAT-STREAM-034']);
+    // Spec (SSE standard): "If value starts with a U+0020 SPACE character, remove it" - so the space is optional.
+    const noSpace = streams.filter((s) => /(^|[\r\n])data:[^ ]/.test(new TextDecoder().decode(s.ex.bytes)));
+    if (noSpace.length > 0) j.informational('CHAT-STREAM-036', `data: without a space in ${noSpace.map((s) => s.name).join(', ')}; parsed as the standard says`);
+    const broken = streams.filter((s) => s.result.findings.some((f) => f.severity === 'fail'));
+    if (noSpace.length > 0 && broken.some((s) => noSpace.includes(s))) {
+      j.violated('CHAT-STREAM-036', { message: 'a stream using data: without a space did not parse cleanly', received: broken.map((s) => s.name) });
+    }
+    if (!j.has('CHAT-STREAM-036')) j.pass('CHAT-STREAM-036');
+  },
+};
+
+const reassembly: CheckDef = {
+  name: 'chat-stream-reassembly',
+  area: 'chat-stream',
+  ids: ids(35),
+  title: 'events split across reads are reassembled and the streamed message equals the non-streamed answer to the same seeded request',
+  async run(ctx, j) {
+    const streams = await checkedStreams(ctx);
+    const plain = streams.find((s) => s.name === 'plain stream');
+    const full = await basicCompletion(ctx);
+    const reads = streams.reduce((a, s) => a + s.result.reader.reads, 0);
+    const events = streams.reduce((a, s) => a + s.result.reader.events, 0);
+    if (plain === undefined || plain.ex.status !== 200 || full.status !== 200) {
+      j.informational('CHAT-STREAM-035', 'no pair of streamed and non-streamed answers to compare');
+      return;
+    }
+    const streamed = plain.result.assembled.choices[0];
+    const message = at(full.json, 'choices', 0, 'message');
+    const same = streamed !== undefined && toMessage(streamed).content === at(message, 'content') && streamed.finishReason === at(full.json, 'choices', 0, 'finish_reason');
+    if (!same) {
+      j.violated('CHAT-STREAM-035', evidence(plain.ex, 'the streamed message differs from the non-streamed answer to the same seeded request', {
+        expected: { content: at(message, 'content'), finish_reason: at(full.json, 'choices', 0, 'finish_reason') },
+        received: { content: streamed?.content, finish_reason: streamed?.finishReason },
+      }));
+      return;
+    }
+    if (reads > events) j.informational('CHAT-STREAM-035', `${events} events arrived in ${reads} reads; reassembled, and the streamed message equals the non-streamed one`);
+    else j.pass('CHAT-STREAM-035');
+  },
+};
+
+const sdkStream: CheckDef = {
+  name: 'chat-stream-openai-sdk',
+  area: 'chat-stream',
+  ids: ids(38),
+  title: 'the official openai SDK iterates the stream to its end without throwing',
+  async run(ctx, j) {
+    const client = await openaiClient(ctx);
+    if (client === undefined) {
+      j.skip('CHAT-STREAM-038', 'the openai package is not installed');
+      return;
+    }
+    const model = await firstModel(ctx);
+    await ctx.http.acquireSlot();
+    try {
+      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true, max_completion_tokens: 16 });
+      let chunks = 0;
+      for await (const chunk of stream) {
+        if (typeof chunk.id === 'string') chunks += 1;
+      }
+      j.expect('CHAT-STREAM-038', chunks > 0, () => ({ message: 'the SDK stream yielded no chunk' }));
+    } catch (error) {
+      j.violated('CHAT-STREAM-038', { message: `openai SDK threw while streaming: ${ctx.http.redact((error as Error).message)}` });
+    }
+  },
+};
+
+export const chatStreamChecks: CheckDef[] = [framing, envelope, deltas, usage, errorBeforeStreaming, errorDuringStreaming, legalFraming, reassembly, sdkStream];

@@ -1,0 +1,199 @@
+import type { CheckDef } from '../check-types.ts';
+import type { HttpExchange } from '../check-http.ts';
+import type { Judge } from '../judge.ts';
+import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
+import { basicCompletion, firstModel, toolBody, toolCompletion, weatherTool, timeTool } from '../common-requests.ts';
+import { checkedStreams, judgeFindings } from '../stream-findings.ts';
+
+const ids = (...n: number[]): string[] => n.map((i) => `TOOLS-${String(i).padStart(3, '0')}`);
+const declared = [weatherTool.function.name, timeTool.function.name] as string[];
+
+function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
+  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { tool_choice: 'auto' })));
+}
+
+function judgeCalls(j: Judge, ex: HttpExchange, label: string): void {
+  (at(ex.json, 'choices') as unknown[] | undefined)?.forEach((choice, i) => {
+    const msg = at(choice, 'message');
+    const calls = at(msg, 'tool_calls');
+    if (!Array.isArray(calls)) return;
+    const seen = new Set<string>();
+    calls.forEach((call, k) => {
+      const p = `/choices/${i}/message/tool_calls/${k}`;
+      const id = at(call, 'id');
+      j.expect('TOOLS-003', typeof id === 'string' && id.length > 0 && !seen.has(id), () => evidence(ex, `${label}: tool call ${k} has no unique non-empty id`, { received: id, pointer: `${p}/id` }));
+      if (typeof id === 'string') seen.add(id);
+      j.expect('TOOLS-004', at(call, 'type') === 'function', () => evidence(ex, `${label}: tool call ${k} type is not "function"`, { expected: 'function', received: at(call, 'type'), pointer: `${p}/type` }));
+      const name = at(call, 'function', 'name');
+      j.expect('TOOLS-005', typeof name === 'string' && declared.includes(name), () => evidence(ex, `${label}: tool call ${k} names an undeclared function`, { expected: declared, received: name, pointer: `${p}/function/name` }));
+      const args = at(call, 'function', 'arguments');
+      if (!j.expect('TOOLS-006', typeof args === 'string', () => evidence(ex, `${label}: function.arguments is not a string`, { expected: 'a JSON string', received: args, pointer: `${p}/function/arguments` }))) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(args as string);
+      } catch {
+        parsed = undefined;
+      }
+      if (isRecord(parsed)) j.pass('TOOLS-007');
+      else j.informational('TOOLS-007', `${label}: function.arguments ${JSON.stringify(args).slice(0, 80)} does not parse as a JSON object`);
+    });
+    const content = isRecord(msg) && 'content' in msg ? msg['content'] : undefined;
+    j.expect('TOOLS-010', isRecord(msg) && 'content' in msg && (content === null || typeof content === 'string'), () =>
+      evidence(ex, `${label}: the tool-call message has no content key (null or a string)`, { expected: null, received: content, pointer: `/choices/${i}/message/content` }),
+    );
+  });
+}
+
+const callShape: CheckDef = {
+  name: 'tools-call-shape',
+  area: 'tools',
+  ids: ids(1, 2, 3, 4, 5, 6, 7, 10, 19),
+  title: 'a forced function tool is returned as tool_calls with unique ids, type function, a declared name and string JSON arguments',
+  async run(ctx, j) {
+    const ex = await toolCompletion(ctx);
+    if (!j.expect('TOOLS-001', ex.status === 200, () => evidence(ex, 'a request with tools was refused', { expected: 200, received: describeResponse(ex) }))) {
+      j.skipRest('no tool-call answer to inspect');
+      return;
+    }
+    const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
+    // Spec, Chat message: "tool_calls | array | on an assistant message, present when the model decides to invoke a tool".
+    j.expect('TOOLS-002', Array.isArray(calls) && calls.length > 0, () => evidence(ex, 'a forced tool produced no message.tool_calls', { expected: 'non-empty array', received: calls, pointer: '/choices/0/message/tool_calls' }));
+    j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
+      evidence(ex, 'the forced function was not called', { expected: weatherTool.function.name, received: Array.isArray(calls) ? calls.map((c) => at(c, 'function', 'name')) : calls }),
+    );
+    judgeCalls(j, ex, 'forced tool call');
+    judgeCalls(j, await autoToolCompletion(ctx), 'tool_choice auto');
+    j.skipRest('no tool call in the answers to inspect');
+  },
+};
+
+const finishReasons: CheckDef = {
+  name: 'tools-finish-reason',
+  area: 'tools',
+  ids: ids(8, 9),
+  title: 'finish_reason tool_calls comes with tool calls, and tool calls under tool_choice auto finish with tool_calls',
+  async run(ctx, j) {
+    const answers = [
+      { label: 'plain completion', ex: await basicCompletion(ctx) },
+      { label: 'forced tool call', ex: await toolCompletion(ctx) },
+      { label: 'tool_choice auto', ex: await autoToolCompletion(ctx) },
+    ];
+    for (const { label, ex } of answers) {
+      (at(ex.json, 'choices') as unknown[] | undefined)?.forEach((c, i) => {
+        const calls = at(c, 'message', 'tool_calls');
+        const has = Array.isArray(calls) && calls.length > 0;
+        const fr = at(c, 'finish_reason');
+        if (fr === 'tool_calls') {
+          j.expect('TOOLS-008', has, () => evidence(ex, `${label}: finish_reason tool_calls without tool calls`, { received: calls, pointer: `/choices/${i}/message/tool_calls` }));
+        }
+        if (label === 'tool_choice auto' && has) {
+          j.expect('TOOLS-009', fr === 'tool_calls', () => evidence(ex, `${label}: a choice with tool calls finished with ${JSON.stringify(fr)}`, { expected: 'tool_calls', received: fr, pointer: `/choices/${i}/finish_reason` }));
+        }
+      });
+    }
+    judgeFindings(j, await checkedStreams(ctx), j.ids);
+  },
+};
+
+const roundTrip: CheckDef = {
+  name: 'tools-round-trip',
+  area: 'tools',
+  ids: ['CHAT-026', 'TOOLS-011'],
+  title: 'replaying the assistant tool call (content null) with a tool result completes the round trip',
+  async run(ctx, j) {
+    const first = await toolCompletion(ctx);
+    const msg = at(first.json, 'choices', 0, 'message');
+    const call = at(msg, 'tool_calls', 0);
+    const callId = at(call, 'id');
+    if (first.status !== 200 || !isRecord(call) || typeof callId !== 'string') {
+      j.failRest(evidence(first, 'the forced tool call gave nothing to send back', { received: describeResponse(first) }));
+      return;
+    }
+    const body = toolBody(ctx, await firstModel(ctx), { tool_choice: 'auto' });
+    body['messages'] = [
+      ...(body['messages'] as unknown[]),
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: callId, content: '{"temperature_c": 21, "sky": "clear"}' },
+    ];
+    const second = await ctx.http.post('/v1/chat/completions', body);
+    const ok = second.status === 200;
+    j.expect('CHAT-026', ok, () => evidence(second, 'an assistant message with content null and tool_calls was refused', { expected: 200, received: describeResponse(second) }));
+    j.expect('TOOLS-011', ok && at(second.json, 'object') === 'chat.completion' && Array.isArray(at(second.json, 'choices')), () =>
+      evidence(second, 'the tool result did not get a completion', { expected: 'chat.completion', received: describeResponse(second) }),
+    );
+  },
+};
+
+const streamDeltas: CheckDef = {
+  name: 'tools-stream-deltas',
+  area: 'tools',
+  ids: ids(12, 13, 14, 15, 16, 17),
+  title: 'streamed tool-call deltas have contiguous integer indexes, a first delta with id, type and name, a stable identity and string argument fragments that join to JSON',
+  async run(ctx, j) {
+    const streams = await checkedStreams(ctx);
+    const tool = streams.find((s) => s.name === 'streamed forced tool call');
+    if (tool !== undefined && tool.ex.status === 200) {
+      const calls = tool.result.assembled.choices[0]?.toolCalls ?? [];
+      if (calls.length === 0) j.violated('TOOLS-012', evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
+      calls.forEach((c, k) => {
+        j.expect('TOOLS-016', c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(c.arguments);
+        } catch {
+          parsed = undefined;
+        }
+        if (!isRecord(parsed)) j.informational('TOOLS-017', `joined arguments of tool call ${k} do not parse as a JSON object: ${c.arguments.slice(0, 80)}`);
+      });
+    }
+    judgeFindings(j, streams, j.ids);
+  },
+};
+
+const choiceNone: CheckDef = {
+  name: 'tools-choice-none',
+  area: 'tools',
+  ids: ids(18),
+  title: 'tool_choice none suppresses tool calls',
+  async run(ctx, j) {
+    const ex = await ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { tool_choice: 'none', max_completion_tokens: 16 }));
+    const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
+    j.expect('TOOLS-018', ex.status === 200 && (calls === undefined || calls === null || (Array.isArray(calls) && calls.length === 0)), () =>
+      evidence(ex, 'tool_choice none still produced tool calls (or was refused)', { expected: 'no tool_calls', received: ex.status === 200 ? calls : describeResponse(ex) }),
+    );
+  },
+};
+
+const parallel: CheckDef = {
+  name: 'tools-parallel-false',
+  area: 'tools',
+  ids: ids(20),
+  title: 'parallel_tool_calls false yields at most one tool call',
+  async run(ctx, j) {
+    const ex = await ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { tool_choice: 'auto', parallel_tool_calls: false }));
+    const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
+    j.expect('TOOLS-020', ex.status === 200 && (!Array.isArray(calls) || calls.length <= 1), () =>
+      evidence(ex, 'parallel_tool_calls false gave more than one call (or was refused)', { expected: '<= 1 call', received: ex.status === 200 ? (Array.isArray(calls) ? calls.length : calls) : describeResponse(ex) }),
+    );
+  },
+};
+
+const invalidDefinition: CheckDef = {
+  name: 'tools-invalid-definition',
+  area: 'tools',
+  ids: ids(21),
+  title: 'a function name with spaces or over 64 characters answers 400',
+  async run(ctx, j) {
+    const model = await firstModel(ctx);
+    for (const name of ['get weather', 'x'.repeat(65)]) {
+      const ex = await ctx.http.post('/v1/chat/completions', {
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }],
+      });
+      j.expect('TOOLS-021', ex.status === 400, () => evidence(ex, `function name "${name.slice(0, 20)}..." was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
+    }
+  },
+};
+
+export const toolsChecks: CheckDef[] = [callShape, finishReasons, roundTrip, streamDeltas, choiceNone, parallel, invalidDefinition];

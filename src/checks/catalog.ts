@@ -1,0 +1,28 @@
+import type { Area, CheckDef } from './check-types.ts';
+import { authChecks } from './areas/auth.ts';
+import { modelsChecks } from './areas/models.ts';
+import { meChecks } from './areas/me.ts';
+import { usageChecks } from './areas/usage.ts';
+import { chatChecks } from './areas/chat.ts';
+import { chatStreamChecks } from './areas/chat-stream.ts';
+import { toolsChecks } from './areas/tools.ts';
+
+/** Every check, in the order the suites run them (area by area). */
+export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks];
+
+const byName = new Map(catalog.map((c) => [c.name, c]));
+
+export function checkByName(name: string): CheckDef {
+  const c = byName.get(name);
+  if (c === undefined) throw new Error(`no check named "${name}"`);
+  return c;
+}
+
+export function checksOfArea(area: Area): CheckDef[] {
+  return catalog.filter((c) => c.area === area);
+}
+
+/** The contract test title of a check: its requirement IDs, then its behaviour sentence. */
+export function testTitle(def: CheckDef): string {
+  return `${def.ids.join(', ')}: ${def.title}`;
+}

@@ -1,0 +1,119 @@
+import type { CheckContext } from './check-types.ts';
+import type { HttpExchange } from './check-http.ts';
+import { at, isRecord } from './evidence.ts';
+
+/** The small prompt every shared completion sends. */
+export const PROMPT = 'Say hello to the conformance suite in a few words.';
+
+export const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Current weather for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+} as const;
+
+export const timeTool = {
+  type: 'function',
+  function: {
+    name: 'get_time',
+    description: 'Current time in a time zone.',
+    parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+  },
+} as const;
+
+/** GET /v1/models without credentials (the route is public), shared by the run. */
+export function modelList(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('models', () => ctx.http.get('/v1/models', { auth: 'none' }));
+}
+
+/** The listed model ids; throws (the check fails) when the list is unusable. */
+export async function modelIds(ctx: CheckContext): Promise<string[]> {
+  const ex = await modelList(ctx);
+  const data = at(ex.json, 'data');
+  if (ex.status !== 200 || !Array.isArray(data)) throw new Error(`GET /v1/models gave no usable list (status ${ex.status})`);
+  const ids = data.map((m) => at(m, 'id')).filter((id): id is string => typeof id === 'string' && id.length > 0);
+  if (ids.length === 0) throw new Error('GET /v1/models lists no model id');
+  return ids;
+}
+
+/** The model the shared requests use: the first listed one. */
+export async function firstModel(ctx: CheckContext): Promise<string> {
+  return (await modelIds(ctx))[0] as string;
+}
+
+export function chatBody(ctx: CheckContext, model: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { model, messages: [{ role: 'user', content: PROMPT }], seed: ctx.seed, ...extra };
+}
+
+/** GET /v1/me with the run's token (fresh each call: usage changes). */
+export function getMe(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.http.get('/v1/me');
+}
+
+/** The first /v1/me of the run, for shape checks. */
+export function sharedMe(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('me', () => getMe(ctx));
+}
+
+/** One minimal non-streaming completion, shared by the shape checks. */
+export function basicCompletion(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:basic', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx))));
+}
+
+/** The same request as `basicCompletion`, streamed. */
+export function basicStream(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:stream', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true })));
+}
+
+/** Streamed with `stream_options.include_usage`. */
+export function usageStream(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:stream-usage', async () =>
+    ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } })),
+  );
+}
+
+/** Streamed with an empty `stream_options` (usage must still not be sent). */
+export function emptyOptionsStream(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:stream-empty-options', async () =>
+    ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: {} })),
+  );
+}
+
+/** Streamed with n = 2. */
+export function twoChoiceStream(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:stream-n2', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
+}
+
+export function toolBody(ctx: CheckContext, model: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    model,
+    messages: [{ role: 'user', content: 'What is the weather in Zürich?' }],
+    tools: [weatherTool, timeTool],
+    tool_choice: { type: 'function', function: { name: weatherTool.function.name } },
+    seed: ctx.seed,
+    ...extra,
+  };
+}
+
+/** A completion where the tool is forced, so the answer must be a tool call. */
+export function toolCompletion(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:tool', async () => ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx))));
+}
+
+/** The same forced tool call, streamed. */
+export function toolStream(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('chat:tool-stream', async () => ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { stream: true })));
+}
+
+/** `body.error` when the body is an OpenAI-shaped error, else undefined. */
+export function errorOf(ex: HttpExchange): Record<string, unknown> | undefined {
+  const e = at(ex.json, 'error');
+  return isRecord(e) ? e : undefined;
+}
+
+/** A model id that no server lists. */
+export function unknownModelId(ctx: CheckContext): string {
+  return `iari-no-such-model-${ctx.seed}`;
+}
