@@ -1,0 +1,38 @@
+import type { StrictJsonLimits } from './strict-json.ts';
+
+export interface ReceiptPayloads {
+  /** The request body the act's input_digest must cover (D-RCPT-13). */
+  input?: unknown;
+  /** The assembled assistant message(s) the outcome's output_digest must cover. */
+  output?: unknown;
+  /** The Context Envelope the Receipt's context must cover. */
+  context?: unknown;
+}
+
+export interface VerifyOptions {
+  /** Conformance level 1 (default), 2 or 3 (D-RCPT-20). */
+  level?: 1 | 2 | 3;
+  /** Trusted issuer keyrefs; without them every issuer is reported ISSUER_UNTRUSTED. */
+  trustedIssuers?: readonly string[];
+  /** Approver keyrefs for stop.approve approvals. */
+  approvers?: readonly string[];
+  /** The Mandate's grant id, for actor_sig (D-RCPT-19). */
+  grantId?: string;
+  /** The service identifier approvals are over; default each Receipt's iss (D-RCPT-06). */
+  serviceId?: string;
+  /** Expected head digest; without it tail truncation is undetectable. */
+  expectedHead?: string;
+  /** Accepted token commitments (D-RCPT-10). */
+  tokenCommitments?: readonly string[];
+  /** Payloads to check input_digest, output_digest and context against. */
+  payloads?: (index: number, id: string | undefined) => ReceiptPayloads | undefined;
+  /** Require the wire text of each Receipt to be its JCS form. */
+  strictWire?: boolean;
+  /** The verifier's clock, integer seconds (default: now). */
+  now?: number;
+  /** Allowed clock skew for IAT_FUTURE, seconds (default 300). */
+  maxSkewSeconds?: number;
+  /** At most this many findings are kept (default 1000); the rest are counted. */
+  maxFindings?: number;
+  limits?: StrictJsonLimits;
+}
