@@ -1,0 +1,295 @@
+// The mock's receipt issuer: one Mandate chain per account, a gate Receipt for every chat request
+// that passes validation and an outcome Receipt paired to every allowed gate, signed with the
+// service's Ed25519 key (deterministic from the seed). Canonical bytes, digests, ids and signatures
+// all come from the receipt library (src/receipts/); this file only decides what goes into each
+// Receipt, links it (prev) and applies the receipt faults of faults-receipts.ts.
+import { createHash } from 'node:crypto';
+import { HarnessError, HarnessErrorCode } from '../src/errors.ts';
+import { digestOf, Ed25519Key, newReceiptId, PROTO, sealReceipt, signAct } from '../src/receipts/index.ts';
+import type { Act, Budget, Decision, Outcome, Receipt, SealedReceipt, UnsignedReceipt } from '../src/receipts/index.ts';
+import { ReceiptFault } from './faults-receipts.ts';
+import type { GateDecision, GateInput, OutcomeInput, ReceiptChainView, ReceiptIssuer, ReceiptKeysView } from './receipt-hooks.ts';
+import { openReceiptLedger, type LedgerSyncMode, type ReceiptLedger } from './receipt-ledger.ts';
+
+export interface ReceiptIssuerOptions {
+  /** Seed of the service key, the actor keys and the Mandate ids (default 0). */
+  seed?: number | string;
+  /** Durable JSONL ledger file; a restart continues the chains it holds. */
+  ledger?: string;
+  ledgerSync?: LedgerSyncMode;
+  /** Published service_id (D-RCPT-06: default the issuer's keyref). */
+  serviceId?: string;
+  /** Conformance level of the Receipts issued: 2 adds actor_sig, 3 also context (default 1). */
+  level?: 1 | 2 | 3;
+  /** Clock in integer seconds (default: wall clock). */
+  now?: () => number;
+  /** Ledger warnings (torn tail cut, open gates closed on restart); default stderr. */
+  onWarning?: (message: string) => void;
+}
+
+export interface MockReceiptIssuer extends ReceiptIssuer {
+  readonly issuerKeyref: string;
+  readonly serviceId: string;
+  readonly level: 1 | 2 | 3;
+  /** `faults` selects receipt-keys-mismatch for this call. */
+  keys(faults?: ReadonlySet<string>): ReceiptKeysView;
+  chain(account: string): ReceiptChainView;
+  /** Accounts that have a chain, in order of first Receipt. */
+  accounts(): string[];
+  /** Flushes nothing (every append is already durable) and releases the ledger. */
+  close(): void;
+}
+
+type Mandate = ReceiptChainView['mandate'];
+
+interface OpenGate {
+  act: Act;
+  decision: Decision;
+  context: string | undefined;
+  iat: number;
+}
+
+interface Chain {
+  account: string;
+  mandate: Mandate;
+  actorKey: Ed25519Key;
+  receipts: Receipt[];
+  head: string | undefined;
+  lastIat: number;
+  open: Map<string, OpenGate>;
+}
+
+const NO_FAULTS: ReadonlySet<string> = new Set();
+
+function derivedSeed(label: string): Uint8Array {
+  return new Uint8Array(createHash('sha256').update(`iari-mock/${label}`).digest());
+}
+
+function shortId(label: string): string {
+  return createHash('sha256').update(`iari-mock/${label}`).digest('hex').slice(0, 24);
+}
+
+/** Spec, Receipt decision: reason "required when result is denied"; subcode and prose "required when reason is PROTO_DENY_POLICY". */
+function decisionOf(input: GateDecision, faults: ReadonlySet<string>): Decision {
+  let decision: Decision;
+  if (input.result === 'allowed') decision = { result: 'allowed' };
+  else if (faults.has(ReceiptFault.denialWithoutReason)) decision = { result: 'denied' };
+  else {
+    decision = { result: 'denied', reason: input.reason };
+    if (input.subcode !== undefined && !faults.has(ReceiptFault.policyDenialWithoutSubcode)) decision.subcode = input.subcode;
+    if (input.prose !== undefined) decision.prose = input.prose;
+  }
+  if (faults.has(ReceiptFault.unknownDecisionMember)) (decision as Decision & { note?: string }).note = 'issued by the iari mock';
+  return decision;
+}
+
+/** Level 3: the Context Envelope of a chat request is {messages, tools?} of its body (docs/mock-receipts.md). */
+function contextEnvelopeOf(body: unknown): Record<string, unknown> {
+  const source = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const envelope: Record<string, unknown> = { messages: Array.isArray(source['messages']) ? source['messages'] : [] };
+  if (Array.isArray(source['tools'])) envelope['tools'] = source['tools'];
+  return envelope;
+}
+
+function usd(amount: string): Budget {
+  return { amount, unit: 'USD' };
+}
+
+export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockReceiptIssuer {
+  const seed = String(options.seed ?? 0);
+  const level = options.level ?? 1;
+  const issuer = Ed25519Key.fromSeed(derivedSeed(`issuer/${seed}`));
+  const serviceId = options.serviceId ?? issuer.keyref;
+  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const chains = new Map<string, Chain>();
+  // x-receipt-gate values given out under receipt-wrong-gate-header, mapped back to the real gate.
+  const aliases = new Map<string, string>();
+
+  const chainOf = (account: string): Chain => {
+    let chain = chains.get(account);
+    if (chain === undefined) {
+      const actorKey = Ed25519Key.fromSeed(derivedSeed(`actor/${seed}/${account}`));
+      chain = {
+        account,
+        mandate: { id: `mnd_${shortId(`mandate/${seed}/${account}`)}`, grant_id: `grant_${shortId(`grant/${seed}/${account}`)}`, actor: actorKey.keyref },
+        actorKey,
+        receipts: [],
+        head: undefined,
+        lastIat: 0,
+        open: new Map(),
+      };
+      chains.set(account, chain);
+    }
+    return chain;
+  };
+
+  const record = (chain: Chain, sealed: SealedReceipt) => {
+    chain.receipts.push(sealed.receipt);
+    chain.head = sealed.digest;
+    chain.lastIat = Math.max(chain.lastIat, sealed.receipt.iat);
+  };
+
+  let ledger: ReceiptLedger | null = null;
+
+  const append = (chain: Chain, parts: Omit<UnsignedReceipt, 'proto' | 'type' | 'id' | 'iss' | 'iat' | 'actor' | 'prev'>, faults: ReadonlySet<string>, gateFaults: boolean): SealedReceipt => {
+    let iat = Math.max(now(), chain.lastIat);
+    // Fault receipt-iat-backwards: one second before the previous Receipt (only once there is one).
+    if (gateFaults && faults.has(ReceiptFault.iatBackwards) && chain.head !== undefined) iat = chain.lastIat - 1;
+    let prev = chain.head;
+    if (gateFaults && faults.has(ReceiptFault.brokenPrev) && prev !== undefined) prev = digestOf({ 'not-a-receipt': prev });
+    const unsigned: UnsignedReceipt = {
+      proto: PROTO,
+      type: 'receipt',
+      id: newReceiptId(),
+      iss: issuer.keyref,
+      iat,
+      ...(prev === undefined ? {} : { prev }),
+      actor: chain.actorKey.keyref,
+      ...parts,
+    };
+    let sealed = sealReceipt(unsigned, issuer);
+    if (gateFaults && faults.has(ReceiptFault.badSignature)) {
+      // A genuine issuer signature, but over other bytes: well-formed, canonical, and wrong.
+      const other = sealReceipt({ ...unsigned, iat: unsigned.iat + 1 }, issuer);
+      const receipt: Receipt = { ...sealed.receipt, sig: other.receipt.sig };
+      sealed = { receipt, digest: digestOf(receipt) };
+    }
+    // Durable before the caller answers (issue 6: "a receipt is on disk before the response that it records is finished").
+    ledger?.append({ account: chain.account, mandate: chain.mandate.id, receipt: sealed.receipt as unknown as Record<string, unknown> });
+    record(chain, sealed);
+    return sealed;
+  };
+
+  const appendOutcome = (chain: Chain, gateDigest: string, gate: OpenGate, outcome: Outcome, cost: Budget, faults: ReadonlySet<string>): void => {
+    let act = gate.act;
+    if (faults.has(ReceiptFault.pairActMismatch)) {
+      act = { ...act, resource: `${act.resource}#other` };
+      if (level >= 2) act = signAct(act, chain.actorKey, chain.mandate.grant_id);
+    }
+    const parts = {
+      act,
+      decision: gate.decision,
+      cost,
+      outcome,
+      ...(faults.has(ReceiptFault.outcomeWithoutGate) ? {} : { gate: gateDigest }),
+      ...(gate.context === undefined ? {} : { context: gate.context }),
+    };
+    append(chain, parts, faults, false);
+    if (faults.has(ReceiptFault.duplicateOutcome)) append(chain, parts, faults, false);
+  };
+
+  if (options.ledger !== undefined) {
+    ledger = openReceiptLedger(options.ledger, {
+      ...(options.ledgerSync === undefined ? {} : { sync: options.ledgerSync }),
+      ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
+    });
+    try {
+      replay(ledger, chainOf, record, issuer.keyref);
+      closeOpenGates(chains, ledger, appendOutcome, options.onWarning);
+    } catch (error) {
+      ledger.close();
+      throw error;
+    }
+  }
+
+  return {
+    issuerKeyref: issuer.keyref,
+    serviceId,
+    level,
+
+    gate(input: GateInput): { gateDigest: string } {
+      const faults = input.faults ?? NO_FAULTS;
+      const chain = chainOf(input.account);
+      let act: Act = { verb: 'model.call', resource: input.resource, input_digest: digestOf(input.inputDigestOf) };
+      if (level >= 2) act = signAct(act, chain.actorKey, chain.mandate.grant_id);
+      const decision = decisionOf(input.decision, faults);
+      const context = level >= 3 ? digestOf(contextEnvelopeOf(input.inputDigestOf)) : undefined;
+      // D-RCPT-09: "Cost of a gate Receipt = the estimate made when deciding (a denied gate costs "0")".
+      let amount = input.decision.result === 'denied' ? '0' : input.estimatedCostUsd;
+      if (faults.has(ReceiptFault.noncanonicalCost)) amount = amount.includes('.') ? `${amount}0` : `${amount}.0`;
+      const sealed = append(chain, { act, decision, cost: usd(amount), ...(context === undefined ? {} : { context }) }, faults, true);
+      const iat = sealed.receipt.iat;
+      if (decision.result === 'allowed') chain.open.set(sealed.digest, { act, decision, context, iat });
+      if (faults.has(ReceiptFault.wrongGateHeader)) {
+        const alias = digestOf({ 'not-the-gate': sealed.digest });
+        aliases.set(alias, sealed.digest);
+        return { gateDigest: alias };
+      }
+      return { gateDigest: sealed.digest };
+    },
+
+    outcome(input: OutcomeInput): void {
+      const faults = input.faults ?? NO_FAULTS;
+      const chain = chainOf(input.account);
+      const gateDigest = aliases.get(input.gateDigest) ?? input.gateDigest;
+      aliases.delete(input.gateDigest);
+      const gate = chain.open.get(gateDigest);
+      // An outcome for a gate that is not open (never issued, or already closed) would corrupt the chain.
+      if (gate === undefined) return;
+      chain.open.delete(gateDigest);
+      if (faults.has(ReceiptFault.missingOutcome)) return;
+      // Spec, Receipt outcome: "for model.call outcome Receipts the resolved provider, model and matched boundary must be recorded".
+      const outcome: Outcome = { status: input.status, output_digest: digestOf(input.output) };
+      if (!faults.has(ReceiptFault.missingResolved)) {
+        outcome.resolved =
+          input.resolved !== null && faults.has(ReceiptFault.wrongResolvedModel) ? { ...input.resolved, model: `${input.resolved.model}-fallback` } : input.resolved;
+      }
+      appendOutcome(chain, gateDigest, gate, outcome, usd(input.costUsd), faults);
+    },
+
+    chain(account: string): ReceiptChainView {
+      const chain = chainOf(account);
+      return { mandate: { ...chain.mandate }, head: chain.head ?? null, data: [...chain.receipts] };
+    },
+
+    keys(faults: ReadonlySet<string> = NO_FAULTS): ReceiptKeysView {
+      const kid = faults.has(ReceiptFault.keysMismatch) ? Ed25519Key.fromSeed(derivedSeed(`advertised/${seed}`)).keyref : issuer.keyref;
+      return { object: 'receipt_keys', service_id: serviceId, keys: [{ kid, alg: 'Ed25519', use: 'issuer' }] };
+    },
+
+    accounts: () => [...chains.keys()],
+
+    close() {
+      ledger?.close();
+    },
+  };
+}
+
+function replay(ledger: ReceiptLedger, chainOf: (account: string) => Chain, record: (chain: Chain, sealed: SealedReceipt) => void, issuerKeyref: string): void {
+  for (const entry of ledger.recovered) {
+    const receipt = entry.receipt as unknown as Receipt;
+    const chain = chainOf(entry.account);
+    if (receipt.iss !== issuerKeyref || entry.mandate !== chain.mandate.id) {
+      throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `ledger ${ledger.path} was written by a mock with another seed (receipt at byte offset ${entry.offset})`, {
+        hint: 'restart with the same --seed, or use a new --ledger file',
+      });
+    }
+    const digest = digestOf(receipt);
+    record(chain, { receipt, digest });
+    if (receipt.gate !== undefined) chain.open.delete(receipt.gate);
+    else if (receipt.outcome === undefined && receipt.decision.result === 'allowed') {
+      chain.open.set(digest, { act: receipt.act, decision: receipt.decision, context: receipt.context, iat: receipt.iat });
+    }
+  }
+}
+
+/** Gates the previous run left open never finished: they are closed as interrupted on restart. */
+function closeOpenGates(
+  chains: Map<string, Chain>,
+  ledger: ReceiptLedger,
+  appendOutcome: (chain: Chain, gateDigest: string, gate: OpenGate, outcome: Outcome, cost: Budget, faults: ReadonlySet<string>) => void,
+  onWarning: ((message: string) => void) | undefined,
+): void {
+  let closed = 0;
+  for (const chain of chains.values()) {
+    for (const [digest, gate] of [...chain.open]) {
+      chain.open.delete(digest);
+      appendOutcome(chain, digest, gate, { status: 'interrupted', resolved: null }, usd('0'), NO_FAULTS);
+      closed++;
+    }
+  }
+  if (closed > 0) {
+    const message = `ledger ${ledger.path}: ${closed} gate Receipt(s) left open by the previous run closed with outcome "interrupted"`;
+    (onWarning ?? ((m: string) => process.stderr.write(`iari mock: ${m}\n`)))(message);
+  }
+}
