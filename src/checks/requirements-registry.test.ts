@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,15 @@ describe('the real registry (spec/requirements.yaml)', () => {
 
   it('cites a DECISIONS.md decision for every profile requirement', () => {
     for (const r of list.filter((x) => x.source === 'profile')) expect(r.ref, r.id).toMatch(/DECISIONS\.md/);
+  });
+
+  it('cites only decisions that exist in spec/DECISIONS.md', () => {
+    const decisions = readFileSync(new URL('../../spec/DECISIONS.md', import.meta.url), 'utf8');
+    const defined = new Set([...decisions.matchAll(/^\*\*(D-(?:HTTP|RCPT)-\d{2})\b/gm)].map((m) => m[1]));
+    expect(defined.size).toBeGreaterThanOrEqual(25);
+    const cited = list.flatMap((r) => [...r.ref.matchAll(/D-(?:HTTP|RCPT)-\d{2}/g)].map((m) => `${r.id} -> ${m[0]}`));
+    expect(cited.length).toBeGreaterThan(50);
+    expect(cited.filter((c) => !defined.has(c.split(' -> ')[1] ?? ''))).toEqual([]);
   });
 
   it('finds requirements by ID', () => {
