@@ -235,7 +235,7 @@ pre{font-family:var(--mono);font-size:12px;background:var(--bg);border:1px solid
 .empty{color:var(--muted);font-style:italic}
 .muted{color:var(--muted)}
 .tip{position:fixed;z-index:10;pointer-events:none;background:var(--fg);color:var(--bg);padding:5px 8px;border-radius:6px;font-size:12px;white-space:pre;box-shadow:0 2px 8px rgba(0,0,0,.25)}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:14px}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:14px}
 figure.chart{margin:0}
 figure.chart figcaption{font-weight:600;font-size:13px;margin-bottom:4px}
 svg.chart{width:100%;height:auto;display:block;font:11px system-ui,sans-serif;color:var(--fg)}
@@ -243,6 +243,7 @@ svg.chart text{fill:var(--muted)}
 svg.chart .axis line,svg.chart .axis path{stroke:var(--line)}
 svg.chart .grid line{stroke:var(--grid);stroke-dasharray:2 3}
 svg.chart .bar{fill:var(--series1);opacity:.85}
+svg.chart .hit{fill:transparent;stroke:none}svg.chart .hit:hover{fill:var(--series1);stroke:var(--fg)}
 svg.chart .bar:hover,svg.chart .heat-cell:hover{opacity:1;stroke:var(--fg);stroke-width:1}
 svg.chart .line{fill:none;stroke-width:2}
 svg.chart .s0{stroke:var(--series1);fill:var(--series1)}svg.chart .s1{stroke:var(--series2);fill:var(--series2)}

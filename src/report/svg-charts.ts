@@ -20,7 +20,7 @@ export interface Marker {
 
 const W = 640;
 const H = 260;
-const M = { top: 16, right: 18, bottom: 42, left: 58 };
+const M = { top: 16, right: 18, bottom: 42, left: 66 };
 
 function fmt(value: number): string {
   if (!Number.isFinite(value)) return String(value);
@@ -207,7 +207,7 @@ export function cdfChart(o: CdfOptions): Html {
   const step = Math.max(1, Math.floor(pts.length / 120));
   const hovers = pts
     .filter((_, i) => i % step === 0 || i === pts.length - 1)
-    .map((p) => html`<circle class="hover s0" cx="${n(x(p.value))}" cy="${n(y(p.fraction))}" r="3" fill-opacity="0.001" data-tip="${`${format(p.value)}\n${(p.fraction * 100).toFixed(2)}% at or below`}"/>`);
+    .map((p) => html`<circle class="hit" cx="${n(x(p.value))}" cy="${n(y(p.fraction))}" r="4" data-tip="${`${format(p.value)}\n${(p.fraction * 100).toFixed(2)}% at or below`}"/>`);
   const body = html`${axes({
     x,
     y,

@@ -1,0 +1,89 @@
+import * as hdr from 'hdr-histogram-js';
+import { describe, expect, it } from 'vitest';
+import { binsFromHdr, cdfFromHdr, formatUs, hdrValueCounts, loadHtml, renderLoadReport } from './load-html.ts';
+import { createRedactor } from './redact.ts';
+import { escapeHtml } from './html-shell.ts';
+import { sampleLoadResult } from './sample-load-result.ts';
+import type { HistogramSummary } from '../load/load-result.ts';
+
+function summaryOf(values: number[]): HistogramSummary {
+  const h = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });
+  for (const v of values) h.recordValue(v);
+  return {
+    unit: 'us',
+    count: h.totalCount,
+    min: h.getValueAtPercentile(0),
+    max: h.maxValue,
+    mean: h.mean,
+    stddev: h.stdDeviation,
+    percentiles: { p50: h.getValueAtPercentile(50), p90: h.getValueAtPercentile(90), p95: h.getValueAtPercentile(95), p99: h.getValueAtPercentile(99), 'p99.9': h.getValueAtPercentile(99.9) },
+    hdr: hdr.encodeIntoCompressedBase64(h),
+  };
+}
+
+describe('load-html', () => {
+  it('formats microseconds as readable durations', () => {
+    expect(formatUs(812)).toBe('0.81 ms');
+    expect(formatUs(12_345)).toBe('12.3 ms');
+    expect(formatUs(812_000)).toBe('812 ms');
+    expect(formatUs(12_300_000)).toBe('12.3 s');
+    expect(formatUs(null)).toBe('–');
+  });
+
+  it('reads back every recorded value and count from an encoded HDR histogram', () => {
+    const s = summaryOf([1000, 1000, 2000, 5000, 5000, 5000]);
+    const pairs = hdrValueCounts(s.hdr);
+    expect(pairs.map((p) => p.count)).toEqual([2, 1, 3]);
+    expect(pairs.map((p) => Math.round(p.value / 10) * 10)).toEqual([1000, 2000, 5000]);
+    expect(hdrValueCounts('')).toEqual([]);
+    expect(hdrValueCounts('not base64 at all')).toEqual([]);
+  });
+
+  it('bins a histogram in ms without losing samples and builds a CDF ending at 1', () => {
+    const values = Array.from({ length: 500 }, (_, i) => 100_000 + ((i * 7919) % 1000) * 100);
+    const s = summaryOf([...values, 5_000_000]);
+    const bins = binsFromHdr(s, 20);
+    expect(bins).toHaveLength(20);
+    expect(bins.reduce((a, b) => a + b.count, 0)).toBe(501);
+    expect(bins[0]?.lo).toBeCloseTo(s.min / 1000);
+    const cdf = cdfFromHdr(s);
+    expect(cdf.at(-1)?.fraction).toBe(1);
+    expect(cdf.every((p, i) => i === 0 || p.fraction >= (cdf[i - 1]?.fraction ?? 0))).toBe(true);
+  });
+
+  it('renders summary, SLO rows, distributions, time series and errors of a run', () => {
+    const r = sampleLoadResult({ durationS: 12 });
+    const page = renderLoadReport(r);
+    for (const s of r.slos) expect(page).toContain(`<code>${escapeHtml(s.expr)}</code>`);
+    expect(page).toContain(r.slosPassed ? 'SLOs MET' : 'SLOs BREACHED');
+    expect(page.match(/data-chart="histogram"/g)).toHaveLength(2);
+    expect(page.match(/data-chart="cdf"/g)).toHaveLength(2);
+    expect(page.match(/data-chart="line"/g)).toHaveLength(4);
+    expect(page).not.toContain('data-chart="sweep"');
+    expect(page).toContain(`Errors (${r.errors.total}`);
+    for (const e of r.errors.examples) if (e.requestId !== null) expect(page).toContain(e.requestId);
+  });
+
+  it('draws the sweep curve with one point per step and the best level', () => {
+    const r = sampleLoadResult({ durationS: 5, sweep: true });
+    const page = renderLoadReport(r);
+    expect(page).toContain('data-chart="sweep"');
+    expect(page.match(/class="step dot-/g)).toHaveLength(r.sweep?.steps.length ?? -1);
+    expect(page).toContain(`best ${r.sweep?.best}`);
+  });
+
+  it('reports SLOs met, and no errors, when the run had none', () => {
+    const page = renderLoadReport(sampleLoadResult({ durationS: 5, errors: false, stall: false }));
+    expect(page).toContain('SLOs MET');
+    expect(page).toContain('No request failed.');
+  });
+
+  it('scrubs the secret from the page', () => {
+    const secret = 'sk-iari-canary-feedface1234';
+    const r = sampleLoadResult({ durationS: 3 });
+    r.errors.examples.push({ class: 'other', detail: `echo ${secret}`, requestId: null });
+    r.errors.total += 1;
+    expect(renderLoadReport(r)).toContain(secret);
+    expect(loadHtml(r, createRedactor([secret]))).not.toContain(secret);
+  });
+});

@@ -1,0 +1,336 @@
+/**
+ * `report.html` of `iari load`: summary, SLOs and goodput, latency percentiles, TTFT and ITL
+ * distributions (from the exact HDR histograms in load.json), throughput and latency over time
+ * (per-second timeslices), the sweep curve when present, and errors by class.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice } from '../load/load-result.ts';
+import { errorClasses, percentileKeys } from '../load/load-result.ts';
+import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
+import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
+import { sanitize, type Redactor } from './redact.ts';
+
+/** A duration in µs as a short readable string (ms below 10 s). */
+export function formatUs(us: number | null | undefined): string {
+  if (us === null || us === undefined || !Number.isFinite(us)) return '–';
+  const ms = us / 1000;
+  if (Math.abs(ms) >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (Math.abs(ms) >= 100) return `${ms.toFixed(0)} ms`;
+  if (Math.abs(ms) >= 10) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+function ms(value: number): string {
+  return Number.isInteger(value) ? `${value} ms` : `${Number(value.toPrecision(3))} ms`;
+}
+
+function num(value: number, digits = 1): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+function pct(value: number): string {
+  return `${(value * 100).toFixed(value < 0.01 && value > 0 ? 2 : 1)}%`;
+}
+
+/** The recorded (value, count) pairs of an encoded HDR histogram, in value order. */
+export function hdrValueCounts(encoded: string): { value: number; count: number }[] {
+  if (encoded === '') return [];
+  let h: hdr.Histogram;
+  try {
+    h = hdr.decodeFromCompressedBase64(encoded, 32);
+  } catch {
+    return [];
+  }
+  const out: { value: number; count: number }[] = [];
+  const iterator = (h as unknown as { recordedValuesIterator?: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } } }).recordedValuesIterator;
+  if (iterator !== undefined) {
+    iterator.reset();
+    while (iterator.hasNext()) {
+      const v = iterator.next();
+      if (v.countAtValueIteratedTo > 0) out.push({ value: v.valueIteratedTo, count: v.countAtValueIteratedTo });
+    }
+    return out;
+  }
+  // A histogram without an iterator (wasm build): sample its quantile function.
+  const n = h.totalCount;
+  for (let q = 0; q <= 1000; q++) out.push({ value: h.getValueAtPercentile(q / 10), count: n / 1001 });
+  return out;
+}
+
+/**
+ * Equal-width bins over [min, p99.9] in ms; the few samples beyond p99.9 go into the last bin so
+ * one outlier does not squash the shape (the tooltip says so).
+ */
+export function binsFromHdr(summary: HistogramSummary, count = 40): Bin[] {
+  const values = hdrValueCounts(summary.hdr);
+  if (values.length === 0) return [];
+  const lo = summary.min / 1000;
+  const hi = Math.max(lo + 0.001, summary.percentiles['p99.9'] / 1000);
+  const width = (hi - lo) / count;
+  const bins: Bin[] = Array.from({ length: count }, (_, i) => ({ lo: lo + i * width, hi: lo + (i + 1) * width, count: 0 }));
+  for (const { value, count: c } of values) {
+    const i = Math.min(count - 1, Math.max(0, Math.floor((value / 1000 - lo) / width)));
+    const bin = bins[i];
+    if (bin !== undefined) bin.count += c;
+  }
+  return bins;
+}
+
+export function cdfFromHdr(summary: HistogramSummary): { value: number; fraction: number }[] {
+  const values = hdrValueCounts(summary.hdr);
+  const total = values.reduce((s, v) => s + v.count, 0);
+  let seen = 0;
+  return values.map((v) => {
+    seen += v.count;
+    return { value: v.value / 1000, fraction: total === 0 ? 0 : seen / total };
+  });
+}
+
+const metricLabels: Record<MetricName, string> = {
+  ttfb: 'time to first byte',
+  ttft: 'time to first token',
+  itl: 'inter-token latency (per token)',
+  tpot: 'time per output token',
+  e2e: 'end-to-end latency',
+  service_ttft: 'TTFT from actual send',
+  service_e2e: 'e2e from actual send',
+  schedule_lag: 'schedule lag',
+  event_loop_lag: 'client event-loop lag',
+  output_tps: 'output tokens/s per request',
+};
+
+function modeText(r: LoadResult): string {
+  const m = r.meta.mode;
+  return m.kind === 'closed' ? `closed loop, concurrency ${m.concurrency} (${m.engine})` : `open loop, ${m.rate}/s ${m.arrival} arrivals (seed ${m.seed}, ${m.engine})`;
+}
+
+function sloObserved(s: SloResult): string {
+  if (s.observed === null) return 'no samples';
+  if (s.unit === 'us') return formatUs(s.observed);
+  if (s.unit === 'ratio') return pct(s.observed);
+  if (s.unit === 'per_s') return `${num(s.observed, 2)}/s`;
+  if (s.unit === 'millitokens_per_s') return `${num(s.observed / 1000, 1)} tok/s`;
+  return num(s.observed, 2);
+}
+
+function sloThreshold(s: SloResult): string {
+  if (s.unit === 'us') return formatUs(s.threshold);
+  if (s.unit === 'ratio') return pct(s.threshold);
+  if (s.unit === 'millitokens_per_s') return `${num(s.threshold / 1000, 1)} tok/s`;
+  return num(s.threshold, 3);
+}
+
+function summarySection(r: LoadResult): Html {
+  const ttft = r.metrics.ttft;
+  const itl = r.metrics.itl;
+  const status =
+    r.slos.length === 0
+      ? html`<p class="status status-neutral">No SLOs given: measurements only.</p>`
+      : r.slosPassed
+        ? html`<p class="status status-good">SLOs MET: all ${r.slos.length} thresholds held.</p>`
+        : html`<p class="status status-bad">SLOs BREACHED: ${r.slos.filter((s) => !s.passed).length} of ${r.slos.length} thresholds failed.</p>`;
+  const validity = r.validity.valid
+    ? ''
+    : html`<p class="status status-warn">Timing may be unreliable: the client was overloaded (event-loop lag p99 ${formatUs(r.validity.eventLoopLagP99Us)} over a ${formatUs(r.validity.budgetUs)} budget).</p>`;
+  const c = r.counts;
+  const config = r.meta.config;
+  return section(
+    'Summary',
+    html`${status}${validity}${statGrid([
+      { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
+      { label: 'ok', value: num(c.ok, 0), tone: 'good' },
+      { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
+      { label: 'requests/s', value: num(r.throughput.rps, 2) },
+      { label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) },
+      { label: 'goodput/s', value: num(r.goodput.goodputRps, 2), tone: 'info', hint: `${pct(r.goodput.fraction)} of requests met every per-request SLO` },
+      { label: 'TTFT p50 / p99', value: `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` },
+      { label: 'ITL p50 / p99', value: `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` },
+    ])}${factList([
+      ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
+      ['mode', modeText(r)],
+      ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
+      ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
+      ['requests', `${config.stream ? 'streamed' : 'non-streamed'}, max_tokens ${config.maxTokens}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
+      ['tokens', `${num(c.outputTokens, 0)} output (counted by ${c.tokenSource}), ${num(c.promptTokens, 0)} prompt, ${num(c.events, 0)} stream events checked`],
+      ['run', `${r.meta.runId}, ${r.meta.startedAt} to ${r.meta.endedAt}`],
+      ['host', `node ${r.meta.host.node}, ${r.meta.host.platform}, ${r.meta.host.cpus} CPUs`],
+      ...(r.shard === null ? [] : [['shard', `${r.shard.index}/${r.shard.count}`] as [string, string]]),
+      ...(r.mergedFrom === null ? [] : [['merged from', r.mergedFrom.map((m) => (m.shard === null ? m.runId : `${m.runId} (${m.shard.index}/${m.shard.count})`)).join(', ')] as [string, string]]),
+    ])}`,
+    'summary',
+  );
+}
+
+function sloSection(r: LoadResult): Html {
+  const rows = r.slos.map((s) => [html`<code>${s.expr}</code>`, sloObserved(s), `${s.op} ${sloThreshold(s)}`, s.perRequest ? 'yes' : 'no', badge(s.passed ? 'met' : 'breached', s.passed ? 'good' : 'bad')]);
+  const table = rows.length === 0 ? html`<p class="muted">No <code>--slo</code> thresholds were given.</p>` : simpleTable(['SLO', 'observed', 'threshold', 'per request', 'result'], rows, [1]);
+  const g = r.goodput;
+  return section(
+    'SLOs and goodput',
+    html`${table}<p>Goodput: <strong>${num(g.goodputRps, 2)} requests/s</strong> (${num(g.goodRequests, 0)} requests, ${pct(g.fraction)}) met ${g.slos.length === 0 ? 'no per-request SLO (goodput = successful requests)' : html`every per-request SLO: ${g.slos.map((s) => html`<code>${s}</code> `)}`}.</p>`,
+    'slos',
+  );
+}
+
+function percentileSection(r: LoadResult): Html {
+  const names = (Object.keys(r.metrics) as MetricName[]).filter((n) => r.metrics[n] !== undefined);
+  const rows = names.map((name) => {
+    const m = r.metrics[name] as HistogramSummary;
+    const f = m.unit === 'us' ? formatUs : (v: number) => `${num(v / 1000, 1)}`;
+    return [html`<strong>${name}</strong> <span class="muted">${metricLabels[name]}${m.unit === 'millitokens_per_s' ? ' (tok/s)' : ''}</span>`, ...percentileKeys.map((k) => f(m.percentiles[k])), f(m.max), f(m.mean), num(m.count, 0)];
+  });
+  return section('Latency percentiles', simpleTable(['metric', ...percentileKeys, 'max', 'mean', 'samples'], rows, [1, 2, 3, 4, 5, 6, 7, 8]), 'percentiles');
+}
+
+function distribution(name: 'ttft' | 'itl' | 'e2e', r: LoadResult): Html {
+  const m = r.metrics[name];
+  const title = metricLabels[name];
+  if (m === undefined) return histogramChart({ title: `${name.toUpperCase()}: ${title}`, bins: [], xLabel: 'ms' });
+  const markers = [
+    { value: m.percentiles.p50 / 1000, label: 'p50' },
+    { value: m.percentiles.p99 / 1000, label: 'p99' },
+  ];
+  return html`${histogramChart({ title: `${name.toUpperCase()} distribution (${num(m.count, 0)} samples)`, bins: binsFromHdr(m), xLabel: `${title} (ms; beyond p99.9 in the last bar)`, format: ms, percentiles: markers })}${cdfChart({
+    title: `${name.toUpperCase()} CDF`,
+    points: cdfFromHdr(m),
+    xLabel: `${title} (ms)`,
+    format: ms,
+    percentiles: markers,
+  })}`;
+}
+
+function overTimeSection(r: LoadResult): Html {
+  const t: Timeslice[] = [...r.timeslices].sort((a, b) => a.tS - b.tS);
+  const series = (name: string, f: (s: Timeslice) => number | null) => ({
+    name,
+    points: t.flatMap((s) => {
+      const y = f(s);
+      return y === null ? [] : [{ x: s.tS, y }];
+    }),
+  });
+  const ttftSlo = r.slos.find((s) => s.metric === 'ttft' && s.unit === 'us');
+  return section(
+    'Over time',
+    html`<div class="charts">${lineChart({
+      title: 'Requests per second',
+      series: [series('started', (s) => s.started), series('ok', (s) => s.ok), series('failed', (s) => s.failed)],
+      xLabel: 'time (s)',
+      yLabel: 'requests/s',
+    })}${lineChart({
+      title: 'Output tokens per second',
+      series: [series('output tokens/s', (s) => s.outputTokens)],
+      xLabel: 'time (s)',
+      yLabel: 'tokens/s',
+    })}${lineChart({
+      title: 'Latency of requests finishing each second',
+      series: [
+        series('TTFT p50', (s) => (s.ttftP50Us === null ? null : s.ttftP50Us / 1000)),
+        series('TTFT p99', (s) => (s.ttftP99Us === null ? null : s.ttftP99Us / 1000)),
+        series('ITL p99', (s) => (s.itlP99Us === null ? null : s.itlP99Us / 1000)),
+      ],
+      xLabel: 'time (s)',
+      yLabel: 'ms',
+      yFormat: ms,
+      ...(ttftSlo === undefined ? {} : { thresholds: [{ value: ttftSlo.threshold / 1000, label: `SLO ${ttftSlo.expr}` }] }),
+    })}${lineChart({
+      title: 'In flight at the end of each second',
+      series: [series('in flight', (s) => s.inFlight)],
+      xLabel: 'time (s)',
+      yLabel: 'requests',
+    })}</div>`,
+    'over-time',
+  );
+}
+
+function sweepSection(r: LoadResult): Html | '' {
+  const sweep = r.sweep;
+  if (sweep === null) return '';
+  const unit = sweep.kind === 'rate' ? 'rate (req/s)' : 'concurrency';
+  const ttftSlo = r.slos.find((s) => s.metric === 'ttft' && s.unit === 'us');
+  const chart = sweepChart({
+    title: `TTFT p95 by ${unit}`,
+    points: sweep.steps.flatMap((s) =>
+      s.ttftP95Us === null
+        ? []
+        : [
+            {
+              x: s.level,
+              y: s.ttftP95Us / 1000,
+              ok: s.slosMet,
+              tip: `${unit}: ${s.level}\nachieved ${num(s.achievedRps, 2)} req/s\nTTFT p95 ${formatUs(s.ttftP95Us)}\ngoodput ${num(s.goodputRps, 2)}/s\nerrors ${pct(s.errorRate)}\n${s.slosMet ? 'meets SLOs' : 'breaks SLOs'}${s.saturated ? ', saturated' : ''}`,
+            },
+          ],
+    ),
+    xLabel: unit,
+    yLabel: 'TTFT p95 (ms)',
+    yFormat: ms,
+    ...(ttftSlo === undefined ? {} : { slo: { value: ttftSlo.threshold / 1000, label: `SLO ${ttftSlo.expr}` } }),
+    ...(sweep.best === null ? {} : { best: { value: sweep.best, label: `best ${sweep.best}` } }),
+  });
+  const rows = sweep.steps.map((s) => [
+    String(s.level),
+    num(s.achievedRps, 2),
+    num(s.outputTokensPerS, 0),
+    formatUs(s.ttftP95Us),
+    formatUs(s.itlP99Us),
+    pct(s.errorRate),
+    num(s.goodputRps, 2),
+    badge(s.slosMet ? 'met' : 'breached', s.slosMet ? 'good' : 'bad'),
+    s.saturated ? 'yes' : 'no',
+  ]);
+  return section(
+    'Sweep',
+    html`<p>Highest ${sweep.kind} meeting every SLO: <strong>${sweep.best === null ? 'none' : String(sweep.best)}</strong> (stopped: ${sweep.stopReason.replace(/_/g, ' ')}).</p><div class="charts">${chart}</div>${simpleTable(
+      [sweep.kind, 'achieved req/s', 'output tok/s', 'TTFT p95', 'ITL p99', 'errors', 'goodput/s', 'SLOs', 'saturated'],
+      rows,
+      [0, 1, 2, 3, 4, 5, 6],
+    )}`,
+    'sweep',
+  );
+}
+
+function errorsSection(r: LoadResult): Html {
+  const e = r.errors;
+  if (e.total === 0) return section('Errors', html`<p class="muted">No request failed. Every stream was checked by the strict SSE reader.</p>`, 'errors');
+  const classRows = errorClasses.filter((c: ErrorClass) => e.byClass[c] > 0).map((c: ErrorClass) => [c, num(e.byClass[c], 0), pct(e.total === 0 ? 0 : e.byClass[c] / e.total)]);
+  const detailRows = [
+    ...Object.entries(e.byStatus).map(([status, n]) => [`HTTP ${status}`, num(n, 0)]),
+    ...Object.entries(e.byFinding).map(([finding, n]) => [finding, num(n, 0)]),
+  ];
+  return section(
+    `Errors (${num(e.total, 0)}, ${pct(e.rate)})`,
+    html`<div class="charts">${simpleTable(['class', 'requests', 'share'], classRows, [1, 2])}${detailRows.length === 0 ? '' : simpleTable(['status / stream finding', 'requests'], detailRows, [1])}</div>
+${e.examples.length === 0 ? '' : html`<h3>Examples</h3>${simpleTable(['class', 'detail', 'x-request-id'], e.examples.map((x) => [x.class, x.detail, html`<code>${x.requestId ?? '–'}</code>`]))}`}`,
+    'errors',
+  );
+}
+
+const css = `
+.status{font-size:16px;font-weight:650;margin:0 0 12px;padding:8px 12px;border-radius:8px}
+.status-good{color:var(--good);background:var(--good-bg)}.status-bad{color:var(--bad);background:var(--bad-bg)}
+.status-warn{color:var(--warn);background:var(--warn-bg)}.status-neutral{color:var(--muted);background:var(--muted-bg)}
+.charts>table{align-self:start}
+nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
+`;
+
+export function renderLoadReport(r: LoadResult): string {
+  const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
+  const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
+  const body = html`${summarySection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
+    'Distributions',
+    html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`,
+    'distributions',
+  )}${overTimeSection(r)}${sweepSection(r)}${errorsSection(r)}`;
+  return renderPage({
+    title: 'iari load report',
+    subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,
+    body,
+    css,
+    generator: `iari ${r.meta.tool.version}`,
+  });
+}
+
+/** The load report page with the run's secrets scrubbed (both redaction layers). */
+export function loadHtml(result: LoadResult, redactor?: Redactor): string {
+  return sanitize(renderLoadReport(redactor === undefined ? result : redactor.value(result)), redactor);
+}
