@@ -60,6 +60,10 @@ export interface SseReaderStats {
   bom: boolean;
   comments: number;
   firstCommentOffset: number;
+  /** Blocks whose bytes arrived in more than one read. */
+  splitEvents: number;
+  /** `data:` lines with no space after the colon. */
+  dataNoSpace: number;
   lineEndings: { lf: number; crlf: number; cr: number };
 }
 
@@ -91,6 +95,8 @@ export class SseReader {
     bom: false,
     comments: 0,
     firstCommentOffset: -1,
+    splitEvents: 0,
+    dataNoSpace: 0,
     lineEndings: { lf: 0, crlf: 0, cr: 0 },
   };
 
@@ -114,6 +120,7 @@ export class SseReader {
   #out: SseEvent[] | undefined;
   #arrivedAt = 0n;
   #chunkIndex = -1;
+  #readStart = 0;
 
   constructor(options: SseReaderOptions = {}) {
     this.#maxLineBytes = options.maxLineBytes ?? 8 * 1024 * 1024;
@@ -129,6 +136,7 @@ export class SseReader {
     this.#out = undefined;
     let work = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let base = this.#offset;
+    this.#readStart = base;
     this.#offset += work.length;
     if (this.#tail !== undefined) {
       base -= this.#tail.length;
@@ -246,6 +254,7 @@ export class SseReader {
     if (valueStart > end) valueStart = end;
     const nameLen = colon - start;
     if (nameLen === 4 && b[start] === 0x64 && b[start + 1] === 0x61 && b[start + 2] === 0x74 && b[start + 3] === 0x61) {
+      if (colon + 1 < end && b[colon + 1] !== SPACE) this.stats.dataNoSpace++;
       const value = this.#decode(b, valueStart, end, base);
       this.#data = this.#dataLines === 0 ? value : this.#data + '\n' + value;
       this.#dataLines++;
@@ -283,6 +292,7 @@ export class SseReader {
 
   #dispatch(blankAt: number): void {
     if (this.#evStart < 0) return;
+    if (this.#evStart < this.#readStart) this.stats.splitEvents++;
     const ev: SseEvent = {
       kind: this.#dataLines > 0 ? 'message' : 'meta',
       data: this.#data,
