@@ -1,5 +1,252 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { parseFlags } from './args.ts';
+import {
+  ChainBuilder,
+  DIGEST_PATTERN,
+  Ed25519Key,
+  FINDING_CODES,
+  parseStrictText,
+  privateKeyFileText,
+  readPrivateKeyText,
+  readPublicKeyref,
+  verifyReceiptFile,
+  type ChainVerifyResult,
+  type Finding,
+  type GateInput,
+  type OutcomeInput,
+  type VerifyOptions,
+} from '../receipts/index.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new HarnessError(HarnessErrorCode.USAGE, 'iari receipts: not built yet');
+const HELP = `iari receipts: verify, sign and make keys for Receipt chains (spec/DECISIONS.md, Receipts)
+
+usage:
+  iari receipts verify FILE... [--trust KEY]... [--approver KEY]... [--level 1|2|3]
+                       [--head DIGEST] [--grant-id ID] [--service-id ID]
+                       [--token-commitment DIGEST]... [--strict-wire] [--max-findings N] [--json]
+  iari receipts sign ACTS.jsonl --key ISSUER.key [--actor-key ACTOR.key] [--approver-key KEY.key]
+                       [--level 1|2|3] [--grant-id ID] [--service-id ID] [--out FILE]
+  iari receipts keygen --out PREFIX [--force]
+
+verify   Checks each FILE as one Mandate's chain (JSONL, or one JSON array), streamed in bounded
+         memory: strict JSON, schema, rules, signatures, links, pairing. KEY is a did:key keyref
+         or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED.
+         Without --head, a chain cut short at its end cannot be detected.
+         Exit 0 every chain valid, 1 a chain invalid, 2 unreadable input or bad arguments.
+sign     Reads one act per line and writes the signed, linked chain as JSONL (stdout or --out).
+         Gate line:    {"act":{"verb","resource","input_digest"?},"decision":{...},"cost":{...},
+                        "context"?,"token"?,"approval"?:true,"iat"?,"id"?}
+         Outcome line: {"gate":N,"outcome":{"status",...},"cost":{...},"iat"?,"id"?}
+                       (N = 0-based line number of its gate). "approval":true signs with --approver-key.
+keygen   Writes PREFIX.key (private Ed25519 JWK, mode 0600) and PREFIX.pub (the did:key keyref)
+         and prints the keyref. The private key is never printed.
+`;
+
+const usage = (message: string) => new HarnessError(HarnessErrorCode.USAGE, `receipts: ${message}`, { hint: 'see iari receipts --help' });
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    process.stdout.write(HELP);
+    return sub === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(HELP);
+    return ExitCode.ok;
+  }
+  if (sub === 'verify') return verify(rest);
+  if (sub === 'sign') return sign(rest);
+  if (sub === 'keygen') return keygen(rest);
+  throw usage(`unknown subcommand "${sub}" (verify, sign, keygen)`);
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+function keyrefArg(value: string, flag: string): string {
+  const text = value.startsWith('did:') ? value : readText(value, `--${flag} key file`);
+  const k = readPublicKeyref(text);
+  if (!k.ok) throw usage(`--${flag} ${value}: ${k.reason}`);
+  return k.keyref;
+}
+
+function levelArg(value: string | undefined): 1 | 2 | 3 {
+  if (value === undefined) return 1;
+  if (value === '1' || value === '2' || value === '3') return Number(value) as 1 | 2 | 3;
+  throw usage(`--level must be 1, 2 or 3, got "${value}"`);
+}
+
+function digestArg(value: string, flag: string): string {
+  if (!DIGEST_PATTERN.test(value)) throw usage(`--${flag} must be sha256: followed by 64 lowercase hex digits`);
+  return value;
+}
+
+async function verify(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    'receipts verify',
+    argv,
+    {
+      trust: { type: 'string', multiple: true },
+      approver: { type: 'string', multiple: true },
+      level: { type: 'string' },
+      head: { type: 'string' },
+      'grant-id': { type: 'string' },
+      'service-id': { type: 'string' },
+      'token-commitment': { type: 'string', multiple: true },
+      'strict-wire': { type: 'boolean' },
+      'max-findings': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    true,
+  );
+  if (positionals.length === 0) throw usage('verify needs at least one FILE');
+  const options: VerifyOptions = { level: levelArg(values.level) };
+  if (values.trust !== undefined) options.trustedIssuers = values.trust.map((v) => keyrefArg(v, 'trust'));
+  if (values.approver !== undefined) options.approvers = values.approver.map((v) => keyrefArg(v, 'approver'));
+  if (values.head !== undefined) options.expectedHead = digestArg(values.head, 'head');
+  if (values['grant-id'] !== undefined) options.grantId = values['grant-id'];
+  if (values['service-id'] !== undefined) options.serviceId = values['service-id'];
+  if (values['token-commitment'] !== undefined) options.tokenCommitments = values['token-commitment'].map((v) => digestArg(v, 'token-commitment'));
+  if (values['strict-wire'] === true) options.strictWire = true;
+  if (values['max-findings'] !== undefined) {
+    if (!/^[1-9][0-9]{0,6}$/.test(values['max-findings'])) throw usage('--max-findings must be an integer 1..9999999');
+    options.maxFindings = Number(values['max-findings']);
+  }
+  const results: { file: string; result: ChainVerifyResult }[] = [];
+  for (const file of positionals) {
+    try {
+      results.push({ file, result: await verifyReceiptFile(file, options) });
+    } catch (error) {
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  if (values.json === true) process.stdout.write(`${JSON.stringify({ files: results.map(({ file, result }) => ({ file, ...result })) }, null, 2)}\n`);
+  else for (const { file, result } of results) process.stdout.write(humanSummary(file, result));
+  return results.every((r) => r.result.valid) ? ExitCode.ok : ExitCode.conformanceFailed;
+}
+
+function findingLine(kind: string, f: Finding): string {
+  const where = f.index === null ? 'chain' : `#${f.index}`;
+  return `  ${kind} ${where.padEnd(6)} ${f.code.padEnd(28)} ${f.pointer ?? ''}${f.pointer ? '  ' : ''}${FINDING_CODES[f.code]} (${f.detail})\n`;
+}
+
+export function humanSummary(file: string, r: ChainVerifyResult): string {
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  let out = `${file}: ${r.valid ? 'VALID' : 'INVALID'}  ${plural(r.count, 'receipt')}, level ${r.level}, ${plural(r.errors.length, 'error')}, ${plural(r.warnings.length, 'warning')}\n`;
+  out += `  head ${r.head ?? '(none)'}\n`;
+  for (const f of r.errors) out += findingLine('error  ', f);
+  for (const f of r.warnings) out += findingLine('warning', f);
+  if (r.omitted > 0) out += `  ... ${r.omitted} more findings not shown (--max-findings)\n`;
+  for (const n of r.notes) out += `  note: ${n}\n`;
+  return out;
+}
+
+function privateKeyArg(path: string, flag: string): Ed25519Key {
+  const k = readPrivateKeyText(readText(path, `--${flag}`));
+  if (!k.ok) throw usage(`--${flag} ${path}: ${k.reason}`);
+  return k.key;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+async function sign(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(
+    'receipts sign',
+    argv,
+    {
+      key: { type: 'string' },
+      'actor-key': { type: 'string' },
+      'approver-key': { type: 'string' },
+      level: { type: 'string' },
+      'grant-id': { type: 'string' },
+      'service-id': { type: 'string' },
+      out: { type: 'string' },
+    },
+    true,
+  );
+  if (positionals.length !== 1) throw usage('sign needs exactly one ACTS.jsonl file');
+  if (values.key === undefined) throw usage('sign needs --key ISSUER.key');
+  const issuer = privateKeyArg(values.key, 'key');
+  const actor = values['actor-key'] === undefined ? issuer : privateKeyArg(values['actor-key'], 'actor-key');
+  const approver = values['approver-key'] === undefined ? undefined : privateKeyArg(values['approver-key'], 'approver-key');
+  const level = levelArg(values.level);
+  if (level >= 2 && values['grant-id'] === undefined) throw usage('--level 2 and 3 need --grant-id');
+  const builder = new ChainBuilder({
+    issuer,
+    actor,
+    level,
+    ...(values['grant-id'] === undefined ? {} : { grantId: values['grant-id'] }),
+    ...(values['service-id'] === undefined ? {} : { serviceId: values['service-id'] }),
+  });
+  const lines = readText(positionals[0] as string, 'acts file').split(/\r?\n/);
+  const gateDigests = new Map<number, string>();
+  const out: string[] = [];
+  lines.forEach((line, n) => {
+    if (line.trim() === '') return;
+    const parsed = parseStrictText(line);
+    if (!parsed.ok || !isObj(parsed.value)) throw usage(`acts line ${n + 1}: ${parsed.ok ? 'not a JSON object' : parsed.error.detail}`);
+    const v = parsed.value;
+    try {
+      if (v['outcome'] !== undefined) {
+        const gate = gateDigests.get(Number(v['gate']));
+        if (gate === undefined) throw new Error(`"gate" must be the 0-based line number of an earlier allowed gate`);
+        const o = v['outcome'] as Obj;
+        const input: OutcomeInput = { status: o['status'] as OutcomeInput['status'], cost: v['cost'] as OutcomeInput['cost'] };
+        if (o['effects'] !== undefined) input.effects = o['effects'] as string[];
+        if (o['output_digest'] !== undefined) input.outputDigest = o['output_digest'] as string;
+        if (o['resolved'] !== undefined) input.resolved = o['resolved'] as OutcomeInput['resolved'];
+        if (typeof v['iat'] === 'number') input.iat = v['iat'];
+        if (typeof v['id'] === 'string') input.id = v['id'];
+        out.push(JSON.stringify(builder.appendOutcome(gate, input).receipt));
+        return;
+      }
+      const act = (v['act'] ?? {}) as Obj;
+      const input: GateInput = { verb: act['verb'] as string, resource: act['resource'] as string, decision: v['decision'] as GateInput['decision'], cost: v['cost'] as GateInput['cost'] };
+      if (act['input_digest'] !== undefined) input.inputDigest = act['input_digest'] as string;
+      if (v['context'] !== undefined) input.context = v['context'] as string;
+      if (v['token'] !== undefined) input.token = v['token'] as string;
+      if (v['approval'] === true) {
+        if (approver === undefined) throw new Error('"approval": true needs --approver-key');
+        input.approver = approver;
+      }
+      if (typeof v['iat'] === 'number') input.iat = v['iat'];
+      if (typeof v['id'] === 'string') input.id = v['id'];
+      const sealed = builder.appendGate(input);
+      gateDigests.set(n, sealed.digest);
+      out.push(JSON.stringify(sealed.receipt));
+    } catch (error) {
+      throw usage(`acts line ${n + 1}: ${(error as Error).message}`);
+    }
+  });
+  const text = out.length === 0 ? '' : `${out.join('\n')}\n`;
+  if (values.out === undefined) process.stdout.write(text);
+  else writeFileSync(values.out, text);
+  process.stderr.write(`signed ${out.length} receipts; issuer ${issuer.keyref}; head ${builder.head ?? '(none)'}\n`);
+  return ExitCode.ok;
+}
+
+async function keygen(argv: string[]): Promise<number> {
+  const { values } = parseFlags('receipts keygen', argv, { out: { type: 'string' }, force: { type: 'boolean' } });
+  if (values.out === undefined || values.out === '') throw usage('keygen needs --out PREFIX (writes PREFIX.key and PREFIX.pub)');
+  const keyPath = `${values.out}.key`;
+  const pubPath = `${values.out}.pub`;
+  if (values.force !== true && (existsSync(keyPath) || existsSync(pubPath))) throw usage(`${keyPath} or ${pubPath} exists (use --force to replace)`);
+  const key = Ed25519Key.generate();
+  try {
+    writeFileSync(keyPath, privateKeyFileText(key), { mode: 0o600, flag: values.force === true ? 'w' : 'wx' });
+    chmodSync(keyPath, 0o600);
+    writeFileSync(pubPath, `${key.keyref}\n`, { flag: values.force === true ? 'w' : 'wx' });
+  } catch (error) {
+    throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot write ${keyPath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  process.stdout.write(`${key.keyref}\n`);
+  process.stderr.write(`wrote ${keyPath} (private, mode 0600) and ${pubPath}\n`);
+  return ExitCode.ok;
 }

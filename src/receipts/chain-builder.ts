@@ -36,6 +36,8 @@ export interface GateInput {
   /** Digest of the Context Envelope; required at level 3 for model.call. */
   context?: string;
   iat?: number;
+  /** Explicit id (default: options.nextId or rcpt_ + UUIDv7). */
+  id?: string;
   /** stop.approve signature mode: the approver signs the act. */
   approver?: Ed25519Key;
   /** stop.approve token mode: the disclosed completion token. */
@@ -49,6 +51,7 @@ export interface OutcomeInput {
   resolved?: Outcome['resolved'];
   cost: Budget;
   iat?: number;
+  id?: string;
 }
 
 interface OpenGate {
@@ -101,19 +104,20 @@ export class ChainBuilder {
     if (input.context !== undefined) extra.context = input.context;
     if (input.approver !== undefined) extra.approval = approveAct(act, this.serviceId, input.approver);
     if (input.token !== undefined) extra.token = input.token;
-    const sealed = this.#append({ act, decision: input.decision, cost: input.cost, ...extra }, input.iat);
+    const sealed = this.#append({ act, decision: input.decision, cost: input.cost, ...extra }, input.iat, input.id);
     if (input.decision.result === 'allowed') this.#open.set(sealed.digest, { act, decision: input.decision, context: input.context });
     return sealed;
   }
 
   /** A stop.approve gate in signature mode (approver) or token mode (token). */
-  appendStopApprove(input: { resource: string; cost?: Budget; iat?: number } & ({ approver: Ed25519Key } | { token: string })): SealedReceipt {
+  appendStopApprove(input: { resource: string; cost?: Budget; iat?: number; id?: string } & ({ approver: Ed25519Key } | { token: string })): SealedReceipt {
     return this.appendGate({
       verb: 'stop.approve',
       resource: input.resource,
       decision: { result: 'allowed' },
       cost: input.cost ?? { amount: '0', unit: 'USD' },
       ...(input.iat === undefined ? {} : { iat: input.iat }),
+      ...(input.id === undefined ? {} : { id: input.id }),
       ...('approver' in input ? { approver: input.approver } : { token: input.token }),
     });
   }
@@ -128,18 +132,19 @@ export class ChainBuilder {
     const sealed = this.#append(
       { act: gate.act, decision: gate.decision, cost: input.cost, gate: gateDigest, outcome, ...(gate.context === undefined ? {} : { context: gate.context }) },
       input.iat,
+      input.id,
     );
     this.#open.delete(gateDigest);
     return sealed;
   }
 
-  #append(parts: Pick<UnsignedReceipt, 'act' | 'decision' | 'cost'> & Partial<UnsignedReceipt>, iat: number | undefined): SealedReceipt {
+  #append(parts: Pick<UnsignedReceipt, 'act' | 'decision' | 'cost'> & Partial<UnsignedReceipt>, iat: number | undefined, id: string | undefined): SealedReceipt {
     const now = iat ?? this.#o.now?.() ?? Math.floor(Date.now() / 1000);
     const at = Math.max(now, this.#lastIat);
     const unsigned: UnsignedReceipt = {
       proto: PROTO,
       type: 'receipt',
-      id: this.#o.nextId?.() ?? newReceiptId(),
+      id: id ?? this.#o.nextId?.() ?? newReceiptId(),
       iss: this.#o.issuer.keyref,
       iat: at,
       ...(this.#head === undefined ? {} : { prev: this.#head }),

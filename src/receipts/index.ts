@@ -22,3 +22,4 @@ export type { ChainVerifyResult } from './chain-verifier.ts';
 export type { VerifyOptions, ReceiptPayloads } from './verify-options.ts';
 export { verifyChain, verifyReceiptStream, verifyReceiptFile } from './verify-chain.ts';
 export { ReceiptSplitter } from './receipt-splitter.ts';
+export { privateKeyFileText, readPrivateKeyText, readPublicKeyref } from './key-file.ts';
