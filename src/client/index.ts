@@ -1,0 +1,17 @@
+export { SseReader, readAllSse, type SseEvent, type SseFinding, type SseReaderStats, type SseEndState } from './sse-reader.ts';
+export {
+  StreamChecker,
+  StreamValidator,
+  checkStream,
+  loadGptTokenCounter,
+  type StreamCheckOptions,
+  type StreamCheckResult,
+  type StreamFinding,
+  type StreamTiming,
+  type ContentEvent,
+} from './stream-checker.ts';
+export { streamRules, streamRuleCodes, severityOfGrade, type StreamRuleCode, type StreamSeverity } from './stream-rules.ts';
+export { toMessage, type AssembledCompletion, type AssembledChoice, type AssembledToolCall, type AssembledMessage } from './stream-assembly.ts';
+export { HttpClient, defaultTimeouts, type HttpClientOptions, type HttpRequest, type HttpResult, type ResponseData, type Timeouts, type ChunkRecord } from './http-client.ts';
+export { normalizeBaseUrl, type NormalizedBaseUrl } from './base-url.ts';
+export { buildCurl, shellQuote, TOKEN_PLACEHOLDER } from './curl.ts';
