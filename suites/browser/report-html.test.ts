@@ -1,0 +1,203 @@
+/**
+ * The HTML reports in a real browser: Debian's headless Chromium opens a conformance and a load
+ * report.html from disk and checks that the requirement table, its filters, the usage heatmap
+ * and the charts render and respond, with no console error, page error or network request.
+ * Screenshots go to reports/screenshots/. Without Chromium the suite is skipped, unless
+ * IARI_REQUIRE_BROWSER=1 (CI), where that is a failure.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, withReportPage, type ReportSession } from '../../src/report/browser-check.ts';
+import { writeConformanceFiles } from '../../src/report/conformance-files.ts';
+import { loadHtml } from '../../src/report/load-html.ts';
+import { createRedactor } from '../../src/report/redact.ts';
+import { createRunDir } from '../../src/report/run-dir.ts';
+import { sampleLoadResult } from '../../src/report/sample-load-result.ts';
+import { sampleConformanceReport } from '../../src/report/sample-reports.ts';
+
+const available = chromiumAvailable();
+const required = process.env['IARI_REQUIRE_BROWSER'] === '1';
+const shots = resolve('reports/screenshots');
+
+if (!available && !required) {
+  process.stderr.write('suites/browser: Chromium not found (apt-get install -y chromium); HTML report browser tests skipped. Set IARI_REQUIRE_BROWSER=1 to make this a failure.\n');
+}
+
+describe.runIf(!available && required)('HTML reports in Chromium (required)', () => {
+  it('fails because IARI_REQUIRE_BROWSER=1 and Chromium is not installed', () => {
+    expect.fail('IARI_REQUIRE_BROWSER=1 but no Chromium at /usr/bin/chromium (or $IARI_CHROMIUM): install Debian\'s package with apt-get install -y chromium');
+  });
+});
+
+async function visibleRows(page: Page): Promise<string[]> {
+  return page.$$eval('[data-table="requirement-table"] tbody tr.data-row', (rows) =>
+    rows.filter((r) => !(r as HTMLElement).hidden).map((r) => r.querySelector('td')?.textContent?.trim() ?? ''),
+  );
+}
+
+async function select(page: Page, filter: string, value: string): Promise<void> {
+  await page.selectOption(`[data-table="requirement-table"] select[data-filter="${filter}"]`, value);
+}
+
+function noProblems(s: ReportSession): void {
+  expect(s.problems.consoleErrors).toEqual([]);
+  expect(s.problems.pageErrors).toEqual([]);
+  expect(s.problems.networkRequests).toEqual([]);
+}
+
+describe.runIf(available)('HTML reports in Chromium', () => {
+  let browser: Browser;
+  const dir = mkdtempSync(join(tmpdir(), 'iari-browser-'));
+  const report = sampleConformanceReport({ seed: 9, failRate: 0.08 });
+  const load = sampleLoadResult({ durationS: 20, sweep: true });
+  let conformanceFile = '';
+  let loadFile = '';
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const redactor = createRedactor(['sk-iari-browser-test-token']);
+    conformanceFile = writeConformanceFiles(report, createRunDir({ report: join(dir, 'conformance') }), redactor).reportHtml;
+    loadFile = join(dir, 'load', 'report.html');
+    createRunDir({ report: join(dir, 'load') }).write('report.html', loadHtml(load, redactor));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('renders one requirement row per result and counts them', async () => {
+    await withReportPage(
+      conformanceFile,
+      async (s) => {
+        expect(await s.page.locator('[data-table="requirement-table"] tbody tr.data-row').count()).toBe(report.results.length);
+        expect(await visibleRows(s.page)).toHaveLength(report.results.length);
+        expect(await s.page.textContent('[data-table="requirement-table"] [data-count]')).toBe(`${report.results.length} of ${report.results.length} rows`);
+        await s.screenshot(join(shots, 'conformance-report.png'), false);
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+
+  it('filters the table by verdict, area, grade and search text, and resets', async () => {
+    await withReportPage(
+      conformanceFile,
+      async (s) => {
+        const failIds = report.results.filter((r) => r.verdict === 'fail').map((r) => r.id);
+        expect(failIds.length).toBeGreaterThan(0);
+        await select(s.page, 'verdict', 'fail');
+        expect(await visibleRows(s.page)).toEqual(failIds);
+        expect(await s.page.textContent('[data-table="requirement-table"] [data-count]')).toBe(`${failIds.length} of ${report.results.length} rows`);
+        await s.page.evaluate(() => document.getElementById('requirements')?.scrollIntoView());
+        await s.screenshot(join(shots, 'conformance-filter-fail.png'), false);
+
+        await select(s.page, 'verdict', '');
+        await select(s.page, 'area', 'CHAT-STREAM');
+        expect(await visibleRows(s.page)).toEqual(report.results.filter((r) => r.area === 'CHAT-STREAM').map((r) => r.id));
+
+        await select(s.page, 'grade', 'SHOULD');
+        expect(await visibleRows(s.page)).toEqual(report.results.filter((r) => r.area === 'CHAT-STREAM' && r.grade === 'SHOULD').map((r) => r.id));
+
+        await s.page.click('[data-table="requirement-table"] [data-reset]');
+        expect(await visibleRows(s.page)).toHaveLength(report.results.length);
+
+        const target = report.results[Math.floor(report.results.length / 2)];
+        await s.page.fill('[data-table="requirement-table"] input[data-search]', target?.title ?? '');
+        expect(await visibleRows(s.page)).toContain(target?.id);
+        await s.page.fill('[data-table="requirement-table"] input[data-search]', 'no-such-text-anywhere-42');
+        expect(await visibleRows(s.page)).toEqual([]);
+        expect(await s.page.isVisible('[data-table="requirement-table"] [data-empty]')).toBe(true);
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+
+  it('sets the area filter from the by-area table', async () => {
+    await withReportPage(
+      conformanceFile,
+      async (s) => {
+        await s.page.click('button[data-set-filter="area"][data-value="AUTH"]');
+        expect(await s.page.inputValue('[data-table="requirement-table"] select[data-filter="area"]')).toBe('AUTH');
+        expect(await visibleRows(s.page)).toEqual(report.results.filter((r) => r.area === 'AUTH').map((r) => r.id));
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+
+  it('renders the usage heatmap with one cell per day and a tooltip with the numbers on hover', async () => {
+    if ('unavailable' in report.usage) throw new Error('sample has no usage');
+    const days = report.usage.days;
+    await withReportPage(
+      conformanceFile,
+      async (s) => {
+        const cells = s.page.locator('svg.chart-heatmap .heat-cell');
+        expect(await cells.count()).toBe(days.length);
+        const box = await cells.first().boundingBox();
+        expect(box?.width ?? 0).toBeGreaterThan(5);
+        const day = days.findLast((d) => d.requests > 0) ?? days[0];
+        if (day === undefined) throw new Error('no day');
+        await s.page.locator(`svg.chart-heatmap .heat-cell[data-date="${day.date}"]`).hover();
+        expect(await s.page.isVisible('#tip')).toBe(true);
+        const tip = (await s.page.textContent('#tip')) ?? '';
+        expect(tip).toContain(day.date);
+        expect(tip).toContain(`${day.requests.toLocaleString('en-US')} requests`);
+        await s.page.evaluate(() => document.getElementById('usage')?.scrollIntoView());
+        await s.page.locator(`svg.chart-heatmap .heat-cell[data-date="${day.date}"]`).hover();
+        await s.screenshot(join(shots, 'conformance-heatmap.png'), false);
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+
+  it('renders the conformance report in the dark scheme too', async () => {
+    await withReportPage(
+      conformanceFile,
+      async (s) => {
+        const bg = await s.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        expect(bg).toBe('rgb(15, 18, 23)');
+        await s.screenshot(join(shots, 'conformance-report-dark.png'), false);
+        noProblems(s);
+      },
+      { browser, colorScheme: 'dark' },
+    );
+  });
+
+  it('renders every load chart with visible marks and tooltips, and no errors', async () => {
+    await withReportPage(
+      loadFile,
+      async (s) => {
+        const charts = await s.page.$$eval('figure.chart', (figs) =>
+          figs.map((f) => {
+            const svg = f.querySelector('svg');
+            const r = svg?.getBoundingClientRect();
+            return { kind: f.getAttribute('data-chart'), width: r?.width ?? 0, height: r?.height ?? 0, marks: svg?.querySelectorAll('rect.bar, path.line, circle').length ?? 0 };
+          }),
+        );
+        expect(charts.map((c) => c.kind).sort()).toEqual(['cdf', 'cdf', 'histogram', 'histogram', 'line', 'line', 'line', 'line', 'sweep']);
+        for (const c of charts) {
+          expect(c.width, `${c.kind} width`).toBeGreaterThan(200);
+          expect(c.height, `${c.kind} height`).toBeGreaterThan(80);
+          expect(c.marks, `${c.kind} marks`).toBeGreaterThan(0);
+        }
+        const bar = s.page.locator('figure[data-chart="histogram"] rect.bar').first();
+        await bar.hover();
+        expect(await s.page.textContent('#tip')).toMatch(/ms/);
+        await s.page.evaluate(() => document.getElementById('sweep')?.scrollIntoView());
+        await s.page.locator('figure[data-chart="sweep"] circle.step').last().hover();
+        expect(await s.page.textContent('#tip')).toContain('breaks SLOs');
+        await s.screenshot(join(shots, 'load-sweep.png'), false);
+        await s.page.evaluate(() => window.scrollTo(0, 0));
+        await s.screenshot(join(shots, 'load-report.png'), true);
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+});
+
