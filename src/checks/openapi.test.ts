@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
+import { digestOf, verifyChain } from '../receipts/index.ts';
 import { createSchemaValidator, loadOpenApiDocument, OPENAPI_PATH, schemaNames, validateSchema, type SchemaName } from './schema-validators.ts';
 
 const doc = loadOpenApiDocument();
@@ -190,6 +191,23 @@ describe('examples in spec/openapi.yaml', () => {
       }
     }
     expect(count).toBeGreaterThanOrEqual(15);
+  });
+
+  it('the receipt-list example is a chain the receipts verifier accepts, and x-receipt-gate names its gate', () => {
+    const list = obj(obj(obj(obj(obj(obj(obj(obj(doc['paths'])['/v1/receipts'])['get'])['responses'])['200'])['content'])['application/json'])['examples'])['one_completion'];
+    const value = obj(obj(list)['value']);
+    const data = value['data'] as Json[];
+    expect(data).toHaveLength(2);
+    const keys = obj(obj(obj(obj(obj(obj(doc['components'])['schemas'])['ReceiptKeys'])['examples'] as unknown[])[0]));
+    const issuer = String(obj((keys['keys'] as unknown[])[0])['kid']);
+    const result = verifyChain(data, { trustedIssuers: [issuer], expectedHead: String(value['head']), now: 1_763_712_100 });
+    expect(result.errors).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(obj(obj(doc['components'])['headers'])['XReceiptGate']).toMatchObject({ example: digestOf(data[0]) });
+    // Negative control: the same chain with a changed cost is rejected.
+    const tampered = clone(data);
+    obj(tampered[1]?.['cost'])['amount'] = '1';
+    expect(verifyChain(tampered, { trustedIssuers: [issuer] }).valid).toBe(false);
   });
 
   it('every header and parameter example matches its schema', () => {

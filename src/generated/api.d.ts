@@ -852,6 +852,77 @@ export interface components {
          *       "head": null,
          *       "data": []
          *     }
+         * @example {
+         *       "object": "list",
+         *       "mandate": {
+         *         "id": "mandate_01HZX3V9M2",
+         *         "grant_id": "grant_01HZX3V9M2",
+         *         "actor": "did:key:z6MkiaMbhXHNA4eJVCCj8dbzKzTgYDKf6crKgHVHid1F1WCT"
+         *       },
+         *       "head": "sha256:27d42b919cc90b055a96e2fef8c3b8126957115ce189258b75c9cb71d1a41dc2",
+         *       "data": [
+         *         {
+         *           "proto": "1.0-draft.2",
+         *           "type": "receipt",
+         *           "id": "rcpt_0001",
+         *           "iss": "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw",
+         *           "iat": 1763712000,
+         *           "actor": "did:key:z6MkiaMbhXHNA4eJVCCj8dbzKzTgYDKf6crKgHVHid1F1WCT",
+         *           "act": {
+         *             "verb": "model.call",
+         *             "resource": "iari-echo-1"
+         *           },
+         *           "decision": {
+         *             "result": "allowed"
+         *           },
+         *           "cost": {
+         *             "amount": "0.0001",
+         *             "unit": "USD"
+         *           },
+         *           "sig": {
+         *             "alg": "Ed25519",
+         *             "kid": "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw",
+         *             "val": "z4gkoRevlGt8-PrroO55pRDX23vdSqy-TRenEbhsA12tHmxlnvNjkZ25fQ1DsnfPm9dtYUxZ0AGaebsJij-VAA"
+         *           }
+         *         },
+         *         {
+         *           "proto": "1.0-draft.2",
+         *           "type": "receipt",
+         *           "id": "rcpt_0002",
+         *           "iss": "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw",
+         *           "iat": 1763712001,
+         *           "prev": "sha256:be6e253036051b6e4e24e29df67ca2cdf3f386a448bf25adef076bedb45b4885",
+         *           "actor": "did:key:z6MkiaMbhXHNA4eJVCCj8dbzKzTgYDKf6crKgHVHid1F1WCT",
+         *           "act": {
+         *             "verb": "model.call",
+         *             "resource": "iari-echo-1"
+         *           },
+         *           "decision": {
+         *             "result": "allowed"
+         *           },
+         *           "cost": {
+         *             "amount": "0.000075",
+         *             "unit": "USD"
+         *           },
+         *           "gate": "sha256:be6e253036051b6e4e24e29df67ca2cdf3f386a448bf25adef076bedb45b4885",
+         *           "outcome": {
+         *             "status": "ok",
+         *             "resolved": {
+         *               "provider": "iari",
+         *               "model": "iari-echo-1",
+         *               "boundary": [
+         *                 "local"
+         *               ]
+         *             }
+         *           },
+         *           "sig": {
+         *             "alg": "Ed25519",
+         *             "kid": "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw",
+         *             "val": "u6Q7H28F9_oS--drFnPMfMLPRuQup3F9c6nQKl1nRA719qobsncjWitY6Au0BIxg3rtnp6Ty-VZPZ4TmIOzsBg"
+         *           }
+         *         }
+         *       ]
+         *     }
          */
         ReceiptList: {
             /** @constant */
@@ -1096,7 +1167,7 @@ export interface components {
         XRequestId: string;
         /**
          * @description profile (D-HTTP-29): digest of the gate Receipt this request appended; present only when the receipts extension is on.
-         * @example sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+         * @example sha256:be6e253036051b6e4e24e29df67ca2cdf3f386a448bf25adef076bedb45b4885
          */
         XReceiptGate: components["schemas"]["Digest"];
         /**
