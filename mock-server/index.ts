@@ -40,6 +40,8 @@ export interface MockServer {
     activeStreams(): number;
   };
   core: MockCore;
+  /** The underlying node:http server. */
+  httpServer: import('node:http').Server;
   close(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     sendLog: http.sendLog,
     admin: { ...core.admin, activeStreams: http.activeStreams },
     core,
+    httpServer: http.server,
     close: () => http.close(),
   };
 }

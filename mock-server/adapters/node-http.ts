@@ -67,7 +67,7 @@ function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedN
  * Writes each event at its intended time with one timer per stream, scheduled against the
  * stream's start (no cumulative drift), and logs the time right after each write.
  */
-function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, receivedNs: bigint, active: Set<ServerResponse>): void {
+function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, receivedNs: bigint, active: Map<ServerResponse, () => void>): void {
   const entry = new SendLogEntry(s.requestId, 'stream', receivedNs, s.events);
   log.add(entry);
   const events = s.events;
@@ -77,7 +77,6 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
   let index = 0;
   let timer: NodeJS.Timeout | null = null;
   let ended = false;
-  active.add(res);
   const end = (interrupted: boolean) => {
     if (ended) return;
     ended = true;
@@ -86,8 +85,14 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
     timer = null;
     entry.completed = !interrupted && index >= events.length;
     entry.interrupted = interrupted;
+    // A client that went away (possibly half-open) must not keep the socket.
+    if (interrupted && !res.destroyed) res.destroy();
     s.finish({ sent: index, interrupted });
   };
+  active.set(res, () => {
+    res.destroy();
+    end(index < events.length);
+  });
   res.once('close', () => end(index < events.length));
   res.writeHead(s.status, s.headers);
   res.flushHeaders();
@@ -171,7 +176,7 @@ function debugResponse(res: ServerResponse, status: number, payload: unknown): v
 
 export async function listenNodeHttp(core: MockCore, options: NodeHttpOptions): Promise<NodeHttpServer> {
   const sendLog = new SendLog(options.sendLogCapacity);
-  const active = new Set<ServerResponse>();
+  const active = new Map<ServerResponse, () => void>();
 
   const dispatch = (req: IncomingMessage, res: ServerResponse, body: Uint8Array, receivedNs: bigint) => {
     try {
@@ -240,7 +245,7 @@ export async function listenNodeHttp(core: MockCore, options: NodeHttpOptions): 
     activeStreams: () => active.size,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
-        for (const res of active) res.destroy();
+        for (const stop of [...active.values()]) stop();
         server.close(() => resolve());
         server.closeAllConnections();
       });
