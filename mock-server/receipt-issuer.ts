@@ -23,6 +23,8 @@ export interface ReceiptIssuerOptions {
   level?: 1 | 2 | 3;
   /** Clock in integer seconds (default: wall clock). */
   now?: () => number;
+  /** Receipt id factory (default: the library's "rcpt_" + UUIDv7). */
+  nextId?: () => string;
   /** Ledger warnings (torn tail cut, open gates closed on restart); default stderr. */
   onWarning?: (message: string) => void;
 }
@@ -101,6 +103,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   const issuer = Ed25519Key.fromSeed(derivedSeed(`issuer/${seed}`));
   const serviceId = options.serviceId ?? issuer.keyref;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const nextId = options.nextId ?? (() => newReceiptId());
   const chains = new Map<string, Chain>();
   // x-receipt-gate values given out under receipt-wrong-gate-header, mapped back to the real gate.
   const aliases = new Map<string, string>();
@@ -140,7 +143,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     const unsigned: UnsignedReceipt = {
       proto: PROTO,
       type: 'receipt',
-      id: newReceiptId(),
+      id: nextId(),
       iss: issuer.keyref,
       iat,
       ...(prev === undefined ? {} : { prev }),
