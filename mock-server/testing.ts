@@ -7,7 +7,7 @@ import { startMockServer, type MockServer, type MockServerOptions } from './inde
 export interface Client {
   server: MockServer;
   get(path: string, token?: string | null, headers?: Record<string, string>): Promise<Response>;
-  chat(body: unknown, options?: { token?: string | null; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
+  chat(body: unknown, options?: { token?: string | null | undefined; headers?: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
   close(): Promise<void>;
 }
 
