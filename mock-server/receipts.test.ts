@@ -22,6 +22,8 @@ async function start(options: Parameters<typeof startMockServer>[0] = {}): Promi
   return server;
 }
 
+type ServedChain = Omit<ReceiptChainView, 'data'> & { data: Receipt[] };
+
 interface Sent {
   status: number;
   gate: string | null;
@@ -61,10 +63,10 @@ async function abortMidStream(server: MockServer, token: string): Promise<string
   return response.headers.get('x-receipt-gate');
 }
 
-async function receiptsOf(server: MockServer, token: string): Promise<ReceiptChainView & { data: Receipt[] }> {
+async function receiptsOf(server: MockServer, token: string): Promise<ServedChain> {
   const response = await fetch(`${server.url}/receipts`, { headers: { authorization: `Bearer ${token}` } });
   expect(response.status).toBe(200);
-  return (await response.json()) as ReceiptChainView & { data: Receipt[] };
+  return (await response.json()) as ServedChain;
 }
 
 async function keysOf(server: MockServer): Promise<string[]> {
@@ -208,7 +210,7 @@ interface FaultCase {
   /** Verifier error codes the fault must produce (exactly these). */
   errors?: string[];
   /** Or a check a client makes beyond the verifier. */
-  check?: (ctx: { chain: ReceiptChainView & { data: Receipt[] }; result: ChainVerifyResult; faulted: Sent }) => void;
+  check?: (ctx: { chain: ServedChain; result: ChainVerifyResult; faulted: Sent }) => void;
   account?: 'acct_dev' | 'acct_capped';
 }
 
