@@ -228,6 +228,7 @@ pre.expected{border-left:3px solid var(--good)}pre.received{border-left:3px soli
 pre.curl{background:var(--head)}
 .diff{display:grid;grid-template-columns:1fr 1fr;gap:8px}.diff pre{margin:0}
 .detail{color:var(--muted)}
+#requirements td:nth-child(-n+4){white-space:nowrap}
 tr.v-fail td:first-child{box-shadow:inset 3px 0 var(--bad)}tr.v-non-strict td:first-child{box-shadow:inset 3px 0 var(--warn)}
 .linkish{background:none;border:0;padding:0;font:inherit;color:var(--accent);cursor:pointer;text-decoration:underline}
 .meter{height:10px;background:var(--muted-bg);border-radius:5px;overflow:hidden;max-width:480px}.meter span{display:block;height:100%;background:var(--good)}
