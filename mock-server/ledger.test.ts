@@ -1,7 +1,12 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { digestOf, verifyChain, type Receipt } from '../src/receipts/index.ts';
+import { createReceiptIssuer } from './receipt-issuer.ts';
 import { openReceiptLedger, readLedger, type LedgerRecord } from './receipt-ledger.ts';
 
 let dir: string;
@@ -100,5 +105,97 @@ describe('receipt ledger', () => {
     ledger.append(record(0));
     ledger.close();
     expect(readLedger(file).entries[0]?.receipt).toEqual(record(0).receipt);
+  });
+});
+
+const CHILD = fileURLToPath(new URL('./receipt-ledger-child.ts', import.meta.url));
+
+const TOKEN = 'sk-iari-crash-test-token-0001';
+
+/** Starts the crash child, sends it chat requests (8 at a time, streamed and not) until `atLeast`
+ * responses were read completely, then SIGKILLs it mid-traffic. Returns their x-receipt-gate digests. */
+async function crashChild(ledger: string, seed: number, atLeast: number): Promise<string[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ledger, String(seed)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, IARI_TOKEN: TOKEN },
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  let url = '';
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (line.startsWith('ready ')) {
+      url = line.slice('ready '.length);
+      break;
+    }
+  }
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+  const finished: string[] = [];
+  let killed = false;
+  let n = 0;
+  const worker = async () => {
+    while (!killed) {
+      const stream = n++ % 2 === 0;
+      try {
+        const response = await fetch(`${url}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'iari-mini', messages: [{ role: 'user', content: `request ${n}` }], stream }),
+          signal: AbortSignal.timeout(10_000),
+        });
+        const text = await response.text();
+        const gate = response.headers.get('x-receipt-gate');
+        if (response.status === 200 && gate !== null && (stream ? text.endsWith('data: [DONE]\n\n') : text.endsWith('}'))) finished.push(gate);
+      } catch {
+        // The kill cuts the requests in flight.
+      }
+      if (finished.length >= atLeast && !killed) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  const signal = await exited;
+  clearTimeout(guard);
+  expect(signal).toBe('SIGKILL');
+  return finished;
+}
+
+describe('receipt ledger across a crash', () => {
+  it('keeps every receipt of a finished response through SIGKILL during writes, cuts a torn tail on restart and verifies the chain', async () => {
+    const file = path.join(dir, 'crash.jsonl');
+    const finished = await crashChild(file, 31, 60);
+    expect(finished.length).toBeGreaterThanOrEqual(60);
+    const linesAtKill = readLedger(file).entries.length;
+    // A power cut can also leave half a line: add one, as the torn write the restart must cut.
+    const tornAt = fs.statSync(file).size;
+    fs.appendFileSync(file, '{"account":"acct_dev","mandate":"mnd_');
+
+    const warnings: string[] = [];
+    const issuer = createReceiptIssuer({ ledger: file, seed: 31, onWarning: (m) => warnings.push(m) });
+    try {
+      expect(warnings.some((w) => w.includes(`torn last line at byte offset ${tornAt}`))).toBe(true);
+      const chain = issuer.chain('acct_dev');
+      const receipts = chain.data as Receipt[];
+      const result = verifyChain(receipts, { trustedIssuers: [issuer.issuerKeyref], ...(chain.head === null ? {} : { expectedHead: chain.head }) });
+      expect(result.errors).toEqual([]);
+      expect(result.warnings).toEqual([]);
+
+      // No receipt of a finished response is lost: its gate and its "ok" outcome are both there.
+      const byDigest = new Map(receipts.map((r) => [digestOf(r), r]));
+      const outcomes = new Map(receipts.filter((r) => r.gate !== undefined).map((r) => [r.gate as string, r]));
+      for (const gate of finished) {
+        expect(byDigest.get(gate)?.decision.result).toBe('allowed');
+        expect(outcomes.get(gate)?.outcome?.status).toBe('ok');
+      }
+      // Every gate is paired: the ones the crash left open were closed as interrupted on restart.
+      const gates = receipts.filter((r) => r.outcome === undefined).length;
+      expect(outcomes.size).toBe(gates);
+      const closedOnRestart = receipts.length - linesAtKill;
+      expect(receipts.filter((r) => r.outcome?.status === 'interrupted')).toHaveLength(closedOnRestart);
+      expect(readLedger(file).entries).toHaveLength(receipts.length);
+    } finally {
+      issuer.close();
+    }
   });
 });
