@@ -5,6 +5,7 @@ import type { SendLog } from './adapters/send-log.ts';
 import type { ModelInfo, ModelInput } from './core/models.ts';
 import type { ReceiptIssuer } from './receipt-hooks.ts';
 import { faults, faultNames } from './faults.ts';
+import { createReceiptIssuer, type MockReceiptIssuer } from './receipt-issuer.ts';
 
 export type { SendLog, SendLogRecord, SendLogEvent } from './adapters/send-log.ts';
 export type { ReceiptIssuer } from './receipt-hooks.ts';
@@ -40,6 +41,8 @@ export interface MockServer {
     activeStreams(): number;
   };
   core: MockCore;
+  /** The receipt issuer in use (null when receipts are off). */
+  receipts: ReceiptIssuer | null;
   /** The underlying node:http server. */
   httpServer: import('node:http').Server;
   close(): Promise<void>;
@@ -47,24 +50,16 @@ export interface MockServer {
 
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
 
-async function receiptIssuerFor(options: MockServerOptions): Promise<ReceiptIssuer | null> {
-  if (options.receipts === false) return null;
-  if (typeof options.receipts === 'object') return options.receipts;
-  // The issuer is built beside this module; a variable specifier keeps the core usable without it.
-  const specifier = './receipt-issuer.ts';
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(specifier)) as Record<string, unknown>;
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return null;
-    throw error;
-  }
-  const create = mod['createReceiptIssuer'];
-  if (typeof create !== 'function') return null;
-  const issuerOptions: Record<string, unknown> = {};
-  if (options.ledger !== undefined) issuerOptions['ledger'] = options.ledger;
-  if (options.seed !== undefined) issuerOptions['seed'] = options.seed;
-  return (await (create as (o: unknown) => ReceiptIssuer | Promise<ReceiptIssuer>)(issuerOptions)) ?? null;
+function receiptIssuerFor(options: MockServerOptions): { issuer: ReceiptIssuer | null; owned: MockReceiptIssuer | null } {
+  if (options.receipts === false) return { issuer: null, owned: null };
+  if (typeof options.receipts === 'object') return { issuer: options.receipts, owned: null };
+  const clock = options.now;
+  const owned = createReceiptIssuer({
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+    ...(clock === undefined ? {} : { now: () => Math.floor(clock() / 1000) }),
+  });
+  return { issuer: owned, owned };
 }
 
 /** Starts the bundled mock server on a loopback address (port 0 by default). */
@@ -75,9 +70,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   }
   const { receipts: _r, host: _h, port: _p, ledger: _l, sendLogCapacity: _s, ...coreOptions } = options;
   let core: MockCore;
+  const receipts = receiptIssuerFor(options);
   try {
-    core = createCore({ ...coreOptions, receipts: await receiptIssuerFor(options) }, faultNames);
+    core = createCore({ ...coreOptions, receipts: receipts.issuer }, faultNames);
   } catch (error) {
+    receipts.owned?.close();
     if (error instanceof UnknownFaultError) {
       throw new HarnessError(HarnessErrorCode.FAULT_UNKNOWN, error.message, { hint: 'iari mock --list-faults shows every fault name' });
     }
@@ -89,6 +86,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     ...(options.sendLogCapacity === undefined ? {} : { sendLogCapacity: options.sendLogCapacity }),
     debug: (path) => (path === '/_iari/faults' ? { object: 'list', data: faults } : path === '/_iari/models' ? { object: 'models', ...core.admin.models() } : undefined),
   });
+  let closing: Promise<void> | null = null;
   return {
     url: `${http.origin}/v1`,
     origin: http.origin,
@@ -97,6 +95,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     admin: { ...core.admin, activeStreams: http.activeStreams },
     core,
     httpServer: http.server,
-    close: () => http.close(),
+    receipts: receipts.issuer,
+    close: () => {
+      closing ??= http.close().then(() => receipts.owned?.close());
+      return closing;
+    },
   };
 }

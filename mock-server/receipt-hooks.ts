@@ -50,5 +50,6 @@ export interface ReceiptIssuer {
   gate(input: GateInput): { gateDigest: string };
   outcome(input: OutcomeInput): void;
   chain(account: string): ReceiptChainView;
-  keys(): ReceiptKeysView;
+  /** `faults` are the request's active faults (receipt faults may change the published keys). */
+  keys(faults?: ReadonlySet<string>): ReceiptKeysView;
 }

@@ -199,7 +199,7 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
     }
     case '/v1/receipts/keys':
       if (state.receipts === null) return notAdvertised(ctx);
-      return json(200, state.receipts.keys(), ctx.requestId);
+      return json(200, state.receipts.keys(f), ctx.requestId);
     default:
       break;
   }
