@@ -130,7 +130,7 @@ export class ChainBuilder {
     if (input.outputDigest !== undefined) outcome.output_digest = input.outputDigest;
     if (input.resolved !== undefined) outcome.resolved = input.resolved;
     const sealed = this.#append(
-      { act: gate.act, decision: gate.decision, cost: input.cost, gate: gateDigest, outcome, ...(gate.context === undefined ? {} : { context: gate.context }) },
+      { act: structuredClone(gate.act), decision: structuredClone(gate.decision), cost: input.cost, gate: gateDigest, outcome, ...(gate.context === undefined ? {} : { context: gate.context }) },
       input.iat,
       input.id,
     );

@@ -32,6 +32,7 @@ const F_DUP = 8;
 const F_HAS_OUTCOME = 16;
 const F_HAS_GATE_REF = 32;
 const F_SCHEMA_OK = 64;
+const F_STOP = 128;
 
 const TRUNCATION_NOTE = 'no expected head given (--head): a chain cut short at its end cannot be detected';
 
@@ -111,11 +112,18 @@ export class ChainVerifier {
     this.pushValue(parsed.value, index, input);
   }
 
+  /** Records a Receipt that could not be read at all (e.g. larger than the size limit) with its finding. */
+  pushUnreadable(code: FindingCode, detail: string): void {
+    const index = this.#n++;
+    this.#add({ code, index, detail });
+    this.#placeholder();
+  }
+
   #placeholder(): void {
     this.#digests.push(new Uint8Array(32));
     this.#ids.push(new Uint8Array(16));
     this.#flags.push(0);
-    this.#iat.push(0);
+    this.#iat.push(Number.NaN);
     this.#issuer.push(-1);
     this.#parent.push(-3);
     this.#gate.push(-1);
@@ -140,7 +148,7 @@ export class ChainVerifier {
       this.#add(withId({ code: 'DUPLICATE_RECEIPT', index, detail: `same Receipt as index ${dupOf}` }));
       this.#ids.push(new Uint8Array(16));
       this.#flags.push(flags | F_DUP);
-      this.#iat.push(0);
+      this.#iat.push(Number.NaN);
       this.#issuer.push(-1);
       this.#parent.push(-3);
       this.#gate.push(-1);
@@ -152,11 +160,13 @@ export class ChainVerifier {
       const other = this.#idIndex.add(idSlot);
       if (other !== -1) this.#add({ code: 'DUPLICATE_ID', index, id, pointer: '/id', detail: `id also used by index ${other}` });
     }
-    const decision = isObj(r['decision']) ? r['decision'] : undefined;
-    const outcome = r['outcome'] !== undefined;
+    // A Receipt that fails the schema keeps its place in the links, but takes no part in pairing.
+    const decision = checked.schemaValid && isObj(r['decision']) ? r['decision'] : undefined;
+    const outcome = checked.schemaValid && r['outcome'] !== undefined;
     if (outcome) flags |= F_OUTCOME;
     if (decision?.['result'] === 'allowed') flags |= F_ALLOWED;
-    this.#iat.push(typeof r['iat'] === 'number' ? r['iat'] : 0);
+    if (isObj(r['act']) && r['act']['verb'] === 'stop.approve') flags |= F_STOP;
+    this.#iat.push(checked.schemaValid && typeof r['iat'] === 'number' ? r['iat'] : Number.NaN);
     const iss = typeof r['iss'] === 'string' ? r['iss'] : undefined;
     let issuerIdx = -1;
     if (iss !== undefined) {
@@ -220,6 +230,7 @@ export class ChainVerifier {
   /** D-RCPT-22 pairing checks that need only the outcome and its gate (order is checked in finish). */
   #pairWithGate(index: number, g: number, outcomePair: Uint8Array | undefined, id: string | undefined): void {
     const gf = this.#flags.get(g);
+    if ((gf & F_SCHEMA_OK) === 0) return;
     const withId = (f: Omit<Finding, 'id'>): Finding => (id === undefined ? f : { ...f, id });
     if ((gf & F_OUTCOME) !== 0) {
       this.#add(withId({ code: 'GATE_IS_OUTCOME', index, pointer: '/gate', detail: `gate names the outcome Receipt at index ${g}` }));
@@ -339,7 +350,8 @@ export class ChainVerifier {
     }
     for (let i = 0; i < n; i++) {
       const f = flags[i] as number;
-      if ((f & F_PARSED) !== 0 && (f & (F_DUP | F_OUTCOME | F_HAS_OUTCOME)) === 0 && (f & F_ALLOWED) !== 0 && (f & F_SCHEMA_OK) !== 0) {
+      // D-RCPT-22: "An allowed gate without an outcome is the warning GATE_OPEN" (stop.approve excluded).
+      if ((f & F_PARSED) !== 0 && (f & (F_DUP | F_OUTCOME | F_HAS_OUTCOME | F_STOP)) === 0 && (f & F_ALLOWED) !== 0 && (f & F_SCHEMA_OK) !== 0) {
         this.#add({ code: 'GATE_OPEN', index: i, detail: 'allowed gate without an outcome' });
       }
     }

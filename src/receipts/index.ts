@@ -23,3 +23,5 @@ export type { VerifyOptions, ReceiptPayloads } from './verify-options.ts';
 export { verifyChain, verifyReceiptStream, verifyReceiptFile } from './verify-chain.ts';
 export { ReceiptSplitter } from './receipt-splitter.ts';
 export { privateKeyFileText, readPrivateKeyText, readPublicKeyref } from './key-file.ts';
+export { resealChain } from './reseal.ts';
+export type { ResealOptions } from './reseal.ts';

@@ -157,7 +157,7 @@ class Parser {
     const lexeme = s.slice(start, i);
     this.i = i;
     if (!/^(0|[1-9][0-9]*)$/.test(lexeme)) {
-      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+      if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
       this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not a non-negative integer without fraction or exponent`, start);
     }
     const n = Number(lexeme);

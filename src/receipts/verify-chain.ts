@@ -7,9 +7,7 @@ import type { VerifyOptions } from './verify-options.ts';
 function handle(verifier: ChainVerifier, item: SplitItem): void {
   if (item.kind === 'receipt') verifier.push(item.bytes);
   else if (item.kind === 'oversize') {
-    const index = verifier.count;
-    verifier.push(new Uint8Array(0));
-    verifier.addInputFinding({ code: 'JSON_LIMITS', index, detail: `Receipt of ${item.size} bytes is larger than the limit` });
+    verifier.pushUnreadable('JSON_LIMITS', `Receipt of ${item.size} bytes is larger than the limit`);
   } else verifier.addInputFinding({ code: 'JSON_SYNTAX', index: verifier.count === 0 ? null : verifier.count - 1, detail: item.detail });
 }
 
