@@ -174,6 +174,8 @@ describe('secrets: canary token', () => {
     const curls = report.results.flatMap((r) => r.failures ?? []).flatMap((f) => (f.curl === undefined ? [] : [f.curl]));
     expect(curls.length).toBeGreaterThan(0);
     expect(curls.some((c) => c.includes('$IARI_TOKEN'))).toBe(true);
+    // The harness saw the echoed token come back (AUTH-011: "The token is never echoed back") and still wrote it nowhere.
+    expect(report.results.find((r) => (r as { id?: string }).id === 'AUTH-011')?.verdict).toMatch(/^(fail|non-strict)$/);
 
     const files = [...filesUnder(reportDir), summary];
     expect(files.map((f) => f.slice(reportDir.length + 1)).filter((f) => !f.includes('step-summary')).sort()).toEqual(
