@@ -130,16 +130,25 @@ function checkToolDelta(state: ChoiceState, raw: unknown, ptr: string, report: R
     report('tool-index-invalid', `tool-call delta is ${show(raw)}`, { pointer: ptr, expected: 'an object with an integer index', received: raw });
     return '';
   }
-  const index = raw['index'];
-  if (!isNonNegInt(index)) {
-    report('tool-index-invalid', `tool-call delta index is ${show(index)}`, { pointer: `${ptr}/index`, expected: 'an integer >= 0', received: index === undefined ? 'absent' : index });
-    return '';
-  }
   const fn = raw['function'];
   const fnObj = isObject(fn) ? fn : undefined;
   const id = raw['id'];
   const type = raw['type'];
   const name = fnObj?.['name'];
+  const rawIndex = raw['index'];
+  let index: number;
+  if (isNonNegInt(rawIndex)) index = rawIndex;
+  else {
+    report('tool-index-invalid', `tool-call delta index is ${'index' in raw ? show(rawIndex) : 'absent'}`, {
+      pointer: `${ptr}/index`,
+      expected: 'an integer >= 0',
+      received: rawIndex ?? 'absent',
+    });
+    // Assembled as lenient clients do: a delta with a new id starts the next call, else it continues the last one.
+    const last = state.tools.get(state.highestToolIndex);
+    const startsNew = last === undefined || (typeof id === 'string' && id !== '' && id !== last.id);
+    index = startsNew ? state.highestToolIndex + 1 : state.highestToolIndex;
+  }
   let call = state.tools.get(index);
   if (call === undefined) {
     if (index !== state.highestToolIndex + 1) {

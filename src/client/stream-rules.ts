@@ -33,7 +33,7 @@ export const streamRules = {
   'done-not-exact': { requirementId: 'CHAT-STREAM-003', grade: 'MUST', expectation: 'the sentinel is exactly [DONE]' },
   'data-after-done': { requirementId: 'CHAT-STREAM-004', grade: 'MUST', expectation: 'nothing follows [DONE]' },
   'no-chunks': { requirementId: 'CHAT-STREAM-022', grade: 'MUST', expectation: 'at least one JSON chunk before [DONE]' },
-  'error-before-chunks': { requirementId: 'CHAT-STREAM-030', grade: 'MUST', expectation: 'an error before streaming starts gets a 4xx/5xx status, not a 200 stream' },
+  'error-before-chunks': { requirementId: 'CHAT-STREAM-030', grade: 'SHOULD', expectation: 'an error before streaming starts gets a 4xx/5xx status, not a 200 stream' },
   'error-shape': { requirementId: 'CHAT-STREAM-031', grade: 'MUST', expectation: 'an in-stream error is data {"error":{message,type,param,code}}' },
   'chunk-after-error': { requirementId: 'CHAT-STREAM-031', grade: 'MUST', expectation: 'the stream ends after an in-stream error' },
   // Chunk envelope
