@@ -157,6 +157,11 @@ describe('SseReader framing', () => {
     expect(reader.stats.lineEndings).toEqual({ lf: 0, crlf: 4, cr: 0 });
   });
 
+  it('keeps a CRLF together across an empty read between CR and LF', () => {
+    const { events } = readSplit(bytes('data: x\r\ndata: y\r\n\r\n'), [8, 8]);
+    expect(events.map((e) => e.data)).toEqual(['x\ny']);
+  });
+
   it('produces the same events for the sample stream split at every single byte position', () => {
     const input = bytes(sample);
     const whole = readAllSse(input).events.map(meaning);

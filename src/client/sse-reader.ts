@@ -186,6 +186,7 @@ export class SseReader {
 
   #scan(b: Buffer, base: number): void {
     const len = b.length;
+    if (len === 0) return;
     let pos = 0;
     if (this.#afterCR) {
       this.#afterCR = false;
