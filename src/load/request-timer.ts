@@ -1,7 +1,6 @@
-import { SseReader } from '../client/sse-reader.ts';
+import { StreamValidator, type StreamCheckResult } from '../client/stream-checker.ts';
 import type { ErrorClass } from './load-result.ts';
-import { StreamInspector, type StreamVerdict } from './stream-inspector.ts';
-import { countTokens, tokensPerEvent } from './token-count.ts';
+import { apportionTokens, countTokens } from './token-count.ts';
 
 /** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
 export interface TokenEvent {
@@ -44,11 +43,8 @@ export interface RequestTimerOptions {
 export class RequestTimer {
   readonly timing: RequestTiming;
   readonly #stream: boolean;
-  #reader: SseReader | undefined;
-  #inspector: StreamInspector | undefined;
+  #validator: StreamValidator | undefined;
   #body: Buffer[] = [];
-  #texts: string[] = [];
-  #times: bigint[] = [];
   #done = false;
 
   constructor(options: RequestTimerOptions) {
@@ -84,27 +80,18 @@ export class RequestTimer {
       if (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream')) {
         t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
       }
-      this.#reader = new SseReader();
-      this.#inspector = new StreamInspector();
+      // Every stream goes through the strict reader and checker (we ask for include_usage).
+      this.#validator = new StreamValidator({ includeUsage: true });
     }
   }
 
   data(chunk: Buffer, atNs: bigint): void {
     if (this.#done) return;
-    if (this.#reader === undefined || this.#inspector === undefined) {
+    if (this.#validator === undefined) {
       this.#body.push(chunk);
       return;
     }
-    const events = this.#reader.feed(chunk, atNs);
-    for (const ev of events) {
-      if (ev.kind !== 'message') continue;
-      this.timing.events++;
-      const seen = this.#inspector.onData(ev.data);
-      if (seen !== null) {
-        this.#texts.push(seen);
-        this.#times.push(atNs);
-      }
-    }
+    this.#validator.feed(chunk, atNs);
   }
 
   end(atNs: bigint): RequestTiming {
@@ -116,11 +103,11 @@ export class RequestTimer {
       if (t.error === null) t.error = { class: 'http_status', detail: `HTTP ${t.status}` };
       return t;
     }
-    if (this.#reader !== undefined && this.#inspector !== undefined) {
-      const endState = this.#reader.end();
-      const verdict = this.#inspector.end(endState.findings.map((f) => f.code));
-      this.#finishTokens(verdict);
-      if (t.error === null && !verdict.ok) t.error = { class: 'stream_nonconforming', detail: verdict.detail, finding: verdict.finding };
+    if (this.#validator !== undefined) {
+      const result = this.#validator.end();
+      this.#finishTokens(result);
+      const bad = result.verdict === 'fail' ? result.findings.find((f) => f.severity === 'fail') : undefined;
+      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${bad.requirementId} ${bad.message}`, finding: bad.rule };
     } else {
       this.#finishBody();
     }
@@ -132,18 +119,28 @@ export class RequestTimer {
     this.#done = true;
     this.timing.endNs = atNs;
     this.timing.error = { class: errorClass, detail };
-    if (this.#inspector !== undefined) this.#finishTokens(this.#inspector.end([]));
+    if (this.#validator !== undefined) this.#finishTokens(this.#validator.end());
     return this.timing;
   }
 
-  #finishTokens(verdict: StreamVerdict): void {
+  /**
+   * D-LOAD-03: the output token total is the server's usage.completion_tokens (else the client
+   * tokenizer over the assembled text); it is split over the token-bearing events in proportion
+   * to their text length, every event keeping at least one token.
+   */
+  #finishTokens(result: StreamCheckResult): void {
     const t = this.timing;
-    const usage = verdict.completionTokens;
-    const k = tokensPerEvent(this.#texts, usage);
-    t.tokenEvents = this.#times.map((atNs, i) => ({ atNs, tokens: k[i] ?? 1 }));
-    t.outputTokens = k.reduce((a, b) => a + b, 0);
-    t.promptTokens = verdict.promptTokens ?? 0;
-    t.tokenSource = this.#texts.length === 0 ? (usage !== null ? 'usage' : 'none') : usage !== null ? 'usage' : 'tokenizer';
+    t.events = result.reader.events;
+    const events = result.timing.contentEvents;
+    const usage = result.assembled.usage;
+    const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
+    if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
+    let total = completion;
+    if (total === null && events.length > 0) total = countTokens(assembledText(result));
+    const k = total === null ? [] : total === events.length ? events.map(() => 1) : apportionTokens(events.map((e) => e.chars), total);
+    t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
+    t.outputTokens = total ?? 0;
+    t.tokenSource = completion !== null ? 'usage' : events.length > 0 ? 'tokenizer' : 'none';
   }
 
   #finishBody(): void {
@@ -171,4 +168,13 @@ export class RequestTimer {
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
   }
+}
+
+function assembledText(r: StreamCheckResult): string {
+  let text = '';
+  for (const c of r.assembled.choices) {
+    text += (c.content ?? '') + (c.refusal ?? '');
+    for (const call of c.toolCalls) text += (call.name ?? '') + call.arguments;
+  }
+  return text;
 }

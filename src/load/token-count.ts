@@ -35,9 +35,3 @@ export function apportionTokens(weights: readonly number[], total: number): numb
   return out;
 }
 
-/** Token counts per event: the usage total when the server sent one, else the tokenizer's. */
-export function tokensPerEvent(texts: readonly string[], usageTotal: number | null): number[] {
-  if (usageTotal !== null && usageTotal === texts.length) return texts.map(() => 1);
-  const counts = texts.map(countTokens);
-  return usageTotal === null ? counts : apportionTokens(counts, usageTotal);
-}
