@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { parseStrictJson, parseStrictText } from './strict-json.ts';
+
+const code = (input: Uint8Array | string) => {
+  const r = parseStrictJson(input);
+  return r.ok ? 'ok' : r.error.code;
+};
+
+describe('strict JSON reader', () => {
+  it('reads ordinary JSON the same way JSON.parse does', () => {
+    const text = '{"a":[1,2,{"b":null,"c":true,"d":false}],"e":"x\\ny\\u00e9\\ud83d\\ude02","f":{}}';
+    expect(parseStrictText(text)).toEqual({ ok: true, value: JSON.parse(text) });
+  });
+
+  it.each([
+    ['{"a":1,"a":1}', 'JSON_DUPLICATE_KEY'],
+    ['{"a":{"b":1,"\\u0062":2}}', 'JSON_DUPLICATE_KEY'],
+    ['"\\ud800"', 'JSON_LONE_SURROGATE'],
+    ['"\\udc00\\ud800"', 'JSON_LONE_SURROGATE'],
+    ['{"\\ud83dx":1}', 'JSON_LONE_SURROGATE'],
+    ['"a\ud800b"', 'JSON_LONE_SURROGATE'],
+    ['1.0', 'JSON_NUMBER_FORM'],
+    ['1e9', 'JSON_NUMBER_FORM'],
+    ['-0', 'JSON_NUMBER_FORM'],
+    ['-1', 'JSON_NUMBER_FORM'],
+    ['01', 'JSON_NUMBER_FORM'],
+    ['9007199254740992', 'JSON_NUMBER_FORM'],
+    ['{"a":1} x', 'JSON_SYNTAX'],
+    ['{"a":1,}', 'JSON_SYNTAX'],
+    ["{'a':1}", 'JSON_SYNTAX'],
+    ['"a\tb"', 'JSON_SYNTAX'],
+    ['"\\x"', 'JSON_SYNTAX'],
+    ['1.', 'JSON_SYNTAX'],
+    ['NaN', 'JSON_SYNTAX'],
+    ['', 'JSON_SYNTAX'],
+    [`${'['.repeat(33)}${']'.repeat(33)}`, 'JSON_LIMITS'],
+    [`"${'x'.repeat(70_000)}"`, 'JSON_LIMITS'],
+    ['\ufeff{}', 'JSON_INVALID_UTF8'],
+  ])('rejects %j with %s', (input, expected) => {
+    expect(code(input)).toBe(expected);
+  });
+
+  it('accepts the largest safe integer and 32 levels of nesting', () => {
+    expect(code('9007199254740991')).toBe('ok');
+    expect(code(`${'['.repeat(32)}${']'.repeat(32)}`)).toBe('ok');
+  });
+
+  it.each([
+    [[0xef, 0xbb, 0xbf, 0x7b, 0x7d], 'a byte order mark'],
+    [[0x22, 0xff, 0x22], 'byte 0xff'],
+    [[0x22, 0xc0, 0xaf, 0x22], 'an overlong encoding'],
+    [[0x22, 0xed, 0xa0, 0x80, 0x22], 'an encoded surrogate'],
+    [[0x22, 0xe2, 0x82, 0x22], 'a truncated sequence'],
+  ])('rejects bytes %j (%s) as invalid UTF-8', (bytes) => {
+    expect(code(new Uint8Array(bytes))).toBe('JSON_INVALID_UTF8');
+  });
+
+  it('keeps a member named __proto__ as an own member instead of changing the prototype', () => {
+    const r = parseStrictText('{"__proto__":{"x":1}}');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const v = r.value as Record<string, unknown>;
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(Object.keys(v)).toEqual(['__proto__']);
+  });
+
+  it('reports the pointer of the duplicate member', () => {
+    const r = parseStrictText('{"a":{"b":[{"c":1,"c":2}]}}');
+    expect(r.ok ? '' : r.error.pointer).toBe('/a/b/0/c');
+  });
+});
