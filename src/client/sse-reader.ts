@@ -33,7 +33,11 @@ export interface SseEvent {
   chunkIndex: number;
   /** Index (0-based) of this block among all dispatched blocks, `meta` ones included. */
   index: number;
+  /** How the block's last field line ended. */
+  eol: LineEnding;
 }
+
+export type LineEnding = 'lf' | 'crlf' | 'cr';
 
 export const sseFindingCodes = [
   'invalid-utf8',
@@ -116,6 +120,8 @@ export class SseReader {
   #event: string | undefined;
   #id: string | undefined;
   #retry: number | undefined;
+  #evEol: LineEnding = 'lf';
+  #lastLineWasField = false;
 
   #out: SseEvent[] | undefined;
   #arrivedAt = 0n;
@@ -195,6 +201,7 @@ export class SseReader {
         pos = 1;
         this.stats.lineEndings.cr--;
         this.stats.lineEndings.crlf++;
+        if (this.#lastLineWasField) this.#evEol = 'crlf';
       }
     }
     let nextLF = -2;
@@ -208,10 +215,13 @@ export class SseReader {
       else eol = nextLF < nextCR ? nextLF : nextCR;
       if (eol === -1) break;
       let next = eol + 1;
+      let kind: LineEnding = 'lf';
       if (b[eol] === CR) {
+        kind = 'cr';
         if (next < len) {
           if (b[next] === LF) {
             next++;
+            kind = 'crlf';
             this.stats.lineEndings.crlf++;
           } else this.stats.lineEndings.cr++;
         } else {
@@ -220,7 +230,7 @@ export class SseReader {
         }
       } else this.stats.lineEndings.lf++;
       if (this.#discarding) this.#discarding = false;
-      else this.#line(b, pos, eol, base);
+      else this.#line(b, pos, eol, base, kind);
       pos = next;
     }
     if (pos < len) {
@@ -234,7 +244,8 @@ export class SseReader {
     }
   }
 
-  #line(b: Buffer, start: number, end: number, base: number): void {
+  #line(b: Buffer, start: number, end: number, base: number, kind: LineEnding): void {
+    this.#lastLineWasField = false;
     if (start === end) {
       this.#dispatch(base + start);
       return;
@@ -247,6 +258,8 @@ export class SseReader {
       return;
     }
     if (this.#evStart < 0) this.#evStart = base + start;
+    this.#lastLineWasField = true;
+    this.#evEol = kind;
     let colon = start;
     while (colon < end && b[colon] !== COLON) colon++;
     let valueStart = colon + 1;
@@ -306,6 +319,7 @@ export class SseReader {
       arrivedAt: this.#arrivedAt,
       chunkIndex: this.#chunkIndex,
       index: this.stats.events++,
+      eol: this.#evEol,
     };
     this.#evStart = -1;
     this.#data = '';

@@ -48,6 +48,7 @@ const cases: RuleCase[] = [
   { id: 'CHAT-STREAM-002', rule: 'ended-mid-event', title: 'a [DONE] without its terminating empty line fails', bad: frame(text, { done: false }) + 'data: [DONE]\n', good: frame(text) },
   { id: 'CHAT-STREAM-003', rule: 'done-not-exact', title: '[DONE] with a trailing space fails', bad: frame([...text, '[DONE] '], { done: false }), good: frame(text) },
   { id: 'CHAT-STREAM-003', rule: 'done-not-exact', title: '[DONE] with a leading space after data: and a trailing tab fails', bad: frame(text, { done: false }) + 'data:  [DONE]\t\n\n', good: frame(text, { eol: '\r\n' }) },
+  { id: 'CHAT-STREAM-003', rule: 'done-not-exact', title: 'a [DONE] line ending in CR in an LF stream fails, while an all-CRLF stream passes', bad: frame(text, { done: false }) + 'data: [DONE]\r\n\n', good: frame(text, { eol: '\r\n' }) },
   { id: 'CHAT-STREAM-004', rule: 'data-after-done', title: 'data after [DONE] fails', bad: frame(text) + frame([chunk({ content: 'x' })], { done: false }), good: frame(text) },
   { id: 'CHAT-STREAM-005', rule: 'non-json-data', title: 'non-JSON data fails', bad: frame(replace(text, 1, 'Hel')), good: frame(text) },
   { id: 'CHAT-STREAM-005', rule: 'non-json-data', title: 'JSON data that is not an object fails', bad: frame([...text.slice(0, 1), '[1,2]', ...text.slice(1)]), good: frame(text) },

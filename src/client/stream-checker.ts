@@ -128,6 +128,7 @@ export class StreamChecker {
   #lastChoicesEvent = -1;
   #finished = false;
   #ev: SseEvent | undefined;
+  readonly #eols = new Set<SseEvent['eol']>();
   #ref: Envelope | undefined;
 
   constructor(options: StreamCheckOptions = {}) {
@@ -162,9 +163,18 @@ export class StreamChecker {
     }
     // Seed, Streamed chunk: "The final event is the literal string [DONE], not JSON."
     if (data === '[DONE]') {
+      // Registry CHAT-STREAM-003: "no trailing CR". A CR is a legal SSE line ending, so only a [DONE] line
+      // ending unlike every other event's (a CR in an LF stream) is one: line-based clients read "[DONE]\r".
+      if (ev.eol !== 'lf' && this.#eols.size > 0 && !this.#eols.has(ev.eol)) {
+        this.#add('done-not-exact', `the [DONE] line ends with ${ev.eol.toUpperCase()} while the other events' lines end with ${[...this.#eols].join('/').toUpperCase()}`, {
+          expected: '[DONE] terminated like the other events',
+          received: ev.eol === 'cr' ? '[DONE]\r' : '[DONE]\r\n',
+        });
+      }
       this.#markDone(ev);
       return;
     }
+    this.#eols.add(ev.eol);
     if (data.trim() === '[DONE]') {
       this.#add('done-not-exact', `sentinel ${show(data)} is not exactly [DONE]`, { expected: '[DONE]', received: data });
       this.#markDone(ev);
