@@ -3,7 +3,7 @@
  * and sweep curve. No script is needed to draw them; hover tooltips come from `data-tip`
  * attributes read by the page script of html-shell.ts.
  */
-import { html, raw, type Html } from './html-shell.ts';
+import { html, type Html } from './html-shell.ts';
 import { figure, fmt, frame, H, M, n, noData, W } from './svg-parts.ts';
 
 export type Format = (value: number) => string;
