@@ -1,5 +1,147 @@
+import { relative } from 'node:path';
+import { request } from 'undici';
+import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { ExitCode } from '../exit-codes.ts';
+import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { createRunDir, newRunId } from '../report/run-dir.ts';
+import { createRedactor, type Redactor } from '../report/redact.ts';
+import { loadHtml } from '../report/load-html.ts';
+import { loadFlagSpec, planFromFlags, type LoadPlan } from '../load/load-options.ts';
+import type { LoadResult, RequestRecord } from '../load/load-result.ts';
+import { runLoad, type LoadConfig } from '../load/run-load.ts';
+import { runSweep } from '../load/sweep.ts';
+import { progressLine, summaryTable } from '../load/summary.ts';
+import { sloHelp } from '../load/slo.ts';
 
-export async function run(_argv: string[]): Promise<number> {
-  throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: not built yet');
+const HELP = `Usage: iari load [options]
+
+Streaming load test with honest clocks: TTFT, per-token inter-token latency, tokens/s,
+goodput against SLOs. Without --base-url it starts the bundled mock in-process.
+
+Load:
+  --concurrency N        closed loop: N requests in flight (default 8; engine autocannon)
+  --rate R               open loop: R arrivals per second, latency from the intended send time
+  --arrival constant|poisson   open-loop arrival process (default constant; seeded)
+  --engine autocannon|undici   closed-loop engine (default autocannon)
+  --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
+  --requests N           stop after N measured requests (bounded by 600 s)
+  --warmup D             time before measuring; its requests are excluded (default 0)
+  --sweep                step the rate/concurrency up (x2 per step, each --duration long)
+  --sweep-steps N        at most N steps (default 6)
+  --shard i/n            run share i of n (0 <= i < n); merge with: iari report merge DIR...
+Requests:
+  --prompts FILE         JSONL: {"messages":[...]} or {"prompt":"..."} per line (default: built-in mix)
+  --max-tokens N         max_tokens of every request (default 64)
+  --model ID             model to ask for (default: the first of GET /v1/models)
+  --stream | --no-stream streamed (default) or whole responses
+  --timeout D            idle timeout, reset on every byte (default 30s)
+  --seed N               seed for arrivals and prompt order (default 1)
+Target:
+  --base-url URL         loopback server only (127.0.0.0/8, ::1, localhost)
+  --token-env NAME       environment variable holding the bearer token (default IARI_TOKEN)
+  --token-file PATH      file holding the bearer token
+Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
+  --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
+Output:
+  --report DIR           write load.json, requests.ndjson, report.html there (default reports/<run-id>/)
+  --json                 print load.json to stdout instead of the summary table
+  --quiet                no progress line
+
+SLO metrics:
+${sloHelp()}
+
+Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
+`;
+
+async function firstModel(baseUrl: string): Promise<string> {
+  try {
+    const res = await request(`${baseUrl}/models`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
+    const body = (await res.body.json()) as { data?: { id?: unknown }[] };
+    const id = body.data?.[0]?.id;
+    if (res.statusCode === 200 && typeof id === 'string') return id;
+    throw new Error(`GET /v1/models answered ${res.statusCode} without a model id`);
+  } catch (error) {
+    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari load: cannot pick a model: ${(error as Error).message}`, { hint: 'pass --model ID' });
+  }
+}
+
+/** The bundled mock's latency model for load runs: rate limits off, realistic pacing. */
+export const MOCK_LOAD_OPTIONS = { limits: false, ttftMs: 40, itlMs: 8, jitterMs: 2, tokensPerChunk: [1, 1, 2], completionTokens: [16, 48] as [number, number] } as const;
+
+export function exitCodeFor(result: LoadResult): number {
+  return result.slosPassed ? ExitCode.ok : ExitCode.thresholdBreached;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags('load', argv, loadFlagSpec);
+  if (values.help === true) {
+    process.stdout.write(HELP);
+    return ExitCode.ok;
+  }
+  const plan = planFromFlags(values);
+  let mock: MockServer | undefined;
+  const ac = new AbortController();
+  const onSigint = (): void => ac.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    if (plan.baseUrl === null) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
+    const baseUrl = plan.baseUrl ?? mock!.url;
+    const token = plan.token ?? mock!.tokens.default;
+    const redactor = createRedactor([token]);
+    const model = plan.model ?? (await firstModel(baseUrl));
+    const runId = newRunId();
+    const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
+    const cfg = configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty });
+    const { result, records } = plan.sweep
+      ? await runSweep(cfg, {
+          maxSteps: plan.sweepSteps,
+          onStep: (s, i) => {
+            if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}sweep step ${i}: level ${s.level} -> ${s.achievedRps} rps, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}\n`);
+          },
+        })
+      : await runLoad(cfg);
+    if (tty) process.stderr.write('\r\x1b[2K');
+    const dir = writeReports(plan, result, records, runId, redactor);
+    if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
+    else process.stdout.write(summaryTable(result) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
+    if (ac.signal.aborted) return ExitCode.interrupted;
+    return exitCodeFor(result);
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    await mock?.close();
+  }
+}
+
+function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: string; model: string; target: LoadConfig['target']; signal: AbortSignal; tty: boolean }): LoadConfig {
+  return {
+    runId: o.runId,
+    baseUrl: o.baseUrl,
+    token: o.token,
+    model: o.model,
+    target: o.target,
+    mode: plan.mode,
+    durationS: plan.durationS,
+    requests: plan.requests,
+    warmupS: plan.warmupS,
+    maxTokens: plan.maxTokens,
+    stream: plan.stream,
+    prompts: plan.prompts,
+    promptsSource: plan.promptsSource,
+    seed: plan.seed,
+    timeoutMs: plan.timeoutMs,
+    slos: plan.slos,
+    sloExprs: plan.sloExprs,
+    shard: plan.shard,
+    signal: o.signal,
+    ...(o.tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : {}),
+  };
+}
+
+export function writeReports(plan: Pick<LoadPlan, 'report'>, result: LoadResult, records: readonly RequestRecord[], runId: string, redactor: Redactor): string {
+  const dir = createRunDir({ report: plan.report, id: runId });
+  dir.write('load.json', redactor.string(JSON.stringify(result, null, 2)) + '\n');
+  dir.write('requests.ndjson', records.map((r) => redactor.string(JSON.stringify(r))).join('\n') + (records.length > 0 ? '\n' : ''));
+  dir.write('report.html', loadHtml(result, redactor));
+  return dir.dir;
 }

@@ -1,0 +1,194 @@
+import { readFileSync } from 'node:fs';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { normalizeBaseUrl } from '../client/base-url.ts';
+import type { ShardInfo } from './load-result.ts';
+import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts';
+import type { ModeConfig } from './run-load.ts';
+import { parseSlos, type Slo } from './slo.ts';
+
+export const loadFlagSpec = {
+  'base-url': { type: 'string' },
+  'token-env': { type: 'string' },
+  'token-file': { type: 'string' },
+  model: { type: 'string' },
+  concurrency: { type: 'string' },
+  rate: { type: 'string' },
+  arrival: { type: 'string' },
+  engine: { type: 'string' },
+  duration: { type: 'string' },
+  requests: { type: 'string' },
+  warmup: { type: 'string' },
+  prompts: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  stream: { type: 'boolean' },
+  'no-stream': { type: 'boolean' },
+  timeout: { type: 'string' },
+  slo: { type: 'string', multiple: true },
+  sweep: { type: 'boolean' },
+  'sweep-steps': { type: 'string' },
+  shard: { type: 'string' },
+  seed: { type: 'string' },
+  report: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface LoadPlan {
+  /** Normalised /v1 base URL, or null for the bundled mock. */
+  baseUrl: string | null;
+  /** Bearer token for an external target (the bundled mock supplies its own). */
+  token: string | null;
+  model: string | null;
+  mode: ModeConfig;
+  durationS: number | null;
+  requests: number | null;
+  warmupS: number;
+  maxTokens: number;
+  stream: boolean;
+  prompts: ChatMessage[][];
+  promptsSource: 'builtin' | { file: string; count: number };
+  seed: number;
+  timeoutMs: number;
+  slos: Slo[];
+  sloExprs: string[];
+  sweep: boolean;
+  sweepSteps: number;
+  shard: ShardInfo | null;
+  report: string | undefined;
+  json: boolean;
+  quiet: boolean;
+}
+
+const usage = (message: string, hint?: string): HarnessError =>
+  new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`, hint === undefined ? {} : { hint });
+
+/** "10s", "500ms", "2m", "1.5" (seconds) -> seconds. */
+export function parseDuration(flag: string, value: string, min: number, max: number): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (m === null) throw usage(`--${flag} must be a duration like 10s, 500ms or 2m, got "${value}"`);
+  const n = Number(m[1]);
+  const s = m[2] === 'ms' ? n / 1000 : m[2] === 'm' ? n * 60 : n;
+  if (s < min || s > max) throw usage(`--${flag} must be between ${min}s and ${max}s, got ${s}s`);
+  return s;
+}
+
+function parseNumber(flag: string, value: string, min: number, max: number, integer: boolean): number {
+  const ok = integer ? /^\d+$/.test(value.trim()) : /^\d+(\.\d+)?$/.test(value.trim());
+  const n = Number(value);
+  if (!ok || n < min || n > max) throw usage(`--${flag} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${value}"`);
+  return n;
+}
+
+/** 127.0.0.0/8, ::1 and localhost only: iari never sends load anywhere else. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return m !== null && m.slice(1).every((x) => Number(x) <= 255);
+}
+
+function readToken(tokenEnv: string | undefined, tokenFile: string | undefined): string {
+  if (tokenEnv !== undefined && tokenFile !== undefined) throw usage('give --token-env or --token-file, not both');
+  if (tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(tokenFile, 'utf8');
+    } catch (error) {
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: cannot read --token-file: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    const token = (text.split(/\r?\n/)[0] ?? '').trim();
+    if (token === '') throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, 'iari load: --token-file is empty');
+    return token;
+  }
+  const name = tokenEnv ?? 'IARI_TOKEN';
+  const token = process.env[name]?.trim();
+  if (token === undefined || token === '') {
+    throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, `iari load: no token in $${name}`, {
+      hint: 'export the account token in that variable (or use --token-file); it is never accepted as a flag value',
+    });
+  }
+  return token;
+}
+
+type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] extends { multiple: true } ? string[] : (typeof loadFlagSpec)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** Validates every flag before any traffic: a bad value is a usage error (exit 2). */
+export function planFromFlags(v: Values): LoadPlan {
+  const sloExprs = v.slo ?? [];
+  const slos = parseSlos(sloExprs);
+  let baseUrl: string | null = null;
+  let token: string | null = null;
+  if (v['base-url'] !== undefined) {
+    const n = normalizeBaseUrl(v['base-url']);
+    const host = new URL(n.origin).hostname;
+    if (!isLoopbackHost(host)) {
+      throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `iari load: refusing to send load to ${host}: only loopback targets (127.0.0.0/8, ::1, localhost) are allowed`);
+    }
+    baseUrl = n.v1;
+    token = readToken(v['token-env'], v['token-file']);
+  } else if (v['token-env'] !== undefined || v['token-file'] !== undefined) {
+    readToken(v['token-env'], v['token-file']);
+  }
+  if (v.concurrency !== undefined && v.rate !== undefined) throw usage('give --concurrency (closed loop) or --rate (open loop), not both');
+  if (v.arrival !== undefined && v.rate === undefined) throw usage('--arrival needs --rate');
+  const arrival = v.arrival ?? 'constant';
+  if (arrival !== 'constant' && arrival !== 'poisson') throw usage(`--arrival must be constant or poisson, got "${arrival}"`);
+  const engine = v.engine ?? 'autocannon';
+  if (engine !== 'autocannon' && engine !== 'undici') throw usage(`--engine must be autocannon or undici, got "${engine}"`);
+  if (v.engine !== undefined && v.rate !== undefined && engine !== 'undici') throw usage('open loop (--rate) always uses the undici engine');
+  if (v.stream === true && v['no-stream'] === true) throw usage('give --stream or --no-stream, not both');
+  const stream = v['no-stream'] !== true;
+  const mode: ModeConfig =
+    v.rate !== undefined
+      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival }
+      : { kind: 'closed', concurrency: v.concurrency === undefined ? 8 : parseNumber('concurrency', v.concurrency, 1, 10_000, true), engine };
+  const requests = v.requests === undefined ? null : parseNumber('requests', v.requests, 1, 10_000_000, true);
+  const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null ? 10 : null;
+  const warmupS = v.warmup === undefined ? 0 : parseDuration('warmup', v.warmup, 0, 600);
+  const timeoutMs = (v.timeout === undefined ? 30 : parseDuration('timeout', v.timeout, 0.1, 600)) * 1000;
+  const maxTokens = v['max-tokens'] === undefined ? 64 : parseNumber('max-tokens', v['max-tokens'], 1, 100_000, true);
+  const seed = v.seed === undefined ? 1 : parseNumber('seed', v.seed, 0, 2 ** 31 - 1, true);
+  let shard: ShardInfo | null = null;
+  if (v.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(v.shard.trim());
+    if (m === null) throw usage(`--shard must be i/n (0 <= i < n), got "${v.shard}"`);
+    const index = Number(m[1]);
+    const count = Number(m[2]);
+    if (count < 1 || count > 10_000 || index >= count) throw usage(`--shard must be i/n with 0 <= i < n <= 10000, got "${v.shard}"`);
+    shard = { index, count };
+  }
+  const sweepSteps = v['sweep-steps'] === undefined ? 6 : parseNumber('sweep-steps', v['sweep-steps'], 1, 20, true);
+  if (v['sweep-steps'] !== undefined && v.sweep !== true) throw usage('--sweep-steps needs --sweep');
+  if (v.sweep === true && shard !== null) throw usage('--sweep cannot be sharded (run shards at fixed levels and merge them)');
+  if (v.sweep === true && durationS === null) throw usage('--sweep needs --duration (the length of each step)');
+  let prompts: ChatMessage[][] = builtinPrompts.map((p) => [...p]);
+  let promptsSource: LoadPlan['promptsSource'] = 'builtin';
+  if (v.prompts !== undefined) {
+    prompts = readPromptsFile(v.prompts);
+    promptsSource = { file: v.prompts, count: prompts.length };
+  }
+  return {
+    baseUrl,
+    token,
+    model: v.model ?? null,
+    mode,
+    durationS,
+    requests,
+    warmupS,
+    maxTokens,
+    stream,
+    prompts,
+    promptsSource,
+    seed,
+    timeoutMs,
+    slos,
+    sloExprs,
+    sweep: v.sweep === true,
+    sweepSteps,
+    shard,
+    report: v.report,
+    json: v.json === true,
+    quiet: v.quiet === true,
+  };
+}

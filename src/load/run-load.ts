@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { runClosedLoopAutocannon } from './autocannon-engine.ts';
+import { Collector } from './collector.ts';
+import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
+import { LOAD_RESULT_SCHEMA, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
+import { bodyFactory, type ChatMessage } from './prompts.ts';
+import type { RequestTiming } from './request-timer.ts';
+import { buildResult } from './result-builder.ts';
+import type { Slo } from './slo.ts';
+import { countTokens } from './token-count.ts';
+import { runClosedLoopUndici, runOpenLoop } from './undici-engine.ts';
+
+export type ModeConfig =
+  | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
+  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' };
+
+export interface LoadConfig {
+  runId: string;
+  /** Normalised base URL ending in /v1 (loopback only; checked by the caller). */
+  baseUrl: string;
+  token: string;
+  model: string;
+  target: 'bundled-mock' | 'external';
+  mode: ModeConfig;
+  /** Measured seconds after warmup; null when bounded by `requests` (then at most maxDurationS). */
+  durationS: number | null;
+  requests: number | null;
+  warmupS: number;
+  maxTokens: number;
+  stream: boolean;
+  prompts: readonly ChatMessage[][];
+  promptsSource: RunMeta['config']['prompts'];
+  seed: number;
+  timeoutMs: number;
+  slos: readonly Slo[];
+  sloExprs: readonly string[];
+  shard: ShardInfo | null;
+  /** Upper bound on a requests-bound run's measured time (default 600 s). */
+  maxDurationS?: number;
+  extraHeaders?: EngineTarget['extraHeaders'];
+  onTiming?: (t: RequestTiming) => void;
+  onRecord?: (r: RequestRecord) => void;
+  onTick?: (c: Collector, elapsedS: number) => void;
+  signal?: AbortSignal;
+}
+
+const version = (): string => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+};
+
+/** Shard i of n gets floor(x/n) plus one of the remainder when i < x mod n. */
+export function shareOf(x: number, shard: ShardInfo | null): number {
+  if (shard === null) return x;
+  return Math.floor(x / shard.count) + (shard.index < x % shard.count ? 1 : 0);
+}
+
+/** Runs one load test and returns its result; every request goes through the strict stream checker. */
+export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+  // Load the tokenizer's tables now, not inside the first timed request.
+  countTokens('warm up the tokenizer');
+  const url = new URL(cfg.baseUrl);
+  const target: EngineTarget = {
+    origin: url.origin,
+    path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${cfg.token}`, accept: cfg.stream ? 'text/event-stream' : 'application/json' },
+    body: bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
+    stream: cfg.stream,
+    ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
+  };
+  const records: RequestRecord[] = [];
+  const startedAt = new Date();
+  // A short lead so the first arrival is not late because of setup.
+  const startNs = now() + 20_000_000n;
+  const startEpochMs = performance.timeOrigin + performance.now() + 20;
+  const warmupNs = BigInt(Math.round(cfg.warmupS * 1e9));
+  const measureS = cfg.durationS ?? cfg.maxDurationS ?? 600;
+  const stopNs = startNs + warmupNs + BigInt(Math.round(measureS * 1e9));
+  const collector = new Collector({
+    measureStartNs: startNs + warmupNs,
+    measureStartEpochMs: startEpochMs + cfg.warmupS * 1000,
+    openLoop: cfg.mode.kind === 'open',
+    slos: cfg.slos,
+    shard: cfg.shard?.index ?? null,
+    onRecord: (r) => {
+      records.push(r);
+      cfg.onRecord?.(r);
+    },
+  });
+  const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, drainMs: cfg.timeoutMs };
+  let lastEndNs = startNs + warmupNs;
+  const hooks: EngineHooks = {
+    collector,
+    onTiming: (t) => {
+      if (t.endNs !== null && t.endNs > lastEndNs && !collector.isWarmup(t.intendedNs)) lastEndNs = t.endNs;
+      cfg.onTiming?.(t);
+    },
+    onTick: () => cfg.onTick?.(collector, Number(now() - startNs) / 1e9),
+    ...(cfg.signal === undefined ? {} : { signal: cfg.signal }),
+  };
+  collector.startEventLoopMonitor();
+  let mode: LoadMode;
+  try {
+    if (cfg.mode.kind === 'open') {
+      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed };
+      const schedule = { rate: cfg.mode.rate, arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.shard === null ? {} : { shard: cfg.shard }) };
+      await runOpenLoop(target, limits, schedule, hooks);
+    } else {
+      const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
+      mode = { kind: 'closed', engine: cfg.mode.engine, concurrency };
+      if (cfg.mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
+      else await runClosedLoopUndici(target, limits, concurrency, hooks);
+    }
+  } finally {
+    collector.stopEventLoopMonitor();
+  }
+  const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
+  // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
+  const windowMs = cfg.durationS !== null && cfg.signal?.aborted !== true ? cfg.durationS * 1000 : Math.max(1, Number(lastEndNs - (startNs + warmupNs)) / 1e6);
+  const meta: RunMeta = {
+    schema: LOAD_RESULT_SCHEMA,
+    tool: { name: 'iari', version: version() },
+    runId: cfg.runId,
+    startedAt: startedAt.toISOString(),
+    endedAt: new Date().toISOString(),
+    measureStartEpochMs: Math.round(measureStartEpochMs),
+    measureEndEpochMs: Math.round(measureStartEpochMs + windowMs),
+    baseUrl: cfg.baseUrl,
+    target: cfg.target,
+    model: cfg.model,
+    mode,
+    latencyOrigin: cfg.mode.kind === 'open' ? 'intended' : 'actual',
+    config: {
+      durationS: cfg.durationS,
+      requests: cfg.requests,
+      warmupS: cfg.warmupS,
+      maxTokens: cfg.maxTokens,
+      stream: cfg.stream,
+      prompts: cfg.promptsSource,
+      seed: cfg.seed,
+      timeoutMs: cfg.timeoutMs,
+      slos: [...cfg.sloExprs],
+    },
+    host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
+  };
+  return { result: buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard }), records };
+}
+
+function shareRate(rate: number, shard: ShardInfo | null): number {
+  return shard === null ? rate : rate / shard.count;
+}

@@ -1,0 +1,69 @@
+import type { Collector } from './collector.ts';
+import { percentileOrNull } from './hdr.ts';
+import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
+
+export function fmtUs(us: number | null | undefined): string {
+  if (us === null || us === undefined) return '-';
+  if (us >= 1_000_000) return `${(us / 1_000_000).toFixed(2)}s`;
+  if (us >= 1000) return `${(us / 1000).toFixed(us >= 100_000 ? 0 : 2)}ms`;
+  return `${Math.round(us)}us`;
+}
+
+/** One line for a terminal, rewritten in place about four times a second. */
+export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
+  const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
+  const p50 = percentileOrNull(c.hist.ttft, 50);
+  const p99 = percentileOrNull(c.hist.ttft, 99);
+  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ttft p50 ${fmtUs(p50)} p99 ${fmtUs(p99)}  tokens ${c.outputTokens}`;
+}
+
+function pad(cells: string[][]): string {
+  const widths = cells[0]?.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length))) ?? [];
+  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ')).join('\n');
+}
+
+const rows: [MetricName, string][] = [
+  ['ttfb', 'time to first byte'],
+  ['ttft', 'time to first token'],
+  ['itl', 'inter-token latency (per token)'],
+  ['tpot', 'time per output token'],
+  ['e2e', 'end-to-end latency'],
+  ['service_ttft', 'ttft from actual send'],
+  ['service_e2e', 'e2e from actual send'],
+  ['schedule_lag', 'schedule lag'],
+  ['event_loop_lag', 'client event-loop lag'],
+];
+
+/** The summary printed at the end of a run. */
+export function summaryTable(r: LoadResult): string {
+  const m = r.meta.mode;
+  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival} (seed ${m.seed})` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
+  const out: string[] = [];
+  out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured, latency from the ${r.meta.latencyOrigin} send time`);
+  out.push(
+    `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; every stream checked (${r.counts.events} events)`,
+  );
+  const cells = [['metric', ...percentileKeys, 'mean', 'max', 'n']];
+  for (const [k, label] of rows) {
+    const h = r.metrics[k];
+    if (h === undefined) continue;
+    cells.push([`${k} (${label})`, ...percentileKeys.map((p) => fmtUs(h.percentiles[p])), fmtUs(h.mean), fmtUs(h.max), String(h.count)]);
+  }
+  const tps = r.metrics.output_tps;
+  if (tps !== undefined) cells.push(['output tok/s per request', ...percentileKeys.map((p) => (tps.percentiles[p] / 1000).toFixed(1)), (tps.mean / 1000).toFixed(1), (tps.max / 1000).toFixed(1), String(tps.count)]);
+  out.push(pad(cells));
+  out.push(`throughput: ${r.throughput.rps} req/s, ${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
+  const classes = Object.entries(r.errors.byClass).filter(([, n]) => n > 0);
+  out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${classes.length > 0 ? ' ' + classes.map(([c, n]) => `${c}=${n}`).join(' ') : ''}`);
+  for (const s of r.slos) {
+    const obs = s.observed === null ? 'no data' : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
+    out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr} (observed ${obs})`);
+  }
+  if (r.sweep !== null) {
+    out.push(`sweep (${r.sweep.kind}): best ${r.sweep.best ?? 'none'}, stopped: ${r.sweep.stopReason}`);
+    for (const s of r.sweep.steps) out.push(`  ${String(s.level).padStart(8)}  ${s.achievedRps} rps  ttft p99 ${fmtUs(s.ttftP99Us)}  itl p99 ${fmtUs(s.itlP99Us)}  errors ${(s.errorRate * 100).toFixed(1)}%  ${s.slosMet ? 'SLOs met' : 'SLOs breached'}${s.saturated ? ' saturated' : ''}`);
+  }
+  for (const w of r.validity.warnings) out.push(`warning: ${w}`);
+  return out.join('\n') + '\n';
+}
