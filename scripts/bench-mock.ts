@@ -1,0 +1,326 @@
+// Benchmark of the bundled mock server against a bare node:http server that writes the same bytes,
+// measured side by side in one run (ratio), plus the cost of a durable ledger append per sync mode.
+//
+//   npx tsx scripts/bench-mock.ts [--duration 4] [--rounds 2] [--streams 256] [--concurrency 64] [--cpu-prof]
+//
+// Each server runs in its own child process; this process is the undici client (loopback only,
+// bounded in time). Writes reports/bench/mock.json. With --cpu-prof the mock child is profiled
+// (node --cpu-prof) and the hottest source files are printed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = path.resolve(path.dirname(SELF), '..');
+const TOKEN = 'sk-iari-bench-token-000000000001';
+const COMPLETION_TOKENS = 32;
+const REQUEST = { model: 'iari-mini', messages: [{ role: 'user', content: 'Benchmark me.' }] };
+
+interface Captured {
+  stream: { status: number; headers: Record<string, string>; events: string[] };
+  full: { status: number; headers: Record<string, string>; body: string };
+}
+
+// ---------------------------------------------------------------- children
+async function serveMock(receipts: boolean): Promise<void> {
+  const { startMockServer } = await import('../mock-server/index.ts');
+  const server = await startMockServer({ seed: 1, limits: false, ttftMs: 0, itlMs: 0, jitterMs: 0, completionTokens: COMPLETION_TOKENS, sendLogCapacity: 1024, receipts });
+  announce(server.url, () => server.close());
+}
+
+async function serveBare(fixture: string): Promise<void> {
+  const captured = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Captured;
+  const fullBody = Buffer.from(captured.full.body);
+  const fullHeaders = { ...captured.full.headers, 'content-length': String(fullBody.length) };
+  const events = captured.stream.events.map((e) => Buffer.from(e));
+  const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (!Buffer.concat(chunks).includes('"stream":true')) {
+        res.writeHead(captured.full.status, fullHeaders);
+        res.end(fullBody);
+        return;
+      }
+      res.writeHead(captured.stream.status, captured.stream.headers);
+      res.flushHeaders();
+      res.cork();
+      for (const e of events) res.write(e);
+      res.uncork();
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  announce(`http://127.0.0.1:${port}/v1`, () => new Promise<void>((resolve) => server.close(() => resolve())));
+}
+
+function announce(url: string, close: () => Promise<void>): void {
+  fs.writeSync(1, `ready ${url}\n`);
+  const stop = () => void close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  // Bounded: a child never outlives the benchmark by more than 10 minutes.
+  setTimeout(stop, 600_000).unref();
+  setInterval(() => {}, 60_000);
+}
+
+// ---------------------------------------------------------------- parent
+async function startChild(args: string[], nodeFlags: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', SELF, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, IARI_TOKEN: TOKEN }, cwd: ROOT });
+  for await (const line of createInterface({ input: child.stdout as NodeJS.ReadableStream })) {
+    if (line.startsWith('ready ')) return { child, url: line.slice(6) };
+  }
+  throw new Error(`child ${args.join(' ')} exited before it was ready`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function capture(url: string): Promise<Captured> {
+  const post = async (stream: boolean) => {
+    const response = await fetch(`${url}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...REQUEST, stream }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const headers: Record<string, string> = {};
+    response.headers.forEach((v, k) => {
+      if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection' && k !== 'keep-alive' && k !== 'date') headers[k] = v;
+    });
+    return { status: response.status, headers, text: await response.text() };
+  };
+  const s = await post(true);
+  const f = await post(false);
+  if (s.status !== 200 || f.status !== 200) throw new Error(`the mock answered ${s.status}/${f.status} to the benchmark request`);
+  return {
+    stream: { status: s.status, headers: s.headers, events: s.text.split(/(?<=\n\n)/) },
+    full: { status: f.status, headers: f.headers, body: f.text },
+  };
+}
+
+interface Measurement {
+  requests: number;
+  events: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  /** CPU time the server process spent per completed request (Linux /proc; null elsewhere). */
+  serverCpuUsPerRequest: number | null;
+}
+
+/** user + system CPU seconds of a process, from /proc/PID/stat (clock ticks of 10 ms). */
+function cpuSeconds(pid: number | undefined): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Closed loop: `concurrency` workers, each sending one request after another until the time is up. */
+async function measure(url: string, pid: number | undefined, stream: boolean, concurrency: number, seconds: number, expectEvents: number): Promise<Measurement> {
+  const cpuBefore = cpuSeconds(pid);
+  const origin = new URL(url).origin;
+  const pool = new Pool(origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 10_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const body = JSON.stringify({ ...REQUEST, stream });
+  const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+  let requests = 0;
+  let events = 0;
+  let errors = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < until) {
+      try {
+        const response = await pool.request({ origin, path: '/v1/chat/completions', method: 'POST', headers, body });
+        let count = 0;
+        let carry = '';
+        for await (const chunk of response.body) {
+          const text = carry + (chunk as Buffer).toString('latin1');
+          let at = text.indexOf('\n\n');
+          let last = 0;
+          while (at !== -1) {
+            count++;
+            last = at + 2;
+            at = text.indexOf('\n\n', last);
+          }
+          carry = text.slice(last);
+        }
+        if (response.statusCode !== 200 || (stream && count !== expectEvents)) errors++;
+        else {
+          requests++;
+          events += stream ? count : 0;
+        }
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  const cpuAfter = cpuSeconds(pid);
+  const serverCpuUsPerRequest = cpuBefore === null || cpuAfter === null || requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1e6) / requests);
+  return { requests, events, errors, seconds: elapsed, perSecond: (stream ? events : requests) / elapsed, serverCpuUsPerRequest };
+}
+
+async function ledgerAppendCost(): Promise<Record<string, number>> {
+  const { openReceiptLedger } = await import('../mock-server/receipt-ledger.ts');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iari-bench-ledger-'));
+  const receipt = { proto: '1.0-draft.2', type: 'receipt', id: 'rcpt_x', pad: 'x'.repeat(800) };
+  const result: Record<string, number> = {};
+  try {
+    for (const mode of ['dsync', 'fdatasync', 'dsync', 'fdatasync'] as const) {
+      const ledger = openReceiptLedger(path.join(dir, `${mode}.jsonl`), { sync: mode, onWarning: () => {} });
+      const n = 1000;
+      const t = performance.now();
+      for (let i = 0; i < n; i++) ledger.append({ account: 'acct_bench', mandate: 'mnd_bench', receipt });
+      const us = ((performance.now() - t) * 1000) / n;
+      ledger.close();
+      result[`${mode}_us_per_append`] = Math.round(Math.min(result[`${mode}_us_per_append`] ?? Infinity, us) * 10) / 10;
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return result;
+}
+
+function hottestFiles(profileDir: string): { file: string; selfPercent: number }[] {
+  const files = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const f of files) {
+    const profile = JSON.parse(fs.readFileSync(path.join(profileDir, f), 'utf8')) as { nodes: { callFrame: { url: string; functionName: string }; hitCount?: number }[] };
+    for (const node of profile.nodes) {
+      const hits = node.hitCount ?? 0;
+      total += hits;
+      const url = node.callFrame.url === '' ? `(${node.callFrame.functionName || 'native'})` : node.callFrame.url.replace(`file://${ROOT}/`, '');
+      self.set(url, (self.get(url) ?? 0) + hits);
+    }
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15)
+    .map(([file, hits]) => ({ file, selfPercent: Math.round((1000 * hits) / Math.max(1, total)) / 10 }));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      serve: { type: 'string' },
+      fixture: { type: 'string' },
+      duration: { type: 'string', default: '4' },
+      rounds: { type: 'string', default: '2' },
+      streams: { type: 'string', default: '256' },
+      concurrency: { type: 'string', default: '64' },
+      'cpu-prof': { type: 'boolean', default: false },
+      out: { type: 'string', default: 'reports/bench/mock.json' },
+    },
+    strict: true,
+  });
+  if (values.serve === 'mock') return serveMock(true);
+  if (values.serve === 'mock-no-receipts') return serveMock(false);
+  if (values.serve === 'bare') return serveBare(values.fixture as string);
+
+  const seconds = Number(values.duration);
+  const rounds = Number(values.rounds);
+  const streams = Number(values.streams);
+  const concurrency = Number(values.concurrency);
+  for (const [name, v, max] of [['duration', seconds, 60], ['rounds', rounds, 10], ['streams', streams, 1024], ['concurrency', concurrency, 1024]] as const) {
+    if (!Number.isInteger(v) || v < 1 || v > max) throw new Error(`--${name} must be an integer from 1 to ${max}`);
+  }
+  const profileDir = path.join(ROOT, 'reports/bench/prof');
+  if (values['cpu-prof']) fs.rmSync(profileDir, { recursive: true, force: true });
+  const mock = await startChild(['--serve', 'mock'], values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
+  const captured = await capture(mock.url);
+  const fixture = path.join(os.tmpdir(), `iari-bench-fixture-${process.pid}.json`);
+  fs.writeFileSync(fixture, JSON.stringify(captured));
+  const bare = await startChild(['--serve', 'bare', '--fixture', fixture]);
+  const plain = await startChild(['--serve', 'mock-no-receipts']);
+  const targets = [['bare', bare], ['mock', mock], ['mockNoReceipts', plain]] as const;
+  const expectEvents = captured.stream.events.length;
+  type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number };
+  const zero = (): Sums => ({ stream: 0, full: 0, streamCpu: 0, fullCpu: 0 });
+  const sums: Record<(typeof targets)[number][0], Sums> = { bare: zero(), mock: zero(), mockNoReceipts: zero() };
+  const runs: { round: number; server: string; mode: string; result: Measurement }[] = [];
+  try {
+    for (const [, target] of targets) {
+      await measure(target.url, target.child.pid, true, streams, 1, expectEvents);
+      await measure(target.url, target.child.pid, false, concurrency, 1, expectEvents);
+    }
+    for (let round = 1; round <= rounds; round++) {
+      for (const mode of ['stream', 'full'] as const) {
+        for (const [name, target] of targets) {
+          const result = await measure(target.url, target.child.pid, mode === 'stream', mode === 'stream' ? streams : concurrency, seconds, expectEvents);
+          sums[name][mode] += result.perSecond / rounds;
+          sums[name][mode === 'stream' ? 'streamCpu' : 'fullCpu'] += (result.serverCpuUsPerRequest ?? NaN) / rounds;
+          runs.push({ round, server: name, mode, result });
+          console.log(
+            `round ${round} ${mode.padEnd(6)} ${name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(8)} ${mode === 'stream' ? 'events/s' : 'req/s   '}  server CPU ${String(result.serverCpuUsPerRequest ?? '?').padStart(5)} us/request  (${result.requests} requests, ${result.errors} errors)`,
+          );
+        }
+      }
+    }
+  } finally {
+    for (const [, target] of targets) await stopChild(target.child);
+    fs.rmSync(fixture, { force: true });
+  }
+  const ledger = await ledgerAppendCost();
+  const report = {
+    object: 'bench.mock',
+    node: process.version,
+    cpus: os.cpus().length,
+    loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    settings: { seconds, rounds, streams, concurrency, completionTokens: COMPLETION_TOKENS, eventsPerStream: expectEvents, ledger: false },
+    streaming: {
+      bareEventsPerSecond: Math.round(sums.bare.stream),
+      mockEventsPerSecond: Math.round(sums.mock.stream),
+      ratio: round3(sums.mock.stream / sums.bare.stream),
+      mockNoReceiptsEventsPerSecond: Math.round(sums.mockNoReceipts.stream),
+      ratioNoReceipts: round3(sums.mockNoReceipts.stream / sums.bare.stream),
+      serverCpuUsPerStream: { bare: Math.round(sums.bare.streamCpu), mock: Math.round(sums.mock.streamCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.streamCpu) },
+    },
+    nonStreaming: {
+      bareRequestsPerSecond: Math.round(sums.bare.full),
+      mockRequestsPerSecond: Math.round(sums.mock.full),
+      ratio: round3(sums.mock.full / sums.bare.full),
+      mockNoReceiptsRequestsPerSecond: Math.round(sums.mockNoReceipts.full),
+      ratioNoReceipts: round3(sums.mockNoReceipts.full / sums.bare.full),
+      serverCpuUsPerRequest: { bare: Math.round(sums.bare.fullCpu), mock: Math.round(sums.mock.fullCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.fullCpu) },
+    },
+    target: 0.5,
+    ledgerAppend: ledger,
+    runs,
+    ...(values['cpu-prof'] ? { hottestFiles: hottestFiles(profileDir) } : {}),
+  };
+  const out = path.resolve(ROOT, values.out as string);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`streaming:     mock ${report.streaming.mockEventsPerSecond} events/s, bare ${report.streaming.bareEventsPerSecond} events/s, ratio ${report.streaming.ratio} (without receipts ${report.streaming.ratioNoReceipts})`);
+  console.log(`non-streaming: mock ${report.nonStreaming.mockRequestsPerSecond} req/s, bare ${report.nonStreaming.bareRequestsPerSecond} req/s, ratio ${report.nonStreaming.ratio} (without receipts ${report.nonStreaming.ratioNoReceipts})`);
+  console.log(`server CPU per stream (us): ${JSON.stringify(report.streaming.serverCpuUsPerStream)}; per request: ${JSON.stringify(report.nonStreaming.serverCpuUsPerRequest)}`);
+  console.log(`ledger append: ${JSON.stringify(ledger)}`);
+  if (report.hottestFiles !== undefined) for (const h of report.hottestFiles) console.log(`  ${String(h.selfPercent).padStart(5)}%  ${h.file}`);
+  console.log(`wrote ${path.relative(ROOT, out)}`);
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+await main();
