@@ -248,7 +248,8 @@ svg.chart .bar:hover,svg.chart .heat-cell:hover{opacity:1;stroke:var(--fg);strok
 svg.chart .line{fill:none;stroke-width:2}
 svg.chart .s0{stroke:var(--series1);fill:var(--series1)}svg.chart .s1{stroke:var(--series2);fill:var(--series2)}
 svg.chart .s2{stroke:var(--series3);fill:var(--series3)}svg.chart .s3{stroke:var(--series4);fill:var(--series4)}
-svg.chart path.line.s0,svg.chart path.line.s1,svg.chart path.line.s2,svg.chart path.line.s3{fill:none}
+svg.chart .t-good{stroke:var(--good);fill:var(--good)}svg.chart .t-bad{stroke:var(--bad);fill:var(--bad)}svg.chart .t-warn{stroke:var(--warn);fill:var(--warn)}
+svg.chart path.line{fill:none}
 svg.chart .marker{stroke:var(--bad);stroke-dasharray:4 3}
 svg.chart .marker-label{fill:var(--bad)}
 svg.chart .pct{stroke:var(--warn);stroke-dasharray:3 3}

@@ -201,8 +201,9 @@ function distribution(name: 'ttft' | 'itl' | 'e2e', r: LoadResult): Html {
 
 function overTimeSection(r: LoadResult): Html {
   const t: Timeslice[] = [...r.timeslices].sort((a, b) => a.tS - b.tS);
-  const series = (name: string, f: (s: Timeslice) => number | null) => ({
+  const series = (name: string, f: (s: Timeslice) => number | null, tone?: 'good' | 'bad') => ({
     name,
+    ...(tone === undefined ? {} : { tone }),
     points: t.flatMap((s) => {
       const y = f(s);
       return y === null ? [] : [{ x: s.tS, y }];
@@ -213,7 +214,7 @@ function overTimeSection(r: LoadResult): Html {
     'Over time',
     html`<div class="charts">${lineChart({
       title: 'Requests per second',
-      series: [series('started', (s) => s.started), series('ok', (s) => s.ok), series('failed', (s) => s.failed)],
+      series: [series('started', (s) => s.started), series('ok', (s) => s.ok, 'good'), series('failed', (s) => s.failed, 'bad')],
       xLabel: 'time (s)',
       yLabel: 'requests/s',
     })}${lineChart({

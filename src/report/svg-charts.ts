@@ -185,6 +185,8 @@ export function cdfChart(o: CdfOptions): Html {
 
 export interface Series {
   name: string;
+  /** A semantic colour (ok green, failed red) instead of the palette colour of its position. */
+  tone?: 'good' | 'bad' | 'warn';
   points: readonly { x: number; y: number }[];
 }
 
@@ -201,8 +203,14 @@ export interface LineChartOptions {
   zeroBased?: boolean;
 }
 
-function legend(series: readonly { name: string }[]): Html {
-  return html`<div class="legend">${series.map((s, i) => html`<span><span class="sw" style="background:var(--series${(i % 4) + 1})"></span>${s.name}</span>`)}</div>`;
+function seriesClass(s: Series, i: number): string {
+  return s.tone === undefined ? `s${i % 4}` : `t-${s.tone}`;
+}
+
+function legend(series: readonly Series[]): Html {
+  return html`<div class="legend">${series.map(
+    (s, i) => html`<span><span class="sw" style="background:var(${s.tone === undefined ? `--series${(i % 4) + 1}` : `--${s.tone}`})"></span>${s.name}</span>`,
+  )}</div>`;
 }
 
 export function lineChart(o: LineChartOptions): Html {
@@ -223,8 +231,8 @@ export function lineChart(o: LineChartOptions): Html {
     const step = Math.max(1, Math.ceil(pts.length / 150));
     const dots = pts
       .filter((_, j) => j % step === 0 || j === pts.length - 1)
-      .map((p) => html`<circle class="hover s${i % 4}" cx="${n(x(p.x))}" cy="${n(y(p.y))}" r="${pts.length <= 40 ? 3 : 2}" data-tip="${`${s.name}\n${o.xLabel}: ${xFormat(p.x)}\n${o.yLabel}: ${yFormat(p.y)}`}"/>`);
-    return html`<g class="series" data-series="${s.name}"><path class="line s${i % 4}" d="${d}"/>${dots}</g>`;
+      .map((p) => html`<circle class="hover ${seriesClass(s, i)}" cx="${n(x(p.x))}" cy="${n(y(p.y))}" r="${pts.length <= 40 ? 3 : 2}" data-tip="${`${s.name}\n${o.xLabel}: ${xFormat(p.x)}\n${o.yLabel}: ${yFormat(p.y)}`}"/>`);
+    return html`<g class="series" data-series="${s.name}"><path class="line ${seriesClass(s, i)}" d="${d}"/>${dots}</g>`;
   });
   const thresholds = (o.thresholds ?? []).map(
     (t) => html`<line class="marker" x1="${M.left}" x2="${W - M.right}" y1="${n(y(t.value))}" y2="${n(y(t.value))}"/><text class="marker-label" x="${W - M.right}" y="${n(y(t.value) - 4)}" text-anchor="end">${t.label}</text>`,
