@@ -44,7 +44,12 @@ export function createMockHandlers(options: MockHandlersOptions = {}): MockHandl
   let receipts: ReceiptIssuer | null = null;
   if (typeof receiptsOption === 'object') receipts = receiptsOption;
   else if (receiptsOption !== false) {
-    owned = createReceiptIssuer({ ...(options.seed === undefined ? {} : { seed: options.seed }), ...(ledger === undefined ? {} : { ledger }) });
+    const clock = options.now;
+    owned = createReceiptIssuer({
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(ledger === undefined ? {} : { ledger }),
+      ...(clock === undefined ? {} : { now: () => Math.floor(clock() / 1000) }),
+    });
     receipts = owned;
   }
   let core: MockCore;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChainBuilder, Ed25519Key, digestOf, verifyChain, type ChainVerifyResult, type Receipt } from '../src/receipts/index.ts';
 import { startMockServer, type MockServer } from './index.ts';
 import { ReceiptFault, receiptFaults } from './faults-receipts.ts';
-import { createReceiptIssuer, type MockReceiptIssuer } from './receipt-issuer.ts';
+import { createReceiptIssuer } from './receipt-issuer.ts';
 import type { ReceiptChainView, ReceiptKeysView } from './receipt-hooks.ts';
 
 const servers: MockServer[] = [];
@@ -296,50 +296,51 @@ describe('receipt faults', () => {
     expect(codes(verify(chain, advertised))).toEqual(['ISSUER_UNTRUSTED']);
     expect(codes(verify(chain, faithful))).toEqual([]);
   });
+
+  it('receipt-keys-mismatch reaches GET /v1/receipts/keys through the x-iari-fault header', async () => {
+    const server = await start();
+    await chat(server, server.tokens.default, {});
+    const advertised = (await (await fetch(`${server.url}/receipts/keys`, { headers: { 'x-iari-fault': ReceiptFault.keysMismatch } })).json()) as ReceiptKeysView;
+    const chain = await receiptsOf(server, server.tokens.default);
+    expect(codes(verify(chain, advertised.keys.map((k) => k.kid)))).toEqual(['ISSUER_UNTRUSTED']);
+    expect(codes(verify(chain, await keysOf(server)))).toEqual([]);
+  });
 });
 
 describe('receipts with a ledger', () => {
-  // startMockServer({ ledger }) builds the same issuer; here the test holds it to close the ledger between runs.
-  async function startWithLedger(ledger: string, seed: number): Promise<{ server: MockServer; issuer: MockReceiptIssuer }> {
-    const issuer = createReceiptIssuer({ ledger, seed, onWarning: () => {} });
-    return { server: await start({ receipts: issuer, seed }), issuer };
-  }
-
   it('continues the same chain after a restart on the same ledger', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iari-rcpt-'));
     dirs.push(dir);
     const ledger = path.join(dir, 'receipts.jsonl');
-    const first = await startWithLedger(ledger, 21);
-    await chat(first.server, first.server.tokens.default, {});
-    await chat(first.server, first.server.tokens.default, { stream: true });
-    await waitForOutcomes(first.server, first.server.tokens.default, 2);
-    const before = await receiptsOf(first.server, first.server.tokens.default);
-    await first.server.close();
-    first.issuer.close();
+    const first = await start({ ledger, seed: 21 });
+    await chat(first, first.tokens.default, {});
+    await chat(first, first.tokens.default, { stream: true });
+    await waitForOutcomes(first, first.tokens.default, 2);
+    const before = await receiptsOf(first, first.tokens.default);
+    await first.close();
 
-    const second = await startWithLedger(ledger, 21);
-    const resumed = await receiptsOf(second.server, second.server.tokens.default);
+    const second = await start({ ledger, seed: 21 });
+    const resumed = await receiptsOf(second, second.tokens.default);
     expect(resumed.head).toBe(before.head);
     expect(resumed.mandate).toEqual(before.mandate);
-    await chat(second.server, second.server.tokens.default, {});
-    await waitForOutcomes(second.server, second.server.tokens.default, 3);
-    const after = await receiptsOf(second.server, second.server.tokens.default);
+    await chat(second, second.tokens.default, {});
+    await waitForOutcomes(second, second.tokens.default, 3);
+    const after = await receiptsOf(second, second.tokens.default);
     expect(after.data).toHaveLength(6);
     expect(after.data[4]?.prev).toBe(before.head);
-    expect(verify(after, await keysOf(second.server)).errors).toEqual([]);
+    expect(verify(after, await keysOf(second)).errors).toEqual([]);
     expect(fs.readFileSync(ledger, 'utf8').trim().split('\n')).toHaveLength(6);
-    second.issuer.close();
   });
 
   it('refuses a ledger written with another seed instead of forking the chain', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iari-rcpt-'));
     dirs.push(dir);
     const ledger = path.join(dir, 'receipts.jsonl');
-    const first = await startWithLedger(ledger, 1);
-    await chat(first.server, first.server.tokens.default, {});
-    first.issuer.close();
-    expect(() => createReceiptIssuer({ ledger, seed: 2 })).toThrow(/another seed/);
+    const first = await start({ ledger, seed: 1 });
+    await chat(first, first.tokens.default, {});
+    await first.close();
+    await expect(start({ ledger, seed: 2 })).rejects.toThrow(/another seed/);
     // The refusal released the ledger: the right seed still opens it.
-    createReceiptIssuer({ ledger, seed: 1 }).close();
+    await (await start({ ledger, seed: 1 })).close();
   });
 });
