@@ -126,7 +126,8 @@ export class RequestTimer {
   /**
    * D-LOAD-03: the output token total is the server's usage.completion_tokens (else the client
    * tokenizer over the assembled text); it is split over the token-bearing events in proportion
-   * to their text length, every event keeping at least one token.
+   * to the client tokenizer's count of each event's text (its length when the text cannot be
+   * recovered), every event keeping at least one token.
    */
   #finishTokens(result: StreamCheckResult): void {
     const t = this.timing;
@@ -137,7 +138,14 @@ export class RequestTimer {
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
     let total = completion;
     if (total === null && events.length > 0) total = countTokens(assembledText(result));
-    const k = total === null ? [] : total === events.length ? events.map(() => 1) : apportionTokens(events.map((e) => e.chars), total);
+    let k: number[] = [];
+    if (total !== null) {
+      if (total === events.length) k = events.map(() => 1);
+      else {
+        const texts = eventTexts(result);
+        k = apportionTokens(texts === null ? events.map((e) => e.chars) : texts.map(countTokens), total);
+      }
+    }
     t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
     t.outputTokens = total ?? 0;
     t.tokenSource = completion !== null ? 'usage' : events.length > 0 ? 'tokenizer' : 'none';
@@ -177,4 +185,19 @@ function assembledText(r: StreamCheckResult): string {
     for (const call of c.toolCalls) text += (call.name ?? '') + call.arguments;
   }
   return text;
+}
+
+/** Each content event's text, recovered from the assembled content (single choice, content only). */
+function eventTexts(r: StreamCheckResult): string[] | null {
+  const choices = r.assembled.choices;
+  const c = choices[0];
+  if (choices.length !== 1 || c === undefined || c.refusal !== null || c.toolCalls.length > 0) return null;
+  const content = c.content ?? '';
+  let pos = 0;
+  const texts = r.timing.contentEvents.map((e) => {
+    const piece = content.slice(pos, pos + e.chars);
+    pos += e.chars;
+    return piece;
+  });
+  return pos === content.length ? texts : null;
 }

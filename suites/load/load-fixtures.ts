@@ -1,0 +1,37 @@
+import { startMockServer, type MockServer, type MockServerOptions } from '../../mock-server/index.ts';
+import { builtinPrompts } from '../../src/load/prompts.ts';
+import type { LoadConfig, ModeConfig } from '../../src/load/run-load.ts';
+import type { SentEvent } from '../../src/load/fidelity.ts';
+
+/** The bundled mock with rate limits off and a fixed, jitter-free schedule. */
+export function startLoadMock(options: MockServerOptions = {}): Promise<MockServer> {
+  return startMockServer({ limits: false, receipts: false, ttftMs: 50, itlMs: 10, jitterMs: 0, tokensPerChunk: [1, 2], completionTokens: 12, seed: 7, ...options });
+}
+
+export function loadConfig(mock: MockServer, mode: ModeConfig, over: Partial<LoadConfig> = {}): LoadConfig {
+  return {
+    runId: 'test',
+    baseUrl: mock.url,
+    token: mock.tokens.default,
+    model: mock.admin.models().available[0] ?? 'unknown',
+    target: 'bundled-mock',
+    mode,
+    durationS: 1,
+    requests: null,
+    warmupS: 0,
+    maxTokens: 64,
+    stream: true,
+    prompts: builtinPrompts.map((p) => [...p]),
+    promptsSource: 'builtin',
+    seed: 1,
+    timeoutMs: 10_000,
+    slos: [],
+    sloExprs: [],
+    shard: null,
+    ...over,
+  };
+}
+
+export function sendLogLookup(mock: MockServer): (id: string) => SentEvent[] | undefined {
+  return (id) => mock.sendLog.get(id)?.events;
+}
