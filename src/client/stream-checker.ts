@@ -64,6 +64,8 @@ export interface StreamCheckResult {
 }
 
 const DAY_SECONDS = 86_400;
+/** Per-choice rules that assume a stable choices[].index. */
+const INDEX_DEPENDENT = new Set<StreamRuleCode>(['role-missing-first', 'role-repeated', 'finish-reason-count', 'finish-chunk-content', 'delta-after-finish', 'choice-missing']);
 const ENVELOPE_FIELDS = ['id', 'object', 'created', 'model'] as const;
 type Envelope = Record<(typeof ENVELOPE_FIELDS)[number], unknown>;
 
@@ -129,6 +131,11 @@ export class StreamChecker {
   #finished = false;
   #ev: SseEvent | undefined;
   readonly #eols = new Set<SseEvent['eol']>();
+  /** Envelope fields that already varied among the content chunks (reported there, not again on the usage chunk). */
+  readonly #varied = new Set<string>();
+  /** choices[].index went out of range: per-choice rules can no longer be attributed (reported once, as CHAT-STREAM-013). */
+  #indexBroken = false;
+  readonly #deferred: StreamFinding[] = [];
   #ref: Envelope | undefined;
 
   constructor(options: StreamCheckOptions = {}) {
@@ -239,6 +246,7 @@ export class StreamChecker {
     if (this.#finished) throw new Error('StreamChecker.finish called twice');
     this.#finished = true;
     this.#ev = undefined;
+    if (!this.#indexBroken) for (const f of this.#deferred) this.#keep(f);
     this.#framingFindings(end, stats);
     const atEnd: Where = { at: stats.bytes, chunk: Math.max(0, stats.reads - 1) };
     // An in-stream error ends the stream (CHAT-STREAM-031); [DONE] after it is optional.
@@ -326,14 +334,15 @@ export class StreamChecker {
       // The usage chunk is judged against the other chunks; values wrong on all of them are reported there.
       const diffs: string[] = [];
       for (const field of ENVELOPE_FIELDS) {
-        if (p[field] !== ref[field]) diffs.push(`${field} ${show(ref[field])} -> ${field in p ? show(p[field]) : 'absent'}`);
+        if (!this.#varied.has(field) && p[field] !== ref[field]) diffs.push(`${field} ${show(ref[field])} -> ${field in p ? show(p[field]) : 'absent'}`);
       }
       if (diffs.length > 0) {
         this.#add('usage-chunk-envelope', `usage chunk differs from the other chunks: ${diffs.join('; ')}`, { expected: ref, received: pick(p) });
       }
       return;
     }
-    if (ref === undefined && !isUsageChunk) this.#ref = pick(p);
+    if (ref === undefined) this.#ref = pick(p);
+    else for (const field of ENVELOPE_FIELDS) if (p[field] !== ref[field]) this.#varied.add(field);
     // Compat, CreateChatCompletionStreamResponse.id: "Each chunk has the same ID."
     const id = p['id'];
     if (typeof id !== 'string' || id === '') {
@@ -418,7 +427,9 @@ export class StreamChecker {
       else this.#add('usage-non-null-interim', 'a chunk before the usage chunk carries a non-null usage', where);
     }
     if (last === undefined) {
-      if (this.assembled.chunks > 0 && !this.#errorSeen) {
+      // A stream whose choices never finished was cut short: that is reported (CHAT-STREAM-019), not the usage chunk it lost.
+      const cut = [...this.#choices.values()].some((s) => !s.finished);
+      if (this.assembled.chunks > 0 && !this.#errorSeen && !cut) {
         this.#add('usage-chunk-missing', 'include_usage was requested but no chunk carried usage', { ...atEnd, expected: 'a final chunk with choices [] and usage' });
       }
       return;
@@ -436,6 +447,7 @@ export class StreamChecker {
     }
     const index = raw['index'];
     if (!isNonNegInt(index) || index >= this.#n) {
+      this.#indexBroken = true;
       this.#add('choice-index-invalid', `choices[${position}].index is ${'index' in raw ? show(index) : 'absent'} (n=${this.#n})`, {
         pointer: `${ptr}/index`,
         expected: `integer in [0, ${this.#n})`,
@@ -446,7 +458,7 @@ export class StreamChecker {
     const key = isNonNegInt(index) && index < this.#n ? index : position;
     let state = this.#choices.get(key);
     if (state === undefined) {
-      state = { choice: newChoice(key), deltas: 0, finished: false, lastOffset: 0, lastChunkIndex: 0, lastEventIndex: -1, tools: new Map(), highestToolIndex: -1 };
+      state = { choice: newChoice(key), deltas: 0, finished: false, lastOffset: 0, lastChunkIndex: 0, lastEventIndex: -1, tools: new Map(), highestToolIndex: -1, invalidFinish: false };
       this.#choices.set(key, state);
     }
     state.lastOffset = ev.startOffset;
@@ -460,7 +472,8 @@ export class StreamChecker {
     for (const s of this.#choices.values()) {
       const c = s.choice;
       const where = { at: s.lastOffset, chunk: s.lastChunkIndex, event: s.lastEventIndex };
-      if (!s.finished) this.#add('finish-reason-count', `choice ${c.index} never got a non-null finish_reason`, { ...where, expected: 'one finish_reason', received: null });
+      // A choice that only got an invalid finish_reason (e.g. "") is reported once, under CHAT-STREAM-017.
+      if (!s.finished && !s.invalidFinish) this.#add('finish-reason-count', `choice ${c.index} never got a non-null finish_reason`, { ...where, expected: 'one finish_reason', received: null });
       for (const call of c.toolCalls) {
         let parsed: unknown;
         try {
@@ -491,15 +504,10 @@ export class StreamChecker {
   }
 
   #add(rule: StreamRuleCode, message: string, where: Where): void {
-    const count = (this.#perRule.get(rule) ?? 0) + 1;
-    this.#perRule.set(rule, count);
-    if (count > this.#maxPerRule) {
-      this.#suppressed[rule] = (this.#suppressed[rule] ?? 0) + 1;
-      return;
-    }
+    if (this.#indexBroken && INDEX_DEPENDENT.has(rule)) return;
     const def = streamRules[rule];
     const ev = this.#ev;
-    this.#findings.push({
+    const finding: StreamFinding = {
       rule,
       requirementId: def.requirementId,
       severity: severityOfGrade(def.grade),
@@ -510,8 +518,20 @@ export class StreamChecker {
       pointer: where.pointer,
       expected: where.expected,
       received: where.received,
-    });
+    };
+    // Per-choice findings wait for the end of the stream: a later index drift makes them unattributable.
+    if (INDEX_DEPENDENT.has(rule) && !this.#finished) this.#deferred.push(finding);
+    else this.#keep(finding);
   }
+
+  #keep(finding: StreamFinding): void {
+    const rule = finding.rule;
+    const count = (this.#perRule.get(rule) ?? 0) + 1;
+    this.#perRule.set(rule, count);
+    if (count > this.#maxPerRule) this.#suppressed[rule] = (this.#suppressed[rule] ?? 0) + 1;
+    else this.#findings.push(finding);
+  }
+
 }
 
 /** Reader and checker together: what the load engine and the suites feed with raw reads. */

@@ -21,6 +21,8 @@ export interface ChoiceState {
   lastEventIndex: number;
   tools: Map<number, AssembledToolCall>;
   highestToolIndex: number;
+  /** A finish_reason outside the enum was seen (reported under CHAT-STREAM-017). */
+  invalidFinish: boolean;
 }
 
 export type Json = Record<string, unknown>;
@@ -59,6 +61,7 @@ export function checkChoiceDelta(state: ChoiceState, raw: Json, ptr: string, rep
     // Compat, CreateChatCompletionStreamResponse.choices[].finish_reason: enum, nullable.
     if (finish !== null && (typeof finish !== 'string' || !FINISH_REASONS.has(finish))) {
       report('finish-reason-invalid', `finish_reason ${show(finish)} is not null or a known value`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
+      state.invalidFinish = true;
     }
   }
   const wasFinished = state.finished;
