@@ -70,6 +70,8 @@ async function runClient(base: string): Promise<Observation[]> {
   out.push(await observe('unknown-model', await chat({ model: 'no-such-model' })));
   out.push(await observe('no-token', await fetch(`${base}/me`)));
   out.push(await observe('fault-header', await chat({ stream: true }, { 'x-iari-fault': 'stream-no-done' })));
+  out.push(await observe('legal-framing', await chat({ stream: true }, { 'x-iari-fault': 'legal-crlf,legal-comments' })));
+  out.push(await observe('legal-split-utf8', await chat({ stream: true }, { 'x-iari-fault': 'legal-split-utf8' })));
   out.push(await observe('usage', await fetch(`${base}/me/usage?days=2`, { headers: auth })));
   out.push(await observe('usage-bad-days', await fetch(`${base}/me/usage?days=0`, { headers: auth })));
   out.push(await observe('receipts', await fetch(`${base}/receipts`, { headers: auth })));
@@ -117,8 +119,9 @@ describe('msw handlers and the socket server share one core', () => {
     expect((byStep.get('fault-header')?.body as string[]).at(-1)).not.toBe('data: [DONE]');
     expect(byStep.get('usage-bad-days')?.status).toBe(400);
     const receipts = byStep.get('receipts')?.body as { data: unknown[] };
-    // chat, stream and the faulted stream: three gates and three outcomes.
-    expect(receipts.data).toHaveLength(6);
+    expect(((byStep.get('legal-framing')?.body as string[])[0] ?? '')).toContain('\r\n');
+    // chat, stream, the faulted stream and the two legal framings: five gates and five outcomes.
+    expect(receipts.data).toHaveLength(10);
   });
 
   it('stops a stream and records it as interrupted when the msw client aborts mid-stream', async () => {
