@@ -83,7 +83,7 @@ export function newBuilder(level: 1 | 2 | 3, prefix = 'r'): ChainBuilder {
 
 /** A random chain that also contains at least one of each kind the mutation operators need. */
 export const chainArb: fc.Arbitrary<ChainCase> = fc
-  .record({ level: fc.constantFrom(1 as const, 2 as const, 3 as const), steps: fc.array(stepArb, { maxLength: 6 }), cost: budgetArb, deny: denyArb })
+  .record({ level: fc.constantFrom(1 as const, 2 as const, 3 as const), steps: fc.array(stepArb, { maxLength: 3 }), cost: budgetArb, deny: denyArb })
   .map(({ level, steps, cost, deny }) => {
     const b = newBuilder(level);
     const clock = { t: 1_700_000_000 };
@@ -94,6 +94,8 @@ export const chainArb: fc.Arbitrary<ChainCase> = fc
       { kind: 'gate', allowed: false, resource: 'gpt-z', cost, deny: { result: 'denied', reason: 'PROTO_DENY_UNKNOWN_CRIT', crit_object: { object: digestOf({}), path: '/c' } }, dt: 1 },
       { kind: 'stop', mode: 'signature', resource: 's/1', dt: 1 },
       { kind: 'stop', mode: 'token', resource: 's/2', dt: 1 },
+      { kind: 'gate', allowed: true, resource: 'gpt-w', cost, deny, dt: 1 },
+      { kind: 'outcome', pick: Number.MAX_SAFE_INTEGER, status: 'ok', cost, dt: 1 },
       { kind: 'gate', allowed: true, resource: 'gpt-x', cost, deny, dt: 1 },
     ];
     for (const s of steps) applyStep(b, s, clock, level);

@@ -22,7 +22,7 @@ describe('RCPT-CHAIN model-based chains', () => {
         const full = verifyChain(b.receipts, { ...options, expectedHead: b.head ?? undefined } as typeof options);
         expect(noErrors(full)).toBe(true);
       }),
-      fcParams(25),
+      fcParams(12),
     );
   });
 
@@ -39,7 +39,7 @@ describe('RCPT-CHAIN model-based chains', () => {
         expect(c.head).toBe(a.head);
         expect(c.errors.map((e) => e.code)).toEqual(a.errors.map((e) => e.code));
       }),
-      fcParams(20),
+      fcParams(10),
     );
   });
 
@@ -55,7 +55,7 @@ describe('RCPT-CHAIN model-based chains', () => {
         expect(verifyChain(b.receipts, opts).errors).toEqual([]);
         expect(verifyChain(b.receipts, optionsFor(1)).errors.map((e) => e.code)).toEqual(['ISSUER_UNTRUSTED']);
       }),
-      fcParams(10),
+      fcParams(6),
     );
   });
 });
