@@ -10,7 +10,8 @@ import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
 import { countTokens } from './token-count.ts';
-import { runClosedLoopUndici, runOpenLoop } from './undici-engine.ts';
+import { Pool } from 'undici';
+import { runClosedLoopUndici, runOpenLoop, sendOne } from './undici-engine.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -37,6 +38,8 @@ export interface LoadConfig {
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
+  /** Send one unrecorded request first, so lazy compilation and connection setup stay out of the stamps (default true). */
+  prime?: boolean;
   /** Upper bound on a requests-bound run's measured time (default 600 s). */
   maxDurationS?: number;
   extraHeaders?: EngineTarget['extraHeaders'];
@@ -73,6 +76,7 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
+  if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
   const records: RequestRecord[] = [];
   const startedAt = new Date();
   // A short lead so the first arrival is not late because of setup.
@@ -154,4 +158,14 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
 
 function shareRate(rate: number, shard: ShardInfo | null): number {
   return shard === null ? rate : rate / shard.count;
+}
+
+/** One unmeasured request through the same checker path; its outcome is ignored (the run reports errors itself). */
+async function prime(target: EngineTarget, timeoutMs: number): Promise<void> {
+  const pool = new Pool(target.origin, { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  try {
+    await sendOne(pool, target, -1, now(), 0, new Map());
+  } finally {
+    await pool.destroy().catch(() => undefined);
+  }
 }
