@@ -79,12 +79,23 @@ interface EchoProxy {
   close(): Promise<void>;
 }
 
-/** A loopback proxy in front of the mock that echoes the caller's Authorization value in every error body and in a header. */
-async function startEchoProxy(target: string): Promise<EchoProxy> {
-  const state = { seenToken: 0, echoed: 0 };
+/**
+ * A loopback proxy in front of the mock that echoes the caller's Authorization value in every
+ * error body and in a header; with `failEvery`, it also answers every Nth chat request itself
+ * with a 503 whose message carries the token.
+ */
+async function startEchoProxy(target: string, options: { failEvery?: number } = {}): Promise<EchoProxy> {
+  const state = { seenToken: 0, echoed: 0, chats: 0 };
   const server: Server = createServer((req, res) => {
     const auth = req.headers['authorization'] ?? '';
     if (auth.includes(canary)) state.seenToken++;
+    if (options.failEvery !== undefined && req.method === 'POST' && (req.url ?? '').endsWith('/chat/completions') && ++state.chats % options.failEvery === 0) {
+      req.resume();
+      state.echoed++;
+      res.writeHead(503, { 'content-type': 'application/json', 'x-debug-authorization': auth });
+      res.end(JSON.stringify({ error: { message: `overloaded; request from ${auth}`, type: 'server_error', param: null, code: 'overloaded' } }));
+      return;
+    }
     const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (up) => {
       const headers = { ...up.headers, 'x-debug-authorization': auth };
       if ((up.statusCode ?? 500) < 400) {
@@ -190,13 +201,19 @@ describe('secrets: canary token', () => {
 
   it.skipIf(!loadBuilt)('iari load against a faulty server writes the canary to no report file and no output line', async () => {
     const reportDir = join(root, 'load');
-    const run = await iari(['load', '--base-url', proxy.url, '--rate', '5', '--duration', '2', '--warmup', '0', '--max-tokens', '16', '--report', reportDir], {
+    const loadProxy = await startEchoProxy(mock.origin, { failEvery: 3 });
+    const run = await iari(['load', '--base-url', loadProxy.url, '--rate', '5', '--duration', '2s', '--max-tokens', '16', '--report', reportDir], {
       IARI_TOKEN: canary,
     });
+    await loadProxy.close();
     expect(run.code, `iari load exited ${run.code}: ${run.stderr.slice(0, 400)}`).not.toBe(2);
-    expect(proxy.seenToken).toBeGreaterThan(0);
+    expect(loadProxy.seenToken).toBeGreaterThan(0);
+    expect(loadProxy.echoed).toBeGreaterThan(0);
     const files = filesUnder(reportDir);
     expect(files.map((f) => f.slice(reportDir.length + 1))).toContain('load.json');
+    // Failing requests (503 echoing the token, non-conforming streams) were recorded with their details.
+    const result = JSON.parse(readFileSync(join(reportDir, 'load.json'), 'utf8')) as { errors: { total: number; byClass: Record<string, number> } };
+    expect(result.errors.byClass['http_status']).toBeGreaterThan(0);
     for (const file of files) expect(leaksOf(readFileSync(file, 'utf8')), file).toEqual([]);
     for (const [name, text] of [['stdout', run.stdout], ['stderr', run.stderr]] as const) {
       text.split('\n').forEach((line, i) => expect(leaksOf(line), `${name} line ${i + 1}`).toEqual([]));
