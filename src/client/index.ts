@@ -1,4 +1,4 @@
-export { SseReader, readAllSse, type SseEvent, type SseFinding, type SseReaderStats, type SseEndState } from './sse-reader.ts';
+export { SseReader, readAllSse, type SseEvent, type SseFinding, type SseReaderStats, type SseEndState, type LineEnding } from './sse-reader.ts';
 export {
   StreamChecker,
   StreamValidator,

@@ -1,78 +1,14 @@
 import { SseReader, type SseEndState, type SseEvent, type SseFindingCode, type SseReaderStats } from './sse-reader.ts';
-import { severityOfGrade, streamRules, type StreamRuleCode, type StreamSeverity } from './stream-rules.ts';
-import { newChoice, type AssembledCompletion, type AssembledUsage } from './stream-assembly.ts';
+import { severityOfGrade, streamRules, type StreamRuleCode } from './stream-rules.ts';
+import { newChoice, type AssembledCompletion } from './stream-assembly.ts';
 import { checkChoiceDelta, isNonNegInt, isObject, show, type ChoiceState, type Json, type Where } from './stream-choice-checks.ts';
+import { EnvelopeChecks, UsageChecks } from './stream-envelope-checks.ts';
+import type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming } from './stream-types.ts';
 
-export interface StreamCheckOptions {
-  /** `stream_options.include_usage` was requested. */
-  includeUsage?: boolean;
-  /** `n` of the request (default 1). */
-  n?: number;
-  /** Reference Unix time (seconds) for `created` (default: now, when the checker is made). */
-  nowSeconds?: number;
-  /** Count the tokens of each content-bearing event (e.g. `loadGptTokenCounter()`); off by default. */
-  countTokens?: (text: string) => number;
-  /** Findings kept per rule before further ones are only counted (default 5). */
-  maxFindingsPerRule?: number;
-}
+export type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming, ContentEvent } from './stream-types.ts';
 
-export interface StreamFinding {
-  rule: StreamRuleCode;
-  requirementId: string;
-  severity: StreamSeverity;
-  message: string;
-  byteOffset: number;
-  /** Index of the read (HTTP body chunk) where the evidence completed. */
-  chunkIndex: number;
-  /** Index of the SSE event (block) it is about, when it is about one. */
-  eventIndex: number | undefined;
-  /** JSON Pointer into the event's JSON payload, when it applies. */
-  pointer: string | undefined;
-  expected: unknown;
-  received: unknown;
-}
-
-export interface ContentEvent {
-  arrivedAt: bigint;
-  chunkIndex: number;
-  byteOffset: number;
-  /** Characters of content, refusal and tool-call argument text the event carries. */
-  chars: number;
-  /** Tokens of that text, when a counter was given. */
-  tokens: number | undefined;
-}
-
-export interface StreamTiming {
-  /** Arrival of the first event carrying a JSON object (the role prelude included). */
-  firstChunkAt: bigint | undefined;
-  /** Arrival of the first event carrying non-empty content, refusal or a tool-call delta (the TTFT anchor). */
-  firstTokenAt: bigint | undefined;
-  doneAt: bigint | undefined;
-  /** Every event that carried content, refusal or tool-call deltas, in order. */
-  contentEvents: ContentEvent[];
-}
-
-export interface StreamCheckResult {
-  findings: StreamFinding[];
-  /** Findings per rule beyond `maxFindingsPerRule`, counted but not kept. */
-  suppressed: Partial<Record<StreamRuleCode, number>>;
-  /** `fail` if any fail finding, else `non-strict` if any, else `pass` (informational ones do not count). */
-  verdict: 'pass' | 'fail' | 'non-strict';
-  assembled: AssembledCompletion;
-  timing: StreamTiming;
-  reader: SseReaderStats;
-}
-
-const DAY_SECONDS = 86_400;
 /** Per-choice rules that assume a stable choices[].index. */
 const INDEX_DEPENDENT = new Set<StreamRuleCode>(['role-missing-first', 'role-repeated', 'finish-reason-count', 'finish-chunk-content', 'delta-after-finish', 'choice-missing']);
-const ENVELOPE_FIELDS = ['id', 'object', 'created', 'model'] as const;
-type Envelope = Record<(typeof ENVELOPE_FIELDS)[number], unknown>;
-
-function pick(p: Json): Envelope {
-  return { id: p['id'], object: p['object'], created: p['created'], model: p['model'] };
-}
-
 const readerRule: Record<SseFindingCode, StreamRuleCode> = {
   'invalid-utf8': 'invalid-utf8',
   'ended-mid-event': 'ended-mid-event',
@@ -82,14 +18,6 @@ const readerRule: Record<SseFindingCode, StreamRuleCode> = {
   'invalid-retry': 'ignored-field',
   'id-contains-nul': 'ignored-field',
 };
-
-interface UsageChunk {
-  offset: number;
-  chunkIndex: number;
-  eventIndex: number;
-  choicesEmpty: boolean;
-  choices: unknown;
-}
 
 /**
  * Consumes the reader's events of one chat completion stream, reports every rule the format
@@ -110,38 +38,33 @@ export class StreamChecker {
     done: false,
     chunks: 0,
   };
-  readonly #includeUsage: boolean;
   readonly #n: number;
-  readonly #now: number;
   readonly #maxPerRule: number;
   readonly #countTokens: ((t: string) => number) | undefined;
   readonly #findings: StreamFinding[] = [];
   readonly #perRule = new Map<StreamRuleCode, number>();
   readonly #suppressed: Partial<Record<StreamRuleCode, number>> = {};
   readonly #choices = new Map<number, ChoiceState>();
-  readonly #usageChunks: UsageChunk[] = [];
   readonly #report = (rule: StreamRuleCode, message: string, where: Where): void => this.#add(rule, message, where);
   #done = false;
   #afterDoneReported = false;
   #errorSeen = false;
-  #usageKeyMissing = false;
   #lastEndOffset = 0;
   #lastChunkIndex = 0;
   #lastChoicesEvent = -1;
   #finished = false;
   #ev: SseEvent | undefined;
   readonly #eols = new Set<SseEvent['eol']>();
-  /** Envelope fields that already varied among the content chunks (reported there, not again on the usage chunk). */
-  readonly #varied = new Set<string>();
   /** choices[].index went out of range: per-choice rules can no longer be attributed (reported once, as CHAT-STREAM-013). */
   #indexBroken = false;
   readonly #deferred: StreamFinding[] = [];
-  #ref: Envelope | undefined;
+  readonly #envelope: EnvelopeChecks;
+  readonly #usage: UsageChecks;
 
   constructor(options: StreamCheckOptions = {}) {
-    this.#includeUsage = options.includeUsage ?? false;
+    this.#envelope = new EnvelopeChecks(this.assembled, options.nowSeconds ?? Date.now() / 1000, this.#report);
+    this.#usage = new UsageChecks(this.assembled, options.includeUsage ?? false, this.#report);
     this.#n = options.n ?? 1;
-    this.#now = options.nowSeconds ?? Date.now() / 1000;
     this.#maxPerRule = options.maxFindingsPerRule ?? 5;
     this.#countTokens = options.countTokens;
   }
@@ -216,8 +139,8 @@ export class StreamChecker {
     const usage = payload['usage'];
     const choices = payload['choices'];
     const isUsageChunk = isObject(usage) && !(Array.isArray(choices) && choices.length > 0);
-    this.#checkEnvelope(payload, isUsageChunk);
-    this.#checkUsage(payload, ev);
+    this.#envelope.check(payload, isUsageChunk);
+    this.#usage.check(payload, ev);
     if (!Array.isArray(choices)) return;
     if (choices.length > 0) this.#lastChoicesEvent = ev.index;
     let bearing = false;
@@ -254,7 +177,8 @@ export class StreamChecker {
     if (this.assembled.chunks === 0 && !this.#errorSeen) this.#add('no-chunks', 'stream carried no completion chunk', { ...atEnd, expected: 'at least one chunk' });
     // A stream cut before [DONE] is reported once, as done-missing, not also as every choice or usage chunk it cut off.
     if (this.#done) {
-      this.#finishUsage(atEnd);
+      const cut = [...this.#choices.values()].some((c) => !c.finished);
+      this.#usage.finish(atEnd, this.#lastChoicesEvent, cut, this.#errorSeen);
       this.#finishChoices();
     }
     this.assembled.choices = [...this.#choices.values()].map((s) => s.choice).sort((a, b) => a.index - b.index);
@@ -325,118 +249,6 @@ export class StreamChecker {
         received: payload,
       });
     }
-  }
-
-  #checkEnvelope(p: Json, isUsageChunk: boolean): void {
-    const a = this.assembled;
-    const ref = this.#ref;
-    if (isUsageChunk && ref !== undefined) {
-      // The usage chunk is judged against the other chunks; values wrong on all of them are reported there.
-      const diffs: string[] = [];
-      for (const field of ENVELOPE_FIELDS) {
-        if (!this.#varied.has(field) && p[field] !== ref[field]) diffs.push(`${field} ${show(ref[field])} -> ${field in p ? show(p[field]) : 'absent'}`);
-      }
-      if (diffs.length > 0) {
-        this.#add('usage-chunk-envelope', `usage chunk differs from the other chunks: ${diffs.join('; ')}`, { expected: ref, received: pick(p) });
-      }
-      return;
-    }
-    if (ref === undefined) this.#ref = pick(p);
-    else for (const field of ENVELOPE_FIELDS) if (p[field] !== ref[field]) this.#varied.add(field);
-    // Compat, CreateChatCompletionStreamResponse.id: "Each chunk has the same ID."
-    const id = p['id'];
-    if (typeof id !== 'string' || id === '') {
-      this.#add('id-invalid', `id is ${'id' in p ? show(id) : 'absent'}`, { pointer: '/id', expected: 'a non-empty string', received: id ?? 'absent' });
-    } else if (a.id === undefined) a.id = id;
-    else if (id !== a.id) this.#add('id-changed', `id changed from ${show(a.id)} to ${show(id)}`, { pointer: '/id', expected: a.id, received: id });
-    if (p['object'] !== 'chat.completion.chunk') {
-      this.#add('object-wrong', `object is ${'object' in p ? show(p['object']) : 'absent'}`, { pointer: '/object', expected: 'chat.completion.chunk', received: p['object'] ?? 'absent' });
-    }
-    if (a.object === undefined && 'object' in p) a.object = p['object'];
-    // Compat, CreateChatCompletionStreamResponse.created: "Each chunk has the same timestamp."
-    const c = p['created'];
-    if (!isNonNegInt(c) || c >= 1e10 || Math.abs(c - this.#now) > DAY_SECONDS) {
-      const why = !('created' in p) ? 'absent' : !isNonNegInt(c) ? 'not a non-negative integer' : c >= 1e10 ? 'in milliseconds' : 'more than a day from now';
-      this.#add('created-invalid', `created ${show(c)} is ${why}`, { pointer: '/created', expected: `integer Unix seconds near ${Math.round(this.#now)}`, received: c ?? 'absent' });
-    }
-    if ('created' in p) {
-      if (a.created === undefined) a.created = c;
-      else if (c !== a.created) this.#add('created-changed', `created changed from ${show(a.created)} to ${show(c)}`, { pointer: '/created', expected: a.created, received: c });
-    }
-    const model = p['model'];
-    if (typeof model !== 'string' || model === '') {
-      this.#add('model-invalid', `model is ${'model' in p ? show(model) : 'absent'}`, { pointer: '/model', expected: 'a non-empty string', received: model ?? 'absent' });
-    } else if (a.model === undefined) a.model = model;
-    if ('system_fingerprint' in p && a.systemFingerprint === undefined) a.systemFingerprint = p['system_fingerprint'];
-    const choices = p['choices'];
-    if (!Array.isArray(choices) && !isUsageChunk) {
-      this.#add('choices-invalid', `choices is ${'choices' in p ? show(choices) : 'absent'}, not an array`, { pointer: '/choices', expected: 'an array', received: choices ?? 'absent' });
-    } else if (Array.isArray(choices) && choices.length === 0 && !isUsageChunk) {
-      this.#add('choices-invalid', 'choices is [] on a chunk that is not the usage chunk', { pointer: '/choices', expected: 'a non-empty array', received: [] });
-    }
-  }
-
-  #checkUsage(p: Json, ev: SseEvent): void {
-    if (!('usage' in p)) {
-      if (this.#includeUsage && !this.#usageKeyMissing) {
-        this.#usageKeyMissing = true;
-        this.#add('usage-null-omitted', 'chunk omits usage; with include_usage other chunks carry usage: null', { pointer: '/usage', expected: null, received: 'absent' });
-      }
-      return;
-    }
-    const u = p['usage'];
-    if (u === null) return;
-    if (!this.#includeUsage) {
-      this.#add('usage-unrequested', `usage ${show(u)} sent although include_usage was not requested`, { pointer: '/usage', expected: 'absent or null', received: u });
-    }
-    const choices = p['choices'];
-    this.#usageChunks.push({
-      offset: ev.startOffset,
-      chunkIndex: ev.chunkIndex,
-      eventIndex: ev.index,
-      choicesEmpty: Array.isArray(choices) && choices.length === 0,
-      choices: choices ?? 'absent',
-    });
-    if (!isObject(u)) {
-      this.#add('usage-counts', `usage is ${show(u)}, not an object`, { pointer: '/usage', expected: 'an object', received: u });
-      return;
-    }
-    this.assembled.usage = u as AssembledUsage;
-    const pt = u['prompt_tokens'];
-    const ct = u['completion_tokens'];
-    const tt = u['total_tokens'];
-    if (!isNonNegInt(pt) || !isNonNegInt(ct) || !isNonNegInt(tt)) {
-      this.#add('usage-counts', `usage counts are not all non-negative integers: ${show(u)}`, {
-        pointer: '/usage',
-        expected: '{prompt_tokens, completion_tokens, total_tokens} integers >= 0',
-        received: u,
-      });
-    } else if (tt !== pt + ct) {
-      this.#add('usage-counts', `total_tokens ${tt} != prompt_tokens ${pt} + completion_tokens ${ct}`, { pointer: '/usage/total_tokens', expected: pt + ct, received: tt });
-    }
-  }
-
-  #finishUsage(atEnd: Where): void {
-    if (!this.#includeUsage) return;
-    const list = this.#usageChunks;
-    const last = list[list.length - 1];
-    for (let i = 0; i < list.length - 1; i++) {
-      const u = list[i] as UsageChunk;
-      const where = { at: u.offset, chunk: u.chunkIndex, event: u.eventIndex, pointer: '/usage', expected: null };
-      if (u.choicesEmpty) this.#add('usage-chunk-multiple', 'more than one usage chunk', where);
-      else this.#add('usage-non-null-interim', 'a chunk before the usage chunk carries a non-null usage', where);
-    }
-    if (last === undefined) {
-      // A stream whose choices never finished was cut short: that is reported (CHAT-STREAM-019), not the usage chunk it lost.
-      const cut = [...this.#choices.values()].some((s) => !s.finished);
-      if (this.assembled.chunks > 0 && !this.#errorSeen && !cut) {
-        this.#add('usage-chunk-missing', 'include_usage was requested but no chunk carried usage', { ...atEnd, expected: 'a final chunk with choices [] and usage' });
-      }
-      return;
-    }
-    const where = { at: last.offset, chunk: last.chunkIndex, event: last.eventIndex };
-    if (!last.choicesEmpty) this.#add('usage-chunk-choices', `the usage chunk has choices ${show(last.choices)}`, { ...where, pointer: '/choices', expected: [], received: last.choices });
-    if (this.#lastChoicesEvent > last.eventIndex) this.#add('usage-chunk-not-last', 'a chunk with choices follows the usage chunk', { ...where, expected: 'usage chunk last' });
   }
 
   #checkChoice(raw: unknown, position: number, ev: SseEvent): string | undefined {
