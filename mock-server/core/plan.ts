@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { countTokens, generateText, splitIntoPieces, valueForSchema, type Piece } from './generator.ts';
 import { fnv1a, mulberry32, randomInt } from './rng.ts';
 import type { ChatRequest, ToolDef } from './validate.ts';
@@ -131,7 +132,8 @@ const cache = new Map<string, CompletionPlan>();
  * one prompt pays for generation once.
  */
 export function planCompletion(request: ChatRequest, rawBody: string, settings: GenerationSettings): CompletionPlan {
-  const key = `${settings.seed}|${settings.tokensPerChunk.join(',')}|${String(settings.completionTokens)}|${rawBody}`;
+  const bodyKey = rawBody.length > 2048 ? createHash('sha256').update(rawBody).digest('base64') : rawBody;
+  const key = `${settings.seed}|${settings.tokensPerChunk.join(',')}|${String(settings.completionTokens)}|${bodyKey}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.delete(key);
