@@ -25,7 +25,7 @@ export interface Slo {
   perRequest: boolean;
 }
 
-const sloPattern = /^([a-z_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)?)\s*(us|µs|ms|s|%)?$/;
+const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)?)\s*(us|µs|ms|s|%)?$/;
 
 export function sloHelp(): string {
   return [

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { apportionTokens } from './token-count.ts';
+
+describe('splitting the usage total over token-bearing events', () => {
+  it('keeps the exact total and at least one token per event', () => {
+    for (const [weights, total] of [[[1, 2, 1, 2], 6], [[10, 1, 1], 5], [[3, 3, 3], 10], [[1, 1, 1, 1], 4], [[5], 9]] as const) {
+      const k = apportionTokens(weights, total);
+      expect(k.reduce((a, b) => a + b, 0)).toBe(total);
+      expect(Math.min(...k)).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('reproduces the per-event counts when the weights are the true counts', () => {
+    expect(apportionTokens([1, 2, 1, 2, 3], 9)).toEqual([1, 2, 1, 2, 3]);
+  });
+
+  it('gives the first events one token each when the total is smaller than the event count', () => {
+    expect(apportionTokens([4, 4, 4], 2)).toEqual([1, 1, 0]);
+  });
+});

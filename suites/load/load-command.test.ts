@@ -1,0 +1,86 @@
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run } from '../../src/cli/load-command.ts';
+import { isHarnessError } from '../../src/errors.ts';
+import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
+
+async function exitOf(argv: string[]): Promise<number> {
+  try {
+    return await run(argv);
+  } catch (error) {
+    if (isHarnessError(error)) return error.exitCode;
+    throw error;
+  }
+}
+
+describe('iari load command', () => {
+  let server: Server;
+  let hits = 0;
+  let base = '';
+  let dir: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      hits++;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+    dir = mkdtempSync(join(tmpdir(), 'iari-load-cli-'));
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await new Promise<void>((r) => server.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an unknown SLO metric or a malformed threshold exits 2 before any request is sent', async () => {
+    process.env['IARI_LOAD_TEST_TOKEN'] = 'test-token-123456';
+    for (const slo of ['latency.p95<800ms', 'ttft.p95<800', 'ttft.p97<1ms', 'errors.rate<2', 'ttft.p95 < fast']) {
+      expect(await exitOf(['--base-url', base, '--token-env', 'IARI_LOAD_TEST_TOKEN', '--slo', slo, '--duration', '1s'])).toBe(2);
+    }
+    expect(hits).toBe(0);
+  });
+
+  it('refuses a target that is not loopback with exit 2', async () => {
+    process.env['IARI_LOAD_TEST_TOKEN'] = 'test-token-123456';
+    for (const url of ['http://10.0.0.1:8080/v1', 'http://example.com/v1', 'http://[::2]:80/v1', 'http://128.0.0.1/v1']) {
+      expect(await exitOf(['--base-url', url, '--token-env', 'IARI_LOAD_TEST_TOKEN'])).toBe(2);
+    }
+  });
+
+  it('rejects contradictory or out-of-range load flags with exit 2', async () => {
+    expect(await exitOf(['--rate', '5', '--concurrency', '2'])).toBe(2);
+    expect(await exitOf(['--rate', '5', '--arrival', 'bursty'])).toBe(2);
+    expect(await exitOf(['--concurrency', '0'])).toBe(2);
+    expect(await exitOf(['--duration', 'forever'])).toBe(2);
+    expect(await exitOf(['--shard', '4/4'])).toBe(2);
+    expect(await exitOf(['--prompts', join(dir, 'missing.jsonl')])).toBe(2);
+  });
+
+  it('a breached SLO exits 3 and the run still writes load.json, requests.ndjson and report.html', async () => {
+    const out = join(dir, 'breach');
+    const code = await exitOf(['--duration', '0.6s', '--concurrency', '2', '--slo', 'ttft.p50<1us', '--slo', 'errors.rate<0.5', '--report', out, '--quiet']);
+    expect(code).toBe(3);
+    const result = JSON.parse(readFileSync(join(out, 'load.json'), 'utf8')) as LoadResult;
+    expect(result.slos.map((s) => s.passed)).toEqual([false, true]);
+    expect(result.meta.target).toBe('bundled-mock');
+    const lines = readFileSync(join(out, 'requests.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestRecord);
+    expect(lines.length).toBe(result.counts.finished + result.counts.warmupExcluded);
+    expect(lines.every((l) => /^req_[0-9a-f]{24,}$/.test(l.requestId ?? ''))).toBe(true);
+    expect(existsSync(join(out, 'report.html'))).toBe(true);
+  });
+
+  it('an open-loop non-streaming run that meets its SLOs exits 0', async () => {
+    const out = join(dir, 'ok');
+    const code = await exitOf(['--rate', '10', '--duration', '0.6s', '--no-stream', '--slo', 'errors.rate<0.01', '--slo', 'e2e.p99<5s', '--report', out, '--quiet']);
+    expect(code).toBe(0);
+    const result = JSON.parse(readFileSync(join(out, 'load.json'), 'utf8')) as LoadResult;
+    expect(result.meta.mode).toMatchObject({ kind: 'open', engine: 'undici', rate: 10 });
+    expect(result.counts.ok).toBe(6);
+    expect(result.meta.config.stream).toBe(false);
+  });
+});
