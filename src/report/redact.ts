@@ -5,6 +5,8 @@
  * scrubbed whatever their value.
  */
 
+// Spec, Authentication 4: "The token is a secret. It is not to be placed in prompts, repositories,
+// client-side bundles, logs, screenshots or support messages".
 export const REDACTED = '[REDACTED]';
 
 export interface Redactor {

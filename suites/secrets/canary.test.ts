@@ -2,9 +2,11 @@
  * Canary: a random bearer token runs through a whole `iari test` (and `iari load` once that
  * command exists) against the bundled mock, with faults on so checks fail and curl lines are built
  * from failing requests, behind a proxy that echoes the token back in error bodies and a header
- * (seed, Authentication: the token must never be echoed; servers do it anyway). The token must
- * appear in no file under the report directory, and in no line of stdout or stderr, in any
- * encoded form or as any long fragment.
+ * (servers do). The token must appear in no file under the report directory, and in no line of
+ * stdout or stderr, in any encoded form or as any long fragment.
+ *
+ * Spec, Authentication 4: "The token is a secret. It is not to be placed in prompts, repositories,
+ * client-side bundles, logs, screenshots or support messages".
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
