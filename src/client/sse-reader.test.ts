@@ -214,3 +214,23 @@ describe('SseReader framing', () => {
     expect(() => reader.feed(bytes('x'), 0n)).toThrow(/after end/);
   });
 });
+
+describe('SseReader on arbitrary bytes', () => {
+  it('never throws, and reports events with increasing, in-bounds offsets (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.uniqueArray(fc.integer({ min: 1, max: 299 }), { maxLength: 8 }), (input, cuts) => {
+        const sorted = cuts.filter((c) => c < input.length).sort((a, b) => a - b);
+        const { events, end } = readSplit(input, sorted);
+        let prev = -1;
+        for (const ev of events) {
+          expect(ev.startOffset).toBeGreaterThan(prev);
+          expect(ev.endOffset).toBeGreaterThanOrEqual(ev.startOffset);
+          expect(ev.endOffset).toBeLessThanOrEqual(input.length);
+          prev = ev.endOffset;
+        }
+        for (const f of end.findings) expect(f.offset).toBeLessThanOrEqual(input.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { checkStream, loadGptTokenCounter, StreamValidator, type StreamCheckOptions, type StreamCheckResult } from './stream-checker.ts';
 import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from './stream-builder.ts';
 import { toMessage } from './stream-assembly.ts';
@@ -222,5 +223,23 @@ describe('stream timing facts', () => {
     const r = run(frame(toolCall));
     expect(r.timing.firstTokenAt).toBe(0n);
     expect(r.timing.contentEvents).toHaveLength(3);
+  });
+});
+
+describe('StreamChecker on arbitrary payloads', () => {
+  it('never throws and always gives a verdict, whatever JSON the events carry (property)', () => {
+    const payload = fc.oneof(
+      fc.anything(),
+      fc.record({ id: fc.anything(), object: fc.anything(), created: fc.anything(), model: fc.anything(), usage: fc.anything(), choices: fc.array(fc.record({ index: fc.anything(), delta: fc.oneof(fc.anything(), fc.record({ role: fc.anything(), content: fc.anything(), tool_calls: fc.array(fc.record({ index: fc.anything(), id: fc.anything(), type: fc.anything(), function: fc.anything() }, { requiredKeys: [] })) }, { requiredKeys: [] })), finish_reason: fc.anything() }, { requiredKeys: [] })) }, { requiredKeys: [] }),
+    );
+    fc.assert(
+      fc.property(fc.array(payload, { maxLength: 8 }), fc.boolean(), fc.integer({ min: 1, max: 3 }), (events, includeUsage, n) => {
+        const data = events.map((e) => JSON.stringify(e) ?? 'undefined');
+        const r = run(frame(data), { includeUsage, n });
+        expect(['pass', 'fail', 'non-strict']).toContain(r.verdict);
+        for (const f of r.findings) expect(f.requirementId).toMatch(/^(CHAT-STREAM|TOOLS)-\d{3}$/);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
