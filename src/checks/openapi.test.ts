@@ -167,8 +167,18 @@ describe('examples in spec/openapi.yaml', () => {
     expect(validateAny(componentName(c.schema), c.value)).toEqual({ ok: true });
   });
 
+  it('the error event-stream example is chunks, then one ErrorResponse event and no [DONE]', () => {
+    const streams = cases.filter((c) => c.mediaType === 'text/event-stream' && c.where.endsWith('error_mid_stream'));
+    expect(streams).toHaveLength(1);
+    const data = sseData(String(streams[0]?.value));
+    expect(data).not.toContain('[DONE]');
+    const last = JSON.parse(data.at(-1) ?? '') as Json;
+    expect(validateSchema('ErrorResponse', last)).toEqual({ ok: true });
+    for (const d of data.slice(0, -1)) expect(validateSchema('ChatCompletionChunk', JSON.parse(d))).toEqual({ ok: true });
+  });
+
   it('the event-stream example is chunks, one usage chunk, then exactly [DONE]', () => {
-    const streams = cases.filter((c) => c.mediaType === 'text/event-stream');
+    const streams = cases.filter((c) => c.mediaType === 'text/event-stream' && !c.where.endsWith('error_mid_stream'));
     expect(streams.length).toBeGreaterThan(0);
     for (const c of streams) {
       const data = sseData(String(c.value));
