@@ -126,7 +126,7 @@ export class Collector {
     const endNs = t.endNs ?? t.sentNs;
     const origin = t.intendedNs;
     const first = t.tokenEvents[0];
-    const last = t.tokenEvents[t.tokenEvents.length - 1];
+    const last = t.tokenEvents.findLast((e) => e.tokens > 0);
     const ttfb = t.headersNs === null ? null : us(t.headersNs - origin);
     const ttft = first === undefined ? null : us(first.atNs - origin);
     const e2e = us(endNs - origin);
@@ -159,11 +159,12 @@ export class Collector {
         record(slice.e2e, e2e);
         if (tpot !== null) record(this.hist.tpot, tpot);
         // D-LOAD-03: a chunk of k tokens arriving g after the previous token-bearing chunk is k tokens of g/k each.
+        let prev = t.tokenEvents[0];
         for (let i = 1; i < t.tokenEvents.length; i++) {
           const ev = t.tokenEvents[i];
-          const prev = t.tokenEvents[i - 1];
           if (ev === undefined || prev === undefined || ev.tokens === 0) continue;
           const per = us(ev.atNs - prev.atNs) / ev.tokens;
+          prev = ev;
           record(this.hist.itl, per, ev.tokens);
           record(slice.itl, per, ev.tokens);
           itlSum += per * ev.tokens;

@@ -36,7 +36,7 @@ export function compareWithSendLog(timings: readonly RequestTiming[], lookup: (r
       continue;
     }
     const truth = sent.filter((e) => e.content && e.tokens > 0 && e.writtenNs > 0n);
-    const seen = t.tokenEvents;
+    const seen = t.tokenEvents.filter((e) => e.tokens > 0);
     out.matched++;
     if (truth.length !== seen.length || truth.some((e, i) => e.tokens !== seen[i]?.tokens)) {
       out.tokenMismatches++;

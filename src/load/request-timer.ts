@@ -1,6 +1,6 @@
 import { StreamValidator, type StreamCheckResult } from '../client/stream-checker.ts';
 import type { ErrorClass } from './load-result.ts';
-import { apportionTokens, countTokens } from './token-count.ts';
+import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
 
 /** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
 export interface TokenEvent {
@@ -126,8 +126,9 @@ export class RequestTimer {
   /**
    * D-LOAD-03: the output token total is the server's usage.completion_tokens (else the client
    * tokenizer over the assembled text); it is split over the token-bearing events in proportion
-   * to the client tokenizer's count of each event's text (its length when the text cannot be
-   * recovered), every event keeping at least one token.
+   * to the tokens of one tokenization of the whole text, each token assigned to the event holding
+   * its first character (text length when the text cannot be recovered), every event keeping at
+   * least one token.
    */
   #finishTokens(result: StreamCheckResult): void {
     const t = this.timing;
@@ -143,7 +144,10 @@ export class RequestTimer {
       if (total === events.length) k = events.map(() => 1);
       else {
         const texts = eventTexts(result);
-        k = apportionTokens(texts === null ? events.map((e) => e.chars) : texts.map(countTokens), total);
+        const chars = events.map((e) => e.chars);
+        const byTokenizer = texts === null ? null : tokensByOffsets(texts.join(''), chars);
+        const sum = byTokenizer?.reduce((a, b) => a + b, 0);
+        k = byTokenizer !== null && sum === total ? byTokenizer : apportionTokens(byTokenizer ?? chars, total);
       }
     }
     t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));

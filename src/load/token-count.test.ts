@@ -18,3 +18,14 @@ describe('splitting the usage total over token-bearing events', () => {
     expect(apportionTokens([4, 4, 4], 2)).toEqual([1, 1, 0]);
   });
 });
+
+describe('token counts per event from one tokenization of the whole text', () => {
+  it('assigns each token to the event holding its first character, where fragment-wise counting is wrong', async () => {
+    const { tokensByOffsets, countTokens } = await import('./token-count.ts');
+    const fragments = [' sim', 'ple', ' harbor', ' lantern'];
+    const whole = tokensByOffsets(fragments.join(''), fragments.map((f) => f.length));
+    expect(whole).not.toBeNull();
+    expect(whole!.reduce((a, b) => a + b, 0)).toBe(countTokens(fragments.join('')));
+    expect(whole![1]).toBe(0);
+  });
+});

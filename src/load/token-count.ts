@@ -1,4 +1,4 @@
-import { countTokens as countWithTokenizer } from 'gpt-tokenizer';
+import { countTokens as countWithTokenizer, decodeGenerator, encode } from 'gpt-tokenizer';
 
 /** Client-side token count of one event's text (o200k BPE); at least 1 for a token-bearing event. */
 export function countTokens(text: string): number {
@@ -35,3 +35,29 @@ export function apportionTokens(weights: readonly number[], total: number): numb
   return out;
 }
 
+
+/**
+ * Token counts per event from ONE tokenization of the whole output: each token is assigned to
+ * the event holding its first character. Tokenizing each fragment alone would miscount (BPE
+ * merges across fragment boundaries); servers stream whole tokens, so boundaries line up.
+ * Returns null when the decoded pieces do not line up with the text (then callers fall back).
+ */
+export function tokensByOffsets(text: string, eventChars: readonly number[]): number[] | null {
+  const ids = encode(text);
+  const counts = eventChars.map(() => 0);
+  let ev = 0;
+  let evEnd = eventChars[0] ?? 0;
+  let pos = 0;
+  let pieces = 0;
+  for (const piece of decodeGenerator(ids)) {
+    pieces++;
+    while (ev < eventChars.length - 1 && pos >= evEnd) {
+      ev++;
+      evEnd += eventChars[ev] ?? 0;
+    }
+    counts[ev] = (counts[ev] ?? 0) + 1;
+    pos += piece.length;
+  }
+  if (pieces !== ids.length || pos !== text.length) return null;
+  return counts;
+}

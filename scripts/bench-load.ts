@@ -1,0 +1,291 @@
+/**
+ * Proves iari's load clocks at full size and writes reports/bench/load.json.
+ *
+ *   npx tsx scripts/bench-load.ts            full sizes (about 2 minutes)
+ *   npx tsx scripts/bench-load.ts --quick    smaller sizes, for a smoke run
+ *
+ * The mock runs in a child process (its own event loop and core); both processes stamp with
+ * process.hrtime (CLOCK_MONOTONIC, shared by every process of the host), so iari's arrival stamps
+ * compare directly with the mock's send log, fetched from GET /_iari/send-log.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Pool, request } from 'undici';
+import OpenAI from 'openai';
+import { startMockServer, type MockServerOptions } from '../mock-server/index.ts';
+import { compareWithSendLog, type SentEvent } from '../src/load/fidelity.ts';
+import { analyticLatenciesUs, freezeHeaders, type Freeze } from '../src/load/freeze-model.ts';
+import { decodeHistogram } from '../src/load/hdr.ts';
+import type { RequestRecord } from '../src/load/load-result.ts';
+import { builtinPrompts } from '../src/load/prompts.ts';
+import type { RequestTiming } from '../src/load/request-timer.ts';
+import { runLoad, type LoadConfig, type ModeConfig } from '../src/load/run-load.ts';
+import { errorDistribution, ksExponential, percentile } from '../src/load/stats.ts';
+
+interface MockHandle {
+  url: string;
+  token: string;
+  model: string;
+  proc: ChildProcess;
+}
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon') as (o: Record<string, unknown>, cb: (e: unknown, r: { throughput: { total: number }; requests: { total: number } }) => void) => unknown;
+
+if (process.argv[2] === '--child-mock') {
+  const options = JSON.parse(process.argv[3] ?? '{}') as MockServerOptions;
+  const mock = await startMockServer({ limits: false, receipts: false, sendLogCapacity: 100_000, ...options });
+  process.send?.({ url: mock.url, token: mock.tokens.default, model: mock.admin.models().available[0] });
+  process.on('disconnect', () => void mock.close().then(() => process.exit(0)));
+} else {
+  await main();
+}
+
+function startChildMock(options: MockServerOptions): Promise<MockHandle> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--child-mock', JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('mock child did not start in 20 s')), 20_000);
+    proc.once('message', (m) => {
+      clearTimeout(t);
+      const msg = m as { url: string; token: string; model: string };
+      resolve({ ...msg, proc });
+    });
+    proc.once('exit', (code) => reject(new Error(`mock child exited with ${code}`)));
+  });
+}
+
+async function stopChild(m: MockHandle): Promise<void> {
+  const exited = new Promise<void>((r) => m.proc.once('exit', () => r()));
+  m.proc.disconnect();
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+  if (m.proc.exitCode === null) m.proc.kill('SIGKILL');
+}
+
+function config(m: MockHandle, mode: ModeConfig, over: Partial<LoadConfig>): LoadConfig {
+  return {
+    runId: 'bench',
+    baseUrl: m.url,
+    token: m.token,
+    model: m.model,
+    target: 'bundled-mock',
+    mode,
+    durationS: 5,
+    requests: null,
+    warmupS: 0,
+    maxTokens: 4096,
+    stream: true,
+    prompts: builtinPrompts.map((p) => [...p]),
+    promptsSource: 'builtin',
+    seed: 1,
+    timeoutMs: 30_000,
+    slos: [],
+    sloExprs: [],
+    shard: null,
+    ...over,
+  };
+}
+
+async function fetchSendLog(m: MockHandle, ids: string[]): Promise<Map<string, SentEvent[]>> {
+  const origin = new URL(m.url).origin;
+  const pool = new Pool(origin, { connections: 8 });
+  const out = new Map<string, SentEvent[]>();
+  try {
+    for (let i = 0; i < ids.length; i += 64) {
+      await Promise.all(
+        ids.slice(i, i + 64).map(async (id) => {
+          const res = await pool.request({ method: 'GET', path: `/_iari/send-log?request_id=${encodeURIComponent(id)}` });
+          const body = (await res.body.json()) as { events?: { written_ns: string; tokens: number; content: boolean }[] };
+          if (res.statusCode === 200 && body.events !== undefined) {
+            out.set(id, body.events.map((e) => ({ writtenNs: BigInt(e.written_ns), tokens: e.tokens, content: e.content })));
+          }
+        }),
+      );
+    }
+  } finally {
+    await pool.close();
+  }
+  return out;
+}
+
+async function fidelity(streams: number, durationS: number, engine: 'autocannon' | 'undici'): Promise<Record<string, unknown>> {
+  // Issue 5: "TTFT 200 ms, 20 ms between tokens, 2 tokens on some chunks".
+  const m = await startChildMock({ ttftMs: 200, itlMs: 20, jitterMs: 0, tokensPerChunk: [1, 1, 2], completionTokens: 40, seed: 3 });
+  try {
+    const timings: RequestTiming[] = [];
+    const { result } = await runLoad(config(m, { kind: 'closed', concurrency: streams, engine }, { durationS, warmupS: 1, onTiming: (t) => timings.push(t) }));
+    const measured = timings.filter((t) => t.error === null && t.intendedNs >= timings[0]!.intendedNs + 1_000_000_000n);
+    const log = await fetchSendLog(m, measured.map((t) => t.requestId).filter((x): x is string => x !== null));
+    const f = compareWithSendLog(measured, (id) => log.get(id));
+    return {
+      streams,
+      engine,
+      requests: f.matched,
+      missing: f.missing,
+      tokenMismatches: f.tokenMismatches,
+      failed: result.counts.failed,
+      ttftErrorUs: errorDistribution(f.ttftErrorsUs),
+      itlErrorUs: errorDistribution(f.itlErrorsUs),
+      eventLoopLagP99Us: result.metrics.event_loop_lag?.percentiles.p99 ?? null,
+      targetMet: errorDistribution(f.ttftErrorsUs).p99AbsUs <= 1000 && errorDistribution(f.itlErrorsUs).p99AbsUs <= 1000,
+    };
+  } finally {
+    await stopChild(m);
+  }
+}
+
+async function coordinatedOmission(durationS: number): Promise<Record<string, unknown>> {
+  const baseTtft = 50;
+  const m = await startChildMock({ ttftMs: baseTtft, itlMs: 10, jitterMs: 0, tokensPerChunk: 1, completionTokens: 5, seed: 3 });
+  const freeze: Freeze = { startS: 2, freezeS: 2 };
+  try {
+    const open: RequestRecord[] = [];
+    const { result } = await runLoad(config(m, { kind: 'open', rate: 10, arrival: 'constant' }, { durationS, extraHeaders: freezeHeaders(freeze, baseTtft), onRecord: (r) => open.push(r) }));
+    const outside = open.filter((r) => r.intendedUs / 1e6 < freeze.startS || r.intendedUs / 1e6 >= freeze.startS + freeze.freezeS);
+    const baseUs = percentile(outside.map((r) => r.e2eUs ?? 0), 50);
+    const analytic = analyticLatenciesUs(open.map((r) => r.intendedUs / 1e6), baseUs, freeze);
+    const h = decodeHistogram(result.metrics.e2e!.hdr);
+    const rows = [50, 75, 90, 95, 99, 99.9].map((p) => {
+      const want = percentile(analytic, p);
+      const got = h.getValueAtPercentile(p);
+      return { p, analyticUs: Math.round(want), reportedUs: got, relError: Math.round(((got - want) / want) * 1e4) / 1e4 };
+    });
+    // A closed-loop run over the same window: only one request is in flight during the stall.
+    const { result: closed } = await runLoad(config(m, { kind: 'closed', concurrency: 1, engine: 'undici' }, { durationS, extraHeaders: freezeHeaders(freeze, baseTtft) }));
+    const hc = decodeHistogram(closed.metrics.e2e!.hdr);
+    return {
+      rate: 10,
+      durationS,
+      freeze,
+      baseServiceUs: baseUs,
+      openLoop: rows,
+      within5pct: rows.filter((r) => r.p >= 75).every((r) => Math.abs(r.relError) <= 0.05),
+      closedLoopHides: { requests: closed.counts.finished, p90Us: hc.getValueAtPercentile(90), p99Us: hc.getValueAtPercentile(99), analyticP90Us: rows.find((r) => r.p === 90)?.analyticUs },
+    };
+  } finally {
+    await stopChild(m);
+  }
+}
+
+async function arrivalAccuracy(rate: number, durationS: number): Promise<Record<string, unknown>> {
+  const m = await startChildMock({ ttftMs: 5, itlMs: 2, jitterMs: 0, tokensPerChunk: 1, completionTokens: 4, seed: 3 });
+  try {
+    const out: Record<string, unknown> = {};
+    for (const arrival of ['constant', 'poisson'] as const) {
+      const recs: RequestRecord[] = [];
+      const { result } = await runLoad(config(m, { kind: 'open', rate, arrival }, { durationS, seed: 11, onRecord: (r) => recs.push(r) }));
+      const sent = recs.map((r) => r.sentUs / 1e6).sort((a, b) => a - b);
+      const gaps = sent.slice(1).map((x, i) => x - (sent[i] ?? 0));
+      const achieved = (sent.length - 1) / ((sent.at(-1) ?? 0) - (sent[0] ?? 0));
+      out[arrival] = {
+        target: rate,
+        started: result.counts.started,
+        achievedRate: Math.round(achieved * 1000) / 1000,
+        achievedRelError: Math.round(((achieved - rate) / rate) * 1e5) / 1e5,
+        countRate: result.throughput.achievedArrivalRate,
+        scheduleLagUs: { p50: result.metrics.schedule_lag?.percentiles.p50, p99: result.metrics.schedule_lag?.percentiles.p99, max: result.metrics.schedule_lag?.max },
+        ...(arrival === 'poisson' ? { ksOnActualSendGaps: ksExponential(gaps, rate), ksOnIntendedGaps: ksExponential(intendedGaps(recs), rate) } : {}),
+      };
+    }
+    return out;
+  } finally {
+    await stopChild(m);
+  }
+}
+
+function intendedGaps(recs: RequestRecord[]): number[] {
+  const t = recs.map((r) => r.intendedUs / 1e6).sort((a, b) => a - b);
+  return t.slice(1).map((x, i) => x - (t[i] ?? 0));
+}
+
+
+async function ceiling(streams: number, durationS: number): Promise<Record<string, unknown>> {
+  const m = await startChildMock({ ttftMs: 0, itlMs: 0, jitterMs: 0, tokensPerChunk: 1, completionTokens: 2000, seed: 3 });
+  const body = JSON.stringify({ model: m.model, messages: [{ role: 'user', content: 'go' }], max_tokens: 4096, stream: true, stream_options: { include_usage: true } });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${m.token}` };
+  try {
+    // Bytes per event of this stream, to turn autocannon's byte count into events.
+    const one = await request(`${m.url}/chat/completions`, { method: 'POST', headers, body });
+    const text = await one.body.text();
+    const eventsPerStream = text.split('\n\n').filter((b) => b.startsWith('data:')).length;
+    const bytesPerEvent = Buffer.byteLength(text) / eventsPerStream;
+    const measure = async (fn: () => Promise<number>): Promise<{ events: number; eventsPerS: number; cpuUsPerEvent: number }> => {
+      const c0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      const events = await fn();
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      const c = process.cpuUsage(c0);
+      return { events, eventsPerS: Math.round(events / wall), cpuUsPerEvent: Math.round(((c.user + c.system) / Math.max(1, events)) * 100) / 100 };
+    };
+    const iariUndici = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events);
+    const iariAutocannon = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'autocannon' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events);
+    const rawAutocannon = await measure(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          autocannon({ url: new URL(m.url).origin, connections: streams, duration: durationS, timeout: 60, requests: [{ method: 'POST', path: new URL(m.url).pathname + '/chat/completions', headers, body }] }, (err, r) =>
+            err ? reject(err) : resolve(Math.round(r.throughput.total / bytesPerEvent)),
+          );
+        }),
+    );
+    const sdk = await measure(async () => {
+      const client = new OpenAI({ baseURL: m.url, apiKey: m.token, maxRetries: 0 });
+      const stopAt = Date.now() + durationS * 1000;
+      let events = 0;
+      await Promise.all(
+        Array.from({ length: streams }, async () => {
+          while (Date.now() < stopAt) {
+            const stream = await client.chat.completions.create({ model: m.model, messages: [{ role: 'user', content: 'go' }], max_tokens: 4096, stream: true, stream_options: { include_usage: true } });
+            for await (const _chunk of stream) events++;
+            events++; // [DONE]
+          }
+        }),
+      );
+      return events;
+    });
+    return {
+      streams,
+      durationS,
+      eventsPerStream,
+      bytesPerEvent: Math.round(bytesPerEvent),
+      iariUndici,
+      iariAutocannon,
+      autocannonBytesOnly: rawAutocannon,
+      openaiSdkLoop: sdk,
+      ratios: {
+        iariUndiciVsAutocannon: Math.round((iariUndici.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
+        iariAutocannonVsAutocannon: Math.round((iariAutocannon.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
+        iariUndiciVsOpenaiSdk: Math.round((iariUndici.eventsPerS / sdk.eventsPerS) * 1000) / 1000,
+        cpuPerEventIariUndiciVsSdk: Math.round((iariUndici.cpuUsPerEvent / sdk.cpuUsPerEvent) * 1000) / 1000,
+      },
+    };
+  } finally {
+    await stopChild(m);
+  }
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const t0 = Date.now();
+  const figures: Record<string, unknown> = {
+    when: new Date().toISOString(),
+    host: { node: process.version, cpus: cpus().length, loadavgAtStart: loadavg().map((x) => Math.round(x * 100) / 100) },
+    sizes: quick ? 'quick' : 'full',
+  };
+  const log = (name: string, v: unknown): void => {
+    figures[name] = v;
+    process.stdout.write(`\n== ${name}\n${JSON.stringify(v, null, 2)}\n`);
+  };
+  log('fidelity64', await fidelity(64, quick ? 3 : 6, 'autocannon'));
+  log('fidelity256', await fidelity(256, quick ? 3 : 6, 'autocannon'));
+  log('fidelity256Undici', await fidelity(256, quick ? 3 : 6, 'undici'));
+  log('coordinatedOmission', await coordinatedOmission(quick ? 6 : 8));
+  log('arrivalAccuracy', await arrivalAccuracy(quick ? 100 : 200, quick ? 3 : 5));
+  log('generatorCeiling', await ceiling(quick ? 16 : 32, quick ? 3 : 5));
+  figures['loadavgAtEnd'] = loadavg().map((x) => Math.round(x * 100) / 100);
+  figures['elapsedS'] = Math.round((Date.now() - t0) / 100) / 10;
+  mkdirSync('reports/bench', { recursive: true });
+  writeFileSync('reports/bench/load.json', JSON.stringify(figures, null, 2) + '\n');
+  process.stdout.write(`\nwrote reports/bench/load.json (${figures['elapsedS']} s)\n`);
+}
