@@ -6,9 +6,13 @@ import { usageChecks } from './areas/usage.ts';
 import { chatChecks } from './areas/chat.ts';
 import { chatStreamChecks } from './areas/chat-stream.ts';
 import { toolsChecks } from './areas/tools.ts';
+import { errorsChecks } from './areas/errors.ts';
+import { headersChecks } from './areas/headers.ts';
+import { limitsChecks } from './areas/limits.ts';
+import { receiptsChecks } from './areas/receipts.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks];
+export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

@@ -32,7 +32,7 @@ export interface LimitTokens {
   capped?: string;
 }
 
-export function createCheckContext(s: RunSettings): CheckContext {
+export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void> } = {}): CheckContext {
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
   const http = new CheckHttp({
     root: s.root,
@@ -53,6 +53,7 @@ export function createCheckContext(s: RunSettings): CheckContext {
     shared: new SharedRequests(),
     includeLimits: s.includeLimits,
     limitTokens: s.limitTokens ?? {},
+    sleep: hooks.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
   };
 }

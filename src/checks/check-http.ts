@@ -34,6 +34,8 @@ export interface HttpExchange {
   durationMs: number;
   /** The JSON body that was sent, if any. */
   sentJson: unknown;
+  /** Set when the body could not be read to its end (connection closed, timeout, too large). */
+  bodyError: string | undefined;
 }
 
 export interface SentRecord {
@@ -153,6 +155,7 @@ export class CheckHttp {
     }
     const chunks: { at: number; bytes: Uint8Array }[] = [];
     let total = 0;
+    let bodyError: string | undefined;
     try {
       for await (const chunk of res.body) {
         const bytes = chunk as Uint8Array;
@@ -164,7 +167,8 @@ export class CheckHttp {
         }
       }
     } catch (error) {
-      throw new CheckHttpError(`${method} ${path}: reading the body failed: ${this.redact((error as Error).message)}`, curl);
+      // The status and headers arrived: keep what was read, so the checks judge the broken body.
+      bodyError = this.redact((error as Error).message);
     }
     const bytes = new Uint8Array(total);
     let offset = 0;
@@ -202,6 +206,7 @@ export class CheckHttp {
       chunks,
       durationMs: performance.now() - started,
       sentJson,
+      bodyError,
     };
   }
 

@@ -26,7 +26,7 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
     return judge.outcomes();
   }
   try {
-    await withTimeout(def.run(ctx, judge), ctx.checkTimeoutMs);
+    await withTimeout(def.run(ctx, judge), def.timeoutMs ?? ctx.checkTimeoutMs);
   } catch (error) {
     const message = ctx.http.redact(error instanceof Error ? error.message : String(error));
     if (error instanceof CheckHttpError) {

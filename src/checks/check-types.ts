@@ -32,6 +32,8 @@ export interface CheckContext {
   shared: SharedRequests;
   includeLimits: boolean;
   limitTokens: import('./check-context.ts').LimitTokens;
+  /** Waits (limits checks honour Retry-After); the meta-suite replaces it with a fake clock. */
+  sleep(ms: number): Promise<void>;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
 }
@@ -46,5 +48,7 @@ export interface CheckDef {
   title: string;
   /** Checks that consume quota run only with `--include limits`. */
   needsLimits?: boolean;
+  /** Overrides the context's per-check time budget (checks that must wait out a rate-limit window). */
+  timeoutMs?: number;
   run(ctx: CheckContext, judge: import('./judge.ts').Judge): Promise<void>;
 }

@@ -28,14 +28,29 @@ export function modelList(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('models', () => ctx.http.get('/v1/models', { auth: 'none' }));
 }
 
-/** The listed model ids; throws (the check fails) when the list is unusable. */
+/** The model entries of a list body: `data`, or (leniently, to keep probing) a bare array. */
+export function listedModels(json: unknown): unknown[] | undefined {
+  const data = at(json, 'data');
+  if (Array.isArray(data)) return data;
+  return Array.isArray(json) ? json : undefined;
+}
+
+function idsOf(ex: HttpExchange): string[] {
+  if (ex.status !== 200) return [];
+  return (listedModels(ex.json) ?? []).map((m) => at(m, 'id')).filter((id): id is string => typeof id === 'string' && id.length > 0);
+}
+
+/**
+ * The listed model ids, for checks that need a model to probe with. Lenient on purpose: a list
+ * that needs a token, or is a bare array, is judged by the MODELS/AUTH checks, and the other
+ * checks still get a model. Throws (the check fails) only when no id can be found at all.
+ */
 export async function modelIds(ctx: CheckContext): Promise<string[]> {
-  const ex = await modelList(ctx);
-  const data = at(ex.json, 'data');
-  if (ex.status !== 200 || !Array.isArray(data)) throw new Error(`GET /v1/models gave no usable list (status ${ex.status})`);
-  const ids = data.map((m) => at(m, 'id')).filter((id): id is string => typeof id === 'string' && id.length > 0);
-  if (ids.length === 0) throw new Error('GET /v1/models lists no model id');
-  return ids;
+  const ids = idsOf(await modelList(ctx));
+  if (ids.length > 0) return ids;
+  const withToken = idsOf(await ctx.shared.get('models:with-token', () => ctx.http.get('/v1/models')));
+  if (withToken.length > 0) return withToken;
+  throw new Error('GET /v1/models lists no usable model id');
 }
 
 /** The model the shared requests use: the first listed one. */
@@ -111,6 +126,26 @@ export function toolStream(ctx: CheckContext): Promise<HttpExchange> {
 export function errorOf(ex: HttpExchange): Record<string, unknown> | undefined {
   const e = at(ex.json, 'error');
   return isRecord(e) ? e : undefined;
+}
+
+/**
+ * `error[member]` when the server sent an error object whose member is of the profile's type
+ * (string, or null where allowed); undefined when the body shape itself is broken, which the
+ * ERR checks judge, so other checks do not fail twice for it.
+ */
+export function errorMember(ex: HttpExchange, member: 'type' | 'code' | 'param'): { value: string | null } | undefined {
+  const e = errorOf(ex);
+  if (e === undefined || !(member in e)) return undefined;
+  const v = e[member];
+  if (typeof v === 'string') return { value: v };
+  if (v === null && member !== 'type') return { value: null };
+  return undefined;
+}
+
+/** True unless the error member is judgeable and differs from `expected`. */
+export function errorMemberIs(ex: HttpExchange, member: 'type' | 'code' | 'param', expected: readonly (string | null)[]): boolean {
+  const m = errorMember(ex, member);
+  return m === undefined || expected.includes(m.value);
 }
 
 /** A model id that no server lists. */

@@ -48,13 +48,10 @@ const deltas: CheckDef = {
     judgeFindings(j, streams, j.ids.filter((id) => id !== 'CHAT-STREAM-039'));
     const two = streams.find((s) => s.name === 'stream with n=2');
     if (two !== undefined) {
-      const choices = two.result.assembled.choices;
-      const ok = choices.length === 2 && choices.every((c, i) => c.index === i && c.role === 'assistant' && c.finishReason !== null);
-      j.expect('CHAT-STREAM-039', ok, () =>
-        evidence(two.ex, 'with n=2 the stream did not carry choices 0 and 1, each with a role and a finish_reason', {
-          expected: [0, 1],
-          received: choices.map((c) => ({ index: c.index, role: c.role, finish_reason: c.finishReason })),
-        }),
+      // Roles and finish reasons per choice are CHAT-STREAM-014/019's; this judges that both choices stream.
+      const indexes = two.result.assembled.choices.map((c) => c.index);
+      j.expect('CHAT-STREAM-039', JSON.stringify(indexes) === '[0,1]', () =>
+        evidence(two.ex, 'with n=2 the stream did not carry choices 0 and 1', { expected: [0, 1], received: indexes }),
       );
     }
   },
@@ -145,6 +142,10 @@ const reassembly: CheckDef = {
       j.informational('CHAT-STREAM-035', 'no pair of streamed and non-streamed answers to compare');
       return;
     }
+    if (plain.result.verdict === 'fail') {
+      j.skip('CHAT-STREAM-035', 'the plain stream breaks the format (judged by the other stream checks), so its message is not compared');
+      return;
+    }
     const streamed = plain.result.assembled.choices[0];
     const message = at(full.json, 'choices', 0, 'message');
     const same = streamed !== undefined && toMessage(streamed).content === at(message, 'content') && streamed.finishReason === at(full.json, 'choices', 0, 'finish_reason');
@@ -177,7 +178,7 @@ const sdkStream: CheckDef = {
       const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true, max_completion_tokens: 16 });
       let chunks = 0;
       for await (const chunk of stream) {
-        if (typeof chunk.id === 'string') chunks += 1;
+        if (chunk !== undefined) chunks += 1;
       }
       j.expect('CHAT-STREAM-038', chunks > 0, () => ({ message: 'the SDK stream yielded no chunk' }));
     } catch (error) {

@@ -1,7 +1,7 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { basicCompletion, chatBody, errorOf, firstModel, PROMPT } from '../common-requests.ts';
+import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '../common-requests.ts';
 import { openaiClient } from '../openai-sdk.ts';
 
 const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'];
@@ -23,6 +23,7 @@ const basicShape: CheckDef = {
     const id = at(body, 'id');
     j.expect('CHAT-002', typeof id === 'string' && id.length > 0, () => evidence(ex, 'id is not a non-empty string', { received: id, pointer: '/id' }));
     if (typeof id === 'string' && id.startsWith('chatcmpl-')) j.pass('CHAT-003');
+    else if (typeof id !== 'string' || id === '') j.skip('CHAT-003', 'no id (CHAT-002)');
     else j.informational('CHAT-003', `id ${JSON.stringify(id)} does not start with chatcmpl-`);
     // Spec, Chat completion: "object | string | the constant chat.completion".
     j.expect('CHAT-004', at(body, 'object') === 'chat.completion', () => evidence(ex, 'object is not "chat.completion"', { expected: 'chat.completion', received: at(body, 'object'), pointer: '/object' }));
@@ -30,9 +31,9 @@ const basicShape: CheckDef = {
     const created = at(body, 'created');
     j.expect('CHAT-005', isInt(created) && created < 1e10, () => evidence(ex, 'created is not an integer number of seconds', { expected: 'integer < 10^10', received: created, pointer: '/created' }));
     const now = Date.now() / 1000;
-    j.expect('CHAT-006', typeof created === 'number' && Math.abs(created - now) <= DAY, () =>
-      evidence(ex, 'created is not within a day of now', { expected: Math.round(now), received: created, pointer: '/created' }),
-    );
+    if (isInt(created) && created < 1e10) {
+      j.expect('CHAT-006', Math.abs(created - now) <= DAY, () => evidence(ex, 'created is not within a day of now', { expected: Math.round(now), received: created, pointer: '/created' }));
+    } else j.skip('CHAT-006', 'created is not integer seconds (CHAT-005)');
     const model = at(body, 'model');
     j.expect('CHAT-007', typeof model === 'string' && model.length > 0, () => evidence(ex, 'model is not a non-empty string', { received: model, pointer: '/model' }));
     const choices = at(body, 'choices');
@@ -162,9 +163,8 @@ const missingFields: CheckDef = {
       const ex = await ctx.http.post('/v1/chat/completions', c.body);
       j.expect(c.id, ex.status === 400, () => evidence(ex, `${JSON.stringify(c.body).slice(0, 80)} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
       if (ex.status !== 400) continue;
-      const e = errorOf(ex);
-      j.expect('CHAT-024', e?.['type'] === 'invalid_request_error' && typeof e['param'] === 'string' && c.param.includes(e['param']), () =>
-        evidence(ex, 'the 400 does not name the offending field', { expected: { type: 'invalid_request_error', param: c.param[0] }, received: { type: e?.['type'], param: e?.['param'] }, pointer: '/error/param' }),
+      j.expect('CHAT-024', errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', c.param), () =>
+        evidence(ex, 'the 400 does not name the offending field', { expected: { type: 'invalid_request_error', param: c.param[0] }, received: describeResponse(ex), pointer: '/error/param' }),
       );
     }
   },
@@ -179,9 +179,8 @@ const temperature: CheckDef = {
     const model = await firstModel(ctx);
     for (const t of [2.5, -1]) {
       const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { temperature: t }));
-      const e = errorOf(ex);
-      j.expect('CHAT-025', ex.status === 400 && e?.['param'] === 'temperature', () =>
-        evidence(ex, `temperature ${t} was not refused naming temperature`, { expected: { status: 400, param: 'temperature' }, received: { status: ex.status, param: e?.['param'] } }),
+      j.expect('CHAT-025', ex.status === 400 && errorMemberIs(ex, 'param', ['temperature']), () =>
+        evidence(ex, `temperature ${t} was not refused naming temperature`, { expected: { status: 400, param: 'temperature' }, received: describeResponse(ex) }),
       );
     }
   },
@@ -213,9 +212,8 @@ const streamOptionsWithoutStream: CheckDef = {
     const model = await firstModel(ctx);
     for (const extra of [{ stream: false }, {}]) {
       const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...extra, stream_options: { include_usage: true } }));
-      const e = errorOf(ex);
-      j.expect('CHAT-028', ex.status === 400 && e?.['param'] === 'stream_options', () =>
-        evidence(ex, 'stream_options without stream was not refused naming stream_options', { expected: { status: 400, param: 'stream_options' }, received: { status: ex.status, param: e?.['param'] } }),
+      j.expect('CHAT-028', ex.status === 400 && errorMemberIs(ex, 'param', ['stream_options']), () =>
+        evidence(ex, 'stream_options without stream was not refused naming stream_options', { expected: { status: 400, param: 'stream_options' }, received: describeResponse(ex) }),
       );
     }
   },
@@ -228,8 +226,11 @@ const nChoices: CheckDef = {
   title: 'n=3 answers three choices indexed 0, 1, 2',
   async run(ctx, j) {
     const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { n: 3, max_completion_tokens: 8 }));
-    const idx = (at(ex.json, 'choices') as unknown[] | undefined)?.map((c) => at(c, 'index'));
-    j.expect('CHAT-029', ex.status === 200 && JSON.stringify(idx) === '[0,1,2]', () => evidence(ex, 'n=3 did not give choices 0, 1, 2', { expected: [0, 1, 2], received: idx ?? describeResponse(ex) }));
+    // The indexes themselves are CHAT-009's; this judges that n choices come back.
+    const choices = at(ex.json, 'choices');
+    j.expect('CHAT-029', ex.status === 200 && Array.isArray(choices) && choices.length === 3, () =>
+      evidence(ex, 'n=3 did not give three choices', { expected: 3, received: Array.isArray(choices) ? choices.length : describeResponse(ex) }),
+    );
   },
 };
 
@@ -242,7 +243,9 @@ const maxTokens: CheckDef = {
     const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
     const ct = at(ex.json, 'usage', 'completion_tokens');
     const fr = at(ex.json, 'choices', 0, 'finish_reason');
-    j.expect('CHAT-030', ex.status === 200 && isInt(ct) && ct <= 1 && (fr === 'length' || fr === 'stop'), () =>
+    // An unknown finish_reason is CHAT-013's; here only a known one other than length/stop counts.
+    const frOk = typeof fr !== 'string' || !FINISH_REASONS.includes(fr) || fr === 'length' || fr === 'stop';
+    j.expect('CHAT-030', ex.status === 200 && isInt(ct) && ct <= 1 && frOk, () =>
       evidence(ex, 'max_completion_tokens 1 was not honoured', { expected: { completion_tokens: '<= 1', finish_reason: 'length' }, received: { status: ex.status, completion_tokens: ct, finish_reason: fr } }),
     );
   },
@@ -274,7 +277,7 @@ const sdk: CheckDef = {
     await ctx.http.acquireSlot();
     try {
       const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], max_completion_tokens: 16 });
-      j.expect('CHAT-031', typeof res.id === 'string' && Array.isArray(res.choices), () => ({ message: 'the SDK returned no completion object', received: res }));
+      j.expect('CHAT-031', Array.isArray(res.choices), () => ({ message: 'the SDK returned no completion object', received: res }));
     } catch (error) {
       j.violated('CHAT-031', { message: `openai SDK threw: ${ctx.http.redact((error as Error).message)}` });
     }

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, faults, type MockServer } from '../../mock-server/index.ts';
+import type { FaultDefinition } from '../../mock-server/faults.ts';
+import { catalog } from '../../src/checks/catalog.ts';
+import type { CheckDef, CheckOutcome } from '../../src/checks/check-types.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
+import { gradeOf } from '../../src/checks/registry-view.ts';
+
+// Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
+// everything; each fault makes exactly the IDs it breaks fail (or non-strict where graded SHOULD)
+// and changes no other verdict among the checks it touches; legal modes fail nothing.
+
+const full = process.env['IARI_META_FULL'] === '1';
+let mock: MockServer;
+let settings: RunSettings;
+let baseline: Map<string, CheckOutcome>;
+const table: { fault: string; kind: string; expected: string; detected: boolean; note: string }[] = [];
+
+function checksFor(f: FaultDefinition): CheckDef[] {
+  if (full) return [...catalog];
+  const ids = new Set([...f.breaks, ...(f.exercises ?? [])]);
+  const areas = new Set(catalog.filter((c) => c.ids.some((id) => ids.has(id))).map((c) => c.area));
+  return catalog.filter((c) => areas.has(c.area) || c.ids.some((id) => ids.has(id)));
+}
+
+function summary(o: CheckOutcome | undefined): string {
+  if (o === undefined) return 'absent';
+  if (o.verdict === 'fail' || o.verdict === 'non-strict') return `${o.verdict}: ${o.failures[0]?.message ?? ''}`;
+  return o.verdict;
+}
+
+beforeAll(async () => {
+  mock = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0 });
+  const byAccount = mock.tokens.byAccount;
+  settings = {
+    root: mock.origin,
+    token: mock.tokens.default,
+    seed: 7,
+    target: 'bundled-mock',
+    includeLimits: false,
+    ...(byAccount['acct_team'] === undefined ? {} : { secondToken: byAccount['acct_team'] }),
+  };
+  baseline = (await runChecksInProcess(createCheckContext(settings), catalog)).outcomes;
+});
+
+afterAll(async () => {
+  await mock?.close();
+  if (table.length > 0) {
+    const detected = table.filter((r) => r.kind === 'fault' && r.detected).length;
+    const total = table.filter((r) => r.kind === 'fault').length;
+    const lines = table.map((r) => `${r.detected ? 'ok  ' : 'MISS'} ${r.kind.padEnd(5)} ${r.fault.padEnd(40)} ${r.expected}${r.note === '' ? '' : `  (${r.note})`}`);
+    process.stdout.write(`\nfault matrix: ${detected}/${total} faults detected, ${table.filter((r) => r.kind === 'legal' && r.detected).length}/${table.filter((r) => r.kind === 'legal').length} legal modes clean\n${lines.join('\n')}\n`);
+  }
+});
+
+describe('fault matrix', () => {
+  it('the faithful mock passes every check: nothing fails or is non-strict', () => {
+    const bad = [...baseline.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`);
+    expect(bad).toEqual([]);
+  });
+
+  for (const f of faults) {
+    it(`${f.kind === 'legal' ? 'legal mode' : 'fault'} ${f.name}: ${f.kind === 'legal' ? 'fails nothing' : `is detected as ${f.breaks.join(', ')} and changes nothing else`}`, async () => {
+      const ctx = createCheckContext({ ...settings, fault: f.name });
+      const run = await runChecksInProcess(ctx, checksFor(f));
+      const problems: string[] = [];
+      for (const id of f.breaks) {
+        const o = run.outcomes.get(id);
+        const grade = gradeOf(id);
+        const wanted = grade === 'MUST' ? ['fail'] : grade === 'SHOULD' ? ['fail', 'non-strict'] : ['informational'];
+        if (o === undefined || !wanted.includes(o.verdict)) problems.push(`${id} expected ${wanted.join('/')}, got ${summary(o)}`);
+      }
+      const tolerated = new Set(f.exercises ?? []);
+      for (const [id, o] of run.outcomes) {
+        if (f.breaks.includes(id)) continue;
+        const before = baseline.get(id)?.verdict;
+        if (o.verdict === before) continue;
+        // A check declines to judge (skipped) when a precondition another ID judges is broken.
+        if (o.verdict === 'skipped') continue;
+        // A legal mode may turn what it exercises from pass into an informational observation.
+        if (f.kind === 'legal' && tolerated.has(id) && o.verdict === 'informational' && before === 'pass') continue;
+        problems.push(`${id} changed from ${before ?? 'absent'} to ${summary(o)}`);
+      }
+      table.push({ fault: f.name, kind: f.kind, expected: f.breaks.join(',') || '-', detected: problems.length === 0, note: problems.join('; ') });
+      expect(problems).toEqual([]);
+    });
+  }
+});
