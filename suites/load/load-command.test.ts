@@ -83,4 +83,16 @@ describe('iari load command', () => {
     expect(result.counts.ok).toBe(6);
     expect(result.meta.config.stream).toBe(false);
   });
+
+  it('--sweep doubles the rate until an SLO breaks and reports the highest rate that met it, with the curve', async () => {
+    const out = join(dir, 'sweep');
+    const code = await exitOf(['--rate', '5', '--duration', '0.6s', '--sweep', '--sweep-steps', '4', '--slo', 'throughput.rps<12', '--report', out, '--quiet']);
+    expect(code).toBe(0);
+    const result = JSON.parse(readFileSync(join(out, 'load.json'), 'utf8')) as LoadResult;
+    expect(result.sweep?.steps.map((s) => s.level)).toEqual([5, 10, 20]);
+    expect(result.sweep?.steps.map((s) => s.slosMet)).toEqual([true, true, false]);
+    expect(result.sweep?.best).toBe(10);
+    expect(result.sweep?.stopReason).toBe('slo_breached');
+    expect(result.meta.mode).toMatchObject({ kind: 'open', rate: 10 });
+  });
 });
