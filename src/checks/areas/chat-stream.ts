@@ -45,14 +45,13 @@ const deltas: CheckDef = {
   title: 'each choice starts with role assistant once, carries string content, finishes exactly once with a known finish_reason and an empty delta, and n=2 streams both choices',
   async run(ctx, j) {
     const streams = await checkedStreams(ctx);
-    judgeFindings(j, streams, j.ids.filter((id) => id !== 'CHAT-STREAM-039'));
+    judgeFindings(j, streams, j.ids);
     const two = streams.find((s) => s.name === 'stream with n=2');
     if (two !== undefined) {
       // Roles and finish reasons per choice are CHAT-STREAM-014/019's; this judges that both choices stream.
       const indexes = two.result.assembled.choices.map((c) => c.index);
-      j.expect('CHAT-STREAM-039', JSON.stringify(indexes) === '[0,1]', () =>
-        evidence(two.ex, 'with n=2 the stream did not carry choices 0 and 1', { expected: [0, 1], received: indexes }),
-      );
+      if (JSON.stringify(indexes) !== '[0,1]') j.violated('CHAT-STREAM-039', 
+        evidence(two.ex, 'with n=2 the stream did not carry choices 0 and 1', { expected: [0, 1], received: indexes }));
     }
   },
 };
@@ -78,6 +77,8 @@ const errorBeforeStreaming: CheckDef = {
       { what: 'unknown model', body: chatBody(ctx, unknownModelId(ctx), { stream: true }) },
       { what: 'empty messages', body: { model, messages: [], stream: true } },
     ];
+    // An error event sent inside a 200 stream before any chunk, in the run's successful streams too.
+    judgeFindings(j, await checkedStreams(ctx), ['CHAT-STREAM-030']);
     for (const p of probes) {
       const ex = await ctx.http.post('/v1/chat/completions', p.body);
       const e = errorOf(ex);
@@ -94,14 +95,16 @@ const errorDuringStreaming: CheckDef = {
   ids: ids(31),
   title: 'a failure after the first chunk is sent as an error event and the stream then ends',
   async run(ctx, j) {
+    const streams = await checkedStreams(ctx);
     const header = failAfterEventsHeader(ctx, 3);
     if (header === undefined) {
-      j.skip('CHAT-STREAM-031', 'a mid-stream failure cannot be provoked on a real server; in-stream errors seen elsewhere are judged by the stream checks');
+      // A mid-stream failure cannot be provoked on a real server: judge the in-stream errors the run's streams carried.
+      judgeFindings(j, streams, ['CHAT-STREAM-031']);
       return;
     }
     const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
     const result = checkExchange(ex);
-    judgeFindings(j, [{ name: 'stream failing after 3 events', ex, result }], ['CHAT-STREAM-031']);
+    judgeFindings(j, [...streams, { name: 'stream failing after 3 events', ex, result }], ['CHAT-STREAM-031']);
     if (result.assembled.error === undefined) {
       j.violated('CHAT-STREAM-031', evidence(ex, 'the stream failed mid-way but carried no error event', { expected: 'data: {"error":{...}}', received: 'no error event' }));
     }
@@ -114,16 +117,8 @@ const legalFraming: CheckDef = {
   ids: ids(32, 34, 36),
   title: 'keep-alive comments, CRLF or lone-CR line endings and data: without a space are read as the SSE standard says',
   async run(ctx, j) {
-    const streams = await checkedStreams(ctx);
-    judgeFindings(j, streams, ['CHAT-STREAM-032', 'CHAT-STREAM-034']);
-    // Spec (SSE standard): "If value starts with a U+0020 SPACE character, remove it" - so the space is optional.
-    const noSpace = streams.filter((s) => /(^|[\r\n])data:[^ ]/.test(new TextDecoder().decode(s.ex.bytes)));
-    if (noSpace.length > 0) j.informational('CHAT-STREAM-036', `data: without a space in ${noSpace.map((s) => s.name).join(', ')}; parsed as the standard says`);
-    const broken = streams.filter((s) => s.result.findings.some((f) => f.severity === 'fail'));
-    if (noSpace.length > 0 && broken.some((s) => noSpace.includes(s))) {
-      j.violated('CHAT-STREAM-036', { message: 'a stream using data: without a space did not parse cleanly', received: broken.map((s) => s.name) });
-    }
-    if (!j.has('CHAT-STREAM-036')) j.pass('CHAT-STREAM-036');
+    // SSE standard: "If value starts with a U+0020 SPACE character, remove it" - the space is optional.
+    judgeFindings(j, await checkedStreams(ctx), j.ids);
   },
 };
 
@@ -136,8 +131,6 @@ const reassembly: CheckDef = {
     const streams = await checkedStreams(ctx);
     const plain = streams.find((s) => s.name === 'plain stream');
     const full = await basicCompletion(ctx);
-    const reads = streams.reduce((a, s) => a + s.result.reader.reads, 0);
-    const events = streams.reduce((a, s) => a + s.result.reader.events, 0);
     if (plain === undefined || plain.ex.status !== 200 || full.status !== 200) {
       j.informational('CHAT-STREAM-035', 'no pair of streamed and non-streamed answers to compare');
       return;
@@ -156,8 +149,8 @@ const reassembly: CheckDef = {
       }));
       return;
     }
-    if (reads > events) j.informational('CHAT-STREAM-035', `${events} events arrived in ${reads} reads; reassembled, and the streamed message equals the non-streamed one`);
-    else j.pass('CHAT-STREAM-035');
+    // How bytes are split across reads depends on the network, so the observation is not reported (stable reports).
+    j.pass('CHAT-STREAM-035');
   },
 };
 
