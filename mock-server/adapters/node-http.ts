@@ -95,7 +95,8 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
   });
   res.once('close', () => end(index < events.length));
   res.writeHead(s.status, s.headers);
-  res.flushHeaders();
+  // With the first event due later, the head goes out now (clients see the status at once).
+  if ((events[0]?.atMs ?? 0) > 0) res.flushHeaders();
   const startMs = performance.now();
   entry.headNs = hrtime();
 
