@@ -143,7 +143,12 @@ const reassembly: CheckDef = {
     const message = at(full.json, 'choices', 0, 'message');
     const same = streamed !== undefined && toMessage(streamed).content === at(message, 'content') && streamed.finishReason === at(full.json, 'choices', 0, 'finish_reason');
     if (!same) {
-      j.violated('CHAT-STREAM-035', evidence(plain.ex, 'the streamed message differs from the non-streamed answer to the same seeded request', {
+      const x = String(at(message, 'content'));
+      const y = String(streamed?.content);
+      let k = 0;
+      while (k < x.length && x[k] === y[k]) k += 1;
+      const where = `at character ${k}: ${JSON.stringify(x.slice(Math.max(0, k - 10), k + 10))} vs ${JSON.stringify(y.slice(Math.max(0, k - 10), k + 10))}`;
+      j.violated('CHAT-STREAM-035', evidence(plain.ex, `the streamed message differs from the non-streamed answer to the same seeded request ${where}`, {
         expected: { content: at(message, 'content'), finish_reason: at(full.json, 'choices', 0, 'finish_reason') },
         received: { content: streamed?.content, finish_reason: streamed?.finishReason },
       }));
