@@ -51,6 +51,8 @@ export interface ReceiptLedger {
   readonly recovery: LedgerRecovery | null;
   /** Appends one line and returns once it is on disk. */
   append(record: LedgerRecord): void;
+  /** The same, with the receipt already serialised as JSON (the issuer keeps that text anyway). */
+  appendSerialized(account: string, mandate: string, receiptJson: string): void;
   close(): void;
 }
 
@@ -83,8 +85,12 @@ export function openReceiptLedger(file: string, options: LedgerOptions = {}): Re
       recovered: entries,
       recovery,
       append(record) {
+        this.appendSerialized(record.account, record.mandate, JSON.stringify(record.receipt));
+      },
+      appendSerialized(account, mandate, receiptJson) {
         if (closed) throw new HarnessError(HarnessErrorCode.INTERNAL, `ledger ${file} is closed`);
-        writeAll(fd, Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'));
+        const line = `{"account":${JSON.stringify(account)},"mandate":${JSON.stringify(mandate)},"receipt":${receiptJson}}\n`;
+        writeAll(fd, Buffer.from(line, 'utf8'));
         if (sync === 'fdatasync') fs.fdatasyncSync(fd);
       },
       close() {
