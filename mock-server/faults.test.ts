@@ -81,6 +81,7 @@ function probes(core: MockCore): { name: string; req: MockRequest }[] {
     get('usage-anon', '/v1/me/usage', null),
     post('chat', basic),
     post('chat-n2', { ...basic, n: 2 }),
+    post('documented-params', { ...basic, top_p: 0.5, seed: 1, user: 'u' }),
     post('stream-usage', { ...basic, stream: true, stream_options: { include_usage: true } }),
     post('stream', { ...basic, stream: true }),
     post('tools', { ...basic, max_tokens: 100, tools: [weatherTool] }),

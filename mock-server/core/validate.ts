@@ -206,6 +206,10 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
       fail(null, `Invalid request body: expected a JSON object, but got ${typeName(parsed)} instead.`);
     }
     const body = parsed as Record<string, unknown>;
+    if (faults.has('documented-param-rejected')) {
+      const rejected = ['top_p', 'seed', 'user', 'response_format', 'presence_penalty', 'frequency_penalty'].find((k) => k in body);
+      if (rejected !== undefined) fail(rejected, `Unrecognized request argument supplied: ${rejected}`);
+    }
     const model = body['model'];
     if (model === undefined || model === null) fail('model', "Missing required parameter: 'model'.");
     if (typeof model !== 'string') wrongType('model', 'a string', model);
