@@ -60,6 +60,7 @@ export async function runContractSuites(options: {
       for (const e of unhandled) errors.push(redact(e.message));
     },
   };
+  const previousExitCode = process.exitCode;
   const vitest = await startVitest(
     'test',
     options.files ?? [],
@@ -83,5 +84,7 @@ export async function runContractSuites(options: {
     { stdout: process.stderr, stderr: process.stderr },
   );
   await vitest.close();
+  // vitest sets process.exitCode when a test fails; the verdicts, not vitest, decide iari's exit code.
+  process.exitCode = previousExitCode;
   return { runs, errors };
 }
