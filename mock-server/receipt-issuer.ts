@@ -48,7 +48,6 @@ interface OpenGate {
   act: Act;
   decision: Decision;
   context: string | undefined;
-  iat: number;
 }
 
 interface Chain {
@@ -213,11 +212,11 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       let amount = input.decision.result === 'denied' ? '0' : input.estimatedCostUsd;
       if (faults.has(ReceiptFault.noncanonicalCost)) amount = amount.includes('.') ? `${amount}0` : `${amount}.0`;
       const sealed = append(chain, { act, decision, cost: usd(amount), ...(context === undefined ? {} : { context }) }, faults, true);
-      const iat = sealed.receipt.iat;
-      if (decision.result === 'allowed') chain.open.set(sealed.digest, { act, decision, context, iat });
+      if (decision.result === 'allowed') chain.open.set(sealed.digest, { act, decision, context });
       if (faults.has(ReceiptFault.wrongGateHeader)) {
         const alias = digestOf({ 'not-the-gate': sealed.digest });
-        aliases.set(alias, sealed.digest);
+        // Only an allowed gate gets an outcome that must find its way back (and removes the alias).
+        if (decision.result === 'allowed') aliases.set(alias, sealed.digest);
         return { gateDigest: alias };
       }
       return { gateDigest: sealed.digest };
@@ -273,7 +272,7 @@ function replay(ledger: ReceiptLedger, chainOf: (account: string) => Chain, reco
     record(chain, { receipt, digest }, JSON.stringify(receipt));
     if (receipt.gate !== undefined) chain.open.delete(receipt.gate);
     else if (receipt.outcome === undefined && receipt.decision.result === 'allowed') {
-      chain.open.set(digest, { act: receipt.act, decision: receipt.decision, context: receipt.context, iat: receipt.iat });
+      chain.open.set(digest, { act: receipt.act, decision: receipt.decision, context: receipt.context });
     }
   }
 }
