@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
+import { untilStart } from './undici-engine.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
 
@@ -135,8 +136,14 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   let allDone: () => void = () => undefined;
   const finished = new Promise<void>((r) => (allDone = r));
 
-  const bodies = [{ method: 'POST', path: target.path, headers: target.headers, setupRequest: (req: Record<string, unknown>) => ({ ...req, body: target.body(bodySeq++) }) }];
+  const setupRequest = (req: Record<string, unknown>): Record<string, unknown> => {
+    const seq = bodySeq++;
+    const extra = target.extraHeaders?.(seq, Number(now() - limits.startNs) / 1e9);
+    return extra === undefined ? { ...req, body: target.body(seq) } : { ...req, body: target.body(seq), headers: { ...target.headers, ...extra } };
+  };
+  const bodies = [{ method: 'POST', path: target.path, headers: target.headers, setupRequest }];
   const budgetS = Math.ceil((Number(limits.stopNs - now()) / 1e6 + limits.drainMs) / 1000) + 5;
+  await untilStart(limits.startNs, hooks.signal);
   let instance: AutocannonInstance | undefined;
   const result = new Promise<void>((resolve) => {
     instance = autocannon(

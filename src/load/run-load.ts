@@ -97,7 +97,8 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     },
   });
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, drainMs: cfg.timeoutMs };
+  // In-flight requests get time to finish after the stop (each is still bound by the idle timeout).
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, drainMs: Math.min(120_000, Math.max(10_000, cfg.timeoutMs)) };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,

@@ -5,17 +5,48 @@ import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type
 import type { ErrorClass } from './load-result.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
 
-/** In-flight requests, so the run can abort what is left after the drain period. */
-type InFlight = Map<RequestTimer, { abort: () => void }>;
+/** In-flight requests: the idle sweep and the end of the run abort them through this. */
+interface InFlightEntry {
+  lastByteNs: bigint;
+  abort: () => void;
+  idle: () => void;
+}
+type InFlight = Map<RequestTimer, InFlightEntry>;
 
 class AbortedAtEnd extends Error {
   override readonly name = 'AbortedAtEnd';
 }
 
+class IdleTimeout extends Error {
+  override readonly name = 'IdleTimeout';
+  readonly code = 'IARI_IDLE_TIMEOUT';
+}
+
+/**
+ * Fails requests that received no byte for `timeoutMs` (undici's own timers are coarse, about
+ * 1 s, so they only back this up).
+ */
+function idleSweep(inFlight: InFlight, timeoutMs: number): NodeJS.Timeout {
+  const limit = BigInt(Math.round(timeoutMs * 1e6));
+  const t = setInterval(() => {
+    const n = now();
+    for (const e of inFlight.values()) if (n - e.lastByteNs > limit) e.idle();
+  }, Math.max(10, Math.min(50, timeoutMs / 4)));
+  t.unref();
+  return t;
+}
+
+/** Waits (yielding to I/O) until the run's t = 0. */
+export async function untilStart(startNs: bigint, signal?: AbortSignal): Promise<void> {
+  const ms = Number(startNs - now()) / 1e6;
+  if (ms > 2) await sleepMs(ms - 1, signal);
+  while (now() < startNs && signal?.aborted !== true) await new Promise<void>((r) => setImmediate(r));
+}
+
 export function classifyError(err: unknown): ErrorClass {
   const code = (err as { code?: unknown })?.code;
   const msg = err instanceof Error ? err.message : String(err);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code === 'IARI_IDLE_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
   if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND') return 'connect';
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' || /other side closed|socket hang up/i.test(msg)) return 'reset';
   return 'other';
@@ -29,9 +60,9 @@ export function makePool(target: EngineTarget, limits: EngineLimits): Pool {
   return new Pool(target.origin, {
     connections: null,
     pipelining: 1,
-    headersTimeout: limits.timeoutMs,
-    // undici resets the body timer on every chunk: this is an idle timeout, as documented.
-    bodyTimeout: limits.timeoutMs,
+    // Backstops only: the idle sweep decides timeouts to the tick.
+    headersTimeout: limits.timeoutMs + 2000,
+    bodyTimeout: limits.timeoutMs + 2000,
     connectTimeout: Math.min(limits.timeoutMs, 10_000),
     keepAliveTimeout: 30_000,
   });
@@ -46,12 +77,19 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const timer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream });
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
-    inFlight.set(timer, {
+    let idleError: IdleTimeout | undefined;
+    const entry: InFlightEntry = {
+      lastByteNs: timer.timing.sentNs,
       abort: () => {
         abortedAtEnd = true;
         controller?.abort(new AbortedAtEnd('run ended'));
       },
-    });
+      idle: () => {
+        idleError ??= new IdleTimeout(`no byte for the idle timeout`);
+        controller?.abort(idleError);
+      },
+    };
+    inFlight.set(timer, entry);
     const finish = (t: RequestTiming): void => {
       inFlight.delete(timer);
       if (abortedAtEnd) (t as RequestTiming & { abortedAtEnd?: boolean }).abortedAtEnd = true;
@@ -63,12 +101,16 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
       },
       onResponseStart(_c, status, h) {
+        const t = now();
+        entry.lastByteNs = t;
         const rid = h['x-request-id'];
         const ct = h['content-type'];
-        timer.headers(now(), status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
+        timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
       },
       onResponseData(_c, chunk) {
-        timer.data(chunk, now());
+        const t = now();
+        entry.lastByteNs = t;
+        timer.data(chunk, t);
       },
       onResponseEnd() {
         finish(timer.end(now()));
@@ -125,6 +167,7 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
   let measured = 0;
   let lastStartNs = limits.startNs;
   const tick = setInterval(() => hooks.onTick?.(), 250);
+  const sweep = idleSweep(inFlight, limits.timeoutMs);
   try {
     for (const s of arrivalTimes(schedule)) {
       const intendedNs = limits.startNs + BigInt(Math.round(s * 1e9));
@@ -151,6 +194,7 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
     await drain(inFlight, pending, limits.drainMs, hooks.signal);
   } finally {
     clearInterval(tick);
+    clearInterval(sweep);
     await pool.destroy().catch(() => undefined);
   }
   return { issued, due: issued, lastStartNs };
@@ -170,6 +214,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
   const onStop = (): void => stopAc.abort();
   hooks.signal?.addEventListener('abort', onStop, { once: true });
   const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
+  const sweep = idleSweep(inFlight, limits.timeoutMs);
   const worker = async (): Promise<void> => {
     for (;;) {
       if (stopAc.signal.aborted) return;
@@ -189,6 +234,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
     }
   };
   try {
+    await untilStart(limits.startNs, hooks.signal);
     const workers = Array.from({ length: concurrency }, () => worker());
     await Promise.race([Promise.all(workers), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
     await drain(inFlight, pending, limits.drainMs, hooks.signal);
@@ -196,6 +242,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
   } finally {
     clearTimeout(stopTimer);
     clearInterval(tick);
+    clearInterval(sweep);
     hooks.signal?.removeEventListener('abort', onStop);
     await pool.destroy().catch(() => undefined);
   }
