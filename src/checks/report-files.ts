@@ -76,9 +76,10 @@ export function writeGithubOutputs(report: ConformanceReport, redactor: Redactor
     '',
   ].join('\n');
   writeStepSummary(sanitize(md, redactor), env);
-  const annotations: Annotation[] = failed.map((r) => ({
-    level: 'error',
-    title: `${r.id} (${r.grade})`,
+  const nonStrict = report.results.filter((r): r is Extract<RequirementResult, { verdict: 'fail' | 'non-strict' }> => r.verdict === 'non-strict');
+  const annotations: Annotation[] = [...failed, ...nonStrict].map((r) => ({
+    level: r.verdict === 'fail' ? 'error' : 'warning',
+    title: `${r.id} (${r.grade}${r.verdict === 'non-strict' ? ', non-strict' : ''})`,
     message: sanitize(failureText(r), redactor),
   }));
   emitAnnotations(annotations);
