@@ -147,6 +147,26 @@ describe('streaming completions', () => {
   });
 });
 
+describe('freeze control', () => {
+  it('a freeze stalls new answers and streams in flight until it ends, and the send log shows the gap', async () => {
+    const res = await c.chat({ ...chat({ messages: [userMessage('freeze')] }), stream: true }, { headers: { 'x-iari-itl-ms': '20', 'x-iari-completion-tokens': '10' } });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const frozeAt = performance.now();
+    const admin = await fetch(`${c.server.origin}/_iari/freeze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 200 }) });
+    expect(admin.status).toBe(200);
+    const during = c.chat(chat());
+    while (!(await reader.read()).done);
+    expect(performance.now() - frozeAt).toBeGreaterThanOrEqual(190);
+    expect((await during).status).toBe(200);
+    expect(performance.now() - frozeAt).toBeGreaterThanOrEqual(190);
+    const log = c.server.sendLog.get(res.headers.get('x-request-id') ?? '')!;
+    const gaps = log.events.slice(1).map((e, i) => Number(e.writtenNs - log.events[i]!.writtenNs) / 1e6);
+    expect(Math.max(...gaps)).toBeGreaterThanOrEqual(150);
+    expect(c.server.admin.frozenFor()).toBe(0);
+  });
+});
+
 describe('tool calls', () => {
   const ajv = new Ajv2020();
   const validArgs = ajv.compile(weatherTool.function.parameters);

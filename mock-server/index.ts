@@ -37,6 +37,9 @@ export interface MockServer {
     retireModel(id: string): boolean;
     addModel(model: ModelInput): ModelInfo;
     models(): { available: string[]; retired: string[] };
+    /** Stall every answer for `ms` from now (coordinated-omission proofs). */
+    freeze(ms: number): void;
+    frozenFor(): number;
     /** Streams being written right now. */
     activeStreams(): number;
   };

@@ -11,6 +11,7 @@ import { SendLog, SendLogEntry, sendLogJson } from './send-log.ts';
 const READ_LIMIT = 8 * BODY_LIMIT;
 const EMPTY_BODY = new Uint8Array(0);
 const EMPTY_QUERY = new URLSearchParams();
+const notFrozen = (): number => 0;
 
 export interface NodeHttpOptions {
   host: string;
@@ -33,7 +34,7 @@ function hrtime(): bigint {
   return process.hrtime.bigint();
 }
 
-function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedNs: bigint): void {
+function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedNs: bigint, frozenFor: () => number): void {
   const entry = new SendLogEntry(r.requestId, 'full', receivedNs, null);
   log.add(entry);
   let done = false;
@@ -54,8 +55,9 @@ function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedN
     entry.written[0] = hrtime();
     finish(true);
   };
-  if (r.delayMs !== undefined && r.delayMs > 0) {
-    const timer = setTimeout(send, r.delayMs);
+  const delay = (r.delayMs ?? 0) + frozenFor();
+  if (delay > 0) {
+    const timer = setTimeout(send, delay);
     res.once('close', () => {
       clearTimeout(timer);
       finish(false);
@@ -67,7 +69,7 @@ function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedN
  * Writes each event at its intended time with one timer per stream, scheduled against the
  * stream's start (no cumulative drift), and logs the time right after each write.
  */
-function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, receivedNs: bigint, active: Map<ServerResponse, () => void>): void {
+function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, receivedNs: bigint, active: Map<ServerResponse, () => void>, frozenFor: () => number): void {
   const entry = new SendLogEntry(s.requestId, 'stream', receivedNs, s.events);
   log.add(entry);
   const events = s.events;
@@ -97,13 +99,20 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
   res.writeHead(s.status, s.headers);
   // With the first event due later, the head goes out now (clients see the status at once).
   if ((events[0]?.atMs ?? 0) > 0) res.flushHeaders();
-  const startMs = performance.now();
+  let startMs = performance.now();
   entry.headNs = hrtime();
 
   const pump = (): void => {
     timer = null;
     if (ended) return;
     if (res.destroyed) return end(true);
+    const frozen = frozenFor();
+    if (frozen > 0) {
+      // A freeze shifts the rest of the schedule by its remaining length.
+      startMs += frozen;
+      timer = setTimeout(pump, frozen);
+      return;
+    }
     const elapsed = performance.now() - startMs;
     const batchStart = index;
     let writable = true;
@@ -194,8 +203,9 @@ export async function listenNodeHttp(core: MockCore, options: NodeHttpOptions): 
         if (payload !== undefined) return debugResponse(res, 200, payload);
       }
       const response = core.handle(mockReq);
-      if (response.kind === 'full') writeFull(res, response, sendLog, receivedNs);
-      else writeStream(res, response, sendLog, receivedNs, active);
+      const frozenFor = mockReq.path.startsWith('/_iari/') ? notFrozen : core.admin.frozenFor;
+      if (response.kind === 'full') writeFull(res, response, sendLog, receivedNs, frozenFor);
+      else writeStream(res, response, sendLog, receivedNs, active, frozenFor);
     } catch {
       internalError(res);
     }

@@ -30,6 +30,8 @@ export interface CoreState {
   startedAt: number;
   schedule: ModelScheduleEntry[];
   requestCounter: number;
+  /** performance.now() until which the server stalls (freeze control); 0 when not frozen. */
+  frozenUntil: number;
 }
 
 export interface RequestContext {

@@ -38,6 +38,10 @@ export interface MockCore {
     retireModel(id: string): boolean;
     addModel(model: ModelInput): ModelInfo;
     models(): { available: string[]; retired: string[] };
+    /** Stall every response for `ms` from now: nothing is written until it ends. */
+    freeze(ms: number): void;
+    /** Milliseconds left of the current freeze (0 when not frozen). */
+    frozenFor(): number;
   };
   state: CoreState;
 }
@@ -75,6 +79,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     startedAt,
     schedule: [...(options.modelSchedule ?? [])].sort((a, b) => a.atMs - b.atMs),
     requestCounter: 0,
+    frozenUntil: 0,
   };
   return {
     handle: (req) => handle(state, req, knownFaults),
@@ -83,6 +88,8 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
       retireModel: (id) => models.retire(id),
       addModel: (m) => models.add(m),
       models: () => ({ available: models.ids(), retired: models.retiredIds() }),
+      freeze: (ms) => freeze(state, ms),
+      frozenFor: () => Math.max(0, state.frozenUntil - performance.now()),
     },
     state,
   };
@@ -92,6 +99,11 @@ export class UnknownFaultError extends Error {
   constructor(readonly names: string[]) {
     super(`unknown fault name(s): ${names.join(', ')}`);
   }
+}
+
+function freeze(state: CoreState, ms: number): void {
+  if (!Number.isFinite(ms) || ms < 0 || ms > 600_000) throw new RangeError('freeze: ms must be between 0 and 600000');
+  state.frozenUntil = Math.max(state.frozenUntil, performance.now() + ms);
 }
 
 function applySchedule(state: CoreState): void {
@@ -266,6 +278,19 @@ function usage(state: CoreState, req: MockRequest, ctx: RequestContext, account:
 function admin(state: CoreState, req: MockRequest, ctx: RequestContext, path: string): FullResponse {
   if (path === '/_iari/models' && req.method === 'GET') {
     return json(200, { available: state.models.ids(), retired: state.models.retiredIds() }, ctx.requestId);
+  }
+  if (path === '/_iari/freeze' && req.method === 'POST') {
+    let ms: unknown;
+    try {
+      ms = (JSON.parse(new TextDecoder().decode(req.body)) as Record<string, unknown>)['ms'];
+    } catch {
+      ms = undefined;
+    }
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > 600_000) {
+      return errorResponse(badRequest('ms', "Expected {\"ms\": number from 0 to 600000}."), ctx.requestId, ctx.faults);
+    }
+    freeze(state, ms);
+    return json(200, { frozen_ms: ms }, ctx.requestId);
   }
   if ((path === '/_iari/models/retire' || path === '/_iari/models/add') && req.method === 'POST') {
     let body: Record<string, unknown>;
