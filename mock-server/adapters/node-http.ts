@@ -234,8 +234,10 @@ export async function listenNodeHttp(core: MockCore, options: NodeHttpOptions): 
   });
   server.keepAliveTimeout = 10_000;
   server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
+    if (socket.writable) {
+      const body = JSON.stringify({ error: { message: 'Malformed HTTP request.', type: 'invalid_request_error', param: null, code: 'bad_request' } });
+      socket.end(`HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\nx-request-id: ${newRequestId()}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    } else socket.destroy();
   });
 
   await new Promise<void>((resolve, reject) => {
