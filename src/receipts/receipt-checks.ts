@@ -1,11 +1,10 @@
 import { decodeBase64url } from './base64url.ts';
 import { canonicalString } from './canonical.ts';
-import { digestOf } from './digest.ts';
+import { digestOf, tokenCommitment } from './digest.ts';
 import { decodeKeyref, type KeyrefDecode } from './keyref.ts';
 import { verifyEd25519, type SignatureCheck } from './ed25519.ts';
 import { actorSigInput, approvalSigInput, receiptSigInput } from './pae.ts';
 import { validateReceiptSchema, type ReceiptSchemaError } from './receipt-schema.ts';
-import { tokenCommitment } from './digest.ts';
 import { isFindingCode, type Finding, type FindingCode } from './findings.ts';
 import type { VerifyOptions } from './verify-options.ts';
 
