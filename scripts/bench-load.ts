@@ -3,6 +3,7 @@
  *
  *   npx tsx scripts/bench-load.ts            full sizes (about 2 minutes)
  *   npx tsx scripts/bench-load.ts --quick    smaller sizes, for a smoke run
+ *   npx tsx scripts/bench-load.ts --only=co,arrivals   a subset (fidelity, co, arrivals, ceiling)
  *
  * The mock runs in a child process (its own event loop and core); both processes stamp with
  * process.hrtime (CLOCK_MONOTONIC, shared by every process of the host), so iari's arrival stamps
@@ -17,7 +18,7 @@ import { Pool, request } from 'undici';
 import OpenAI from 'openai';
 import { startMockServer, type MockServerOptions } from '../mock-server/index.ts';
 import { compareWithSendLog, type SentEvent } from '../src/load/fidelity.ts';
-import { analyticLatenciesUs, freezeHeaders, type Freeze } from '../src/load/freeze-model.ts';
+import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../src/load/freeze-model.ts';
 import { decodeHistogram } from '../src/load/hdr.ts';
 import type { RequestRecord } from '../src/load/load-result.ts';
 import { builtinPrompts } from '../src/load/prompts.ts';
@@ -146,24 +147,46 @@ async function fidelity(streams: number, durationS: number, engine: 'autocannon'
   }
 }
 
+/** Freezes the child mock for `ms` at `atS` after the run's t = 0; records when it took effect. */
+function freezeAt(m: MockHandle, atS: number, ms: number, out: { startS: number }): (startNs: bigint) => void {
+  return (startNs) => {
+    setTimeout(() => {
+      const before = process.hrtime.bigint();
+      void request(`${new URL(m.url).origin}/_iari/freeze`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${m.token}` }, body: JSON.stringify({ ms }) })
+        .then((res) => res.body.dump())
+        .then(() => {
+          const after = process.hrtime.bigint();
+          out.startS = Number((before + after) / 2n - startNs) / 1e9;
+        });
+    }, Number(startNs - process.hrtime.bigint()) / 1e6 + atS * 1000);
+  };
+}
+
 async function coordinatedOmission(durationS: number): Promise<Record<string, unknown>> {
-  const baseTtft = 50;
-  const m = await startChildMock({ ttftMs: baseTtft, itlMs: 10, jitterMs: 0, tokensPerChunk: 1, completionTokens: 5, seed: 3 });
-  const freeze: Freeze = { startS: 2, freezeS: 2 };
+  const ttft = 50;
+  const itl = 10;
+  const tokens = 5;
+  const m = await startChildMock({ ttftMs: ttft, itlMs: itl, jitterMs: 0, tokensPerChunk: 1, completionTokens: tokens, seed: 3 });
+  const offsets = writeOffsetsS(ttft, itl, tokens);
   try {
     const open: RequestRecord[] = [];
-    const { result } = await runLoad(config(m, { kind: 'open', rate: 10, arrival: 'constant' }, { durationS, extraHeaders: freezeHeaders(freeze, baseTtft), onRecord: (r) => open.push(r) }));
-    const outside = open.filter((r) => r.intendedUs / 1e6 < freeze.startS || r.intendedUs / 1e6 >= freeze.startS + freeze.freezeS);
-    const baseUs = percentile(outside.map((r) => r.e2eUs ?? 0), 50);
-    const analytic = analyticLatenciesUs(open.map((r) => r.intendedUs / 1e6), baseUs, freeze);
+    const at = { startS: NaN };
+    const { result } = await runLoad(config(m, { kind: 'open', rate: 10, arrival: 'constant' }, { durationS, onStart: freezeAt(m, 2, 2000, at), onRecord: (r) => open.push(r) }));
+    const freeze: Freeze = { startS: at.startS, freezeS: 2 };
+    const stall0 = analyticLatenciesUs(open.map((r) => r.intendedUs / 1e6), 0, freeze, offsets);
+    const baseUs = percentile(open.filter((_, i) => stall0[i] === 0).map((r) => r.e2eUs ?? 0), 50);
+    const analytic = analyticLatenciesUs(open.map((r) => r.intendedUs / 1e6), baseUs, freeze, offsets);
     const h = decodeHistogram(result.metrics.e2e!.hdr);
+    const service = decodeHistogram(result.metrics.service_e2e!.hdr);
     const rows = [50, 75, 90, 95, 99, 99.9].map((p) => {
       const want = percentile(analytic, p);
       const got = h.getValueAtPercentile(p);
-      return { p, analyticUs: Math.round(want), reportedUs: got, relError: Math.round(((got - want) / want) * 1e4) / 1e4 };
+      return { p, analyticUs: Math.round(want), reportedUs: got, relError: Math.round(((got - want) / want) * 1e4) / 1e4, serviceTimeUs: service.getValueAtPercentile(p) };
     });
-    // A closed-loop run over the same window: only one request is in flight during the stall.
-    const { result: closed } = await runLoad(config(m, { kind: 'closed', concurrency: 1, engine: 'undici' }, { durationS, extraHeaders: freezeHeaders(freeze, baseTtft) }));
+    // The same freeze under a closed loop (1 connection, about the same request rate): it sends
+    // almost nothing while the server is frozen, so its percentiles hide the stall.
+    const atClosed = { startS: NaN };
+    const { result: closed } = await runLoad(config(m, { kind: 'closed', concurrency: 1, engine: 'autocannon' }, { durationS, onStart: freezeAt(m, 2, 2000, atClosed) }));
     const hc = decodeHistogram(closed.metrics.e2e!.hdr);
     return {
       rate: 10,
@@ -172,7 +195,7 @@ async function coordinatedOmission(durationS: number): Promise<Record<string, un
       baseServiceUs: baseUs,
       openLoop: rows,
       within5pct: rows.filter((r) => r.p >= 75).every((r) => Math.abs(r.relError) <= 0.05),
-      closedLoopHides: { requests: closed.counts.finished, p90Us: hc.getValueAtPercentile(90), p99Us: hc.getValueAtPercentile(99), analyticP90Us: rows.find((r) => r.p === 90)?.analyticUs },
+      closedLoopHides: { requests: closed.counts.finished, p50Us: hc.getValueAtPercentile(50), p90Us: hc.getValueAtPercentile(90), p99Us: hc.getValueAtPercentile(99), openLoopAnalyticP90Us: rows.find((r) => r.p === 90)?.analyticUs },
     };
   } finally {
     await stopChild(m);
@@ -294,15 +317,20 @@ async function main(): Promise<void> {
     figures[name] = v;
     process.stdout.write(`\n== ${name}\n${JSON.stringify(v, null, 2)}\n`);
   };
+  const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+  const only = onlyArg === undefined ? null : new Set(onlyArg.slice('--only='.length).split(','));
+  const want = (k: string): boolean => only === null || only.has(k);
   const fd = quick ? 3 : 6;
-  log('fidelity64', await fidelity(64, fd, 'autocannon'));
-  log('fidelity256', await fidelity(256, fd, 'autocannon'));
-  log('fidelity256Undici', await fidelity(256, fd, 'undici'));
-  log('fidelity64Staggered', await fidelity(64, fd, 'undici', 'open'));
-  log('fidelity256Staggered', await fidelity(256, fd, 'undici', 'open'));
-  log('coordinatedOmission', await coordinatedOmission(quick ? 6 : 8));
-  log('arrivalAccuracy', await arrivalAccuracy(quick ? 100 : 200, quick ? 3 : 5));
-  log('generatorCeiling', await ceiling(quick ? 16 : 32, quick ? 3 : 5));
+  if (want('fidelity')) {
+    log('fidelity64', await fidelity(64, fd, 'autocannon'));
+    log('fidelity256', await fidelity(256, fd, 'autocannon'));
+    log('fidelity256Undici', await fidelity(256, fd, 'undici'));
+    log('fidelity64Staggered', await fidelity(64, fd, 'undici', 'open'));
+    log('fidelity256Staggered', await fidelity(256, fd, 'undici', 'open'));
+  }
+  if (want('co')) log('coordinatedOmission', await coordinatedOmission(quick ? 6 : 8));
+  if (want('arrivals')) log('arrivalAccuracy', await arrivalAccuracy(quick ? 100 : 200, quick ? 3 : 5));
+  if (want('ceiling')) log('generatorCeiling', await ceiling(quick ? 16 : 32, quick ? 3 : 5));
   figures['loadavgAtEnd'] = loadavg().map((x) => Math.round(x * 100) / 100);
   figures['elapsedS'] = Math.round((Date.now() - t0) / 100) / 10;
   mkdirSync('reports/bench', { recursive: true });

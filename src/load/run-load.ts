@@ -46,6 +46,8 @@ export interface LoadConfig {
   onTiming?: (t: RequestTiming) => void;
   onRecord?: (r: RequestRecord) => void;
   onTick?: (c: Collector, elapsedS: number) => void;
+  /** Called once t = 0 of the run is fixed (hrtime ns), before any request. */
+  onStart?: (startNs: bigint) => void;
   signal?: AbortSignal;
 }
 
@@ -82,6 +84,7 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
   // A short lead so the first arrival is not late because of setup.
   const startNs = now() + 20_000_000n;
   const startEpochMs = performance.timeOrigin + performance.now() + 20;
+  cfg.onStart?.(startNs);
   const warmupNs = BigInt(Math.round(cfg.warmupS * 1e9));
   const measureS = cfg.durationS ?? cfg.maxDurationS ?? 600;
   const stopNs = startNs + warmupNs + BigInt(Math.round(measureS * 1e9));
