@@ -45,13 +45,13 @@ const rng = (seed: number) => {
 const jsonArb = fc.jsonValue({ maxDepth: 4 });
 
 describe('RCPT canonicalization (RFC 8785) invariants', () => {
-  it('RCPT-SIG: canonicalize agrees with an independent small JCS on any JSON value', () => {
+  it('RCPT-SIG-008: canonicalize agrees with an independent small JCS on any JSON value', () => {
     fc.assert(fc.property(jsonArb, (v) => {
         expect(canonicalString(v)).toBe(tinyJcs(v));
       }), fcParams(300));
   });
 
-  it('RCPT-SIG: JCS output is idempotent and has sorted keys and no whitespace outside strings', () => {
+  it('RCPT-SIG-008: JCS output is idempotent and has sorted keys and no whitespace outside strings', () => {
     fc.assert(
       fc.property(jsonArb, (v) => {
         const once = canonicalString(v);
@@ -62,7 +62,7 @@ describe('RCPT canonicalization (RFC 8785) invariants', () => {
     );
   });
 
-  it('RCPT-SIG: member order, whitespace and escape spelling change no digest (strict reader then JCS)', () => {
+  it('RCPT-SIG-008: member order, whitespace and escape spelling change no digest (strict reader then JCS)', () => {
     fc.assert(
       fc.property(jsonArb.map(integerize), fc.nat(), (v, seed) => {
         const text = variant(v, rng(seed));
@@ -74,7 +74,7 @@ describe('RCPT canonicalization (RFC 8785) invariants', () => {
     );
   });
 
-  it('RCPT-SCHEMA: the strict reader agrees with JSON.parse on JSON without duplicates or non-integer numbers', () => {
+  it('RCPT-SCHEMA-041: the strict reader agrees with JSON.parse on JSON without duplicates or non-integer numbers', () => {
     fc.assert(
       fc.property(jsonArb.map(integerize), (v) => {
         const text = JSON.stringify(v);
@@ -85,7 +85,7 @@ describe('RCPT canonicalization (RFC 8785) invariants', () => {
     );
   });
 
-  it('RCPT-SIG: a re-spelled chain (any member order, whitespace, escapes) verifies the same (negative control)', () => {
+  it('RCPT-SIG-008: a re-spelled chain (any member order, whitespace, escapes) verifies the same (negative control)', () => {
     fc.assert(
       fc.property(chainArb, fc.nat(), (c, seed) => {
         const rnd = rng(seed);
@@ -100,7 +100,7 @@ describe('RCPT canonicalization (RFC 8785) invariants', () => {
     );
   });
 
-  it('RCPT-SIG: noble (zip215:false) and node:crypto agree on generated and tampered signatures', () => {
+  it('RCPT-SIG-001: noble (zip215:false) and node:crypto agree on generated and tampered signatures', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 64 }), fc.nat(511), (seed, msg, flip) => {
         const key = Ed25519Key.fromSeed(seed);

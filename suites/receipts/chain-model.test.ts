@@ -7,7 +7,7 @@ const ALLOWED_WARNINGS = new Set(['GATE_OPEN', 'UNKNOWN_DENY_REASON']);
 const noErrors = (r: ChainVerifyResult) => r.errors.length === 0 && r.warnings.every((w) => ALLOWED_WARNINGS.has(w.code));
 
 describe('RCPT-CHAIN model-based chains', () => {
-  it('RCPT-CHAIN: every generated chain and every prefix verifies with no errors (levels 1 to 3, both stop modes)', () => {
+  it('RCPT-CHAIN-002: every generated chain and every prefix verifies with no errors (levels 1 to 3, both stop modes)', () => {
     fc.assert(
       fc.property(fc.constantFrom(1 as const, 2 as const, 3 as const), fc.array(stepArb, { minLength: 1, maxLength: 10 }), (level, steps: Step[]) => {
         const b = newBuilder(level);
@@ -26,7 +26,7 @@ describe('RCPT-CHAIN model-based chains', () => {
     );
   });
 
-  it('RCPT-CHAIN: the verdict does not depend on input order (the chain is a set)', () => {
+  it('RCPT-CHAIN-002: the verdict does not depend on input order (the chain is a set)', () => {
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 2, maxLength: 8 }), fc.nat(), (steps, seed) => {
         const b = newBuilder(1);
@@ -43,7 +43,7 @@ describe('RCPT-CHAIN model-based chains', () => {
     );
   });
 
-  it('RCPT-SIG: chains built from random seeds verify only with their own issuer trusted', () => {
+  it('RCPT-SIG-005: chains built from random seeds verify only with their own issuer trusted', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.array(stepArb, { minLength: 1, maxLength: 4 }), (seed, steps) => {
         const issuer = Ed25519Key.fromSeed(seed);
