@@ -77,6 +77,7 @@ export class RequestTimer {
     t.requestId = requestId;
     if (status < 200 || status > 299) return;
     if (this.#stream) {
+      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
       if (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream')) {
         t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
       }
@@ -133,6 +134,8 @@ export class RequestTimer {
   #finishTokens(result: StreamCheckResult): void {
     const t = this.timing;
     t.events = result.reader.events;
+    // Spec, Streamed chunk: "The text fragment is at choices[0].delta.content and may be absent."
+    // So TTFT and ITL use only the events the checker saw carrying text or a tool call (D-LOAD-02).
     const events = result.timing.contentEvents;
     const usage = result.assembled.usage;
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
