@@ -75,7 +75,6 @@ export const errorClasses = [
   'connect', // could not connect
   'stream_nonconforming', // the strict SSE reader/stream checker flagged the stream
   'body_invalid', // non-streaming body is not a valid chat completion
-  'client_overload', // arrival dropped because the client could not start it (never silent)
   'other',
 ] as const;
 export type ErrorClass = (typeof errorClasses)[number];
