@@ -57,8 +57,10 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   let lastStartNs = limits.startNs;
   const url = new URL(target.origin);
 
-  const report = (t: RequestTiming, aborted: boolean): void => {
-    if (aborted) collector.onAborted(t);
+  let outstanding = 0;
+  const report = (t: RequestTiming): void => {
+    outstanding--;
+    if (t.abortedAtEnd) collector.onAborted(t);
     else collector.onFinish(t);
     hooks.onTiming?.(t);
   };
@@ -93,7 +95,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     client.on('request', () => {
       const t = now();
       const prev = st.timer;
-      if (prev !== null && !prev.finished) report(prev.fail(t, 'reset', 'connection closed before the response ended'), stopping);
+      if (prev !== null && !prev.finished) prev.fail(t, 'reset', 'connection closed before the response ended', stopping);
       st.timer = null;
       if (stopping || client.destroyed) return;
       const warm = collector.isWarmup(t);
@@ -103,7 +105,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       }
       if (!warm) measured++;
       const seq = issued++;
-      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream });
+      outstanding++;
+      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, onDone: report });
       st.lastByteNs = t;
       lastStartNs = t;
       collector.onStart(t);
@@ -116,18 +119,18 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     client.on('response', () => {
       const timer = st.timer;
       if (timer === null || timer.finished) return;
-      report(timer.end(now()), false);
+      timer.end(now());
       if (stopping) stopClient(client);
     });
     client.on('connError', (err: Error) => {
       const timer = st.timer;
       if (timer === null || timer.finished) return;
       const cls = timer.timing.headersNs === null && /ECONNREFUSED/.test(err.message) ? 'connect' : 'reset';
-      report(timer.fail(now(), cls, err.message), stopping);
+      timer.fail(now(), cls, err.message, stopping);
     });
     client.on('done', () => {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) report(timer.fail(now(), 'other', 'aborted at end'), true);
+      if (timer !== null && !timer.finished) timer.fail(now(), 'other', 'in flight when the run ended', true);
       states.delete(client);
       if (states.size === 0) allDone();
     });
@@ -170,7 +173,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const timer = st.timer;
       if (timer === null || timer.finished) continue;
       if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
-        report(timer.fail(t, 'timeout', `no byte for ${limits.timeoutMs} ms`), false);
+        timer.fail(t, 'timeout', `no byte for ${limits.timeoutMs} ms`);
         st.timer = null;
         if (stopping) client.destroy();
         else client._resetConnection();
@@ -203,12 +206,14 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     ]);
     for (const [client, st] of [...states]) {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) report(timer.fail(now(), 'other', 'aborted at end'), true);
+      if (timer !== null && !timer.finished) timer.fail(now(), 'other', 'in flight when the run ended', true);
       st.timer = null;
       client.destroy();
     }
     instance?.stop();
     await result;
+    // Checking is deferred to after each I/O phase: wait for the last reports.
+    for (let i = 0; outstanding > 0 && i < 10_000; i++) await new Promise<void>((r) => setImmediate(r));
   } finally {
     clearTimeout(stopAt);
     if (drainTimer !== undefined) clearTimeout(drainTimer);

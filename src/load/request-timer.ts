@@ -25,6 +25,8 @@ export interface RequestTiming {
   tokenSource: 'usage' | 'tokenizer' | 'none';
   events: number;
   error: { class: ErrorClass; detail: string; finding?: string } | null;
+  /** Still in flight when the run ended and cut off: neither a sample nor an error. */
+  abortedAtEnd: boolean;
 }
 
 export interface RequestTimerOptions {
@@ -32,23 +34,56 @@ export interface RequestTimerOptions {
   intendedNs: bigint;
   sentNs: bigint;
   stream: boolean;
+  /** Called once, after `end` or `fail`, when the response has been parsed and checked. */
+  onDone: (t: RequestTiming) => void;
+}
+
+/**
+ * Stamps are taken the moment a read arrives; the parsing and checking of what arrived waits
+ * until every socket that became readable in the same I/O phase has been stamped (setImmediate
+ * runs after the poll phase). Otherwise, when many streams receive an event at the same instant,
+ * the last socket's stamp would include the checking of all the others.
+ */
+const pending = new Set<RequestTimer>();
+let flushScheduled = false;
+
+function flushAll(): void {
+  flushScheduled = false;
+  for (const timer of pending) {
+    pending.delete(timer);
+    timer.process();
+  }
+}
+
+function schedule(timer: RequestTimer): void {
+  pending.add(timer);
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flushAll);
+  }
 }
 
 /**
  * Stamps the arrival of every read of one response and turns it into a RequestTiming.
  * Engines call `headers`, `data` (once per read, with the time the read was handed over) and
- * then exactly one of `end` or `fail`. Every stream goes through the strict SSE reader and the
+ * then `end` or `fail`; `onDone` receives the timing once it is parsed and checked. Every stream goes through the strict SSE reader and the
  * stream inspector: a non-conforming stream is an error of class `stream_nonconforming`.
  */
 export class RequestTimer {
   readonly timing: RequestTiming;
   readonly #stream: boolean;
+  readonly #onDone: (t: RequestTiming) => void;
   #validator: StreamValidator | undefined;
   #body: Buffer[] = [];
+  #reads: Buffer[] = [];
+  #readTimes: bigint[] = [];
+  #ending: { atNs: bigint; fail?: { class: ErrorClass; detail: string; abortedAtEnd: boolean } } | undefined;
   #done = false;
+  #reported = false;
 
   constructor(options: RequestTimerOptions) {
     this.#stream = options.stream;
+    this.#onDone = options.onDone;
     this.timing = {
       seq: options.seq,
       intendedNs: options.intendedNs,
@@ -63,6 +98,7 @@ export class RequestTimer {
       tokenSource: 'none',
       events: 0,
       error: null,
+      abortedAtEnd: false,
     };
   }
 
@@ -86,23 +122,55 @@ export class RequestTimer {
     }
   }
 
+  /** A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. */
   data(chunk: Buffer, atNs: bigint): void {
     if (this.#done) return;
-    if (this.#validator === undefined) {
-      this.#body.push(chunk);
-      return;
-    }
-    this.#validator.feed(chunk, atNs);
+    this.#reads.push(chunk);
+    this.#readTimes.push(atNs);
+    schedule(this);
   }
 
-  end(atNs: bigint): RequestTiming {
-    if (this.#done) return this.timing;
+  /** The response ended at `atNs`; `onDone` follows once everything before it is checked. */
+  end(atNs: bigint): void {
+    if (this.#done) return;
     this.#done = true;
+    this.#ending = { atNs };
+    schedule(this);
+  }
+
+  fail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd = false): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#ending = { atNs, fail: { class: errorClass, detail, abortedAtEnd } };
+    schedule(this);
+  }
+
+  /** Parses and checks the queued reads; finishes the request when it has ended. */
+  process(): void {
+    if (this.#reported) return;
+    const reads = this.#reads;
+    const times = this.#readTimes;
+    this.#reads = [];
+    this.#readTimes = [];
+    for (let i = 0; i < reads.length; i++) {
+      const chunk = reads[i] as Buffer;
+      if (this.#validator === undefined) this.#body.push(chunk);
+      else this.#validator.feed(chunk, times[i] as bigint);
+    }
+    const ending = this.#ending;
+    if (ending === undefined) return;
+    this.#reported = true;
+    if (ending.fail === undefined) this.#finishEnd(ending.atNs);
+    else this.#finishFail(ending.atNs, ending.fail.class, ending.fail.detail, ending.fail.abortedAtEnd);
+    this.#onDone(this.timing);
+  }
+
+  #finishEnd(atNs: bigint): void {
     const t = this.timing;
     t.endNs = atNs;
     if (t.status !== null && (t.status < 200 || t.status > 299)) {
       if (t.error === null) t.error = { class: 'http_status', detail: `HTTP ${t.status}` };
-      return t;
+      return;
     }
     if (this.#validator !== undefined) {
       const result = this.#validator.end();
@@ -112,16 +180,14 @@ export class RequestTimer {
     } else {
       this.#finishBody();
     }
-    return t;
   }
 
-  fail(atNs: bigint, errorClass: ErrorClass, detail: string): RequestTiming {
-    if (this.#done) return this.timing;
-    this.#done = true;
-    this.timing.endNs = atNs;
-    this.timing.error = { class: errorClass, detail };
+  #finishFail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd: boolean): void {
+    const t = this.timing;
+    t.endNs = atNs;
+    t.error = { class: errorClass, detail };
+    t.abortedAtEnd = abortedAtEnd;
     if (this.#validator !== undefined) this.#finishTokens(this.#validator.end());
-    return this.timing;
   }
 
   /**

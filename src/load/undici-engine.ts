@@ -74,10 +74,10 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
   const headers = extra === undefined ? target.headers : { ...target.headers, ...extra };
   const body = target.body(seq);
   return new Promise((resolve) => {
-    const timer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream });
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
     let idleError: IdleTimeout | undefined;
+    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve });
     const entry: InFlightEntry = {
       lastByteNs: timer.timing.sentNs,
       abort: () => {
@@ -90,11 +90,6 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       },
     };
     inFlight.set(timer, entry);
-    const finish = (t: RequestTiming): void => {
-      inFlight.delete(timer);
-      if (abortedAtEnd) (t as RequestTiming & { abortedAtEnd?: boolean }).abortedAtEnd = true;
-      resolve(t);
-    };
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
@@ -113,29 +108,30 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         timer.data(chunk, t);
       },
       onResponseEnd() {
-        finish(timer.end(now()));
+        const t = now();
+        inFlight.delete(timer);
+        timer.end(t);
       },
       onResponseError(_c, err) {
         const t = now();
-        finish(timer.fail(t, classifyError(err), err.message));
+        inFlight.delete(timer);
+        if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
+        else timer.fail(t, classifyError(err), err.message);
       },
     };
     try {
       pool.dispatch({ origin: target.origin, method: 'POST', path: target.path, headers, body }, handler);
     } catch (err) {
-      finish(timer.fail(now(), 'other', (err as Error).message));
+      inFlight.delete(timer);
+      timer.fail(now(), 'other', (err as Error).message);
     }
   });
-}
-
-export function wasAbortedAtEnd(t: RequestTiming): boolean {
-  return (t as RequestTiming & { abortedAtEnd?: boolean }).abortedAtEnd === true;
 }
 
 const isAborted = (s: AbortSignal | undefined): boolean => s?.aborted === true;
 
 function report(hooks: EngineHooks, t: RequestTiming): void {
-  if (wasAbortedAtEnd(t)) hooks.collector.onAborted(t);
+  if (t.abortedAtEnd) hooks.collector.onAborted(t);
   else hooks.collector.onFinish(t);
   hooks.onTiming?.(t);
 }
