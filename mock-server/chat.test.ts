@@ -196,6 +196,24 @@ describe('tool calls', () => {
     expect(required['choices'][0].message.tool_calls).toHaveLength(1);
   });
 
+  it('TOOLS-016: with two tools and parallel calls allowed, both are called, indexed 0 and 1 in the stream', async () => {
+    const other = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } };
+    const body = await complete(chat({ tools: [weatherTool, other] }));
+    const calls = body['choices'][0].message.tool_calls as { id: string; function: { name: string; arguments: string } }[];
+    expect(calls.map((x) => x.function.name)).toEqual(['get_weather', 'lookup']);
+    expect(new Set(calls.map((x) => x.id)).size).toBe(2);
+    const { chunks } = await stream(chat({ tools: [weatherTool, other] }));
+    const deltas = chunks.flatMap((x) => x['choices'][0]?.delta?.tool_calls ?? []) as { index: number; id?: string; function: { name?: string; arguments: string } }[];
+    expect([...new Set(deltas.map((d) => d.index))]).toEqual([0, 1]);
+    for (const k of [0, 1]) {
+      const mine = deltas.filter((d) => d.index === k);
+      expect(mine[0]!.id).toBe(calls[k]!.id);
+      expect(mine.map((d) => d.function.arguments).join('')).toBe(calls[k]!.function.arguments);
+    }
+    const single = await complete(chat({ tools: [weatherTool, other], parallel_tool_calls: false }));
+    expect(single['choices'][0].message.tool_calls).toHaveLength(1);
+  });
+
   it('TOOLS-011: a tool result message gets a text answer', async () => {
     const first = await complete(chat({ tools: [weatherTool] }));
     const call = first['choices'][0].message.tool_calls[0];

@@ -86,14 +86,15 @@ function errorAsStream(error: ApiError, ctx: RequestContext): FullResponse {
   };
 }
 
-function outputOf(plan: CompletionPlan, sentText: string[][] | null): unknown[] {
+/** The assistant message(s) as sent: `sent` holds the text fragments per choice and call (null: all). */
+function outputOf(plan: CompletionPlan, sent: Map<string, string[]> | null): unknown[] {
   return plan.choices.map((c, i) => {
-    const text = sentText === null ? null : (sentText[i] ?? []).join('');
-    if (c.toolCall === null) return { role: 'assistant', content: text ?? c.content };
+    const sentText = (key: string, whole: string): string => (sent === null ? whole : (sent.get(key) ?? []).join(''));
+    if (c.toolCalls.length === 0) return { role: 'assistant', content: sentText(`${i}`, c.content ?? '') };
     return {
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: c.toolCall.id, type: 'function', function: { name: c.toolCall.name, arguments: text ?? c.toolCall.arguments } }],
+      tool_calls: c.toolCalls.map((t, k) => ({ id: t.id, type: 'function', function: { name: t.name, arguments: sentText(`${i}/${k}`, t.arguments) } })),
     };
   });
 }
@@ -196,7 +197,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   const renderCtx = { id, created: Math.floor(now / 1000), model: request.model, faults: f };
   const times = stepTimes(streamStepCount(plan, request.includeUsage), latency, (state.seed ^ Math.imul(requestNo, 0x9e3779b1)) >>> 0);
   let finished = false;
-  const settle = (status: OutcomeStatus, completionTokens: number, sentText: string[][] | null) => {
+  const settle = (status: OutcomeStatus, completionTokens: number, sentText: Map<string, string[]> | null) => {
     if (finished) return;
     finished = true;
     const cost = costNano(model, plan.promptTokens, completionTokens);
@@ -224,7 +225,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
       body: renderCompletion(plan, renderCtx),
       requestId: ctx.requestId,
       delayMs: lastStep,
-      done: (sent) => (sent ? settle('ok', plan.completionTokens, null) : settle('interrupted', 0, [])),
+      done: (sent) => (sent ? settle('ok', plan.completionTokens, null) : settle('interrupted', 0, new Map())),
     };
   }
   let events = renderStream(plan, request.includeUsage, renderCtx, times);
@@ -253,12 +254,17 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     finish: ({ sent, interrupted }) => {
       let tokens = 0;
       let failed = false;
-      const sentText: string[][] = plan.choices.map(() => []);
+      const sentText = new Map<string, string[]>();
       for (let k = 0; k < sent && k < events.length; k++) {
         const e = events[k] as StreamEvent;
         tokens += e.tokens;
         if (e.action === 'destroy') failed = true;
-        if (e.text !== undefined && e.choice !== undefined) sentText[e.choice]?.push(e.text);
+        if (e.text !== undefined && e.choice !== undefined) {
+          const key = e.call === undefined ? `${e.choice}` : `${e.choice}/${e.call}`;
+          const list = sentText.get(key);
+          if (list === undefined) sentText.set(key, [e.text]);
+          else list.push(e.text);
+        }
       }
       if (sent < events.length && events[sent]?.action === 'destroy') failed = true;
       settle(failed || (failsMidStream && !interrupted) ? 'failed' : interrupted ? 'interrupted' : 'ok', tokens, sentText);

@@ -1,4 +1,4 @@
-import { encode, decode } from 'gpt-tokenizer';
+import tokenizer, { encode } from 'gpt-tokenizer';
 import { mulberry32, pick, randomInt, type Rng } from './rng.ts';
 
 // Deterministic text and tool-argument generation. Token counts come from a real tokenizer
@@ -89,11 +89,49 @@ export function generateText(seed: number, tokens: number, prefix = ''): string 
   return decodeSafe(ids.slice(0, tokens)).text;
 }
 
+// gpt-tokenizer's decode() shares one streaming TextDecoder across calls, so a decode that ends
+// inside a character leaks its bytes into the next call. Token bytes are decoded here instead,
+// with a strict decoder: a group of tokens is text only when its bytes are complete UTF-8.
+type TokenBytesSource = { bytePairEncodingCoreProcessor: { tryDecodeToken(id: number): string | Uint8Array | undefined } };
+const core = (tokenizer as unknown as TokenBytesSource).bytePairEncodingCoreProcessor;
+const utf8 = new TextEncoder();
+const strict = new TextDecoder('utf-8', { fatal: true });
+const bytesCache = new Map<number, Uint8Array>();
+
+function tokenBytes(id: number): Uint8Array {
+  let bytes = bytesCache.get(id);
+  if (bytes === undefined) {
+    const raw = core.tryDecodeToken(id);
+    if (raw === undefined) throw new Error(`token ${id} is not in the vocabulary`);
+    bytes = typeof raw === 'string' ? utf8.encode(raw) : raw;
+    bytesCache.set(id, bytes);
+  }
+  return bytes;
+}
+
+/** The text of tokens ids[from..to), or null when those bytes end or start inside a character. */
+function textOf(ids: readonly number[], from: number, to: number): string | null {
+  let size = 0;
+  for (let i = from; i < to; i++) size += tokenBytes(ids[i] as number).length;
+  const buffer = new Uint8Array(size);
+  let at = 0;
+  for (let i = from; i < to; i++) {
+    const b = tokenBytes(ids[i] as number);
+    buffer.set(b, at);
+    at += b.length;
+  }
+  try {
+    return strict.decode(buffer);
+  } catch {
+    return null;
+  }
+}
+
 /** Decodes, dropping trailing tokens that end inside a UTF-8 character. */
 function decodeSafe(ids: number[]): { text: string; used: number } {
   for (let n = ids.length; n > 0; n--) {
-    const text = decode(ids.slice(0, n));
-    if (!text.endsWith('\uFFFD')) return { text, used: n };
+    const text = textOf(ids, 0, n);
+    if (text !== null) return { text, used: n };
   }
   return { text: '', used: 0 };
 }
@@ -108,14 +146,15 @@ export function splitIntoPieces(text: string, pattern: readonly number[]): Piece
   let i = 0;
   let k = 0;
   while (i < ids.length) {
-    let size = Math.max(1, pattern[k % pattern.length] ?? 1);
+    let size = Math.min(Math.max(1, pattern[k % pattern.length] ?? 1), ids.length - i);
     k++;
-    let piece = decode(ids.slice(i, i + size));
-    while (piece.includes('\uFFFD') && i + size < ids.length) {
+    let piece = textOf(ids, i, i + size);
+    while (piece === null && i + size < ids.length) {
       size++;
-      piece = decode(ids.slice(i, i + size));
+      piece = textOf(ids, i, i + size);
     }
-    pieces.push({ text: piece, tokens: Math.min(size, ids.length - i) });
+    // Text from encode() is valid UTF-8, so the last group always completes.
+    pieces.push({ text: piece ?? '', tokens: size });
     i += size;
   }
   return pieces;

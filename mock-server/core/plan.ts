@@ -17,7 +17,8 @@ export interface ChoicePlan {
   index: number;
   content: string | null;
   pieces: Piece[];
-  toolCall: ToolCallPlan | null;
+  /** Empty for a text answer. */
+  toolCalls: ToolCallPlan[];
   finishReason: FinishReason;
   completionTokens: number;
 }
@@ -48,14 +49,17 @@ export function promptTokensOf(request: ChatRequest): number {
   return total;
 }
 
-function chooseTool(request: ChatRequest, choiceIndex: number): ToolDef | null {
+/** The tools the model calls: none, the named one, or (parallel calls allowed) the first two declared. */
+function chooseTools(request: ChatRequest, choiceIndex: number): ToolDef[] {
   const { tools, toolChoice } = request;
-  if (tools.length === 0 || toolChoice.mode === 'none') return null;
-  if (toolChoice.mode === 'named') return tools.find((t) => t.name === toolChoice.name) ?? null;
+  if (tools.length === 0 || toolChoice.mode === 'none') return [];
+  if (toolChoice.mode === 'named') return tools.filter((t) => t.name === toolChoice.name);
   const last = request.messages[request.messages.length - 1];
   // Compat: with "auto" the model answers in text once a tool result came back.
-  if (toolChoice.mode === 'auto' && last?.role === 'tool') return null;
-  return tools[choiceIndex % tools.length] ?? null;
+  if (toolChoice.mode === 'auto' && last?.role === 'tool') return [];
+  if (request.parallelToolCalls && tools.length >= 2) return tools.slice(0, 2);
+  const one = tools[choiceIndex % tools.length];
+  return one === undefined ? [] : [one];
 }
 
 function cutAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
@@ -80,30 +84,35 @@ function truncatePieces(pieces: Piece[], maxTokens: number): { pieces: Piece[]; 
 
 function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed: number, index: number, completionTokens: number): ChoicePlan {
   const seed = (baseSeed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0;
-  const tool = chooseTool(request, index);
-  if (tool !== null) {
+  const chosen = chooseTools(request, index);
+  if (chosen.length > 0) {
     const rng = mulberry32(seed);
-    const args = JSON.stringify(valueForSchema(tool.parameters, rng));
-    const id = `call_${seed.toString(16).padStart(8, '0')}${index.toString(16)}${fnv1a(tool.name).toString(16)}`;
-    let argPieces = splitIntoPieces(args, settings.tokensPerChunk);
-    const nameTokens = countTokens(tool.name);
+    let budget = request.maxTokens ?? Number.POSITIVE_INFINITY;
     let finishReason: FinishReason = 'tool_calls';
-    if (request.maxTokens !== null) {
-      const cut = truncatePieces(argPieces, Math.max(0, request.maxTokens - nameTokens));
+    const toolCalls: ToolCallPlan[] = [];
+    for (const [k, tool] of chosen.entries()) {
+      if (finishReason === 'length') break;
+      const args = JSON.stringify(valueForSchema(tool.parameters, rng));
+      const id = `call_${seed.toString(16).padStart(8, '0')}${index.toString(16)}${k}${fnv1a(tool.name).toString(16)}`;
+      let argPieces = splitIntoPieces(args, settings.tokensPerChunk);
+      const nameTokens = countTokens(tool.name);
+      budget -= nameTokens;
+      const cut = truncatePieces(argPieces, Math.max(0, budget));
       if (cut.truncated) {
         argPieces = cut.pieces;
         finishReason = 'length';
       }
+      const argTokens = argPieces.reduce((sum, p) => sum + p.tokens, 0);
+      budget -= argTokens;
+      toolCalls.push({ id, name: tool.name, arguments: argPieces.map((p) => p.text).join(''), argPieces, nameTokens });
     }
-    const argumentsText = argPieces.map((p) => p.text).join('');
-    const argTokens = argPieces.reduce((s, p) => s + p.tokens, 0);
     return {
       index,
       content: null,
       pieces: [],
-      toolCall: { id, name: tool.name, arguments: argumentsText, argPieces, nameTokens },
+      toolCalls,
       finishReason,
-      completionTokens: nameTokens + argTokens,
+      completionTokens: toolCalls.reduce((sum, t) => sum + t.nameTokens + t.argPieces.reduce((a, p) => a + p.tokens, 0), 0),
     };
   }
   const last = request.messages[request.messages.length - 1];
@@ -120,7 +129,7 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
     }
   }
   const content = pieces.map((p) => p.text).join('');
-  return { index, content, pieces, toolCall: null, finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
+  return { index, content, pieces, toolCalls: [], finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
 }
 
 const CACHE_LIMIT = 512;

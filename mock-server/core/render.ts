@@ -17,6 +17,8 @@ type ChunkKind = 'role' | 'content' | 'tool-head' | 'tool-args' | 'finish';
 interface ChunkSpec {
   kind: ChunkKind;
   text?: string;
+  /** Tool-call index within the choice (tool-head / tool-args). */
+  call?: number;
   choice: number;
   step: number;
   tokens: number;
@@ -40,24 +42,29 @@ function choiceSpecs(c: ChoicePlan): ChunkSpec[] {
   const specs: ChunkSpec[] = [];
   const i = c.index;
   const choice = (delta: Json, finish: string | null): Json => ({ index: i, delta, logprobs: null, finish_reason: finish });
-  if (c.toolCall === null) {
+  if (c.toolCalls.length === 0) {
     // Compat, example stream: first chunk `delta:{role:"assistant", content:""}`.
     specs.push({ kind: 'role', choice: i, step: 0, tokens: 0, choiceObj: choice({ role: 'assistant', content: '' }, null) });
     c.pieces.forEach((p, k) => specs.push({ kind: 'content', text: p.text, choice: i, step: k, tokens: p.tokens, choiceObj: choice({ content: p.text }, null) }));
   } else {
-    const t = c.toolCall;
     specs.push({ kind: 'role', choice: i, step: 0, tokens: 0, choiceObj: choice({ role: 'assistant', content: null }, null) });
-    // Compat: tool-call deltas carry index/id/type/name first, then argument fragments.
-    specs.push({
-      kind: 'tool-head',
-      choice: i,
-      step: 0,
-      tokens: t.nameTokens,
-      choiceObj: choice({ tool_calls: [{ index: 0, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] }, null),
+    let step = 0;
+    c.toolCalls.forEach((t, call) => {
+      // Compat: tool-call deltas carry index/id/type/name first, then argument fragments.
+      specs.push({
+        kind: 'tool-head',
+        call,
+        choice: i,
+        step,
+        tokens: t.nameTokens,
+        choiceObj: choice({ tool_calls: [{ index: call, id: t.id, type: 'function', function: { name: t.name, arguments: '' } }] }, null),
+      });
+      for (const p of t.argPieces) {
+        step++;
+        specs.push({ kind: 'tool-args', call, text: p.text, choice: i, step, tokens: p.tokens, choiceObj: choice({ tool_calls: [{ index: call, function: { arguments: p.text } }] }, null) });
+      }
+      step++;
     });
-    t.argPieces.forEach((p, k) =>
-      specs.push({ kind: 'tool-args', text: p.text, choice: i, step: k + 1, tokens: p.tokens, choiceObj: choice({ tool_calls: [{ index: 0, function: { arguments: p.text } }] }, null) }),
-    );
   }
   const lastStep = specs.reduce((m, s) => Math.max(m, s.step), 0);
   // Compat: last chunk `delta:{}`, `finish_reason` set.
@@ -104,6 +111,7 @@ export function renderStream(plan: CompletionPlan, includeUsage: boolean, ctx: R
       const s = t.specs[k] as ChunkSpec;
       const e: StreamEvent = { atMs: stepTimes[s.step] ?? lastTime, data: `${prefix}${t.tails[k]}\n\n`, tokens: s.tokens, content: s.kind === 'content' || s.kind === 'tool-args', choice: s.choice };
       if (s.text !== undefined) e.text = s.text;
+      if (s.call !== undefined) e.call = s.call;
       events[k] = e;
     }
     let k = t.specs.length;
@@ -142,7 +150,7 @@ function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx
     if (f.has('role-in-every-delta') && (s.kind === 'content' || s.kind === 'finish')) choice['delta'] = { role: 'assistant', ...delta };
     if (s.kind === 'finish') {
       if (f.has('finish-reason-empty')) choice['finish_reason'] = '';
-      const isTool = plan.choices[s.choice]?.toolCall !== null;
+      const isTool = (plan.choices[s.choice]?.toolCalls.length ?? 0) > 0;
       if (isTool && f.has('finish-reason-stop-after-tool')) choice['finish_reason'] = 'stop';
       if (!isTool && f.has('finish-reason-tool-calls-without-calls')) choice['finish_reason'] = 'tool_calls';
     } else if (f.has('finish-reason-missing-interim')) delete choice['finish_reason'];
@@ -157,10 +165,10 @@ function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx
       }
       const fn = call['function'] as Json;
       if (f.has('tool-arguments-object')) {
-        if (s.kind === 'tool-head') fn['arguments'] = JSON.parse(plan.choices[s.choice]?.toolCall?.arguments ?? '{}') as unknown;
+        if (s.kind === 'tool-head') fn['arguments'] = JSON.parse(plan.choices[s.choice]?.toolCalls[s.call ?? 0]?.arguments ?? '{}') as unknown;
         else if (s.kind === 'tool-args') return;
       }
-      if (f.has('tool-arguments-invalid-json') && s.kind === 'tool-args' && specs.slice(k + 1).every((o) => o.kind !== 'tool-args' || o.choice !== s.choice)) {
+      if (f.has('tool-arguments-invalid-json') && s.kind === 'tool-args' && specs.slice(k + 1).every((o) => o.kind !== 'tool-args' || o.choice !== s.choice || o.call !== s.call)) {
         fn['arguments'] = String(fn['arguments']).replace(/}\s*$/, '');
       }
     }
@@ -174,6 +182,7 @@ function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx
     else if (includeUsage && !f.has('usage-null-omitted')) chunk['usage'] = null;
     const e: StreamEvent = { atMs: stepTimes[s.step] ?? lastTime, data: `data: ${JSON.stringify(chunk)}\n\n`, tokens: s.tokens, content: s.kind === 'content' || s.kind === 'tool-args', choice: s.choice };
     if (s.text !== undefined) e.text = s.text;
+    if (s.call !== undefined) e.call = s.call;
     events.push(e);
   });
   if ((includeUsage && !f.has('usage-chunk-missing') && !f.has('stream-truncated')) || f.has('usage-unrequested')) {
@@ -213,11 +222,13 @@ export function renderCompletion(plan: CompletionPlan, ctx: RenderContext): stri
   const f = ctx.faults;
   const message = (c: ChoicePlan): Json => {
     const m: Json = { role: 'assistant', content: c.content, refusal: null };
-    if (c.toolCall !== null) {
-      const args: unknown = f.has('tool-arguments-object') ? JSON.parse(c.toolCall.arguments) : f.has('tool-arguments-invalid-json') ? c.toolCall.arguments.replace(/}\s*$/, '') : c.toolCall.arguments;
-      const call: Json = { id: c.toolCall.id, type: 'function', function: { name: c.toolCall.name, arguments: args } };
-      if (f.has('tool-delta-no-id')) delete call['id'];
-      m['tool_calls'] = [call];
+    if (c.toolCalls.length > 0) {
+      m['tool_calls'] = c.toolCalls.map((t) => {
+        const args: unknown = f.has('tool-arguments-object') ? JSON.parse(t.arguments) : f.has('tool-arguments-invalid-json') ? t.arguments.replace(/}\s*$/, '') : t.arguments;
+        const call: Json = { id: t.id, type: 'function', function: { name: t.name, arguments: args } };
+        if (f.has('tool-delta-no-id')) delete call['id'];
+        return call;
+      });
     }
     if (f.has('content-missing')) delete m['content'];
     if (f.has('refusal-missing')) delete m['refusal'];
@@ -242,8 +253,8 @@ export function renderCompletion(plan: CompletionPlan, ctx: RenderContext): stri
     choices: plan.choices.map((c, k) => {
       let finish: string | null = c.finishReason;
       if (f.has('finish-reason-empty')) finish = '';
-      if (c.toolCall !== null && f.has('finish-reason-stop-after-tool')) finish = 'stop';
-      if (c.toolCall === null && f.has('finish-reason-tool-calls-without-calls')) finish = 'tool_calls';
+      if (c.toolCalls.length > 0 && f.has('finish-reason-stop-after-tool')) finish = 'stop';
+      if (c.toolCalls.length === 0 && f.has('finish-reason-tool-calls-without-calls')) finish = 'tool_calls';
       if (f.has('finish-reason-null-nonstream')) finish = null;
       return { index: f.has('choice-index-increments') ? k + 1 : c.index, message: message(c), logprobs: null, finish_reason: finish };
     }),

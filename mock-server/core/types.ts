@@ -35,6 +35,8 @@ export interface StreamEvent {
   content: boolean;
   /** Choice index and text (content or argument fragment) carried, for the outcome record. */
   choice?: number;
+  /** Tool-call index within the choice, for argument fragments. */
+  call?: number;
   text?: string;
   /** Close the connection abruptly instead of writing (a fault). */
   action?: 'destroy';

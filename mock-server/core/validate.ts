@@ -35,6 +35,7 @@ export interface ChatRequest {
   includeUsage: boolean;
   tools: ToolDef[];
   toolChoice: ToolChoice;
+  parallelToolCalls: boolean;
   seed: number | null;
   /** The parsed body, as received. */
   raw: Record<string, unknown>;
@@ -251,7 +252,7 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     const toolChoice = parseToolChoice(body, tools);
     return {
       ok: true,
-      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, seed, raw: body },
+      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, raw: body },
     };
   } catch (error) {
     if (error instanceof Invalid) return { ok: false, error: error.error };
