@@ -109,7 +109,7 @@ export function renderStream(plan: CompletionPlan, includeUsage: boolean, ctx: R
     const events: StreamEvent[] = new Array(t.specs.length + (includeUsage ? 2 : 1));
     for (let k = 0; k < t.specs.length; k++) {
       const s = t.specs[k] as ChunkSpec;
-      const e: StreamEvent = { atMs: stepTimes[s.step] ?? lastTime, data: `${prefix}${t.tails[k]}\n\n`, tokens: s.tokens, content: s.kind === 'content' || s.kind === 'tool-args', choice: s.choice };
+      const e: StreamEvent = { atMs: stepTimes[s.step] ?? lastTime, data: `${prefix}${t.tails[k]}\n\n`, tokens: s.tokens, content: s.tokens > 0, choice: s.choice };
       if (s.text !== undefined) e.text = s.text;
       if (s.call !== undefined) e.call = s.call;
       events[k] = e;
@@ -180,7 +180,7 @@ function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx
     }
     if (f.has('usage-on-every-chunk')) chunk['usage'] = { prompt_tokens: plan.promptTokens, completion_tokens: runningTokens, total_tokens: plan.promptTokens + runningTokens };
     else if (includeUsage && !f.has('usage-null-omitted')) chunk['usage'] = null;
-    const e: StreamEvent = { atMs: stepTimes[s.step] ?? lastTime, data: `data: ${JSON.stringify(chunk)}\n\n`, tokens: s.tokens, content: s.kind === 'content' || s.kind === 'tool-args', choice: s.choice };
+    const e: StreamEvent = { atMs: stepTimes[s.step] ?? lastTime, data: `data: ${JSON.stringify(chunk)}\n\n`, tokens: s.tokens, content: s.tokens > 0, choice: s.choice };
     if (s.text !== undefined) e.text = s.text;
     if (s.call !== undefined) e.call = s.call;
     events.push(e);

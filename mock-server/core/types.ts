@@ -31,7 +31,7 @@ export interface StreamEvent {
   data: string;
   /** Completion tokens this event carries (0 for role, finish, usage, [DONE]). */
   tokens: number;
-  /** True when the event carries assistant content or tool-call argument text. */
+  /** True when the event carries generated tokens (content, a tool call's name or arguments). */
   content: boolean;
   /** Choice index and text (content or argument fragment) carried, for the outcome record. */
   choice?: number;
