@@ -36,15 +36,6 @@ interface MockHandle {
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as (o: Record<string, unknown>, cb: (e: unknown, r: { throughput: { total: number }; requests: { total: number } }) => void) => unknown;
 
-if (process.argv[2] === '--child-mock') {
-  const options = JSON.parse(process.argv[3] ?? '{}') as MockServerOptions;
-  const mock = await startMockServer({ limits: false, receipts: false, sendLogCapacity: 100_000, ...options });
-  process.send?.({ url: mock.url, token: mock.tokens.default, model: mock.admin.models().available[0] });
-  process.on('disconnect', () => void mock.close().then(() => process.exit(0)));
-} else {
-  await main();
-}
-
 function startChildMock(options: MockServerOptions): Promise<MockHandle> {
   const proc = fork(fileURLToPath(import.meta.url), ['--child-mock', JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
@@ -336,4 +327,14 @@ async function main(): Promise<void> {
   mkdirSync('reports/bench', { recursive: true });
   writeFileSync('reports/bench/load.json', JSON.stringify(figures, null, 2) + '\n');
   process.stdout.write(`\nwrote reports/bench/load.json (${figures['elapsedS']} s)\n`);
+}
+
+// Last, so every declaration above is initialised before the top-level await runs.
+if (process.argv[2] === '--child-mock') {
+  const options = JSON.parse(process.argv[3] ?? '{}') as MockServerOptions;
+  const mock = await startMockServer({ limits: false, receipts: false, sendLogCapacity: 100_000, ...options });
+  process.send?.({ url: mock.url, token: mock.tokens.default, model: mock.admin.models().available[0] });
+  process.on('disconnect', () => void mock.close().then(() => process.exit(0)));
+} else {
+  await main();
 }
