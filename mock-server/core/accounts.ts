@@ -26,8 +26,16 @@ export interface DayRow {
   spendNano: number;
 }
 
+let cachedDay = -1;
+let cachedDate = '';
+
 export function utcDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const day = Math.floor(ms / 86_400_000);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDate = new Date(day * 86_400_000).toISOString().slice(0, 10);
+  }
+  return cachedDate;
 }
 
 function firstOfNextMonthUtc(ms: number): string {
@@ -54,8 +62,15 @@ export class AccountState {
     this.tokenHash = hashToken(token);
   }
 
+  private month: { prefix: string; requests: number; tokens: number; spendNano: number } | null = null;
+
   record(now: number, promptTokens: number, completionTokens: number, spendNano: number): void {
     const key = utcDate(now);
+    if (this.month !== null && key.startsWith(this.month.prefix)) {
+      this.month.requests += 1;
+      this.month.tokens += promptTokens + completionTokens;
+      this.month.spendNano += spendNano;
+    } else this.month = null;
     let row = this.daily.get(key);
     if (row === undefined) {
       row = { requests: 0, prompt_tokens: 0, completion_tokens: 0, spendNano: 0 };
@@ -70,6 +85,7 @@ export class AccountState {
   /** Totals of the rows of the current UTC calendar month. */
   monthTotals(now: number): { requests: number; tokens: number; spendNano: number } {
     const prefix = utcDate(now).slice(0, 7);
+    if (this.month !== null && this.month.prefix === prefix) return this.month;
     let requests = 0;
     let tokens = 0;
     let spendNano = 0;
@@ -79,6 +95,7 @@ export class AccountState {
       tokens += row.prompt_tokens + row.completion_tokens;
       spendNano += row.spendNano;
     }
+    this.month = { prefix, requests, tokens, spendNano };
     return { requests, tokens, spendNano };
   }
 

@@ -133,6 +133,7 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
 }
 
 const CACHE_LIMIT = 512;
+const patternKeys = new WeakMap<readonly number[], string>();
 const cache = new Map<string, CompletionPlan>();
 
 /**
@@ -142,7 +143,12 @@ const cache = new Map<string, CompletionPlan>();
  */
 export function planCompletion(request: ChatRequest, rawBody: string, settings: GenerationSettings): CompletionPlan {
   const bodyKey = rawBody.length > 2048 ? createHash('sha256').update(rawBody).digest('base64') : rawBody;
-  const key = `${settings.seed}|${settings.tokensPerChunk.join(',')}|${String(settings.completionTokens)}|${bodyKey}`;
+  let patternKey = patternKeys.get(settings.tokensPerChunk);
+  if (patternKey === undefined) {
+    patternKey = settings.tokensPerChunk.join(',');
+    patternKeys.set(settings.tokensPerChunk, patternKey);
+  }
+  const key = `${settings.seed}|${patternKey}|${String(settings.completionTokens)}|${bodyKey}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.delete(key);
