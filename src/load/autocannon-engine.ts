@@ -110,6 +110,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       st.lastByteNs = t;
       lastStartNs = t;
       collector.onStart(t);
+      // The last allowed request: every client (this one included) stops after its current response.
+      if (!warm && limits.maxRequests !== null && measured >= limits.maxRequests) beginStop();
     });
     client.on('headers', (info: { statusCode: number; headers: unknown }) => {
       const t = now();
