@@ -47,8 +47,8 @@ function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedN
   };
   const send = () => {
     if (res.destroyed) return finish(false);
-    const body = r.body;
-    r.headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    const body = typeof r.body === 'string' ? Buffer.from(r.body) : r.body;
+    r.headers['content-length'] = String(body.byteLength);
     res.writeHead(r.status, r.headers);
     entry.headNs = hrtime();
     res.end(body);
