@@ -45,6 +45,8 @@ describe('iari mock', () => {
       expect((error as HarnessError).code).toBe('IARI_TARGET_NOT_LOOPBACK');
       expect((error as HarnessError).exitCode).toBe(2);
     }
+    const conflict = await run(['--ledger', '/tmp/x.jsonl', '--no-receipts']).catch((e: unknown) => e);
+    expect((conflict as HarnessError).code).toBe('IARI_USAGE');
     const badPort = await run(['--port', 'eighty']).catch((e: unknown) => e);
     expect((badPort as HarnessError).exitCode).toBe(2);
   });

@@ -63,6 +63,9 @@ export async function run(argv: string[]): Promise<number> {
   if (!LOOPBACK_HOSTS.has(host)) {
     throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `mock: --host must be a loopback address (127.0.0.1, ::1, localhost), got "${host}"`);
   }
+  if (values.ledger !== undefined && values['no-receipts'] === true) {
+    throw new HarnessError(HarnessErrorCode.USAGE, 'mock: --ledger records receipts; it cannot be combined with --no-receipts');
+  }
   const selected = values.fault ?? [];
   const unknown = selected.filter((name) => !faultNames.has(name));
   if (unknown.length > 0) {
