@@ -131,7 +131,8 @@ export class Collector {
     const ttft = first === undefined ? null : us(first.atNs - origin);
     const e2e = us(endNs - origin);
     const tokens = t.outputTokens;
-    const tpot = first !== undefined && last !== undefined && tokens > 1 ? us(last.atNs - first.atNs) / (tokens - 1) : null;
+    // Needs two token-bearing events (a whole, non-streamed answer has no per-token timing).
+    const tpot = first !== undefined && last !== undefined && last !== first && tokens > 1 ? us(last.atNs - first.atNs) / (tokens - 1) : null;
     let itlSum = 0;
     let itlN = 0;
     let itlMax: number | null = null;

@@ -41,7 +41,7 @@ export function summaryTable(r: LoadResult): string {
   const out: string[] = [];
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured, latency from the ${r.meta.latencyOrigin} send time`);
   out.push(
-    `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; every stream checked (${r.counts.events} events)`,
+    `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; ${r.meta.config.stream ? `every stream checked (${r.counts.events} events)` : 'every body checked'}`,
   );
   const cells = [['metric', ...percentileKeys, 'mean', 'max', 'n']];
   for (const [k, label] of rows) {
