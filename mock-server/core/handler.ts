@@ -6,6 +6,10 @@ import { ModelCatalogue, defaultModels, type ModelInfo, type ModelInput } from '
 import { badRequest, errorResponse, type ApiError } from './http-errors.ts';
 import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
+import { json } from './json-response.ts';
+import { freeze } from './freeze.ts';
+import { meBody, usage } from './account-routes.ts';
+import { admin } from './admin-routes.ts';
 
 export interface CoreOptions {
   /** Fault and legal-mode names applied to every request. */
@@ -101,11 +105,6 @@ export class UnknownFaultError extends Error {
   }
 }
 
-function freeze(state: CoreState, ms: number): void {
-  if (!Number.isFinite(ms) || ms < 0 || ms > 600_000) throw new RangeError('freeze: ms must be between 0 and 600000');
-  state.frozenUntil = Math.max(state.frozenUntil, performance.now() + ms);
-}
-
 function applySchedule(state: CoreState): void {
   if (state.schedule.length === 0) return;
   const elapsed = state.now() - state.startedAt;
@@ -122,10 +121,6 @@ function activeFaults(state: CoreState, header: string | undefined, known: Reado
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) return unknown;
   return new Set([...state.serverFaults, ...names]);
-}
-
-function json(status: number, body: unknown, requestId: string, headers: HeaderMap = {}): FullResponse {
-  return { kind: 'full', status, headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body), requestId };
 }
 
 /** HTTP profile: "Every response carries `x-request-id: req_<24+ hex>`". */
@@ -238,79 +233,4 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
 
 function notAdvertised(ctx: RequestContext): FullResponse {
   return errorResponse({ status: 404, type: 'invalid_request_error', message: 'Receipts are not enabled on this server.', param: null, code: 'not_found' }, ctx.requestId, ctx.faults);
-}
-
-function meBody(state: CoreState, account: AccountState, f: ReadonlySet<string>): unknown {
-  const me = account.me(state.now()) as Record<string, Record<string, unknown>>;
-  if (f.size === 0) return me;
-  if (f.has('me-wrong-types') && me['usage'] !== undefined) me['usage']['requests_this_month'] = String(me['usage']['requests_this_month']);
-  if (f.has('me-renews-at-not-iso') && me['plan'] !== undefined) me['plan']['renews_at'] = String(me['plan']['renews_at']).replace('T', ' ').replace('Z', '');
-  if (f.has('me-features-missing') && me['features'] !== undefined) delete me['features']['ember_os'];
-  return me;
-}
-
-function usage(state: CoreState, req: MockRequest, ctx: RequestContext, account: AccountState): FullResponse {
-  const f = ctx.faults;
-  const raw = req.query.get('days');
-  let days = 30;
-  if (raw !== null) {
-    // HTTP profile: `days` integer 1..90, default 30; else 400 with param `days`.
-    const valid = /^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 90;
-    if (valid) days = Number(raw);
-    else if (!f.has('usage-days-unvalidated')) {
-      return errorResponse(badRequest('days', `Invalid 'days': expected an integer from 1 to 90, got '${raw.slice(0, 40)}'.`), ctx.requestId, f);
-    }
-  }
-  if (f.has('usage-days-ignored')) days = 30;
-  let rows: Record<string, unknown>[] = account.usageRows(state.now(), days);
-  if (f.size > 0) {
-    const today = rows[rows.length - 1];
-    if (f.has('daily-rows-not-summing') && today !== undefined) {
-      today['requests'] = Number(today['requests']) + 1;
-    }
-    if (f.has('usage-rows-not-zero-filled')) rows = rows.filter((r) => r['requests'] !== 0);
-    if (f.has('usage-rows-newest-first')) rows.reverse();
-    if (f.has('usage-spend-string')) for (const r of rows) r['spend_usd'] = String(r['spend_usd']);
-  }
-  return json(200, { object: 'list', days, data: rows }, ctx.requestId);
-}
-
-function admin(state: CoreState, req: MockRequest, ctx: RequestContext, path: string): FullResponse {
-  if (path === '/_iari/models' && req.method === 'GET') {
-    return json(200, { available: state.models.ids(), retired: state.models.retiredIds() }, ctx.requestId);
-  }
-  if (path === '/_iari/freeze' && req.method === 'POST') {
-    let ms: unknown;
-    try {
-      ms = (JSON.parse(new TextDecoder().decode(req.body)) as Record<string, unknown>)['ms'];
-    } catch {
-      ms = undefined;
-    }
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > 600_000) {
-      return errorResponse(badRequest('ms', "Expected {\"ms\": number from 0 to 600000}."), ctx.requestId, ctx.faults);
-    }
-    freeze(state, ms);
-    return json(200, { frozen_ms: ms }, ctx.requestId);
-  }
-  if ((path === '/_iari/models/retire' || path === '/_iari/models/add') && req.method === 'POST') {
-    let body: Record<string, unknown>;
-    try {
-      body = JSON.parse(new TextDecoder().decode(req.body)) as Record<string, unknown>;
-    } catch {
-      return errorResponse(badRequest(null, 'Body must be JSON.', 'invalid_json'), ctx.requestId, ctx.faults);
-    }
-    const id = body['id'];
-    if (typeof id !== 'string' || id.length === 0) return errorResponse(badRequest('id', "Missing required parameter: 'id'."), ctx.requestId, ctx.faults);
-    if (path.endsWith('/retire')) {
-      const retired = state.models.retire(id);
-      if (!retired) return errorResponse({ status: 404, type: 'invalid_request_error', message: `No available model '${id}'.`, param: 'id', code: 'model_not_found' }, ctx.requestId, ctx.faults);
-      return json(200, { retired: id }, ctx.requestId);
-    }
-    const input: ModelInput = { id };
-    if (typeof body['owned_by'] === 'string') input.owned_by = body['owned_by'];
-    if (typeof body['created'] === 'number') input.created = body['created'];
-    const model = state.models.add(input);
-    return json(200, { added: model.id }, ctx.requestId);
-  }
-  return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown debug route: ${req.method} ${path}`, param: null, code: 'not_found' }, ctx.requestId, ctx.faults);
 }
