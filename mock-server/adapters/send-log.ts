@@ -26,8 +26,12 @@ export interface SendLogRecord {
   events: SendLogEvent[];
 }
 
+/** One request's log; it keeps compact copies of the schedule, never the event bytes. */
 export class SendLogEntry {
   readonly written: BigInt64Array;
+  private readonly intended: Float64Array | null;
+  private readonly tokens: Uint32Array | null;
+  private readonly content: Uint8Array | null;
   headNs = 0n;
   completed = false;
   interrupted = false;
@@ -36,24 +40,37 @@ export class SendLogEntry {
     readonly requestId: string,
     readonly kind: 'stream' | 'full',
     readonly receivedNs: bigint,
-    readonly events: readonly StreamEvent[] | null,
+    events: readonly StreamEvent[] | null,
   ) {
-    this.written = new BigInt64Array(events === null ? 1 : events.length);
+    const n = events === null ? 1 : events.length;
+    this.written = new BigInt64Array(n);
+    if (events === null) {
+      this.intended = this.tokens = this.content = null;
+      return;
+    }
+    this.intended = new Float64Array(n);
+    this.tokens = new Uint32Array(n);
+    this.content = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const e = events[i] as StreamEvent;
+      this.intended[i] = e.atMs;
+      this.tokens[i] = e.tokens;
+      this.content[i] = e.content ? 1 : 0;
+    }
   }
 
   record(): SendLogRecord {
     const events: SendLogEvent[] = [];
     const n = this.written.length;
     for (let i = 0; i < n; i++) {
-      const e = this.events?.[i];
       const writtenNs = this.written[i] ?? 0n;
       events.push({
         index: i,
-        intendedMs: e?.atMs ?? 0,
+        intendedMs: this.intended?.[i] ?? 0,
         writtenNs,
         offsetMs: writtenNs === 0n ? -1 : Number(writtenNs - this.headNs) / 1e6,
-        tokens: e?.tokens ?? 0,
-        content: e?.content ?? true,
+        tokens: this.tokens?.[i] ?? 0,
+        content: this.content === null ? true : this.content[i] === 1,
       });
     }
     return { requestId: this.requestId, kind: this.kind, receivedNs: this.receivedNs, headNs: this.headNs, completed: this.completed, interrupted: this.interrupted, events };
