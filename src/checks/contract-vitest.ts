@@ -75,7 +75,8 @@ export async function runContractSuites(options: {
       maxWorkers: 1,
       isolate: false,
       fileParallelism: false,
-      testTimeout: 120_000,
+      // The runner's own per-check timeout fails a slow check first; this only catches a stuck test.
+      testTimeout: Math.max(options.provide.settings.checkTimeoutMs ?? 20_000, 150_000) + 30_000,
       hookTimeout: 30_000,
       passWithNoTests: false,
       provide: { iari: options.provide },

@@ -144,8 +144,10 @@ export async function run(argv: string[]): Promise<number> {
       ...mockAccounts(byAccount, token),
     };
     if (mock === undefined) {
-      const rpm = await preflightRequestsPerMinute(settings);
-      if (rpm !== undefined) settings.requestsPerMinute = rpm;
+      // A real model can take a while per answer, and a throttled check waits for its slots.
+      settings.requestsPerMinute = await preflightRequestsPerMinute(settings);
+      settings.requestTimeoutMs = 60_000;
+      settings.checkTimeoutMs = 600_000;
     }
     const runDir = createRunDir({ report: values.report });
     const tty = process.stdout.isTTY === true && values.json !== true;
