@@ -57,8 +57,17 @@ describe('non-streaming completions', () => {
     for (const key of ['max_tokens', 'max_completion_tokens']) {
       const body = await complete(chat({ [key]: 3 }));
       expect(body['usage'].completion_tokens).toBeLessThanOrEqual(3);
+      expect(body['usage'].completion_tokens).toBeGreaterThanOrEqual(2);
       expect(body['choices'][0].finish_reason).toBe('length');
     }
+  });
+
+  it('max_tokens 1 with 3 tokens per chunk still yields one token of text', async () => {
+    const res = await c.chat(chat({ max_tokens: 1 }), { headers: { 'x-iari-tokens-per-chunk': '3' } });
+    const body = (await res.json()) as Record<string, any>;
+    expect(body['usage'].completion_tokens).toBe(1);
+    expect(body['choices'][0].message.content.length).toBeGreaterThan(0);
+    expect(body['choices'][0].finish_reason).toBe('length');
   });
 
   it('stop sequences cut the text before the sequence with finish_reason stop', async () => {

@@ -136,6 +136,13 @@ function decodeSafe(ids: number[]): { text: string; used: number } {
   return { text: '', used: 0 };
 }
 
+/** The longest prefix of `text` within `tokens` tokens that ends on a character boundary. */
+export function truncateToTokens(text: string, tokens: number): { text: string; truncated: boolean } {
+  const ids = encode(text);
+  if (ids.length <= tokens) return { text, truncated: false };
+  return { text: decodeSafe(ids.slice(0, tokens)).text, truncated: true };
+}
+
 /**
  * Splits text into pieces of `pattern[k % pattern.length]` tokens each; a piece whose tokens end
  * inside a character takes the following tokens too, so every piece is valid UTF-8 text.

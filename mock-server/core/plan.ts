@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { countTokens, generateText, splitIntoPieces, valueForSchema, type Piece } from './generator.ts';
+import { countTokens, generateText, splitIntoPieces, truncateToTokens, valueForSchema, type Piece } from './generator.ts';
 import { fnv1a, mulberry32, randomInt } from './rng.ts';
 import type { ChatRequest, ToolDef } from './validate.ts';
 
@@ -119,15 +119,18 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
   const prefix = last?.role === 'tool' ? `Based on the tool result (${(last.text ?? '').slice(0, 40)}), ` : '';
   const full = generateText(seed, completionTokens, prefix);
   const stopped = cutAtStop(full, request.stop);
-  let pieces = splitIntoPieces(stopped.text, settings.tokensPerChunk);
+  let text = stopped.text;
   let finishReason: FinishReason = 'stop';
   if (request.maxTokens !== null) {
-    const cut = truncatePieces(pieces, request.maxTokens);
+    // Compat: max_tokens cuts the completion at a token boundary, finish_reason "length".
+    const cut = truncateToTokens(text, request.maxTokens);
     if (cut.truncated) {
-      pieces = cut.pieces;
+      text = cut.text;
       finishReason = 'length';
     }
   }
+  let pieces = splitIntoPieces(text, settings.tokensPerChunk);
+  if (request.maxTokens !== null) pieces = truncatePieces(pieces, request.maxTokens).pieces;
   const content = pieces.map((p) => p.text).join('');
   return { index, content, pieces, toolCalls: [], finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
 }
