@@ -10,7 +10,7 @@
  * compare directly with the mock's send log, fetched from GET /_iari/send-log.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -326,7 +326,10 @@ async function main(): Promise<void> {
   figures['loadavgAtEnd'] = loadavg().map((x) => Math.round(x * 100) / 100);
   figures['elapsedS'] = Math.round((Date.now() - t0) / 100) / 10;
   mkdirSync('reports/bench', { recursive: true });
-  writeFileSync('reports/bench/load.json', JSON.stringify(figures, null, 2) + '\n');
+  const file = 'reports/bench/load.json';
+  // --only updates its sections in place and keeps the others from the last full run.
+  const previous = only !== null && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  writeFileSync(file, JSON.stringify({ ...previous, ...figures }, null, 2) + '\n');
   process.stdout.write(`\nwrote reports/bench/load.json (${figures['elapsedS']} s)\n`);
 }
 
