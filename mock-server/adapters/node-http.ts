@@ -51,9 +51,10 @@ function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedN
     r.headers['content-length'] = String(body.byteLength);
     res.writeHead(r.status, r.headers);
     entry.headNs = hrtime();
+    // The outcome (and its durable receipt) is recorded before the response is finished.
+    finish(true);
     res.end(body);
     entry.written[0] = hrtime();
-    finish(true);
   };
   const delay = (r.delayMs ?? 0) + frozenFor();
   if (delay > 0) {
@@ -79,17 +80,17 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
   let index = 0;
   let timer: NodeJS.Timeout | null = null;
   let ended = false;
-  const end = (interrupted: boolean) => {
+  const end = (interrupted: boolean, sent = index) => {
     if (ended) return;
     ended = true;
     active.delete(res);
     if (timer !== null) clearTimeout(timer);
     timer = null;
-    entry.completed = !interrupted && index >= events.length;
+    entry.completed = !interrupted && sent >= events.length;
     entry.interrupted = interrupted;
     // A client that went away (possibly half-open) must not keep the socket.
     if (interrupted && !res.destroyed) res.destroy();
-    s.finish({ sent: index, interrupted });
+    s.finish({ sent, interrupted });
   };
   active.set(res, () => {
     res.destroy();
@@ -125,6 +126,8 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
         res.destroy();
         return end(true);
       }
+      // The outcome (and its durable receipt) is recorded before the last event leaves.
+      if (index === events.length - 1) end(false, events.length);
       if (rng === null) writable = res.write(e.data);
       else {
         const framed = frameEvent(e.data, framing);
