@@ -227,6 +227,8 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
       const timing = await p;
       pending.delete(p);
       report(hooks, timing);
+      // A refused connection fails at once: pause so a dead server is not hammered in a tight loop.
+      if (timing.error?.class === 'connect') await sleepMs(100, stopAc.signal);
     }
   };
   try {
