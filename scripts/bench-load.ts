@@ -24,7 +24,7 @@ import type { RequestRecord } from '../src/load/load-result.ts';
 import { builtinPrompts } from '../src/load/prompts.ts';
 import type { RequestTiming } from '../src/load/request-timer.ts';
 import { runLoad, type LoadConfig, type ModeConfig } from '../src/load/run-load.ts';
-import { errorDistribution, ksExponential, percentile } from '../src/load/stats.ts';
+import { errorDistribution, fittedRate, ksExponential, percentile } from '../src/load/stats.ts';
 
 interface MockHandle {
   url: string;
@@ -202,7 +202,7 @@ async function arrivalAccuracy(rate: number, durationS: number): Promise<Record<
       const { result } = await runLoad(config(m, { kind: 'open', rate, arrival }, { durationS, seed: 11, onRecord: (r) => recs.push(r) }));
       const sent = recs.map((r) => r.sentUs / 1e6).sort((a, b) => a - b);
       const gaps = sent.slice(1).map((x, i) => x - (sent[i] ?? 0));
-      const achieved = (sent.length - 1) / ((sent.at(-1) ?? 0) - (sent[0] ?? 0));
+      const achieved = fittedRate(sent);
       out[arrival] = {
         target: rate,
         started: result.counts.started,
@@ -222,8 +222,7 @@ async function arrivalAccuracy(rate: number, durationS: number): Promise<Record<
 }
 
 function scheduleRate(recs: RequestRecord[]): number {
-  const t = recs.map((r) => r.intendedUs / 1e6).sort((a, b) => a - b);
-  return (t.length - 1) / ((t.at(-1) ?? 0) - (t[0] ?? 0));
+  return fittedRate(recs.map((r) => r.intendedUs / 1e6));
 }
 
 function intendedGaps(recs: RequestRecord[]): number[] {

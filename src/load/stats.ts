@@ -63,3 +63,22 @@ export function errorDistribution(errorsUs: readonly number[]): ErrorDistributio
     p99Us: r(percentile(errorsUs, 99)),
   };
 }
+
+/**
+ * Achieved rate of a series of send times (s): 1 / the least-squares slope of time against
+ * index, so one late send at either end does not skew it the way (n-1)/(last-first) would.
+ */
+export function fittedRate(times: readonly number[]): number {
+  const t = [...times].sort((a, b) => a - b);
+  const n = t.length;
+  if (n < 2) return NaN;
+  const mi = (n - 1) / 2;
+  const mt = mean(t);
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (i - mi) * ((t[i] ?? 0) - mt);
+    den += (i - mi) ** 2;
+  }
+  return den / num;
+}
