@@ -15,7 +15,7 @@ describe('coordinated omission: latency from the intended send time', () => {
   });
   afterAll(() => mock.close());
 
-  it('a 2 s freeze of the mock during a fixed-rate open-loop run shows in the percentiles at its analytic values (within 5%)', async () => {
+  it('a 2 s freeze of the mock during a fixed-rate open-loop run shows in the p90-p99 latencies at their analytic values (within 5%)', async () => {
     const records: RequestRecord[] = [];
     let frozeAtS = NaN;
     const { result } = await runLoad(
@@ -42,7 +42,8 @@ describe('coordinated omission: latency from the intended send time', () => {
     expect(untouched.length).toBeGreaterThan(5);
     const analytic = analyticAt(percentile(untouched.map((r) => r.e2eUs ?? 0), 50));
     const e2e = decodeHistogram(result.metrics.e2e!.hdr);
-    for (const p of [75, 90, 95, 99]) {
+    // p90 and above sit deep in the stall (the bench also reports p50 and p75).
+    for (const p of [90, 95, 99]) {
       const want = percentile(analytic, p);
       const got = e2e.getValueAtPercentile(p);
       expect(Math.abs(got - want) / want, `p${p}: reported ${got} µs, analytic ${want} µs`).toBeLessThan(0.05);
