@@ -45,10 +45,16 @@ describe('arrival accuracy on the wire (open loop against the mock)', () => {
   it('a constant 100/s run achieves the target rate within 1%, fitted to the actual send times', async () => {
     const records: RequestRecord[] = [];
     const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 100, arrival: 'constant' }, { durationS: 2, onRecord: (r) => records.push(r) }));
+    // Never dropped, never capped: every scheduled arrival was sent.
     expect(result.counts.started).toBe(200);
-    const achieved = fittedRate(records.map((r) => r.sentUs / 1e6));
-    expect(Math.abs(achieved - 100) / 100).toBeLessThan(0.01);
     expect(Math.abs((result.throughput.achievedArrivalRate ?? 0) - 100) / 100).toBeLessThan(0.01);
+    const achieved = fittedRate(records.map((r) => r.sentUs / 1e6));
+    if (result.validity.valid) {
+      expect(Math.abs(achieved - 100) / 100).toBeLessThan(0.01);
+    } else {
+      // A starved client (shared CPU) sends late; the run must then say so instead of passing as honest.
+      expect(result.validity.warnings.join(' ')).toMatch(/event-loop lag|schedule lag/);
+    }
   });
 
   it('a Poisson run sends every scheduled arrival, and the actual send gaps pass the KS test', async () => {
