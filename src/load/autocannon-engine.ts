@@ -37,6 +37,8 @@ const autocannon = require('autocannon') as AutocannonFn;
 interface ClientState {
   timer: RequestTimer | null;
   lastByteNs: bigint;
+  /** lastByteNs when a sweep first saw this request over the idle limit. */
+  suspectAt: bigint;
 }
 
 function headerValue(raw: unknown, name: string): string | null {
@@ -80,7 +82,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   };
 
   const setupClient = (client: AutocannonClient): void => {
-    const st: ClientState = { timer: null, lastByteNs: 0n };
+    const st: ClientState = { timer: null, lastByteNs: 0n, suspectAt: -1n };
     states.set(client, st);
     const kOnBody = (client.parser.constructor as unknown as { kOnBody: number }).kOnBody;
     const onBody = (buf: Buffer, start: number, len: number): void => {
@@ -175,6 +177,11 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const timer = st.timer;
       if (timer === null || timer.finished) continue;
       if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
+        // Confirmed on the next sweep, after an I/O phase (see idleSweep in undici-engine.ts).
+        if (st.suspectAt !== st.lastByteNs) {
+          st.suspectAt = st.lastByteNs;
+          continue;
+        }
         timer.fail(t, 'timeout', `no byte for ${limits.timeoutMs} ms`);
         st.timer = null;
         if (stopping) client.destroy();

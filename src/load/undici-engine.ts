@@ -7,6 +7,7 @@ import { RequestTimer, type RequestTiming } from './request-timer.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
 interface InFlightEntry {
+  timer: RequestTimer;
   lastByteNs: bigint;
   abort: () => void;
   idle: () => void;
@@ -24,13 +25,21 @@ class IdleTimeout extends Error {
 
 /**
  * Fails requests that received no byte for `timeoutMs` (undici's own timers are coarse, about
- * 1 s, so they only back this up).
+ * 1 s, so they only back this up). A request over the limit is failed on the NEXT sweep if it is
+ * still silent: an I/O phase runs in between, so reads that waited while the client itself was
+ * paused are stamped first and a busy client never reports a server timeout.
  */
 function idleSweep(inFlight: InFlight, timeoutMs: number): NodeJS.Timeout {
   const limit = BigInt(Math.round(timeoutMs * 1e6));
+  const suspects = new Map<InFlightEntry, bigint>();
   const t = setInterval(() => {
     const n = now();
-    for (const e of inFlight.values()) if (n - e.lastByteNs > limit) e.idle();
+    for (const e of inFlight.values()) {
+      if (n - e.lastByteNs <= limit) continue;
+      if (suspects.get(e) === e.lastByteNs) e.idle();
+      else suspects.set(e, e.lastByteNs);
+    }
+    for (const e of suspects.keys()) if (!inFlight.has(e.timer)) suspects.delete(e);
   }, Math.max(10, Math.min(50, timeoutMs / 4)));
   t.unref();
   return t;
@@ -79,6 +88,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let idleError: IdleTimeout | undefined;
     const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve });
     const entry: InFlightEntry = {
+      timer,
       lastByteNs: timer.timing.sentNs,
       abort: () => {
         abortedAtEnd = true;
