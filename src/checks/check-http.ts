@@ -140,9 +140,8 @@ export class CheckHttp {
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const started = performance.now();
     const signal = AbortSignal.timeout(timeoutMs);
-    let res;
-    try {
-      res = await request(url, {
+    const send = () =>
+      request(url, {
         method: method as 'GET',
         headers,
         ...(body === undefined ? {} : { body }),
@@ -150,8 +149,20 @@ export class CheckHttp {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+    let res;
+    try {
+      res = await send();
     } catch (error) {
-      throw new CheckHttpError(`${method} ${path}: ${this.redact((error as Error).message)}`, curl);
+      // A kept-alive socket the server closed meanwhile is the transport's race, not the server's answer:
+      // an idempotent GET is sent once more; anything else fails the check.
+      const code = (error as { code?: string }).code;
+      const retriable = method === 'GET' && !signal.aborted && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
+      if (!retriable) throw new CheckHttpError(`${method} ${path}: ${this.redact((error as Error).message)}`, curl);
+      try {
+        res = await send();
+      } catch (again) {
+        throw new CheckHttpError(`${method} ${path}: ${this.redact((again as Error).message)}`, curl);
+      }
     }
     const chunks: { at: number; bytes: Uint8Array }[] = [];
     let total = 0;
