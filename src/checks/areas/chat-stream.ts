@@ -143,6 +143,10 @@ const reassembly: CheckDef = {
     }
     const streamed = plain.result.assembled.choices[0];
     const message = at(full.json, 'choices', 0, 'message');
+    if (typeof at(message, 'content') !== 'string') {
+      j.skip('CHAT-STREAM-035', 'the non-streamed answer has no string content to compare (CHAT-011)');
+      return;
+    }
     // Finish reasons are judged by CHAT-013 and the stream checks; this compares the text.
     const same = streamed !== undefined && toMessage(streamed).content === at(message, 'content');
     if (!same) {
