@@ -116,6 +116,30 @@ export class Collector {
 
   /** A request still in flight when the run stopped: neither an error nor a sample. */
   onAborted(t: RequestTiming): void {
+    const rel = (ns: bigint | null): number | null => (ns === null ? null : Math.round(us(ns - this.#o.measureStartNs)));
+    this.#o.onRecord?.(
+      {
+        seq: t.seq,
+        shard: this.#o.shard,
+        phase: 'aborted',
+        requestId: t.requestId,
+        status: t.status,
+        intendedUs: rel(t.intendedNs) ?? 0,
+        sentUs: rel(t.sentNs) ?? 0,
+        ttfbUs: t.headersNs === null ? null : Math.round(us(t.headersNs - t.intendedNs)),
+        ttftUs: null,
+        e2eUs: null,
+        outputTokens: 0,
+        tokenSource: 'none',
+        events: t.events,
+        itlMeanUs: null,
+        itlMaxUs: null,
+        tpotUs: null,
+        error: null,
+        good: false,
+      },
+      t,
+    );
     if (this.isWarmup(t.intendedNs)) return;
     this.abortedAtEnd++;
     this.inFlight--;

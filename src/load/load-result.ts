@@ -269,7 +269,8 @@ export interface LoadResult {
 export interface RequestRecord {
   seq: number;
   shard: number | null;
-  phase: 'warmup' | 'measure';
+  /** `aborted`: still in flight when the run ended (no timings, not an error). */
+  phase: 'warmup' | 'measure' | 'aborted';
   requestId: string | null;
   status: number | null;
   /** Intended send (open loop) or actual send (closed loop), µs since measure start. */
