@@ -3,7 +3,7 @@
  *
  *   npx tsx scripts/bench-load.ts            full sizes (about 2 minutes)
  *   npx tsx scripts/bench-load.ts --quick    smaller sizes, for a smoke run
- *   npx tsx scripts/bench-load.ts --only=co,arrivals   a subset (fidelity, co, arrivals, ceiling)
+ *   npx tsx scripts/bench-load.ts --only=co,arrivals   a subset (fidelity, fidelity256, ..., co, arrivals, ceiling)
  *
  * The mock runs in a child process (its own event loop and core); both processes stamp with
  * process.hrtime (CLOCK_MONOTONIC, shared by every process of the host), so iari's arrival stamps
@@ -311,13 +311,12 @@ async function main(): Promise<void> {
   const only = onlyArg === undefined ? null : new Set(onlyArg.slice('--only='.length).split(','));
   const want = (k: string): boolean => only === null || only.has(k);
   const fd = quick ? 3 : 6;
-  if (want('fidelity')) {
-    log('fidelity64', await fidelity(64, fd, 'autocannon'));
-    log('fidelity256', await fidelity(256, fd, 'autocannon'));
-    log('fidelity256Undici', await fidelity(256, fd, 'undici'));
-    log('fidelity64Staggered', await fidelity(64, fd, 'undici', 'open'));
-    log('fidelity256Staggered', await fidelity(256, fd, 'undici', 'open'));
-  }
+  const f = (k: string): boolean => want('fidelity') || want(k);
+  if (f('fidelity64')) log('fidelity64', await fidelity(64, fd, 'autocannon'));
+  if (f('fidelity256')) log('fidelity256', await fidelity(256, fd, 'autocannon'));
+  if (f('fidelity256Undici')) log('fidelity256Undici', await fidelity(256, fd, 'undici'));
+  if (f('fidelity64Staggered')) log('fidelity64Staggered', await fidelity(64, fd, 'undici', 'open'));
+  if (f('fidelity256Staggered')) log('fidelity256Staggered', await fidelity(256, fd, 'undici', 'open'));
   // 6 s at 10/s with a 2 s freeze: a third of the requests are touched, so p75 and above sit inside the stall.
   if (want('co')) log('coordinatedOmission', await coordinatedOmission(6));
   if (want('arrivals')) log('arrivalAccuracy', await arrivalAccuracy(quick ? 100 : 200, quick ? 3 : 5));
