@@ -6,7 +6,7 @@ import { ExitCode } from '../exit-codes.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
-import { loadHtml } from '../report/load-html.ts';
+import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import { loadFlagSpec, planFromFlags, type LoadPlan } from '../load/load-options.ts';
 import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { runLoad, type LoadConfig } from '../load/run-load.ts';
@@ -44,7 +44,8 @@ Target:
 Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
   --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
 Output:
-  --report DIR           write load.json, requests.ndjson, report.html there (default reports/<run-id>/)
+  --report DIR           write load.json, requests.ndjson, junit.xml, report.html there
+                         (default reports/<run-id>/)
   --json                 print load.json to stdout instead of the summary table
   --quiet                no progress line
 
@@ -103,6 +104,7 @@ export async function run(argv: string[]): Promise<number> {
       : await runLoad(cfg);
     if (tty) process.stderr.write('\r\x1b[2K');
     const dir = writeReports(plan, result, records, runId, redactor);
+    writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
     else process.stdout.write(summaryTable(result) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
@@ -138,10 +140,9 @@ function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: st
   };
 }
 
+/** load.json, requests.ndjson, junit.xml (one case per SLO) and report.html, via the reports toolkit. */
 export function writeReports(plan: Pick<LoadPlan, 'report'>, result: LoadResult, records: readonly RequestRecord[], runId: string, redactor: Redactor): string {
   const dir = createRunDir({ report: plan.report, id: runId });
-  dir.write('load.json', redactor.string(JSON.stringify(result, null, 2)) + '\n');
-  dir.write('requests.ndjson', records.map((r) => redactor.string(JSON.stringify(r))).join('\n') + (records.length > 0 ? '\n' : ''));
-  dir.write('report.html', loadHtml(result, redactor));
+  writeLoadFiles(result, records, dir, redactor);
   return dir.dir;
 }

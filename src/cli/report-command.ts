@@ -5,9 +5,9 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
-import { loadHtml } from '../report/load-html.ts';
+import { writeLoadFiles } from '../report/load-files.ts';
 import { assertLoadResult, mergeResults } from '../load/merge.ts';
-import type { LoadResult } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { summaryTable } from '../load/summary.ts';
 
 const HELP = `Usage: iari report merge DIR|FILE... [--report OUT] [--json]
@@ -17,7 +17,7 @@ bucket, counts and error classes add, timeslices add by second, SLOs are evaluat
 merged figures. Each argument is a run directory holding load.json, or a load.json file.
 
 Options:
-  --report DIR   write the merged load.json, requests.ndjson and report.html there
+  --report DIR   write the merged load.json, requests.ndjson, junit.xml and report.html there
                  (default reports/<run-id>/)
   --json         print the merged load.json to stdout instead of the summary table
 
@@ -65,16 +65,21 @@ export async function run(argv: string[]): Promise<number> {
   const runId = newRunId();
   const merged = mergeResults(inputs.map((i) => i.result), runId);
   const dir = createRunDir({ report: values.report, id: runId });
-  const redactor = createRedactor([]);
-  dir.write('load.json', JSON.stringify(merged, null, 2) + '\n');
-  const lines: string[] = [];
+  const records: RequestRecord[] = [];
   for (const i of inputs) {
     if (i.dir === null) continue;
     const f = join(i.dir, 'requests.ndjson');
-    if (existsSync(f)) lines.push(...readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== ''));
+    if (!existsSync(f)) continue;
+    for (const line of readFileSync(f, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        records.push(JSON.parse(line) as RequestRecord);
+      } catch {
+        throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari report merge: ${f} has a line that is not JSON`);
+      }
+    }
   }
-  dir.write('requests.ndjson', lines.length > 0 ? lines.join('\n') + '\n' : '');
-  dir.write('report.html', loadHtml(merged, redactor));
+  writeLoadFiles(merged, records, dir, createRedactor([]));
   if (values.json === true) process.stdout.write(JSON.stringify(merged, null, 2) + '\n');
   else process.stdout.write(summaryTable(merged) + `\nmerged ${inputs.length} result(s): ${relative(process.cwd(), dir.dir) || '.'}/load.json\n`);
   return merged.slosPassed ? ExitCode.ok : ExitCode.thresholdBreached;
