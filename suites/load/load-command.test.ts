@@ -72,9 +72,9 @@ describe('iari load command', () => {
     expect(lines.length).toBe(result.counts.finished + result.counts.warmupExcluded);
     expect(lines.every((l) => /^req_[0-9a-f]{24,}$/.test(l.requestId ?? ''))).toBe(true);
     expect(existsSync(join(out, 'report.html'))).toBe(true);
-    // One JUnit testcase per SLO, the breached one failing.
+    // One JUnit testcase per SLO (plus one for stream conformance), the breached one failing.
     const junit = readFileSync(join(out, 'junit.xml'), 'utf8');
-    expect((junit.match(/<testcase /g) ?? []).length).toBe(2);
+    expect((junit.match(/<testcase name="SLO /g) ?? []).length).toBe(2);
     expect((junit.match(/<failure/g) ?? []).length).toBe(1);
   });
 
