@@ -5,7 +5,7 @@
 //
 // Each server runs in its own child process; this process is the undici client (loopback only,
 // bounded in time). Writes reports/bench/mock.json. With --cpu-prof the mock child is profiled
-// (node --cpu-prof) and the hottest source files are printed.
+// (node --cpu-prof) and the hottest source files are printed (share of its busy time).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
@@ -200,6 +200,32 @@ async function ledgerAppendCost(): Promise<Record<string, number>> {
   return result;
 }
 
+/** In-process cost of the receipts of one completion (gate + outcome) and of one Ed25519 signature. */
+async function receiptCost(): Promise<{ gateAndOutcomeUs: number; ed25519SignUs: number }> {
+  const { createReceiptIssuer } = await import('../mock-server/receipt-issuer.ts');
+  const { Ed25519Key, canonicalBytes } = await import('../src/receipts/index.ts');
+  const issuer = createReceiptIssuer({ seed: 1 });
+  const faults = new Set<string>();
+  const output = [{ role: 'assistant', content: 'x'.repeat(150) }];
+  const completion = () => {
+    const { gateDigest } = issuer.gate({ account: 'acct_bench', requestId: 'req_bench', model: 'iari-mini', resource: 'model:iari-mini', inputDigestOf: REQUEST, decision: { result: 'allowed' }, estimatedCostUsd: '0.00001', faults });
+    issuer.outcome({ account: 'acct_bench', gateDigest, status: 'ok', output, resolved: { provider: 'iari-mock', model: 'iari-mini', boundary: ['account:acct_bench'] }, costUsd: '0.00001', faults });
+  };
+  const key = Ed25519Key.fromSeed(new Uint8Array(32));
+  const message = canonicalBytes(issuer.chain('acct_bench').data[0] ?? REQUEST);
+  const time = (fn: () => void): number => {
+    for (let i = 0; i < 300; i++) fn();
+    const n = 2000;
+    const t = performance.now();
+    for (let i = 0; i < n; i++) fn();
+    return Math.round(((performance.now() - t) * 10_000) / n) / 10;
+  };
+  completion();
+  const result = { gateAndOutcomeUs: time(completion), ed25519SignUs: time(() => key.sign(message)) };
+  issuer.close();
+  return result;
+}
+
 function hottestFiles(profileDir: string): { file: string; selfPercent: number }[] {
   const files = fs.readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
   const self = new Map<string, number>();
@@ -207,6 +233,8 @@ function hottestFiles(profileDir: string): { file: string; selfPercent: number }
   for (const f of files) {
     const profile = JSON.parse(fs.readFileSync(path.join(profileDir, f), 'utf8')) as { nodes: { callFrame: { url: string; functionName: string }; hitCount?: number }[] };
     for (const node of profile.nodes) {
+      // Percentages of the time the mock was busy: idle samples are the other servers' turns.
+      if (node.callFrame.functionName === '(idle)') continue;
       const hits = node.hitCount ?? 0;
       total += hits;
       const url = node.callFrame.url === '' ? `(${node.callFrame.functionName || 'native'})` : node.callFrame.url.replace(`file://${ROOT}/`, '');
@@ -281,6 +309,7 @@ async function main(): Promise<void> {
     fs.rmSync(fixture, { force: true });
   }
   const ledger = await ledgerAppendCost();
+  const receipts = await receiptCost();
   const report = {
     object: 'bench.mock',
     node: process.version,
@@ -305,6 +334,7 @@ async function main(): Promise<void> {
     },
     target: 0.5,
     ledgerAppend: ledger,
+    receiptCostInProcess: receipts,
     runs,
     ...(values['cpu-prof'] ? { hottestFiles: hottestFiles(profileDir) } : {}),
   };
@@ -315,6 +345,7 @@ async function main(): Promise<void> {
   console.log(`non-streaming: mock ${report.nonStreaming.mockRequestsPerSecond} req/s, bare ${report.nonStreaming.bareRequestsPerSecond} req/s, ratio ${report.nonStreaming.ratio} (without receipts ${report.nonStreaming.ratioNoReceipts})`);
   console.log(`server CPU per stream (us): ${JSON.stringify(report.streaming.serverCpuUsPerStream)}; per request: ${JSON.stringify(report.nonStreaming.serverCpuUsPerRequest)}`);
   console.log(`ledger append: ${JSON.stringify(ledger)}`);
+  console.log(`receipts of one completion (in-process): ${receipts.gateAndOutcomeUs} us, of which 2 Ed25519 signatures at ${receipts.ed25519SignUs} us each`);
   if (report.hottestFiles !== undefined) for (const h of report.hottestFiles) console.log(`  ${String(h.selfPercent).padStart(5)}%  ${h.file}`);
   console.log(`wrote ${path.relative(ROOT, out)}`);
 }
