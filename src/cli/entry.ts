@@ -1,14 +1,22 @@
 import { ExitCode } from '../exit-codes.ts';
 import { main, reportError } from './main.ts';
 
-process.once('SIGINT', () => {
-  process.stderr.write('\niari: interrupted\n');
-  process.exit(ExitCode.interrupted);
+// A command that can stop cleanly (write partial reports, close its mock) adds its own SIGINT
+// listener; then the first Ctrl-C is left to it and a second one quits at once.
+let interrupts = 0;
+process.on('SIGINT', () => {
+  interrupts += 1;
+  process.exitCode = ExitCode.interrupted;
+  if (interrupts > 1 || process.listenerCount('SIGINT') === 1) {
+    process.stderr.write('\niari: interrupted\n');
+    process.exit(ExitCode.interrupted);
+  }
+  process.stderr.write('\niari: interrupted, finishing up (Ctrl-C again to quit now)\n');
 });
 
 main(process.argv.slice(2)).then(
   (code) => {
-    process.exitCode = code;
+    process.exitCode = interrupts > 0 ? ExitCode.interrupted : code;
   },
   (error: unknown) => {
     process.exitCode = reportError(error);
