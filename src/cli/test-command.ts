@@ -14,7 +14,7 @@ import { preflightRequestsPerMinute } from '../checks/preflight.ts';
 import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
-import { startMockServer } from '../../mock-server/index.ts';
+import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 const HELP = `Usage: iari test [options]
 
@@ -97,7 +97,12 @@ function mockAccounts(byAccount: Record<string, string>, main: string): Pick<Run
   return { ...(second === undefined ? {} : { secondToken: second }), limitTokens };
 }
 
-export async function run(argv: string[]): Promise<number> {
+export interface TestDeps {
+  /** A bundled mock already started by the caller (iari start); it stays open afterwards. */
+  mock?: MockServer;
+}
+
+export async function run(argv: string[], deps: TestDeps = {}): Promise<number> {
   const { values } = parseFlags('test', argv, options);
   if (values.help === true) {
     process.stdout.write(HELP);
@@ -125,9 +130,10 @@ export async function run(argv: string[]): Promise<number> {
     token = '';
   }
 
-  const mock = base === undefined ? await startMockServer() : undefined;
+  const ownMock = base === undefined && deps.mock === undefined;
+  const mock = base === undefined ? (deps.mock ?? (await startMockServer())) : undefined;
   const onSigint = (): void => {
-    void mock?.close();
+    if (ownMock) void mock?.close();
     process.exit(ExitCode.interrupted);
   };
   process.once('SIGINT', onSigint);
@@ -179,7 +185,7 @@ export async function run(argv: string[]): Promise<number> {
     return failed ? ExitCode.conformanceFailed : ExitCode.ok;
   } finally {
     process.removeListener('SIGINT', onSigint);
-    await mock?.close();
+    if (ownMock) await mock?.close();
   }
 }
 
