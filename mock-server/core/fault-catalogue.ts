@@ -20,7 +20,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('stream-done-trailing-space', ['CHAT-STREAM-003'], 'The last event is "data: [DONE] " with a trailing space (§2 #2).'),
   f('stream-data-after-done', ['CHAT-STREAM-004'], 'A chunk is sent again after [DONE].'),
   f('stream-truncated', ['CHAT-STREAM-019'], 'The finish chunk is never sent; the stream goes straight to [DONE] (error swallowed, §2 #18).'),
-  f('stream-disconnect', ['CHAT-STREAM-002'], 'The server closes the connection halfway through the content, without [DONE].'),
+  f('stream-disconnect', ['CHAT-STREAM-002', 'CHAT-STREAM-038'], 'The server closes the connection halfway through the content, without [DONE].'),
   f('stream-error-as-200', ['CHAT-STREAM-030'], 'An error before streaming starts (bad body, unknown model) is sent as a 200 event stream (§2 #18).'),
   f('stream-error-swallowed', ['CHAT-STREAM-031'], 'With x-iari-fail-after-events, the failure is not sent as an error event: the stream just ends with [DONE] (§2 #18).'),
   f('stream-empty-data-event', ['CHAT-STREAM-005'], 'An event with empty data ("data: ") is sent after the first chunk (§2 #21).'),
