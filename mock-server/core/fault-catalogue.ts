@@ -24,7 +24,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('stream-error-as-200', ['CHAT-STREAM-030'], 'An error before streaming starts (bad body, unknown model) is sent as a 200 event stream (§2 #18).'),
   f('stream-error-swallowed', ['CHAT-STREAM-031'], 'With x-iari-fail-after-events, the failure is not sent as an error event: the stream just ends with [DONE] (§2 #18).'),
   f('stream-empty-data-event', ['CHAT-STREAM-005', 'CHAT-STREAM-038'], 'An event with empty data ("data: ") is sent after the first chunk (§2 #21).'),
-  f('stream-comment-as-data', ['CHAT-STREAM-005'], 'A keep-alive comment is re-emitted as data ("data: : keep-alive"), not JSON (§2 #21).'),
+  f('stream-comment-as-data', ['CHAT-STREAM-005', 'CHAT-STREAM-038'], 'A keep-alive comment is re-emitted as data ("data: : keep-alive"), not JSON (§2 #21).'),
   f('stream-meta-only-event', ['CHAT-STREAM-033'], 'An event with only id: and retry: fields and no data is sent (§2 #21).'),
   f('stream-content-type-json', ['CHAT-STREAM-001'], 'A stream is answered with Content-Type application/json instead of text/event-stream.'),
   // Chunk identity (§2 #10 to #13, #17, #29)
