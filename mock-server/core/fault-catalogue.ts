@@ -48,7 +48,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   // Usage (§2 #14 to #17)
   f('usage-chunk-missing', ['CHAT-STREAM-023'], 'No usage chunk although stream_options.include_usage is true (§2 #14).'),
   f('usage-chunk-choices-null', ['CHAT-STREAM-023'], 'The usage chunk has choices null instead of [] (§2 #14).'),
-  f('usage-on-every-chunk', ['CHAT-STREAM-025'], 'Every chunk carries a non-null running usage object (§2 #15).'),
+  f('usage-on-every-chunk', ['CHAT-STREAM-025', 'CHAT-STREAM-027'], 'Every chunk carries a non-null running usage object (§2 #15).'),
   f('usage-unrequested', ['CHAT-STREAM-027'], 'A usage chunk is sent although include_usage was not requested (§2 #16).'),
   f('usage-null-omitted', ['CHAT-STREAM-026'], 'With include_usage, other chunks leave out "usage": null (§2 #16, non-strict).'),
   f('usage-chunk-no-id', ['CHAT-STREAM-028'], 'The usage chunk lacks id, created and model (§2 #17).'),
