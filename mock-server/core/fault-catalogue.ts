@@ -72,7 +72,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('models-bare-array', ['MODELS-002'], 'GET /v1/models answers a bare array instead of {object:"list", data} (§2 #25).'),
   f('models-owned-by-list', ['MODELS-007'], 'owned_by is a list of strings (§2 #25).'),
   f('models-missing-created', ['MODELS-006'], 'Models have no created member (§2 #25).'),
-  f('models-retired-still-listed', ['MODELS-012'], 'Retired models stay in GET /v1/models.'),
+  f('models-retired-still-listed', ['MODELS-012', 'MODELS-008'], 'Retired models stay in GET /v1/models.'),
   f('retired-model-served', ['MODELS-011'], 'A retired model still answers chat requests.'),
   f('model-not-found-400', ['MODELS-010', 'MODELS-011'], 'An unknown model answers 400 instead of 404.'),
   f('model-not-found-no-code', ['MODELS-010'], 'An unknown model answers 404 with code null instead of model_not_found.'),
