@@ -75,7 +75,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('models-retired-still-listed', ['MODELS-012', 'MODELS-008'], 'Retired models stay in GET /v1/models.'),
   f('retired-model-served', ['MODELS-011'], 'A retired model still answers chat requests.'),
   f('model-not-found-400', ['MODELS-010', 'MODELS-011'], 'An unknown model answers 400 instead of 404.'),
-  f('model-not-found-no-code', ['MODELS-010'], 'An unknown model answers 404 with code null instead of model_not_found.'),
+  f('model-not-found-no-code', ['MODELS-010', 'MODELS-011'], 'An unknown model answers 404 with code null instead of model_not_found.'),
   // Headers
   f('no-request-id', ['HDR-001'], 'Responses carry no x-request-id header.'),
   f('request-id-malformed', ['HDR-002'], 'x-request-id is a bare number, not req_<hex>.'),
