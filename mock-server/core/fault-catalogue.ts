@@ -78,7 +78,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('model-not-found-no-code', ['MODELS-010', 'MODELS-011'], 'An unknown model answers 404 with code null instead of model_not_found.'),
   // Headers
   f('no-request-id', ['HDR-001'], 'Responses carry no x-request-id header.'),
-  f('request-id-malformed', ['HDR-002'], 'x-request-id is a bare number, not req_<hex>.'),
+  f('request-id-malformed', ['HDR-002', 'HDR-003'], 'x-request-id is a bare number, not req_<hex>.'),
   // Authentication
   f('auth-models-private', ['AUTH-004'], 'GET /v1/models requires a token (private where it must be public).'),
   f('auth-me-public', ['AUTH-001', 'AUTH-002'], '/v1/me and /v1/me/usage answer without credentials (public where they must be private).'),
