@@ -87,7 +87,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('auth-no-www-authenticate', ['AUTH-010'], '401 responses carry no WWW-Authenticate header.'),
   f('auth-401-as-403', ['AUTH-008'], 'Bad or missing credentials answer 403 instead of 401.'),
   // Account and usage
-  f('usage-not-incremented', ['ME-024', 'USAGE-013'], 'Completions are not added to /v1/me or the daily rows.'),
+  f('usage-not-incremented', ['ME-024', 'USAGE-013', 'USAGE-014'], 'Completions are not added to /v1/me or the daily rows.'),
   f('daily-rows-not-summing', ['USAGE-010'], "Today's row reports one request more than was counted in /v1/me."),
   f('me-wrong-types', ['ME-011'], 'usage.requests_this_month is a string.'),
   f('me-renews-at-not-iso', ['ME-008'], 'plan.renews_at is "YYYY-MM-DD HH:MM:SS" without a zone.'),
