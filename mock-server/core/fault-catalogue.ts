@@ -90,7 +90,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('usage-not-incremented', ['ME-024', 'USAGE-013', 'USAGE-014'], 'Completions are not added to /v1/me or the daily rows.'),
   f('daily-rows-not-summing', ['USAGE-010'], "Today's row reports one request more than was counted in /v1/me."),
   f('me-wrong-types', ['ME-011'], 'usage.requests_this_month is a string.'),
-  f('me-renews-at-not-iso', ['ME-008'], 'plan.renews_at is "YYYY-MM-DD HH:MM:SS" without a zone.'),
+  f('me-renews-at-not-iso', ['ME-008', 'ME-009'], 'plan.renews_at is "YYYY-MM-DD HH:MM:SS" without a zone.'),
   f('me-features-missing', ['ME-021'], 'features has no ember_os flag.'),
   f('usage-days-unvalidated', ['USAGE-005'], 'An out-of-range or non-integer days answers 200 (30 rows) instead of 400.'),
   f('usage-days-ignored', ['USAGE-004'], 'days is ignored: always 30 rows.'),
