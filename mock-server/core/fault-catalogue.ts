@@ -95,7 +95,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('usage-days-unvalidated', ['USAGE-005'], 'An out-of-range or non-integer days answers 200 (30 rows) instead of 400.'),
   f('usage-days-ignored', ['USAGE-004'], 'days is ignored: always 30 rows.'),
   f('usage-rows-not-zero-filled', ['USAGE-007', 'USAGE-003', 'USAGE-004'], 'Days without activity are left out of the daily rows.'),
-  f('usage-rows-newest-first', ['USAGE-007'], 'Daily rows are ordered newest first.'),
+  f('usage-rows-newest-first', ['USAGE-007', 'USAGE-008'], 'Daily rows are ordered newest first.'),
   f('usage-spend-string', ['USAGE-006'], 'Daily rows carry spend_usd as a string.'),
   // Limits
   f('limit-never-429', ['LIMIT-001', 'LIMIT-005'], 'Requests and tokens per minute are never enforced.'),
