@@ -110,7 +110,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('error-param-missing', ['ERR-004'], 'error.param is left out.'),
   f('error-type-missing', ['ERR-003'], 'error.type is left out.'),
   f('error-message-missing', ['ERR-002'], 'error.message is left out.'),
-  f('client-error-as-500', ['ERR-006'], 'Client faults (bad JSON, bad fields, 413, 415) answer 500 (§2 #20).'),
+  f('client-error-as-500', ['ERR-006', 'ERR-010', 'ERR-011', 'ERR-013', 'ERR-014'], 'Client faults (bad JSON, bad fields, 413, 415) answer 500 (§2 #20).'),
   f('body-limit-not-enforced', ['ERR-010'], 'Bodies over 1 MiB are accepted instead of 413.'),
   f('content-type-not-enforced', ['ERR-011'], 'A body sent as text/plain is accepted instead of 415.'),
   // Legal but unusual (§2 #21 to #24): a correct client accepts these.
