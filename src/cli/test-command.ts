@@ -9,7 +9,7 @@ import type { Selection } from '../checks/conformance-results.ts';
 import { normalizeBaseUrl } from '../checks/check-context.ts';
 import { requirementInfos } from '../checks/registry-view.ts';
 import { runConformance } from '../checks/conformance-run.ts';
-import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../checks/report-files.ts';
+import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
 import { preflightRequestsPerMinute } from '../checks/preflight.ts';
 import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
@@ -172,7 +172,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     });
     if (tty) process.stdout.write('\r\x1b[2K');
     const redactor = createRedactor([token, ...Object.values(byAccount)]);
-    const files = await writeConformanceFiles(report, runDir, redactor);
+    const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
     const failed = report.summary.fail > 0 || errors.length > 0;
     if (values.json === true) {
@@ -180,7 +180,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     } else {
       process.stdout.write(redactor.string(formatSummary(report)));
       for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
-      process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml ?? files.conformanceJson) || '.'}\n`);
+      process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);
     }
     return failed ? ExitCode.conformanceFailed : ExitCode.ok;
   } finally {

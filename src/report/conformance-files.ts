@@ -9,6 +9,7 @@ import { relative } from 'node:path';
 import type { ConformanceReport, Failure, RequirementResult } from '../checks/verdicts.ts';
 import { verdicts } from '../checks/verdicts.ts';
 import { DEFAULT_REGISTRY_PATH } from '../checks/requirements-registry.ts';
+import { usageDayFields } from '../checks/usage-day.ts';
 import { renderConformanceReport } from './conformance-html.ts';
 import { emitAnnotations, isGitHubActions, markdownTable, writeStepSummary, type Annotation } from './github-actions.ts';
 import { junitXml, type JUnitCase, type JUnitSuite } from './junit-xml.ts';
@@ -98,14 +99,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
         : {
             days: [...report.usage.days]
               .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
-              .map((d) => ({
-                date: d.date,
-                requests: d.requests,
-                prompt_tokens: d.prompt_tokens,
-                completion_tokens: d.completion_tokens,
-                total_tokens: d.total_tokens,
-                spend_usd: d.spend_usd,
-              })),
+              .map(usageDayFields),
           },
   };
 }
