@@ -11,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { build } from 'hdr-histogram-js';
+import { seededRandom } from '../src/seeded-random.ts';
 import { SseReader } from '../src/client/sse-reader.ts';
 import { StreamValidator } from '../src/client/stream-checker.ts';
 import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../src/client/stream-builder.ts';
@@ -57,13 +58,7 @@ function splitStream(mode: 'event' | 'coalesced' | 'ragged', seed: number): Buff
       prev = b;
     }
   } else {
-    let a = seed >>> 0;
-    const rnd = (): number => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(a ^ (a >>> 15), a | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const rnd = seededRandom(seed);
     for (let at = 0; at < text.length; ) {
       const n = 1 + Math.floor(rnd() * 160);
       out.push(text.subarray(at, at + n));

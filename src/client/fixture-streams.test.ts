@@ -3,20 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectText, FIXTURE_DIR, fixturePaths, generateFixtures, type FixtureExpect } from '../../fixtures/streams/generate.ts';
 import { checkStream, type StreamCheckResult } from './stream-checker.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 const generated = generateFixtures();
-
-/** Seeded PRNG (mulberry32) so random splits are the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const splits: { name: string; split: (b: Uint8Array, i: number) => Uint8Array[] }[] = [
   { name: 'whole', split: (b) => [b] },
@@ -24,7 +13,7 @@ const splits: { name: string; split: (b: Uint8Array, i: number) => Uint8Array[] 
   {
     name: 'random',
     split: (b, i) => {
-      const r = rng(1000 + i);
+      const r = seededRandom(1000 + i);
       const out: Uint8Array[] = [];
       for (let at = 0; at < b.length; ) {
         const n = 1 + Math.floor(r() * 40);

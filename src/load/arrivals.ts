@@ -3,19 +3,9 @@
  * answers. Times are seconds after the schedule start.
  */
 
-export type Arrival = 'constant' | 'poisson';
+import { seededRandom } from '../seeded-random.ts';
 
-/** mulberry32: a small seeded PRNG; the same seed gives the same schedule on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export type Arrival = 'constant' | 'poisson';
 
 /** Mixes a seed with a shard index so shards draw independent streams. */
 export function shardSeed(seed: number, shardIndex: number): number {

@@ -17,7 +17,7 @@ import {
   type SweepStep,
   type Timeslice,
 } from '../load/load-result.ts';
-import { seededRandom } from './sample-reports.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 function histogram(): Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });

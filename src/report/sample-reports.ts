@@ -7,18 +7,7 @@
 import { loadRequirements, type Requirement } from '../checks/requirements-registry.ts';
 import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../checks/verdicts.ts';
 import { verdicts } from '../checks/verdicts.ts';
-
-/** mulberry32: a small seeded PRNG so samples are reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../seeded-random.ts';
 
 function hex(rand: () => number, length: number): string {
   let out = '';
