@@ -68,7 +68,14 @@ function cutAtStop(text: string, stops: readonly string[]): { text: string; stop
     const at = text.indexOf(s);
     if (at >= 0 && (cut < 0 || at < cut)) cut = at;
   }
-  return cut < 0 ? { text, stopped: false } : { text: text.slice(0, cut), stopped: true };
+  return cut < 0 ? { text, stopped: false } : { text: sliceWhole(text, cut), stopped: true };
+}
+
+/** text.slice(0, end), moved back so it never ends between the two halves of a surrogate pair. */
+function sliceWhole(text: string, end: number): string {
+  if (end >= text.length) return text;
+  const before = text.charCodeAt(end - 1);
+  return end > 0 && before >= 0xd800 && before <= 0xdbff ? text.slice(0, end - 1) : text.slice(0, end);
 }
 
 function truncatePieces(pieces: Piece[], maxTokens: number): { pieces: Piece[]; truncated: boolean } {
@@ -116,7 +123,7 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
     };
   }
   const last = request.messages[request.messages.length - 1];
-  const prefix = last?.role === 'tool' ? `Based on the tool result (${(last.text ?? '').slice(0, 40)}), ` : '';
+  const prefix = last?.role === 'tool' ? `Based on the tool result (${sliceWhole(last.text ?? '', 40)}), ` : '';
   const full = generateText(seed, completionTokens, prefix);
   const stopped = cutAtStop(full, request.stop);
   let text = stopped.text;
