@@ -54,7 +54,7 @@ const cases: RuleCase[] = [
   { id: 'CHAT-STREAM-005', rule: 'non-json-data', title: 'non-JSON data fails', bad: frame(replace(text, 1, 'Hel')), good: frame(text) },
   { id: 'CHAT-STREAM-005', rule: 'non-json-data', title: 'JSON data that is not an object fails', bad: frame([...text.slice(0, 1), '[1,2]', ...text.slice(1)]), good: frame(text) },
   { id: 'CHAT-STREAM-005', rule: 'empty-data', title: 'an empty data field fails', bad: frame([...text.slice(0, 1), '', ...text.slice(1)]), good: frame(text) },
-  { id: 'CHAT-STREAM-005', rule: 'invalid-utf8', title: 'invalid UTF-8 fails', bad: withBadByte(frame(replace(text, 1, chunk({ content: 'HeXl' })))), good: frame(text) },
+  { id: 'CHAT-STREAM-041', rule: 'invalid-utf8', title: 'invalid UTF-8 fails', bad: withBadByte(frame(replace(text, 1, chunk({ content: 'HeXl' })))), good: frame(text) },
   { id: 'CHAT-STREAM-006', rule: 'object-wrong', title: 'a wrong object constant fails', bad: frame(replace(text, 1, chunk({ content: 'Hel' }, { envelope: { object: 'chat.completions.chunk' } }))), good: frame(text) },
   { id: 'CHAT-STREAM-007', rule: 'id-invalid', title: 'an empty id fails', bad: frame(text.map((c) => ({ ...c, id: '' }))), good: frame(text) },
   { id: 'CHAT-STREAM-008', rule: 'id-changed', title: 'an id that changes between chunks fails', bad: frame(replace(text, 2, chunk({ content: 'lo' }, { envelope: { id: 'chatcmpl-other' } }))), good: frame(text) },
@@ -86,6 +86,10 @@ const cases: RuleCase[] = [
   { id: 'CHAT-STREAM-031', rule: 'chunk-after-error', title: 'chunks after an in-stream error fail', bad: frame([...text.slice(0, 2), { error: { message: 'boom', type: 'server_error', param: null, code: null } }, ...text.slice(2)]), good: frame([...text.slice(0, 2), { error: { message: 'boom', type: 'server_error', param: null, code: null } }]) },
   { id: 'CHAT-STREAM-033', rule: 'meta-only-event', title: 'an event with only id and retry is non-strict', bad: frame(text).replace('data: [DONE]', 'id: 9\nretry: 100\n\ndata: [DONE]'), good: frame(text), severity: 'non-strict' },
   { id: 'CHAT-STREAM-037', rule: 'event-field', title: 'chunks in named events are non-strict', bad: frame(text).replace(/data: \{/g, 'event: delta\ndata: {'), good: frame(text), severity: 'non-strict' },
+  { id: 'CHAT-STREAM-042', rule: 'ignored-field', title: 'an unknown field is ignored and recorded as informational', bad: frame(text).replace('data: [DONE]', 'x-trace: 1\ndata: [DONE]'), good: frame(text), severity: 'informational' },
+  { id: 'CHAT-STREAM-042', rule: 'ignored-field', title: 'a retry that is not all digits is ignored and recorded as informational', bad: frame(text).replace('data: [DONE]', 'retry: 1.5\ndata: [DONE]'), good: frame(text).replace('data: [DONE]', 'retry: 15\ndata: [DONE]'), severity: 'informational' },
+  { id: 'CHAT-STREAM-042', rule: 'ignored-field', title: 'an id containing NUL is ignored and recorded as informational', bad: frame(text).replace('data: [DONE]', 'id: a\u0000b\ndata: [DONE]'), good: frame(text).replace('data: [DONE]', 'id: ab\ndata: [DONE]'), severity: 'informational' },
+  { id: 'CHAT-STREAM-043', rule: 'bom', title: 'a leading byte order mark is stripped and recorded as informational', bad: frame(text, { bom: true }), good: frame(text), severity: 'informational' },
   { id: 'CHAT-STREAM-039', rule: 'choice-missing', title: 'with n=2 a choice that never streams is non-strict', bad: frame(text), good: frame([...textCompletion(['a']), ...textCompletion(['b'], { index: 1 })]), options: { n: 2 }, severity: 'non-strict' },
   { id: 'TOOLS-008', rule: 'tool-calls-finish-without-calls', title: 'finish_reason tool_calls without any call fails', bad: frame(textCompletion(['Hi'], { finish: 'tool_calls' })), good: frame(toolCall) },
   { id: 'TOOLS-009', rule: 'tool-calls-with-stop', title: 'tool calls finishing with stop are non-strict', bad: frame(replace(toolCall, 4, chunk({}, { finish: 'stop' }))), good: frame(toolCall), severity: 'non-strict' },
@@ -112,7 +116,7 @@ describe('StreamChecker rules', () => {
     });
   }
 
-  it('CHAT-STREAM-005: points the invalid-UTF-8 finding at the bad byte', () => {
+  it('CHAT-STREAM-041: points the invalid-UTF-8 finding at the bad byte', () => {
     const head = enc.encode('data: {"a":"');
     const bytes = Uint8Array.from([...head, 0xc3, 0x28, ...enc.encode('"}\n\n')]);
     const f = run(bytes).findings.find((x) => x.rule === 'invalid-utf8');
@@ -143,7 +147,7 @@ describe('StreamChecker rules', () => {
   it('grades a conforming stream pass and records legal variants as informational', () => {
     const r = run(frame(text, { eol: '\r\n', bom: true, noSpace: true, comment: ' ping' }));
     expect(r.verdict).toBe('pass');
-    expect(r.findings.map((f) => f.requirementId).sort()).toEqual(['CHAT-STREAM-032', 'CHAT-STREAM-034', 'CHAT-STREAM-034', 'CHAT-STREAM-036']);
+    expect(r.findings.map((f) => f.requirementId).sort()).toEqual(['CHAT-STREAM-032', 'CHAT-STREAM-034', 'CHAT-STREAM-036', 'CHAT-STREAM-043']);
   });
 });
 

@@ -15,13 +15,13 @@ export interface StreamRule {
 
 export const streamRules = {
   // SSE framing, from the reader
-  'invalid-utf8': { requirementId: 'CHAT-STREAM-005', grade: 'MUST', expectation: 'the event stream is UTF-8 (each data payload is a JSON object)' },
+  'invalid-utf8': { requirementId: 'CHAT-STREAM-041', grade: 'MUST', expectation: 'every byte of the event stream is valid UTF-8' },
   'line-too-long': { requirementId: 'CHAT-STREAM-005', grade: 'MUST', expectation: 'lines are of bounded length' },
   'ended-mid-event': { requirementId: 'CHAT-STREAM-002', grade: 'MUST', expectation: 'the stream ends with a complete data: [DONE] event (terminated by an empty line)' },
-  'ignored-field': { requirementId: 'CHAT-STREAM-032', grade: 'INFO', expectation: 'only data, event, id and retry fields (clients ignore others, like comments)' },
+  'ignored-field': { requirementId: 'CHAT-STREAM-042', grade: 'INFO', expectation: 'unknown fields, a non-digit retry and NUL in id are legal and ignored' },
   'comment-lines': { requirementId: 'CHAT-STREAM-032', grade: 'INFO', expectation: 'comment (keep-alive) lines are legal and ignored' },
   'line-endings': { requirementId: 'CHAT-STREAM-034', grade: 'INFO', expectation: 'CRLF and lone CR line endings are legal' },
-  'bom': { requirementId: 'CHAT-STREAM-034', grade: 'INFO', expectation: 'a leading byte order mark is legal and stripped' },
+  'bom': { requirementId: 'CHAT-STREAM-043', grade: 'INFO', expectation: 'a leading byte order mark is legal and stripped' },
   'split-reads': { requirementId: 'CHAT-STREAM-035', grade: 'INFO', expectation: 'events split across reads are reassembled' },
   'data-no-space': { requirementId: 'CHAT-STREAM-036', grade: 'INFO', expectation: 'data: without a space is legal' },
   'event-field': { requirementId: 'CHAT-STREAM-037', grade: 'SHOULD', expectation: 'chunk events carry no event name (only an error event may be named "error")' },
