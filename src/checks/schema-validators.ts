@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { validateReceiptSchema } from '../receipts/receipt-schema.ts';
+import { ajvErrorPointer, escapePointerToken, validateReceiptSchema } from '../receipts/receipt-schema.ts';
 
 /** The OpenAPI document is registered with ajv under this $id; `receipt.schema.json` resolves beside it. */
 export const OPENAPI_SCHEMA_ID = 'https://iari.invalid/spec/openapi.yaml';
@@ -95,30 +95,12 @@ function withoutDiscriminatorMappings(node: unknown): unknown {
   return out;
 }
 
-function escapeToken(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
-function pointerOf(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
-    return `${error.instancePath}/${escapeToken(params['missingProperty'])}`;
-  }
-  if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') {
-    return `${error.instancePath}/${escapeToken(params['additionalProperty'])}`;
-  }
-  if (error.keyword === 'discriminator' && typeof params['tag'] === 'string') {
-    return `${error.instancePath}/${escapeToken(params['tag'])}`;
-  }
-  return error.instancePath;
-}
-
 function toResult(errors: ErrorObject[] | null | undefined): SchemaResult {
   const out: SchemaError[] = [];
   const seen = new Set<string>();
   for (const error of errors ?? []) {
     if (error.keyword === 'if') continue;
-    const pointer = pointerOf(error);
+    const pointer = ajvErrorPointer(error);
     const message = error.message ?? error.keyword;
     const key = `${pointer}\u0000${error.keyword}\u0000${message}`;
     if (seen.has(key)) continue;
@@ -159,7 +141,7 @@ class SchemaRegistry {
   validator(name: string): ValidateFunction {
     let fn = this.#compiled.get(name);
     if (fn === undefined) {
-      const ref = `${OPENAPI_SCHEMA_ID}#/components/schemas/${escapeToken(name)}`;
+      const ref = `${OPENAPI_SCHEMA_ID}#/components/schemas/${escapePointerToken(name)}`;
       try {
         fn = this.#ajv.getSchema(ref);
       } catch (error) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validateReceiptSchema } from './receipt-schema.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ajvErrorPointer, validateReceiptSchema } from './receipt-schema.ts';
 
 // Schema-only documents: signatures are well-formed strings, not real signatures (the schema does not verify them).
 const K1 = 'did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw';
@@ -137,5 +138,41 @@ describe('spec/receipt.schema.json', () => {
     expect(result.errors.map((e) => e.pointer)).toEqual([pointer]);
     const error = result.errors[0];
     expect(/^[A-Z][A-Z0-9_]+$/.test(kind) ? error?.finding : error?.keyword).toBe(kind);
+  });
+});
+
+describe('ajvErrorPointer', () => {
+  const compile = (schema: object) => {
+    const ajv = new Ajv2020({ allErrors: true, discriminator: true });
+    const validate = ajv.compile(schema);
+    return (value: unknown) => {
+      expect(validate(value)).toBe(false);
+      return (validate.errors ?? []).map(ajvErrorPointer);
+    };
+  };
+
+  it('points at a missing member, escaping "~" and "/" in its name', () => {
+    const check = compile({ type: 'object', properties: { a: { type: 'object', required: ['x/y~z'] } } });
+    expect(check({ a: {} })).toEqual(['/a/x~1y~0z']);
+  });
+
+  it('points at an unexpected member', () => {
+    const check = compile({ type: 'object', properties: { a: { type: 'object', additionalProperties: false } } });
+    expect(check({ a: { extra: 1 } })).toEqual(['/a/extra']);
+  });
+
+  it('points at the discriminator tag member', () => {
+    const check = compile({
+      type: 'object',
+      discriminator: { propertyName: 'kind' },
+      required: ['kind'],
+      oneOf: [{ properties: { kind: { const: 'a' } } }, { properties: { kind: { const: 'b' } } }],
+    });
+    expect(check({ kind: 'c' })).toEqual(['/kind']);
+  });
+
+  it('points at the instance for any other keyword', () => {
+    const check = compile({ type: 'object', properties: { n: { type: 'integer' } } });
+    expect(check({ n: 'x' })).toEqual(['/n']);
   });
 });

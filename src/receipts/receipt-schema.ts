@@ -24,13 +24,20 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function pointerOf(error: ErrorObject): string {
+/**
+ * RFC 6901 pointer to the member an ajv error is about: for a missing, unexpected or
+ * discriminator-tag member, the member itself (where it is or should be), else the instance.
+ */
+export function ajvErrorPointer(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
     return `${error.instancePath}/${escapePointerToken(params['missingProperty'])}`;
   }
   if (error.keyword === 'additionalProperties' && typeof params['additionalProperty'] === 'string') {
     return `${error.instancePath}/${escapePointerToken(params['additionalProperty'])}`;
+  }
+  if (error.keyword === 'discriminator' && typeof params['tag'] === 'string') {
+    return `${error.instancePath}/${escapePointerToken(params['tag'])}`;
   }
   return error.instancePath;
 }
@@ -53,7 +60,7 @@ export function validateReceiptSchema(value: unknown): ReceiptSchemaResult {
   const errors: ReceiptSchemaError[] = [];
   const seen = new Set<string>();
   for (const error of relevant(validate.errors ?? [])) {
-    const pointer = pointerOf(error);
+    const pointer = ajvErrorPointer(error);
     const key = `${pointer}\u0000${error.keyword}\u0000${error.schemaPath}`;
     if (seen.has(key)) continue;
     seen.add(key);
