@@ -13,11 +13,7 @@ export class ByteRecords {
   }
 
   push(bytes: Uint8Array): number {
-    if ((this.count + 1) * this.width > this.buf.length) {
-      const next = new Uint8Array(this.buf.length * 2);
-      next.set(this.buf);
-      this.buf = next;
-    }
+    if ((this.count + 1) * this.width > this.buf.length) this.buf = doubled(this.buf, (n) => new Uint8Array(n));
     this.buf.set(bytes.subarray(0, this.width), this.count * this.width);
     return this.count++;
   }
@@ -34,18 +30,27 @@ export class ByteRecords {
   }
 }
 
-export class GrowableInt32 {
-  a: Int32Array;
+type NumberArray = Int32Array | Float64Array | Uint8Array;
+
+/** A copy of `a` twice as long, for appending past its end. */
+function doubled<A extends NumberArray>(a: A, make: (length: number) => A): A {
+  const next = make(a.length * 2);
+  next.set(a);
+  return next;
+}
+
+/** An append-only typed array that doubles when full. */
+class GrowableNumbers<A extends NumberArray> {
+  a: A;
   length = 0;
-  constructor(initial = 1024) {
-    this.a = new Int32Array(initial);
+  constructor(
+    private readonly make: (length: number) => A,
+    initial: number,
+  ) {
+    this.a = make(initial);
   }
   push(v: number): number {
-    if (this.length === this.a.length) {
-      const next = new Int32Array(this.a.length * 2);
-      next.set(this.a);
-      this.a = next;
-    }
+    if (this.length === this.a.length) this.a = doubled(this.a, this.make);
     this.a[this.length] = v;
     return this.length++;
   }
@@ -57,46 +62,21 @@ export class GrowableInt32 {
   }
 }
 
-export class GrowableFloat64 {
-  a: Float64Array;
-  length = 0;
+export class GrowableInt32 extends GrowableNumbers<Int32Array> {
   constructor(initial = 1024) {
-    this.a = new Float64Array(initial);
-  }
-  push(v: number): number {
-    if (this.length === this.a.length) {
-      const next = new Float64Array(this.a.length * 2);
-      next.set(this.a);
-      this.a = next;
-    }
-    this.a[this.length] = v;
-    return this.length++;
-  }
-  get(i: number): number {
-    return this.a[i] as number;
+    super((n) => new Int32Array(n), initial);
   }
 }
 
-export class GrowableUint8 {
-  a: Uint8Array;
-  length = 0;
+export class GrowableFloat64 extends GrowableNumbers<Float64Array> {
   constructor(initial = 1024) {
-    this.a = new Uint8Array(initial);
+    super((n) => new Float64Array(n), initial);
   }
-  push(v: number): number {
-    if (this.length === this.a.length) {
-      const next = new Uint8Array(this.a.length * 2);
-      next.set(this.a);
-      this.a = next;
-    }
-    this.a[this.length] = v;
-    return this.length++;
-  }
-  get(i: number): number {
-    return this.a[i] as number;
-  }
-  set(i: number, v: number): void {
-    this.a[i] = v;
+}
+
+export class GrowableUint8 extends GrowableNumbers<Uint8Array> {
+  constructor(initial = 1024) {
+    super((n) => new Uint8Array(n), initial);
   }
 }
 
