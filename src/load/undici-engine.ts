@@ -159,27 +159,72 @@ async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs
   await Promise.allSettled([...pending]);
 }
 
+/** What both undici loops share: the pool, in-flight requests, the timers and the request counts. */
+class LoopState {
+  readonly pool: Pool;
+  readonly inFlight: InFlight = new Map();
+  readonly pending = new Set<Promise<unknown>>();
+  issued = 0;
+  measured = 0;
+  lastStartNs: bigint;
+  readonly #tick: NodeJS.Timeout;
+  readonly #sweep: NodeJS.Timeout;
+
+  constructor(
+    target: EngineTarget,
+    private readonly limits: EngineLimits,
+    private readonly hooks: EngineHooks,
+  ) {
+    this.pool = makePool(target, limits);
+    this.lastStartNs = limits.startNs;
+    this.#tick = setInterval(() => hooks.onTick?.(), 250);
+    this.#sweep = idleSweep(this.inFlight, limits.timeoutMs);
+  }
+
+  /** Whether a measured request would exceed `--requests` (warmup requests never count). */
+  budgetSpent(warm: boolean): boolean {
+    return !warm && this.limits.maxRequests !== null && this.measured >= this.limits.maxRequests;
+  }
+
+  /** Counts a request starting at `startNs` and returns its sequence number. */
+  begin(startNs: bigint, warm: boolean): number {
+    const seq = this.issued++;
+    if (!warm) this.measured++;
+    this.hooks.collector.onStart(startNs);
+    this.lastStartNs = startNs;
+    return seq;
+  }
+
+  track(p: Promise<unknown>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#tick);
+    clearInterval(this.#sweep);
+    await this.pool.destroy().catch(() => undefined);
+  }
+
+  run(): EngineRun {
+    return { issued: this.issued, due: this.issued, lastStartNs: this.lastStartNs };
+  }
+}
+
 /**
  * Open loop: requests start at their intended times from a seeded schedule, whatever the server
  * does. Latency is measured from the intended time; the actual send is kept for service time
  * and schedule lag.
  */
 export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: ScheduleOptions, hooks: EngineHooks): Promise<EngineRun> {
-  const pool = makePool(target, limits);
-  const inFlight: InFlight = new Map();
-  const pending = new Set<Promise<unknown>>();
+  const loop = new LoopState(target, limits, hooks);
   const collector = hooks.collector;
-  let issued = 0;
-  let measured = 0;
-  let lastStartNs = limits.startNs;
-  const tick = setInterval(() => hooks.onTick?.(), 250);
-  const sweep = idleSweep(inFlight, limits.timeoutMs);
   try {
     for (const s of arrivalTimes(schedule)) {
       const intendedNs = limits.startNs + BigInt(Math.round(s * 1e9));
       if (intendedNs >= limits.stopNs || hooks.signal?.aborted === true) break;
       const warm = collector.isWarmup(intendedNs);
-      if (!warm && limits.maxRequests !== null && measured >= limits.maxRequests) break;
+      if (loop.budgetSpent(warm)) break;
       // Wait for the intended time: a timer for the bulk, then yield to I/O until due.
       for (;;) {
         const left = Number(intendedNs - now()) / 1e6;
@@ -189,53 +234,36 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
         if (isAborted(hooks.signal)) break;
       }
       if (isAborted(hooks.signal)) break;
-      const seq = issued++;
-      if (!warm) measured++;
-      collector.onStart(intendedNs);
-      const p = sendOne(pool, target, seq, intendedNs, s, inFlight).then((t) => report(hooks, t));
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
-      lastStartNs = intendedNs;
+      const seq = loop.begin(intendedNs, warm);
+      loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight).then((t) => report(hooks, t)));
     }
-    await drain(inFlight, pending, limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
   } finally {
-    clearInterval(tick);
-    clearInterval(sweep);
-    await pool.destroy().catch(() => undefined);
+    await loop.close();
   }
-  return { issued, due: issued, lastStartNs };
+  return loop.run();
 }
 
 /** Closed loop with undici: N workers, each sends its next request when the previous one ends. */
 export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLimits, concurrency: number, hooks: EngineHooks): Promise<EngineRun> {
-  const pool = makePool(target, limits);
-  const inFlight: InFlight = new Map();
-  const pending = new Set<Promise<unknown>>();
+  const loop = new LoopState(target, limits, hooks);
   const collector = hooks.collector;
-  let issued = 0;
-  let measured = 0;
-  let lastStartNs = limits.startNs;
-  const tick = setInterval(() => hooks.onTick?.(), 250);
   const stopAc = new AbortController();
   const onStop = (): void => stopAc.abort();
   hooks.signal?.addEventListener('abort', onStop, { once: true });
   const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
-  const sweep = idleSweep(inFlight, limits.timeoutMs);
   const worker = async (): Promise<void> => {
     for (;;) {
       if (stopAc.signal.aborted) return;
       const t = now();
       if (t >= limits.stopNs) return;
       const warm = collector.isWarmup(t);
-      if (!warm && limits.maxRequests !== null && measured >= limits.maxRequests) return;
-      const seq = issued++;
-      if (!warm) measured++;
-      collector.onStart(t);
-      lastStartNs = t;
-      const p = sendOne(pool, target, seq, t, Number(t - limits.startNs) / 1e9, inFlight);
-      pending.add(p);
+      if (loop.budgetSpent(warm)) return;
+      const seq = loop.begin(t, warm);
+      const p = sendOne(loop.pool, target, seq, t, Number(t - limits.startNs) / 1e9, loop.inFlight);
+      loop.pending.add(p);
       const timing = await p;
-      pending.delete(p);
+      loop.pending.delete(p);
       report(hooks, timing);
       // A refused connection fails at once: pause so a dead server is not hammered in a tight loop.
       if (timing.error?.class === 'connect') await sleepMs(100, stopAc.signal);
@@ -245,14 +273,12 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
     await untilStart(limits.startNs, hooks.signal);
     const workers = Array.from({ length: concurrency }, () => worker());
     await Promise.race([Promise.all(workers), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
-    await drain(inFlight, pending, limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
     await Promise.allSettled(workers);
   } finally {
     clearTimeout(stopTimer);
-    clearInterval(tick);
-    clearInterval(sweep);
     hooks.signal?.removeEventListener('abort', onStop);
-    await pool.destroy().catch(() => undefined);
+    await loop.close();
   }
-  return { issued, due: issued, lastStartNs };
+  return loop.run();
 }
