@@ -50,6 +50,8 @@ export interface ReceiptIssuer {
   gate(input: GateInput): { gateDigest: string };
   outcome(input: OutcomeInput): void;
   chain(account: string): ReceiptChainView;
+  /** Optional: the body of GET /v1/receipts as JSON text, the same bytes as JSON.stringify({ object: 'list', ...chain(account) }). */
+  chainJson?(account: string): string;
   /** `faults` are the request's active faults (receipt faults may change the published keys). */
   keys(faults?: ReadonlySet<string>): ReceiptKeysView;
 }

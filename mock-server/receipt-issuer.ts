@@ -36,6 +36,7 @@ export interface MockReceiptIssuer extends ReceiptIssuer {
   /** `faults` selects receipt-keys-mismatch for this call. */
   keys(faults?: ReadonlySet<string>): ReceiptKeysView;
   chain(account: string): ReceiptChainView;
+  chainJson(account: string): string;
   /** Accounts that have a chain, in order of first Receipt. */
   accounts(): string[];
   /** Flushes nothing (every append is already durable) and releases the ledger. */
@@ -244,6 +245,12 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     chain(account: string): ReceiptChainView {
       const chain = chainOf(account);
       return { mandate: { ...chain.mandate }, head: chain.head ?? null, data: chain.receipts.map((json) => JSON.parse(json) as unknown) };
+    },
+
+    chainJson(account: string): string {
+      const chain = chainOf(account);
+      // The stored texts are JSON.stringify output, so they are what parse + stringify would give back.
+      return `{"object":"list","mandate":${JSON.stringify(chain.mandate)},"head":${JSON.stringify(chain.head ?? null)},"data":[${chain.receipts.join(',')}]}`;
     },
 
     keys(faults: ReadonlySet<string> = NO_FAULTS): ReceiptKeysView {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { digestOf } from '../src/receipts/index.ts';
 import { startMockServer } from './index.ts';
+import { ReceiptFault } from './faults-receipts.ts';
 import { createReceiptIssuer } from './receipt-issuer.ts';
 
 const PAIRS = 3_000;
@@ -48,4 +49,21 @@ describe('GET /v1/receipts on a long chain', () => {
       await mock.close();
     }
   }, 60_000);
+
+  it('serves the stored Receipt texts as the same bytes as the parsed chain view re-serialised, faults included', () => {
+    const issuer = createReceiptIssuer({ seed: 4, level: 3 });
+    expect(issuer.chainJson('acct_y')).toBe(JSON.stringify({ object: 'list', ...issuer.chain('acct_y') }));
+    const resolved = { provider: 'iari-mock', model: 'iari-mini', boundary: ['account:acct_y'] };
+    for (const faults of [new Set<string>(), new Set<string>([ReceiptFault.unknownDecisionMember, ReceiptFault.noncanonicalCost]), new Set<string>([ReceiptFault.badSignature])]) {
+      const body = { model: 'iari-mini', messages: [{ role: 'user', content: 'Grüße 🚀 "quoted" \\ \u2028' }] };
+      const { gateDigest } = issuer.gate({
+        account: 'acct_y', requestId: 'req_y', model: 'iari-mini', resource: 'model:iari-mini', inputDigestOf: body,
+        decision: { result: 'allowed' }, estimatedCostUsd: '0.00002', faults,
+      });
+      issuer.outcome({ account: 'acct_y', gateDigest, status: 'ok', output: [{ role: 'assistant', content: 'é' }], resolved, costUsd: '0.000015', faults });
+    }
+    expect(issuer.chain('acct_y').data).toHaveLength(6);
+    expect(issuer.chainJson('acct_y')).toBe(JSON.stringify({ object: 'list', ...issuer.chain('acct_y') }));
+    issuer.close();
+  });
 });

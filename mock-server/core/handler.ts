@@ -225,7 +225,8 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       return handleChat(state, req, ctx, account);
     case '/v1/receipts':
       if (state.receipts === null) return notAdvertised(ctx);
-      return json(200, { object: 'list', ...state.receipts.chain(account.fixture.id) }, ctx.requestId);
+      // Served from the issuer's stored JSON text when it keeps one: no parse and re-serialisation per Receipt.
+      return json(200, state.receipts.chainJson?.(account.fixture.id) ?? { object: 'list', ...state.receipts.chain(account.fixture.id) }, ctx.requestId);
     default:
       return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown route: ${path}`, param: null, code: 'not_found' }, ctx.requestId, f);
   }
