@@ -23,13 +23,8 @@ export interface CollectorOptions {
   onRecord?: (record: RequestRecord, timing: RequestTiming) => void;
 }
 
-interface SliceAcc {
-  started: number;
-  finished: number;
-  ok: number;
-  failed: number;
-  outputTokens: number;
-  inFlight: number;
+/** One second's counts (as in its Timeslice) with live histograms. */
+interface SliceAcc extends Pick<Timeslice, 'started' | 'finished' | 'ok' | 'failed' | 'outputTokens' | 'inFlight'> {
   ttft: Histogram;
   e2e: Histogram;
   itl: Histogram;

@@ -3,8 +3,8 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { normalizeBaseUrl } from '../client/base-url.ts';
 import type { ShardInfo } from './load-result.ts';
 import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts';
-import type { ModeConfig } from './run-load.ts';
-import { parseSlos, type Slo } from './slo.ts';
+import type { LoadSettings, ModeConfig } from './run-load.ts';
+import { parseSlos } from './slo.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -34,27 +34,14 @@ export const loadFlagSpec = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export interface LoadPlan {
+export interface LoadPlan extends LoadSettings {
   /** Normalised /v1 base URL, or null for the bundled mock. */
   baseUrl: string | null;
   /** Bearer token for an external target (the bundled mock supplies its own). */
   token: string | null;
   model: string | null;
-  mode: ModeConfig;
-  durationS: number | null;
-  requests: number | null;
-  warmupS: number;
-  maxTokens: number;
-  stream: boolean;
-  prompts: ChatMessage[][];
-  promptsSource: 'builtin' | { file: string; count: number };
-  seed: number;
-  timeoutMs: number;
-  slos: Slo[];
-  sloExprs: string[];
   sweep: boolean;
   sweepSteps: number;
-  shard: ShardInfo | null;
   report: string | undefined;
   json: boolean;
   quiet: boolean;

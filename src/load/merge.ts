@@ -2,8 +2,8 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
 import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type LoadMode, type LoadResult } from './load-result.ts';
-import { round, validity } from './result-builder.ts';
-import { evaluateSlos, parseSlos } from './slo.ts';
+import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
+import { parseSlos } from './slo.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
 export function assertLoadResult(value: unknown, source: string): LoadResult {
@@ -83,16 +83,8 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
   const outputTokens = sum((r) => r.counts.outputTokens);
   const started = sum((r) => r.counts.started);
   const mode = mergeMode(results.map((r) => r.meta.mode));
-  const throughput = {
-    windowS: round(windowS, 3),
-    rps: round(finished / windowS, 3),
-    okRps: round(ok / windowS, 3),
-    outputTokensPerS: round(outputTokens / windowS, 3),
-    achievedArrivalRate: mode.kind === 'open' ? round(started / windowS, 3) : null,
-  };
-  const good = sum((r) => r.goodput.goodRequests);
-  const goodput = { slos: first.goodput.slos, goodRequests: good, goodputRps: round(good / windowS, 3), fraction: finished === 0 ? 0 : round(good / finished, 6) };
-  const slos = evaluateSlos(parseSlos(sloExprs), { metrics, errors, throughput, goodput });
+  const throughput = throughputOf({ started, finished, ok, outputTokens }, windowS, mode.kind === 'open');
+  const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
   const v = validity(metrics, mode.kind === 'open');
   for (const r of results) for (const w of r.validity.warnings) v.warnings.push(`shard ${r.shard?.index ?? '-'}: ${w}`);
   v.warnings.push(...warnings);
@@ -120,12 +112,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    throughput,
-    metrics,
-    errors,
-    slos,
-    slosPassed: slos.every((s) => s.passed),
-    goodput,
+    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput }),
     timeslices: mergeTimeslices(results.map((r) => r.timeslices), startMs),
     sweep: null,
     shard: null,

@@ -42,21 +42,9 @@ export function buildResult(input: BuildInput): LoadResult {
     if (h.totalCount > 0) metrics[m] = summarize(h, m === 'output_tps' ? 'millitokens_per_s' : 'us');
   }
   const errors = c.errorSummary();
-  const throughput = {
-    windowS: round(windowS, 3),
-    rps: round(c.finished / windowS, 3),
-    okRps: round(c.ok / windowS, 3),
-    outputTokensPerS: round(c.outputTokens / windowS, 3),
-    achievedArrivalRate: meta.mode.kind === 'open' ? round(c.started / windowS, 3) : null,
-  };
+  const throughput = throughputOf(c, windowS, meta.mode.kind === 'open');
   const perRequest = input.slos.filter((s) => s.perRequest).map((s) => s.expr);
-  const goodput: Goodput = {
-    slos: perRequest,
-    goodRequests: c.good,
-    goodputRps: round(c.good / windowS, 3),
-    fraction: c.finished === 0 ? 0 : round(c.good / c.finished, 6),
-  };
-  const slos = evaluateSlos(input.slos, { metrics, errors, throughput, goodput });
+  const goodput = goodputOf(perRequest, c.good, c.finished, windowS);
   return {
     meta,
     counts: {
@@ -71,17 +59,44 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    throughput,
-    metrics,
-    errors,
-    slos,
-    slosPassed: slos.every((s) => s.passed),
-    goodput,
+    ...judged(input.slos, { metrics, errors, throughput, goodput }),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
+  };
+}
+
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>;
+
+/** The measured part of a result with the SLO verdicts over it, in the result's key order. */
+export function judged(slos: readonly Slo[], m: Measured): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
+  const results = evaluateSlos(slos, m);
+  return { throughput: m.throughput, metrics: m.metrics, errors: m.errors, slos: results, slosPassed: results.every((s) => s.passed), goodput: m.goodput };
+}
+
+/** Rates over the measured window from a run's (or merged shards') counts. */
+export function throughputOf(
+  c: { started: number; finished: number; ok: number; outputTokens: number },
+  windowS: number,
+  open: boolean,
+): LoadResult['throughput'] {
+  return {
+    windowS: round(windowS, 3),
+    rps: round(c.finished / windowS, 3),
+    okRps: round(c.ok / windowS, 3),
+    outputTokensPerS: round(c.outputTokens / windowS, 3),
+    achievedArrivalRate: open ? round(c.started / windowS, 3) : null,
+  };
+}
+
+export function goodputOf(slos: string[], goodRequests: number, finished: number, windowS: number): Goodput {
+  return {
+    slos,
+    goodRequests,
+    goodputRps: round(goodRequests / windowS, 3),
+    fraction: finished === 0 ? 0 : round(goodRequests / finished, 6),
   };
 }
 

@@ -17,13 +17,8 @@ export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
   | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' };
 
-export interface LoadConfig {
-  runId: string;
-  /** Normalised base URL ending in /v1 (loopback only; checked by the caller). */
-  baseUrl: string;
-  token: string;
-  model: string;
-  target: 'bundled-mock' | 'external';
+/** The settings `iari load` takes from its flags and hands to a run unchanged. */
+export interface LoadSettings {
   mode: ModeConfig;
   /** Measured seconds after warmup; null when bounded by `requests` (then at most maxDurationS). */
   durationS: number | null;
@@ -38,6 +33,15 @@ export interface LoadConfig {
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
+}
+
+export interface LoadConfig extends LoadSettings {
+  runId: string;
+  /** Normalised base URL ending in /v1 (loopback only; checked by the caller). */
+  baseUrl: string;
+  token: string;
+  model: string;
+  target: 'bundled-mock' | 'external';
   /** Send one unrecorded request first, so lazy compilation and connection setup stay out of the stamps (default true). */
   prime?: boolean;
   /** Upper bound on a requests-bound run's measured time (default 600 s). */
