@@ -16,7 +16,7 @@ import {
 } from './conformance-files.ts';
 import { createRedactor } from './redact.ts';
 import { createRunDir } from './run-dir.ts';
-import { sampleConformanceReport } from './sample-reports.ts';
+import { sampleConformanceReport, tinyConformanceReport } from './sample-reports.ts';
 
 const canary = 'sk-iari-canary-0123456789abcdef';
 const redactor = createRedactor([canary]);
@@ -38,23 +38,6 @@ function leakySample(): ConformanceReport {
 function shuffled(report: ConformanceReport): ConformanceReport {
   const results = [...report.results].reverse().map((r) => Object.fromEntries(Object.entries(r).reverse()) as unknown as RequirementResult);
   return { usage: report.usage, coverage: report.coverage, results, summary: report.summary, run: report.run, tool: report.tool };
-}
-
-/** A hand-built four-requirement report (one per verdict kind that files treat differently). */
-function smallReport(token: string): ConformanceReport {
-  return {
-    tool: { name: 'iari', version: '0.1.0' },
-    run: { id: 'r1', startedAt: '2026-11-21T00:00:00.000Z', durationMs: 10, baseUrl: 'http://127.0.0.1:1/v1', target: 'external', seed: 1, grade: 'all', only: [], skip: [], include: [] },
-    summary: { pass: 1, fail: 1, 'non-strict': 1, informational: 0, skipped: 1, total: 4 },
-    results: [
-      { id: 'AUTH-001', area: 'AUTH', grade: 'MUST', title: 'a', checks: ['AUTH-001: a'], durationMs: 1, verdict: 'pass' },
-      { id: 'AUTH-006', area: 'AUTH', grade: 'MUST', title: 'b', checks: ['AUTH-006: b'], durationMs: 1, verdict: 'fail', failures: [{ message: `echoed ${token}`, requestId: 'req_1', curl: `curl -H "authorization: Bearer ${token}"` }] },
-      { id: 'CHAT-012', area: 'CHAT', grade: 'SHOULD', title: 'c', checks: ['CHAT-012: c'], durationMs: 1, verdict: 'non-strict', failures: [{ message: 'refusal missing' }] },
-      { id: 'LIMIT-001', area: 'LIMIT', grade: 'SHOULD', title: 'd', checks: [], durationMs: 0, verdict: 'skipped', reason: 'run with --include limits' },
-    ],
-    coverage: { exercised: 3, registry: 4, unexercised: ['LIMIT-001'] },
-    usage: { unavailable: 'n/a' },
-  };
 }
 
 describe('conformance-files', () => {
@@ -110,7 +93,7 @@ describe('conformance-files', () => {
 
   it('replaces a bare token with [REDACTED] in conformance.json, results.ndjson and junit.xml', () => {
     const token = 'sk-report-files-secret-123456';
-    const report = smallReport(token);
+    const report = tinyConformanceReport(token);
     const tokenRedactor = createRedactor([token]);
     for (const text of [conformanceJson(report, tokenRedactor), resultsNdjson(report, tokenRedactor), conformanceJunit(report, tokenRedactor)]) {
       expect(text.includes(token)).toBe(false);
@@ -119,7 +102,7 @@ describe('conformance-files', () => {
   });
 
   it('counts JUnit tests, failures and skips per verdict and passes a non-strict result with its finding as system-out', () => {
-    const xml = conformanceJunit(smallReport('sk-unused-0000000000'), redactor);
+    const xml = conformanceJunit(tinyConformanceReport('sk-unused-0000000000'), redactor);
     expect(xml.match(/<testcase /g)?.length).toBe(4);
     expect(xml).toMatch(/<testsuites name="iari conformance" tests="4" failures="1" errors="0" skipped="1"/);
     expect(xml).toMatch(/name="CHAT-012: c"[\s\S]*?<system-out>refusal missing<\/system-out>/);

@@ -126,3 +126,24 @@ export function sampleConformanceReport(options: SampleOptions = {}): Conformanc
     usage: options.usageUnavailable !== undefined ? { unavailable: options.usageUnavailable } : { days: usageDays(rand, today, options.usageDays ?? 90) },
   };
 }
+
+/**
+ * A hand-built four-requirement report, one result per verdict that files and summaries treat
+ * differently: AUTH-001 pass, AUTH-006 MUST fail (its message and curl line carry `secret`),
+ * CHAT-012 SHOULD non-strict ("refusal missing"), LIMIT-001 skipped.
+ */
+export function tinyConformanceReport(secret: string): ConformanceReport {
+  return {
+    tool: { name: 'iari', version: '0.1.0' },
+    run: { id: 'r1', startedAt: '2026-11-21T00:00:00.000Z', durationMs: 10, baseUrl: 'http://127.0.0.1:1/v1', target: 'external', seed: 1, grade: 'all', only: [], skip: [], include: [] },
+    summary: { pass: 1, fail: 1, 'non-strict': 1, informational: 0, skipped: 1, total: 4 },
+    results: [
+      { id: 'AUTH-001', area: 'AUTH', grade: 'MUST', title: 'a', checks: ['AUTH-001: a'], durationMs: 1, verdict: 'pass' },
+      { id: 'AUTH-006', area: 'AUTH', grade: 'MUST', title: 'b', checks: ['AUTH-006: b'], durationMs: 1, verdict: 'fail', failures: [{ message: `echoed ${secret}`, requestId: 'req_1', curl: `curl -H "authorization: Bearer ${secret}"` }] },
+      { id: 'CHAT-012', area: 'CHAT', grade: 'SHOULD', title: 'c', checks: ['CHAT-012: c'], durationMs: 1, verdict: 'non-strict', failures: [{ message: 'refusal missing' }] },
+      { id: 'LIMIT-001', area: 'LIMIT', grade: 'SHOULD', title: 'd', checks: [], durationMs: 0, verdict: 'skipped', reason: 'run with --include limits' },
+    ],
+    coverage: { exercised: 3, registry: 4, unexercised: ['LIMIT-001'] },
+    usage: { unavailable: 'n/a' },
+  };
+}
