@@ -2,6 +2,10 @@
 // measured side by side in one run (ratio), plus the cost of a durable ledger append per sync mode.
 //
 //   npx tsx scripts/bench-mock.ts [--duration 4] [--rounds 2] [--streams 256] [--concurrency 64] [--cpu-prof]
+//                                 [--completion-tokens 32]
+//
+// The reference figures use the default 32-token completions; --completion-tokens 256 is a
+// variant with longer, more realistic completions (report it beside the default, not instead).
 //
 // Each server runs in its own child process; this process is the undici client (loopback only,
 // bounded in time). Writes reports/bench/mock.json. With --cpu-prof the mock child is profiled
@@ -20,7 +24,7 @@ import { Pool } from 'undici';
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '..');
 const TOKEN = 'sk-iari-bench-token-000000000001';
-const COMPLETION_TOKENS = 32;
+const DEFAULT_COMPLETION_TOKENS = 32;
 const REQUEST = { model: 'iari-mini', messages: [{ role: 'user', content: 'Benchmark me.' }] };
 
 interface Captured {
@@ -29,9 +33,9 @@ interface Captured {
 }
 
 // ---------------------------------------------------------------- children
-async function serveMock(receipts: boolean): Promise<void> {
+async function serveMock(receipts: boolean, completionTokens: number): Promise<void> {
   const { startMockServer } = await import('../mock-server/index.ts');
-  const server = await startMockServer({ seed: 1, limits: false, ttftMs: 0, itlMs: 0, jitterMs: 0, completionTokens: COMPLETION_TOKENS, sendLogCapacity: 1024, receipts });
+  const server = await startMockServer({ seed: 1, limits: false, ttftMs: 0, itlMs: 0, jitterMs: 0, completionTokens, sendLogCapacity: 1024, receipts });
   announce(server.url, () => server.close());
 }
 
@@ -258,11 +262,14 @@ async function main(): Promise<void> {
       concurrency: { type: 'string', default: '64' },
       'cpu-prof': { type: 'boolean', default: false },
       out: { type: 'string', default: 'reports/bench/mock.json' },
+      'completion-tokens': { type: 'string', default: String(DEFAULT_COMPLETION_TOKENS) },
     },
     strict: true,
   });
-  if (values.serve === 'mock') return serveMock(true);
-  if (values.serve === 'mock-no-receipts') return serveMock(false);
+  const completionTokens = Number(values['completion-tokens']);
+  if (!Number.isInteger(completionTokens) || completionTokens < 1 || completionTokens > 4096) throw new Error('--completion-tokens must be an integer from 1 to 4096');
+  if (values.serve === 'mock') return serveMock(true, completionTokens);
+  if (values.serve === 'mock-no-receipts') return serveMock(false, completionTokens);
   if (values.serve === 'bare') return serveBare(values.fixture as string);
 
   const seconds = Number(values.duration);
@@ -274,12 +281,13 @@ async function main(): Promise<void> {
   }
   const profileDir = path.join(ROOT, 'reports/bench/prof');
   if (values['cpu-prof']) fs.rmSync(profileDir, { recursive: true, force: true });
-  const mock = await startChild(['--serve', 'mock'], values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
+  const tokensArg = ['--completion-tokens', String(completionTokens)];
+  const mock = await startChild(['--serve', 'mock', ...tokensArg], values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
   const captured = await capture(mock.url);
   const fixture = path.join(os.tmpdir(), `iari-bench-fixture-${process.pid}.json`);
   fs.writeFileSync(fixture, JSON.stringify(captured));
   const bare = await startChild(['--serve', 'bare', '--fixture', fixture]);
-  const plain = await startChild(['--serve', 'mock-no-receipts']);
+  const plain = await startChild(['--serve', 'mock-no-receipts', ...tokensArg]);
   const targets = [['bare', bare], ['mock', mock], ['mockNoReceipts', plain]] as const;
   const expectEvents = captured.stream.events.length;
   type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number };
@@ -315,7 +323,7 @@ async function main(): Promise<void> {
     node: process.version,
     cpus: os.cpus().length,
     loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
-    settings: { seconds, rounds, streams, concurrency, completionTokens: COMPLETION_TOKENS, eventsPerStream: expectEvents, ledger: false },
+    settings: { seconds, rounds, streams, concurrency, completionTokens, eventsPerStream: expectEvents, ledger: false },
     streaming: {
       bareEventsPerSecond: Math.round(sums.bare.stream),
       mockEventsPerSecond: Math.round(sums.mock.stream),
