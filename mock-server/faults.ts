@@ -1,11 +1,12 @@
 import { coreFaults, type FaultDefinition } from './core/fault-catalogue.ts';
 import { receiptFaults } from './faults-receipts.ts';
 import { accountFaults } from './core/account-faults.ts';
+import { httpFaults } from './core/http-faults.ts';
 
 export type { FaultDefinition };
 
 /** Every fault and legal mode the mock can apply: `--fault NAME`, `options.faults`, `x-iari-fault`. */
-export const faults: readonly FaultDefinition[] = [...coreFaults, ...accountFaults, ...receiptFaults];
+export const faults: readonly FaultDefinition[] = [...coreFaults, ...accountFaults, ...httpFaults, ...receiptFaults];
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));
 

@@ -35,6 +35,7 @@ const meTable: MeFault[] = [
   { name: 'me-cloud-agents-missing', breaks: ['ME-020'], description: '/v1/me features has no cloud_agents flag.', apply: (me) => { delete obj(me, 'features')['cloud_agents']; } },
   { name: 'me-team-workspaces-missing', breaks: ['ME-022'], description: '/v1/me features has no team_workspaces flag.', apply: (me) => { delete obj(me, 'features')['team_workspaces']; } },
   { name: 'me-extra-member', breaks: ['ME-023'], description: '/v1/me carries a member beyond the seed (usage.cached_tokens_this_month).', apply: (me) => { obj(me, 'usage')['cached_tokens_this_month'] = 0; } },
+  { name: 'me-id-constant', breaks: ['AUTH-012'], description: 'Every account\'s /v1/me has the same id ("user_iari").', apply: (me) => { me['id'] = 'user_iari'; } },
   { name: 'me-tokens-off-by-one', breaks: ['USAGE-011'], description: '/v1/me usage.tokens_this_month is one more than the month rows sum to.', apply: (me) => { obj(me, 'usage')['tokens_this_month'] = Number(obj(me, 'usage')['tokens_this_month']) + 1; } },
   { name: 'me-spend-off-by-cent', breaks: ['USAGE-012'], description: '/v1/me usage.spend_usd is 0.01 more than the month rows sum to.', apply: (me) => { obj(me, 'usage')['spend_usd'] = Math.round((Number(obj(me, 'usage')['spend_usd']) + 0.01) * 1e6) / 1e6; } },
 ];

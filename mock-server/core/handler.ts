@@ -4,6 +4,7 @@ import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import { AccountRegistry, loadAccountsFile, type AccountsFile, type AccountState } from './accounts.ts';
 import { ModelCatalogue, defaultModels, type ModelInfo, type ModelInput } from './models.ts';
 import { badRequest, errorResponse, type ApiError } from './http-errors.ts';
+import { applyHttpFaults } from './http-faults.ts';
 import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
 import { json } from './json-response.ts';
@@ -180,7 +181,7 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   }
   applySchedule(state);
   const ctx: RequestContext = { requestId, faults, account: null };
-  return withRequestId(route(state, req, ctx), faults);
+  return withRequestId(applyHttpFaults(state, req, ctx, route(state, req, ctx)), faults);
 }
 
 function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockResponse {
