@@ -8,6 +8,7 @@ import { HarnessError, HarnessErrorCode } from '../src/errors.ts';
 import { digestOf, Ed25519Key, newReceiptId, PROTO, sealReceipt, signAct } from '../src/receipts/index.ts';
 import type { Act, Budget, Decision, Outcome, Receipt, SealedReceipt, UnsignedReceipt } from '../src/receipts/index.ts';
 import { ReceiptFault } from './faults-receipts.ts';
+import { keysWithFaults, ReceiptIssuerFault, sealWithFaults, type MutationContext } from './receipt-fault-mutations.ts';
 import type { GateDecision, GateInput, OutcomeInput, ReceiptChainView, ReceiptIssuer, ReceiptKeysView } from './receipt-hooks.ts';
 import { openReceiptLedger, type LedgerSyncMode, type ReceiptLedger } from './receipt-ledger.ts';
 
@@ -106,6 +107,9 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   const nextId = options.nextId ?? (() => newReceiptId());
   const chains = new Map<string, Chain>();
+  const otherIssuer = Ed25519Key.fromSeed(derivedSeed(`advertised/${seed}`));
+  // Receipts issued under receipt-cross-account-copy: listed in every other account's chain too.
+  const leaked: string[] = [];
   // x-receipt-gate values given out under receipt-wrong-gate-header, mapped back to the real gate.
   const aliases = new Map<string, string>();
 
@@ -117,7 +121,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
         account,
         mandate: { id: `mnd_${shortId(`mandate/${seed}/${account}`)}`, grant_id: `grant_${shortId(`grant/${seed}/${account}`)}`, actor: actorKey.keyref },
         actorKey,
-        receipts: [],
+        receipts: [...leaked],
         head: undefined,
         lastIat: 0,
         open: new Map(),
@@ -130,7 +134,8 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   const record = (chain: Chain, sealed: SealedReceipt, json: string) => {
     chain.receipts.push(json);
     chain.head = sealed.digest;
-    chain.lastIat = Math.max(chain.lastIat, sealed.receipt.iat);
+    // A Receipt broken on purpose (receipt-schema-string-iat) must not move the clock of the chain.
+    if (Number.isSafeInteger(sealed.receipt.iat)) chain.lastIat = Math.max(chain.lastIat, sealed.receipt.iat);
   };
 
   let ledger: ReceiptLedger | null = null;
@@ -151,7 +156,8 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       actor: chain.actorKey.keyref,
       ...parts,
     };
-    let sealed = sealReceipt(unsigned, issuer);
+    const mutationContext: MutationContext = { issuer, otherIssuer, serviceId, lastReceipt: () => { const last = chain.receipts.at(-1); return last === undefined ? undefined : (JSON.parse(last) as Record<string, unknown>); } };
+    let sealed = faults.size === 0 ? sealReceipt(unsigned, issuer) : sealWithFaults(unsigned, gateFaults ? (parts.decision.result === 'denied' ? 'denial' : 'gate') : 'outcome', faults, mutationContext);
     if (gateFaults && faults.has(ReceiptFault.badSignature)) {
       // A genuine issuer signature, but over other bytes: well-formed, canonical, and wrong.
       const other = sealReceipt({ ...unsigned, iat: unsigned.iat + 1 }, issuer);
@@ -162,6 +168,10 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     // Durable before the caller answers (issue 6: "a receipt is on disk before the response that it records is finished").
     ledger?.appendSerialized(chain.account, chain.mandate.id, json);
     record(chain, sealed, json);
+    if (faults.has(ReceiptIssuerFault.crossAccountCopy)) {
+      leaked.push(json);
+      for (const other of chains.values()) if (other !== chain) other.receipts.push(json);
+    }
     return sealed;
   };
 
@@ -214,6 +224,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       if (faults.has(ReceiptFault.noncanonicalCost)) amount = amount.includes('.') ? `${amount}0` : `${amount}.0`;
       const sealed = append(chain, { act, decision, cost: usd(amount), ...(context === undefined ? {} : { context }) }, faults, true);
       if (decision.result === 'allowed') chain.open.set(sealed.digest, { act, decision, context });
+      else if (faults.has(ReceiptIssuerFault.outcomeOnDenial)) appendOutcome(chain, sealed.digest, { act, decision, context }, { status: 'failed', resolved: null }, usd('0'), NO_FAULTS);
       if (faults.has(ReceiptFault.wrongGateHeader)) {
         const alias = digestOf({ 'not-the-gate': sealed.digest });
         // Only an allowed gate gets an outcome that must find its way back (and removes the alias).
@@ -254,8 +265,8 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     },
 
     keys(faults: ReadonlySet<string> = NO_FAULTS): ReceiptKeysView {
-      const kid = faults.has(ReceiptFault.keysMismatch) ? Ed25519Key.fromSeed(derivedSeed(`advertised/${seed}`)).keyref : issuer.keyref;
-      return { object: 'receipt_keys', service_id: serviceId, keys: [{ kid, alg: 'Ed25519', use: 'issuer' }] };
+      const kid = faults.has(ReceiptFault.keysMismatch) ? otherIssuer.keyref : issuer.keyref;
+      return keysWithFaults({ object: 'receipt_keys', service_id: serviceId, keys: [{ kid, alg: 'Ed25519', use: 'issuer' }] }, faults, otherIssuer);
     },
 
     accounts: () => [...chains.keys()],

@@ -26,6 +26,17 @@ describe('requirementIdsOfFinding', () => {
     expect(requirementIdsOfFinding({ code: 'SCHEMA_MISSING_FIELD', pointer: '/decision/subcode' })).toEqual(['RCPT-SCHEMA-020']);
   });
 
+  it('RCPT-SCHEMA-023: counts a subcode or prose the reason does not allow against the detail rule, not the pattern or presence rules', () => {
+    expect(requirementIdsOfFinding({ code: 'SCHEMA_UNKNOWN_FIELD', pointer: '/decision/subcode' })).toEqual(['RCPT-SCHEMA-023']);
+    expect(requirementIdsOfFinding({ code: 'SCHEMA_UNKNOWN_FIELD', pointer: '/decision/prose' })).toEqual(['RCPT-SCHEMA-023']);
+    expect(requirementIdsOfFinding({ code: 'POLICY_DETAIL_MISSING', pointer: '/decision/prose' })).toEqual(['RCPT-SCHEMA-022']);
+  });
+
+  it('RCPT-SCHEMA-027: counts a malformed "the service" digest against the digest rule and the "the service" rule', () => {
+    expect(requirementIdsOfFinding({ code: 'BAD_DIGEST', pointer: '/decision/the service' })).toEqual(['RCPT-SCHEMA-006', 'RCPT-SCHEMA-027']);
+    expect(requirementIdsOfFinding({ code: 'BAD_DIGEST', pointer: '/prev' })).toEqual(['RCPT-SCHEMA-006']);
+  });
+
   it('counts a missing resolved against both the schema rule and the pairing rule', () => {
     expect(requirementIdsOfFinding({ code: 'RESOLVED_MISSING', pointer: '/outcome' })).toEqual(['RCPT-SCHEMA-034', 'RCPT-PAIR-007']);
   });

@@ -77,6 +77,8 @@ function bySchemaPointer(code: string, pointer: string): string[] {
   if (p.startsWith('/outcome')) return [S(28)];
   if (p === '/decision/result') return [code === 'SCHEMA_MISSING_FIELD' ? S(15) : S(16)];
   if (p === '/decision/reason') return [S(18)];
+  // RCPT-SCHEMA-023: "subcode or prose with any other reason (or no reason) is rejected" (an unexpected member).
+  if ((p === '/decision/subcode' || p === '/decision/prose') && code === 'SCHEMA_UNKNOWN_FIELD') return [S(23)];
   if (p === '/decision/subcode') return [code === 'SCHEMA_MISSING_FIELD' ? S(20) : S(21)];
   if (p === '/decision/prose') return [S(22)];
   if (p === '/decision/the service') return [S(27)];
@@ -107,6 +109,8 @@ const schemaCodes = new Set(['SCHEMA_MISSING_FIELD', 'SCHEMA_UNKNOWN_FIELD', 'SC
  */
 export function requirementIdsOfFinding(f: Pick<Finding, 'code' | 'pointer'>): string[] {
   if (schemaCodes.has(f.code)) return bySchemaPointer(f.code, f.pointer ?? '');
+  // RCPT-SCHEMA-027: "The decision member literally named "the service", when present, is a digest string."
+  if (f.code === 'BAD_DIGEST' && f.pointer === '/decision/the service') return [S(6), S(27)];
   if (f.code === 'SIG_KID_MISMATCH') return [f.pointer?.startsWith('/act') === true ? 'RCPT-SIG-006' : 'RCPT-SIG-002'];
   if (f.code === 'POLICY_DETAIL_MISSING') return [f.pointer === '/decision/prose' ? S(22) : S(20)];
   return byCode[f.code] ?? [];

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyChain, type Receipt } from '../src/receipts/index.ts';
+import { startMockServer, type MockServer } from './index.ts';
+import { receiptMutations } from './receipt-fault-mutations.ts';
+import type { ReceiptChainView, ReceiptKeysView } from './receipt-hooks.ts';
+
+const servers: MockServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function chat(server: MockServer, token: string, fault: string): Promise<number> {
+  const response = await fetch(`${server.url}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-iari-fault': fault },
+    body: JSON.stringify({ model: 'iari-mini', messages: [{ role: 'user', content: 'Tell me about receipts.' }] }),
+  });
+  await response.text();
+  return response.status;
+}
+
+/** The finding a mutation names first in its description, e.g. "(SCHEMA_MISSING_FIELD /type)". */
+function findingOf(description: string): string | undefined {
+  return /\(([A-Z][A-Z0-9_]{3,})/.exec(description)?.[1];
+}
+
+const cases = receiptMutations.filter((m) => findingOf(m.description) !== undefined).map((m) => ({ fault: m.name, finding: findingOf(m.description) as string, denial: m.on.includes('denial') }));
+
+describe('table-driven receipt faults', () => {
+  it('every mutation but one names the finding it causes', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(receiptMutations.length - 1);
+  });
+
+  it.each(cases)('$fault makes the verifier report $finding on the served chain', async (c) => {
+    const server = await startMockServer({ seed: 3 });
+    servers.push(server);
+    const token = server.tokens.byAccount[c.denial ? 'acct_capped' : 'acct_dev'] as string;
+    // Two requests under the fault: faults that need a predecessor act on the second.
+    for (let i = 0; i < 2; i++) expect(await chat(server, token, c.fault)).toBe(c.denial ? 429 : 200);
+    const list = (await (await fetch(`${server.url}/receipts`, { headers: { authorization: `Bearer ${token}`, 'x-iari-fault': c.fault } })).json()) as ReceiptChainView;
+    const keys = (await (await fetch(`${server.url}/receipts/keys`, { headers: { 'x-iari-fault': c.fault } })).json()) as ReceiptKeysView;
+    const result = verifyChain(list.data as Receipt[], { trustedIssuers: keys.keys.map((k) => k.kid), grantId: list.mandate.grant_id, ...(list.head === null ? {} : { expectedHead: list.head }) });
+    expect([...result.errors, ...result.warnings].map((f) => f.code)).toContain(c.finding);
+  });
+});
