@@ -3,7 +3,7 @@
 // (spec/requirements.yaml) a correct check must fail while the fault is on; the verifier finding
 // each one produces is in the description and asserted by mock-server/receipts.test.ts.
 import type { FaultDefinition } from './core/fault-catalogue.ts';
-import { mutationFaults } from './receipt-fault-mutations.ts';
+import { mutationFaults } from './receipt-fault-table.ts';
 
 export const ReceiptFault = {
   brokenPrev: 'receipt-broken-prev',
@@ -43,6 +43,6 @@ export const receiptFaults: readonly FaultDefinition[] = [
   f(ReceiptFault.missingResolved, ['RCPT-SCHEMA-034', 'RCPT-PAIR-007', 'RCPT-HTTP-005', 'RCPT-HTTP-006', 'RCPT-PAIR-009'], 'A model.call outcome has no resolved member (RESOLVED_MISSING; the invalid outcome leaves its gate open).'),
   f(ReceiptFault.pairActMismatch, ['RCPT-PAIR-005', 'RCPT-HTTP-006'], 'The outcome\'s act names another resource than its gate\'s act (PAIR_ACT_MISMATCH).'),
   f(ReceiptFault.noncanonicalCost, ['RCPT-SCHEMA-010', 'RCPT-HTTP-005', 'RCPT-HTTP-006'], 'The gate\'s cost amount has a trailing zero, e.g. "0.000120" (NONCANONICAL_DECIMAL).'),
-  // One rule each, table-driven (receipt-fault-mutations.ts).
+  // One rule each, table-driven (receipt-fault-table.ts).
   ...mutationFaults,
 ];

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChainBuilder, Ed25519Key, digestOf, verifyChain, type ChainVerifyResult, type Receipt } from '../src/receipts/index.ts';
 import { startMockServer, type MockServer } from './index.ts';
 import { ReceiptFault, receiptFaults } from './faults-receipts.ts';
-import { mutationFaults } from './receipt-fault-mutations.ts';
+import { mutationFaults } from './receipt-fault-table.ts';
 import { createReceiptIssuer } from './receipt-issuer.ts';
 import type { ReceiptChainView, ReceiptKeysView } from './receipt-hooks.ts';
 
