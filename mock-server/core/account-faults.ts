@@ -45,5 +45,6 @@ export function applyMeFaults(me: Json, f: ReadonlySet<string>): void {
 }
 
 export const accountFaults: readonly FaultDefinition[] = [
+  { name: 'spend-refunded', kind: 'fault', breaks: ['ME-025'], description: 'A completion subtracts its cost from the spend instead of adding it (tokens and requests still count).' },
   ...meTable.map(({ name, breaks, description }): FaultDefinition => ({ name, kind: 'fault', breaks, description })),
 ];

@@ -11,6 +11,7 @@ const f = (name: string, breaks: string[], description: string): FaultDefinition
 
 export const chatFaults: readonly FaultDefinition[] = [
   // Requests the server mishandles
+  f('tool-choice-named-rejected', ['TOOLS-001'], 'A non-streamed request with a named tool_choice answers 400 (param tool_choice).'),
   f('unknown-member-rejected', ['CHAT-020'], 'A request with an unknown top-level member answers 400.'),
   f('missing-model-defaulted', ['CHAT-021'], 'A request without model is served with the first listed model.'),
   f('invalid-json-served', ['CHAT-032'], 'A body that is not valid JSON is answered as a default one-message request (200).'),
@@ -23,6 +24,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored.'),
   f('tool-name-unvalidated', ['TOOLS-021'], 'Function names with spaces or over 64 characters are accepted.'),
   // Completion body
+  f('completion-not-object', ['CHAT-001', 'CHAT-029', 'CHAT-030', 'CHAT-031'], 'A completion is sent wrapped in a JSON array.'),
   f('completion-id-prefix', ['CHAT-003'], 'Completion ids start with "cmpl-" instead of "chatcmpl-".'),
   f('completion-created-stale', ['CHAT-006'], 'created is two days in the past.'),
   f('completion-model-empty', ['CHAT-007'], 'A completion has model "".'),
@@ -77,6 +79,7 @@ export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): M
     const extra = Object.keys(body).find((k) => !KNOWN.has(k));
     if (extra !== undefined) return { status: 400, param: extra, message: `Unrecognized request argument supplied: ${extra}` };
   }
+  if (fs.has('tool-choice-named-rejected') && body['stream'] !== true && typeof body['tool_choice'] === 'object' && body['tool_choice'] !== null) return { status: 400, param: 'tool_choice', message: 'A named tool_choice is not supported.' };
   if (fs.has('tool-messages-rejected') && messages.some((m) => m?.['role'] === 'tool')) return { status: 400, param: 'messages', message: 'Tool messages are not supported.' };
   if (fs.has('missing-model-defaulted') && body['model'] === undefined) body['model'] = 'iari-mini';
   if (fs.has('tool-call-id-optional')) for (const m of messages) if (m?.['role'] === 'tool' && m['tool_call_id'] === undefined) m['tool_call_id'] = 'call_any';
@@ -208,7 +211,7 @@ export function rewriteChatResponse(res: MockResponse, fs: ReadonlySet<string>):
   }
   if (body['object'] !== 'chat.completion') return res;
   mutateCompletion(body, fs);
-  full.body = JSON.stringify(body);
+  full.body = JSON.stringify(fs.has('completion-not-object') ? [body] : body);
   if (fs.has('completion-content-type-text')) full.headers['content-type'] = 'text/plain; charset=utf-8';
   return res;
 }

@@ -201,7 +201,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     if (finished) return;
     finished = true;
     const cost = costNano(model, plan.promptTokens, completionTokens);
-    if (!f.has('usage-not-incremented')) account.record(state.now(), plan.promptTokens, completionTokens, cost);
+    if (!f.has('usage-not-incremented')) account.record(state.now(), plan.promptTokens, completionTokens, f.has('spend-refunded') ? -cost : cost);
     if (state.receipts !== null && gateDigest !== null) {
       state.receipts.outcome({
         account: account.fixture.id,

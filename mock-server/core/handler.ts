@@ -132,10 +132,11 @@ function withRequestId(res: MockResponse, faults: ReadonlySet<string>): MockResp
   return res;
 }
 
-function bearer(req: MockRequest): string | null {
+function bearer(req: MockRequest, f: ReadonlySet<string>): string | null {
   const h = req.headers['authorization'];
   if (h === undefined) return null;
-  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(h);
+  // Fault auth-any-scheme: "Basic <token>" and a bare token are read like "Bearer <token>".
+  const m = (f.has('auth-any-scheme') ? /^(?:\S+[ ]+)?(\S+)\s*$/ : /^Bearer[ ]+(\S+)\s*$/i).exec(h);
   return m?.[1] ?? '';
 }
 
@@ -143,7 +144,7 @@ type AuthResult = { ok: true; account: AccountState } | { ok: false; response: F
 
 function authenticate(state: CoreState, req: MockRequest, ctx: RequestContext, publicByFault: boolean): AuthResult {
   const f = ctx.faults;
-  const token = bearer(req);
+  const token = bearer(req, f);
   if (token === null && publicByFault) return { ok: true, account: state.accounts.default };
   if (token !== null && token.length > 0) {
     const account = state.accounts.authenticate(token);

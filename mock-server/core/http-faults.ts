@@ -38,7 +38,11 @@ export const httpFaults: readonly FaultDefinition[] = [
   f('bad-request-type-wrong', ['ERR-009'], '400 errors have type "bad_request" instead of "invalid_request_error".'),
   f('unknown-route-code-wrong', ['ERR-012'], 'An unknown route answers 404 with code "unknown_route" instead of "not_found".'),
   f('invalid-role-status-flaps', ['ERR-007'], 'An unknown message role answers 400 and 422 in turn.'),
+  f('me-not-object', ['ME-001'], 'GET /v1/me answers 200 with a JSON array holding the user object.'),
+  f('me-not-under-v1', ['HDR-009', 'HDR-007', 'AUTH-005', 'AUTH-008', 'AUTH-012', 'ME-001'], 'GET /v1/me answers 404; the user is served at {origin}/me only.'),
+  f('param-not-named', ['CHAT-024'], 'A 400 about messages has param "body" instead of naming the field.'),
   // Authentication
+  f('auth-any-scheme', ['AUTH-007'], 'A valid token is accepted as "Basic <token>" or without a scheme.'),
   f('auth-401-wrong-type', ['AUTH-009'], '401 errors have type invalid_request_error instead of authentication_error.'),
   f('auth-token-echoed', ['AUTH-011'], '401 messages repeat the credential that was sent.'),
   f('auth-unknown-route-401', ['AUTH-013'], 'Unknown routes without credentials answer 401 (authentication before route lookup).'),
@@ -88,6 +92,11 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
   if (has('auth-unknown-route-401') && res.status === 404 && path.startsWith('/v1/') && req.headers['authorization'] === undefined && parse(res as FullResponse)?.['error'] !== undefined) {
     return unauthorized(ctx, 'You did not provide an API key.');
   }
+  if (has('me-not-under-v1') && path === '/v1/me') return errorResponse({ status: 404, type: 'invalid_request_error', message: 'Unknown route: GET /v1/me', param: null, code: 'not_found' }, ctx.requestId, fs);
+  if (has('me-not-under-v1') && path === '/me' && req.method === 'GET') {
+    const account = state.accounts.authenticate(/^Bearer\s+(\S+)/i.exec(req.headers['authorization'] ?? '')?.[1] ?? '');
+    if (account !== undefined) return json(200, account.me(state.now()), ctx.requestId);
+  }
   if (has('unversioned-models-alias') && path === '/models' && req.method === 'GET') return json(200, state.models.listBody(EMPTY), ctx.requestId);
 
   if (res.kind === 'full') {
@@ -101,6 +110,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
       if (has('models-object-wrong')) rewrite(res, (b) => ({ ...b, data: (b['data'] as Json[]).map((m) => ({ ...m, object: 'engine' })) }));
       if (has('models-duplicate')) rewrite(res, (b) => ({ ...b, data: [...(b['data'] as Json[]), ...(b['data'] as Json[]).slice(0, 1)] }));
     }
+    if (has('me-not-object') && path === '/v1/me' && res.status === 200) rewrite(res, (b) => [b]);
     if (path === '/v1/me/usage' && res.status === 200) {
       if (has('usage-object-wrong')) rewrite(res, (b) => ({ ...b, object: 'usage' }));
       if (has('usage-row-prompt-short')) {
@@ -113,6 +123,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
       if (has('retry-after-ms-negative')) res.headers['retry-after-ms'] = '-1';
       if (has('error-content-type-text')) res.headers['content-type'] = 'text/plain; charset=utf-8';
       if (has('bad-request-type-wrong') && res.status === 400) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'bad_request' } }));
+      if (has('param-not-named') && res.status === 400 && err?.['param'] === 'messages') rewrite(res, (b) => ({ error: { ...(b['error'] as Json), param: 'body' } }));
       if (has('unknown-route-code-wrong') && res.status === 404 && err?.['code'] === 'not_found') rewrite(res, (b) => ({ error: { ...(b['error'] as Json), code: 'unknown_route' } }));
       if (has('invalid-role-status-flaps') && res.status === 400 && typeof err?.['param'] === 'string' && /^messages\[\d+\]\.role$/.test(err['param']) && flap++ % 2 === 1) res.status = 422;
       if (res.status === 401) {
