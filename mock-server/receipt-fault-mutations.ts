@@ -3,8 +3,8 @@
 // schema, rule, chain or pairing check under test fires); a mutation of the sealed Receipt leaves
 // the signature over the original bytes (signature rules). Bytes, digests and signatures come from
 // the receipt library; mock-server/receipt-issuer.ts calls sealWithFaults for every Receipt.
-import { approveAct, digestOf, keyrefOf, sealReceipt } from '../src/receipts/index.ts';
-import type { Ed25519Key, Receipt, SealedReceipt, UnsignedReceipt } from '../src/receipts/index.ts';
+import { approveAct, digestOf, keyrefOf, sealReceipt, signAct } from '../src/receipts/index.ts';
+import type { Act, Ed25519Key, Receipt, SealedReceipt, UnsignedReceipt } from '../src/receipts/index.ts';
 import type { ReceiptKeysView } from './receipt-hooks.ts';
 import { ReceiptIssuerFault, receiptFaultTable, type ReceiptFaultRow, type ReceiptRole } from './receipt-fault-table.ts';
 
@@ -15,6 +15,9 @@ export interface MutationContext {
   /** A second service key: signs under receipt-issuer-rotated, names the wrong kid elsewhere. */
   otherIssuer: Ed25519Key;
   serviceId: string;
+  /** The chain's actor key and the Mandate's grant id (level 2 actor_sig). */
+  actorKey: Ed25519Key;
+  grantId: string;
   /** The last Receipt of the chain before this one (parsed), if any. */
   lastReceipt(): Record<string, unknown> | undefined;
 }
@@ -31,6 +34,16 @@ interface Change {
 type ReceiptMutation = ReceiptFaultRow & Change;
 
 const obj = (r: Json, key: string): Json => r[key] as Json;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const actorSigned = (r: Json, ctx: MutationContext, grantId = ctx.grantId): void => { r['act'] = signAct(r['act'] as Act, ctx.actorKey, grantId); };
+
+/** Turns a model.call gate or outcome into a stop.approve one (same resource, no input digest). */
+function stopApprove(r: Json): void {
+  const act = obj(r, 'act');
+  act['verb'] = 'stop.approve';
+  delete act['input_digest'];
+}
+
 /** did:key of the Ed25519 identity point (small order): well-formed, never a valid key. */
 const SMALL_ORDER_KEYREF = keyrefOf(Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 1 : 0)));
 
@@ -86,6 +99,19 @@ const changes: Record<string, Change> = {
   'receipt-pair-gate-not-found': { unsigned: (r) => { r['gate'] = digestOf({ 'not-a-gate': r['gate'] }); } },
   'receipt-pair-gate-is-outcome': { unsigned: (r, ctx) => { const p = ctx.lastReceipt()?.['prev']; if (typeof p === 'string') r['gate'] = p; } },
   'receipt-outcome-cost-differs': { unsigned: (r) => { const c = obj(r, 'cost'); const a = String(c['amount']); const [int = '0', frac] = a.split('.'); c['amount'] = `${BigInt(int) + 1n}${frac === undefined ? '' : `.${frac}`}`; } },
+  'receipt-l2-actor-sig-after-first': {
+    unsigned: (r, ctx) => {
+      const last = ctx.lastReceipt();
+      // A gate is signed when it is not the chain's first Receipt; an outcome when its gate (just before it) was.
+      const signed = r['outcome'] === undefined ? last !== undefined : last !== undefined && isRecord(last['act']) && last['act']['actor_sig'] !== undefined;
+      if (signed) actorSigned(r, ctx);
+    },
+  },
+  'receipt-l2-bad-actor-sig': { unsigned: (r, ctx) => actorSigned(r, ctx, `${ctx.grantId}-other`) },
+  'receipt-l3-context-on-gate-only': { unsigned: (r, ctx) => { actorSigned(r, ctx); if (r['outcome'] === undefined) r['context'] = obj(r, 'act')['input_digest']; } },
+  'receipt-stop-approve-approval-and-token': { unsigned: (r, ctx) => { stopApprove(r); if (r['outcome'] === undefined) { r['approval'] = approveAct(r['act'] as Act, ctx.serviceId, ctx.issuer); r['token'] = 'tok_iari_mock'; } } },
+  'receipt-stop-approve-without-evidence': { unsigned: (r) => { stopApprove(r); } },
+  'receipt-stop-approve-bad-approval': { unsigned: (r, ctx) => { stopApprove(r); if (r['outcome'] === undefined) r['approval'] = approveAct({ ...(r['act'] as Act), resource: 'other' }, ctx.serviceId, ctx.issuer); } },
 };
 
 export const receiptMutations: readonly ReceiptMutation[] = receiptFaultTable.map((row) => {

@@ -73,6 +73,13 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-pair-gate-not-found', OUTCOME_ONLY, ['RCPT-PAIR-001', 'RCPT-PAIR-009', 'RCPT-HTTP-006', 'RCPT-HTTP-008'], 'The outcome\'s gate is a well-formed digest of no Receipt (GATE_NOT_FOUND; the gate stays open).'),
   t('receipt-pair-gate-is-outcome', OUTCOME_ONLY, ['RCPT-PAIR-002', 'RCPT-PAIR-009', 'RCPT-HTTP-006', 'RCPT-HTTP-008'], 'The outcome\'s gate names the Receipt before its gate, the previous outcome (GATE_IS_OUTCOME).'),
   t('receipt-outcome-cost-differs', OUTCOME_ONLY, ['RCPT-HTTP-010'], 'The outcome\'s cost is one USD more than the spend the request added.'),
+  // Level 2/3 and stop.approve Receipts, which the mock issues only at other levels or never: the fault turns the feature on, broken in one way.
+  t('receipt-l2-actor-sig-after-first', PAIRED, [s(39), 'RCPT-HTTP-006'], 'From the second completion on, acts carry a valid actor_sig (level 2); the chain\'s first gate and outcome carry none (L2_ACTOR_SIG_MISSING).', ['RCPT-SIG-006', 'RCPT-SIG-009']),
+  t('receipt-l2-bad-actor-sig', PAIRED, ['RCPT-SIG-006', 'RCPT-HTTP-006'], 'Gates and outcomes carry an actor_sig by the actor over another grant id (ACTOR_SIG_INVALID).', [s(39), 'RCPT-SIG-009']),
+  t('receipt-l3-context-on-gate-only', PAIRED, [s(38), 'RCPT-HTTP-006'], 'Gates and outcomes carry a valid actor_sig and gates a context digest (level 3), outcomes no context (L3_CONTEXT_MISSING).', [s(39), 'RCPT-SIG-006', 'RCPT-SIG-009']),
+  t('receipt-stop-approve-approval-and-token', PAIRED, [s(37), ...SCHEMA], 'Gates and outcomes are stop.approve Receipts and the gate carries both an approval and a token (APPROVAL_AND_TOKEN).', ['RCPT-PAIR-008', 'RCPT-SIG-007']),
+  t('receipt-stop-approve-without-evidence', PAIRED, ['RCPT-PAIR-008', ...SCHEMA], 'Gates and outcomes are stop.approve Receipts and the allowed gate carries neither approval nor token (STOP_EVIDENCE_MISSING).'),
+  t('receipt-stop-approve-bad-approval', PAIRED, ['RCPT-SIG-007', 'RCPT-HTTP-006'], 'Gates and outcomes are stop.approve Receipts and the gate\'s approval signs another act (APPROVAL_SIG_INVALID).', ['RCPT-PAIR-008']),
 ];
 
 /** Keys-document and whole-issuer faults that are not a change to one Receipt. */

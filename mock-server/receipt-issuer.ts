@@ -156,7 +156,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       actor: chain.actorKey.keyref,
       ...parts,
     };
-    const mutationContext: MutationContext = { issuer, otherIssuer, serviceId, lastReceipt: () => { const last = chain.receipts.at(-1); return last === undefined ? undefined : (JSON.parse(last) as Record<string, unknown>); } };
+    const mutationContext: MutationContext = { issuer, otherIssuer, serviceId, actorKey: chain.actorKey, grantId: chain.mandate.grant_id, lastReceipt: () => { const last = chain.receipts.at(-1); return last === undefined ? undefined : (JSON.parse(last) as Record<string, unknown>); } };
     let sealed = faults.size === 0 ? sealReceipt(unsigned, issuer) : sealWithFaults(unsigned, gateFaults ? (parts.decision.result === 'denied' ? 'denial' : 'gate') : 'outcome', faults, mutationContext);
     if (gateFaults && faults.has(ReceiptFault.badSignature)) {
       // A genuine issuer signature, but over other bytes: well-formed, canonical, and wrong.
