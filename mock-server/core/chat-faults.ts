@@ -52,6 +52,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('stream-crlf', ['CHAT-STREAM-034'], 'Lines end with CRLF (legal; recorded).'),
   f('stream-data-no-space', ['CHAT-STREAM-036'], '"data:" without a space (legal; recorded).'),
   f('stream-unknown-field', ['CHAT-STREAM-042'], 'Each event carries an unknown "x-note:" field (legal; recorded).'),
+  f('stream-split-event', ['CHAT-STREAM-035'], 'The first chunk event is written in two pieces 30 ms apart (legal; recorded).'),
   f('stream-bom', ['CHAT-STREAM-043'], 'The stream starts with a UTF-8 byte order mark (legal; recorded).'),
 ];
 
@@ -190,6 +191,12 @@ function mutateEvents(events: readonly StreamEvent[], fs: ReadonlySet<string>): 
   if (has('stream-unknown-field')) out = out.map((e) => ({ ...e, data: `x-note: iari\n${e.data}` }));
   if (has('stream-data-no-space')) out = out.map((e) => ({ ...e, data: e.data.replace(/^data: /gm, 'data:') }));
   if (has('stream-crlf')) out = out.map((e) => ({ ...e, data: e.data.replace(/\n/g, '\r\n') }));
+  if (has('stream-split-event') && out[0] !== undefined) {
+    const e = out[0];
+    const cut = Math.floor(e.data.length / 2);
+    const later = e.atMs + 30;
+    out = [{ ...e, data: e.data.slice(0, cut) }, { atMs: later, data: e.data.slice(cut), tokens: 0, content: false }, ...out.slice(1).map((x) => ({ ...x, atMs: Math.max(x.atMs, later) }))];
+  }
   if (has('stream-bom') && out[0] !== undefined) out[0] = { ...out[0], data: `\uFEFF${out[0].data}` };
   return out;
 }
