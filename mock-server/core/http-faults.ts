@@ -34,6 +34,7 @@ export const httpFaults: readonly FaultDefinition[] = [
   f('unversioned-models-alias', ['HDR-010'], 'GET {origin}/models (no /v1) answers the model list instead of 404.'),
   f('retry-after-ms-negative', ['HDR-011'], 'Error responses carry retry-after-ms: -1.'),
   // Errors
+  f('models-public-500-plain', ['ERR-015', 'AUTH-004', 'MODELS-001', 'MODELS-012', 'HDR-009'], 'GET /v1/models without credentials answers 500 with a plain-text body (no ErrorResponse); with a token it answers the list.'),
   f('error-content-type-text', ['ERR-008'], 'Error responses declare Content-Type text/plain.'),
   f('bad-request-type-wrong', ['ERR-009'], '400 errors have type "bad_request" instead of "invalid_request_error".'),
   f('unknown-route-code-wrong', ['ERR-012'], 'An unknown route answers 404 with code "unknown_route" instead of "not_found".'),
@@ -96,6 +97,9 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
   if (has('me-not-under-v1') && path === '/me' && req.method === 'GET') {
     const account = state.accounts.authenticate(/^Bearer\s+(\S+)/i.exec(req.headers['authorization'] ?? '')?.[1] ?? '');
     if (account !== undefined) return json(200, account.me(state.now()), ctx.requestId);
+  }
+  if (has('models-public-500-plain') && path === '/v1/models' && req.headers['authorization'] === undefined) {
+    return { kind: 'full', status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Internal Server Error\n', requestId: ctx.requestId };
   }
   if (has('unversioned-models-alias') && path === '/models' && req.method === 'GET') return json(200, state.models.listBody(EMPTY), ctx.requestId);
 
