@@ -46,3 +46,42 @@ describe('table-driven receipt faults', () => {
     expect([...result.errors, ...result.warnings].map((f) => f.code)).toContain(c.finding);
   });
 });
+
+describe('receipt issuer faults', () => {
+  async function served(fault: string, account = 'acct_dev') {
+    const server = await startMockServer({ seed: 3 });
+    servers.push(server);
+    const token = server.tokens.byAccount[account] as string;
+    const status = await chat(server, token, fault);
+    const list = async (who: string) => (await (await fetch(`${server.url}/receipts`, { headers: { authorization: `Bearer ${server.tokens.byAccount[who] as string}` } })).json()) as ReceiptChainView;
+    const keys = (await (await fetch(`${server.url}/receipts/keys`, { headers: { 'x-iari-fault': fault } })).json()) as ReceiptKeysView;
+    return { status, list, keys };
+  }
+
+  it('RCPT-HTTP-002: receipt-keys-bad-shape publishes keys whose use is not "issuer"', async () => {
+    const { keys } = await served('receipt-keys-bad-shape');
+    expect(keys.keys.map((k) => k.use)).toEqual(['signing']);
+  });
+
+  it('RCPT-PAIR-003: receipt-outcome-on-denial follows a denied gate with an outcome that points at it', async () => {
+    const { status, list } = await served('receipt-outcome-on-denial', 'acct_capped');
+    expect(status).toBe(429);
+    const chain = await list('acct_capped');
+    const codes = verifyChain(chain.data as Receipt[], { trustedIssuers: [] }).errors.map((f) => f.code);
+    expect(codes).toContain('OUTCOME_ON_DENIED');
+  });
+
+  it('RCPT-HTTP-012: receipt-cross-account-copy lists the caller\'s Receipts in another account\'s chain', async () => {
+    const { list } = await served('receipt-cross-account-copy');
+    const mine = await list('acct_dev');
+    const theirs = await list('acct_team');
+    expect(mine.data.length).toBe(2);
+    expect(theirs.data).toEqual(mine.data);
+  });
+
+  it('RCPT-HTTP-004: receipt-list-without-grant-id drops grant_id from the caller\'s mandate, not from others\'', async () => {
+    const { list } = await served('receipt-list-without-grant-id');
+    expect(Object.keys((await list('acct_dev')).mandate).sort()).toEqual(['actor', 'id']);
+    expect(Object.keys((await list('acct_team')).mandate).sort()).toEqual(['actor', 'grant_id', 'id']);
+  });
+});

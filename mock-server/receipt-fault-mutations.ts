@@ -99,6 +99,7 @@ const changes: Record<string, Change> = {
   'receipt-pair-gate-not-found': { unsigned: (r) => { r['gate'] = digestOf({ 'not-a-gate': r['gate'] }); } },
   'receipt-pair-gate-is-outcome': { unsigned: (r, ctx) => { const p = ctx.lastReceipt()?.['prev']; if (typeof p === 'string') r['gate'] = p; } },
   'receipt-outcome-cost-differs': { unsigned: (r) => { const c = obj(r, 'cost'); const a = String(c['amount']); const [int = '0', frac] = a.split('.'); c['amount'] = `${BigInt(int) + 1n}${frac === undefined ? '' : `.${frac}`}`; } },
+  'receipt-pair-outcome-before-gate': { unsigned: (r, ctx) => { const gateIat = ctx.lastReceipt()?.['iat']; if (typeof gateIat === 'number') r['iat'] = gateIat - 1; } },
   'receipt-l2-actor-sig-after-first': {
     unsigned: (r, ctx) => {
       const last = ctx.lastReceipt();

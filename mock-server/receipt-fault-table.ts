@@ -73,6 +73,7 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-pair-gate-not-found', OUTCOME_ONLY, ['RCPT-PAIR-001', 'RCPT-PAIR-009', 'RCPT-HTTP-006', 'RCPT-HTTP-008'], 'The outcome\'s gate is a well-formed digest of no Receipt (GATE_NOT_FOUND; the gate stays open).'),
   t('receipt-pair-gate-is-outcome', OUTCOME_ONLY, ['RCPT-PAIR-002', 'RCPT-PAIR-009', 'RCPT-HTTP-006', 'RCPT-HTTP-008'], 'The outcome\'s gate names the Receipt before its gate, the previous outcome (GATE_IS_OUTCOME).'),
   t('receipt-outcome-cost-differs', OUTCOME_ONLY, ['RCPT-HTTP-010'], 'The outcome\'s cost is one USD more than the spend the request added.'),
+  t('receipt-pair-outcome-before-gate', OUTCOME_ONLY, ['RCPT-PAIR-006', 'RCPT-CHAIN-006', 'RCPT-HTTP-006'], 'The outcome\'s iat is one second before its gate\'s (PAIR_IAT_REGRESSION; the outcome follows its gate, so also IAT_REGRESSION).'),
   // Level 2/3 and stop.approve Receipts, which the mock issues only at other levels or never: the fault turns the feature on, broken in one way.
   t('receipt-l2-actor-sig-after-first', PAIRED, [s(39), 'RCPT-HTTP-006'], 'From the second completion on, acts carry a valid actor_sig (level 2); the chain\'s first gate and outcome carry none (L2_ACTOR_SIG_MISSING).', ['RCPT-SIG-006', 'RCPT-SIG-009']),
   t('receipt-l2-bad-actor-sig', PAIRED, ['RCPT-SIG-006', 'RCPT-HTTP-006'], 'Gates and outcomes carry an actor_sig by the actor over another grant id (ACTOR_SIG_INVALID).', [s(39), 'RCPT-SIG-009']),
@@ -87,12 +88,14 @@ export const ReceiptIssuerFault = {
   keysBadShape: 'receipt-keys-bad-shape',
   outcomeOnDenial: 'receipt-outcome-on-denial',
   crossAccountCopy: 'receipt-cross-account-copy',
+  listWithoutGrantId: 'receipt-list-without-grant-id',
 } as const;
 
 const issuerFaults: FaultDefinition[] = [
   { name: ReceiptIssuerFault.keysBadShape, kind: 'fault', breaks: ['RCPT-HTTP-002'], description: 'GET /v1/receipts/keys gives each key use "signing" instead of "issuer".' },
   { name: ReceiptIssuerFault.outcomeOnDenial, kind: 'fault', breaks: ['RCPT-PAIR-003', 'RCPT-HTTP-005', 'RCPT-HTTP-006', 'RCPT-HTTP-011'], description: 'A denied gate is followed by a failed outcome Receipt for it (OUTCOME_ON_DENIED, OUTCOME_WITHOUT_ALLOWED_GATE).' },
   { name: ReceiptIssuerFault.crossAccountCopy, kind: 'fault', breaks: ['RCPT-HTTP-012', 'RCPT-CHAIN-001', 'RCPT-CHAIN-009', 'RCPT-HTTP-006'], description: 'Every Receipt is also listed in every other account\'s GET /v1/receipts (whose chain then has a second genesis and an unreachable head: CHAIN_MULTIPLE_GENESIS, HEAD_MISMATCH on the capped account).' },
+  { name: ReceiptIssuerFault.listWithoutGrantId, kind: 'fault', breaks: ['RCPT-HTTP-004'], description: 'After a chat request under this fault, the account\'s GET /v1/receipts mandate has no grant_id.' },
 ];
 
 export const mutationFaults: readonly FaultDefinition[] = [

@@ -110,6 +110,9 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   const otherIssuer = Ed25519Key.fromSeed(derivedSeed(`advertised/${seed}`));
   // Receipts issued under receipt-cross-account-copy: listed in every other account's chain too.
   const leaked: string[] = [];
+  // Accounts that made a request under receipt-list-without-grant-id: their list's mandate lacks grant_id from then on.
+  const grantHidden = new Set<string>();
+  const listedMandate = (chain: Chain): Partial<Mandate> => (grantHidden.has(chain.account) ? { id: chain.mandate.id, actor: chain.mandate.actor } : { ...chain.mandate });
   // x-receipt-gate values given out under receipt-wrong-gate-header, mapped back to the real gate.
   const aliases = new Map<string, string>();
 
@@ -215,6 +218,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     gate(input: GateInput): { gateDigest: string } {
       const faults = input.faults ?? NO_FAULTS;
       const chain = chainOf(input.account);
+      if (faults.has(ReceiptIssuerFault.listWithoutGrantId)) grantHidden.add(input.account);
       let act: Act = { verb: 'model.call', resource: input.resource, input_digest: digestOf(input.inputDigestOf) };
       if (level >= 2) act = signAct(act, chain.actorKey, chain.mandate.grant_id);
       const decision = decisionOf(input.decision, faults);
@@ -255,13 +259,13 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
 
     chain(account: string): ReceiptChainView {
       const chain = chainOf(account);
-      return { mandate: { ...chain.mandate }, head: chain.head ?? null, data: chain.receipts.map((json) => JSON.parse(json) as unknown) };
+      return { mandate: listedMandate(chain) as Mandate, head: chain.head ?? null, data: chain.receipts.map((json) => JSON.parse(json) as unknown) };
     },
 
     chainJson(account: string): string {
       const chain = chainOf(account);
       // The stored texts are JSON.stringify output, so they are what parse + stringify would give back.
-      return `{"object":"list","mandate":${JSON.stringify(chain.mandate)},"head":${JSON.stringify(chain.head ?? null)},"data":[${chain.receipts.join(',')}]}`;
+      return `{"object":"list","mandate":${JSON.stringify(listedMandate(chain))},"head":${JSON.stringify(chain.head ?? null)},"data":[${chain.receipts.join(',')}]}`;
     },
 
     keys(faults: ReadonlySet<string> = NO_FAULTS): ReceiptKeysView {
