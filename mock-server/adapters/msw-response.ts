@@ -78,7 +78,8 @@ function streamResponse(s: StreamResponse, signal: AbortSignal | undefined): Res
             return;
           }
           const framed = rng === null ? e.data : frameEvent(e.data, framing);
-          if (rng !== null && pieceWise) {
+          if (e.bytes !== undefined) controller.enqueue(e.bytes);
+          else if (rng !== null && pieceWise) {
             for (const piece of writePieces(encoder.encode(framed), framing, rng)) controller.enqueue(piece);
           } else controller.enqueue(encoder.encode(framed));
           index++;

@@ -128,7 +128,8 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
       }
       // The outcome (and its durable receipt) is recorded before the last event leaves.
       if (index === events.length - 1) end(false, events.length);
-      if (rng === null) writable = res.write(e.data);
+      if (e.bytes !== undefined) writable = res.write(e.bytes);
+      else if (rng === null) writable = res.write(e.data);
       else {
         const framed = frameEvent(e.data, framing);
         if (pieceWise) {

@@ -53,6 +53,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('stream-data-no-space', ['CHAT-STREAM-036'], '"data:" without a space (legal; recorded).'),
   f('stream-unknown-field', ['CHAT-STREAM-042'], 'Each event carries an unknown "x-note:" field (legal; recorded).'),
   f('stream-split-event', ['CHAT-STREAM-035'], 'The first chunk event is written in two pieces 30 ms apart (legal; recorded).'),
+  f('stream-invalid-utf8', ['CHAT-STREAM-041'], 'An extra content chunk carries the byte 0xFF inside its text (not UTF-8).'),
   f('stream-bom', ['CHAT-STREAM-043'], 'The stream starts with a UTF-8 byte order mark (legal; recorded).'),
 ];
 
@@ -174,7 +175,14 @@ function mutateEvents(events: readonly StreamEvent[], fs: ReadonlySet<string>): 
     const base = { id: first['id'], object: first['object'], created: first['created'], model: first['model'], ...('usage' in first ? { usage: null } : {}) };
     if (has('stream-empty-choices-chunk')) out.splice(1, 0, extra(firstAt, { ...base, choices: [] }));
     if (has('stream-content-number')) out.splice(1, 0, extra(firstAt, { ...base, choices: [{ index: 0, delta: { content: 0 }, logprobs: null, finish_reason: null }] }));
-    const finishAt = chunks.findIndex((c) => ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['index'] === 0 && ch['finish_reason'] !== null && ch['finish_reason'] !== undefined));
+    if (has('stream-invalid-utf8')) {
+      const text = `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'x\uFFFDy' }, logprobs: null, finish_reason: null }] })}\n\n`;
+      const utf8 = encoder.encode(text);
+      const at = utf8.findIndex((b, i) => b === 0xef && utf8[i + 1] === 0xbf && utf8[i + 2] === 0xbd);
+      const bytes = new Uint8Array([...utf8.subarray(0, at), 0xff, ...utf8.subarray(at + 3)]);
+      out.splice(1, 0, { ...extra(firstAt, {}), data: text, bytes });
+    }
+    const finishAt = out.map(chunkOf).findIndex((c) => ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['index'] === 0 && ch['finish_reason'] !== null && ch['finish_reason'] !== undefined));
     if (has('stream-content-after-finish') && finishAt >= 0) {
       out.splice(finishAt + 1, 0, extra(out[finishAt]?.atMs ?? firstAt, { ...base, choices: [{ index: 0, delta: { content: 'x' }, logprobs: null, finish_reason: null }] }));
     }

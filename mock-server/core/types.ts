@@ -40,6 +40,8 @@ export interface StreamEvent {
   text?: string;
   /** Close the connection abruptly instead of writing (a fault). */
   action?: 'destroy';
+  /** Raw bytes written instead of `data`, unframed (a fault: bytes that are not valid UTF-8). */
+  bytes?: Uint8Array;
 }
 
 export type LegalMode = 'crlf' | 'lone-cr' | 'comments' | 'data-no-space' | 'tiny-writes' | 'split-utf8' | 'multiline-data';
