@@ -141,6 +141,18 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     if (Number.isSafeInteger(sealed.receipt.iat)) chain.lastIat = Math.max(chain.lastIat, sealed.receipt.iat);
   };
 
+  const mutationContextOf = (chain: Chain): MutationContext => ({
+    issuer,
+    otherIssuer,
+    serviceId,
+    actorKey: chain.actorKey,
+    grantId: chain.mandate.grant_id,
+    lastReceipt: () => {
+      const last = chain.receipts.at(-1);
+      return last === undefined ? undefined : (JSON.parse(last) as Record<string, unknown>);
+    },
+  });
+
   let ledger: ReceiptLedger | null = null;
 
   const append = (chain: Chain, parts: Omit<UnsignedReceipt, 'proto' | 'type' | 'id' | 'iss' | 'iat' | 'actor' | 'prev'>, faults: ReadonlySet<string>, gateFaults: boolean): SealedReceipt => {
@@ -159,8 +171,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       actor: chain.actorKey.keyref,
       ...parts,
     };
-    const mutationContext: MutationContext = { issuer, otherIssuer, serviceId, actorKey: chain.actorKey, grantId: chain.mandate.grant_id, lastReceipt: () => { const last = chain.receipts.at(-1); return last === undefined ? undefined : (JSON.parse(last) as Record<string, unknown>); } };
-    let sealed = faults.size === 0 ? sealReceipt(unsigned, issuer) : sealWithFaults(unsigned, gateFaults ? (parts.decision.result === 'denied' ? 'denial' : 'gate') : 'outcome', faults, mutationContext);
+    let sealed = faults.size === 0 ? sealReceipt(unsigned, issuer) : sealWithFaults(unsigned, gateFaults ? (parts.decision.result === 'denied' ? 'denial' : 'gate') : 'outcome', faults, mutationContextOf(chain));
     if (gateFaults && faults.has(ReceiptFault.badSignature)) {
       // A genuine issuer signature, but over other bytes: well-formed, canonical, and wrong.
       const other = sealReceipt({ ...unsigned, iat: unsigned.iat + 1 }, issuer);
