@@ -49,6 +49,17 @@ describe('iari test', () => {
     expect(isHarnessError(flag) && flag.exitCode).toBe(2);
   });
 
+  it('refuses a token too short to be scrubbed from reports (exit 2) instead of mangling them', async () => {
+    process.env['IARI_TEST_SHORT_TOKEN'] = 'x';
+    try {
+      const error = await run(['--base-url', 'http://127.0.0.1:9/v1', '--token-env', 'IARI_TEST_SHORT_TOKEN']).catch((e: unknown) => e);
+      expect(isHarnessError(error) && error.code).toBe('IARI_CONFIG_INVALID');
+      expect(isHarnessError(error) && error.exitCode).toBe(2);
+    } finally {
+      delete process.env['IARI_TEST_SHORT_TOKEN'];
+    }
+  });
+
   it('writes the same conformance.json for the same seed, apart from timings', async () => {
     const [a, b] = await Promise.all([iari(['--seed', '5', '--report', join(tmp, 'a')]), iari(['--seed', '5', '--report', join(tmp, 'b')])]);
     expect(a.code, a.stderr).toBe(0);

@@ -36,6 +36,9 @@ Options:
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
 `;
 
+/** Shorter tokens cannot be scrubbed from reports without mangling them. */
+const MIN_TOKEN_LENGTH = 8;
+
 const options = {
   'base-url': { type: 'string' },
   'token-env': { type: 'string' },
@@ -139,6 +142,13 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   process.once('SIGINT', onSigint);
   try {
     if (mock !== undefined) token = mock.tokens.default;
+    // Every report line is scrubbed of the token; a token this short would also match ordinary
+    // text (a 1-character token would replace every such character), so it cannot be kept out safely.
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari test: the bearer token has ${token.length} characters; at least ${MIN_TOKEN_LENGTH} are needed to keep it out of reports`, {
+        hint: 'use a real token; the bundled mock generates one when IARI_TOKEN is unset',
+      });
+    }
     const byAccount = mock?.tokens.byAccount ?? {};
     const root = base?.root ?? mock!.origin;
     const settings: RunSettings = {
