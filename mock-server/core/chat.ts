@@ -99,6 +99,14 @@ function outputOf(plan: CompletionPlan, sent: Map<string, string[]> | null): unk
   });
 }
 
+/** Fault receipt-gate-unknown-model: an allowed gate, closed by a failed outcome, for a request answered 404. */
+function gateRejected(state: CoreState, ctx: RequestContext, account: AccountState, model: string, raw: unknown): void {
+  if (state.receipts === null) return;
+  const f = ctx.faults;
+  const { gateDigest } = state.receipts.gate({ account: account.fixture.id, requestId: ctx.requestId, model, resource: `model:${model}`, inputDigestOf: raw, decision: { result: 'allowed' }, estimatedCostUsd: '0', faults: f });
+  state.receipts.outcome({ account: account.fixture.id, gateDigest, status: 'failed', output: [], resolved: null, costUsd: '0', faults: f });
+}
+
 export function handleChat(state: CoreState, req: MockRequest, ctx: RequestContext, account: AccountState): MockResponse {
   const f = ctx.faults;
   const fail = (error: ApiError, parsed: unknown = undefined): FullResponse =>
@@ -131,6 +139,8 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     // HTTP profile: 404 unknown/retired model: type invalid_request_error, code model_not_found, param model.
     const status = f.has('model-not-found-400') ? 400 : 404;
     const code = f.has('model-not-found-no-code') ? null : 'model_not_found';
+    // Fault receipt-gate-unknown-model; HTTP profile: a rejected request "adds no allowed gate and no outcome to the chain".
+    if (f.has('receipt-gate-unknown-model')) gateRejected(state, ctx, account, request.model, request.raw);
     return fail({ status, type: 'invalid_request_error', message: `The model '${request.model}' does not exist or you do not have access to it.`, param: 'model', code }, parsed);
   }
 

@@ -211,12 +211,13 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
     }
     case '/v1/receipts/keys':
       if (state.receipts === null) return notAdvertised(ctx);
-      return json(200, state.receipts.keys(f), ctx.requestId);
+      // HTTP profile: "a 404 there means 'not advertised'"; advertised keys answer 200 (fault: 203).
+      return json(f.has('receipt-keys-status-203') ? 203 : 200, state.receipts.keys(f), ctx.requestId);
     default:
       break;
   }
   // Spec, Authentication: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
-  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (path === '/v1/chat/completions' && f.has('auth-chat-public'));
+  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (path === '/v1/chat/completions' && f.has('auth-chat-public')) || (path === '/v1/receipts' && f.has('receipt-list-public'));
   const auth = authenticate(state, req, ctx, publicByFault);
   if (!auth.ok) return auth.response;
   const account = auth.account;
