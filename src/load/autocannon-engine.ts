@@ -151,6 +151,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   const bodies = [{ method: 'POST', path: target.path, headers: target.headers, setupRequest }];
   const budgetS = Math.ceil((Number(limits.stopNs - now()) / 1e6 + limits.drainMs) / 1000) + 5;
   await untilStart(limits.startNs, hooks.signal);
+  // Interrupted before t = 0 (e.g. Ctrl-C during setup): send nothing.
+  if (hooks.signal?.aborted === true) return { issued, due: issued, lastStartNs };
   let instance: AutocannonInstance | undefined;
   const result = new Promise<void>((resolve) => {
     instance = autocannon(
@@ -194,9 +196,15 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   const stopAt = setTimeout(beginStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
   let drainTimer: NodeJS.Timeout | undefined;
+  // Ctrl-C: in-flight responses are not waited for; they are aborted at once (counted as aborted at end).
+  const interrupted = new Promise<void>((r) => {
+    if (hooks.signal?.aborted === true) r();
+    hooks.signal?.addEventListener('abort', () => r(), { once: true });
+  });
   try {
     await Promise.race([
       finished,
+      interrupted,
       new Promise<void>((r) => {
         const arm = (): void => {
           drainTimer = setTimeout(r, limits.drainMs);

@@ -227,7 +227,7 @@ export interface Sweep {
   steps: SweepStep[];
   /** Highest level at which every SLO held (null when none did). */
   best: number | null;
-  stopReason: 'slo_breached' | 'saturated' | 'max_steps' | 'errors';
+  stopReason: 'slo_breached' | 'saturated' | 'max_steps' | 'errors' | 'interrupted';
 }
 
 export interface ShardInfo {
@@ -263,6 +263,8 @@ export interface LoadResult {
   /** Set on a merged result: the runIds and shards it was built from. */
   mergedFrom: { runId: string; shard: ShardInfo | null }[] | null;
   validity: Validity;
+  /** True when the run was stopped by Ctrl-C (SIGINT): the figures cover the window up to the interrupt. */
+  interrupted?: boolean;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */

@@ -116,6 +116,12 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     onTick: () => cfg.onTick?.(collector, Number(now() - startNs) / 1e9),
     ...(cfg.signal === undefined ? {} : { signal: cfg.signal }),
   };
+  // Ctrl-C: the measured window ends at the interrupt (the engines stop issuing and abort what is in flight).
+  let interruptNs: bigint | null = cfg.signal?.aborted === true ? now() : null;
+  const onInterrupt = (): void => {
+    interruptNs ??= now();
+  };
+  cfg.signal?.addEventListener('abort', onInterrupt, { once: true });
   collector.startEventLoopMonitor();
   let mode: LoadMode;
   try {
@@ -131,10 +137,17 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     }
   } finally {
     collector.stopEventLoopMonitor();
+    cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
-  const windowMs = cfg.durationS !== null && cfg.signal?.aborted !== true ? cfg.durationS * 1000 : Math.max(1, Number(lastEndNs - (startNs + warmupNs)) / 1e6);
+  // Interrupted: until the interrupt.
+  const windowMs =
+    interruptNs !== null
+      ? Math.max(1, Number(interruptNs - (startNs + warmupNs)) / 1e6)
+      : cfg.durationS !== null
+        ? cfg.durationS * 1000
+        : Math.max(1, Number(lastEndNs - (startNs + warmupNs)) / 1e6);
   const meta: RunMeta = {
     schema: LOAD_RESULT_SCHEMA,
     tool: { name: 'iari', version: version() },
@@ -161,7 +174,8 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     },
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
   };
-  return { result: buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard }), records };
+  const result = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard });
+  return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
 
 function shareRate(rate: number, shard: ShardInfo | null): number {

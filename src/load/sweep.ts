@@ -50,11 +50,23 @@ export async function runSweep(base: LoadConfig, o: SweepOptions = {}): Promise<
   let level = base.mode.kind === 'open' ? base.mode.rate : base.mode.concurrency;
   let prevRps = 0;
   for (let i = 0; i < maxSteps; i++) {
-    if (base.signal?.aborted === true) break;
+    if (base.signal?.aborted === true) {
+      stopReason = 'interrupted';
+      break;
+    }
     const mode = base.mode.kind === 'open' ? { ...base.mode, rate: level } : { ...base.mode, concurrency: Math.round(level) };
     const { result, records } = await runLoad({ ...base, mode, runId: `${base.runId}-step${i}` });
     results.push(result);
     if (i === 0) firstRecords = records;
+    // Ctrl-C: this step was cut short at the interrupt; keep its partial figures on the curve and stop.
+    if (result.interrupted === true) {
+      const step = stepOf(level, result, false);
+      steps.push(step);
+      o.onStep?.(step, i);
+      if (i === 0 && step.slosMet) best = { level, result, records };
+      stopReason = 'interrupted';
+      break;
+    }
     const saturated = base.mode.kind === 'open' ? result.throughput.okRps < RATE_SATURATION * level : i > 0 && result.throughput.okRps < CONCURRENCY_GAIN * prevRps;
     const step = stepOf(level, result, saturated);
     steps.push(step);
@@ -78,5 +90,6 @@ export async function runSweep(base: LoadConfig, o: SweepOptions = {}): Promise<
   const chosen = best?.result ?? results[0];
   if (chosen === undefined) throw new Error('sweep ran no step');
   const sweep: Sweep = { kind: base.mode.kind === 'open' ? 'rate' : 'concurrency', steps, best: best?.level ?? null, stopReason };
-  return { result: { ...chosen, meta: { ...chosen.meta, runId: base.runId }, sweep, slosPassed: best !== null && chosen.slosPassed }, records: best?.records ?? firstRecords };
+  const interrupted = stopReason === 'interrupted' ? { interrupted: true } : {};
+  return { result: { ...chosen, meta: { ...chosen.meta, runId: base.runId }, sweep, slosPassed: best !== null && chosen.slosPassed, ...interrupted }, records: best?.records ?? firstRecords };
 }

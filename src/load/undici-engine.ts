@@ -251,6 +251,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
   const stopAc = new AbortController();
   const onStop = (): void => stopAc.abort();
   hooks.signal?.addEventListener('abort', onStop, { once: true });
+  if (hooks.signal?.aborted === true) onStop();
   const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
   const worker = async (): Promise<void> => {
     for (;;) {
