@@ -52,3 +52,13 @@ export interface CheckDef {
   timeoutMs?: number;
   run(ctx: CheckContext, judge: import('./judge.ts').Judge): Promise<void>;
 }
+
+/** Requirement IDs of one registry area by number: `requirementIds('TOOLS', 1, 2)` is `['TOOLS-001', 'TOOLS-002']`. */
+export function requirementIds(prefix: string, ...numbers: number[]): string[] {
+  return numbers.map((n) => `${prefix}-${String(n).padStart(3, '0')}`);
+}
+
+/** Requirement IDs `prefix-from` to `prefix-to`, inclusive. */
+export function requirementIdRange(prefix: string, from: number, to: number): string[] {
+  return requirementIds(prefix, ...Array.from({ length: to - from + 1 }, (_, i) => from + i));
+}

@@ -1,4 +1,5 @@
 import type { CheckDef } from '../check-types.ts';
+import { requirementIds } from '../check-types.ts';
 import { evidence, describeResponse } from '../evidence.ts';
 import { chatBody, errorOf, firstModel, toolBody, unknownModelId, PROMPT } from '../common-requests.ts';
 import { checkedStreams, checkExchange, judgeFindings } from '../stream-findings.ts';
@@ -7,7 +8,7 @@ import { openaiClient } from '../openai-sdk.ts';
 import { at } from '../evidence.ts';
 import { toMessage, type AssembledChoice } from '../../client/stream-assembly.ts';
 
-const ids = (...n: number[]): string[] => n.map((i) => `CHAT-STREAM-${String(i).padStart(3, '0')}`);
+const ids = (...n: number[]): string[] => requirementIds('CHAT-STREAM', ...n);
 
 const framing: CheckDef = {
   name: 'chat-stream-framing',

@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { requirementIdRange } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '../common-requests.ts';
@@ -10,7 +11,7 @@ const DAY = 86_400;
 const basicShape: CheckDef = {
   name: 'chat-basic-shape',
   area: 'chat',
-  ids: Array.from({ length: 17 }, (_, i) => `CHAT-${String(i + 1).padStart(3, '0')}`),
+  ids: requirementIdRange('CHAT', 1, 17),
   title: 'a minimal request answers a chat.completion with id, created, model, indexed assistant choices, finish_reason and consistent usage',
   async run(ctx, j) {
     const ex = await basicCompletion(ctx);

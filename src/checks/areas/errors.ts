@@ -1,11 +1,12 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { requirementIds } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
 import { evidence, describeResponse } from '../evidence.ts';
 import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../common-requests.ts';
 import { sampleNegativeInputs } from '../negative-inputs.ts';
 
-const ids = (...n: number[]): string[] => n.map((i) => `ERR-${String(i).padStart(3, '0')}`);
+const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 
 /** Bounded number of generated negative inputs per run (seeded from the run seed). */
 export const NEGATIVE_INPUT_RUNS = 24;

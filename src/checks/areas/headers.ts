@@ -1,9 +1,10 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { requirementIds } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import { evidence, at } from '../evidence.ts';
 import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../common-requests.ts';
 
-const ids = (...n: number[]): string[] => n.map((i) => `HDR-${String(i).padStart(3, '0')}`);
+const ids = (...n: number[]): string[] => requirementIds('HDR', ...n);
 
 // HTTP profile: "Every response carries x-request-id: req_<24+ hex>".
 const REQUEST_ID = /^req_[0-9a-f]{24,}$/;

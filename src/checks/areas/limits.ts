@@ -1,9 +1,10 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { requirementIds } from '../check-types.ts';
 import type { HttpExchange, Auth } from '../check-http.ts';
 import { evidence, at, isInt, describeResponse } from '../evidence.ts';
 import { chatBody, errorMemberIs, firstModel } from '../common-requests.ts';
 
-const ids = (...n: number[]): string[] => n.map((i) => `LIMIT-${String(i).padStart(3, '0')}`);
+const ids = (...n: number[]): string[] => requirementIds('LIMIT', ...n);
 
 /** Most requests a rate-limit check sends to exhaust a window: limits above this are skipped. */
 export const MAX_PROBES = 120;

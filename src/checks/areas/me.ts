@@ -1,4 +1,5 @@
 import type { CheckDef } from '../check-types.ts';
+import { requirementIdRange } from '../check-types.ts';
 import type { Judge } from '../judge.ts';
 import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
@@ -32,7 +33,7 @@ const isBool = (v: unknown): boolean => typeof v === 'boolean';
 const meShape: CheckDef = {
   name: 'me-shape',
   area: 'me',
-  ids: Array.from({ length: 23 }, (_, i) => `ME-${String(i + 1).padStart(3, '0')}`),
+  ids: requirementIdRange('ME', 1, 23),
   title: 'GET /v1/me answers the current user with exactly the seed’s typed fields',
   async run(ctx, j) {
     const ex = await sharedMe(ctx);

@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { requirementIdRange } from '../check-types.ts';
 import type { HttpExchange, Auth } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
@@ -7,7 +8,6 @@ import { digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, t
 import { requirementIdsOfFinding } from '../receipt-finding-ids.ts';
 
 const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)';
-const seq = (prefix: string, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `${prefix}-${String(from + i).padStart(3, '0')}`);
 
 // HTTP profile: "GET /v1/receipts/keys (public) ... a 404 there means 'not advertised'".
 function keysExchange(ctx: CheckContext): Promise<HttpExchange> {
@@ -167,7 +167,7 @@ const listShape: CheckDef = {
 const schema: CheckDef = {
   name: 'receipts-schema',
   area: 'receipts',
-  ids: ['RCPT-HTTP-005', ...seq('RCPT-SCHEMA', 1, 41)],
+  ids: ['RCPT-HTTP-005', ...requirementIdRange('RCPT-SCHEMA', 1, 41)],
   title: 'every served Receipt passes the Receipt schema and its rules',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
@@ -198,7 +198,7 @@ function reordered(v: unknown): unknown {
 const signatures: CheckDef = {
   name: 'receipts-signatures',
   area: 'receipts',
-  ids: seq('RCPT-SIG', 1, 9),
+  ids: requirementIdRange('RCPT-SIG', 1, 9),
   title: 'served Receipts are signed by a published issuer key over JCS bytes with canonical encodings',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
@@ -226,7 +226,7 @@ const signatures: CheckDef = {
 const chain: CheckDef = {
   name: 'receipts-chain',
   area: 'receipts',
-  ids: ['RCPT-HTTP-006', ...seq('RCPT-CHAIN', 1, 9)],
+  ids: ['RCPT-HTTP-006', ...requirementIdRange('RCPT-CHAIN', 1, 9)],
   title: 'the served chain verifies as one hash-linked chain under the published keys and its head is the last Receipt',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
@@ -248,7 +248,7 @@ const chain: CheckDef = {
 const pairing: CheckDef = {
   name: 'receipts-pairing',
   area: 'receipts',
-  ids: seq('RCPT-PAIR', 1, 9),
+  ids: requirementIdRange('RCPT-PAIR', 1, 9),
   title: 'every served outcome points at an earlier allowed gate of the same chain that agrees with it',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;

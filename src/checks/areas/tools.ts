@@ -1,11 +1,12 @@
 import type { CheckDef } from '../check-types.ts';
+import { requirementIds } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
 import { basicCompletion, firstModel, toolBody, toolCompletion, weatherTool, timeTool } from '../common-requests.ts';
 import { checkedStreams, judgeFindings } from '../stream-findings.ts';
 
-const ids = (...n: number[]): string[] => n.map((i) => `TOOLS-${String(i).padStart(3, '0')}`);
+const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
 
 function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
