@@ -2,7 +2,6 @@ import { HarnessError, HarnessErrorCode } from '../src/errors.ts';
 import { createCore, UnknownFaultError, type CoreOptions, type MockCore } from './core/handler.ts';
 import { listenNodeHttp } from './adapters/node-http.ts';
 import type { SendLog } from './adapters/send-log.ts';
-import type { ModelInfo, ModelInput } from './core/models.ts';
 import type { ReceiptIssuer } from './receipt-hooks.ts';
 import { faults, faultNames } from './faults.ts';
 import { createReceiptIssuer, type MockReceiptIssuer } from './receipt-issuer.ts';
@@ -33,16 +32,8 @@ export interface MockServer {
   origin: string;
   tokens: { default: string; byAccount: Record<string, string> };
   sendLog: SendLog;
-  admin: {
-    retireModel(id: string): boolean;
-    addModel(model: ModelInput): ModelInfo;
-    models(): { available: string[]; retired: string[] };
-    /** Stall every answer for `ms` from now (coordinated-omission proofs). */
-    freeze(ms: number): void;
-    frozenFor(): number;
-    /** Streams being written right now. */
-    activeStreams(): number;
-  };
+  /** The core's admin calls (models, freeze), plus the streams being written right now. */
+  admin: MockCore['admin'] & { activeStreams(): number };
   core: MockCore;
   /** The receipt issuer in use (null when receipts are off). */
   receipts: ReceiptIssuer | null;

@@ -4,15 +4,9 @@ import type { Judge } from '../judge.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../common-requests.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
+import type { UsageDay } from '../verdicts.ts';
 
-interface Row {
-  date: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  spend_usd: number;
-}
+type Row = UsageDay;
 
 function rowsOf(ex: HttpExchange): Row[] | undefined {
   const data = at(ex.json, 'data');
