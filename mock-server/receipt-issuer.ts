@@ -5,7 +5,7 @@
 // Receipt, links it (prev) and applies the receipt faults of faults-receipts.ts.
 import { createHash } from 'node:crypto';
 import { HarnessError, HarnessErrorCode } from '../src/errors.ts';
-import { digestOf, Ed25519Key, newReceiptId, PROTO, sealReceipt, signAct } from '../src/receipts/index.ts';
+import { digestOf, Ed25519Key, newReceiptId, PROTO, sealReceipt, sealReceiptText, signAct } from '../src/receipts/index.ts';
 import type { Act, Budget, Decision, Outcome, Receipt, SealedReceipt, UnsignedReceipt } from '../src/receipts/index.ts';
 import { ReceiptFault } from './faults-receipts.ts';
 import { keysWithFaults, ReceiptIssuerFault, sealWithFaults, type MutationContext } from './receipt-fault-mutations.ts';
@@ -171,14 +171,23 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       actor: chain.actorKey.keyref,
       ...parts,
     };
-    let sealed = faults.size === 0 ? sealReceipt(unsigned, issuer) : sealWithFaults(unsigned, gateFaults ? (parts.decision.result === 'denied' ? 'denial' : 'gate') : 'outcome', faults, mutationContextOf(chain));
-    if (gateFaults && faults.has(ReceiptFault.badSignature)) {
-      // A genuine issuer signature, but over other bytes: well-formed, canonical, and wrong.
-      const other = sealReceipt({ ...unsigned, iat: unsigned.iat + 1 }, issuer);
-      const receipt: Receipt = { ...sealed.receipt, sig: other.receipt.sig };
-      sealed = { receipt, digest: digestOf(receipt) };
+    let sealed: SealedReceipt;
+    let json: string;
+    if (faults.size === 0) {
+      // The faithful path: the JCS text made for the digest is also the stored JSON.
+      const text = sealReceiptText(unsigned, issuer);
+      sealed = text;
+      json = text.text;
+    } else {
+      sealed = sealWithFaults(unsigned, gateFaults ? (parts.decision.result === 'denied' ? 'denial' : 'gate') : 'outcome', faults, mutationContextOf(chain));
+      if (gateFaults && faults.has(ReceiptFault.badSignature)) {
+        // A genuine issuer signature, but over other bytes: well-formed, canonical, and wrong.
+        const other = sealReceipt({ ...unsigned, iat: unsigned.iat + 1 }, issuer);
+        const receipt: Receipt = { ...sealed.receipt, sig: other.receipt.sig };
+        sealed = { receipt, digest: digestOf(receipt) };
+      }
+      json = JSON.stringify(sealed.receipt);
     }
-    const json = JSON.stringify(sealed.receipt);
     // Durable before the caller answers (issue 6: "a receipt is on disk before the response that it records is finished").
     ledger?.appendSerialized(chain.account, chain.mandate.id, json);
     record(chain, sealed, json);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChainBuilder, Ed25519Key, digestOf, verifyChain, type ChainVerifyResult, type Receipt } from '../src/receipts/index.ts';
+import { ChainBuilder, Ed25519Key, canonicalString, digestOf, verifyChain, type ChainVerifyResult, type Receipt } from '../src/receipts/index.ts';
 import { startMockServer, type MockServer } from './index.ts';
 import { ReceiptFault, receiptFaults } from './faults-receipts.ts';
 import { mutationFaults } from './receipt-fault-table.ts';
@@ -196,6 +196,8 @@ describe('receipts from a session of mixed requests', () => {
     expect(chain.data).toEqual(builder.receipts);
     expect(chain.head).toBe(builder.head);
     expect(gateDigest).toBe(gate.digest);
+    // The stored (and listed) text of a faithful Receipt is its JCS text, the bytes of its digest.
+    expect(issuer.chainJson('acct_x')).toContain(`"data":[${builder.receipts.map((r) => canonicalString(r)).join(',')}]`);
   });
 });
 

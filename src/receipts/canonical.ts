@@ -6,12 +6,83 @@ export class CanonicalizationError extends Error {
   override readonly name = 'CanonicalizationError';
 }
 
+// With the u flag a surrogate pair is one code point, so this matches only lone surrogates.
+const LONE_SURROGATE = /\p{Cs}/u;
+const MAX_FAST_DEPTH = 512;
+/** Thrown inside the fast writer when a value needs the reference library (errors included). */
+const FALLBACK: unique symbol = Symbol('canonical-fallback');
+
+function jsonString(text: string): string {
+  // Most strings need no escape at all: quoted as they are (what JSON.stringify would give).
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) {
+      if (LONE_SURROGATE.test(text)) throw FALLBACK;
+      return JSON.stringify(text);
+    }
+  }
+  return `"${text}"`;
+}
+
+/**
+ * JCS of plain JSON data, the same text as `canonicalize` 4.0.0: keys sorted by UTF-16 code units,
+ * undefined and symbol members left out, undefined and symbol array entries as null, strings and
+ * numbers as JSON.stringify (RFC 8785 uses the ECMAScript forms). Anything else (toJSON, sparse
+ * arrays, functions, bigint, NaN, Infinity, lone surrogates, very deep nesting) is not decided here.
+ */
+function fastJcs(value: unknown, depth: number): string {
+  switch (typeof value) {
+    case 'string':
+      return jsonString(value);
+    case 'number':
+      if (!Number.isFinite(value)) throw FALLBACK;
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth > MAX_FAST_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw FALLBACK;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ',';
+          const item: unknown = value[i];
+          if (item === undefined || typeof item === 'symbol') {
+            if (!(i in value)) throw FALLBACK;
+            out += 'null';
+          } else out += fastJcs(item, depth + 1);
+        }
+        return `${out}]`;
+      }
+      const object = value as Record<string, unknown>;
+      const keys = Object.keys(object).sort();
+      let out = '{';
+      for (const key of keys) {
+        const item = object[key];
+        if (item === undefined || typeof item === 'symbol') continue;
+        if (out.length > 1) out += ',';
+        out += `${jsonString(key)}:${fastJcs(item, depth + 1)}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      throw FALLBACK;
+  }
+}
+
 /**
  * D-RCPT-01: the canonical form of a value is its RFC 8785 (JCS) serialisation, as produced by
  * the `canonicalize` package (4.0.0). Feed it only values from the strict JSON reader or plain
  * JSON data built in code (no `toJSON`, functions, undefined, NaN, lone surrogates).
+ * Plain JSON data takes a faster writer with the same output (src/receipts/canonical.test.ts
+ * compares the two on generated values); everything else, errors included, is the package's.
  */
 export function canonicalString(value: unknown): string {
+  try {
+    return fastJcs(value, 0);
+  } catch {
+    // Not plain data, or an error: the reference decides (same text, same error message).
+  }
   let out: string | undefined;
   try {
     out = canonicalize(value);

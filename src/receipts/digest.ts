@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { canonicalBytes } from './canonical.ts';
+import { createHash, hash } from 'node:crypto';
+import { canonicalString } from './canonical.ts';
 
 // D-RCPT-02 (anchor 3, digest): "sha256:" + 64 lowercase hex over JCS bytes, pattern ^sha256:[0-9a-f]{64}$.
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -13,9 +13,14 @@ export function digestOfBytes(bytes: Uint8Array): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
+/** The digest of the UTF-8 bytes of a text (e.g. a JCS text already made). */
+export function digestOfText(text: string): string {
+  return `sha256:${hash('sha256', text, 'hex')}`;
+}
+
 /** The digest of a JSON value: SHA-256 over its canonical (JCS) bytes. */
 export function digestOf(value: unknown): string {
-  return digestOfBytes(canonicalBytes(value));
+  return digestOfText(canonicalString(value));
 }
 
 /** D-RCPT-10: the token commitment is the digest of the UTF-8 bytes of the token string (not of its JSON form). */

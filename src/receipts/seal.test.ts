@@ -4,7 +4,7 @@ import { encodeBase64url } from './base64url.ts';
 import { canonicalString } from './canonical.ts';
 import { digestOf } from './digest.ts';
 import { receiptSigInput } from './pae.ts';
-import { sealReceipt } from './seal.ts';
+import { sealReceipt, sealReceiptText } from './seal.ts';
 import { Ed25519Key } from './signing-key.ts';
 import type { UnsignedReceipt } from './types.ts';
 import { newReceiptId } from './receipt-id.ts';
@@ -22,12 +22,14 @@ const jsonValue = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.strin
 const memberName = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.constantFrom('sia', 'sig2', 'sh', 'si', 'Sig', 'zz', '', 'é', '🚀', 'prev'));
 
 describe('sealReceipt', () => {
-  it('signs JCS(receipt without sig) and digests JCS(receipt with sig), for any extra members, names and values', () => {
+  it('signs JCS(receipt without sig) and digests JCS(receipt with sig), whose text it returns, for any extra members, names and values', () => {
     fc.assert(
       fc.property(fc.dictionary(memberName, fc.oneof(jsonValue, fc.constant(undefined)), { maxKeys: 6 }), (extra) => {
         const unsigned = { ...base(), ...extra, iss: key.keyref } as unknown as UnsignedReceipt;
-        const { receipt, digest } = sealReceipt(unsigned, key);
+        const { receipt, digest, text } = sealReceiptText(unsigned, key);
+        expect(text).toBe(canonicalString(receipt));
         expect(digest).toBe(digestOf(receipt));
+        expect(sealReceipt(unsigned, key)).toEqual({ receipt, digest });
         expect(receipt.sig.val).toBe(encodeBase64url(key.sign(receiptSigInput(unsigned as unknown as Record<string, unknown>))));
       }),
       { numRuns: 300 },

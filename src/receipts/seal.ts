@@ -1,6 +1,6 @@
 import { encodeBase64url } from './base64url.ts';
 import { canonicalString } from './canonical.ts';
-import { digestOfBytes } from './digest.ts';
+import { digestOfText } from './digest.ts';
 import { actorSigInput, approvalSigInput, pae, PAYLOAD_TYPE } from './pae.ts';
 import type { Ed25519Key } from './signing-key.ts';
 import type { Act, Receipt, SealedReceipt, Sig, UnsignedReceipt } from './types.ts';
@@ -25,23 +25,47 @@ function canonicalMembers(object: Record<string, unknown>): { key: string; text:
   return members;
 }
 
+/** A sealed Receipt with its JCS text (sig included): the bytes its digest is over. */
+export interface SealedReceiptText extends SealedReceipt {
+  text: string;
+}
+
+const RECEIPT_PAE_HEAD = `DSSEv1 ${encoder.encode(PAYLOAD_TYPE.receipt).length} ${PAYLOAD_TYPE.receipt} `;
+
 /**
  * Adds the envelope sig (D-RCPT-05, envelope): the issuer key must be the one named by `iss`.
  * The body is canonicalised once: the signature input is JCS(body) and the digest is over
  * JCS(body + sig), whose bytes are the same members with the "sig" member put in its sorted place.
  */
-export function sealReceipt(unsigned: UnsignedReceipt | Receipt, issuerKey: Ed25519Key): SealedReceipt {
-  const { sig: _old, ...body } = unsigned as Receipt;
+export function sealReceiptText(unsigned: UnsignedReceipt | Receipt, issuerKey: Ed25519Key): SealedReceiptText {
+  let body: UnsignedReceipt = unsigned;
+  if ('sig' in unsigned) {
+    const { sig: _old, ...rest } = unsigned;
+    body = rest;
+  }
   if (body.iss !== issuerKey.keyref) throw new TypeError('sealReceipt: iss must equal the issuer key reference');
   const members = canonicalMembers(body as unknown as Record<string, unknown>);
-  const texts = members.map((m) => m.text);
+  let before = '';
+  let after = '';
+  for (const m of members) {
+    // Every key sorts before or after "sig" (the body has no "sig" member).
+    if (m.key < 'sig') before += before.length === 0 ? m.text : `,${m.text}`;
+    else after += after.length === 0 ? m.text : `,${m.text}`;
+  }
+  const bodyText = before.length === 0 || after.length === 0 ? `{${before}${after}}` : `{${before},${after}}`;
   // Envelope sig: PAE(urn:receipt:1.0-draft.2:receipt, JCS(receipt without "sig")), as receiptSigInput.
-  const sig = sigOf(issuerKey, pae(PAYLOAD_TYPE.receipt, encoder.encode(`{${texts.join(',')}}`)));
-  const receipt: Receipt = { ...body, sig };
-  let at = members.findIndex((m) => m.key > 'sig');
-  if (at < 0) at = members.length;
-  texts.splice(at, 0, `"sig":${canonicalString(sig)}`);
-  return { receipt, digest: digestOfBytes(encoder.encode(`{${texts.join(',')}}`)) };
+  const input = Buffer.from(`${RECEIPT_PAE_HEAD}${Buffer.byteLength(bodyText)} ${bodyText}`);
+  const sig: Sig = { alg: 'Ed25519', kid: issuerKey.keyref, val: issuerKey.signToBase64url(input) };
+  const receipt = { ...body, sig } as Receipt;
+  const sigMember = `"sig":${canonicalString(sig)}`;
+  const text = `{${before}${before.length === 0 ? '' : ','}${sigMember}${after.length === 0 ? '' : ','}${after}}`;
+  return { receipt, digest: digestOfText(text), text };
+}
+
+/** sealReceipt is sealReceiptText without the text. */
+export function sealReceipt(unsigned: UnsignedReceipt | Receipt, issuerKey: Ed25519Key): SealedReceipt {
+  const { receipt, digest } = sealReceiptText(unsigned, issuerKey);
+  return { receipt, digest };
 }
 
 /** Returns the act with actor_sig over PAE(actor_sig, JCS([grantId, act without actor_sig])). */

@@ -36,6 +36,11 @@ export class Ed25519Key {
     return new Uint8Array(nodeSign(null, message, this.#nodeKey));
   }
 
+  /** `sign` as base64url text (no copy of the signature bytes). */
+  signToBase64url(message: Uint8Array): string {
+    return nodeSign(null, message, this.#nodeKey).toString('base64url');
+  }
+
   /** Reference signing path (pure noble); same bytes as `sign`. */
   signWithNoble(message: Uint8Array): Uint8Array {
     return ed25519.sign(message, this.#seed);
