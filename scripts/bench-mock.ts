@@ -8,8 +8,11 @@
 // variant with longer, more realistic completions (report it beside the default, not instead).
 //
 // Each server runs in its own child process; this process is the undici client (loopback only,
-// bounded in time). Writes reports/bench/mock.json. With --cpu-prof the mock child is profiled
-// (node --cpu-prof) and the hottest source files are printed (share of its busy time).
+// bounded in time). Writes reports/bench/mock.json, with the CPU per request of each server and of
+// the client, and `floor`: what the 0.5 target needs from lower bounds measured in the same run
+// (cores needed at the target rate; the most a mock issuing Receipts on one thread can reach).
+// With --cpu-prof the mock child is profiled (node --cpu-prof) and the hottest source files are
+// printed (share of its busy time).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
@@ -43,7 +46,8 @@ async function serveBare(fixture: string): Promise<void> {
   const captured = JSON.parse(fs.readFileSync(fixture, 'utf8')) as Captured;
   const fullBody = Buffer.from(captured.full.body);
   const fullHeaders = { ...captured.full.headers, 'content-length': String(fullBody.length) };
-  const events = captured.stream.events.map((e) => Buffer.from(e));
+  // The mock writes the events that are due together (all of them, with zero delay) as one chunk: so does this server.
+  const events = Buffer.from(captured.stream.events.join(''));
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -55,9 +59,7 @@ async function serveBare(fixture: string): Promise<void> {
       }
       res.writeHead(captured.stream.status, captured.stream.headers);
       res.flushHeaders();
-      res.cork();
-      for (const e of events) res.write(e);
-      res.uncork();
+      res.write(events);
       res.end();
     });
   });
@@ -123,6 +125,8 @@ interface Measurement {
   perSecond: number;
   /** CPU time the server process spent per completed request (Linux /proc; null elsewhere). */
   serverCpuUsPerRequest: number | null;
+  /** CPU time this (client) process spent per completed request. */
+  clientCpuUsPerRequest: number | null;
 }
 
 /** user + system CPU seconds of a process, from /proc/PID/stat (clock ticks of 10 ms). */
@@ -139,6 +143,7 @@ function cpuSeconds(pid: number | undefined): number | null {
 /** Closed loop: `concurrency` workers, each sending one request after another until the time is up. */
 async function measure(url: string, pid: number | undefined, stream: boolean, concurrency: number, seconds: number, expectEvents: number): Promise<Measurement> {
   const cpuBefore = cpuSeconds(pid);
+  const clientBefore = process.cpuUsage();
   const origin = new URL(url).origin;
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 10_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
   const body = JSON.stringify({ ...REQUEST, stream });
@@ -177,10 +182,12 @@ async function measure(url: string, pid: number | undefined, stream: boolean, co
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
+  const client = process.cpuUsage(clientBefore);
   await pool.close();
   const cpuAfter = cpuSeconds(pid);
   const serverCpuUsPerRequest = cpuBefore === null || cpuAfter === null || requests === 0 ? null : Math.round(((cpuAfter - cpuBefore) * 1e6) / requests);
-  return { requests, events, errors, seconds: elapsed, perSecond: (stream ? events : requests) / elapsed, serverCpuUsPerRequest };
+  const clientCpuUsPerRequest = requests === 0 ? null : Math.round((client.user + client.system) / requests);
+  return { requests, events, errors, seconds: elapsed, perSecond: (stream ? events : requests) / elapsed, serverCpuUsPerRequest, clientCpuUsPerRequest };
 }
 
 async function ledgerAppendCost(): Promise<Record<string, number>> {
@@ -290,8 +297,8 @@ async function main(): Promise<void> {
   const plain = await startChild(['--serve', 'mock-no-receipts', ...tokensArg]);
   const targets = [['bare', bare], ['mock', mock], ['mockNoReceipts', plain]] as const;
   const expectEvents = captured.stream.events.length;
-  type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number };
-  const zero = (): Sums => ({ stream: 0, full: 0, streamCpu: 0, fullCpu: 0 });
+  type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number; streamClientCpu: number; fullClientCpu: number };
+  const zero = (): Sums => ({ stream: 0, full: 0, streamCpu: 0, fullCpu: 0, streamClientCpu: 0, fullClientCpu: 0 });
   const sums: Record<(typeof targets)[number][0], Sums> = { bare: zero(), mock: zero(), mockNoReceipts: zero() };
   const runs: { round: number; server: string; mode: string; result: Measurement }[] = [];
   try {
@@ -305,9 +312,10 @@ async function main(): Promise<void> {
           const result = await measure(target.url, target.child.pid, mode === 'stream', mode === 'stream' ? streams : concurrency, seconds, expectEvents);
           sums[name][mode] += result.perSecond / rounds;
           sums[name][mode === 'stream' ? 'streamCpu' : 'fullCpu'] += (result.serverCpuUsPerRequest ?? NaN) / rounds;
+          sums[name][mode === 'stream' ? 'streamClientCpu' : 'fullClientCpu'] += (result.clientCpuUsPerRequest ?? NaN) / rounds;
           runs.push({ round, server: name, mode, result });
           console.log(
-            `round ${round} ${mode.padEnd(6)} ${name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(8)} ${mode === 'stream' ? 'events/s' : 'req/s   '}  server CPU ${String(result.serverCpuUsPerRequest ?? '?').padStart(5)} us/request  (${result.requests} requests, ${result.errors} errors)`,
+            `round ${round} ${mode.padEnd(6)} ${name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(8)} ${mode === 'stream' ? 'events/s' : 'req/s   '}  server CPU ${String(result.serverCpuUsPerRequest ?? '?').padStart(5)} us/request, client ${String(result.clientCpuUsPerRequest ?? '?').padStart(5)}  (${result.requests} requests, ${result.errors} errors)`,
           );
         }
       }
@@ -331,6 +339,7 @@ async function main(): Promise<void> {
       mockNoReceiptsEventsPerSecond: Math.round(sums.mockNoReceipts.stream),
       ratioNoReceipts: round3(sums.mockNoReceipts.stream / sums.bare.stream),
       serverCpuUsPerStream: { bare: Math.round(sums.bare.streamCpu), mock: Math.round(sums.mock.streamCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.streamCpu) },
+      clientCpuUsPerStream: { bare: Math.round(sums.bare.streamClientCpu), mock: Math.round(sums.mock.streamClientCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.streamClientCpu) },
     },
     nonStreaming: {
       bareRequestsPerSecond: Math.round(sums.bare.full),
@@ -339,10 +348,15 @@ async function main(): Promise<void> {
       mockNoReceiptsRequestsPerSecond: Math.round(sums.mockNoReceipts.full),
       ratioNoReceipts: round3(sums.mockNoReceipts.full / sums.bare.full),
       serverCpuUsPerRequest: { bare: Math.round(sums.bare.fullCpu), mock: Math.round(sums.mock.fullCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.fullCpu) },
+      clientCpuUsPerRequest: { bare: Math.round(sums.bare.fullClientCpu), mock: Math.round(sums.mock.fullClientCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.fullClientCpu) },
     },
     target: 0.5,
     ledgerAppend: ledger,
     receiptCostInProcess: receipts,
+    floor: {
+      streaming: floorAt(sums.bare.stream / expectEvents, sums.bare.streamClientCpu, sums.mockNoReceipts.streamCpu, receipts),
+      nonStreaming: floorAt(sums.bare.full, sums.bare.fullClientCpu, sums.mockNoReceipts.fullCpu, receipts),
+    },
     runs,
     ...(values['cpu-prof'] ? { hottestFiles: hottestFiles(profileDir) } : {}),
   };
@@ -352,10 +366,33 @@ async function main(): Promise<void> {
   console.log(`streaming:     mock ${report.streaming.mockEventsPerSecond} events/s, bare ${report.streaming.bareEventsPerSecond} events/s, ratio ${report.streaming.ratio} (without receipts ${report.streaming.ratioNoReceipts})`);
   console.log(`non-streaming: mock ${report.nonStreaming.mockRequestsPerSecond} req/s, bare ${report.nonStreaming.bareRequestsPerSecond} req/s, ratio ${report.nonStreaming.ratio} (without receipts ${report.nonStreaming.ratioNoReceipts})`);
   console.log(`server CPU per stream (us): ${JSON.stringify(report.streaming.serverCpuUsPerStream)}; per request: ${JSON.stringify(report.nonStreaming.serverCpuUsPerRequest)}`);
+  console.log(`floor (target 0.5): streaming ${JSON.stringify(report.floor.streaming)}`);
+  console.log(`floor (target 0.5): non-streaming ${JSON.stringify(report.floor.nonStreaming)}`);
   console.log(`ledger append: ${JSON.stringify(ledger)}`);
   console.log(`receipts of one completion (in-process): ${receipts.gateAndOutcomeUs} us, of which 2 Ed25519 signatures at ${receipts.ed25519SignUs} us each`);
   if (report.hottestFiles !== undefined) for (const h of report.hottestFiles) console.log(`  ${String(h.selfPercent).padStart(5)}%  ${h.file}`);
   console.log(`wrote ${path.relative(ROOT, out)}`);
+}
+
+/**
+ * What the target needs, from lower bounds measured in this run: per request (or stream) at least
+ * the client's CPU at its cheapest (the bare runs), the mock's CPU without receipts, and the
+ * in-process cost of the two Receipts (of which the two Ed25519 signatures alone are irreducible).
+ * More cores than the machine has means no design (threads included) reaches the target here;
+ * a single-thread ratio under the target means a mock issuing Receipts on its one thread cannot.
+ */
+function floorAt(bareRate: number, clientUs: number, mockNoReceiptsUs: number, receipts: { gateAndOutcomeUs: number; ed25519SignUs: number }) {
+  const targetRate = 0.5 * bareRate;
+  const signaturesUs = 2 * receipts.ed25519SignUs;
+  const cores = (us: number) => Math.round((targetRate * (clientUs + mockNoReceiptsUs + us)) / 1e4) / 100;
+  return {
+    targetPerSecond: Math.round(targetRate),
+    cpuUsAtLeast: { client: Math.round(clientUs), mockNoReceipts: Math.round(mockNoReceiptsUs), receipts: Math.round(receipts.gateAndOutcomeUs), signatures: Math.round(signaturesUs) },
+    cores: os.cpus().length,
+    coresNeeded: cores(receipts.gateAndOutcomeUs),
+    coresNeededIfOnlySignaturesCost: cores(signaturesUs),
+    singleThreadRatioAtMost: round3(1e6 / (mockNoReceiptsUs + receipts.gateAndOutcomeUs) / bareRate),
+  };
 }
 
 function round3(x: number): number {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { nanoToUsd } from './decimal.ts';
 import { SlidingWindow } from './sliding-window.ts';
 import type { ModelCatalogue } from './models.ts';
@@ -139,7 +139,7 @@ export class AccountState {
 }
 
 function hashToken(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+  return hash('sha256', token, 'buffer');
 }
 
 export function generateToken(): string {
