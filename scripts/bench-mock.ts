@@ -2,10 +2,12 @@
 // measured side by side in one run (ratio), plus the cost of a durable ledger append per sync mode.
 //
 //   npx tsx scripts/bench-mock.ts [--duration 4] [--rounds 2] [--streams 256] [--concurrency 64] [--cpu-prof]
-//                                 [--completion-tokens 32]
+//                                 [--completion-tokens 32] [--out reports/bench/mock.json] [--beside FILE]
 //
 // The reference figures use the default 32-token completions; --completion-tokens 256 is a
-// variant with longer, more realistic completions (report it beside the default, not instead).
+// variant with longer, more realistic completions (report it beside the default, not instead):
+//   npx tsx scripts/bench-mock.ts --completion-tokens 256 --out /tmp/mock-256.json
+//   npx tsx scripts/bench-mock.ts --beside /tmp/mock-256.json    (its summary goes into `beside`)
 //
 // Each server runs in its own child process; this process is the undici client (loopback only,
 // bounded in time). Writes reports/bench/mock.json, with the CPU per request of each server and of
@@ -270,6 +272,7 @@ async function main(): Promise<void> {
       'cpu-prof': { type: 'boolean', default: false },
       out: { type: 'string', default: 'reports/bench/mock.json' },
       'completion-tokens': { type: 'string', default: String(DEFAULT_COMPLETION_TOKENS) },
+      beside: { type: 'string' },
     },
     strict: true,
   });
@@ -359,6 +362,7 @@ async function main(): Promise<void> {
     },
     runs,
     ...(values['cpu-prof'] ? { hottestFiles: hottestFiles(profileDir) } : {}),
+    ...(values.beside === undefined ? {} : { beside: [besideOf(path.resolve(ROOT, values.beside))] }),
   };
   const out = path.resolve(ROOT, values.out as string);
   fs.mkdirSync(path.dirname(out), { recursive: true });
@@ -393,6 +397,14 @@ function floorAt(bareRate: number, clientUs: number, mockNoReceiptsUs: number, r
     coresNeededIfOnlySignaturesCost: cores(signaturesUs),
     singleThreadRatioAtMost: round3(1e6 / (mockNoReceiptsUs + receipts.gateAndOutcomeUs) / bareRate),
   };
+}
+
+/** The summary of another report of this script (e.g. the --completion-tokens 256 variant), kept beside this one. */
+function besideOf(file: string): Record<string, unknown> {
+  const other = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  if (other['object'] !== 'bench.mock') throw new Error(`--beside ${file} is not a report of this script`);
+  const { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg } = other;
+  return { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg };
 }
 
 function round3(x: number): number {

@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalBytes, canonicalString, CanonicalizationError } from './canonical.ts';
+import { canonicalBytes, canonicalMembersAround, canonicalString, CanonicalizationError } from './canonical.ts';
 
 /** The reference: the `canonicalize` package itself, its errors as text. */
 function reference(value: unknown): { text: string | undefined } | { error: string } {
@@ -64,5 +64,25 @@ describe('canonicalString is the canonicalize package (RFC 8785) on every value'
     const value = { '\ud83d\ude00': 1, '\uffff': 2, b: 3, B: 4, '10': 5, '9': 6 };
     expect(canonicalString(value)).toBe('{"10":5,"9":6,"B":4,"b":3,"\ud83d\ude00":1,"\uffff":2}');
     expect(new TextDecoder().decode(canonicalBytes(value))).toBe(canonicalString(value));
+  });
+
+  it('splits the members of an object around a name it lacks, so that the JCS with that member added is the join', () => {
+    const names = fc.oneof(fc.string({ unit: 'binary', maxLength: 4 }), fc.constantFrom('sia', 'sih', 'si', 'sig2', 'Sig', '', 'prev', 'zz'));
+    fc.assert(
+      fc.property(fc.dictionary(names, fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.string({ unit: 'binary' }))), fc.jsonValue({ maxDepth: 1 }), (object, added) => {
+        if ('sig' in object) return;
+        const whole = ours({ ...object, sig: added });
+        let split: { text: string | undefined } | { error: string };
+        try {
+          const { before, after } = canonicalMembersAround(object, 'sig');
+          split = { text: `{${[before, `"sig":${canonicalString(added)}`, after].filter((t) => t.length > 0).join(',')}}` };
+        } catch (error) {
+          split = { error: (error as Error).message };
+        }
+        expect(split).toEqual(whole);
+      }),
+      runs(1000),
+    );
+    expect(() => canonicalMembersAround({ sig: 1 }, 'sig')).toThrow(CanonicalizationError);
   });
 });

@@ -93,6 +93,31 @@ export function canonicalString(value: unknown): string {
   return out;
 }
 
+/**
+ * The JCS members (`"name":value`, in JCS order, comma-joined) of an object that has no member
+ * `split`, as two texts: the members sorted before `split` and those after. Joined around a
+ * `"split":...` member they give the JCS of the object with that member added.
+ */
+export function canonicalMembersAround(object: Record<string, unknown>, split: string): { before: string; after: string } {
+  const keys = Object.keys(object).sort();
+  let before = '';
+  let after = '';
+  for (const key of keys) {
+    const value = object[key];
+    if (value === undefined || typeof value === 'symbol') continue;
+    if (key === split) throw new CanonicalizationError(`the object already has a member "${split}"`);
+    let text: string;
+    try {
+      text = `${jsonString(key)}:${fastJcs(value, 1)}`;
+    } catch {
+      text = `${canonicalString(key)}:${canonicalString(value)}`;
+    }
+    if (key < split) before += before.length === 0 ? text : `,${text}`;
+    else after += after.length === 0 ? text : `,${text}`;
+  }
+  return { before, after };
+}
+
 /** D-RCPT-01: canonical bytes = UTF-8 of the JCS string. */
 export function canonicalBytes(value: unknown): Uint8Array {
   return encoder.encode(canonicalString(value));

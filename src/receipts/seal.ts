@@ -1,5 +1,5 @@
 import { encodeBase64url } from './base64url.ts';
-import { canonicalString } from './canonical.ts';
+import { canonicalMembersAround, canonicalString } from './canonical.ts';
 import { digestOfText } from './digest.ts';
 import { actorSigInput, approvalSigInput, pae, PAYLOAD_TYPE } from './pae.ts';
 import type { Ed25519Key } from './signing-key.ts';
@@ -10,20 +10,6 @@ function sigOf(key: Ed25519Key, input: Uint8Array): Sig {
 }
 
 const encoder = new TextEncoder();
-
-/**
- * The JCS members of an object, `"key":value` each, in JCS order (keys sorted by UTF-16 code
- * units, undefined and symbol members left out): exactly the parts `canonicalize` joins.
- */
-function canonicalMembers(object: Record<string, unknown>): { key: string; text: string }[] {
-  const members: { key: string; text: string }[] = [];
-  for (const key of Object.keys(object).sort()) {
-    const value = object[key];
-    if (value === undefined || typeof value === 'symbol') continue;
-    members.push({ key, text: `${canonicalString(key)}:${canonicalString(value)}` });
-  }
-  return members;
-}
 
 /** A sealed Receipt with its JCS text (sig included): the bytes its digest is over. */
 export interface SealedReceiptText extends SealedReceipt {
@@ -44,14 +30,7 @@ export function sealReceiptText(unsigned: UnsignedReceipt | Receipt, issuerKey: 
     body = rest;
   }
   if (body.iss !== issuerKey.keyref) throw new TypeError('sealReceipt: iss must equal the issuer key reference');
-  const members = canonicalMembers(body as unknown as Record<string, unknown>);
-  let before = '';
-  let after = '';
-  for (const m of members) {
-    // Every key sorts before or after "sig" (the body has no "sig" member).
-    if (m.key < 'sig') before += before.length === 0 ? m.text : `,${m.text}`;
-    else after += after.length === 0 ? m.text : `,${m.text}`;
-  }
+  const { before, after } = canonicalMembersAround(body as unknown as Record<string, unknown>, 'sig');
   const bodyText = before.length === 0 || after.length === 0 ? `{${before}${after}}` : `{${before},${after}}`;
   // Envelope sig: PAE(urn:receipt:1.0-draft.2:receipt, JCS(receipt without "sig")), as receiptSigInput.
   const input = Buffer.from(`${RECEIPT_PAE_HEAD}${Buffer.byteLength(bodyText)} ${bodyText}`);
