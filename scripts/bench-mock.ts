@@ -3,6 +3,7 @@
 //
 //   npx tsx scripts/bench-mock.ts [--duration 4] [--rounds 2] [--streams 256] [--concurrency 64] [--cpu-prof]
 //                                 [--completion-tokens 32] [--out reports/bench/mock.json] [--beside FILE]
+//                                 [--free-signatures]
 //
 // The reference figures use the default 32-token completions; --completion-tokens 256 is a
 // variant with longer, more realistic completions (report it beside the default, not instead):
@@ -13,6 +14,9 @@
 // bounded in time). Writes reports/bench/mock.json, with the CPU per request of each server and of
 // the client, and `floor`: what the 0.5 target needs from lower bounds measured in the same run
 // (cores needed at the target rate; the most a mock issuing Receipts on one thread can reach).
+// --free-signatures adds a fourth server: the mock with Receipts whose Ed25519 signatures are a
+// fixed string (free, and invalid), the upper bound of any design that moves signing off the
+// HTTP thread (reported as upperBoundWithFreeSignatures, never as the ratio).
 // With --cpu-prof the mock child is profiled (node --cpu-prof) and the hottest source files are
 // printed (share of its busy time).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -38,8 +42,15 @@ interface Captured {
 }
 
 // ---------------------------------------------------------------- children
-async function serveMock(receipts: boolean, completionTokens: number): Promise<void> {
+async function serveMock(receipts: boolean, completionTokens: number, freeSignatures = false): Promise<void> {
   const { startMockServer } = await import('../mock-server/index.ts');
+  if (freeSignatures) {
+    // The bound of --free-signatures, in this child only: every Ed25519 signature is a fixed
+    // string that costs nothing (the Receipts do not verify). No mock ships or runs like this.
+    const { Ed25519Key } = await import('../src/receipts/index.ts');
+    const fixed = 'A'.repeat(86);
+    Ed25519Key.prototype.signToBase64url = () => fixed;
+  }
   const server = await startMockServer({ seed: 1, limits: false, ttftMs: 0, itlMs: 0, jitterMs: 0, completionTokens, sendLogCapacity: 1024, receipts });
   announce(server.url, () => server.close());
 }
@@ -273,6 +284,7 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'reports/bench/mock.json' },
       'completion-tokens': { type: 'string', default: String(DEFAULT_COMPLETION_TOKENS) },
       beside: { type: 'string' },
+      'free-signatures': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -280,6 +292,7 @@ async function main(): Promise<void> {
   if (!Number.isInteger(completionTokens) || completionTokens < 1 || completionTokens > 4096) throw new Error('--completion-tokens must be an integer from 1 to 4096');
   if (values.serve === 'mock') return serveMock(true, completionTokens);
   if (values.serve === 'mock-no-receipts') return serveMock(false, completionTokens);
+  if (values.serve === 'mock-free-signatures') return serveMock(true, completionTokens, true);
   if (values.serve === 'bare') return serveBare(values.fixture as string);
 
   const seconds = Number(values.duration);
@@ -298,11 +311,13 @@ async function main(): Promise<void> {
   fs.writeFileSync(fixture, JSON.stringify(captured));
   const bare = await startChild(['--serve', 'bare', '--fixture', fixture]);
   const plain = await startChild(['--serve', 'mock-no-receipts', ...tokensArg]);
-  const targets = [['bare', bare], ['mock', mock], ['mockNoReceipts', plain]] as const;
+  type Name = 'bare' | 'mock' | 'mockNoReceipts' | 'mockFreeSignatures';
+  const targets: [Name, { child: ChildProcess; url: string }][] = [['bare', bare], ['mock', mock], ['mockNoReceipts', plain]];
+  if (values['free-signatures']) targets.push(['mockFreeSignatures', await startChild(['--serve', 'mock-free-signatures', ...tokensArg])]);
   const expectEvents = captured.stream.events.length;
   type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number; streamClientCpu: number; fullClientCpu: number };
   const zero = (): Sums => ({ stream: 0, full: 0, streamCpu: 0, fullCpu: 0, streamClientCpu: 0, fullClientCpu: 0 });
-  const sums: Record<(typeof targets)[number][0], Sums> = { bare: zero(), mock: zero(), mockNoReceipts: zero() };
+  const sums: Record<Name, Sums> = { bare: zero(), mock: zero(), mockNoReceipts: zero(), mockFreeSignatures: zero() };
   const runs: { round: number; server: string; mode: string; result: Measurement }[] = [];
   try {
     for (const [, target] of targets) {
@@ -318,7 +333,7 @@ async function main(): Promise<void> {
           sums[name][mode === 'stream' ? 'streamClientCpu' : 'fullClientCpu'] += (result.clientCpuUsPerRequest ?? NaN) / rounds;
           runs.push({ round, server: name, mode, result });
           console.log(
-            `round ${round} ${mode.padEnd(6)} ${name.padEnd(14)} ${result.perSecond.toFixed(0).padStart(8)} ${mode === 'stream' ? 'events/s' : 'req/s   '}  server CPU ${String(result.serverCpuUsPerRequest ?? '?').padStart(5)} us/request, client ${String(result.clientCpuUsPerRequest ?? '?').padStart(5)}  (${result.requests} requests, ${result.errors} errors)`,
+            `round ${round} ${mode.padEnd(6)} ${name.padEnd(18)} ${result.perSecond.toFixed(0).padStart(8)} ${mode === 'stream' ? 'events/s' : 'req/s   '}  server CPU ${String(result.serverCpuUsPerRequest ?? '?').padStart(5)} us/request, client ${String(result.clientCpuUsPerRequest ?? '?').padStart(5)}  (${result.requests} requests, ${result.errors} errors)`,
           );
         }
       }
@@ -361,6 +376,17 @@ async function main(): Promise<void> {
       nonStreaming: floorAt(sums.bare.full, sums.bare.fullClientCpu, sums.mockNoReceipts.fullCpu, receipts),
     },
     runs,
+    ...(values['free-signatures']
+      ? {
+          // The most any design that takes the signing off the HTTP thread (a worker) could reach.
+          upperBoundWithFreeSignatures: {
+            streamingRatio: round3(sums.mockFreeSignatures.stream / sums.bare.stream),
+            nonStreamingRatio: round3(sums.mockFreeSignatures.full / sums.bare.full),
+            serverCpuUsPerStream: Math.round(sums.mockFreeSignatures.streamCpu),
+            serverCpuUsPerRequest: Math.round(sums.mockFreeSignatures.fullCpu),
+          },
+        }
+      : {}),
     ...(values['cpu-prof'] ? { hottestFiles: hottestFiles(profileDir) } : {}),
     ...(values.beside === undefined ? {} : { beside: [besideOf(path.resolve(ROOT, values.beside))] }),
   };
@@ -372,6 +398,7 @@ async function main(): Promise<void> {
   console.log(`server CPU per stream (us): ${JSON.stringify(report.streaming.serverCpuUsPerStream)}; per request: ${JSON.stringify(report.nonStreaming.serverCpuUsPerRequest)}`);
   console.log(`floor (target 0.5): streaming ${JSON.stringify(report.floor.streaming)}`);
   console.log(`floor (target 0.5): non-streaming ${JSON.stringify(report.floor.nonStreaming)}`);
+  if (report.upperBoundWithFreeSignatures !== undefined) console.log(`with free signatures (upper bound of a signing worker): ${JSON.stringify(report.upperBoundWithFreeSignatures)}`);
   console.log(`ledger append: ${JSON.stringify(ledger)}`);
   console.log(`receipts of one completion (in-process): ${receipts.gateAndOutcomeUs} us, of which 2 Ed25519 signatures at ${receipts.ed25519SignUs} us each`);
   if (report.hottestFiles !== undefined) for (const h of report.hottestFiles) console.log(`  ${String(h.selfPercent).padStart(5)}%  ${h.file}`);
@@ -396,6 +423,7 @@ function floorAt(bareRate: number, clientUs: number, mockNoReceiptsUs: number, r
     coresNeeded: cores(receipts.gateAndOutcomeUs),
     coresNeededIfOnlySignaturesCost: cores(signaturesUs),
     singleThreadRatioAtMost: round3(1e6 / (mockNoReceiptsUs + receipts.gateAndOutcomeUs) / bareRate),
+    singleThreadRatioAtMostIfOnlySignaturesCost: round3(1e6 / (mockNoReceiptsUs + signaturesUs) / bareRate),
   };
 }
 
@@ -403,8 +431,8 @@ function floorAt(bareRate: number, clientUs: number, mockNoReceiptsUs: number, r
 function besideOf(file: string): Record<string, unknown> {
   const other = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
   if (other['object'] !== 'bench.mock') throw new Error(`--beside ${file} is not a report of this script`);
-  const { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg } = other;
-  return { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg };
+  const { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg, upperBoundWithFreeSignatures } = other;
+  return { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg, ...(upperBoundWithFreeSignatures === undefined ? {} : { upperBoundWithFreeSignatures }) };
 }
 
 function round3(x: number): number {
