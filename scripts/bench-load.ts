@@ -9,15 +9,12 @@
  * process.hrtime (CLOCK_MONOTONIC, shared by every process of the host), so iari's arrival stamps
  * compare directly with the mock's send log, fetched from GET /_iari/send-log.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Pool, request } from 'undici';
 import OpenAI from 'openai';
-import { startMockServer, type MockServerOptions } from '../mock-server/index.ts';
-import { compareWithSendLog, type SentEvent } from '../src/load/fidelity.ts';
+import { compareWithSendLog } from '../src/load/fidelity.ts';
 import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../src/load/freeze-model.ts';
 import { decodeHistogram } from '../src/load/hdr.ts';
 import type { RequestRecord } from '../src/load/load-result.ts';
@@ -25,36 +22,12 @@ import { builtinPrompts } from '../src/load/prompts.ts';
 import type { RequestTiming } from '../src/load/request-timer.ts';
 import { runLoad, type LoadConfig, type ModeConfig } from '../src/load/run-load.ts';
 import { errorDistribution, fittedRate, ksExponential, percentile } from '../src/load/stats.ts';
-
-interface MockHandle {
-  url: string;
-  token: string;
-  model: string;
-  proc: ChildProcess;
-}
+import { mockLag, startChildMock, stopChild, type MockHandle } from './fidelity-child-mock.ts';
+import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat } from './fidelity-diagnostics.ts';
+import { FIDELITY_MOCK, runFloor, type FloorResult } from './fidelity-floor.ts';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as (o: Record<string, unknown>, cb: (e: unknown, r: { throughput: { total: number }; requests: { total: number } }) => void) => unknown;
-
-function startChildMock(options: MockServerOptions): Promise<MockHandle> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--child-mock', JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('mock child did not start in 20 s')), 20_000);
-    proc.once('message', (m) => {
-      clearTimeout(t);
-      const msg = m as { url: string; token: string; model: string };
-      resolve({ ...msg, proc });
-    });
-    proc.once('exit', (code) => reject(new Error(`mock child exited with ${code}`)));
-  });
-}
-
-async function stopChild(m: MockHandle): Promise<void> {
-  const exited = new Promise<void>((r) => m.proc.once('exit', () => r()));
-  m.proc.disconnect();
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-  if (m.proc.exitCode === null) m.proc.kill('SIGKILL');
-}
 
 function config(m: MockHandle, mode: ModeConfig, over: Partial<LoadConfig>): LoadConfig {
   return {
@@ -80,28 +53,6 @@ function config(m: MockHandle, mode: ModeConfig, over: Partial<LoadConfig>): Loa
   };
 }
 
-async function fetchSendLog(m: MockHandle, ids: string[]): Promise<Map<string, SentEvent[]>> {
-  const origin = new URL(m.url).origin;
-  const pool = new Pool(origin, { connections: 8 });
-  const out = new Map<string, SentEvent[]>();
-  try {
-    for (let i = 0; i < ids.length; i += 64) {
-      await Promise.all(
-        ids.slice(i, i + 64).map(async (id) => {
-          const res = await pool.request({ method: 'GET', path: `/_iari/send-log?request_id=${encodeURIComponent(id)}` });
-          const body = (await res.body.json()) as { events?: { written_ns: string; tokens: number; content: boolean }[] };
-          if (res.statusCode === 200 && body.events !== undefined) {
-            out.set(id, body.events.map((e) => ({ writtenNs: BigInt(e.written_ns), tokens: e.tokens, content: e.content })));
-          }
-        }),
-      );
-    }
-  } finally {
-    await pool.close();
-  }
-  return out;
-}
-
 /** Seconds one fidelity stream lasts: TTFT 200 ms + 26 more chunks 20 ms apart (40 tokens as 1, 1, 2). */
 const FIDELITY_STREAM_S = 0.2 + 26 * 0.02;
 
@@ -109,33 +60,64 @@ const FIDELITY_STREAM_S = 0.2 + 26 * 0.02;
  * closed: N connections started together, so every stream's events are written in the same
  * instant (a burst of N writes every 20 ms, like a batching server). open: arrivals at
  * N / stream length per second, so N streams are in flight, evenly staggered.
+ * A closed run is preceded by the floor at the same size (scripts/fidelity-floor.ts: a minimal
+ * reader, same mock and schedule, run just before so both see the same host), and reports its
+ * error as a ratio to the floor's.
  */
-async function fidelity(streams: number, durationS: number, engine: 'autocannon' | 'undici', shape: 'closed' | 'open' = 'closed'): Promise<Record<string, unknown>> {
+async function fidelity(streams: number, durationS: number, engine: 'autocannon' | 'undici', shape: 'closed' | 'open' = 'closed', nice: number | null = null, checkIn: 'worker' | 'in-process' = 'worker'): Promise<Record<string, unknown>> {
+  const floor = shape === 'closed' ? await runFloor(streams, durationS, nice) : null;
   // Issue 5: "TTFT 200 ms, 20 ms between tokens, 2 tokens on some chunks".
-  const m = await startChildMock({ ttftMs: 200, itlMs: 20, jitterMs: 0, tokensPerChunk: [1, 1, 2], completionTokens: 40, seed: 3 });
+  const m = await startChildMock(FIDELITY_MOCK);
+  const restore = nice === null ? null : raisePriority(m, nice);
   try {
     const timings: RequestTiming[] = [];
     const mode: ModeConfig = shape === 'closed' ? { kind: 'closed', concurrency: streams, engine } : { kind: 'open', rate: Math.round((streams / FIDELITY_STREAM_S) * 100) / 100, arrival: 'constant' };
-    const { result } = await runLoad(config(m, mode, { durationS, warmupS: 1, onTiming: (t) => timings.push(t) }));
+    const gc = gcRecorder();
+    await mockLag(m, 'start');
+    const sc0 = schedstat('self');
+    const sm0 = schedstat(m.proc.pid ?? 0);
+    const { result } = await runLoad(config(m, mode, { durationS, warmupS: 1, checkIn, onTiming: (t) => timings.push(t) }));
+    const sched = { client: schedDelta(sc0, schedstat('self')), mock: schedDelta(sm0, schedstat(m.proc.pid ?? 0)) };
+    const lag = await mockLag(m, 'stop');
+    const gcFigures = gc.stop();
     const measured = timings.filter((t) => t.error === null && t.intendedNs >= timings[0]!.intendedNs + 1_000_000_000n);
-    const log = await fetchSendLog(m, measured.map((t) => t.requestId).filter((x): x is string => x !== null));
-    const f = compareWithSendLog(measured, (id) => log.get(id));
+    const log = await fetchSendLogFull(m, measured.map((t) => t.requestId).filter((x): x is string => x !== null));
+    const f = compareWithSendLog(measured, (id) => log.get(id)?.events);
+    const ttft = errorDistribution(f.ttftErrorsUs);
+    const itl = errorDistribution(f.itlErrorsUs);
     return {
       streams,
       shape,
       engine: shape === 'open' ? 'undici' : engine,
+      checkIn,
+      ...(nice === null ? {} : { nice: restore === null ? 'not permitted' : nice }),
       requests: f.matched,
       missing: f.missing,
       tokenMismatches: f.tokenMismatches,
       failed: result.counts.failed,
-      ttftErrorUs: errorDistribution(f.ttftErrorsUs),
-      itlErrorUs: errorDistribution(f.itlErrorsUs),
+      ttftErrorUs: ttft,
+      itlErrorUs: itl,
       eventLoopLagP99Us: result.metrics.event_loop_lag?.percentiles.p99 ?? null,
-      targetMet: errorDistribution(f.ttftErrorsUs).p99AbsUs <= 1000 && errorDistribution(f.itlErrorsUs).p99AbsUs <= 1000,
+      clientGc: { count: gcFigures.count, totalMs: gcFigures.totalMs, maxMs: gcFigures.maxMs, minor: gcFigures.minor, major: gcFigures.major },
+      largeItlErrorsNearGc: nearGc(measured, log, gcFigures.windows),
+      sched,
+      mockEventLoopLag: lag,
+      mockWriteLatenessUs: mockWriteLateness(log.values()),
+      targetMet: ttft.p99AbsUs <= 1000 && itl.p99AbsUs <= 1000,
+      ...(floor === null ? {} : { floor: floorSummary(floor), ratioToFloor: { ttftP99Abs: ratio(ttft.p99AbsUs, floor.ttftErrorUs.p99AbsUs), itlP99Abs: ratio(itl.p99AbsUs, floor.itlErrorUs.p99AbsUs) } }),
     };
   } finally {
+    restore?.();
     await stopChild(m);
   }
+}
+
+function ratio(a: number, b: number): number {
+  return Math.round((a / b) * 100) / 100;
+}
+
+function floorSummary(f: FloorResult): Record<string, unknown> {
+  return { requests: f.requests, ttftErrorUs: f.ttftErrorUs, itlErrorUs: f.itlErrorUs, clientGc: f.clientGc, sched: f.sched, mockEventLoopLag: f.mockEventLoopLag, targetMet: f.targetMet };
 }
 
 /** Freezes the child mock for `ms` at `atS` after the run's t = 0; records when it took effect. */
@@ -312,11 +294,15 @@ async function main(): Promise<void> {
   const want = (k: string): boolean => only === null || only.has(k);
   const fd = quick ? 3 : 6;
   const f = (k: string): boolean => want('fidelity') || want(k);
-  if (f('fidelity64')) log('fidelity64', await fidelity(64, fd, 'autocannon'));
-  if (f('fidelity256')) log('fidelity256', await fidelity(256, fd, 'autocannon'));
-  if (f('fidelity256Undici')) log('fidelity256Undici', await fidelity(256, fd, 'undici'));
-  if (f('fidelity64Staggered')) log('fidelity64Staggered', await fidelity(64, fd, 'undici', 'open'));
-  if (f('fidelity256Staggered')) log('fidelity256Staggered', await fidelity(256, fd, 'undici', 'open'));
+  // --nice=-20: both event-loop threads favoured by the scheduler (needs CAP_SYS_NICE; off by default).
+  const niceArg = process.argv.find((a) => a.startsWith('--nice='));
+  const nice = niceArg === undefined ? null : Number(niceArg.slice('--nice='.length));
+  if (f('fidelity64')) log('fidelity64', await fidelity(64, fd, 'autocannon', 'closed', nice));
+  if (f('fidelity256')) log('fidelity256', await fidelity(256, fd, 'autocannon', 'closed', nice));
+  if (f('fidelity256InProcess')) log('fidelity256InProcess', await fidelity(256, fd, 'autocannon', 'closed', nice, 'in-process'));
+  if (f('fidelity256Undici')) log('fidelity256Undici', await fidelity(256, fd, 'undici', 'closed', nice));
+  if (f('fidelity64Staggered')) log('fidelity64Staggered', await fidelity(64, fd, 'undici', 'open', nice));
+  if (f('fidelity256Staggered')) log('fidelity256Staggered', await fidelity(256, fd, 'undici', 'open', nice));
   // 6 s at 10/s with a 2 s freeze: a third of the requests are touched, so p75 and above sit inside the stall.
   if (want('co')) log('coordinatedOmission', await coordinatedOmission(6));
   if (want('arrivals')) log('arrivalAccuracy', await arrivalAccuracy(quick ? 100 : 200, quick ? 3 : 5));
@@ -331,12 +317,4 @@ async function main(): Promise<void> {
   process.stdout.write(`\nwrote reports/bench/load.json (${figures['elapsedS']} s)\n`);
 }
 
-// Last, so every declaration above is initialised before the top-level await runs.
-if (process.argv[2] === '--child-mock') {
-  const options = JSON.parse(process.argv[3] ?? '{}') as MockServerOptions;
-  const mock = await startMockServer({ limits: false, receipts: false, sendLogCapacity: 100_000, ...options });
-  process.send?.({ url: mock.url, token: mock.tokens.default, model: mock.admin.models().available[0] });
-  process.on('disconnect', () => void mock.close().then(() => process.exit(0)));
-} else {
-  await main();
-}
+await main();

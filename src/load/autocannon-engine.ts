@@ -229,8 +229,9 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     }
     instance?.stop();
     await result;
-    // Checking is deferred to after each I/O phase: wait for the last reports.
-    for (let i = 0; outstanding > 0 && i < 10_000; i++) await new Promise<void>((r) => setImmediate(r));
+    // Checking is deferred (after each I/O phase, or on the check worker): wait for the last reports.
+    const until = Date.now() + 10_000;
+    while (outstanding > 0 && Date.now() < until) await new Promise<void>((r) => setTimeout(r, 1));
   } finally {
     clearTimeout(stopAt);
     if (drainTimer !== undefined) clearTimeout(drainTimer);

@@ -1,6 +1,6 @@
-import { StreamValidator, type StreamCheckResult } from '../client/stream-checker.ts';
+import { activeCheckThread, type CheckThread } from './check-thread.ts';
 import type { ErrorClass } from './load-result.ts';
-import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
+import { TimingBuilder, type CheckedPart } from './timing-builder.ts';
 
 /** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
 export interface TokenEvent {
@@ -42,9 +42,11 @@ export interface RequestTimerOptions {
  * Stamps are taken the moment a read arrives; the parsing and checking of what arrived waits
  * until every socket that became readable in the same I/O phase has been stamped (setImmediate
  * runs after the poll phase). Otherwise, when many streams receive an event at the same instant,
- * the last socket's stamp would include the checking of all the others.
+ * the last socket's stamp would include the checking of all the others. `pending` holds the timers
+ * with unchecked reads (each once, in the order of its first such read); `head` is the next one.
  */
-const pending = new Set<RequestTimer>();
+const pending: (RequestTimer | undefined)[] = [];
+let head = 0;
 let flushScheduled = false;
 
 /** Checking yields back to I/O after this much work, so reads arriving meanwhile are stamped on time. */
@@ -53,19 +55,23 @@ const SLICE_NS = 300_000n;
 function flushAll(): void {
   flushScheduled = false;
   const deadline = process.hrtime.bigint() + SLICE_NS;
-  for (const timer of pending) {
-    pending.delete(timer);
+  while (head < pending.length) {
+    const timer = pending[head] as RequestTimer;
+    pending[head++] = undefined;
     timer.process();
-    if (pending.size > 0 && process.hrtime.bigint() > deadline) {
+    if (head < pending.length && process.hrtime.bigint() > deadline) {
       flushScheduled = true;
       setImmediate(flushAll);
       return;
     }
   }
+  pending.length = 0;
+  head = 0;
 }
 
+/** Queues a timer once (no allocation per read: the stamping path stays light on the garbage collector). */
 function schedule(timer: RequestTimer): void {
-  pending.add(timer);
+  pending.push(timer);
   if (!flushScheduled) {
     flushScheduled = true;
     setImmediate(flushAll);
@@ -75,17 +81,21 @@ function schedule(timer: RequestTimer): void {
 /**
  * Stamps the arrival of every read of one response and turns it into a RequestTiming.
  * Engines call `headers`, `data` (once per read, with the time the read was handed over) and
- * then `end` or `fail`; `onDone` receives the timing once it is parsed and checked. Every stream goes through the strict SSE reader and the
- * stream inspector: a non-conforming stream is an error of class `stream_nonconforming`.
+ * then `end` or `fail`; `onDone` receives the timing once it is parsed and checked, by the check
+ * worker when one runs (src/load/check-thread.ts), else in-process in the deferred batches above.
  */
 export class RequestTimer {
   readonly timing: RequestTiming;
   readonly #stream: boolean;
   readonly #onDone: (t: RequestTiming) => void;
-  #validator: StreamValidator | undefined;
-  #body: Buffer[] = [];
-  #reads: Buffer[] = [];
+  readonly #remote: CheckThread | null;
+  readonly #id: number;
+  readonly #builder: TimingBuilder | null;
+  /** Reads stamped but not yet checked: slots 0..#unread-1 (the arrays are reused, not reallocated). */
+  #reads: (Buffer | undefined)[] = [];
   #readTimes: bigint[] = [];
+  #unread = 0;
+  #queued = false;
   #ending: { atNs: bigint; fail?: { class: ErrorClass; detail: string; abortedAtEnd: boolean } } | undefined;
   #done = false;
   #reported = false;
@@ -109,6 +119,9 @@ export class RequestTimer {
       error: null,
       abortedAtEnd: false,
     };
+    this.#remote = activeCheckThread();
+    this.#id = this.#remote === null ? 0 : this.#remote.open((part) => this.#report(part));
+    this.#builder = this.#remote === null ? new TimingBuilder(options.stream) : null;
   }
 
   get finished(): boolean {
@@ -120,166 +133,80 @@ export class RequestTimer {
     t.headersNs = atNs;
     t.status = status;
     t.requestId = requestId;
-    if (status < 200 || status > 299) return;
-    if (this.#stream) {
-      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
-      if (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream')) {
-        t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
-      }
-      // Every stream goes through the strict reader and checker (we ask for include_usage).
-      this.#validator = new StreamValidator({ includeUsage: true });
-    }
+    if (this.#remote !== null) this.#remote.headers(this.#id, this.#stream, status, contentType);
+    else this.#builder?.headers(status, contentType);
   }
 
   /** A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. */
   data(chunk: Buffer, atNs: bigint): void {
     if (this.#done) return;
-    this.#reads.push(chunk);
-    this.#readTimes.push(atNs);
-    schedule(this);
+    if (this.#remote !== null) {
+      this.#remote.data(this.#id, chunk, atNs);
+      return;
+    }
+    this.#reads[this.#unread] = chunk;
+    this.#readTimes[this.#unread++] = atNs;
+    this.#enqueue();
   }
 
   /** The response ended at `atNs`; `onDone` follows once everything before it is checked. */
   end(atNs: bigint): void {
     if (this.#done) return;
     this.#done = true;
-    this.#ending = { atNs };
-    schedule(this);
+    if (this.#remote !== null) this.#remote.end(this.#id, this.#stream, atNs);
+    else {
+      this.#ending = { atNs };
+      this.#enqueue();
+    }
   }
 
   fail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd = false): void {
     if (this.#done) return;
     this.#done = true;
-    this.#ending = { atNs, fail: { class: errorClass, detail, abortedAtEnd } };
+    if (this.#remote !== null) this.#remote.fail(this.#id, this.#stream, atNs, errorClass, detail, abortedAtEnd);
+    else {
+      this.#ending = { atNs, fail: { class: errorClass, detail, abortedAtEnd } };
+      this.#enqueue();
+    }
+  }
+
+  #enqueue(): void {
+    if (this.#queued) return;
+    this.#queued = true;
     schedule(this);
   }
 
-  /** Parses and checks the queued reads; finishes the request when it has ended. */
+  /** In-process checking: parses and checks the queued reads; finishes the request when it has ended. */
   process(): void {
-    if (this.#reported) return;
+    this.#queued = false;
+    const b = this.#builder;
+    if (this.#reported || b === null) return;
     const reads = this.#reads;
     const times = this.#readTimes;
-    this.#reads = [];
-    this.#readTimes = [];
-    for (let i = 0; i < reads.length; i++) {
+    const n = this.#unread;
+    this.#unread = 0;
+    for (let i = 0; i < n; i++) {
       const chunk = reads[i] as Buffer;
-      if (this.#validator === undefined) this.#body.push(chunk);
-      else this.#validator.feed(chunk, times[i] as bigint);
+      reads[i] = undefined;
+      b.feed(chunk, times[i] as bigint);
     }
     const ending = this.#ending;
     if (ending === undefined) return;
+    this.#report(ending.fail === undefined ? b.end(ending.atNs) : b.fail(ending.atNs, ending.fail.class, ending.fail.detail, ending.fail.abortedAtEnd));
+  }
+
+  #report(part: CheckedPart): void {
+    if (this.#reported) return;
     this.#reported = true;
-    if (ending.fail === undefined) this.#finishEnd(ending.atNs);
-    else this.#finishFail(ending.atNs, ending.fail.class, ending.fail.detail, ending.fail.abortedAtEnd);
-    this.#onDone(this.timing);
-  }
-
-  #finishEnd(atNs: bigint): void {
     const t = this.timing;
-    t.endNs = atNs;
-    if (t.status !== null && (t.status < 200 || t.status > 299)) {
-      if (t.error === null) t.error = { class: 'http_status', detail: `HTTP ${t.status}` };
-      return;
-    }
-    if (this.#validator !== undefined) {
-      const result = this.#validator.end();
-      this.#finishTokens(result);
-      const bad = result.verdict === 'fail' ? result.findings.find((f) => f.severity === 'fail') : undefined;
-      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${bad.requirementId} ${bad.message}`, finding: bad.rule };
-    } else {
-      this.#finishBody();
-    }
+    t.endNs = part.endNs;
+    t.tokenEvents = part.tokenEvents;
+    t.outputTokens = part.outputTokens;
+    t.promptTokens = part.promptTokens;
+    t.tokenSource = part.tokenSource;
+    t.events = part.events;
+    t.error = part.error;
+    t.abortedAtEnd = part.abortedAtEnd;
+    this.#onDone(t);
   }
-
-  #finishFail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd: boolean): void {
-    const t = this.timing;
-    t.endNs = atNs;
-    t.error = { class: errorClass, detail };
-    t.abortedAtEnd = abortedAtEnd;
-    if (this.#validator !== undefined) this.#finishTokens(this.#validator.end());
-  }
-
-  /**
-   * D-LOAD-03: the output token total is the server's usage.completion_tokens (else the client
-   * tokenizer over the assembled text); it is split over the token-bearing events in proportion
-   * to the tokens of one tokenization of the whole text, each token assigned to the event holding
-   * its first character (text length when the text cannot be recovered), every event keeping at
-   * least one token.
-   */
-  #finishTokens(result: StreamCheckResult): void {
-    const t = this.timing;
-    t.events = result.reader.events;
-    // Spec, Streamed chunk: "The text fragment is at choices[0].delta.content and may be absent."
-    // So TTFT and ITL use only the events the checker saw carrying text or a tool call (D-LOAD-02).
-    const events = result.timing.contentEvents;
-    const usage = result.assembled.usage;
-    const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
-    if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
-    let total = completion;
-    if (total === null && events.length > 0) total = countTokens(assembledText(result));
-    let k: number[] = [];
-    if (total !== null) {
-      if (total === events.length) k = events.map(() => 1);
-      else {
-        const texts = eventTexts(result);
-        const chars = events.map((e) => e.chars);
-        const byTokenizer = texts === null ? null : tokensByOffsets(texts.join(''), chars);
-        const sum = byTokenizer?.reduce((a, b) => a + b, 0);
-        k = byTokenizer !== null && sum === total ? byTokenizer : apportionTokens(byTokenizer ?? chars, total);
-      }
-    }
-    t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
-    t.outputTokens = total ?? 0;
-    t.tokenSource = completion !== null ? 'usage' : events.length > 0 ? 'tokenizer' : 'none';
-  }
-
-  #finishBody(): void {
-    const t = this.timing;
-    const text = Buffer.concat(this.#body).toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      t.error = { class: 'body_invalid', detail: 'response body is not JSON' };
-      return;
-    }
-    const body = parsed as { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } };
-    const message = Array.isArray(body.choices) ? body.choices[0]?.message : undefined;
-    if (message === undefined || typeof message !== 'object') {
-      t.error = { class: 'body_invalid', detail: 'response has no choices[0].message' };
-      return;
-    }
-    const usage = body.usage?.completion_tokens;
-    const content = typeof message.content === 'string' ? message.content : '';
-    const tokens = typeof usage === 'number' ? usage : countTokens(content);
-    t.outputTokens = tokens;
-    t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
-    t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
-    // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
-    if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
-  }
-}
-
-function assembledText(r: StreamCheckResult): string {
-  let text = '';
-  for (const c of r.assembled.choices) {
-    text += (c.content ?? '') + (c.refusal ?? '');
-    for (const call of c.toolCalls) text += (call.name ?? '') + call.arguments;
-  }
-  return text;
-}
-
-/** Each content event's text, recovered from the assembled content (single choice, content only). */
-function eventTexts(r: StreamCheckResult): string[] | null {
-  const choices = r.assembled.choices;
-  const c = choices[0];
-  if (choices.length !== 1 || c === undefined || c.refusal !== null || c.toolCalls.length > 0) return null;
-  const content = c.content ?? '';
-  let pos = 0;
-  const texts = r.timing.contentEvents.map((e) => {
-    const piece = content.slice(pos, pos + e.chars);
-    pos += e.chars;
-    return piece;
-  });
-  return pos === content.length ? texts : null;
 }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
+import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
 import { LOAD_RESULT_SCHEMA, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
@@ -53,6 +54,13 @@ export interface LoadConfig extends LoadSettings {
   /** Called once t = 0 of the run is fixed (hrtime ns), before any request. */
   onStart?: (startNs: bigint) => void;
   signal?: AbortSignal;
+  /**
+   * Where responses are parsed and checked: 'in-process' (default) in deferred batches on the
+   * main thread; 'worker' in a worker thread, so the main thread only reads and stamps (fewer
+   * main-thread collections, but on a 2-core host the worker competes for the cores: see
+   * docs/load.md). Either way every response is checked while the run goes on.
+   */
+  checkIn?: 'worker' | 'in-process';
 }
 
 const version = (): string => {
@@ -82,7 +90,18 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
+  // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
+  const worker = cfg.checkIn === 'worker' ? acquireCheckThread() : null;
+  try {
+    return await measure(cfg, target, worker);
+  } finally {
+    if (worker !== null) await worker.then(releaseCheckThread);
+  }
+}
+
+async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
+  await worker;
   const records: RequestRecord[] = [];
   const startedAt = new Date();
   // A short lead so the first arrival is not late because of setup.

@@ -38,6 +38,19 @@ describe('timing fidelity against the mock send log', () => {
     });
   }
 
+  it('checks every stream on the check worker just as in-process: same events, token counts and stamps (checkIn: worker)', async () => {
+    const timings: RequestTiming[] = [];
+    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'autocannon' }, { durationS: 0.8, checkIn: 'worker', onTiming: (t) => timings.push(t) }));
+    expect(result.counts.failed).toBe(0);
+    expect(result.counts.events).toBeGreaterThan(0);
+    const f = compareWithSendLog(timings, sendLogLookup(mock));
+    expect(f.matched).toBeGreaterThan(8);
+    expect(f.missing).toBe(0);
+    expect(f.tokenMismatches).toBe(0);
+    expect(errorDistribution(f.ttftErrorsUs).p1Us).toBeGreaterThanOrEqual(0);
+    expect(errorDistribution(f.itlErrorsUs).n).toBe(timings.reduce((a, t) => a + t.outputTokens - (t.tokenEvents[0]?.tokens ?? 0), 0));
+  });
+
   it('counts a 2-token chunk as two ITL samples of half the gap', async () => {
     const timings: RequestTiming[] = [];
     const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, onTiming: (t) => timings.push(t) }));

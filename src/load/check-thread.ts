@@ -1,0 +1,162 @@
+import { Worker } from 'node:worker_threads';
+import type { ErrorClass } from './load-result.ts';
+import type { CheckedPart } from './timing-builder.ts';
+
+/**
+ * The load process's side of the check worker (src/load/check-worker.ts). Engines stamp reads on
+ * the main thread; the reads, their stamps and each response's end are queued here and sent to
+ * the worker once per I/O phase (setImmediate runs after the poll phase), in one message whose
+ * bytes are transferred, not copied. Parsing and checking, and the garbage they make, happen on
+ * the worker, so the main thread's stamps wait neither for checking nor for its collections.
+ */
+export const OP_HEADERS = 0;
+export const OP_DATA = 1;
+export const OP_END = 2;
+export const OP_FAIL = 3;
+
+/** Flat ops (see check-worker.ts for each op's fields) and the bytes the data ops point into. */
+export interface CheckBatch {
+  ops: unknown[];
+  bytes: ArrayBuffer;
+}
+
+type Done = (part: CheckedPart) => void;
+
+export class CheckThread {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, Done>();
+  #ops: unknown[] = [];
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #scheduled = false;
+  #nextId = 1;
+  #failed: string | null = null;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on('message', (m: [number, CheckedPart][]) => {
+      for (const [id, part] of m) {
+        const done = this.#waiting.get(id);
+        this.#waiting.delete(id);
+        done?.(part);
+      }
+    });
+    worker.on('error', (err) => this.#fail(`check worker failed: ${err.message}`));
+    worker.on('exit', (code) => this.#fail(`check worker exited (${code})`));
+  }
+
+  /** Starts the worker and waits until it has loaded the checker and the tokenizer. */
+  static start(): Promise<CheckThread> {
+    const worker = new Worker(new URL('./check-worker-boot.mjs', import.meta.url));
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      worker.once('error', onError);
+      worker.once('message', (m) => {
+        worker.off('error', onError);
+        if (m === 'ready') resolve(new CheckThread(worker));
+        else reject(new Error('check worker did not start'));
+      });
+    });
+  }
+
+  /** Null once the worker has failed (callers then check in-process). */
+  get usable(): boolean {
+    return this.#failed === null;
+  }
+
+  open(done: Done): number {
+    const id = this.#nextId++;
+    this.#waiting.set(id, done);
+    return id;
+  }
+
+  headers(id: number, stream: boolean, status: number, contentType: string | null): void {
+    this.#ops.push(OP_HEADERS, id, stream, status, contentType);
+    this.#schedule();
+  }
+
+  data(id: number, chunk: Buffer, atNs: bigint): void {
+    this.#ops.push(OP_DATA, id, this.#bytes, chunk.length, atNs);
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    this.#schedule();
+  }
+
+  end(id: number, stream: boolean, atNs: bigint): void {
+    this.#ops.push(OP_END, id, stream, atNs);
+    this.#schedule();
+  }
+
+  fail(id: number, stream: boolean, atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd: boolean): void {
+    this.#ops.push(OP_FAIL, id, stream, atNs, errorClass, detail, abortedAtEnd);
+    this.#schedule();
+  }
+
+  async close(): Promise<void> {
+    this.#flush();
+    this.#failed ??= 'closed';
+    await this.#worker.terminate();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#ops.length === 0) return;
+    // Its own ArrayBuffer (never Node's shared pool), so it can be transferred.
+    const bytes = Buffer.allocUnsafeSlow(this.#bytes);
+    let at = 0;
+    for (const c of this.#chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    const batch: CheckBatch = { ops: this.#ops, bytes: bytes.buffer as ArrayBuffer };
+    this.#ops = [];
+    this.#chunks = [];
+    this.#bytes = 0;
+    this.#worker.postMessage(batch, [batch.bytes]);
+  }
+
+  /** Every response still waiting fails with class `other` (never silently lost). */
+  #fail(why: string): void {
+    if (this.#failed !== null) return;
+    this.#failed = why;
+    const waiting = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const done of waiting) done({ endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: { class: 'other', detail: why }, abortedAtEnd: false });
+  }
+}
+
+let shared: { thread: Promise<CheckThread | null>; refs: number } | null = null;
+let current: CheckThread | null = null;
+
+/** The check worker the running loads share (null: check in-process). */
+export function activeCheckThread(): CheckThread | null {
+  return current !== null && current.usable ? current : null;
+}
+
+/** Starts (or joins) the shared check worker; falls back to in-process checking if it cannot start. */
+export async function acquireCheckThread(): Promise<void> {
+  if (shared === null) {
+    const entry = { thread: CheckThread.start().catch(() => null), refs: 0 };
+    shared = entry;
+    void entry.thread.then((t) => {
+      if (shared === entry) current = t;
+    });
+  }
+  shared.refs++;
+  current = await shared.thread;
+}
+
+export async function releaseCheckThread(): Promise<void> {
+  if (shared === null) return;
+  if (--shared.refs > 0) return;
+  const t = await shared.thread;
+  shared = null;
+  current = null;
+  await t?.close();
+}

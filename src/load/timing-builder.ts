@@ -1,0 +1,155 @@
+import { StreamValidator, type StreamCheckResult } from '../client/stream-checker.ts';
+import type { ErrorClass } from './load-result.ts';
+import type { RequestTiming } from './request-timer.ts';
+import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
+
+/** What checking a response adds to its timing (everything else is stamped by the engine). */
+export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd'>;
+
+/**
+ * Parses and checks one response from its reads and stamps, on whichever thread runs it (the
+ * load process, or the check worker: src/load/check-worker.ts). Every stream goes through the
+ * strict SSE reader and the stream checker: a non-conforming stream is an error of class
+ * `stream_nonconforming`.
+ */
+export class TimingBuilder {
+  readonly #stream: boolean;
+  #status: number | null = null;
+  #validator: StreamValidator | undefined;
+  #body: Buffer[] = [];
+  readonly t: CheckedPart = { endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: null, abortedAtEnd: false };
+
+  constructor(stream: boolean) {
+    this.#stream = stream;
+  }
+
+  headers(status: number, contentType: string | null): void {
+    this.#status = status;
+    if (status < 200 || status > 299) return;
+    if (this.#stream) {
+      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
+      if (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream')) {
+        this.t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
+      }
+      // Every stream goes through the strict reader and checker (we ask for include_usage).
+      this.#validator = new StreamValidator({ includeUsage: true });
+    }
+  }
+
+  feed(chunk: Buffer, atNs: bigint): void {
+    if (this.#validator === undefined) this.#body.push(chunk);
+    else this.#validator.feed(chunk, atNs);
+  }
+
+  end(atNs: bigint): CheckedPart {
+    const t = this.t;
+    t.endNs = atNs;
+    const status = this.#status;
+    if (status !== null && (status < 200 || status > 299)) {
+      if (t.error === null) t.error = { class: 'http_status', detail: `HTTP ${status}` };
+      return t;
+    }
+    if (this.#validator !== undefined) {
+      const result = this.#validator.end();
+      this.#finishTokens(result);
+      const bad = result.verdict === 'fail' ? result.findings.find((f) => f.severity === 'fail') : undefined;
+      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${bad.requirementId} ${bad.message}`, finding: bad.rule };
+    } else {
+      this.#finishBody();
+    }
+    return t;
+  }
+
+  fail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd: boolean): CheckedPart {
+    const t = this.t;
+    t.endNs = atNs;
+    t.error = { class: errorClass, detail };
+    t.abortedAtEnd = abortedAtEnd;
+    if (this.#validator !== undefined) this.#finishTokens(this.#validator.end());
+    return t;
+  }
+
+  /**
+   * D-LOAD-03: the output token total is the server's usage.completion_tokens (else the client
+   * tokenizer over the assembled text); it is split over the token-bearing events in proportion
+   * to the tokens of one tokenization of the whole text, each token assigned to the event holding
+   * its first character (text length when the text cannot be recovered), every event keeping at
+   * least one token.
+   */
+  #finishTokens(result: StreamCheckResult): void {
+    const t = this.t;
+    t.events = result.reader.events;
+    // Spec, Streamed chunk: "The text fragment is at choices[0].delta.content and may be absent."
+    // So TTFT and ITL use only the events the checker saw carrying text or a tool call (D-LOAD-02).
+    const events = result.timing.contentEvents;
+    const usage = result.assembled.usage;
+    const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
+    if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
+    let total = completion;
+    if (total === null && events.length > 0) total = countTokens(assembledText(result));
+    let k: number[] = [];
+    if (total !== null) {
+      if (total === events.length) k = events.map(() => 1);
+      else {
+        const texts = eventTexts(result);
+        const chars = events.map((e) => e.chars);
+        const byTokenizer = texts === null ? null : tokensByOffsets(texts.join(''), chars);
+        const sum = byTokenizer?.reduce((a, b) => a + b, 0);
+        k = byTokenizer !== null && sum === total ? byTokenizer : apportionTokens(byTokenizer ?? chars, total);
+      }
+    }
+    t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
+    t.outputTokens = total ?? 0;
+    t.tokenSource = completion !== null ? 'usage' : events.length > 0 ? 'tokenizer' : 'none';
+  }
+
+  #finishBody(): void {
+    const t = this.t;
+    const text = Buffer.concat(this.#body).toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      t.error = { class: 'body_invalid', detail: 'response body is not JSON' };
+      return;
+    }
+    const body = parsed as { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } };
+    const message = Array.isArray(body.choices) ? body.choices[0]?.message : undefined;
+    if (message === undefined || typeof message !== 'object') {
+      t.error = { class: 'body_invalid', detail: 'response has no choices[0].message' };
+      return;
+    }
+    const usage = body.usage?.completion_tokens;
+    const content = typeof message.content === 'string' ? message.content : '';
+    const tokens = typeof usage === 'number' ? usage : countTokens(content);
+    t.outputTokens = tokens;
+    t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
+    t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
+    // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
+    if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
+  }
+}
+
+function assembledText(r: StreamCheckResult): string {
+  let text = '';
+  for (const c of r.assembled.choices) {
+    text += (c.content ?? '') + (c.refusal ?? '');
+    for (const call of c.toolCalls) text += (call.name ?? '') + call.arguments;
+  }
+  return text;
+}
+
+/** Each content event's text, recovered from the assembled content (single choice, content only). */
+function eventTexts(r: StreamCheckResult): string[] | null {
+  const choices = r.assembled.choices;
+  const c = choices[0];
+  if (choices.length !== 1 || c === undefined || c.refusal !== null || c.toolCalls.length > 0) return null;
+  const content = c.content ?? '';
+  let pos = 0;
+  const texts = r.timing.contentEvents.map((e) => {
+    const piece = content.slice(pos, pos + e.chars);
+    pos += e.chars;
+    return piece;
+  });
+  return pos === content.length ? texts : null;
+}
