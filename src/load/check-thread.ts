@@ -22,6 +22,9 @@ export interface CheckBatch {
 
 type Done = (part: CheckedPart) => void;
 
+/** Handing results back yields to I/O after this much work (as in-process checking does). */
+const SLICE_NS = 300_000n;
+
 export class CheckThread {
   readonly #worker: Worker;
   readonly #waiting = new Map<number, Done>();
@@ -31,14 +34,18 @@ export class CheckThread {
   #scheduled = false;
   #nextId = 1;
   #failed: string | null = null;
+  /** Checked responses not yet handed back; delivered in slices so reads arriving meanwhile are stamped on time. */
+  #results: [number, CheckedPart][] = [];
+  #resultHead = 0;
+  #delivering = false;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
     worker.on('message', (m: [number, CheckedPart][]) => {
-      for (const [id, part] of m) {
-        const done = this.#waiting.get(id);
-        this.#waiting.delete(id);
-        done?.(part);
+      for (const r of m) this.#results.push(r);
+      if (!this.#delivering) {
+        this.#delivering = true;
+        setImmediate(this.#deliver);
       }
     });
     worker.on('error', (err) => this.#fail(`check worker failed: ${err.message}`));
@@ -97,6 +104,25 @@ export class CheckThread {
     this.#failed ??= 'closed';
     await this.#worker.terminate();
   }
+
+  readonly #deliver = (): void => {
+    this.#delivering = false;
+    const deadline = process.hrtime.bigint() + SLICE_NS;
+    const results = this.#results;
+    while (this.#resultHead < results.length) {
+      const [id, part] = results[this.#resultHead++] as [number, CheckedPart];
+      const done = this.#waiting.get(id);
+      this.#waiting.delete(id);
+      done?.(part);
+      if (this.#resultHead < results.length && process.hrtime.bigint() > deadline) {
+        this.#delivering = true;
+        setImmediate(this.#deliver);
+        return;
+      }
+    }
+    this.#results = [];
+    this.#resultHead = 0;
+  };
 
   #schedule(): void {
     if (this.#scheduled) return;

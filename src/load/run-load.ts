@@ -55,10 +55,10 @@ export interface LoadConfig extends LoadSettings {
   onStart?: (startNs: bigint) => void;
   signal?: AbortSignal;
   /**
-   * Where responses are parsed and checked: 'in-process' (default) in deferred batches on the
-   * main thread; 'worker' in a worker thread, so the main thread only reads and stamps (fewer
-   * main-thread collections, but on a 2-core host the worker competes for the cores: see
-   * docs/load.md). Either way every response is checked while the run goes on.
+   * Where responses are parsed and checked: 'worker' (default) in a worker thread, so the main
+   * thread only reads and stamps (about half the main-thread collections; see docs/load.md);
+   * 'in-process' in deferred batches on the main thread (also the fallback when the worker cannot
+   * start). Either way every response is checked while the run goes on.
    */
   checkIn?: 'worker' | 'in-process';
 }
@@ -91,7 +91,7 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
-  const worker = cfg.checkIn === 'worker' ? acquireCheckThread() : null;
+  const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
   try {
     return await measure(cfg, target, worker);
   } finally {

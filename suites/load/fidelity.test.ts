@@ -38,9 +38,9 @@ describe('timing fidelity against the mock send log', () => {
     });
   }
 
-  it('checks every stream on the check worker just as in-process: same events, token counts and stamps (checkIn: worker)', async () => {
+  it('checks every stream in-process just as on the check worker: same events, token counts and stamps (checkIn: in-process)', async () => {
     const timings: RequestTiming[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'autocannon' }, { durationS: 0.8, checkIn: 'worker', onTiming: (t) => timings.push(t) }));
+    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'autocannon' }, { durationS: 0.8, checkIn: 'in-process', onTiming: (t) => timings.push(t) }));
     expect(result.counts.failed).toBe(0);
     expect(result.counts.events).toBeGreaterThan(0);
     const f = compareWithSendLog(timings, sendLogLookup(mock));

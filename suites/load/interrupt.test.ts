@@ -31,7 +31,8 @@ describe('iari load interrupted by Ctrl-C', () => {
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     child.stdout.resume();
     const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('exit', (code) => resolve({ code, at: Date.now() })));
-    await new Promise((r) => setTimeout(r, 2000));
+    // Startup (tsx, the mock, the check worker, the priming request) takes about 2 s on a busy box.
+    await new Promise((r) => setTimeout(r, 3000));
     // On a busy machine the child may still be loading: wait (at most 3 s more) until it catches SIGINT.
     for (let i = 0; i < 30 && !catchesSigint(child.pid); i++) await new Promise((r) => setTimeout(r, 100));
     const sentAt = Date.now();
