@@ -71,7 +71,8 @@ export function schedDelta(a: [number, number, number] | null, b: [number, numbe
 /**
  * Gives both event-loop threads (this process and the mock child) scheduler priority `nice`
  * (negative = favoured; needs CAP_SYS_NICE), so other work on a shared host preempts them less.
- * Returns the undo for this process, or null when not permitted.
+ * With IARI_PIN set it also pins every thread of this process to core 0 and of the mock to core 1
+ * (taskset). Returns the undo for this process, or null when not permitted.
  */
 export function raisePriority(m: MockHandle, nice: number, pin = process.env['IARI_PIN'] !== undefined): (() => void) | null {
   const before = getPriority(0);

@@ -1,13 +1,16 @@
 /**
  * The floor of the fidelity measurement on this machine: a minimal reader (raw net sockets, a
- * plain HTTP/1.1 request, every 'data' stamped with process.hrtime.bigint() and kept; nothing
- * parsed until the run is over) against the same child mock and schedule as the fidelity bench
- * (TTFT 200 ms, 20 ms between chunks, chunks of 1, 1, 2 tokens). Whatever error it shows is
- * outside any engine: the kernel, the scheduler, the mock's record of its writes.
+ * plain HTTP/1.1 request, every 'data' stamped with process.hrtime.bigint(); the only work per
+ * read is counting the SSE event boundaries ("\n\n") it completes and spotting the response's
+ * end) against the same child mock and schedule as the fidelity bench (TTFT 200 ms, 20 ms between
+ * chunks, chunks of 1, 1, 2 tokens). Token counts and content flags come from the mock's send log,
+ * so nothing is parsed. Whatever error it shows is outside any engine: the kernel, the scheduler,
+ * the mock's record of its writes.
  *
- *   npx tsx scripts/fidelity-floor.ts [--streams=256] [--duration=6] [--json]
+ *   npx tsx scripts/fidelity-floor.ts [--streams=256] [--duration=6] [--nice=-20]
+ *   IARI_FLOOR_DUMP=file.json ...   also writes every content event's stamp and write time
  *
- * Exported for scripts/bench-load.ts: runFloor(streams, durationS).
+ * scripts/bench-load.ts runs it beside each closed fidelity section (runFloor).
  */
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
