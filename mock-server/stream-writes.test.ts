@@ -1,0 +1,56 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseSse, startClient, type Client } from './testing.ts';
+
+let c: Client;
+beforeAll(async () => {
+  c = await startClient({ seed: 5 });
+});
+afterAll(() => c.close());
+
+/** One raw HTTP/1.1 exchange: the chunk sizes of the chunked body, in order, and the body they carry. */
+async function chunkedExchange(headers: Record<string, string>): Promise<{ sizes: number[]; body: string }> {
+  const url = new URL(c.server.url);
+  const payload = JSON.stringify({ model: 'iari-mini', messages: [{ role: 'user', content: 'Count my chunks.' }], stream: true });
+  const head = [`POST /v1/chat/completions HTTP/1.1`, `host: ${url.host}`, `authorization: Bearer ${c.server.tokens.default}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(payload)}`, 'connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    const socket = net.connect(Number(url.port), url.hostname, () => socket.write(`${head.join('\r\n')}\r\n\r\n${payload}`));
+    socket.on('data', (d: Buffer) => parts.push(d));
+    socket.on('end', () => resolve(Buffer.concat(parts)));
+    socket.on('error', reject);
+  });
+  let at = raw.indexOf('\r\n\r\n') + 4;
+  expect(raw.subarray(0, at).toString('latin1').toLowerCase()).toContain('transfer-encoding: chunked');
+  const sizes: number[] = [];
+  const body: Buffer[] = [];
+  for (;;) {
+    const eol = raw.indexOf('\r\n', at);
+    const size = Number.parseInt(raw.subarray(at, eol).toString('latin1'), 16);
+    if (eol < 0 || !Number.isInteger(size)) throw new Error(`not a chunked body at byte ${at}: ${JSON.stringify(raw.subarray(at - 40, at + 200).toString("latin1"))}`);
+    if (size === 0) break;
+    sizes.push(size);
+    body.push(raw.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+  return { sizes, body: Buffer.concat(body).toString('utf8') };
+}
+
+describe('stream writes on the socket', () => {
+  it('writes the events that are due together (zero delay) as one HTTP chunk', async () => {
+    const { sizes, body } = await chunkedExchange({ 'x-iari-completion-tokens': '12' });
+    const events = parseSse(body);
+    expect(events.length).toBeGreaterThan(10);
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(sizes).toHaveLength(1);
+  });
+
+  it('writes events due at different times as separate chunks', async () => {
+    const { sizes, body } = await chunkedExchange({ 'x-iari-completion-tokens': '4', 'x-iari-itl-ms': '100' });
+    // Role + first content, three more content steps (each due 100 ms after the previous one), the rest with the last:
+    // four writes, fewer only if the event loop stalled past a due time.
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(sizes.length).toBeLessThanOrEqual(4);
+    expect(parseSse(body).at(-1)).toBe('[DONE]');
+  });
+});
