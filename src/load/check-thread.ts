@@ -66,7 +66,7 @@ export class CheckThread {
     });
   }
 
-  /** Null once the worker has failed (callers then check in-process). */
+  /** False once the worker has failed or closed (new responses are then checked in-process). */
   get usable(): boolean {
     return this.#failed === null;
   }
