@@ -1,6 +1,9 @@
 import net from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSse, startClient, type Client } from './testing.ts';
+import { createCore } from './core/handler.ts';
+import { faultNames } from './faults.ts';
+import { parseSse, startClient, weatherTool, type Client } from './testing.ts';
 
 let c: Client;
 beforeAll(async () => {
@@ -52,5 +55,48 @@ describe('stream writes on the socket', () => {
     expect(sizes.length).toBeGreaterThan(1);
     expect(sizes.length).toBeLessThanOrEqual(4);
     expect(parseSse(body).at(-1)).toBe('[DONE]');
+  });
+});
+
+describe('cached wire bytes of a stream', () => {
+  it('are the UTF-8 of the events\' data, for any range of events, prompt (any Unicode), length, n, usage and tools', () => {
+    const core = createCore({ seed: 2, limits: false }, faultNames);
+    const token = core.tokens().default;
+    const encoder = new TextEncoder();
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.integer({ min: 1, max: 80 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.nat(),
+        fc.nat(),
+        (prompt, tokens, n, includeUsage, tools, a, b) => {
+          const body = { model: 'iari-mini', messages: [{ role: 'user', content: prompt }], stream: true, n, ...(includeUsage ? { stream_options: { include_usage: true } } : {}), ...(tools ? { tools: [weatherTool] } : {}) };
+          const res = core.handle({ method: 'POST', path: '/v1/chat/completions', query: new URLSearchParams(), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-iari-completion-tokens': String(tokens) }, body: encoder.encode(JSON.stringify(body)) });
+          if (res.kind !== 'stream') throw new Error(`expected a stream, got ${res.status}`);
+          expect(res.wire?.events).toBe(res.events);
+          const count = res.events.length;
+          const from = a % (count + 1);
+          const to = from + (b % (count - from + 1));
+          const expected = encoder.encode(res.events.slice(from, to).map((e) => e.data).join(''));
+          expect(Buffer.from(res.wire?.bytes(from, to) ?? []).equals(Buffer.from(expected))).toBe(true);
+          res.finish({ sent: count, interrupted: false });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('are not offered when a fault or a mid-stream failure changes the events', () => {
+    const core = createCore({ seed: 2, limits: false }, faultNames);
+    const headers = { authorization: `Bearer ${core.tokens().default}`, 'content-type': 'application/json' };
+    const body = new TextEncoder().encode(JSON.stringify({ model: 'iari-mini', messages: [{ role: 'user', content: 'hi' }], stream: true }));
+    for (const extra of [{ 'x-iari-fault': 'stream-no-done' }, { 'x-iari-fail-after-events': '2' }]) {
+      const res = core.handle({ method: 'POST', path: '/v1/chat/completions', query: new URLSearchParams(), headers: { ...headers, ...extra }, body });
+      expect(res.kind).toBe('stream');
+      if (res.kind === 'stream') expect(res.wire).toBeUndefined();
+    }
   });
 });

@@ -77,6 +77,7 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
   const framing = s.framing;
   const rng = framing.length > 0 ? framingRng(s.framingSeed) : null;
   const pieceWise = framing.includes('tiny-writes') || framing.includes('split-utf8');
+  const wire = rng === null && s.wire !== undefined && s.wire.events === events ? s.wire : null;
   let index = 0;
   let timer: NodeJS.Timeout | null = null;
   let ended = false;
@@ -117,9 +118,16 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
     const elapsed = performance.now() - startMs;
     const batchStart = index;
     let writable = true;
-    // Plain events due together leave in one write (one HTTP chunk), as the bare server of the benchmark writes them.
+    // Plain events due together leave in one write (one HTTP chunk), as the bare server of the benchmark writes them;
+    // from the cached wire bytes when the core gave them for these events.
     let joined = '';
+    let wireFrom = -1;
     const flushJoined = () => {
+      if (wireFrom >= 0 && wire !== null) {
+        writable = res.write(wire.bytes(wireFrom, index));
+        wireFrom = -1;
+        return;
+      }
       if (joined.length === 0) return;
       writable = res.write(joined);
       joined = '';
@@ -139,7 +147,10 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
       if (e.bytes !== undefined) {
         flushJoined();
         writable = res.write(e.bytes);
-      } else if (rng === null) joined += e.data;
+      } else if (rng === null) {
+        if (wire === null) joined += e.data;
+        else if (wireFrom < 0) wireFrom = index;
+      }
       else {
         const framed = frameEvent(e.data, framing);
         if (pieceWise) {

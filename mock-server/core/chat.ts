@@ -6,7 +6,7 @@ import type { OutcomeStatus } from '../receipt-hooks.ts';
 import { badRequest, errorBody, errorResponse, type ApiError } from './http-errors.ts';
 import { validateChatRequest, type ChatRequest } from './validate.ts';
 import { planCompletion, type CompletionPlan } from './plan.ts';
-import { renderCompletion, renderStream, streamStepCount } from './render.ts';
+import { renderCompletion, renderStream, streamStepCount, streamWire } from './render.ts';
 import { admit, checkLimits } from './limits.ts';
 import { nanoToDecimal } from './decimal.ts';
 import { newCompletionId } from './ids.ts';
@@ -261,6 +261,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     events,
     framing: legalModesOf(f),
     framingSeed: requestNo,
+    ...(f.size === 0 && !failsMidStream ? { wire: streamWire(plan, request.includeUsage, renderCtx, events) } : {}),
     finish: ({ sent, interrupted }) => {
       let tokens = 0;
       let failed = false;

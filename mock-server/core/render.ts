@@ -1,5 +1,5 @@
 import type { ChoicePlan, CompletionPlan } from './plan.ts';
-import type { StreamEvent } from './types.ts';
+import type { StreamEvent, StreamResponse } from './types.ts';
 
 // Serialisation of completions. The hot path concatenates a per-request prefix with cached,
 // pre-serialised per-plan tails; when any fault is active a slower object path applies mutations.
@@ -31,7 +31,12 @@ interface StreamTemplate {
   tails: string[];
   usageTail: string;
   steps: number;
+  /** UTF-8 of each tail and of the usage tail, with the event's closing blank line (made on first use). */
+  tailBytes?: Buffer[];
+  usageBytes?: Buffer;
 }
+
+const DONE_BYTES = Buffer.from('data: [DONE]\n\n');
 
 function usageOf(plan: CompletionPlan, faults: ReadonlySet<string>): Json {
   const total = plan.promptTokens + plan.completionTokens + (faults.has('usage-total-mismatch') ? 1 : 0);
@@ -121,6 +126,31 @@ export function renderStream(plan: CompletionPlan, includeUsage: boolean, ctx: R
     return events;
   }
   return renderStreamWithFaults(plan, includeUsage, ctx, stepTimes, t);
+}
+
+/**
+ * The wire bytes of the events renderStream made without faults: the per-request prefix is
+ * encoded once and the per-plan tails were encoded once per plan (long or non-Latin-1 texts are
+ * costly to encode on every request).
+ */
+export function streamWire(plan: CompletionPlan, includeUsage: boolean, ctx: RenderContext, events: readonly StreamEvent[]): NonNullable<StreamResponse['wire']> {
+  const t = template(plan, includeUsage);
+  const tailBytes = (t.tailBytes ??= t.tails.map((tail) => Buffer.from(`${tail}\n\n`)));
+  const usageBytes = (t.usageBytes ??= Buffer.from(`${t.usageTail}\n\n`));
+  const prefix = Buffer.from(`data: ${prefixOf(ctx, 'chat.completion.chunk')}`);
+  const n = t.specs.length;
+  return {
+    events,
+    bytes(from: number, to: number): Uint8Array {
+      const parts: Buffer[] = [];
+      for (let k = from; k < to; k++) {
+        if (k < n) parts.push(prefix, tailBytes[k] as Buffer);
+        else if (includeUsage && k === n) parts.push(prefix, usageBytes);
+        else parts.push(DONE_BYTES);
+      }
+      return Buffer.concat(parts);
+    },
+  };
 }
 
 function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx: RenderContext, stepTimes: readonly number[], t: StreamTemplate): StreamEvent[] {

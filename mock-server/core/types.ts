@@ -64,6 +64,11 @@ export interface StreamResponse {
   framingSeed: number;
   /** Called exactly once by the adapter when the stream ended or the client disconnected. */
   finish(result: StreamEndResult): void;
+  /**
+   * The UTF-8 of `data` of events [from, to), concatenated, from bytes cached with the completion
+   * plan; built for `events` and usable only while `events` is still that array.
+   */
+  wire?: { events: readonly StreamEvent[]; bytes(from: number, to: number): Uint8Array };
 }
 
 export type MockResponse = FullResponse | StreamResponse;
