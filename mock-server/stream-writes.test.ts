@@ -1,8 +1,10 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestOf, type Receipt } from '../src/receipts/index.ts';
 import { createCore } from './core/handler.ts';
 import { faultNames } from './faults.ts';
+import { createReceiptIssuer } from './receipt-issuer.ts';
 import { parseSse, startClient, weatherTool, type Client } from './testing.ts';
 
 let c: Client;
@@ -98,5 +100,49 @@ describe('cached wire bytes of a stream', () => {
       expect(res.kind).toBe('stream');
       if (res.kind === 'stream') expect(res.wire).toBeUndefined();
     }
+  });
+});
+
+/** The assistant messages a client assembles from the deltas of a stream (content, or tool calls with joined arguments). */
+function assembled(events: readonly { data: string }[]): unknown[] {
+  type Call = { id: string; type: 'function'; function: { name: string; arguments: string } };
+  const choices: { content: string | null; calls: Call[] }[] = [];
+  for (const e of events) {
+    const data = e.data.startsWith('data: ') ? e.data.slice(6).trim() : '';
+    if (data === '' || data === '[DONE]') continue;
+    for (const c of (JSON.parse(data) as { choices: { index: number; delta: { content?: string | null; tool_calls?: { index: number; id?: string; function: { name?: string; arguments?: string } }[] } }[] }).choices) {
+      const choice = (choices[c.index] ??= { content: null, calls: [] });
+      if (typeof c.delta.content === 'string') choice.content = (choice.content ?? '') + c.delta.content;
+      for (const t of c.delta.tool_calls ?? []) {
+        const call = (choice.calls[t.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        if (t.id !== undefined) call.id = t.id;
+        if (t.function.name !== undefined) call.function.name = t.function.name;
+        call.function.arguments += t.function.arguments ?? '';
+      }
+    }
+  }
+  return choices.map((c) => (c.calls.length === 0 ? { role: 'assistant', content: c.content ?? '' } : { role: 'assistant', content: null, tool_calls: c.calls }));
+}
+
+describe('the outcome of a completed stream', () => {
+  it('records the digest of what the client assembles from the deltas, content and tool-call arguments, for any prompt, n, max_tokens and tools', () => {
+    const issuer = createReceiptIssuer({ seed: 4 });
+    const core = createCore({ seed: 4, limits: false, receipts: issuer }, faultNames);
+    const token = core.tokens().default;
+    const encoder = new TextEncoder();
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }), (prompt, tokens, n, tools, maxTokens) => {
+        const body = { model: 'iari-mini', messages: [{ role: 'user', content: prompt }], stream: true, n, ...(tools ? { tools: [weatherTool] } : {}), ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }) };
+        const res = core.handle({ method: 'POST', path: '/v1/chat/completions', query: new URLSearchParams(), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-iari-completion-tokens': String(tokens) }, body: encoder.encode(JSON.stringify(body)) });
+        if (res.kind !== 'stream') throw new Error(`expected a stream, got ${res.status}`);
+        res.finish({ sent: res.events.length, interrupted: false });
+        const chain = issuer.chain(issuer.accounts()[0] as string).data as Receipt[];
+        const outcome = chain.at(-1);
+        expect(outcome?.outcome?.status).toBe('ok');
+        expect(outcome?.outcome?.output_digest).toBe(digestOf(assembled(res.events)));
+      }),
+      { numRuns: 200 },
+    );
+    issuer.close();
   });
 });

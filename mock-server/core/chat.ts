@@ -265,12 +265,14 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     finish: ({ sent, interrupted }) => {
       let tokens = 0;
       let failed = false;
+      // A faultless stream sent to the end carried every piece: its output is the whole plan (null), as the pieces join to it.
+      const whole = f.size === 0 && !failsMidStream && sent >= events.length;
       const sentText = new Map<string, string[]>();
       for (let k = 0; k < sent && k < events.length; k++) {
         const e = events[k] as StreamEvent;
         tokens += e.tokens;
         if (e.action === 'destroy') failed = true;
-        if (e.text !== undefined && e.choice !== undefined) {
+        if (!whole && e.text !== undefined && e.choice !== undefined) {
           const key = e.call === undefined ? `${e.choice}` : `${e.choice}/${e.call}`;
           const list = sentText.get(key);
           if (list === undefined) sentText.set(key, [e.text]);
@@ -278,7 +280,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
         }
       }
       if (sent < events.length && events[sent]?.action === 'destroy') failed = true;
-      settle(failed || (failsMidStream && !interrupted) ? 'failed' : interrupted ? 'interrupted' : 'ok', tokens, sentText);
+      settle(failed || (failsMidStream && !interrupted) ? 'failed' : interrupted ? 'interrupted' : 'ok', tokens, whole ? null : sentText);
     },
   };
 }
