@@ -237,12 +237,17 @@ async function receiptCost(): Promise<{ gateAndOutcomeUs: number; ed25519SignUs:
   };
   const key = Ed25519Key.fromSeed(new Uint8Array(32));
   const message = canonicalBytes(issuer.chain('acct_bench').data[0] ?? REQUEST);
+  // The fastest of 5 batches: these are lower bounds (the floor), so the least disturbed batch counts.
   const time = (fn: () => void): number => {
     for (let i = 0; i < 300; i++) fn();
-    const n = 2000;
-    const t = performance.now();
-    for (let i = 0; i < n; i++) fn();
-    return Math.round(((performance.now() - t) * 10_000) / n) / 10;
+    const n = 400;
+    let best = Infinity;
+    for (let batch = 0; batch < 5; batch++) {
+      const t = performance.now();
+      for (let i = 0; i < n; i++) fn();
+      best = Math.min(best, (performance.now() - t) / n);
+    }
+    return Math.round(best * 10_000) / 10;
   };
   completion();
   const result = { gateAndOutcomeUs: time(completion), ed25519SignUs: time(() => key.sign(message)) };
