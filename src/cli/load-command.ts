@@ -22,7 +22,8 @@ goodput against SLOs. Without --base-url it starts the bundled mock in-process.
 Load:
   --concurrency N        closed loop: N requests in flight (default 8; engine autocannon)
   --rate R               open loop: R arrivals per second, latency from the intended send time
-  --arrival constant|poisson   open-loop arrival process (default constant; seeded)
+  --arrival constant|poisson   open-loop arrival process (default constant; seeded; Poisson
+                         holds exactly R x duration arrivals in the measured window)
   --engine autocannon|undici   closed-loop engine (default autocannon)
   --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
   --requests N           stop after N measured requests (bounded by 600 s)

@@ -21,27 +21,90 @@ export interface ScheduleOptions {
   arrival: Arrival;
   seed: number;
   shard?: { index: number; count: number };
+  /**
+   * Poisson only: lengths (s) of consecutive windows from the schedule start (warmup, then the
+   * measured window). Each window holds exactly round(λ·length) arrivals (D-LOAD-05); after the
+   * last window, or without windows, the process runs unconditioned.
+   */
+  windows?: readonly number[];
 }
 
 /**
- * Yields intended send times (s) forever, in order. Constant: shard i of n takes arrivals
- * i, i+n, i+2n... of the full 1/rate grid, so merged shards give exactly the full schedule.
- * Poisson: each shard is an independent Poisson process at rate/n (their superposition is a
- * Poisson process at `rate`), with exponential gaps -ln(1-U)/λ.
+ * Intended send times (s) forever, in order. Constant: shard i of n takes arrivals i, i+n,
+ * i+2n... of the full 1/rate grid, so merged shards give exactly the full schedule. Poisson: each
+ * shard is an independent Poisson process at rate/n (their superposition is a Poisson process at
+ * `rate`), with exponential gaps -ln(1-U)/λ; inside each of `windows` the process is conditioned
+ * on its expected count. The conditioning work is done on the call, before the first yield.
  */
-export function* arrivalTimes(o: ScheduleOptions): Generator<number, never, void> {
+export function arrivalTimes(o: ScheduleOptions): Generator<number, never, void> {
   const n = o.shard?.count ?? 1;
   const i = o.shard?.index ?? 0;
-  if (o.arrival === 'constant') {
-    for (let k = 0; ; k++) yield (k * n + i) / o.rate;
-  }
+  if (o.arrival === 'constant') return constantTimes(o.rate, n, i);
   const lambda = o.rate / n;
-  const rnd = seededRandom(n === 1 ? o.seed : shardSeed(o.seed, i));
-  let t = 0;
+  const seed = n === 1 ? o.seed : shardSeed(o.seed, i);
+  const windows = (o.windows ?? []).filter((length) => length > 0).map((length, w) => conditionedWindow(lambda, length, windowSeed(seed, w)));
+  return poissonTimes(lambda, seed, windows);
+}
+
+function* constantTimes(rate: number, n: number, i: number): Generator<number, never, void> {
+  for (let k = 0; ; k++) yield (k * n + i) / rate;
+}
+
+interface ConditionedWindow {
+  length: number;
+  count: number;
+  seed: number;
+  /** Sum of the count + 1 exponential spacings drawn from `seed`. */
+  total: number;
+}
+
+function windowSeed(seed: number, w: number): number {
+  return shardSeed(seed ^ 0x5bd1e995, w);
+}
+
+const exponential = (rnd: () => number): number => -Math.log(1 - rnd());
+
+/**
+ * A Poisson process conditioned on `count` arrivals in (0, length) places them as sorted
+ * independent uniforms; normalised exponential spacings give them in order without sorting
+ * (count + 1 spacings, scaled so they sum to `length`). The sum is drawn here, the spacings again
+ * from the same seed while yielding, so memory stays constant.
+ */
+function conditionedWindow(lambda: number, length: number, seed: number): ConditionedWindow {
+  const count = Math.round(lambda * length);
+  const rnd = seededRandom(seed);
+  let total = 0;
+  for (let k = 0; k <= count; k++) total += exponential(rnd);
+  return { length, count, seed, total };
+}
+
+function* poissonTimes(lambda: number, seed: number, windows: readonly ConditionedWindow[]): Generator<number, never, void> {
+  let start = 0;
+  for (const w of windows) {
+    const rnd = seededRandom(w.seed);
+    let acc = 0;
+    for (let k = 0; k < w.count; k++) {
+      acc += exponential(rnd);
+      yield start + (w.length * acc) / w.total;
+    }
+    start += w.length;
+  }
+  const rnd = seededRandom(seed);
+  let t = start;
   for (;;) {
-    t += -Math.log(1 - rnd()) / lambda;
+    t += exponential(rnd) / lambda;
     yield t;
   }
+}
+
+/**
+ * The windows a Poisson run is conditioned on: the warmup, then the measured window (the
+ * duration, or the time `requests` take at the shard's rate, whichever is shorter).
+ */
+export function scheduleWindows(warmupS: number, durationS: number | null, requests: number | null, shardRate: number): number[] {
+  const byCount = requests === null ? Infinity : requests / shardRate;
+  const measured = Math.min(durationS ?? Infinity, byCount);
+  return Number.isFinite(measured) ? [warmupS, measured] : [];
 }
 
 /** The first `count` arrivals, or all arrivals before `untilS`, whichever ends first. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
+import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
 import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
@@ -103,6 +104,8 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
   await worker;
   const records: RequestRecord[] = [];
+  // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
+  const schedule = cfg.mode.kind === 'open' ? arrivalTimes(scheduleOf(cfg, cfg.mode)) : null;
   const startedAt = new Date();
   // A short lead so the first arrival is not late because of setup.
   const startNs = now() + 20_000_000n;
@@ -146,8 +149,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   try {
     if (cfg.mode.kind === 'open') {
       mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed };
-      const schedule = { rate: cfg.mode.rate, arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.shard === null ? {} : { shard: cfg.shard }) };
-      await runOpenLoop(target, limits, schedule, hooks);
+      await runOpenLoop(target, limits, schedule ?? [], hooks);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
       mode = { kind: 'closed', engine: cfg.mode.engine, concurrency };
@@ -195,6 +197,17 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   };
   const result = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard });
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
+}
+
+function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: 'open' }>): ScheduleOptions {
+  const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
+  return {
+    rate: mode.rate,
+    arrival: mode.arrival,
+    seed: cfg.seed,
+    ...(cfg.shard === null ? {} : { shard: cfg.shard }),
+    windows: scheduleWindows(cfg.warmupS, cfg.durationS, maxRequests, shareRate(mode.rate, cfg.shard)),
+  };
 }
 
 function shareRate(rate: number, shard: ShardInfo | null): number {

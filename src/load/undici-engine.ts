@@ -1,6 +1,5 @@
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
-import { arrivalTimes, type ScheduleOptions } from './arrivals.ts';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
@@ -214,13 +213,13 @@ class LoopState {
 /**
  * Open loop: requests start at their intended times from a seeded schedule, whatever the server
  * does. Latency is measured from the intended time; the actual send is kept for service time
- * and schedule lag.
+ * and schedule lag. `schedule` yields intended send times in seconds after `limits.startNs` (arrivals.ts).
  */
-export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: ScheduleOptions, hooks: EngineHooks): Promise<EngineRun> {
+export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: Iterable<number>, hooks: EngineHooks): Promise<EngineRun> {
   const loop = new LoopState(target, limits, hooks);
   const collector = hooks.collector;
   try {
-    for (const s of arrivalTimes(schedule)) {
+    for (const s of schedule) {
       const intendedNs = limits.startNs + BigInt(Math.round(s * 1e9));
       if (intendedNs >= limits.stopNs || hooks.signal?.aborted === true) break;
       const warm = collector.isWarmup(intendedNs);

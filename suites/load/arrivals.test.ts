@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { takeArrivals } from '../../src/load/arrivals.ts';
+import { scheduleWindows, takeArrivals } from '../../src/load/arrivals.ts';
 import type { RequestRecord } from '../../src/load/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { fittedRate, ksExponential } from '../../src/load/stats.ts';
@@ -26,6 +26,39 @@ describe('arrival schedules', () => {
     const whole = takeArrivals({ rate: 40, arrival: 'constant', seed: 1 }, 400, 5);
     const shards = [0, 1, 2, 3].flatMap((index) => takeArrivals({ rate: 40, arrival: 'constant', seed: 1, shard: { index, count: 4 } }, 400, 5));
     expect(shards.sort((x, y) => x - y)).toEqual(whole);
+  });
+
+  it('a Poisson schedule conditioned on its windows holds exactly round(rate x length) arrivals in each, in order, with exponential gaps', () => {
+    const t = takeArrivals({ rate: 100, arrival: 'poisson', seed: 3, windows: [1.5, 50] }, 1_000_000, 51.5);
+    expect(t.filter((x) => x < 1.5)).toHaveLength(150);
+    expect(t.filter((x) => x >= 1.5)).toHaveLength(5000);
+    expect(t.every((x, i) => i === 0 || x >= (t[i - 1] ?? 0))).toBe(true);
+    expect(ksExponential(gaps(t.filter((x) => x >= 1.5)), 100).pValue).toBeGreaterThan(0.05);
+    // Another seed gives another schedule with the same counts.
+    const u = takeArrivals({ rate: 100, arrival: 'poisson', seed: 4, windows: [1.5, 50] }, 1_000_000, 51.5);
+    expect(u).toHaveLength(5150);
+    expect(u).not.toEqual(t);
+  });
+
+  it('after its windows a conditioned Poisson schedule goes on unconditioned at the same rate', () => {
+    const t = takeArrivals({ rate: 100, arrival: 'poisson', seed: 3, windows: [0, 2] }, 1_000_000, 102);
+    expect(t.filter((x) => x < 2)).toHaveLength(200);
+    const after = t.filter((x) => x >= 2);
+    expect(Math.abs(after.length / 100 - 100) / 100).toBeLessThan(0.05);
+    expect(ksExponential(gaps(after), 100).pValue).toBeGreaterThan(0.01);
+  });
+
+  it('the conditioned windows are the warmup and the duration, or the time the request budget takes at the rate', () => {
+    expect(scheduleWindows(5, 30, null, 20)).toEqual([5, 30]);
+    expect(scheduleWindows(0, null, 300, 100)).toEqual([0, 3]);
+    expect(scheduleWindows(0, 10, 300, 100)).toEqual([0, 3]);
+    expect(scheduleWindows(0, null, null, 100)).toEqual([]);
+  });
+
+  it('conditioned Poisson shards together hold exactly the full count of the measured window', () => {
+    const shards = [0, 1, 2, 3].map((index) => takeArrivals({ rate: 100, arrival: 'poisson', seed: 9, shard: { index, count: 4 }, windows: [0, 20] }, 100_000, 20));
+    expect(shards.map((s) => s.length)).toEqual([500, 500, 500, 500]);
+    expect(shards[0]).not.toEqual(shards[1]);
   });
 
   it('Poisson shards are independent processes whose superposition has the full rate', () => {
@@ -60,8 +93,12 @@ describe('arrival accuracy on the wire (open loop against the mock)', () => {
   it('a Poisson run sends every scheduled arrival, and the actual send gaps pass the KS test', async () => {
     const records: RequestRecord[] = [];
     const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 100, arrival: 'poisson' }, { durationS: 2, seed: 5, onRecord: (r) => records.push(r) }));
-    const scheduled = takeArrivals({ rate: 100, arrival: 'poisson', seed: 5 }, 100_000, 2);
-    expect(result.counts.started).toBe(scheduled.length);
+    const scheduled = takeArrivals({ rate: 100, arrival: 'poisson', seed: 5, windows: scheduleWindows(0, 2, null, 100) }, 100_000, 2);
+    // Conditioned on the window (D-LOAD-05): exactly rate x duration arrivals, all of them sent.
+    expect(scheduled).toHaveLength(200);
+    expect(result.counts.started).toBe(200);
+    const intendedS = records.map((r) => r.intendedUs / 1e6).sort((a, b) => a - b);
+    expect(intendedS.every((t, i) => Math.abs(t - (scheduled[i] ?? Infinity)) < 2e-6)).toBe(true);
     const intended = records.map((r) => r.intendedUs / 1e6).sort((a, b) => a - b);
     expect(ksExponential(gaps(intended), 100).pValue).toBeGreaterThan(0.01);
     const sent = records.map((r) => r.sentUs / 1e6).sort((a, b) => a - b);
