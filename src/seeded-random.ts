@@ -1,7 +1,7 @@
 /**
  * mulberry32: a small seeded PRNG, the harness's one source of reproducible randomness (load
  * arrival schedules, sample reports, random stream splits). The same seed gives the same
- * sequence on every machine. The mock server keeps its own copy (`mock-server/core/rng.ts`).
+ * sequence on every machine. The mock server uses it too (`mock-server/core/rng.ts`).
  */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;

@@ -2,16 +2,8 @@
 
 export type Rng = () => number;
 
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The harness's one mulberry32 (src/seeded-random.ts): the same seed gives the mock and iari the same sequence.
+export { seededRandom as mulberry32 } from '../../src/seeded-random.ts';
 
 export function fnv1a(text: string, seed = 0x811c9dc5): number {
   let h = seed >>> 0;
