@@ -24,6 +24,8 @@ type Done = (part: CheckedPart) => void;
 
 /** Handing results back yields to I/O after this much work (as in-process checking does). */
 const SLICE_NS = 300_000n;
+/** A worker that has not loaded by then is given up: checking falls back to in-process. */
+const START_TIMEOUT_MS = 15_000;
 
 export class CheckThread {
   readonly #worker: Worker;
@@ -52,13 +54,21 @@ export class CheckThread {
     worker.on('exit', (code) => this.#fail(`check worker exited (${code})`));
   }
 
-  /** Starts the worker and waits until it has loaded the checker and the tokenizer. */
-  static start(): Promise<CheckThread> {
+  /** Starts the worker and waits until it has loaded the checker and the tokenizer (at most `timeoutMs`). */
+  static start(timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
     const worker = new Worker(new URL('./check-worker-boot.mjs', import.meta.url));
     return new Promise((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
+      const timer = setTimeout(() => {
+        void worker.terminate();
+        reject(new Error(`check worker did not start within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onError = (err: Error): void => {
+        clearTimeout(timer);
+        reject(err);
+      };
       worker.once('error', onError);
       worker.once('message', (m) => {
+        clearTimeout(timer);
         worker.off('error', onError);
         if (m === 'ready') resolve(new CheckThread(worker));
         else reject(new Error('check worker did not start'));
