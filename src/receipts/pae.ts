@@ -12,13 +12,21 @@ export const PAYLOAD_TYPE = {
 
 const encoder = new TextEncoder();
 
+function paeHead(payloadType: string, bodyLength: number): string {
+  return `DSSEv1 ${Buffer.byteLength(payloadType)} ${payloadType} ${bodyLength} `;
+}
+
 export function pae(payloadType: string, body: Uint8Array): Uint8Array {
-  const type = encoder.encode(payloadType);
-  const head = encoder.encode(`DSSEv1 ${type.length} ${payloadType} ${body.length} `);
+  const head = encoder.encode(paeHead(payloadType, body.length));
   const out = new Uint8Array(head.length + body.length);
   out.set(head, 0);
   out.set(body, head.length);
   return out;
+}
+
+/** `pae` over the UTF-8 of a text (e.g. a JCS text), encoded once. */
+export function paeOfText(payloadType: string, text: string): Uint8Array {
+  return Buffer.from(`${paeHead(payloadType, Buffer.byteLength(text))}${text}`);
 }
 
 function without(object: Record<string, unknown>, member: string): Record<string, unknown> {

@@ -1,22 +1,19 @@
-import { encodeBase64url } from './base64url.ts';
 import { canonicalMembersAround, canonicalString } from './canonical.ts';
 import { digestOfText } from './digest.ts';
-import { actorSigInput, approvalSigInput, pae, PAYLOAD_TYPE } from './pae.ts';
+import { actorSigInput, approvalSigInput, paeOfText, PAYLOAD_TYPE } from './pae.ts';
 import type { Ed25519Key } from './signing-key.ts';
 import type { Act, Receipt, SealedReceipt, Sig, UnsignedReceipt } from './types.ts';
 
 function sigOf(key: Ed25519Key, input: Uint8Array): Sig {
-  return { alg: 'Ed25519', kid: key.keyref, val: encodeBase64url(key.sign(input)) };
+  return { alg: 'Ed25519', kid: key.keyref, val: key.signToBase64url(input) };
 }
 
-const encoder = new TextEncoder();
+const joinMembers = (...parts: string[]): string => parts.filter((part) => part.length > 0).join(',');
 
 /** A sealed Receipt with its JCS text (sig included): the bytes its digest is over. */
 export interface SealedReceiptText extends SealedReceipt {
   text: string;
 }
-
-const RECEIPT_PAE_HEAD = `DSSEv1 ${encoder.encode(PAYLOAD_TYPE.receipt).length} ${PAYLOAD_TYPE.receipt} `;
 
 /**
  * Adds the envelope sig (D-RCPT-05, envelope): the issuer key must be the one named by `iss`.
@@ -31,13 +28,11 @@ export function sealReceiptText(unsigned: UnsignedReceipt | Receipt, issuerKey: 
   }
   if (body.iss !== issuerKey.keyref) throw new TypeError('sealReceipt: iss must equal the issuer key reference');
   const { before, after } = canonicalMembersAround(body as unknown as Record<string, unknown>, 'sig');
-  const bodyText = before.length === 0 || after.length === 0 ? `{${before}${after}}` : `{${before},${after}}`;
+  const bodyText = `{${joinMembers(before, after)}}`;
   // Envelope sig: PAE(urn:receipt:1.0-draft.2:receipt, JCS(receipt without "sig")), as receiptSigInput.
-  const input = Buffer.from(`${RECEIPT_PAE_HEAD}${Buffer.byteLength(bodyText)} ${bodyText}`);
-  const sig: Sig = { alg: 'Ed25519', kid: issuerKey.keyref, val: issuerKey.signToBase64url(input) };
+  const sig = sigOf(issuerKey, paeOfText(PAYLOAD_TYPE.receipt, bodyText));
   const receipt = { ...body, sig } as Receipt;
-  const sigMember = `"sig":${canonicalString(sig)}`;
-  const text = `{${before}${before.length === 0 ? '' : ','}${sigMember}${after.length === 0 ? '' : ','}${after}}`;
+  const text = `{${joinMembers(before, `"sig":${canonicalString(sig)}`, after)}}`;
   return { receipt, digest: digestOfText(text), text };
 }
 
