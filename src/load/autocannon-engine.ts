@@ -60,8 +60,9 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   const url = new URL(target.origin);
 
   let outstanding = 0;
+  let allReported: (() => void) | null = null;
   const report = (t: RequestTiming): void => {
-    outstanding--;
+    if (--outstanding === 0) allReported?.();
     if (t.abortedAtEnd) collector.onAborted(t);
     else collector.onFinish(t);
     hooks.onTiming?.(t);
@@ -230,8 +231,14 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     instance?.stop();
     await result;
     // Checking is deferred (after each I/O phase, or on the check worker): wait for the last reports.
-    const until = Date.now() + 10_000;
-    while (outstanding > 0 && Date.now() < until) await new Promise<void>((r) => setTimeout(r, 1));
+    if (outstanding > 0) {
+      let giveUp: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        allReported = resolve;
+        giveUp = setTimeout(resolve, 10_000);
+      });
+      clearTimeout(giveUp);
+    }
   } finally {
     clearTimeout(stopAt);
     if (drainTimer !== undefined) clearTimeout(drainTimer);
