@@ -247,7 +247,6 @@ async function main(): Promise<void> {
   const targets: [Name, { child: ChildProcess; url: string }][] = [['bare', bare], ['mock', mock], ['mockNoReceipts', plain]];
   if (values['free-signatures']) targets.push(['mockFreeSignatures', await startChild(['--serve', 'mock-free-signatures', ...tokensArg])]);
   const expectEvents = captured.stream.events.length;
-  type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number; streamClientCpu: number; fullClientCpu: number };
   const zero = (): Sums => ({ stream: 0, full: 0, streamCpu: 0, fullCpu: 0, streamClientCpu: 0, fullClientCpu: 0 });
   const sums: Record<Name, Sums> = { bare: zero(), mock: zero(), mockNoReceipts: zero(), mockFreeSignatures: zero() };
   const runs: { round: number; server: string; mode: string; result: Measurement }[] = [];
@@ -282,24 +281,8 @@ async function main(): Promise<void> {
     cpus: os.cpus().length,
     loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100),
     settings: { seconds, rounds, streams, concurrency, completionTokens, eventsPerStream: expectEvents, ledger: false },
-    streaming: {
-      bareEventsPerSecond: Math.round(sums.bare.stream),
-      mockEventsPerSecond: Math.round(sums.mock.stream),
-      ratio: round3(sums.mock.stream / sums.bare.stream),
-      mockNoReceiptsEventsPerSecond: Math.round(sums.mockNoReceipts.stream),
-      ratioNoReceipts: round3(sums.mockNoReceipts.stream / sums.bare.stream),
-      serverCpuUsPerStream: { bare: Math.round(sums.bare.streamCpu), mock: Math.round(sums.mock.streamCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.streamCpu) },
-      clientCpuUsPerStream: { bare: Math.round(sums.bare.streamClientCpu), mock: Math.round(sums.mock.streamClientCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.streamClientCpu) },
-    },
-    nonStreaming: {
-      bareRequestsPerSecond: Math.round(sums.bare.full),
-      mockRequestsPerSecond: Math.round(sums.mock.full),
-      ratio: round3(sums.mock.full / sums.bare.full),
-      mockNoReceiptsRequestsPerSecond: Math.round(sums.mockNoReceipts.full),
-      ratioNoReceipts: round3(sums.mockNoReceipts.full / sums.bare.full),
-      serverCpuUsPerRequest: { bare: Math.round(sums.bare.fullCpu), mock: Math.round(sums.mock.fullCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.fullCpu) },
-      clientCpuUsPerRequest: { bare: Math.round(sums.bare.fullClientCpu), mock: Math.round(sums.mock.fullClientCpu), mockNoReceipts: Math.round(sums.mockNoReceipts.fullClientCpu) },
-    },
+    streaming: modeSummary(sums, 'stream', 'EventsPerSecond', 'Stream'),
+    nonStreaming: modeSummary(sums, 'full', 'RequestsPerSecond', 'Request'),
     target: 0.5,
     ledgerAppend: ledger,
     receiptCostInProcess: receipts,
@@ -343,6 +326,22 @@ function besideOf(file: string): Record<string, unknown> {
   if (other['object'] !== 'bench.mock') throw new Error(`--beside ${file} is not a report of this script`);
   const { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg, upperBoundWithFreeSignatures } = other;
   return { settings, streaming, nonStreaming, floor, receiptCostInProcess, loadavg, ...(upperBoundWithFreeSignatures === undefined ? {} : { upperBoundWithFreeSignatures }) };
+}
+
+type Sums = { stream: number; full: number; streamCpu: number; fullCpu: number; streamClientCpu: number; fullClientCpu: number };
+
+/** One mode's figures (streamed events or whole requests): rates, ratios against bare, CPU per unit. */
+function modeSummary(sums: Record<'bare' | 'mock' | 'mockNoReceipts', Sums>, mode: 'stream' | 'full', rate: string, unit: string): Record<string, unknown> {
+  const cpu = (key: 'streamCpu' | 'fullCpu' | 'streamClientCpu' | 'fullClientCpu') => ({ bare: Math.round(sums.bare[key]), mock: Math.round(sums.mock[key]), mockNoReceipts: Math.round(sums.mockNoReceipts[key]) });
+  return {
+    [`bare${rate}`]: Math.round(sums.bare[mode]),
+    [`mock${rate}`]: Math.round(sums.mock[mode]),
+    ratio: round3(sums.mock[mode] / sums.bare[mode]),
+    [`mockNoReceipts${rate}`]: Math.round(sums.mockNoReceipts[mode]),
+    ratioNoReceipts: round3(sums.mockNoReceipts[mode] / sums.bare[mode]),
+    [`serverCpuUsPer${unit}`]: cpu(mode === 'stream' ? 'streamCpu' : 'fullCpu'),
+    [`clientCpuUsPer${unit}`]: cpu(mode === 'stream' ? 'streamClientCpu' : 'fullClientCpu'),
+  };
 }
 
 function round3(x: number): number {
