@@ -126,7 +126,7 @@ describe('a check that meets a rate limit', () => {
     area: 'chat',
     ids: ['CHAT-001'],
     title: 'probe',
-    timeoutMs: 200,
+    timeoutMs: 1500,
     async run(ctx, j) {
       const ex = await ctx.http.get('/v1/me');
       j.expect('CHAT-001', ex.status === 200, () => ({ message: `answered ${ex.status}` }));
@@ -138,7 +138,7 @@ describe('a check that meets a rate limit', () => {
     const root = await serve((_req, res) => {
       n++;
       if (n <= 2) {
-        res.writeHead(429, { 'content-type': 'application/json', 'x-request-id': `req_${n}` });
+        res.writeHead(429, { 'content-type': 'application/json', 'x-request-id': `req_${n}`, 'retry-after-ms': '2000' });
         res.end(JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down', param: null } }));
         return;
       }
@@ -146,7 +146,7 @@ describe('a check that meets a rate limit', () => {
       res.end(JSON.stringify({ limits: { requests_per_minute: 1000, tokens_per_minute: 1000 } }));
     });
     const lines: string[] = [];
-    // Real sleeps of 0.5 + 1 s of backoff: longer than the check's 200 ms budget, which waiting does not spend.
+    // Real sleeps of 2 x 2 s (retry-after-ms): longer than the check's 1.5 s budget, which waiting does not spend.
     const ctx = createCheckContext({ root, token: 'tok-123456789', seed: 1, target: 'external', includeLimits: false }, { progress: (l) => lines.push(l) });
     const outcomes = await runCheck(probe, ctx, gradeOf);
     const byId = new Map(outcomes.map((o) => [o.id, o]));
