@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckRun } from './conformance-results.ts';
@@ -6,8 +5,9 @@ import type { ContractProvide } from './contract-runtime.ts';
 import { idsInTitle } from './contract-runtime.ts';
 import type { CheckOutcome } from './check-types.ts';
 import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from './rate-limit-retry.ts';
+import { CONTRACT_SUITES, packagePath } from '../package-root.ts';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const projectRoot = packagePath('.');
 
 export interface ContractRunOutput {
   runs: CheckRun[];
@@ -70,7 +70,7 @@ export async function runContractSuites(options: {
       root: projectRoot,
       watch: false,
       reporters: [collector],
-      include: ['suites/contract/*.test.ts'],
+      include: [CONTRACT_SUITES.include],
       exclude: ['node_modules/**'],
       pool: 'forks',
       maxWorkers: 1,
