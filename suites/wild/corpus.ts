@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
 import { requirementInfos } from '../../src/checks/registry-view.ts';
+import { packagePath } from '../../src/package-root.ts';
 
 /**
  * The wild corpus (fixtures/wild/): exchanges real servers are documented to send, each with its
@@ -12,7 +12,7 @@ import { requirementInfos } from '../../src/checks/registry-view.ts';
  * fixture fails loudly instead of testing nothing.
  */
 
-export const WILD_DIR = fileURLToPath(new URL('../../fixtures/wild/', import.meta.url));
+export const WILD_DIR = packagePath('fixtures/wild/');
 export const SCHEMA_PATH = join(WILD_DIR, 'exchange.schema.json');
 
 export type Verdict = 'pass' | 'fail' | 'non-strict' | 'informational' | 'skipped';

@@ -84,7 +84,8 @@ describe('replay server', () => {
   });
 
   it('serves the recorded stream bytes on its route and forwards everything else to the mock', async () => {
-    const ex = byId('llamacpp-stream-new-id-per-chunk');
+    const ex = byId('vllm-stream-error-event-on-200');
+    expect(ex.replay.shiftCreated).toBeUndefined();
     const replay = await startReplayFor(mock, [ex]);
     try {
       const model = mock.admin.models().available[0];
