@@ -8,7 +8,7 @@ function handle(verifier: ChainVerifier, item: SplitItem): void {
   if (item.kind === 'receipt') verifier.push(item.bytes);
   else if (item.kind === 'oversize') {
     verifier.pushUnreadable('JSON_LIMITS', `Receipt of ${item.size} bytes is larger than the limit`);
-  } else verifier.addInputFinding({ code: 'JSON_SYNTAX', index: verifier.count === 0 ? null : verifier.count - 1, detail: item.detail });
+  } else verifier.addInputFinding({ code: 'JSON_SYNTAX', index: null, detail: item.detail });
 }
 
 /**
