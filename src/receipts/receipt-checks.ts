@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalMembers, canonicalString } from './canonical.ts';
 import { digestBytes, digestOf, tokenCommitment } from './digest.ts';
 import { decodeKeyref } from './keyref.ts';
@@ -6,7 +6,7 @@ import { verifyEd25519, verifyKeyOf, type SignatureCheck, type VerifyKey } from 
 import { actorSigInput, approvalSigInput, paeOfText, PAYLOAD_TYPE } from './pae.ts';
 import { validateReceiptSchema, type ReceiptSchemaError } from './receipt-schema.ts';
 import { isFindingCode, type Finding, type FindingCode } from './findings.ts';
-import { parseStrictJson, DEFAULT_LIMITS, type StrictJsonLimits } from './strict-json.ts';
+import { readStrictJson, DEFAULT_LIMITS, type StrictJsonLimits } from './strict-json.ts';
 import {
   FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
   K_NOT_OBJECT, K_RECEIPT, K_UNREADABLE, O_DIGEST, O_GATE, O_ID_HASH, O_PAIR, O_PREV, STRIDE,
@@ -83,7 +83,7 @@ export class CheckContext {
 const ABSENT = '\u0000';
 
 function hash16Into(text: string, out: Uint8Array, at: number): void {
-  out.set(createHash('sha256').update(text).digest().subarray(0, 16), at);
+  out.set(hash('sha256', text, 'buffer').subarray(0, 16), at);
 }
 
 function sigBytes(v: unknown): Uint8Array | undefined {
@@ -103,7 +103,7 @@ function sigFinding(check: SignatureCheck, invalidCode: FindingCode, pointer: st
  */
 export function checkReceipt(input: Uint8Array | string, index: number, ctx: CheckContext, out: FactsBatch, k: number): void {
   const o = ctx.options;
-  const parsed = parseStrictJson(input, o.limits);
+  const parsed = readStrictJson(input, o.limits);
   out.iat[k] = Number.NaN;
   out.flags[k] = 0;
   if (!parsed.ok) {
@@ -125,32 +125,49 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const emit = (code: FindingCode, pointer: string | undefined, detail: string) =>
     out.addFinding(k, { code, index, ...(id === undefined ? {} : { id }), ...(pointer === undefined ? {} : { pointer }), detail });
 
-  // D-RCPT-01/02/05: one pass over the members gives the JCS of the Receipt (its digest) and of the Receipt without sig (the envelope signature input).
-  const { keys, texts } = canonicalMembers(r);
-  let withoutSig = '{';
+  // D-RCPT-01/02/05: the JCS of the Receipt (its digest) and of the Receipt without sig (the envelope
+  // signature input). Wire text that is already its JCS form (the usual case) is used as it is.
+  let whole: string;
+  let withoutSig: string;
   let pairAct = ABSENT;
   let pairActor = ABSENT;
   let pairDecision = ABSENT;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const text = texts[i] as string;
-    if (key !== 'sig') withoutSig += withoutSig.length === 1 ? text : `,${text}`;
-    if (key === 'act') pairAct = text;
-    else if (key === 'actor') pairActor = text;
-    else if (key === 'decision') pairDecision = text;
+  if (parsed.canonical) {
+    whole = parsed.text;
+    withoutSig = whole;
+    const members = parsed.members;
+    for (let i = 0; i < members.length; i++) {
+      const m = members[i] as (typeof members)[number];
+      if (m.key === 'act') pairAct = whole.slice(m.start, m.end);
+      else if (m.key === 'actor') pairActor = whole.slice(m.start, m.end);
+      else if (m.key === 'decision') pairDecision = whole.slice(m.start, m.end);
+      else if (m.key === 'sig') {
+        if (members.length === 1) withoutSig = '{}';
+        else if (i + 1 < members.length) withoutSig = whole.slice(0, m.start) + whole.slice(m.end + 1);
+        else withoutSig = whole.slice(0, m.start - 1) + whole.slice(m.end);
+      }
+    }
+  } else {
+    const { keys, texts } = canonicalMembers(r);
+    withoutSig = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const text = texts[i] as string;
+      if (key !== 'sig') withoutSig += withoutSig.length === 1 ? text : `,${text}`;
+      if (key === 'act') pairAct = text;
+      else if (key === 'actor') pairActor = text;
+      else if (key === 'decision') pairDecision = text;
+    }
+    withoutSig += '}';
+    whole = `{${texts.join(',')}}`;
   }
-  withoutSig += '}';
-  const whole = `{${texts.join(',')}}`;
   const base = k * STRIDE;
-  out.bytes.set(createHash('sha256').update(whole).digest(), base + O_DIGEST);
+  out.bytes.set(hash('sha256', whole, 'buffer'), base + O_DIGEST);
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
   hash16Into(pairDecision, out.bytes, base + O_PAIR + 32);
 
-  if (o.strictWire) {
-    const same = typeof input === 'string' ? input === whole : Buffer.from(input.buffer, input.byteOffset, input.byteLength).equals(Buffer.from(whole));
-    if (!same) emit('WIRE_NOT_CANONICAL', undefined, 'wire bytes are not the JCS form');
-  }
+  if (o.strictWire && !parsed.canonical && parsed.text !== whole) emit('WIRE_NOT_CANONICAL', undefined, 'wire bytes are not the JCS form');
 
   const schema = validateReceiptSchema(r);
   if (!schema.ok) {
