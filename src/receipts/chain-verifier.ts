@@ -138,17 +138,18 @@ export class ChainVerifier {
     this.#gate.push(-1);
   }
 
-  /** Adds the Receipts whose per-Receipt checks are in `batch` (made with `checkOptions`), in input order. */
-  pushFacts(batch: FactsBatch): void {
-    let j = 0;
+  /** Adds the Receipts whose per-Receipt checks are in slots [from, to) of `batch` (made with `checkOptions`), in input order. */
+  pushFacts(batch: FactsBatch, from = 0, to = batch.n): void {
     const fs = batch.findings;
     const slots = batch.findingSlots;
-    for (let k = 0; k < batch.n; k++) {
+    let j = 0;
+    while (j < slots.length && (slots[j] as number) < from) j++;
+    for (let k = from; k < to; k++) {
       const index = this.#n++;
-      const from = j;
+      const first = j;
       while (j < slots.length && slots[j] === k) j++;
       if (batch.kind[k] !== K_RECEIPT) {
-        for (let q = from; q < j; q++) this.#add(fs[q] as Finding);
+        for (let q = first; q < j; q++) this.#add(fs[q] as Finding);
         this.#placeholder();
         continue;
       }
@@ -169,7 +170,7 @@ export class ChainVerifier {
         this.#gate.push(-1);
         continue;
       }
-      for (let q = from; q < j; q++) this.#add(fs[q] as Finding);
+      for (let q = first; q < j; q++) this.#add(fs[q] as Finding);
       const withId = (f: Omit<Finding, 'id'>): Finding => (id === undefined ? f : { ...f, id });
       // D-RCPT-07: "no two share an id (DUPLICATE_ID)".
       const idSlot = this.#ids.push(batch.bytes.subarray(base + O_ID_HASH, base + O_ID_HASH + 16));
