@@ -16,6 +16,8 @@ import {
   type Finding,
   type GateInput,
   type OutcomeInput,
+  type ReceiptPayloads,
+  type StreamOptions,
   type VerifyOptions,
 } from '../receipts/index.ts';
 
@@ -24,7 +26,8 @@ const HELP = `iari receipts: verify, sign and make keys for Receipt chains (spec
 usage:
   iari receipts verify FILE... [--trust KEY]... [--approver KEY]... [--level 1|2|3]
                        [--head DIGEST] [--grant-id ID] [--service-id ID]
-                       [--token-commitment DIGEST]... [--strict-wire] [--max-findings N] [--json]
+                       [--token-commitment DIGEST]... [--payloads FILE] [--strict-wire]
+                       [--strict-clock] [--jobs N] [--max-findings N] [--json]
   iari receipts sign ACTS.jsonl --key ISSUER.key [--actor-key ACTOR.key] [--approver-key KEY.key]
                        [--level 1|2|3] [--grant-id ID] [--service-id ID] [--out FILE]
   iari receipts keygen --out PREFIX [--force]
@@ -33,6 +36,13 @@ verify   Checks each FILE as one Mandate's chain (JSONL, or one JSON array), str
          memory: strict JSON, schema, rules, signatures, links, pairing. KEY is a did:key keyref
          or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED.
          Without --head, a chain cut short at its end cannot be detected.
+         --payloads FILE: a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}:
+         the request body, the assembled output (JSON array of assistant messages) and the
+         Context Envelope that input_digest, output_digest and context must be the digests of
+         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13).
+         --strict-clock: an iat more than 300 s ahead of this clock is an error, not a warning.
+         --jobs N: worker threads for signatures and the other per-Receipt checks of long chains
+         (default: the number of cores; 1: one thread).
          Exit 0 every chain valid, 1 a chain invalid, 2 unreadable input or bad arguments.
 sign     Reads one act per line and writes the signed, linked chain as JSONL (stdout or --out).
          Gate line:    {"act":{"verb","resource","input_digest"?},"decision":{...},"cost":{...},
@@ -100,13 +110,16 @@ async function verify(argv: string[]): Promise<number> {
       'service-id': { type: 'string' },
       'token-commitment': { type: 'string', multiple: true },
       'strict-wire': { type: 'boolean' },
+      'strict-clock': { type: 'boolean' },
+      payloads: { type: 'string' },
+      jobs: { type: 'string' },
       'max-findings': { type: 'string' },
       json: { type: 'boolean' },
     },
     true,
   );
   if (positionals.length === 0) throw usage('verify needs at least one FILE');
-  const options: VerifyOptions = { level: levelArg(values.level) };
+  const options: VerifyOptions & StreamOptions = { level: levelArg(values.level) };
   if (values.trust !== undefined) options.trustedIssuers = values.trust.map((v) => keyrefArg(v, 'trust'));
   if (values.approver !== undefined) options.approvers = values.approver.map((v) => keyrefArg(v, 'approver'));
   if (values.head !== undefined) options.expectedHead = digestArg(values.head, 'head');
@@ -114,6 +127,15 @@ async function verify(argv: string[]): Promise<number> {
   if (values['service-id'] !== undefined) options.serviceId = values['service-id'];
   if (values['token-commitment'] !== undefined) options.tokenCommitments = values['token-commitment'].map((v) => digestArg(v, 'token-commitment'));
   if (values['strict-wire'] === true) options.strictWire = true;
+  if (values['strict-clock'] === true) options.strictClock = true;
+  if (values.payloads !== undefined) {
+    const byId = payloadsArg(values.payloads);
+    options.payloads = (_index, id) => (id === undefined ? undefined : byId.get(id));
+  }
+  if (values.jobs !== undefined) {
+    if (!/^[1-9][0-9]{0,2}$/.test(values.jobs)) throw usage('--jobs must be an integer 1..999');
+    options.jobs = Number(values.jobs);
+  }
   if (values['max-findings'] !== undefined) {
     if (!/^[1-9][0-9]{0,6}$/.test(values['max-findings'])) throw usage('--max-findings must be an integer 1..9999999');
     options.maxFindings = Number(values['max-findings']);
@@ -129,6 +151,21 @@ async function verify(argv: string[]): Promise<number> {
   if (values.json === true) process.stdout.write(`${JSON.stringify({ files: results.map(({ file, result }) => ({ file, ...result })) }, null, 2)}\n`);
   else for (const { file, result } of results) process.stdout.write(humanSummary(file, result));
   return results.every((r) => r.result.valid) ? ExitCode.ok : ExitCode.conformanceFailed;
+}
+
+/** D-RCPT-13: `--payloads FILE`, a JSON object mapping Receipt id to its payloads. */
+function payloadsArg(path: string): Map<string, ReceiptPayloads> {
+  const parsed = parseStrictText(readText(path, '--payloads file'), { maxBytes: 1 << 30, maxDepth: 256, anyNumber: true });
+  if (!parsed.ok) throw usage(`--payloads ${path}: ${parsed.error.detail} at offset ${parsed.error.offset}`);
+  if (!isObj(parsed.value)) throw usage(`--payloads ${path}: expected a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}`);
+  const out = new Map<string, ReceiptPayloads>();
+  for (const [id, entry] of Object.entries(parsed.value)) {
+    if (!isObj(entry)) throw usage(`--payloads ${path}: the entry for ${JSON.stringify(id)} is not an object`);
+    const unknown = Object.keys(entry).filter((k) => k !== 'input' && k !== 'output' && k !== 'context');
+    if (unknown.length > 0) throw usage(`--payloads ${path}: the entry for ${JSON.stringify(id)} has ${unknown.map((k) => JSON.stringify(k)).join(', ')} (allowed: input, output, context)`);
+    out.set(id, entry as ReceiptPayloads);
+  }
+  return out;
 }
 
 function findingLine(kind: string, f: Finding): string {

@@ -22,6 +22,8 @@ export { ChainVerifier } from './chain-verifier.ts';
 export type { ChainVerifyResult } from './chain-verifier.ts';
 export type { VerifyOptions, ReceiptPayloads } from './verify-options.ts';
 export { verifyChain, verifyReceiptStream, verifyReceiptFile } from './verify-chain.ts';
+export type { StreamOptions } from './verify-chain.ts';
+export { defaultJobs } from './verify-pool.ts';
 export { ReceiptSplitter } from './receipt-splitter.ts';
 export { privateKeyFileText, readPrivateKeyText, readPublicKeyref } from './key-file.ts';
 export { resealChain } from './reseal.ts';

@@ -18,6 +18,8 @@ export type StrictJsonResult = { ok: true; value: unknown } | { ok: false; error
 export interface StrictJsonLimits {
   maxBytes: number;
   maxDepth: number;
+  /** Accept any RFC 8259 number (payload files: request bodies have fractions); Receipts never do. */
+  anyNumber?: boolean;
 }
 
 export const DEFAULT_LIMITS: StrictJsonLimits = { maxBytes: 65_536, maxDepth: 32 };
@@ -42,6 +44,7 @@ class Parser {
   constructor(
     readonly s: string,
     readonly maxDepth: number,
+    readonly anyNumber = false,
   ) {}
 
   fail(code: StrictJsonCode, detail: string, at = this.i): never {
@@ -167,7 +170,13 @@ class Parser {
     const lexeme = s.slice(start, i);
     this.i = i;
     if (!/^(0|[1-9][0-9]*)$/.test(lexeme)) {
-      if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) {
+        if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme) || this.anyNumber) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+      } else if (this.anyNumber) {
+        const n = Number(lexeme);
+        if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is outside IEEE 754 double range`, start);
+        return n;
+      }
       this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not a non-negative integer without fraction or exponent`, start);
     }
     const n = Number(lexeme);
@@ -260,7 +269,7 @@ export type StrictJsonReading =
 
 /** Parses already-decoded text strictly (raw lone surrogates in the text are rejected too). */
 export function readStrictText(text: string, limits: StrictJsonLimits = DEFAULT_LIMITS): StrictJsonReading {
-  const p = new Parser(text, limits.maxDepth);
+  const p = new Parser(text, limits.maxDepth, limits.anyNumber === true);
   try {
     const value = p.value(0);
     const end = p.i;

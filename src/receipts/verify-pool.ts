@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { codeUrl, FROM_SOURCE } from '../package-root.ts';
 import type { ChainVerifier } from './chain-verifier.ts';
 import { FactsBatch, type FactsMessage } from './receipt-facts.ts';
 import type { CheckOptions } from './receipt-checks.ts';
@@ -29,8 +30,8 @@ export function defaultJobs(): number {
 }
 
 function workerEntry(): URL {
-  // Under tsx the worker must register it too; compiled JavaScript starts the worker module itself.
-  return import.meta.url.endsWith('.ts') ? new URL('./verify-worker-boot.mjs', import.meta.url) : new URL('./verify-worker.js', import.meta.url);
+  // From source the worker registers tsx first; compiled JavaScript starts the worker module itself.
+  return codeUrl(FROM_SOURCE ? 'src/receipts/verify-worker-boot.mjs' : 'src/receipts/verify-worker.js');
 }
 
 interface Waiter {
