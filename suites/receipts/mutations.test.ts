@@ -173,7 +173,9 @@ describe('RCPT mutation operators, resealed', () => {
     const pairCode = t === 0 ? 'PAIR_ACT_MISMATCH' : t === 1 ? 'PAIR_DECISION_MISMATCH' : undefined;
     const r = c.receipts[i] as Receipt;
     const partners = pairCode === undefined ? [] : isOutcome(r) ? [i] : indexes(c, (x) => x.gate === digestOf(r));
-    expectErrors(verifyChain(reseal(c, (rs) => edit(rs[i] as unknown as Record<string, unknown>)), c.options), [`SCHEMA_UNKNOWN_FIELD@${i}`, ...partners.map((k) => `${pairCode}@${k}`)]);
+    // The approval signs the act digest and is not re-signed: changing act breaks it, and a Receipt that fails the schema is still verified (D-RCPT-25).
+    const approval = t === 0 && r.approval !== undefined ? [`APPROVAL_SIG_INVALID@${i}`] : [];
+    expectErrors(verifyChain(reseal(c, (rs) => edit(rs[i] as unknown as Record<string, unknown>)), c.options), [`SCHEMA_UNKNOWN_FIELD@${i}`, ...partners.map((k) => `${pairCode}@${k}`), ...approval]);
   });
   prop('RCPT-CHAIN-006: a decreased iat gives IAT_REGRESSION', (c, n) => {
     const i = pick(indexes(c, (r, k) => k > 0 && !isOutcome(r)), n);
