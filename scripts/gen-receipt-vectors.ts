@@ -7,7 +7,7 @@ import {
   ChainBuilder, Ed25519Key, canonicalString, digestOf, encodeBase64url, keyrefOf, resealChain, sealReceipt, signAct, approveAct, tokenCommitment,
   type FindingCode, type Receipt, type ReceiptPayloads, type VerifyOptions,
 } from '../src/receipts/index.ts';
-import { ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
+import { ed25519, ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
 
 export const VECTORS_PATH = fileURLToPath(new URL('../fixtures/receipts/receipt_chain_test.json', import.meta.url));
 
@@ -270,6 +270,66 @@ function specs(): Spec[] {
   };
   add({ group: 'pairing', comment: 'fork where the outcome comes before its gate in the chain order', flags: ['PairingRule', 'Fork'], input: forkPair(1_700_000_300, false), errors: [['GATE_NOT_PRIOR', 1], ['CHAIN_FORK', 2]] });
   add({ group: 'pairing', comment: 'fork where the outcome is older than its gate', flags: ['PairingRule', 'Fork', 'Time'], input: forkPair(1_700_000_150, true), errors: [['CHAIN_FORK', 2], ['PAIR_IAT_REGRESSION', 2]] });
+  // ---------- issue 13: forgeries never hidden, co-reporting, index placement, options, lengths, Ed25519 edges ----------
+  // A forged envelope signature: the Receipt is changed after signing, its sig kept (then re-linked), so only SIG_INVALID and the rule fire.
+  const forged = (edit: Edit, at: number, chain = L1) => resealed(chain, edit, { keepSig: [at] });
+  const forgeries: [string, Edit, number, Expect][] = [
+    ['unknown top-level member', (c) => (c[2].extra = 1), 2, [['SCHEMA_UNKNOWN_FIELD', 2]]],
+    ['required member cost missing', (c) => delete c[2].cost, 2, [['SCHEMA_MISSING_FIELD', 2]]],
+    ['iat as a string', (c) => (c[2].iat = '1700000030'), 2, [['SCHEMA_TYPE', 2]]],
+    ['id outside its pattern', (c) => (c[2].id = 'bad id!'), 2, [['SCHEMA_PATTERN', 2]]],
+    ['proto another version', (c) => (c[2].proto = '1.0-draft.1'), 2, [['UNSUPPORTED_PROTO', 2]]],
+    ['budget amount with a trailing zero', (c) => (c[2].cost.amount = '1.50'), 2, [['NONCANONICAL_DECIMAL', 2]]],
+    ['verb not a dotted lowercase name', (c) => (c[2].act.verb = 'Model.Call'), 2, [['BAD_VERB', 2]]],
+    ['denied without reason', (c) => (c[2].decision = { result: 'denied' }), 2, [['REASON_MISSING', 2]]],
+    ['PROTO_DENY_POLICY without prose', (c) => delete c[2].decision.prose, 2, [['POLICY_DETAIL_MISSING', 2]]],
+    ['token on a model.call Receipt', (c) => (c[2].token = TOKEN), 2, [['TOKEN_WRONG_VERB', 2]]],
+    ['approval and token on one stop.approve', (c) => (c[3].token = TOKEN), 3, [['APPROVAL_AND_TOKEN', 3]]],
+    ['sig.alg EdDSA', (c) => { c[2].sig.alg = 'EdDSA'; c[2].act.resource = 'gpt-4o'; }, 2, [['SIG_ALG_UNSUPPORTED', 2]]],
+    ['sig.kid names another key', (c) => { c[2].sig.kid = OTHER.keyref; c[2].act.resource = 'gpt-4o'; }, 2, [['SIG_KID_MISMATCH', 2]]],
+    ['base64url alias in sig.val', (c) => { const val: string = c[2].sig.val; const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'; c[2].sig.val = val.slice(0, -1) + abc[abc.indexOf(val.at(-1) as string) + 1]; c[2].act.resource = 'gpt-4o'; }, 2, [['NONCANONICAL_BASE64URL', 2]]],
+    ['malformed prev', (c) => (c[2].prev = c[2].prev.slice(0, 70)), 2, [['BAD_DIGEST', 2], ['CHAIN_BREAK', 2]]],
+  ];
+  for (const [what, edit, at, codes] of forgeries) {
+    add({ group: 'forgery', comment: `${what}, and the envelope signature no longer verifies: both reported (D-RCPT-25)`, flags: ['Forgery', 'CoReport'], input: forged(edit, at), errors: [...codes, ['SIG_INVALID', at]] });
+  }
+  add({ group: 'forgery', comment: 'level 2: unknown member in act, and actor_sig over the old act: SCHEMA_UNKNOWN_FIELD and ACTOR_SIG_INVALID', flags: ['Forgery', 'CoReport', 'Level2'], input: (() => { const c = copy(L2); c[2]!.act = { ...c[2]!.act, note: 'x' } as typeof c[2]['act']; return resealChain(c, L2.map((r) => digestOf(r)), { keys: ALL_KEYS }); })(), options: { level: 2, grantId: GRANT }, errors: [['SCHEMA_UNKNOWN_FIELD', 2], ['ACTOR_SIG_INVALID', 2]] });
+  add({ group: 'forgery', comment: 'approval with an unknown member, signed over another act: SCHEMA_UNKNOWN_FIELD and APPROVAL_SIG_INVALID', flags: ['Forgery', 'CoReport'], input: resealed(L1, (c) => { c[3].approval = { ...approveAct({ verb: 'stop.approve', resource: 'session/9' }, ISSUER.keyref, APPROVER), note: 1 }; }), errors: [['SCHEMA_UNKNOWN_FIELD', 3], ['APPROVAL_SIG_INVALID', 3]] });
+  add({ group: 'forgery', comment: 'a copy of a forged Receipt is only DUPLICATE_RECEIPT; the first copy carries SIG_INVALID', flags: ['Forgery', 'ChainLink'], input: (() => { const c = raw(L1, (x) => (x[6].act.resource = 'session/3')); return [...c, c[6]!]; })(), errors: [['SIG_INVALID', 6], ['DUPLICATE_RECEIPT', 7]] });
+  add({ group: 'forgery', comment: 'a line that is JSON but not an object: SCHEMA_TYPE only, and no part in the chain', flags: ['Schema'], input: [...L1, '[1,2]'], errors: [['SCHEMA_TYPE', 7]] });
+  // Co-reporting in pairing and links.
+  add({ group: 'pairing', comment: 'a second outcome for a gate is still compared with it: DUPLICATE_OUTCOME and PAIR_ACT_MISMATCH', flags: ['PairingRule', 'CoReport'], input: (() => { const extra = resealed([L1[5]!], (c) => { c[0].id = 'rcpt_d002'; c[0].prev = digestOf(L1[6]); c[0].iat = L1[6]!.iat; c[0].act.resource = 'gpt-4o-x'; })[0]!; return [...L1, extra]; })(), errors: [['DUPLICATE_OUTCOME', 7], ['PAIR_ACT_MISMATCH', 7]] });
+  add({ group: 'pairing', comment: 'an outcome naming an outcome is not compared with it (GATE_IS_OUTCOME only), even when the acts differ', flags: ['PairingRule'], input: resealed(L1, (c) => { c[5].gate = digestOf(L1[1]); }), errors: [['GATE_IS_OUTCOME', 5]], warnings: [['GATE_OPEN', 4]] });
+  add({ group: 'chain', comment: 'no genesis: CHAIN_NO_GENESIS is about the whole chain (index null)', flags: ['ChainLink', 'Index'], input: resealed(L1, (c) => (c[0].prev = digestOf({ before: 'nothing' }))), errors: [['CHAIN_BREAK', 0], ['CHAIN_NO_GENESIS', null]] });
+  // Options.
+  add({ group: 'chain', comment: 'iat in the future beyond 300 s skew with strictClock: an error', flags: ['Time', 'Option'], input: resealed(L1, (c) => (c[6].iat = NOW + 301)), options: { strictClock: true }, errors: [['IAT_FUTURE', 6]] });
+  add({ group: 'chain', comment: 'iat exactly 300 s ahead: within the skew, nothing reported', flags: ['Time'], input: resealed(L1, (c) => (c[6].iat = NOW + 300)), options: { strictClock: true } });
+  add({ group: 'crypto', comment: 'payload for a Receipt without outcome: the output is not checked; the input is', flags: ['Payloads', 'Option'], input: L1, options: { payloads: { '2': { input: BODY, output: OUTPUT } } }, errors: [['IO_DIGEST_MISMATCH', 2]] });
+  // Lengths and line feeds (D-RCPT-28): what Python-style $ would accept.
+  const lf: [string, Edit, FindingCode][] = [
+    ['prev', (c) => (c[2].prev += '\n'), 'BAD_DIGEST'],
+    ['act.input_digest', (c) => (c[0].act.input_digest += '\n'), 'BAD_DIGEST'],
+    ['actor', (c) => (c[2].actor += '\n'), 'BAD_KEYREF'],
+    ['id', (c) => (c[2].id += '\n'), 'SCHEMA_PATTERN'],
+    ['act.verb', (c) => (c[2].act.verb = 'tool.invoke\n'), 'BAD_VERB'],
+    ['cost.amount', (c) => (c[2].cost.amount += '\n'), 'BAD_BUDGET'],
+    ['cost.unit', (c) => (c[2].cost.unit += '\n'), 'BAD_BUDGET'],
+    ['decision.subcode', (c) => (c[2].decision.subcode += '\n'), 'SCHEMA_PATTERN'],
+  ];
+  for (const [member, edit, code] of lf) {
+    const at = member === 'act.input_digest' ? 0 : 2;
+    const extra: Expect = member === 'prev' ? [['CHAIN_BREAK', 2]] : member === 'act.input_digest' ? [['PAIR_ACT_MISMATCH', 1]] : [];
+    add({ group: 'schema', comment: `${member} with a trailing line feed (accepted by a regex whose $ matches before a final newline)`, flags: ['Schema', 'LineFeed'], input: resealed(L1, edit), errors: [[code, at], ...extra] });
+  }
+  add({ group: 'schema', comment: 'sig.val with a trailing line feed (87 characters)', flags: ['Schema', 'LineFeed'], input: resealed(L1, (c) => (c[2].sig.val += '\n'), { keepSig: [2] }), errors: [['BAD_SIG_ENCODING', 2]] });
+  add({ group: 'schema', comment: 'id of 129 characters', flags: ['Schema', 'Length'], input: resealed(L1, (c) => (c[2].id = `r${'x'.repeat(128)}`)), errors: [['SCHEMA_PATTERN', 2]] });
+  add({ group: 'schema', comment: 'cost.amount of 65 digits', flags: ['Schema', 'Length', 'Budget'], input: resealed(L1, (c) => (c[2].cost.amount = `1${'0'.repeat(64)}`)), errors: [['BAD_BUDGET', 2]] });
+  // Ed25519 edges (D-RCPT-04).
+  const TORSION8 = ED25519_TORSION_SUBGROUP[1] as string;
+  add({ group: 'crypto', comment: 'R + a point of order 8: the cofactored equation holds, the cofactorless one does not (a malleated copy)', flags: ['SignatureMalleability', 'InvalidSignature'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); const R = ed25519.Point.fromBytes(b.subarray(0, 32)).add(ed25519.Point.fromHex(TORSION8)); c[2].sig.val = encodeBase64url(Buffer.concat([R.toBytes(), b.subarray(32)])); }, { keepSig: [2] }), errors: [['SIG_INVALID', 2]] });
+  add({ group: 'crypto', comment: 'R with y = p + 3 (a non-canonical encoding)', flags: ['InvalidEncoding'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); const r = Buffer.from('f0ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'hex'); c[2].sig.val = encodeBase64url(Buffer.concat([r, b.subarray(32)])); }, { keepSig: [2] }), errors: [['SIG_NONCANONICAL', 2]] });
+  add({ group: 'crypto', comment: 'R not a curve point (y = 2 has no x)', flags: ['InvalidEncoding'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); const r = Buffer.alloc(32); r[0] = 2; c[2].sig.val = encodeBase64url(Buffer.concat([r, b.subarray(32)])); }, { keepSig: [2] }), errors: [['SIG_NONCANONICAL', 2]] });
+  add({ group: 'crypto', comment: 'actor key with a small-order component (A + T, not in the prime-order subgroup)', flags: ['SmallOrderKey'], input: resealed(L1, (c) => (c[2].actor = keyrefOf(ed25519.Point.fromBytes(ACTOR.publicKey).add(ed25519.Point.fromHex(TORSION8)).toBytes()))), errors: [['KEY_INVALID', 2]] });
   void GATE_OPEN_NONE;
   return v;
 }
@@ -327,6 +387,11 @@ const NOTES: Record<string, { bugType: string; description: string }> = {
   Time: { bugType: 'CHAIN', description: 'iat order and skew.' },
   Truncation: { bugType: 'CHAIN', description: 'Tail truncation is only detectable with an expected head.' },
   CoReport: { bugType: 'FUNCTIONALITY', description: 'Two findings from independent checks are both reported (D-RCPT-25).' },
+  Forgery: { bugType: 'AUTH_BYPASS', description: 'A signature that does not verify on a Receipt that also fails another check: never hidden (D-RCPT-25).' },
+  Index: { bugType: 'FUNCTIONALITY', description: 'A finding about the whole chain has index null (D-RCPT-26).' },
+  Option: { bugType: 'FUNCTIONALITY', description: 'A check an option turns on or changes (D-RCPT-27).' },
+  LineFeed: { bugType: 'ENCODING', description: 'A patterned string with a final line feed, which some regex dialects accept before $ (D-RCPT-28).' },
+  Length: { bugType: 'ENCODING', description: 'A string longer than its maxLength (D-RCPT-28).' },
 };
 
 /** Builds the whole vector file as a JSON value (deterministic). */
