@@ -2,24 +2,17 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { parseFlags } from './args.ts';
-import {
-  ChainBuilder,
-  DIGEST_PATTERN,
-  Ed25519Key,
-  FINDING_CODES,
-  parseStrictText,
-  privateKeyFileText,
-  readPrivateKeyText,
-  readPublicKeyref,
-  verifyReceiptFile,
-  type ChainVerifyResult,
-  type Finding,
-  type GateInput,
-  type OutcomeInput,
-  type ReceiptPayloads,
-  type StreamOptions,
-  type VerifyOptions,
-} from '../receipts/index.ts';
+// Only what `verify` needs is loaded up front (start-up is part of the wait on a short file);
+// `sign` and `keygen` load the signing side when they run.
+import { DIGEST_PATTERN } from '../receipts/digest.ts';
+import { FINDING_CODES, type Finding } from '../receipts/findings.ts';
+import { readPublicKeyref } from '../receipts/key-file.ts';
+import { parseStrictText } from '../receipts/strict-json.ts';
+import type { ChainVerifyResult } from '../receipts/chain-verifier.ts';
+import type { Ed25519Key } from '../receipts/signing-key.ts';
+import type { GateInput, OutcomeInput } from '../receipts/chain-builder.ts';
+import type { ReceiptPayloads, VerifyOptions } from '../receipts/verify-options.ts';
+import type { StreamOptions } from '../receipts/verify-chain.ts';
 
 const HELP = `iari receipts: verify, sign and make keys for Receipt chains (spec/DECISIONS.md, Receipts)
 
@@ -140,6 +133,7 @@ async function verify(argv: string[]): Promise<number> {
     if (!/^[1-9][0-9]{0,6}$/.test(values['max-findings'])) throw usage('--max-findings must be an integer 1..9999999');
     options.maxFindings = Number(values['max-findings']);
   }
+  const { verifyReceiptFile } = await import('../receipts/verify-chain.ts');
   const results: { file: string; result: ChainVerifyResult }[] = [];
   for (const file of positionals) {
     try {
@@ -184,7 +178,8 @@ export function humanSummary(file: string, r: ChainVerifyResult): string {
   return out;
 }
 
-function privateKeyArg(path: string, flag: string): Ed25519Key {
+async function privateKeyArg(path: string, flag: string): Promise<Ed25519Key> {
+  const { readPrivateKeyText } = await import('../receipts/key-file.ts');
   const k = readPrivateKeyText(readText(path, `--${flag}`));
   if (!k.ok) throw usage(`--${flag} ${path}: ${k.reason}`);
   return k.key;
@@ -210,9 +205,10 @@ async function sign(argv: string[]): Promise<number> {
   );
   if (positionals.length !== 1) throw usage('sign needs exactly one ACTS.jsonl file');
   if (values.key === undefined) throw usage('sign needs --key ISSUER.key');
-  const issuer = privateKeyArg(values.key, 'key');
-  const actor = values['actor-key'] === undefined ? issuer : privateKeyArg(values['actor-key'], 'actor-key');
-  const approver = values['approver-key'] === undefined ? undefined : privateKeyArg(values['approver-key'], 'approver-key');
+  const issuer = await privateKeyArg(values.key, 'key');
+  const actor = values['actor-key'] === undefined ? issuer : await privateKeyArg(values['actor-key'], 'actor-key');
+  const approver = values['approver-key'] === undefined ? undefined : await privateKeyArg(values['approver-key'], 'approver-key');
+  const { ChainBuilder } = await import('../receipts/chain-builder.ts');
   const level = levelArg(values.level);
   if (level >= 2 && values['grant-id'] === undefined) throw usage('--level 2 and 3 need --grant-id');
   const builder = new ChainBuilder({
@@ -275,6 +271,8 @@ async function keygen(argv: string[]): Promise<number> {
   const keyPath = `${values.out}.key`;
   const pubPath = `${values.out}.pub`;
   if (values.force !== true && (existsSync(keyPath) || existsSync(pubPath))) throw usage(`${keyPath} or ${pubPath} exists (use --force to replace)`);
+  const { Ed25519Key } = await import('../receipts/signing-key.ts');
+  const { privateKeyFileText } = await import('../receipts/key-file.ts');
   const key = Ed25519Key.generate();
   try {
     writeFileSync(keyPath, privateKeyFileText(key), { mode: 0o600, flag: values.force === true ? 'w' : 'wx' });
