@@ -33,7 +33,6 @@ export const pending: readonly Pending[] = [
   { exchange: 'vllm-stream-usage-unrequested-on-finish-chunk', id: 'CHAT-STREAM-027', current: 'fail', owner: 'grade', why: 'as above' },
   { exchange: 'localai-stream-no-finish-reason-key', id: 'CHAT-STREAM-027', current: 'fail', owner: 'grade', why: 'as above' },
   { exchange: 'tgi-stream-text-completion-object-no-done', id: 'CHAT-STREAM-006', current: 'fail', owner: 'grade', why: 'CHAT-STREAM-006 is MUST; no widely used client reads a chunk\'s object (openai-node observed), so the rubric makes it SHOULD' },
-  { exchange: 'openai-429-rate-limit-once', id: 'CHAT-001', current: 'fail', owner: 'shapes', why: 'one 429 (Retry-After: 1) on the first completion turns CHAT-001 into a failure; issue 10 part 4 has iari wait it out and retry' },
   { exchange: 'tgi-stream-text-completion-object-no-done', id: 'CHAT-STREAM-007', current: 'fail', owner: 'grade', why: 'CHAT-STREAM-007 is MUST; an id empty on every chunk is still one id and openai-node streams it (observed), so the rubric makes it SHOULD' },
 ];
 
