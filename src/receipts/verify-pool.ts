@@ -74,7 +74,10 @@ export class VerifyPool {
     try {
       await Promise.all(
         Array.from({ length: jobs }, () => {
-          const w = new Worker(workerEntry(), { workerData: options });
+          // A worker keeps no per-Receipt state, only code, a key cache and one batch at a time: small
+          // heaps keep the process within its memory budget (a worker that runs out fails, and its
+          // batches are checked on the main thread).
+          const w = new Worker(workerEntry(), { workerData: options, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 } });
           workers.push(w);
           return new Promise<void>((resolve, reject) => {
             const timer = setTimeout(() => reject(new Error(`verify worker did not start within ${timeoutMs} ms`)), timeoutMs);
