@@ -94,7 +94,7 @@ export interface ErrorSummary {
 }
 
 export type LoadMode =
-  | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number }
+  | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
   | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson'; seed: number };
 
 export interface RunMeta {
@@ -106,7 +106,7 @@ export interface RunMeta {
   /** Start and end of the MEASURED window (after warmup), epoch ms. */
   measureStartEpochMs: number;
   measureEndEpochMs: number;
-  /** Base URL with credentials removed (always loopback). */
+  /** Base URL with credentials removed. */
   baseUrl: string;
   target: 'bundled-mock' | 'external';
   model: string;
@@ -125,6 +125,19 @@ export interface RunMeta {
     slos: string[];
   };
   host: { node: string; platform: string; cpus: number };
+  /** How the target was reached (absent in files written before it existed). */
+  connection?: ConnectionMeta;
+}
+
+export interface ConnectionMeta {
+  /** `none`: plain http; `verified`: certificates checked; `insecure`: --insecure. */
+  tls: 'none' | 'verified' | 'insecure';
+  /** Trusted roots: `node` (Node's bundled roots) and the files read (system bundle, --ca-file). */
+  trust: string[];
+  /** The proxy used (credentials removed), null when direct. */
+  proxy: string | null;
+  /** Names of the --header headers sent (values never written). */
+  headers: string[];
 }
 
 export interface Counts {

@@ -1,6 +1,7 @@
 import type { Collector } from './collector.ts';
 import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
+import { connectionText, engineNote } from './run-text.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -40,6 +41,10 @@ export function summaryTable(r: LoadResult): string {
   const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival} (seed ${m.seed})` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
+  const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
+  if (conn !== null) out.push(`target: ${r.meta.baseUrl} (${conn})`);
+  const note = engineNote(r.meta);
+  if (note !== null) out.push(`engine: ${note}`);
   out.push(
     `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; ${r.meta.config.stream ? `every stream checked (${r.counts.events} events)` : 'every body checked'}`,
   );

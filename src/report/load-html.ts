@@ -9,6 +9,7 @@ import { errorClasses, percentileKeys } from '../load/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
+import { connectionText, engineNote } from '../load/run-text.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
 export function formatUs(us: number | null | undefined): string {
@@ -148,7 +149,8 @@ function summarySection(r: LoadResult): Html {
       { label: 'ITL p50 / p99', value: `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` },
     ])}${factList([
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
-      ['mode', modeText(r)],
+      ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
+      ['mode', modeText(r) + (engineNote(r.meta) === null ? '' : ` (${engineNote(r.meta)})`)],
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
       ['requests', `${config.stream ? 'streamed' : 'non-streamed'}, max_tokens ${config.maxTokens}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
