@@ -13,6 +13,7 @@ import { runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/sweep.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
+import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
 import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
 import { isTlsFailure } from '../load/undici-engine.ts';
@@ -47,7 +48,7 @@ Target:
                          names the target, the mode and the bound
   --token-env NAME       environment variable holding the bearer token (default IARI_TOKEN)
   --token-file PATH      file holding the bearer token
-${connectionHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
+${connectionHelp}${workloadHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
   --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
 Output:
   --report DIR           write load.json, requests.ndjson, junit.xml, report.html there
@@ -119,6 +120,7 @@ export async function run(argv: string[]): Promise<number> {
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
   try {
+    const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
     if (plan.baseUrl !== null) {
       await assertTargetAllowed(new URL(plan.baseUrl).origin);
       if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));
@@ -130,7 +132,7 @@ export async function run(argv: string[]): Promise<number> {
     const model = plan.model ?? (await firstModel(baseUrl, token, plan.connection));
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
-    const cfg = configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty });
+    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), ...(workload === undefined ? {} : { workload }) };
     const { result, records } = plan.sweep
       ? await runSweep(cfg, {
           maxSteps: plan.sweepSteps,

@@ -6,6 +6,7 @@ import type { ShardInfo } from './load-result.ts';
 import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts';
 import type { LoadSettings, ModeConfig } from './run-load.ts';
 import { parseSlos } from './slo.ts';
+import { workloadFlagSpec, workloadFromFlags, type WorkloadPlan } from './workload-options.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -34,6 +35,7 @@ export const loadFlagSpec = {
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...connectionFlagSpec,
+  ...workloadFlagSpec,
 } as const;
 
 export interface LoadPlan extends LoadSettings {
@@ -49,6 +51,8 @@ export interface LoadPlan extends LoadSettings {
   quiet: boolean;
   /** TLS trust, headers (proxies come from the environment). */
   connection: ConnectionOptions;
+  /** Token lengths, dataset (read later by resolveWorkload), vendor body fields. */
+  workloadPlan: WorkloadPlan;
 }
 
 const usage = (message: string, hint?: string): HarnessError =>
@@ -100,6 +104,7 @@ type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] exte
 export function planFromFlags(v: Values): LoadPlan {
   const sloExprs = v.slo ?? [];
   const connection = connectionFromFlags('load', v);
+  const workloadPlan = workloadFromFlags(v);
   if (v['base-url'] === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
     throw usage('--ca-file, --insecure and --header apply to a server given with --base-url (the bundled mock is plain http)');
   }
@@ -173,5 +178,6 @@ export function planFromFlags(v: Values): LoadPlan {
     json: v.json === true,
     quiet: v.quiet === true,
     connection,
+    workloadPlan,
   };
 }

@@ -6,8 +6,9 @@ import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.
 import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
-import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
+import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
+import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
@@ -37,6 +38,8 @@ export interface LoadSettings {
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
+  /** Token-length workload; absent: `prompts` cycled with `maxTokens` (the default). */
+  workload?: WorkloadSpec;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -88,6 +91,7 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
   countTokens('warm up the tokenizer');
   const url = new URL(cfg.baseUrl);
   const conn = cfg.connection ?? noConnectionOptions;
+  const workload = cfg.workload === undefined ? undefined : buildWorkload(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts });
   const target: EngineTarget = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
@@ -98,20 +102,20 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
       accept: cfg.stream ? 'text/event-stream' : 'application/json',
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
-    body: bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
+    body: workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
   const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
   try {
-    return await measure(cfg, target, worker);
+    return await measure(cfg, target, worker, workload);
   } finally {
     if (worker !== null) await worker.then(releaseCheckThread);
   }
 }
 
-async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
   await worker;
   const records: RequestRecord[] = [];
@@ -131,6 +135,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
+    ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
     onRecord: (r) => {
       records.push(r);
       cfg.onRecord?.(r);
@@ -204,6 +209,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       seed: cfg.seed,
       timeoutMs: cfg.timeoutMs,
       slos: [...cfg.sloExprs],
+      ...(cfg.workload === undefined ? {} : { workload: workloadMeta(cfg.workload) }),
     },
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
@@ -232,6 +238,16 @@ function connectionMeta(conn: ConnectionOptions, origin: string): ConnectionMeta
     trust: https && !conn.insecure ? trustFor(conn).sources : [],
     proxy: proxy === null ? null : displayUrl(proxy),
     headers: conn.headers.map((h) => (h.source === 'literal' ? h.name : `${h.name} (from $${h.source.env})`)),
+  };
+}
+
+function workloadMeta(w: WorkloadSpec): WorkloadMeta {
+  const i = w.input;
+  return {
+    input: i.kind === 'prompts' ? 'prompts' : i.kind === 'synthetic' ? { synthetic: { ...i.length } } : { dataset: { ...i.info } },
+    output: w.output === null ? null : { ...w.output },
+    maxTokensField: w.maxTokensField,
+    extraBody: w.extraBody,
   };
 }
 
