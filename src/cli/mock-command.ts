@@ -30,24 +30,27 @@ The default account's token is IARI_TOKEN when set; otherwise one is generated a
 Docs: docs/mock-server.md
 `;
 
+/** Flags of `iari mock` (exported so the Kubernetes manifests' command lines can be checked). */
+export const mockFlagSpec = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  ttft: { type: 'string' },
+  itl: { type: 'string' },
+  jitter: { type: 'string' },
+  'tokens-per-chunk': { type: 'string' },
+  seed: { type: 'string' },
+  ledger: { type: 'string' },
+  accounts: { type: 'string' },
+  'no-receipts': { type: 'boolean' },
+  'no-limits': { type: 'boolean' },
+  'list-faults': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags('mock', argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    ttft: { type: 'string' },
-    itl: { type: 'string' },
-    jitter: { type: 'string' },
-    'tokens-per-chunk': { type: 'string' },
-    seed: { type: 'string' },
-    ledger: { type: 'string' },
-    accounts: { type: 'string' },
-    'no-receipts': { type: 'boolean' },
-    'no-limits': { type: 'boolean' },
-    'list-faults': { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseFlags('mock', argv, mockFlagSpec);
   if (values.help === true) {
     process.stdout.write(USAGE);
     return ExitCode.ok;

@@ -44,14 +44,17 @@ describe('iari load token-length workloads on the bundled mock', () => {
     expect(t.prompt!.count).toBeGreaterThanOrEqual(40);
     within(t.prompt!.mean, 512);
     within(t.output!.mean, 128);
-    // Asked against received over the same requests: the mock counts 7 tokens of chat framing.
-    expect(t.promptComparison!.receivedSum - t.promptComparison!.askedSum).toBe(7 * t.promptComparison!.requests);
+    // Asked against received over the same requests: the mock counts 7 tokens of chat framing
+    // (and counts prompts over 4 KiB in blocks, which can add one more).
+    const framing = (t.promptComparison!.receivedSum - t.promptComparison!.askedSum) / t.promptComparison!.requests;
+    expect(framing).toBeGreaterThanOrEqual(7);
+    expect(framing).toBeLessThan(7.5);
     within(t.outputComparison!.receivedMean, t.outputComparison!.askedMean, 0.01);
     expect(t.differences).toEqual([]);
     // The spread was asked for too: the prompts are not all one length.
     expect(t.prompt!.stddev).toBeGreaterThan(40);
     const measured = lines.filter((l) => l.phase === 'measure' && l.error === null);
-    expect(measured.every((l) => l.requested !== undefined && l.requested.prompt !== null && l.promptTokens === (l.requested.prompt ?? 0) + 7)).toBe(true);
+    expect(measured.every((l) => l.requested?.prompt != null && [7, 8].includes((l.promptTokens ?? 0) - l.requested.prompt))).toBe(true);
     expect(r.meta.config.workload).toMatchObject({ input: { synthetic: { mean: 512, stdev: 64 } }, output: { mean: 128, stdev: 16 }, extraBody: { ignore_eos: true } });
     expect(text).toMatch(/prompt tokens \(server usage\): mean 5\d\d\.\d/);
     expect(text).not.toContain('DIFFERS');
