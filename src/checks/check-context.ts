@@ -4,6 +4,8 @@ import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
+import { RateLimitRetry } from './rate-limit-retry.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 /** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
 export interface RunSettings {
@@ -25,6 +27,8 @@ export interface RunSettings {
   requestTimeoutMs?: number;
   /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
   connection?: ConnectionOptions;
+  /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
+  maxRateLimitWaitMs?: number;
 }
 
 export interface LimitTokens {
@@ -36,11 +40,20 @@ export interface LimitTokens {
   capped?: string;
 }
 
-export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void> } = {}): CheckContext {
+export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
   if (s.connection !== undefined) installGlobalConnection(s.connection, s.root);
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
+  const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const rateLimits = new RateLimitRetry({
+    sleep,
+    random: seededRandom(s.seed ^ 0x429),
+    ...(s.maxRateLimitWaitMs === undefined ? {} : { maxTotalWaitMs: s.maxRateLimitWaitMs }),
+    ...(hooks.now === undefined ? {} : { now: hooks.now }),
+    ...(hooks.progress === undefined ? {} : { progress: hooks.progress }),
+  });
   const http = new CheckHttp({
+    rateLimits,
     root: s.root,
     token: s.token,
     ...(s.secondToken === undefined ? {} : { secondToken: s.secondToken }),
@@ -59,7 +72,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     shared: new SharedRequests(),
     includeLimits: s.includeLimits,
     limitTokens: s.limitTokens ?? {},
-    sleep: hooks.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
   };
 }

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { normalizeBaseUrl } from '../client/base-url.ts';
 import { connectionFlagSpec, connectionFromFlags, type ConnectionOptions } from '../client/connection-options.ts';
+
+/** Kept here too for existing importers; it lives with the other connection options. */
+export { isLoopbackHost } from '../client/connection-options.ts';
 import type { ShardInfo } from './load-result.ts';
 import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts';
 import type { LoadSettings, ModeConfig } from './run-load.ts';
