@@ -59,6 +59,18 @@ Output:
 SLO metrics:
 ${sloHelp()}
 
+Examples:
+  # a real deployment: https with a private CA, token and a gateway header from the environment,
+  # synthetic prompts of 512±64 tokens and answers of 128±16 (exact where ignore_eos works)
+  export IARI_TOKEN=... ORG_ID=...
+  iari load --base-url https://llm.internal.example:8443/v1 --ca-file private-ca.pem \\
+    --header 'OpenAI-Organization: env:ORG_ID' \\
+    --input-tokens 512,64 --output-tokens 128,16 --extra-body '{"ignore_eos":true}' \\
+    --rate 4 --arrival poisson --duration 2m --slo 'ttft.p95<800ms'
+  # a ShareGPT dataset (vLLM's format), 500 conversations sampled with --seed
+  iari load --base-url https://llm.internal.example:8443/v1 \\
+    --dataset ShareGPT_V3_unfiltered_cleaned_split.json --dataset-size 500 --concurrency 16 --duration 5m
+
 Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
 `;
 
