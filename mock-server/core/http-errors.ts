@@ -16,6 +16,14 @@ export interface ApiError {
   headers?: HeaderMap;
 }
 
+/**
+ * HTTP profile D-HTTP-06, as OpenAI answers an unknown URL: 404, type invalid_request_error, code
+ * "unknown_url" (earlier OpenAI sent code null; the code is not graded).
+ */
+export function unknownUrl(method: string, path: string): ApiError {
+  return { status: 404, type: 'invalid_request_error', message: `Unknown request URL: ${method} ${path}. Please check the URL for typos.`, param: null, code: 'unknown_url' };
+}
+
 export function badRequest(param: string | null, message: string, code: string | null = null): ApiError {
   return { status: 400, type: 'invalid_request_error', message, param, code };
 }

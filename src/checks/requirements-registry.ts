@@ -37,6 +37,11 @@ export interface Requirement {
   ref: string;
   grade: Grade;
   expectation: string;
+  /**
+   * Why the grade (spec/DECISIONS.md D-GRADE-01..05): the seed sentence, the client + call + what it
+   * does, or "profile choice: <why>".
+   */
+  rationale?: string;
   optional?: OptionalKind;
 }
 
@@ -47,7 +52,7 @@ const areaAlternation = [...areas].sort((a, b) => b.length - a.length).join('|')
 export const REQUIREMENT_ID_PATTERN = new RegExp(`^(${areaAlternation})-(\\d{3})$`);
 const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${areaAlternation})-\\d{3}(?![0-9])`, 'g');
 
-const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'optional']);
+const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale', 'optional']);
 const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation'] as const;
 
 function invalid(path: string, what: string): HarnessError {
@@ -92,6 +97,10 @@ export function validateRegistry(doc: unknown, path = '<inline>'): Requirement[]
     if (!isOneOf(grades, grade)) throw invalid(path, `${name}: unknown grade "${grade}" (MUST, SHOULD or INFO)`);
     // DESIGN.md: "Not shown" behaviour is never graded `fail` unless the profile is selected.
     if (source === 'profile' && grade === 'MUST') throw invalid(path, `${name}: a profile requirement cannot be MUST`);
+    const rationale = record['rationale'];
+    if (rationale !== undefined && (typeof rationale !== 'string' || rationale.trim() === '')) {
+      throw invalid(path, `${name}: "rationale" must be a non-empty string (spec/DECISIONS.md D-GRADE-01..05)`);
+    }
     const optional = record['optional'];
     if (optional !== undefined && (typeof optional !== 'string' || !isOneOf(optionalKinds, optional))) {
       throw invalid(path, `${name}: unknown optional kind "${String(optional)}" (receipts-extension or limits)`);
@@ -108,6 +117,7 @@ export function validateRegistry(doc: unknown, path = '<inline>'): Requirement[]
       grade,
       expectation: record['expectation'] as string,
     };
+    if (rationale !== undefined) requirement.rationale = rationale as string;
     if (optional !== undefined) requirement.optional = optional as OptionalKind;
     out.push(requirement);
   });
