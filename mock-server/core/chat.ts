@@ -159,10 +159,11 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
       return fail(
         {
           status: 429,
-          type: f.has('limit-wrong-error-type') ? 'invalid_request_error' : 'rate_limit_error',
+          // As OpenAI: type names the limit ("requests" or "tokens"), code rate_limit_exceeded (D-HTTP-24).
+          type: verdict.which ?? 'requests',
           message: `Rate limit reached for ${request.model} on ${verdict.which === 'requests' ? 'requests per minute (RPM)' : 'tokens per minute (TPM)'}: Limit ${limit}. Please try again in ${Math.ceil(verdict.retryAfterMs / 1000)}s.`,
           param: null,
-          code: 'rate_limit_exceeded',
+          code: f.has('limit-wrong-error-code') ? 'too_many_requests' : 'rate_limit_exceeded',
           headers,
         },
         parsed,

@@ -102,7 +102,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('limit-no-retry-after', ['LIMIT-002'], 'A rate-limit 429 has no Retry-After header.'),
   f('limit-retry-after-invalid', ['LIMIT-002'], 'A rate-limit 429 has Retry-After "0.5" (not an integer >= 1).'),
   f('limit-no-ratelimit-headers', ['LIMIT-003'], 'No x-ratelimit-* headers, on 429 or otherwise.'),
-  f('limit-wrong-error-type', ['LIMIT-001'], 'A rate-limit 429 has type invalid_request_error instead of rate_limit_error.'),
+  f('limit-wrong-error-code', ['LIMIT-001'], 'A rate-limit 429 has code too_many_requests instead of rate_limit_exceeded.'),
   f('spend-cap-ignored', ['LIMIT-006'], 'The monthly spend cap is not enforced.'),
   // Error shape and status (§2 #19, #20)
   f('error-body-detail', ['ERR-001'], 'Error bodies are {"detail": "..."} instead of {"error": {...}} (§2 #19).'),

@@ -4,6 +4,9 @@ export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
   | 'rate_limit_error'
+  // OpenAI's rate-limit 429 names the limit in type: "requests" or "tokens".
+  | 'requests'
+  | 'tokens'
   | 'insufficient_quota'
   | 'server_error';
 

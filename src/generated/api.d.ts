@@ -1112,7 +1112,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-24): over requests_per_minute or tokens_per_minute -> 429, type rate_limit_error, code rate_limit_exceeded, with Retry-After (compat) and the x-ratelimit-* headers. */
+        /** @description profile (D-HTTP-24): over requests_per_minute or tokens_per_minute -> 429, type requests or tokens (as OpenAI; not graded), code rate_limit_exceeded, with Retry-After (compat) and the x-ratelimit-* headers. */
         RateLimited: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1129,7 +1129,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-24): rate limit -> 429 rate_limit_error / rate_limit_exceeded with Retry-After and x-ratelimit-*. profile (D-HTTP-25): monthly spend cap reached -> 429 insufficient_quota / insufficient_quota without Retry-After (user action needed), and a denial Receipt when receipts are on. */
+        /** @description profile (D-HTTP-24): rate limit -> 429 requests|tokens / rate_limit_exceeded with Retry-After and x-ratelimit-*. profile (D-HTTP-25): monthly spend cap reached -> 429 insufficient_quota / insufficient_quota without Retry-After (user action needed), and a denial Receipt when receipts are on. */
         RateLimitedOrQuota: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
