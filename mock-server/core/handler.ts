@@ -185,7 +185,9 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   applySchedule(state);
   const ctx: RequestContext = { requestId, faults, account: null };
   const asUnderstood = rewriteChatRequest(req, faults);
-  const routed = 'status' in asUnderstood ? errorResponse(badRequest(asUnderstood.param, asUnderstood.message), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
+  const refusal = (r: { status: 400 | 500; param: string | null; message: string }): ApiError =>
+    r.status === 500 ? { status: 500, type: 'server_error', message: r.message, param: null, code: null } : badRequest(r.param, r.message);
+  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
   return withRequestId(applyHttpFaults(state, req, ctx, routed), faults);
 }
 

@@ -40,6 +40,7 @@ export function errorBody(error: ApiError, faults: ReadonlySet<string>): string 
     return JSON.stringify({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
   }
   if (faults.has('error-body-detail')) return JSON.stringify({ detail: error.message });
+  if (faults.has('error-body-string')) return JSON.stringify({ error: error.message });
   const body: Record<string, unknown> = { message: error.message, type: error.type, param: error.param, code: error.code };
   if (faults.has('error-code-integer')) body['code'] = error.status;
   if (faults.has('error-param-missing')) delete body['param'];

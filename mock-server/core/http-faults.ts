@@ -19,6 +19,7 @@ export const httpFaults: readonly FaultDefinition[] = [
   f('models-data-object', ['MODELS-003', 'MODELS-008', 'MODELS-012'], 'GET /v1/models has data as an object keyed by model id instead of an array.'),
   f('models-id-empty-extra', ['MODELS-004'], 'GET /v1/models lists one more model whose id is "".'),
   f('models-object-wrong', ['MODELS-005'], 'Listed models have object "engine" instead of "model".'),
+  f('models-list-object-wrong', ['MODELS-013'], 'The model list has object "models" instead of "list" (data is still the array).'),
   f('models-duplicate', ['MODELS-009'], 'The first model is listed twice.'),
   // Usage
   f('usage-days-required', ['USAGE-001'], 'GET /v1/me/usage without days answers 400 (param days) instead of defaulting to 30.'),
@@ -112,6 +113,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
       if (has('models-data-object')) rewrite(res, (b) => ({ ...b, data: Object.fromEntries((b['data'] as Json[]).map((m) => [String(m['id']), m])) }));
       if (has('models-id-empty-extra')) rewrite(res, (b) => ({ ...b, data: [...(b['data'] as Json[]), { id: '', object: 'model', created: 1_700_000_000, owned_by: 'iari' }] }));
       if (has('models-object-wrong')) rewrite(res, (b) => ({ ...b, data: (b['data'] as Json[]).map((m) => ({ ...m, object: 'engine' })) }));
+      if (has('models-list-object-wrong')) rewrite(res, (b) => ({ ...b, object: 'models' }));
       if (has('models-duplicate')) rewrite(res, (b) => ({ ...b, data: [...(b['data'] as Json[]), ...(b['data'] as Json[]).slice(0, 1)] }));
     }
     if (has('me-not-object') && path === '/v1/me' && res.status === 200) rewrite(res, (b) => [b]);
