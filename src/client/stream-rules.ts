@@ -38,7 +38,7 @@ export const streamRules = {
   'chunk-after-error': { requirementId: 'CHAT-STREAM-031', grade: 'MUST', expectation: 'the stream ends after an in-stream error' },
   // Chunk envelope
   'id-invalid': { requirementId: 'CHAT-STREAM-007', grade: 'SHOULD', expectation: 'every chunk has a non-empty string id' },
-  'id-changed': { requirementId: 'CHAT-STREAM-008', grade: 'SHOULD', expectation: 'every chunk has the same id' },
+  'id-changed': { requirementId: 'CHAT-STREAM-008', grade: 'MUST', expectation: 'every chunk has the same id' },
   'object-wrong': { requirementId: 'CHAT-STREAM-006', grade: 'SHOULD', expectation: 'object is "chat.completion.chunk"' },
   'created-invalid': { requirementId: 'CHAT-STREAM-009', grade: 'MUST', expectation: 'created is integer Unix seconds (< 10^10) within a day of now' },
   'created-changed': { requirementId: 'CHAT-STREAM-010', grade: 'SHOULD', expectation: 'every chunk has the same created' },
