@@ -111,7 +111,8 @@ describe('the official openai SDK against the mock', () => {
     const error = await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).code).toBe('model_not_found');
-    expect((error as NotFoundError).param).toBe('model');
+    // D-HTTP-08: param null, as OpenAI sends it.
+    expect((error as NotFoundError).param).toBeNull();
   });
 
   it('raises RateLimitError (429) once the free plan\'s requests per minute are used up', async () => {

@@ -1,3 +1,4 @@
+import type { Profile } from './verdicts.ts';
 import type { CheckContext } from './check-types.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
 import { installGlobalConnection } from '../client/dispatcher.ts';
@@ -18,6 +19,8 @@ export interface RunSettings {
   limitTokens?: LimitTokens;
   seed: number;
   target: 'bundled-mock' | 'external';
+  /** How profile requirements are graded (D-GRADE-04); absent: `default` (INFO). */
+  profile?: Profile;
   includeLimits: boolean;
   /** Sent as `x-iari-fault` on every request (meta-suite only). */
   fault?: string;

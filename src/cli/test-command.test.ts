@@ -144,6 +144,30 @@ describe('iari test', () => {
     }
   }, 150_000);
 
+  it('grades profile choices INFO by default and SHOULD under --profile strict, says which profile judged the run, and refuses another profile (D-GRADE-04)', async () => {
+    const bad = await run(['--profile', 'lax']).catch((e: unknown) => e);
+    expect(isHarnessError(bad) && bad.exitCode).toBe(2);
+    // auth-401-wrong-type: the 401 says authentication_error (llama.cpp's type), not OpenAI's invalid_request_error (AUTH-009, a profile choice).
+    const mock = await startMockServer({ faults: ['auth-401-wrong-type'], ttftMs: 0, itlMs: 0 });
+    try {
+      const args = ['--base-url', mock.url, '--only', 'AUTH-008,AUTH-009,AUTH-010,AUTH-011', '--json'];
+      const env = { IARI_TOKEN: mock.tokens.default };
+      const [plain, strict] = await Promise.all([iari([...args, '--report', join(tmp, 'profile-default')], env), iari([...args, '--profile', 'strict', '--report', join(tmp, 'profile-strict')], env)]);
+      type Report = { run: { profile: string }; results: { id: string; grade: string; verdict: string }[] };
+      const byId = (r: { stdout: string }): { profile: string; auth9: { grade: string; verdict: string } | undefined } => {
+        const report = JSON.parse(r.stdout) as Report;
+        return { profile: report.run.profile, auth9: report.results.find((x) => x.id === 'AUTH-009') };
+      };
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(strict.code, strict.stderr).toBe(0);
+      expect(byId(plain)).toEqual({ profile: 'default', auth9: expect.objectContaining({ grade: 'INFO', verdict: 'informational' }) });
+      expect(byId(strict)).toEqual({ profile: 'strict', auth9: expect.objectContaining({ grade: 'SHOULD', verdict: 'non-strict' }) });
+      expect(readFileSync(join(tmp, 'profile-strict', 'report.html'), 'utf8')).toContain('strict: profile choices graded SHOULD');
+    } finally {
+      await mock.close();
+    }
+  }, 150_000);
+
   it('keeps a canary token out of every report file and output line, failures and curl lines included (exit 1)', async () => {
     const canary = 'sk-iari-canary-7f3e9d21c4b84a6e';
     const mock = await startMockServer({ defaultToken: canary, faults: ['error-code-integer', 'usage-not-incremented', 'stream-no-done'], ttftMs: 0, itlMs: 0 });

@@ -3,7 +3,8 @@ import { relative } from 'node:path';
 import { parseFlags, parseIntegerFlag } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import type { ConformanceReport } from '../checks/verdicts.ts';
+import type { ConformanceReport, Profile } from '../checks/verdicts.ts';
+import { profiles } from '../checks/verdicts.ts';
 import type { RunSettings } from '../checks/check-context.ts';
 import type { Selection } from '../checks/conformance-results.ts';
 import { normalizeBaseUrl } from '../checks/check-context.ts';
@@ -28,6 +29,10 @@ Options:
   --token-file PATH    file holding the bearer token (first line)
   --grade must|should|all
                        which requirements to judge (default all)
+  --profile default|strict
+                       how this project's own choices (profile requirements, where the
+                       interface says "not shown") are graded: default INFO (reported, never
+                       a finding), strict SHOULD (non-strict when broken; exit code unchanged)
   --only IDS           comma-separated requirement IDs to judge (others are skipped)
   --skip IDS           comma-separated requirement IDs not to judge
   --include limits     also run the rate-limit checks (they consume quota)
@@ -45,6 +50,10 @@ ${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
 `;
 
+function isOneOfProfiles(value: string): value is Profile {
+  return (profiles as readonly string[]).includes(value);
+}
+
 /** Shorter tokens cannot be scrubbed from reports without mangling them. */
 const MIN_TOKEN_LENGTH = 8;
 
@@ -53,6 +62,7 @@ const options = {
   'token-env': { type: 'string' },
   'token-file': { type: 'string' },
   grade: { type: 'string' },
+  profile: { type: 'string' },
   only: { type: 'string' },
   skip: { type: 'string' },
   include: { type: 'string', multiple: true },
@@ -126,6 +136,9 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   if (grade !== 'must' && grade !== 'should' && grade !== 'all') {
     throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --grade must be must, should or all, got "${grade}"`);
   }
+  // spec/DECISIONS.md D-GRADE-04: profile choices are INFO by default; strict raises them to SHOULD.
+  const profile = values.profile ?? 'default';
+  if (!isOneOfProfiles(profile)) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --profile must be default or strict, got "${profile}"`);
   const include = (values.include ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
   const badInclude = include.filter((v) => v !== 'limits');
   if (badInclude.length > 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --include accepts only "limits", got "${badInclude.join(',')}"`);
@@ -175,6 +188,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       root,
       token,
       seed,
+      profile,
       target: mock === undefined ? 'external' : 'bundled-mock',
       includeLimits: include.includes('limits'),
       ...mockAccounts(byAccount, token),

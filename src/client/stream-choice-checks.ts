@@ -58,10 +58,13 @@ export function checkChoiceDelta(state: ChoiceState, raw: Json, ptr: string, rep
     report('finish-reason-key-missing', `${ptr.slice(1)} omits finish_reason`, { pointer: `${ptr}/finish_reason`, expected: null, received: 'absent' });
   } else {
     finish = raw['finish_reason'];
-    // Compat, CreateChatCompletionStreamResponse.choices[].finish_reason: enum, nullable.
-    if (finish !== null && (typeof finish !== 'string' || !FINISH_REASONS.has(finish))) {
-      report('finish-reason-invalid', `finish_reason ${show(finish)} is not null or a known value`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
+    // Compat, CreateChatCompletionStreamResponse.choices[].finish_reason: enum, nullable. openai-node's
+    // ChatCompletionStream throws "missing finish_reason" on "" (MUST); an unknown non-empty value is read (SHOULD).
+    if (finish !== null && (typeof finish !== 'string' || finish === '')) {
+      report('finish-reason-invalid', `finish_reason ${show(finish)} is not null or a non-empty string`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
       state.invalidFinish = true;
+    } else if (typeof finish === 'string' && !FINISH_REASONS.has(finish)) {
+      report('finish-reason-unknown', `finish_reason ${show(finish)} is not a known value`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
     }
   }
   const wasFinished = state.finished;

@@ -143,8 +143,8 @@ export interface components {
          * @description compat (conformance-anchors.md §1.4, §2 #19): all four members present; param and code are a string or null. profile (D-HTTP-02): every 4xx/5xx body and every mid-stream error event.
          * @example {
          *       "error": {
-         *         "message": "Invalid or missing bearer token.",
-         *         "type": "authentication_error",
+         *         "message": "Incorrect API key provided.",
+         *         "type": "invalid_request_error",
          *         "param": null,
          *         "code": "invalid_api_key"
          *       }
@@ -1061,7 +1061,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description seed (Authentication 1-2): authenticated routes reject missing or invalid credentials. compat: status 401. profile (D-HTTP-04): type authentication_error, code invalid_api_key, WWW-Authenticate Bearer. */
+        /** @description seed (Authentication 1-2): authenticated routes reject missing or invalid credentials. compat: status 401. profile (D-HTTP-04, as OpenAI): type invalid_request_error, code invalid_api_key for a token that was not issued, WWW-Authenticate Bearer. */
         Unauthorized: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1072,7 +1072,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-08): a model that is not (or no longer) in GET /v1/models answers 404, type invalid_request_error, code model_not_found, param model. */
+        /** @description profile (D-HTTP-08): a model that is not (or no longer) in GET /v1/models answers 404, type invalid_request_error, code model_not_found, param null (as OpenAI) or model. */
         ModelNotFound: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1082,7 +1082,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-06, D-HTTP-28): an unknown route answers 404, code not_found. On /v1/receipts* it means the receipts extension is not advertised. */
+        /** @description profile (D-HTTP-06, D-HTTP-28): an unknown route answers 404 (code not graded; OpenAI and the mock send unknown_url). On /v1/receipts* it means the receipts extension is not advertised. */
         NotFound: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1112,7 +1112,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-24): over requests_per_minute or tokens_per_minute -> 429, type rate_limit_error, code rate_limit_exceeded, with Retry-After (compat) and the x-ratelimit-* headers. */
+        /** @description profile (D-HTTP-24): over requests_per_minute or tokens_per_minute -> 429, type requests or tokens (as OpenAI; not graded), code rate_limit_exceeded, with Retry-After (compat) and the x-ratelimit-* headers. */
         RateLimited: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1129,7 +1129,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-24): rate limit -> 429 rate_limit_error / rate_limit_exceeded with Retry-After and x-ratelimit-*. profile (D-HTTP-25): monthly spend cap reached -> 429 insufficient_quota / insufficient_quota without Retry-After (user action needed), and a denial Receipt when receipts are on. */
+        /** @description profile (D-HTTP-24): rate limit -> 429 requests|tokens / rate_limit_exceeded with Retry-After and x-ratelimit-*. profile (D-HTTP-25): monthly spend cap reached -> 429 insufficient_quota / insufficient_quota without Retry-After (user action needed), and a denial Receipt when receipts are on. */
         RateLimitedOrQuota: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];

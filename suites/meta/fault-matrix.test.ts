@@ -5,7 +5,7 @@ import { catalog } from '../../src/checks/catalog.ts';
 import type { CheckDef, CheckOutcome } from '../../src/checks/check-types.ts';
 import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
 import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
-import { gradeOf } from '../../src/checks/registry-view.ts';
+import { gradeFor, gradeOf } from '../../src/checks/registry-view.ts';
 import { loadRequirements } from '../../src/checks/requirements-registry.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
@@ -90,6 +90,17 @@ describe('fault matrix', () => {
   it('the faithful mock passes every check: nothing fails or is non-strict', () => {
     const bad = [...baseline.values(), ...freshBaseline.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`);
     expect(bad).toEqual([]);
+  });
+
+  it('the faithful mock passes every check under --profile strict too (profile choices SHOULD), and a profile fault is then non-strict (D-GRADE-04)', async () => {
+    const strict = gradeFor('strict');
+    const all = (await runChecksInProcess(createCheckContext({ ...settings, profile: 'strict' }), catalog, strict)).outcomes;
+    expect([...all.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`)).toEqual([]);
+    const auth = catalog.filter((c) => c.area === 'auth');
+    const broken = (await runChecksInProcess(createCheckContext({ ...settings, profile: 'strict', fault: 'auth-401-wrong-type' }), auth, strict)).outcomes;
+    expect(broken.get('AUTH-009')?.verdict).toBe('non-strict');
+    const plain = (await runChecksInProcess(createCheckContext({ ...settings, fault: 'auth-401-wrong-type' }), auth)).outcomes;
+    expect(plain.get('AUTH-009')?.verdict).toBe('informational');
   });
 
   for (const f of faults) {
