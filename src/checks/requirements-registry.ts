@@ -21,6 +21,7 @@ export const areas = [
   'RCPT-CHAIN',
   'RCPT-PAIR',
   'RCPT-HTTP',
+  'CLIENT',
 ] as const;
 export type Area = (typeof areas)[number];
 
@@ -47,7 +48,7 @@ const areaAlternation = [...areas].sort((a, b) => b.length - a.length).join('|')
 export const REQUIREMENT_ID_PATTERN = new RegExp(`^(${areaAlternation})-(\\d{3})$`);
 const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${areaAlternation})-\\d{3}(?![0-9])`, 'g');
 
-const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'optional']);
+const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'optional', 'rationale']);
 const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation'] as const;
 
 function invalid(path: string, what: string): HarnessError {
