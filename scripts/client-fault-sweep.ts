@@ -1,5 +1,5 @@
 // Runs the CLIENT checks (real client libraries) against the bundled mock under every fault and
-// legal mode, and prints which CLIENT requirements each one changes. This is how the client
+// legal mode, and prints which CLIENT requirements each one changes (`--markdown`: the table in docs/clients.md). This is how the client
 // impact table (mock-server/core/client-impact.ts) was derived and how to re-derive it after a
 // client library or a fault changes: `npx tsx scripts/client-fault-sweep.ts [--json] [NAME...]`.
 // The fault matrix (suites/meta/fault-matrix.test.ts) then asserts the table.
@@ -11,6 +11,7 @@ import type { CheckOutcome } from '../src/checks/check-types.ts';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
+const markdown = args.includes('--markdown');
 const only = new Set(args.filter((a) => !a.startsWith('--')));
 const checks = catalog.filter((c) => c.area === 'clients');
 
@@ -38,10 +39,22 @@ for (const f of faults) {
       changed[id] = o.verdict === 'fail' || o.verdict === 'non-strict' ? `${o.verdict}: ${o.failures[0]?.message ?? ''}` : o.verdict === 'skipped' ? `skipped: ${o.reason}` : o.verdict;
     }
     rows.push({ fault: f.name, kind: f.kind, changed });
-    if (!json) process.stdout.write(`${f.kind === 'legal' ? 'legal' : 'fault'} ${f.name}: ${Object.keys(changed).length === 0 ? '-' : Object.entries(changed).map(([id, v]) => `\n    ${id} ${v.slice(0, 220)}`).join('')}\n`);
+    if (!json && !markdown) process.stdout.write(`${f.kind === 'legal' ? 'legal' : 'fault'} ${f.name}: ${Object.keys(changed).length === 0 ? '-' : Object.entries(changed).map(([id, v]) => `\n    ${id} ${v.slice(0, 220)}`).join('')}\n`);
   } finally {
     if (fresh) await m.close();
   }
 }
 await shared.close();
 if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+if (markdown) {
+  const lines = ['| fault | CLIENT requirements that fail | what the client says (first) |', '|---|---|---|'];
+  for (const r of rows) {
+    const failed = Object.entries(r.changed).filter(([, v]) => v.startsWith('fail'));
+    if (failed.length === 0) continue;
+    const first = (failed[0]?.[1] ?? '').replace(/^fail: /, '').replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+    lines.push(`| \`${r.fault}\` | ${failed.map(([id]) => id.replace('CLIENT-', '')).join(' ')} | ${first.length > 160 ? `${first.slice(0, 160)}…` : first} |`);
+  }
+  const clean = rows.filter((r) => Object.values(r.changed).every((v) => !v.startsWith('fail'))).map((r) => `\`${r.fault}\``);
+  lines.push('', `No CLIENT operation fails under the other ${clean.length} faults and legal modes.`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -13,10 +13,10 @@ import { receiptsChecks } from './areas/receipts.ts';
 import { openaiClientChecks } from './areas/clients-openai.ts';
 import { vercelClientChecks } from './areas/clients-vercel.ts';
 import { langchainClientChecks } from './areas/clients-langchain.ts';
-import { rateLimitClientChecks } from './areas/clients-rate-limit.ts';
+import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from './areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, ...vercelClientChecks, ...langchainClientChecks, ...rateLimitClientChecks, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

@@ -19,6 +19,8 @@ import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 const HELP = `Usage: iari test [options]
 
 Runs the conformance suites against a server (default: the bundled mock, started in-process).
+The CLIENT requirements run real clients against it (openai-node, the Vercel AI SDK, LangChain),
+which contact no host but the server under test.
 
 Options:
   --base-url URL       server to test, with or without the trailing /v1 (default: bundled mock)

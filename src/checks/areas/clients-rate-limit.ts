@@ -4,81 +4,70 @@ import { at, isInt } from '../evidence.ts';
 import { chatBody, firstModel } from '../common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
-import { judgeResult, withConsoleCaptured } from '../clients/client-op.ts';
+import { judgeResult, withConsoleCaptured, type OpResult } from '../clients/client-op.ts';
 import { ClientTransport, clientErrorText } from '../clients/client-transport.ts';
 import { openaiRateLimited } from './clients-openai.ts';
 import { vercelRateLimited } from './clients-vercel.ts';
 import { langchainRateLimited } from './clients-langchain.ts';
 
-// Each client's error for a 429. One check decides all three, so a server's limit is exhausted
-// (and waited out) once, not once per client.
+// Each client's error for a 429, one check per client (so a run without one library never loads it).
 
-const operations = [
-  { id: 'CLIENT-009', client: CLIENT_NAMES.openai, call: 'client.chat.completions.create() answered 429', run: openaiRateLimited },
-  { id: 'CLIENT-017', client: CLIENT_NAMES.vercel, call: 'generateText() answered 429', run: vercelRateLimited },
-  { id: 'CLIENT-025', client: CLIENT_NAMES.langchain, call: 'ChatOpenAI.invoke() answered 429', run: langchainRateLimited },
-] as const;
-
-/** Longest wait for a limit window to reopen after the check (so later checks are not refused). */
+/** Longest wait for a limit window to reopen after a check spent it (so later checks are not refused). */
 const MAX_WAIT_MS = 65_000;
 
 /**
  * A request the server answers 429 with. On the bundled mock: the account whose monthly spend cap
  * is reached (its profile answers 429 insufficient_quota, as OpenAI does), which costs nothing.
  * Elsewhere only with `--include limits`: the run's account sends small requests until its
- * requests_per_minute is spent, as the LIMIT checks do.
+ * requests_per_minute is spent, as the LIMIT checks do, and the check waits the window out after.
  */
-async function provoke(ctx: CheckContext, model: string): Promise<{ key: string; limited?: HttpExchange; topUp?: () => Promise<void> } | { skip: string }> {
+async function provoke(ctx: CheckContext, model: string): Promise<{ key: string; spent?: HttpExchange } | { skip: string }> {
   if (ctx.limitTokens.capped !== undefined) return { key: ctx.limitTokens.capped };
   if (!ctx.includeLimits) return { skip: 'needs a request the server answers 429: run with --include limits (it spends the account\'s requests_per_minute)' };
   const rpm = at((await ctx.http.get('/v1/me')).json, 'limits', 'requests_per_minute');
   if (!isInt(rpm) || rpm < 1 || rpm > MAX_PROBES) return { skip: `requests_per_minute ${String(rpm)} cannot be exhausted within ${MAX_PROBES} requests` };
   const body = chatBody(ctx, model, { max_completion_tokens: 1 });
-  const spend = async (): Promise<HttpExchange | undefined> => {
-    for (let i = 0; i <= rpm; i++) {
-      const ex = await ctx.http.post('/v1/chat/completions', body);
-      if (ex.status === 429) return ex;
-    }
-    return undefined;
-  };
-  const limited = await spend();
-  if (limited === undefined) return { skip: `${rpm + 1} requests within a minute drew no 429 (LIMIT-001 judges it)` };
-  return { key: ctx.http.tokenForProbe(), limited, topUp: async () => void (await spend()) };
+  for (let i = 0; i <= rpm; i++) {
+    const ex = await ctx.http.post('/v1/chat/completions', body);
+    if (ex.status === 429) return { key: ctx.http.tokenForProbe(), spent: ex };
+  }
+  return { skip: `${rpm + 1} requests within a minute drew no 429 (LIMIT-001 judges it)` };
 }
 
-const rateLimited: CheckDef = {
-  name: 'client-rate-limit-errors',
-  area: 'clients',
-  ids: operations.map((o) => o.id),
-  title: 'openai-node, the Vercel AI SDK and LangChain each raise their rate-limit error, carrying the server message, for a 429',
-  // An exhausted window is waited out at the end (up to a minute).
-  timeoutMs: 150_000,
-  async run(ctx, j) {
-    let model: string;
-    try {
-      model = await firstModel(ctx);
-    } catch (error) {
-      j.skipRest(`no model id to call it with (${(error as Error).message}; MODELS checks)`);
-      return;
-    }
-    const p = await provoke(ctx, model);
-    if ('skip' in p) {
-      j.skipRest(p.skip);
-      return;
-    }
-    for (const op of operations) {
-      await p.topUp?.();
+function rateLimitOp(op: { name: string; id: string; client: string; call: string; run: (t: ClientTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> }): CheckDef {
+  return {
+    name: op.name,
+    area: 'clients',
+    ids: [op.id],
+    title: `${op.client} ${op.call} raises its rate-limit error carrying the server message`,
+    // A spent window is waited out at the end (up to a minute).
+    timeoutMs: 150_000,
+    async run(ctx, j) {
+      let model: string;
+      try {
+        model = await firstModel(ctx);
+      } catch (error) {
+        j.skip(op.id, `no model id to call it with (${(error as Error).message}; MODELS checks)`);
+        return;
+      }
+      const p = await provoke(ctx, model);
+      if ('skip' in p) {
+        j.skip(op.id, p.skip);
+        return;
+      }
       const t = new ClientTransport(ctx);
       const { outcome, logged } = await withConsoleCaptured(() => op.run(t, p.key, model));
-      if ('error' in outcome) j.violated(op.id, t.failure(`${op.client} ${op.call}: threw ${clientErrorText(outcome.error)}`));
+      if ('error' in outcome) j.violated(op.id, t.failure(`${op.client} ${op.call} threw ${clientErrorText(outcome.error)}`));
       else judgeResult(j, op, t, outcome.value, logged);
-    }
-    if (p.limited !== undefined) {
-      // Leave the account as it was found: wait for the window the check spent.
-      const seconds = Number(p.limited.headers['retry-after']);
-      await ctx.sleep(Number.isFinite(seconds) && seconds >= 1 ? Math.min(seconds * 1000, MAX_WAIT_MS) : MAX_WAIT_MS);
-    }
-  },
-};
+      if (p.spent !== undefined) {
+        // Leave the account as it was found: wait for the window the check spent.
+        const seconds = Number(p.spent.headers['retry-after']);
+        await ctx.sleep(Number.isFinite(seconds) && seconds >= 1 ? Math.min(seconds * 1000, MAX_WAIT_MS) : MAX_WAIT_MS);
+      }
+    },
+  };
+}
 
-export const rateLimitClientChecks: CheckDef[] = [rateLimited];
+export const openaiRateLimitCheck = rateLimitOp({ name: 'client-openai-429', id: 'CLIENT-009', client: CLIENT_NAMES.openai, call: 'client.chat.completions.create() answered 429', run: openaiRateLimited });
+export const vercelRateLimitCheck = rateLimitOp({ name: 'client-vercel-429', id: 'CLIENT-017', client: CLIENT_NAMES.vercel, call: 'generateText() answered 429', run: vercelRateLimited });
+export const langchainRateLimitCheck = rateLimitOp({ name: 'client-langchain-429', id: 'CLIENT-025', client: CLIENT_NAMES.langchain, call: 'ChatOpenAI.invoke() answered 429', run: langchainRateLimited });
