@@ -1,4 +1,2 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cli/entry.ts');
+import '../dist/src/cli/entry.js';

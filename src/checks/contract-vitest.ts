@@ -1,12 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckRun } from './conformance-results.ts';
 import type { ContractProvide } from './contract-runtime.ts';
 import { idsInTitle } from './contract-runtime.ts';
 import type { CheckOutcome } from './check-types.ts';
+import { CONTRACT_SUITES, packagePath } from '../package-root.ts';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const projectRoot = packagePath('.');
 
 export interface ContractRunOutput {
   runs: CheckRun[];
@@ -69,7 +69,7 @@ export async function runContractSuites(options: {
       root: projectRoot,
       watch: false,
       reporters: [collector],
-      include: ['suites/contract/*.test.ts'],
+      include: [CONTRACT_SUITES.include],
       exclude: ['node_modules/**'],
       pool: 'forks',
       maxWorkers: 1,
