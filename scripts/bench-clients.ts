@@ -1,7 +1,7 @@
 // What the client libraries of the CLIENT area cost: install weight (the production packages each
 // adds to node_modules, from package-lock.json and the installed tree), cold import time in a fresh
-// process, and the time they add to a full `iari test` against the bundled mock (the same run with
-// the client's requirements --skip'ped, so its checks never import it).
+// process, the time each library's checks take inside a full `iari test` against the bundled mock,
+// and the whole run with and without the CLIENT requirements (--skip).
 //   npx tsx scripts/bench-clients.ts [--runs N]
 // Prints the figures with the load average and writes reports/bench/clients.json.
 import { execFile } from 'node:child_process';
@@ -81,13 +81,17 @@ function diskUsage(dir: string): number {
   return total;
 }
 
-const production = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
+// What `npm install iari` installs by default: dependencies and optional dependencies (LangChain).
+const production = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.optionalDependencies ?? {})];
 const everything = closure(production);
 const mib = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
 const weights = clients.map((c) => {
   const without = closure(production.filter((p) => !c.packages.includes(p)));
   const added = [...everything].filter((k) => !without.has(k));
-  return { client: c.name, packages: added.length, mib: mib(added.reduce((s, k) => s + diskUsage(join(root, k)), 0)) };
+  const own = [...closure(c.packages)];
+  // added: what only this client brings (removing it frees that); own: everything it pulls in, shared or not.
+  return { client: c.name, packages: added.length, mib: mib(added.reduce((s, k) => s + diskUsage(join(root, k)), 0)), ownPackages: own.length, ownMib: mib(own.reduce((s, k) => s + diskUsage(join(root, k)), 0)) };
 });
 const totalMib = mib([...everything].reduce((s, k) => s + diskUsage(join(root, k)), 0));
 
@@ -97,16 +101,21 @@ async function importMs(specifiers: string[]): Promise<number> {
   return Number(stdout);
 }
 
-async function iariTestSeconds(skip: string[]): Promise<number> {
+const reportDir = join(root, 'reports', 'bench', 'clients-run');
+
+/** One `iari test` against the bundled mock: wall seconds and the per-requirement durations of its report. */
+async function iariTest(skip: string[]): Promise<{ seconds: number; durations: Map<string, number> }> {
   const t = performance.now();
-  await run(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'test', '--json', '--report', join(root, 'reports', 'bench', 'clients-run'), ...(skip.length > 0 ? ['--skip', skip.join(',')] : [])], {
+  await run(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'test', '--json', '--report', reportDir, ...(skip.length > 0 ? ['--skip', skip.join(',')] : [])], {
     cwd: root,
     env: { ...process.env, GITHUB_ACTIONS: '' },
     maxBuffer: 64 * 1024 * 1024,
   }).catch((e: { code?: number }) => {
     if (e.code !== 1) throw e;
   });
-  return (performance.now() - t) / 1000;
+  const seconds = (performance.now() - t) / 1000;
+  const report = JSON.parse(readFileSync(join(reportDir, 'conformance.json'), 'utf8')) as { results: { id: string; durationMs: number }[] };
+  return { seconds, durations: new Map(report.results.map((r) => [r.id, r.durationMs])) };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -120,28 +129,26 @@ for (const c of clients) {
   for (let i = 0; i < RUNS; i++) xs.push(await importMs(c.imports));
   imports[c.name] = round(median(xs), 0);
 }
-const variants: { label: string; skip: string[] }[] = [
-  { label: 'full', skip: [] },
-  ...clients.map((c) => ({ label: `without ${c.name}`, skip: clientIds(c.requirement) })),
-  { label: 'without any client', skip: allClientIds },
-];
-const seconds: Record<string, number> = {};
+// The time each library's checks take inside a full run (their first check pays the library's
+// import), read from the report: steadier on a shared machine than differences of whole runs.
 const load: number[] = [];
-for (const v of variants) {
-  const xs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    load.push(loadavg()[0] ?? NaN);
-    xs.push(await iariTestSeconds(v.skip));
-  }
-  seconds[v.label] = round(median(xs));
+const full: number[] = [];
+const without: number[] = [];
+const perClient: Record<string, number[]> = Object.fromEntries(clients.map((c) => [c.name, []]));
+for (let i = 0; i < RUNS; i++) {
+  load.push(loadavg()[0] ?? NaN);
+  const r = await iariTest([]);
+  full.push(r.seconds);
+  for (const c of clients) perClient[c.name]?.push(clientIds(c.requirement).reduce((sum, id) => sum + (r.durations.get(id) ?? 0), 0) / 1000);
+  without.push((await iariTest(allClientIds)).seconds);
 }
-// A check runs only when one of its IDs is selected, so "without X" never loads X: the difference is X's whole cost.
-const added = Object.fromEntries(clients.map((c) => [c.name, round((seconds['full'] ?? NaN) - (seconds[`without ${c.name}`] ?? NaN))]));
+const seconds = { full: round(median(full)), 'without any client': round(median(without)) };
+const added = Object.fromEntries(clients.map((c) => [c.name, round(median(perClient[c.name] ?? []))]));
 const out = { runs: RUNS, loadAverage1m: round(median(load)), productionInstallMiB: totalMib, weights, coldImportMs: imports, iariTestSeconds: seconds, addedSeconds: added };
 mkdirSync(join(root, 'reports', 'bench'), { recursive: true });
 writeFileSync(join(root, 'reports', 'bench', 'clients.json'), `${JSON.stringify(out, null, 2)}\n`);
 process.stdout.write(`client libraries (median of ${RUNS}, load average ${out.loadAverage1m})\n`);
 process.stdout.write(`production install: ${totalMib} MiB\n`);
-for (const w of weights) process.stdout.write(`  ${w.client.padEnd(14)} adds ${String(w.packages).padStart(3)} packages, ${w.mib} MiB; cold import ${imports[w.client]} ms; iari test +${added[w.client]} s\n`);
+for (const w of weights) process.stdout.write(`  ${w.client.padEnd(14)} adds ${String(w.packages).padStart(3)} packages, ${w.mib} MiB (pulls in ${w.ownPackages}, ${w.ownMib} MiB); cold import ${imports[w.client]} ms; its checks in iari test ${added[w.client]} s\n`);
 for (const [label, s] of Object.entries(seconds)) process.stdout.write(`  iari test ${label}: ${s} s\n`);
 process.stdout.write('wrote reports/bench/clients.json\n');
