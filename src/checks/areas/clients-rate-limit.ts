@@ -1,5 +1,4 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
-import type { HttpExchange } from '../check-http.ts';
 import { at, isInt } from '../evidence.ts';
 import { chatBody, firstModel } from '../common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
@@ -12,24 +11,21 @@ import { langchainRateLimited } from './clients-langchain.ts';
 
 // Each client's error for a 429, one check per client (so a run without one library never loads it).
 
-/** Longest wait for a limit window to reopen after a check spent it (so later checks are not refused). */
-const MAX_WAIT_MS = 65_000;
-
 /**
  * A request the server answers 429 with. On the bundled mock: the account whose monthly spend cap
  * is reached (its profile answers 429 insufficient_quota, as OpenAI does), which costs nothing.
  * Elsewhere only with `--include limits`: the run's account sends small requests until its
- * requests_per_minute is spent, as the LIMIT checks do, and the check waits the window out after.
+ * requests_per_minute is spent, as the LIMIT checks do (later checks wait the window out, rate-limit-retry.ts).
  */
-async function provoke(ctx: CheckContext, model: string): Promise<{ key: string; spent?: HttpExchange } | { skip: string }> {
+async function provoke(ctx: CheckContext, model: string): Promise<{ key: string } | { skip: string }> {
   if (ctx.limitTokens.capped !== undefined) return { key: ctx.limitTokens.capped };
   if (!ctx.includeLimits) return { skip: 'needs a request the server answers 429: run with --include limits (it spends the account\'s requests_per_minute)' };
   const rpm = at((await ctx.http.get('/v1/me')).json, 'limits', 'requests_per_minute');
   if (!isInt(rpm) || rpm < 1 || rpm > MAX_PROBES) return { skip: `requests_per_minute ${String(rpm)} cannot be exhausted within ${MAX_PROBES} requests` };
   const body = chatBody(ctx, model, { max_completion_tokens: 1 });
   for (let i = 0; i <= rpm; i++) {
-    const ex = await ctx.http.post('/v1/chat/completions', body);
-    if (ex.status === 429) return { key: ctx.http.tokenForProbe(), spent: ex };
+    const ex = await ctx.http.post('/v1/chat/completions', body, { rateLimit: 'raw' });
+    if (ex.status === 429) return { key: ctx.http.tokenForProbe() };
   }
   return { skip: `${rpm + 1} requests within a minute drew no 429 (LIMIT-001 judges it)` };
 }
@@ -40,8 +36,6 @@ function rateLimitOp(op: { name: string; id: string; client: string; call: strin
     area: 'clients',
     ids: [op.id],
     title: `${op.client} ${op.call} raises its rate-limit error carrying the server message`,
-    // A spent window is waited out at the end (up to a minute).
-    timeoutMs: 150_000,
     async run(ctx, j) {
       let model: string;
       try {
@@ -55,15 +49,11 @@ function rateLimitOp(op: { name: string; id: string; client: string; call: strin
         j.skip(op.id, p.skip);
         return;
       }
-      const t = new ClientTransport(ctx);
+      // The 429 must reach the library, not be waited out.
+      const t = new ClientTransport(ctx, { rateLimit: 'raw' });
       const { outcome, logged } = await withConsoleCaptured(() => op.run(t, p.key, model));
       if ('error' in outcome) j.violated(op.id, t.failure(`${op.client} ${op.call} threw ${clientErrorText(outcome.error)}`));
       else judgeResult(j, op, t, outcome.value, logged);
-      if (p.spent !== undefined) {
-        // Leave the account as it was found: wait for the window the check spent.
-        const seconds = Number(p.spent.headers['retry-after']);
-        await ctx.sleep(Number.isFinite(seconds) && seconds >= 1 ? Math.min(seconds * 1000, MAX_WAIT_MS) : MAX_WAIT_MS);
-      }
     },
   };
 }

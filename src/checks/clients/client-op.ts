@@ -3,6 +3,7 @@ import type { Judge } from '../judge.ts';
 import type { Failure } from '../verdicts.ts';
 import { firstModel } from '../common-requests.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
+import { rateLimitGiveUp } from '../rate-limit-retry.ts';
 
 /** What an operation hands back: nothing (it worked), a problem in the client's terms, or a reason not to judge. */
 export type OpResult = undefined | { problem: string; expected?: unknown; received?: unknown } | { skip: string };
@@ -62,6 +63,9 @@ export function clientOp(def: ClientOpDef): CheckDef {
         }
       }
       const { outcome, logged } = await withConsoleCaptured(() => def.run({ ctx, t, model }));
+      // The run's rate-limit wait budget is spent: the runner skips the check and LIMIT-010 reports it.
+      const giveUp = 'error' in outcome ? rateLimitGiveUp(outcome.error) : undefined;
+      if (giveUp !== undefined) throw giveUp;
       if ('error' in outcome) {
         j.violated(def.id, t.failure(`${def.client} ${def.call} threw ${clientErrorText(outcome.error)}${loggedNote(logged)}`, t.last()?.errorBody === undefined ? {} : { received: t.last()?.errorBody }));
         return;

@@ -35,12 +35,19 @@ export class ClientTransport {
   readonly #origin: string;
   readonly #timeoutMs: number;
   readonly #bodyLimit: number;
+  readonly #send: typeof fetch;
 
-  constructor(ctx: CheckContext, options: { timeoutMs?: number; bodyLimit?: number } = {}) {
+  /**
+   * `rateLimit: 'retry'` (default): a rate-limit 429 is waited out and sent again like the checks'
+   * own requests (rate-limit-retry.ts), so a server's limit stays the LIMIT checks' finding and
+   * never becomes a client failure. `'raw'`: the 429 reaches the library (the 429 operations).
+   */
+  constructor(ctx: CheckContext, options: { timeoutMs?: number; bodyLimit?: number; rateLimit?: 'retry' | 'raw' } = {}) {
     this.#ctx = ctx;
     this.#origin = new URL(ctx.baseUrl).origin;
     this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
     this.#bodyLimit = options.bodyLimit ?? CLIENT_BODY_LIMIT;
+    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? globalThis.fetch;
   }
 
   get baseUrl(): string {
@@ -74,7 +81,7 @@ export class ClientTransport {
     await this.#ctx.http.acquireSlot();
     const deadline = AbortSignal.timeout(this.#timeoutMs);
     const signal = init?.signal == null ? deadline : AbortSignal.any([init.signal, deadline]);
-    const res = await fetch(input instanceof Request ? input : url, { ...init, method, headers, signal });
+    const res = await this.#send(input instanceof Request ? input : url, { ...init, method, headers, signal });
     exchange.status = res.status;
     exchange.requestId = res.headers.get('x-request-id') ?? undefined;
     const limited = res.body === null ? null : res.body.pipeThrough(byteLimit(this.#bodyLimit));
