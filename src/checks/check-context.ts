@@ -1,4 +1,6 @@
 import type { CheckContext } from './check-types.ts';
+import type { ConnectionOptions } from '../client/connection-options.ts';
+import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
@@ -23,6 +25,8 @@ export interface RunSettings {
   requestsPerMinute?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
+  connection?: ConnectionOptions;
   /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
   maxRateLimitWaitMs?: number;
 }
@@ -37,6 +41,8 @@ export interface LimitTokens {
 }
 
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
+  // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
+  if (s.connection !== undefined) installGlobalConnection(s.connection, s.root);
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const rateLimits = new RateLimitRetry({
@@ -68,6 +74,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     limitTokens: s.limitTokens ?? {},
     sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
+    discovered: {},
   };
 }
 

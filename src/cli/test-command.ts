@@ -16,6 +16,7 @@ import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { assertTargetAllowed, connectionFlagSpec, connectionFromFlags, connectionHelp, connectionSecrets } from '../client/connection-options.ts';
 
 const HELP = `Usage: iari test [options]
 
@@ -42,6 +43,7 @@ Options:
   --report DIR         write the report there (default reports/<run-id>/)
   --json               print conformance.json to stdout instead of the summary table
 
+${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
 `;
 
@@ -61,6 +63,7 @@ const options = {
   report: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  ...connectionFlagSpec,
 } as const;
 
 function idList(flag: string, value: string | undefined, known: ReadonlySet<string>): string[] {
@@ -138,12 +141,17 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
 
   let base: { root: string; display: string } | undefined;
   let token: string;
+  const connection = connectionFromFlags('test', values);
   if (values['base-url'] !== undefined) {
     const normalized = normalizeBaseUrl(values['base-url']);
     if ('error' in normalized) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --base-url: ${normalized.error}`);
     base = normalized;
     token = readToken(values);
+    await assertTargetAllowed(new URL(normalized.root).origin);
   } else {
+    if (connection.caFile !== null || connection.insecure || connection.headers.length > 0) {
+      throw new HarnessError(HarnessErrorCode.USAGE, 'iari test: --ca-file, --insecure and --header apply to a server given with --base-url (the bundled mock is plain http)');
+    }
     token = '';
   }
 
@@ -172,6 +180,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       target: mock === undefined ? 'external' : 'bundled-mock',
       includeLimits: include.includes('limits'),
       ...mockAccounts(byAccount, token),
+      ...(mock === undefined ? { connection } : {}),
       ...(maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs }),
     };
     if (mock === undefined) {
@@ -196,7 +205,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
         : {}),
     });
     if (tty) process.stdout.write('\r\x1b[2K');
-    const redactor = createRedactor([token, ...Object.values(byAccount)]);
+    const redactor = createRedactor([token, ...Object.values(byAccount), ...(mock === undefined ? connectionSecrets(connection, new URL(root).origin) : [])]);
     const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
     const failed = report.summary.fail > 0 || errors.length > 0;

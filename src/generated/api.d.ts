@@ -942,7 +942,7 @@ export interface components {
         };
         /** @constant */
         proto: "1.0-draft.2";
-        id: string;
+        id: string & unknown;
         iat: number;
         act: {
             verb: components["schemas"]["verb"];
@@ -953,8 +953,8 @@ export interface components {
         decision: {
             /** @enum {unknown} */
             result: "allowed" | "denied";
-            reason?: string;
-            subcode?: string;
+            reason?: string & unknown;
+            subcode?: string & unknown;
             prose?: string;
             "the service"?: components["schemas"]["digest"];
             crit_object?: {
@@ -1002,7 +1002,7 @@ export interface components {
             $defs: {
                 /** @constant */
                 proto: "1.0-draft.2";
-                id: string;
+                id: string & unknown;
                 iss: components["schemas"]["keyref"];
                 iat: number;
                 digest: string;
@@ -1027,8 +1027,8 @@ export interface components {
                 decision: {
                     /** @enum {unknown} */
                     result: "allowed" | "denied";
-                    reason?: string;
-                    subcode?: string;
+                    reason?: string & unknown;
+                    subcode?: string & unknown;
                     prose?: string;
                     "the service"?: components["schemas"]["digest"];
                     crit_object?: {

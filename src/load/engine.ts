@@ -1,9 +1,10 @@
+import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from './collector.ts';
 import type { RequestTiming } from './request-timer.ts';
 
 /** What every engine needs to send requests and report them. */
 export interface EngineTarget {
-  /** `http://127.0.0.1:PORT` (no path). */
+  /** `scheme://host:port` (no path). */
   origin: string;
   /** `/v1/chat/completions` under the base URL's path. */
   path: string;
@@ -14,6 +15,8 @@ export interface EngineTarget {
   /** Extra per-request headers (e.g. mock latency overrides), given the intended send time (s after start). */
   extraHeaders?: (seq: number, intendedS: number) => Record<string, string> | undefined;
   stream: boolean;
+  /** The undici engine's dispatcher for `origin` with these pool options (TLS, proxy); default a plain Pool. */
+  dispatcher?: (pool: Pool.Options) => Dispatcher;
 }
 
 export interface EngineLimits {

@@ -1,10 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { normalizeBaseUrl } from '../client/base-url.ts';
+import { connectionFlagSpec, connectionFromFlags, type ConnectionOptions } from '../client/connection-options.ts';
+
+/** Kept here too for existing importers; it lives with the other connection options. */
+export { isLoopbackHost } from '../client/connection-options.ts';
 import type { ShardInfo } from './load-result.ts';
 import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts';
 import type { LoadSettings, ModeConfig } from './run-load.ts';
 import { parseSlos } from './slo.ts';
+import { workloadFlagSpec, workloadFromFlags, type WorkloadPlan } from './workload-options.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -32,6 +37,8 @@ export const loadFlagSpec = {
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  ...connectionFlagSpec,
+  ...workloadFlagSpec,
 } as const;
 
 export interface LoadPlan extends LoadSettings {
@@ -45,6 +52,10 @@ export interface LoadPlan extends LoadSettings {
   report: string | undefined;
   json: boolean;
   quiet: boolean;
+  /** TLS trust, headers (proxies come from the environment). */
+  connection: ConnectionOptions;
+  /** Token lengths, dataset (read later by resolveWorkload), vendor body fields. */
+  workloadPlan: WorkloadPlan;
 }
 
 const usage = (message: string, hint?: string): HarnessError =>
@@ -65,14 +76,6 @@ function parseNumber(flag: string, value: string, min: number, max: number, inte
   const n = Number(value);
   if (!ok || n < min || n > max) throw usage(`--${flag} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${value}"`);
   return n;
-}
-
-/** 127.0.0.0/8, ::1 and localhost only: iari never sends load anywhere else. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  return m !== null && m.slice(1).every((x) => Number(x) <= 255);
 }
 
 function readToken(tokenEnv: string | undefined, tokenFile: string | undefined): string {
@@ -103,16 +106,16 @@ type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] exte
 /** Validates every flag before any traffic: a bad value is a usage error (exit 2). */
 export function planFromFlags(v: Values): LoadPlan {
   const sloExprs = v.slo ?? [];
+  const connection = connectionFromFlags('load', v);
+  const workloadPlan = workloadFromFlags(v);
+  if (v['base-url'] === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
+    throw usage('--ca-file, --insecure and --header apply to a server given with --base-url (the bundled mock is plain http)');
+  }
   const slos = parseSlos(sloExprs);
   let baseUrl: string | null = null;
   let token: string | null = null;
   if (v['base-url'] !== undefined) {
-    const n = normalizeBaseUrl(v['base-url']);
-    const host = new URL(n.origin).hostname;
-    if (!isLoopbackHost(host)) {
-      throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `iari load: refusing to send load to ${host}: only loopback targets (127.0.0.0/8, ::1, localhost) are allowed`);
-    }
-    baseUrl = n.v1;
+    baseUrl = normalizeBaseUrl(v['base-url']).v1;
     token = readToken(v['token-env'], v['token-file']);
   } else if (v['token-env'] !== undefined || v['token-file'] !== undefined) {
     readToken(v['token-env'], v['token-file']);
@@ -177,5 +180,7 @@ export function planFromFlags(v: Values): LoadPlan {
     report: v.report,
     json: v.json === true,
     quiet: v.quiet === true,
+    connection,
+    workloadPlan,
   };
 }

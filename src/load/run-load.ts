@@ -5,14 +5,17 @@ import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.
 import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
-import { LOAD_RESULT_SCHEMA, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
+import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
+import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
 import { countTokens } from './token-count.ts';
 import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
+import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
+import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { runClosedLoopUndici, runOpenLoop, sendOne } from './undici-engine.ts';
 
 export type ModeConfig =
@@ -35,15 +38,19 @@ export interface LoadSettings {
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
+  /** Token-length workload; absent: `prompts` cycled with `maxTokens` (the default). */
+  workload?: WorkloadSpec;
 }
 
 export interface LoadConfig extends LoadSettings {
   runId: string;
-  /** Normalised base URL ending in /v1 (loopback only; checked by the caller). */
+  /** Normalised base URL ending in /v1. */
   baseUrl: string;
   token: string;
   model: string;
   target: 'bundled-mock' | 'external';
+  /** TLS trust and extra headers for the target (proxies come from the environment). */
+  connection?: ConnectionOptions;
   /** Send one unrecorded request first, so lazy compilation and connection setup stay out of the stamps (default true). */
   prime?: boolean;
   /** Upper bound on a requests-bound run's measured time (default 600 s). */
@@ -83,24 +90,32 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
   // Load the tokenizer's tables now, not inside the first timed request.
   countTokens('warm up the tokenizer');
   const url = new URL(cfg.baseUrl);
+  const conn = cfg.connection ?? noConnectionOptions;
+  const workload = cfg.workload === undefined ? undefined : buildWorkload(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts });
   const target: EngineTarget = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${cfg.token}`, accept: cfg.stream ? 'text/event-stream' : 'application/json' },
-    body: bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
+    headers: {
+      ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
+      'content-type': 'application/json',
+      authorization: `Bearer ${cfg.token}`,
+      accept: cfg.stream ? 'text/event-stream' : 'application/json',
+    },
+    dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
+    body: workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
   const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
   try {
-    return await measure(cfg, target, worker);
+    return await measure(cfg, target, worker, workload);
   } finally {
     if (worker !== null) await worker.then(releaseCheckThread);
   }
 }
 
-async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
   await worker;
   const records: RequestRecord[] = [];
@@ -120,6 +135,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
+    ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
     onRecord: (r) => {
       records.push(r);
       cfg.onRecord?.(r);
@@ -152,8 +168,9 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       await runOpenLoop(target, limits, schedule ?? [], hooks);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
-      mode = { kind: 'closed', engine: cfg.mode.engine, concurrency };
-      if (cfg.mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
+      const engine = cfg.mode.engine === 'autocannon' ? autocannonFallback(target.origin) : null;
+      mode = { kind: 'closed', engine: engine === null ? cfg.mode.engine : 'undici', concurrency, ...(engine === null ? {} : { engineNote: engine }) };
+      if (mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
       else await runClosedLoopUndici(target, limits, concurrency, hooks);
     }
   } finally {
@@ -192,11 +209,46 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       seed: cfg.seed,
       timeoutMs: cfg.timeoutMs,
       slos: [...cfg.sloExprs],
+      ...(cfg.workload === undefined ? {} : { workload: workloadMeta(cfg.workload) }),
     },
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
+    connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const result = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard });
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
+}
+
+/**
+ * autocannon connects with its own sockets: it never verifies a certificate (it passes
+ * rejectUnauthorized: false to tls.connect) and knows no proxies. A closed loop that needs either
+ * runs on the undici engine instead, and the report says why (null: autocannon can serve it).
+ */
+export function autocannonFallback(origin: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const proxy = proxyFor(origin, env);
+  if (proxy !== null) return `autocannon cannot go through a proxy (${displayUrl(proxy)}): closed loop ran on undici`;
+  if (new URL(origin).protocol === 'https:') return 'autocannon does not verify TLS certificates (it connects with rejectUnauthorized: false): closed loop ran on undici';
+  return null;
+}
+
+function connectionMeta(conn: ConnectionOptions, origin: string): ConnectionMeta {
+  const https = new URL(origin).protocol === 'https:';
+  const proxy = proxyFor(origin);
+  return {
+    tls: https ? (conn.insecure ? 'insecure' : 'verified') : 'none',
+    trust: https && !conn.insecure ? trustFor(conn).sources : [],
+    proxy: proxy === null ? null : displayUrl(proxy),
+    headers: conn.headers.map((h) => (h.source === 'literal' ? h.name : `${h.name} (from $${h.source.env})`)),
+  };
+}
+
+function workloadMeta(w: WorkloadSpec): WorkloadMeta {
+  const i = w.input;
+  return {
+    input: i.kind === 'prompts' ? 'prompts' : i.kind === 'synthetic' ? { synthetic: { ...i.length } } : { dataset: { ...i.info } },
+    output: w.output === null ? null : { ...w.output },
+    maxTokensField: w.maxTokensField,
+    extraBody: w.extraBody,
+  };
 }
 
 function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: 'open' }>): ScheduleOptions {
@@ -216,7 +268,8 @@ function shareRate(rate: number, shard: ShardInfo | null): number {
 
 /** One unmeasured request through the same checker path; its outcome is ignored (the run reports errors itself). */
 async function prime(target: EngineTarget, timeoutMs: number): Promise<void> {
-  const pool = new Pool(target.origin, { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const options = { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  const pool = target.dispatcher?.(options) ?? new Pool(target.origin, options);
   try {
     await sendOne(pool, target, -1, now(), 0, new Map());
   } finally {

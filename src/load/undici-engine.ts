@@ -51,11 +51,21 @@ export async function untilStart(startNs: bigint, signal?: AbortSignal): Promise
   while (now() < startNs && signal?.aborted !== true) await new Promise<void>((r) => setImmediate(r));
 }
 
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|HOSTNAME_MISMATCH)/;
+
+/** A certificate or handshake failure (Node puts OpenSSL's verify code in `code`). */
+export function isTlsFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && TLS_CODES.test(code);
+}
+
 export function classifyError(err: unknown): ErrorClass {
   const code = (err as { code?: unknown })?.code;
   const msg = err instanceof Error ? err.message : String(err);
   if (code === 'IARI_IDLE_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
-  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND') return 'connect';
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENETUNREACH') return 'connect';
+  // TLS handshake and certificate failures, and a proxy refusing the tunnel, happen before any request.
+  if (isTlsFailure(err) || /^Proxy response \(\d+\)/.test(msg)) return 'connect';
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' || /other side closed|socket hang up/i.test(msg)) return 'reset';
   return 'other';
 }
@@ -64,8 +74,8 @@ export function classifyError(err: unknown): ErrorClass {
  * A pool with no connection cap: every due arrival gets a connection at once (a new one when
  * all are busy), so arrivals are never held back by a connection count.
  */
-export function makePool(target: EngineTarget, limits: EngineLimits): Pool {
-  return new Pool(target.origin, {
+export function makePool(target: EngineTarget, limits: EngineLimits): Dispatcher {
+  const options: Pool.Options = {
     connections: null,
     pipelining: 1,
     // Backstops only: the idle sweep decides timeouts to the tick.
@@ -73,7 +83,8 @@ export function makePool(target: EngineTarget, limits: EngineLimits): Pool {
     bodyTimeout: limits.timeoutMs + 2000,
     connectTimeout: Math.min(limits.timeoutMs, 10_000),
     keepAliveTimeout: 30_000,
-  });
+  };
+  return target.dispatcher?.(options) ?? new Pool(target.origin, options);
 }
 
 /** Sends one request; resolves with its timing (never rejects). */
@@ -125,7 +136,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         const t = now();
         inFlight.delete(timer);
         if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
-        else timer.fail(t, classifyError(err), err.message);
+        else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
       },
     };
     try {
@@ -160,7 +171,7 @@ async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs
 
 /** What both undici loops share: the pool, in-flight requests, the timers and the request counts. */
 class LoopState {
-  readonly pool: Pool;
+  readonly pool: Dispatcher;
   readonly inFlight: InFlight = new Map();
   readonly pending = new Set<Promise<unknown>>();
   issued = 0;
