@@ -91,6 +91,11 @@ export class CheckHttp {
     return this.#fault;
   }
 
+  /** Per-request timeout, for requests sent by other clients (the client libraries of the CLIENT area). */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
   /** Registers a secret (or a piece of one) to be written as `placeholder` wherever it would appear. */
   registerSecret(value: string, placeholder: string): void {
     if (value.length === 0) return;

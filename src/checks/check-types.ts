@@ -3,7 +3,7 @@ import type { CheckHttp } from './check-http.ts';
 import type { SharedRequests } from './shared-requests.ts';
 
 /** Areas of the contract suites; one `src/checks/areas/<area>.ts` and one `suites/contract/<area>.test.ts` each. */
-export const areas = ['auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers'] as const;
+export const areas = ['auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients'] as const;
 export type Area = (typeof areas)[number];
 
 /** What one check concluded about one requirement it decides (before grading by the registry). */

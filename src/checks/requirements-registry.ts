@@ -21,6 +21,7 @@ export const areas = [
   'RCPT-CHAIN',
   'RCPT-PAIR',
   'RCPT-HTTP',
+  'CLIENT',
 ] as const;
 export type Area = (typeof areas)[number];
 

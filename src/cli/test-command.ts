@@ -22,6 +22,8 @@ import { assertTargetAllowed, connectionFlagSpec, connectionFromFlags, connectio
 const HELP = `Usage: iari test [options]
 
 Runs the conformance suites against a server (default: the bundled mock, started in-process).
+The CLIENT requirements run real clients against it (openai-node, the Vercel AI SDK, LangChain),
+which contact no host but the server under test.
 
 Options:
   --base-url URL       server to test, with or without the trailing /v1 (default: bundled mock)

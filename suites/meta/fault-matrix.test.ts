@@ -51,7 +51,9 @@ async function runOnFreshMock(checks: readonly CheckDef[], fault?: string): Prom
 
 function mockSettings(m: MockServer): RunSettings {
   const second = m.tokens.byAccount['acct_team'];
-  return { root: m.origin, token: m.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }) };
+  // The capped account is answered 429 at once, which the CLIENT checks need (as `iari test` gives them).
+  const capped = m.tokens.byAccount['acct_capped'];
+  return { root: m.origin, token: m.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }), ...(capped === undefined ? {} : { limitTokens: { capped } }) };
 }
 const table: { fault: string; kind: string; expected: string; detected: boolean; note: string }[] = [];
 
