@@ -2,6 +2,7 @@ import type { CheckContext } from './check-types.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
+import type { RunDeadline } from './check-deadline.ts';
 
 /** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
 export interface RunSettings {
@@ -21,6 +22,8 @@ export interface RunSettings {
   requestsPerMinute?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** The run's deadline (epoch ms) and its configured length (--run-timeout). */
+  runDeadline?: RunDeadline;
 }
 
 export interface LimitTokens {
@@ -55,6 +58,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     limitTokens: s.limitTokens ?? {},
     sleep: hooks.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
+    ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
   };
 }
 

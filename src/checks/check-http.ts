@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { RequestGate } from './throttle.ts';
+import { checkScopeSignal, formatDuration } from './check-deadline.ts';
 
 /** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
 export type Auth = 'token' | 'none' | { authorization: string };
@@ -85,6 +86,11 @@ export class CheckHttp {
     return this.#fault;
   }
 
+  /** The total deadline of one request (--request-timeout). */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
   /** Registers a secret (or a piece of one) to be written as `placeholder` wherever it would appear. */
   registerSecret(value: string, placeholder: string): void {
     if (value.length === 0) return;
@@ -139,7 +145,16 @@ export class CheckHttp {
     await this.#gate.acquire();
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const started = performance.now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A total deadline (not an idle timeout: a server that keeps sending bytes cannot keep the request
+    // alive), and the running check's signal, aborted when the check passes its own deadline.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const scoped = checkScopeSignal();
+    const signal = scoped === undefined ? deadline : AbortSignal.any([deadline, scoped]);
+    const why = (error: unknown): string => {
+      if (deadline.aborted) return `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`;
+      if (scoped?.aborted === true) return `aborted: ${(scoped.reason as Error | undefined)?.message ?? 'the check was abandoned'}`;
+      return this.redact((error as Error).message);
+    };
     const send = () =>
       request(url, {
         method: method as 'GET',
@@ -157,11 +172,11 @@ export class CheckHttp {
       // an idempotent GET is sent once more; anything else fails the check.
       const code = (error as { code?: string }).code;
       const retriable = method === 'GET' && !signal.aborted && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
-      if (!retriable) throw new CheckHttpError(`${method} ${path}: ${this.redact((error as Error).message)}`, curl);
+      if (!retriable) throw new CheckHttpError(`${method} ${path}: ${why(error)}`, curl);
       try {
         res = await send();
       } catch (again) {
-        throw new CheckHttpError(`${method} ${path}: ${this.redact((again as Error).message)}`, curl);
+        throw new CheckHttpError(`${method} ${path}: ${why(again)}`, curl);
       }
     }
     const chunks: { at: number; bytes: Uint8Array }[] = [];
@@ -178,8 +193,10 @@ export class CheckHttp {
         }
       }
     } catch (error) {
-      // The status and headers arrived: keep what was read, so the checks judge the broken body.
-      bodyError = this.redact((error as Error).message);
+      // Cut off by iari (a deadline): the check fails saying so, not on the truncated body.
+      if (signal.aborted) throw new CheckHttpError(`${method} ${path}: answered ${res.statusCode}, then ${why(error)}`, curl);
+      // The server broke the body off: keep what was read, so the checks judge the broken body.
+      bodyError = why(error);
     }
     const bytes = new Uint8Array(total);
     let offset = 0;

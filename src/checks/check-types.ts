@@ -36,6 +36,8 @@ export interface CheckContext {
   sleep(ms: number): Promise<void>;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
+  /** The whole run's deadline (--run-timeout): no check starts after it (check-deadline.ts). */
+  runDeadline?: import('./check-deadline.ts').RunDeadline;
 }
 
 export interface CheckDef {

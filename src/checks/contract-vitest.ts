@@ -46,7 +46,19 @@ export async function runContractSuites(options: {
   const runs: CheckRun[] = [];
   const errors: string[] = [];
   let total = 0;
+  // Backstop behind the per-check deadlines (check-runner.ts): a run still going 30 s after the
+  // run's deadline (stuck outside any check) is cancelled; its unreported tests count as not run.
+  let backstop: NodeJS.Timeout | undefined;
+  const runDeadline = options.provide.settings.runDeadline;
   const collector: Reporter = {
+    onInit(vitest) {
+      if (runDeadline === undefined) return;
+      backstop = setTimeout(() => {
+        errors.push(`the run was cancelled 30 s after its deadline (--run-timeout)`);
+        void vitest.cancelCurrentRun('keyboard-input');
+      }, Math.max(0, runDeadline.at - Date.now()) + 30_000);
+      backstop.unref();
+    },
     onTestModuleCollected(mod: TestModule) {
       for (const _ of mod.children.allTests()) total += 1;
     },
@@ -85,6 +97,7 @@ export async function runContractSuites(options: {
     { stdout: process.stderr, stderr: process.stderr },
   );
   await vitest.close();
+  clearTimeout(backstop);
   // vitest sets process.exitCode when a test fails; the verdicts, not vitest, decide iari's exit code.
   process.exitCode = previousExitCode;
   return { runs, errors };

@@ -12,6 +12,8 @@ import { isUsageDay, usageDayFields } from './usage-day.ts';
 export async function fetchUsageDays(settings: RunSettings): Promise<UsageSection> {
   const { fault: _fault, ...faithful } = settings;
   const ctx = createCheckContext(faithful);
+  // After the run's deadline nothing more is sent (check-deadline.ts).
+  if (settings.runDeadline !== undefined && Date.now() >= settings.runDeadline.at) return { unavailable: 'not fetched: the run\'s deadline (--run-timeout) had passed' };
   try {
     const ex = await ctx.http.get('/v1/me/usage?days=90');
     if (ex.status !== 200) return { unavailable: `GET /v1/me/usage?days=90 answered ${ex.status}` };

@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
-import { request } from 'undici';
+import { HttpClient } from '../client/http-client.ts';
+import { parseJsonBounded } from '../client/json-depth.ts';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -37,6 +38,10 @@ Requests:
   --model ID             model to ask for (default: the first of GET /v1/models)
   --stream | --no-stream streamed (default) or whole responses
   --timeout D            idle timeout, reset on every byte (default 30s)
+  --request-timeout D    total deadline of one request, body included (default 120s); a response
+                         still arriving then (an endless or dribbled stream) is a timeout error.
+                         The run itself ends at its bound: in-flight requests get 5s after it,
+                         then are aborted and counted as "aborted at end"
   --seed N               seed for arrivals and prompt order (default 1)
 Target:
   --base-url URL         loopback server only (127.0.0.0/8, ::1, localhost)
@@ -56,15 +61,20 @@ ${sloHelp()}
 Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
 `;
 
+/** The first listed model: one bounded request (10 s in all, 4 MiB at most), never a hang on a server that misbehaves. */
 async function firstModel(baseUrl: string): Promise<string> {
+  const client = new HttpClient({ baseUrl, timeouts: { connectMs: 5_000, headersMs: 10_000, bodyIdleMs: 10_000, deadlineMs: 10_000 }, maxBodyBytes: 4 * 1024 * 1024 });
   try {
-    const res = await request(`${baseUrl}/models`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
-    const body = (await res.body.json()) as { data?: { id?: unknown }[] };
-    const id = body.data?.[0]?.id;
-    if (res.statusCode === 200 && typeof id === 'string') return id;
-    throw new Error(`GET /v1/models answered ${res.statusCode} without a model id`);
+    const res = await client.request({ path: '/v1/models', auth: 'none', keepChunks: false });
+    if (res.kind !== 'ok') throw new Error(res.kind === 'timeout' ? `no complete answer within 10 s (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message);
+    const parsed = parseJsonBounded(res.body.toString('utf8'));
+    const id = parsed.ok ? (parsed.value as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id : undefined;
+    if (res.status === 200 && typeof id === 'string') return id;
+    throw new Error(`GET /v1/models answered ${res.status} without a model id${parsed.ok ? '' : ` (${parsed.error})`}`);
   } catch (error) {
     throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari load: cannot pick a model: ${(error as Error).message}`, { hint: 'pass --model ID' });
+  } finally {
+    await client.close();
   }
 }
 
@@ -133,6 +143,7 @@ function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: st
     promptsSource: plan.promptsSource,
     seed: plan.seed,
     timeoutMs: plan.timeoutMs,
+    ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
     slos: plan.slos,
     sloExprs: plan.sloExprs,
     shard: plan.shard,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { parseFlags, parseIntegerFlag } from './args.ts';
+import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import type { ConformanceReport } from '../checks/verdicts.ts';
@@ -15,6 +15,7 @@ import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
 
 const HELP = `Usage: iari test [options]
 
@@ -33,6 +34,14 @@ Options:
   --report DIR         write the report there (default reports/<run-id>/)
   --json               print conformance.json to stdout instead of the summary table
 
+Deadlines (durations like 500ms, 10s, 2m, 1h):
+  --request-timeout D  total deadline of one request, body included (default 10s against the
+                       bundled mock, 60s otherwise); a response still arriving then fails HDR-012
+  --check-timeout D    deadline of one check (default 20s bundled mock, 3m otherwise); its
+                       requests are aborted and its undecided requirements fail
+  --run-timeout D      deadline of the whole run (default 5m): checks not started by then are
+                       not run and their requirements fail as "not decided", saying so
+
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
 `;
 
@@ -50,6 +59,9 @@ const options = {
   seed: { type: 'string' },
   report: { type: 'string' },
   json: { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  'check-timeout': { type: 'string' },
+  'run-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -119,6 +131,13 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const badInclude = include.filter((v) => v !== 'limits');
   if (badInclude.length > 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --include accepts only "limits", got "${badInclude.join(',')}"`);
   const seed = parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
+  const timeouts = {
+    request: parseDurationFlag('iari test', 'request-timeout', values['request-timeout'], 0.1, 3600),
+    check: parseDurationFlag('iari test', 'check-timeout', values['check-timeout'], 0.1, 24 * 3600),
+    run: parseDurationFlag('iari test', 'run-timeout', values['run-timeout'], 1, 7 * 24 * 3600),
+  };
+  // The run's clock starts now: starting the mock, the preflight and vitest all count.
+  const startedAt = Date.now();
   const known = new Set(requirementInfos().keys());
   const selection: Selection = { grade, only: idList('only', values.only, known), skip: idList('skip', values.skip, known) };
 
@@ -159,12 +178,12 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       includeLimits: include.includes('limits'),
       ...mockAccounts(byAccount, token),
     };
+    Object.assign(settings, testTimeouts(timeouts, settings.target, startedAt));
     if (mock === undefined) {
       // A real model can take a while per answer, and a throttled check waits for its slots.
       settings.requestsPerMinute = await preflightRequestsPerMinute(settings);
-      settings.requestTimeoutMs = 60_000;
-      settings.checkTimeoutMs = 600_000;
     }
+    for (const note of runDeadlineNotes('before', settings)) process.stderr.write(`iari: ${note}\n`);
     const runDir = createRunDir({ report: values.report });
     const tty = process.stdout.isTTY === true && values.json !== true;
     const { report, errors } = await runConformance({
@@ -190,6 +209,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     } else {
       process.stdout.write(redactor.string(formatSummary(report)));
       for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
+      for (const note of runDeadlineNotes('after', settings, report)) process.stderr.write(`iari: ${note}\n`);
       process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);
     }
     return failed ? ExitCode.conformanceFailed : ExitCode.ok;

@@ -179,6 +179,14 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     for (const [client, st] of states) {
       const timer = st.timer;
       if (timer === null || timer.finished) continue;
+      // The request's total deadline, whatever still arrives (an endless or dribbled body).
+      if (Number(t - timer.timing.sentNs) / 1e6 > limits.deadlineMs) {
+        timer.fail(t, 'timeout', `the response did not end within the request deadline of ${limits.deadlineMs / 1000} s (--request-timeout)`);
+        st.timer = null;
+        if (stopping) client.destroy();
+        else client._resetConnection();
+        continue;
+      }
       if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
         // Confirmed on the next sweep, after an I/O phase (see idleSweep in undici-engine.ts).
         if (st.suspectAt !== st.lastByteNs) {

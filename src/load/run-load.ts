@@ -5,7 +5,7 @@ import { runClosedLoopAutocannon } from './autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
 import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
-import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
 import { LOAD_RESULT_SCHEMA, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
 import type { RequestTiming } from './request-timer.ts';
@@ -13,7 +13,7 @@ import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
 import { countTokens } from './token-count.ts';
 import { Pool } from 'undici';
-import { runClosedLoopUndici, runOpenLoop, sendOne } from './undici-engine.ts';
+import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './undici-engine.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -32,6 +32,8 @@ export interface LoadSettings {
   promptsSource: RunMeta['config']['prompts'];
   seed: number;
   timeoutMs: number;
+  /** Total deadline of one request (--request-timeout; default DEFAULT_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
@@ -101,7 +103,8 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
 }
 
 async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
+  const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  if (cfg.prime !== false) await prime(target, cfg.timeoutMs, requestTimeoutMs);
   await worker;
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
@@ -126,8 +129,9 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     },
   });
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
-  // In-flight requests get time to finish after the stop (each is still bound by the idle timeout).
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, drainMs: Math.min(120_000, Math.max(10_000, cfg.timeoutMs)) };
+  // In-flight requests get a short fixed grace after the stop, then are aborted (counted as aborted at end):
+  // a run ends at its bound whatever the server does.
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,
@@ -191,6 +195,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       prompts: cfg.promptsSource,
       seed: cfg.seed,
       timeoutMs: cfg.timeoutMs,
+      requestTimeoutMs,
       slos: [...cfg.sloExprs],
     },
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
@@ -214,12 +219,15 @@ function shareRate(rate: number, shard: ShardInfo | null): number {
   return shard === null ? rate : rate / shard.count;
 }
 
-/** One unmeasured request through the same checker path; its outcome is ignored (the run reports errors itself). */
-async function prime(target: EngineTarget, timeoutMs: number): Promise<void> {
+/** One unmeasured request through the same checker path, under the same deadlines; its outcome is ignored (the run reports errors itself). */
+async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number): Promise<void> {
   const pool = new Pool(target.origin, { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const inFlight: InFlight = new Map();
+  const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
   try {
-    await sendOne(pool, target, -1, now(), 0, new Map());
+    await sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs);
   } finally {
+    clearInterval(sweep);
     await pool.destroy().catch(() => undefined);
   }
 }
