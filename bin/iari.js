@@ -1,4 +1,3 @@
 #!/usr/bin/env node
-import { register } from 'tsx/esm/api';
-register();
+import './register-ts.mjs';
 await import('../src/cli/entry.ts');

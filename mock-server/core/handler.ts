@@ -5,6 +5,7 @@ import { AccountRegistry, loadAccountsFile, type AccountsFile, type AccountState
 import { ModelCatalogue, defaultModels, type ModelInfo, type ModelInput } from './models.ts';
 import { badRequest, errorResponse, type ApiError } from './http-errors.ts';
 import { applyHttpFaults } from './http-faults.ts';
+import { applyBoundsFaults } from './bounds-faults.ts';
 import { rewriteChatRequest, rewriteChatResponse } from './chat-faults.ts';
 import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
@@ -185,7 +186,7 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   const ctx: RequestContext = { requestId, faults, account: null };
   const asUnderstood = rewriteChatRequest(req, faults);
   const routed = 'status' in asUnderstood ? errorResponse(badRequest(asUnderstood.param, asUnderstood.message), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
-  return withRequestId(applyHttpFaults(state, req, ctx, routed), faults);
+  return withRequestId(applyBoundsFaults(req, faults, applyHttpFaults(state, req, ctx, routed)), faults);
 }
 
 function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockResponse {

@@ -8,11 +8,12 @@ import { chatStreamChecks } from './areas/chat-stream.ts';
 import { toolsChecks } from './areas/tools.ts';
 import { errorsChecks } from './areas/errors.ts';
 import { headersChecks } from './areas/headers.ts';
+import { boundsChecks } from './areas/bounds.ts';
 import { limitsChecks } from './areas/limits.ts';
 import { receiptsChecks } from './areas/receipts.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...boundsChecks, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

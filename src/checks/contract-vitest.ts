@@ -7,6 +7,7 @@ import { idsInTitle } from './contract-runtime.ts';
 import type { CheckOutcome } from './check-types.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const registerTs = new URL('../../bin/register-ts.mjs', import.meta.url).href;
 
 export interface ContractRunOutput {
   runs: CheckRun[];
@@ -84,6 +85,11 @@ export async function runContractSuites(options: {
       include: ['suites/contract/*.test.ts'],
       exclude: ['node_modules/**'],
       pool: 'forks',
+      // The worker loads iari's own modules with Node and the project's type-stripping hooks, not
+      // through vite's transform in this process: that transform (oxc, native) held about 100 MiB
+      // here for the rest of the run. Only the generated suite files themselves go through vite.
+      execArgv: ['--import', registerTs],
+      server: { deps: { external: [/\/src\//, /\/mock-server\//] } },
       maxWorkers: 1,
       isolate: false,
       fileParallelism: false,

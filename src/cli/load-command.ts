@@ -4,7 +4,7 @@ import { parseJsonBounded } from '../client/json-depth.ts';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import type { MockServer } from '../../mock-server/index.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
@@ -97,7 +97,7 @@ export async function run(argv: string[]): Promise<number> {
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
   try {
-    if (plan.baseUrl === null) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
+    if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = plan.baseUrl ?? mock!.url;
     const token = plan.token ?? mock!.tokens.default;
     const redactor = createRedactor([token]);

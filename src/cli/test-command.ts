@@ -14,7 +14,7 @@ import { preflightRequestsPerMinute } from '../checks/preflight.ts';
 import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
-import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import type { MockServer } from '../../mock-server/index.ts';
 import { runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
 
 const HELP = `Usage: iari test [options]
@@ -112,6 +112,11 @@ function mockAccounts(byAccount: Record<string, string>, main: string): Pick<Run
   return { ...(second === undefined ? {} : { secondToken: second }), limitTokens };
 }
 
+/** Loaded only when no --base-url is given: the mock (and its tokenizer tables, about 60 MiB) stays out of runs against other servers. */
+async function startBundledMock(): Promise<MockServer> {
+  return (await import('../../mock-server/index.ts')).startMockServer();
+}
+
 export interface TestDeps {
   /** A bundled mock already started by the caller (iari start); it stays open afterwards. */
   mock?: MockServer;
@@ -153,7 +158,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   }
 
   const ownMock = base === undefined && deps.mock === undefined;
-  const mock = base === undefined ? (deps.mock ?? (await startMockServer())) : undefined;
+  const mock = base === undefined ? (deps.mock ?? (await startBundledMock())) : undefined;
   const onSigint = (): void => {
     if (ownMock) void mock?.close();
     process.exit(ExitCode.interrupted);

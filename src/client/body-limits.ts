@@ -67,9 +67,12 @@ export function errorCodeOf(err: unknown): string | undefined {
  */
 export function framingViolation(err: unknown, phase: 'head' | 'body'): BoundViolation | undefined {
   const code = errorCodeOf(err);
-  if (code === undefined) return undefined;
   const detail = err instanceof Error ? err.message : String(err);
-  if (code.startsWith('HPE_')) return violation('framing', `the response is not well-formed HTTP/1.1: ${detail} [${code}]`);
+  // undici's HTTPParserError does not always carry llhttp's code.
+  if (code?.startsWith('HPE_') === true || (err as { name?: unknown } | null)?.name === 'HTTPParserError') {
+    return violation('framing', `the response is not well-formed HTTP/1.1: ${detail}${code === undefined ? '' : ` [${code}]`}`);
+  }
+  if (code === undefined) return undefined;
   if (FRAMING_CODES.has(code)) return violation('framing', `the connection ended before the response did (${phase === 'head' ? 'no complete head' : 'mid-body'}): ${detail} [${code}]`);
   return undefined;
 }

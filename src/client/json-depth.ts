@@ -104,3 +104,40 @@ export class SseJsonDepthGuard {
     return false;
   }
 }
+
+/**
+ * JSON text of `v` cut after about `max` characters, built without serialising the whole value:
+ * safe on values of any size or depth (JSON.stringify is neither). Longer output ends with "...".
+ */
+export function previewJson(v: unknown, max: number): string {
+  let out = '';
+  const full = (): boolean => out.length > max;
+  const walk = (x: unknown, depth: number): void => {
+    if (full()) return;
+    if (x === null || typeof x === 'number' || typeof x === 'boolean') out += String(x === null ? 'null' : Number.isFinite(x as number) || typeof x === 'boolean' ? x : 'null');
+    else if (typeof x === 'string') out += JSON.stringify(x.length > max ? x.slice(0, max + 1) : x);
+    else if (typeof x === 'bigint' || typeof x === 'undefined' || typeof x === 'function' || typeof x === 'symbol') out += String(x);
+    else if (depth > 16) out += Array.isArray(x) ? '[...]' : '{...}';
+    else if (Array.isArray(x)) {
+      out += '[';
+      for (let i = 0; i < x.length && !full(); i++) {
+        if (i > 0) out += ',';
+        walk(x[i], depth + 1);
+      }
+      out += ']';
+    } else {
+      out += '{';
+      let first = true;
+      for (const k in x as Record<string, unknown>) {
+        if (full()) break;
+        if (!first) out += ',';
+        first = false;
+        out += `${JSON.stringify(k.length > max ? k.slice(0, max) : k)}:`;
+        walk((x as Record<string, unknown>)[k], depth + 1);
+      }
+      out += '}';
+    }
+  };
+  walk(v, 0);
+  return out.length > max ? `${out.slice(0, max)}...` : out;
+}

@@ -1,4 +1,5 @@
 import { Buffer, isUtf8 } from 'node:buffer';
+import { responseLimits } from './body-limits.ts';
 
 /**
  * An incremental, strict-but-standard server-sent-events framing parser.
@@ -44,6 +45,7 @@ export const sseFindingCodes = [
   'ended-mid-event',
   'ended-mid-line',
   'line-too-long',
+  'event-too-long',
   'unknown-field',
   'invalid-retry',
   'id-contains-nul',
@@ -80,9 +82,14 @@ export interface SseEndState {
 }
 
 export interface SseReaderOptions {
-  /** A line longer than this is reported and discarded (default 8 MiB). */
+  /** A line longer than this is reported and discarded (default responseLimits.sseLineBytes, 8 MiB). */
   maxLineBytes?: number;
+  /** An event whose data lines together exceed this is reported and discarded (default responseLimits.sseEventBytes, 8 MiB). */
+  maxEventBytes?: number;
 }
+
+/** Findings kept per code (the rest are counted in `suppressedFindings`): a flood of bad lines cannot grow the list without bound. */
+const MAX_FINDINGS_PER_CODE = 50;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -104,7 +111,13 @@ export class SseReader {
     lineEndings: { lf: 0, crlf: 0, cr: 0 },
   };
 
+  /** Findings beyond MAX_FINDINGS_PER_CODE of one code, not kept. */
+  suppressedFindings = 0;
   readonly #maxLineBytes: number;
+  readonly #maxEventBytes: number;
+  /** The current event's data grew past maxEventBytes: it is discarded at its dispatch. */
+  #eventTooLong = false;
+  readonly #perCode = new Map<SseFindingCode, number>();
   /** Bytes of an incomplete line carried over from earlier reads. */
   #tail: Buffer | undefined;
   /** Absolute offset of the next byte `feed` will see. */
@@ -129,7 +142,8 @@ export class SseReader {
   #readStart = 0;
 
   constructor(options: SseReaderOptions = {}) {
-    this.#maxLineBytes = options.maxLineBytes ?? 8 * 1024 * 1024;
+    this.#maxLineBytes = options.maxLineBytes ?? responseLimits.sseLineBytes;
+    this.#maxEventBytes = options.maxEventBytes ?? responseLimits.sseEventBytes;
   }
 
   /** Feed the next read. Returns the blocks it completed, in order (a shared empty array when none). */
@@ -269,9 +283,17 @@ export class SseReader {
     const nameLen = colon - start;
     if (nameLen === 4 && b[start] === 0x64 && b[start + 1] === 0x61 && b[start + 2] === 0x74 && b[start + 3] === 0x61) {
       if (colon + 1 < end && b[colon + 1] !== SPACE) this.stats.dataNoSpace++;
-      const value = this.#decode(b, valueStart, end, base);
-      this.#data = this.#dataLines === 0 ? value : this.#data + '\n' + value;
       this.#dataLines++;
+      if (this.#eventTooLong) return;
+      // Registry CHAT-STREAM-044: the data of one event is bounded; past the bound it is dropped, not buffered.
+      if (this.#data.length + (end - valueStart) + 1 > this.#maxEventBytes) {
+        this.#finding('event-too-long', base + start, `event data longer than ${this.#maxEventBytes} bytes; the event is discarded`);
+        this.#eventTooLong = true;
+        this.#data = '';
+        return;
+      }
+      const value = this.#decode(b, valueStart, end, base);
+      this.#data = this.#dataLines === 1 ? value : this.#data + '\n' + value;
       return;
     }
     const name = this.#decode(b, start, colon, base);
@@ -307,6 +329,16 @@ export class SseReader {
   #dispatch(blankAt: number): void {
     if (this.#evStart < 0) return;
     if (this.#evStart < this.#readStart) this.stats.splitEvents++;
+    if (this.#eventTooLong) {
+      this.#eventTooLong = false;
+      this.#evStart = -1;
+      this.#data = '';
+      this.#dataLines = 0;
+      this.#event = undefined;
+      this.#id = undefined;
+      this.#retry = undefined;
+      return;
+    }
     const ev: SseEvent = {
       kind: this.#dataLines > 0 ? 'message' : 'meta',
       data: this.#data,
@@ -332,6 +364,12 @@ export class SseReader {
   }
 
   #finding(code: SseFindingCode, offset: number, detail: string): void {
+    const n = (this.#perCode.get(code) ?? 0) + 1;
+    this.#perCode.set(code, n);
+    if (n > MAX_FINDINGS_PER_CODE) {
+      this.suppressedFindings++;
+      return;
+    }
     this.findings.push({ code, offset, chunkIndex: this.#chunkIndex, detail });
   }
 }

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { untilStart } from './undici-engine.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import { ByteBudget, encodingBreach, type BoundBreach } from './response-bounds.ts';
 
 /**
  * Closed loop driven by autocannon 8, with its known faults worked around
@@ -36,6 +37,8 @@ const autocannon = require('autocannon') as AutocannonFn;
 
 interface ClientState {
   timer: RequestTimer | null;
+  /** Bytes of the current response (HDR-013): past the limit it fails and the connection is reset. */
+  budget: ByteBudget | null;
   lastByteNs: bigint;
   /** lastByteNs when a sweep first saw this request over the idle limit. */
   suspectAt: bigint;
@@ -83,12 +86,25 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   };
 
   const setupClient = (client: AutocannonClient): void => {
-    const st: ClientState = { timer: null, lastByteNs: 0n, suspectAt: -1n };
+    const st: ClientState = { timer: null, budget: null, lastByteNs: 0n, suspectAt: -1n };
     states.set(client, st);
     const kOnBody = (client.parser.constructor as unknown as { kOnBody: number }).kOnBody;
+    // A bound broken inside the parser's callbacks: the request fails now, the connection is reset right after.
+    const breach = (b: BoundBreach): void => {
+      const timer = st.timer;
+      if (timer === null || timer.finished) return;
+      timer.fail(now(), b.errorClass, b.message);
+      st.timer = null;
+      setImmediate(() => {
+        if (stopping) client.destroy();
+        else client._resetConnection();
+      });
+    };
     const onBody = (buf: Buffer, start: number, len: number): void => {
       const t = now();
       st.lastByteNs = t;
+      const over = st.budget?.add(len);
+      if (over !== undefined) return breach(over);
       st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t);
     };
     // autocannon assigns its own kOnBody after setupClient; keep ours (the original would only
@@ -110,6 +126,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const seq = issued++;
       outstanding++;
       st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, onDone: report });
+      st.budget = new ByteBudget(target.stream);
       st.lastByteNs = t;
       lastStartNs = t;
       collector.onStart(t);
@@ -120,6 +137,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const t = now();
       st.lastByteNs = t;
       st.timer?.headers(t, info.statusCode, headerValue(info.headers, 'x-request-id'), headerValue(info.headers, 'content-type'));
+      const coded = encodingBreach(headerValue(info.headers, 'content-encoding'), target.stream);
+      if (coded !== undefined) breach(coded);
     });
     client.on('response', () => {
       const timer = st.timer;

@@ -3,7 +3,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
-import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
+import { acquireCheckThread, activeCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
 import { LOAD_RESULT_SCHEMA, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
@@ -82,18 +82,17 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
 
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
 export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  // Load the tokenizer's tables now, not inside the first timed request.
-  countTokens('warm up the tokenizer');
   const url = new URL(cfg.baseUrl);
   const target: EngineTarget = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${cfg.token}`, accept: cfg.stream ? 'text/event-stream' : 'application/json' },
+    // identity: iari load never inflates a body (a gzip bomb fails at its head: response-bounds.ts).
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${cfg.token}`, accept: cfg.stream ? 'text/event-stream' : 'application/json', 'accept-encoding': 'identity' },
     body: bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
-  // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
+  // The worker starts first, so that it checks the priming request too and this thread never loads the tokenizer.
   const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
   try {
     return await measure(cfg, target, worker);
@@ -104,8 +103,11 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
 
 async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  if (cfg.prime !== false) await prime(target, cfg.timeoutMs, requestTimeoutMs);
   await worker;
+  // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
+  // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
+  if (activeCheckThread() === null) countTokens('warm up the tokenizer');
+  if (cfg.prime !== false) await prime(target, cfg.timeoutMs, requestTimeoutMs);
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind === 'open' ? arrivalTimes(scheduleOf(cfg, cfg.mode)) : null;

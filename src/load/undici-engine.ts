@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
 export interface InFlightEntry {
@@ -99,6 +100,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let abortedAtEnd = false;
     let idleError: IdleTimeout | RequestDeadline | undefined;
     const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve });
+    const budget = new ByteBudget(target.stream);
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
@@ -121,17 +123,23 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         controller = c;
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
       },
-      onResponseStart(_c, status, h) {
+      onResponseStart(c, status, h) {
         const t = now();
         entry.lastByteNs = t;
         const rid = h['x-request-id'];
         const ct = h['content-type'];
         timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
+        const ce = h['content-encoding'];
+        const breach = encodingBreach(typeof ce === 'string' ? ce : null, target.stream);
+        if (breach !== undefined) c.abort(breach);
       },
-      onResponseData(_c, chunk) {
+      onResponseData(c, chunk) {
         const t = now();
         entry.lastByteNs = t;
-        timer.data(chunk, t);
+        // At most 16 MiB of one response is read (HDR-013): past it the request fails and its socket is dropped.
+        const breach = budget.add(chunk.length);
+        if (breach !== undefined) return c.abort(breach);
+        if (!budget.breached) timer.data(chunk, t);
       },
       onResponseEnd() {
         const t = now();
@@ -142,6 +150,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         const t = now();
         inFlight.delete(timer);
         if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
+        else if (err instanceof BoundBreach) timer.fail(t, err.errorClass, err.message);
         else timer.fail(t, classifyError(err), err.message);
       },
     };
