@@ -8,7 +8,7 @@ import { responseLimits } from './body-limits.ts';
  */
 
 /** The offset of the bracket that opens level `max + 1`, or -1 when the nesting stays within `max`. */
-export function jsonDepthExceeded(text: string, max = responseLimits.jsonDepth): number {
+export function jsonDepthExceeded(text: string, max: number = responseLimits.jsonDepth): number {
   // Each level takes at least one character.
   if (text.length <= max) return -1;
   let depth = 0;
@@ -31,7 +31,7 @@ export function jsonDepthExceeded(text: string, max = responseLimits.jsonDepth):
 export type BoundedJson = { ok: true; value: unknown } | { ok: false; tooDeep: boolean; error: string };
 
 /** JSON.parse behind the depth scan: never throws, never builds a structure deeper than `max`. */
-export function parseJsonBounded(text: string, max = responseLimits.jsonDepth): BoundedJson {
+export function parseJsonBounded(text: string, max: number = responseLimits.jsonDepth): BoundedJson {
   const at = jsonDepthExceeded(text, max);
   if (at >= 0) return { ok: false, tooDeep: true, error: `JSON nested deeper than ${max} levels (at character ${at}); not parsed` };
   try {
@@ -57,7 +57,7 @@ export class SseJsonDepthGuard {
   #lineEmpty = true;
   #afterCR = false;
 
-  constructor(max = responseLimits.jsonDepth) {
+  constructor(max: number = responseLimits.jsonDepth) {
     this.#max = max;
   }
 
