@@ -1,3 +1,2 @@
 #!/usr/bin/env node
-import './register-ts.mjs';
-await import('../src/cli/entry.ts');
+import '../dist/src/cli/entry.js';

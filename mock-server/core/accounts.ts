@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { nanoToUsd } from './decimal.ts';
 import { SlidingWindow } from './sliding-window.ts';
+import { packagePath } from '../../src/package-root.ts';
 import type { ModelCatalogue } from './models.ts';
 
 export interface AccountFixture {
@@ -147,7 +148,7 @@ export function generateToken(): string {
 }
 
 export function loadAccountsFile(source: string | AccountsFile | undefined): AccountsFile {
-  if (source === undefined) source = new URL('../../fixtures/accounts.json', import.meta.url).pathname;
+  if (source === undefined) source = packagePath('fixtures/accounts.json');
   if (typeof source !== 'string') return source;
   const parsed = JSON.parse(readFileSync(source, 'utf8')) as AccountsFile;
   if (!Array.isArray(parsed.accounts) || parsed.accounts.length === 0 || typeof parsed.default !== 'string') {

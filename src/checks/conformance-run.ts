@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../package-root.ts';
 import type { ConformanceReport } from './verdicts.ts';
 import type { RunSettings } from './check-context.ts';
 import type { CheckRun, Selection, UsageSection } from './conformance-results.ts';
@@ -23,11 +23,6 @@ export interface ConformanceRunOutput {
   errors: string[];
 }
 
-function toolVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 /** Runs the contract suites against one server and folds everything into a ConformanceReport. */
 export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRunOutput> {
   const started = new Date();
@@ -41,7 +36,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const usage: UsageSection = await fetchUsageDays(options.settings);
   const results = buildResults(requirements, runs, options.selection);
   const report: ConformanceReport = {
-    tool: { name: 'iari', version: toolVersion() },
+    tool: { name: 'iari', version: packageVersion() },
     run: {
       id: options.runId,
       startedAt: started.toISOString(),

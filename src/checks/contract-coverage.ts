@@ -1,15 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { CONTRACT_SUITES } from '../package-root.ts';
 
-const suitesDir = fileURLToPath(new URL('../../suites/contract/', import.meta.url));
+const suitesDir = CONTRACT_SUITES.dir;
 const TITLE = /\bit\(\s*'([^']*)'/g;
 const ID = /\b[A-Z]+(?:-[A-Z]+)*-\d{3}\b/g;
 
 /** Test titles of the contract suites, read statically from the files (nothing is run). */
 export function contractTitles(dir: string = suitesDir): { file: string; title: string }[] {
   const out: { file: string; title: string }[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort()) {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(CONTRACT_SUITES.suffix)).sort()) {
     const text = readFileSync(join(dir, file), 'utf8');
     for (const m of text.matchAll(TITLE)) out.push({ file, title: m[1] as string });
   }

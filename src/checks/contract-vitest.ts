@@ -1,13 +1,14 @@
-import { fileURLToPath } from 'node:url';
 import { startVitest } from 'vitest/node';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckRun } from './conformance-results.ts';
 import type { ContractProvide } from './contract-runtime.ts';
 import { idsInTitle } from './contract-runtime.ts';
 import type { CheckOutcome } from './check-types.ts';
+import { CONTRACT_SUITES, FROM_SOURCE, packagePath, packageUrl } from '../package-root.ts';
 
-const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-const registerTs = new URL('../../bin/register-ts.mjs', import.meta.url).href;
+const projectRoot = packagePath('.');
+// From source, the worker strips types from iari's own modules with these hooks (scripts/ts-hooks.mjs); from dist/ they are JS already.
+const workerExecArgv = FROM_SOURCE ? ['--import', packageUrl('scripts/register-ts.mjs').href] : [];
 
 export interface ContractRunOutput {
   runs: CheckRun[];
@@ -82,13 +83,13 @@ export async function runContractSuites(options: {
       root: projectRoot,
       watch: false,
       reporters: [collector],
-      include: ['suites/contract/*.test.ts'],
+      include: [CONTRACT_SUITES.include],
       exclude: ['node_modules/**'],
       pool: 'forks',
       // The worker loads iari's own modules with Node and the project's type-stripping hooks, not
       // through vite's transform in this process: that transform (oxc, native) held about 100 MiB
       // here for the rest of the run. Only the generated suite files themselves go through vite.
-      execArgv: ['--import', registerTs],
+      execArgv: workerExecArgv,
       server: { deps: { external: [/\/src\//, /\/mock-server\//] } },
       maxWorkers: 1,
       isolate: false,

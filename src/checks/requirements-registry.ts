@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { packagePath } from '../package-root.ts';
 import { grades, sources, type Grade, type Source } from './verdicts.ts';
 
 /** The closed set of requirement areas (team contract); an ID is `<AREA>-<NNN>`. */
@@ -40,7 +40,7 @@ export interface Requirement {
   optional?: OptionalKind;
 }
 
-export const DEFAULT_REGISTRY_PATH = fileURLToPath(new URL('../../spec/requirements.yaml', import.meta.url));
+export const DEFAULT_REGISTRY_PATH = packagePath('spec/requirements.yaml');
 
 const areaAlternation = [...areas].sort((a, b) => b.length - a.length).join('|');
 /** An ID as it stands alone: area, dash, three digits. */

@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { packagePath } from '../package-root.ts';
 import { ajvErrorPointer, escapePointerToken, validateReceiptSchema } from '../receipts/receipt-schema.ts';
 
 /** The OpenAPI document is registered with ajv under this $id; `receipt.schema.json` resolves beside it. */
 export const OPENAPI_SCHEMA_ID = 'https://iari.invalid/spec/openapi.yaml';
-export const OPENAPI_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
-const RECEIPT_SCHEMA_PATH = fileURLToPath(new URL('../../spec/receipt.schema.json', import.meta.url));
+export const OPENAPI_PATH = packagePath('spec/openapi.yaml');
+const RECEIPT_SCHEMA_PATH = packagePath('spec/receipt.schema.json');
 
 /** Component schemas other modules validate against (names fixed by the team contract). */
 export const schemaNames = [

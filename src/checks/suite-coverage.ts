@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { CONTRACT_SUITES } from '../package-root.ts';
 import { requirementIdsInTitle, type Requirement } from './requirements-registry.ts';
 
-export const DEFAULT_SUITES_DIR = fileURLToPath(new URL('../../suites/contract', import.meta.url));
+export const DEFAULT_SUITES_DIR = CONTRACT_SUITES.dir;
 
 export interface SuiteTest {
   file: string;
@@ -62,7 +62,7 @@ export function testTitlesIn(source: string): string[] {
 function testFiles(dir: string): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.test.ts'))
+    .filter((name) => name.endsWith('.test.ts') || name.endsWith(CONTRACT_SUITES.suffix))
     .map((name) => join(dir, name))
     .sort();
 }

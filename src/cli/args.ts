@@ -3,11 +3,14 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
+/** What `parseFlags` returns (named, so the compiled declarations can spell it). */
+export type ParsedFlags<O extends OptionSpec> = ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: boolean }>>;
+
 /**
  * Strict flag parsing shared by every command: unknown flags and missing values are usage
  * errors (exit 2), reported with the command's name.
  */
-export function parseFlags<O extends OptionSpec>(command: string, argv: string[], options: O, allowPositionals = false) {
+export function parseFlags<O extends OptionSpec>(command: string, argv: string[], options: O, allowPositionals = false): ParsedFlags<O> {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (error) {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ExitCode } from '../exit-codes.ts';
+import { codeUrl, packageVersion } from '../package-root.ts';
 import { HarnessError, HarnessErrorCode, isHarnessError } from '../errors.ts';
 
 type CommandModule = { run(argv: string[]): Promise<number> };
@@ -15,7 +16,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
 };
 
 export function helpText(): string {
-  return readFileSync(new URL('./help.txt', import.meta.url), 'utf8');
+  return readFileSync(codeUrl('src/cli/help.txt'), 'utf8');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -25,8 +26,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
   if (name === '--version') {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return ExitCode.ok;
   }
   const load = commands[name];

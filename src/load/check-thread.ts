@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { checkWorkerUrl } from '../package-root.ts';
 import type { ErrorClass } from './load-result.ts';
 import type { CheckedPart } from './timing-builder.ts';
 
@@ -56,7 +57,7 @@ export class CheckThread {
 
   /** Starts the worker and waits until it has loaded the checker and the tokenizer (at most `timeoutMs`). */
   static start(timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
-    const worker = new Worker(new URL('./check-worker-boot.mjs', import.meta.url), { workerData: { tsHooks: (globalThis as Record<symbol, unknown>)[Symbol.for('iari.tsHooks')] === true } });
+    const worker = new Worker(checkWorkerUrl());
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
@@ -12,6 +11,7 @@ import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
 import { countTokens } from './token-count.ts';
+import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './undici-engine.ts';
 
@@ -68,7 +68,7 @@ export interface LoadConfig extends LoadSettings {
 
 const version = (): string => {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return packageVersion();
   } catch {
     return '0.0.0';
   }

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
+import { packageUrl } from '../package-root.ts';
 
-export const RECEIPT_SCHEMA_URL = new URL('../../spec/receipt.schema.json', import.meta.url);
+export const RECEIPT_SCHEMA_URL = packageUrl('spec/receipt.schema.json');
 
 export const receiptSchema: Record<string, unknown> = JSON.parse(readFileSync(RECEIPT_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
 

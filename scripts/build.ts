@@ -1,0 +1,48 @@
+// Builds dist/: tsc compiles what the package runs (tsconfig.build.json: the CLI, the library
+// entries, the check worker and the contract suites `iari test` hands to vitest) to JS plus .d.ts,
+// rewriting the sources' `.ts` import specifiers to `.js` (rewriteRelativeImportExtensions), so
+// the code keeps one form of import for tsx, vitest and the compiler. Then the files tsc does not
+// emit are put in place: the CLI's help text, and the contract suites renamed from `*.test.js`
+// to `*.contract.js` (they are iari's checks, not tests of iari; a package ships no tests).
+// Run by `npm run build`, and by `prepare` on `npm ci` and `npm pack`.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const dist = join(root, 'dist');
+
+rmSync(dist, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) {
+  process.stderr.write('build: tsc failed\n');
+  process.exit(1);
+}
+
+copyFileSync(join(root, 'src/cli/help.txt'), join(dist, 'src/cli/help.txt'));
+
+const suites = join(dist, 'suites/contract');
+let renamed = 0;
+for (const name of readdirSync(suites)) {
+  const path = join(suites, name);
+  if (name.endsWith('.test.js')) {
+    renameSync(path, join(suites, name.replace(/\.test\.js$/, '.contract.js')));
+    renamed += 1;
+  } else if (name.endsWith('.d.ts')) {
+    unlinkSync(path);
+  }
+}
+if (renamed === 0) {
+  process.stderr.write('build: no contract suites were compiled\n');
+  process.exit(1);
+}
+
+const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'));
+if (leftover.length > 0 || !existsSync(join(dist, 'src/cli/entry.js'))) {
+  process.stderr.write(`build: unexpected files in dist: ${leftover.join(', ') || 'src/cli/entry.js is missing'}\n`);
+  process.exit(1);
+}
+process.stdout.write(`build: dist/ written (${renamed} contract suites)\n`);
