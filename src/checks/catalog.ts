@@ -13,7 +13,7 @@ import { limitsChecks } from './areas/limits.ts';
 import { receiptsChecks } from './areas/receipts.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...boundsChecks, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

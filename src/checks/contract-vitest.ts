@@ -1,5 +1,7 @@
 import { startVitest } from 'vitest/node';
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
+import { basename } from 'node:path';
+import { areas } from './check-types.ts';
 import type { CheckRun } from './conformance-results.ts';
 import type { ContractProvide } from './contract-runtime.ts';
 import { idsInTitle } from './contract-runtime.ts';
@@ -9,6 +11,21 @@ import { CONTRACT_SUITES, FROM_SOURCE, packagePath, packageUrl } from '../packag
 const projectRoot = packagePath('.');
 // From source, the worker strips types from iari's own modules with these hooks (scripts/ts-hooks.mjs); from dist/ they are JS already.
 const workerExecArgv = FROM_SOURCE ? ['--import', packageUrl('scripts/register-ts.mjs').href] : [];
+
+/** Orders the contract suite files by their area's place in `areas` (check-types.ts). */
+class AreaOrder {
+  shard(files: TestSpecification[]): TestSpecification[] {
+    return files;
+  }
+  sort(files: TestSpecification[]): TestSpecification[] {
+    const rank = (f: TestSpecification): number => {
+      const name = basename(f.moduleId).split('.')[0] ?? '';
+      const i = (areas as readonly string[]).indexOf(name);
+      return i < 0 ? areas.length : i;
+    };
+    return [...files].sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export interface ContractRunOutput {
   runs: CheckRun[];
@@ -98,6 +115,8 @@ export async function runContractSuites(options: {
       testTimeout: Math.max(options.provide.settings.checkTimeoutMs ?? 20_000, 150_000) + 30_000,
       hookTimeout: 30_000,
       passWithNoTests: false,
+      // Area by area in the catalog's order (vitest's own puts the largest file first): the bounds first.
+      sequence: { sequencer: AreaOrder },
       provide: { iari: options.provide },
     },
     {},

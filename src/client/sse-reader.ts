@@ -120,6 +120,9 @@ export class SseReader {
   readonly #perCode = new Map<SseFindingCode, number>();
   /** Bytes of an incomplete line carried over from earlier reads. */
   #tail: Buffer | undefined;
+  /** Later pieces of the same open line, and the open line's length in all. */
+  #tailMore: Buffer[] = [];
+  #tailLen = 0;
   /** Absolute offset of the next byte `feed` will see. */
   #offset = 0;
   #bomDecided = false;
@@ -159,14 +162,31 @@ export class SseReader {
     this.#readStart = base;
     this.#offset += work.length;
     if (this.#tail !== undefined) {
-      base -= this.#tail.length;
-      work = Buffer.concat([this.#tail, work]);
+      // A line still open: while no terminator arrives its pieces are only collected and joined once,
+      // when it ends (joining on every read would copy a long line over and over).
+      if (this.#bomDecided && work.indexOf(LF) === -1 && work.indexOf(CR) === -1) {
+        this.#tailMore.push(Buffer.from(work));
+        this.#tailLen += work.length;
+        if (this.#tailLen > this.#maxLineBytes) {
+          this.#finding('line-too-long', this.#offset - this.#tailLen, `line longer than ${this.#maxLineBytes} bytes; discarded up to its terminator`);
+          this.#discarding = true;
+          this.#tail = undefined;
+          this.#tailMore = [];
+          this.#tailLen = 0;
+        }
+        return NO_EVENTS;
+      }
+      base -= this.#tailLen;
+      work = Buffer.concat([this.#tail, ...this.#tailMore, work]);
       this.#tail = undefined;
+      this.#tailMore = [];
+      this.#tailLen = 0;
     }
     if (!this.#bomDecided) {
       // Spec, UTF-8 decode: a leading byte order mark is stripped.
       if (work.length < 3 && isBomPrefix(work)) {
         this.#tail = Buffer.from(work);
+        this.#tailLen = work.length;
         return NO_EVENTS;
       }
       this.#bomDecided = true;
@@ -187,7 +207,9 @@ export class SseReader {
     if (this.#ended) throw new Error('SseReader.end called twice');
     this.#ended = true;
     let unterminatedLine: SseEndState['unterminatedLine'];
-    const tail = this.#tail;
+    const tail = this.#tail === undefined ? undefined : Buffer.concat([this.#tail, ...this.#tailMore]);
+    this.#tailMore = [];
+    this.#tailLen = 0;
     if (tail !== undefined && tail.length > 0) {
       const offset = this.#offset - tail.length;
       unterminatedLine = { text: tail.toString('utf8'), offset };
@@ -255,6 +277,7 @@ export class SseReader {
         return;
       }
       this.#tail = Buffer.from(b.subarray(pos));
+      this.#tailLen = this.#tail.length;
     }
   }
 

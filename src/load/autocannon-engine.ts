@@ -44,6 +44,17 @@ interface ClientState {
   suspectAt: bigint;
 }
 
+/**
+ * Drops the connection of a request iari failed mid-response (a timeout, a bound) and opens a new
+ * one. autocannon reuses the client's HTTP parser, which is still inside the old response's body:
+ * without starting it over, the next response's bytes would be read as the rest of that body
+ * (and end a request that never saw its head).
+ */
+function resetConnection(client: AutocannonClient): void {
+  client._resetConnection();
+  (client.parser as { initialize?: (type: string) => void }).initialize?.('RESPONSE');
+}
+
 function headerValue(raw: unknown, name: string): string | null {
   if (!Array.isArray(raw)) return null;
   for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -97,7 +108,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       st.timer = null;
       setImmediate(() => {
         if (stopping) client.destroy();
-        else client._resetConnection();
+        else resetConnection(client);
       });
     };
     const onBody = (buf: Buffer, start: number, len: number): void => {
@@ -203,7 +214,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
         timer.fail(t, 'timeout', `the response did not end within the request deadline of ${limits.deadlineMs / 1000} s (--request-timeout)`);
         st.timer = null;
         if (stopping) client.destroy();
-        else client._resetConnection();
+        else resetConnection(client);
         continue;
       }
       if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
@@ -215,7 +226,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
         timer.fail(t, 'timeout', `no byte for ${limits.timeoutMs} ms`);
         st.timer = null;
         if (stopping) client.destroy();
-        else client._resetConnection();
+        else resetConnection(client);
       }
     }
   }, 50);

@@ -19,7 +19,7 @@ function probeHeader(ctx: CheckContext): Record<string, string> {
 
 const bounds: CheckDef = {
   name: 'headers-response-bounds',
-  area: 'headers',
+  area: 'bounds',
   ids: [...IDS],
   title: `responses end within the request deadline, stay within 16 MiB on the wire and inflated, nest JSON at most ${responseLimits.jsonDepth} levels, are well-formed HTTP/1.1, and stream events of at most 8 MiB`,
   async run(ctx, j) {
