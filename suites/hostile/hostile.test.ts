@@ -31,12 +31,21 @@ const PARALLEL = 4;
  * (--run-timeout, the load duration and its 5 s grace) are what a hang would exceed by far.
  */
 let startupS = 0;
-let testRunS = 15;
-const testArgs = (): string[] => ['--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${testRunS}s`];
+/**
+ * Per mode, `iari test` judges the bounds and the requirement the mode breaks (--only: the other
+ * checks are not selected), so each run takes a few request deadlines, not a whole run. The
+ * whole-run deadline against a server that hangs is proven once, by a full run (below).
+ */
+const ONLY = 'HDR-012,HDR-013,HDR-014,HDR-015,HDR-016,CHAT-STREAM-044,AUTH-005';
+const TEST_RUN_S = 60;
+const TEST_ARGS = ['--only', ONLY, '--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${TEST_RUN_S}s`];
+/** The full run against the endless stream: the checks get at least 15 s after startup. */
+let fullRunS = 20;
+const fullArgs = (): string[] => ['--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${fullRunS}s`];
 /** --run-timeout, the 30 s backstop after it, and startup and report writing. */
-const testBoundS = (): number => testRunS + 30 + 2 * startupS;
+const testBoundS = (runS: number): number => runS + 30 + 2 * startupS;
 /** Duration, the fixed 5 s end grace, startup and report writing. */
-const loadBoundS = (): number => LOAD_S + 5 + 15 + 2 * startupS;
+const loadBoundS = (): number => LOAD_S + 5 + 20 + 3 * startupS;
 
 /** The requirement each mode must fail, the message that must say why, and the load error class it must produce. */
 const expected: Record<HostileMode, { id: string; message: RegExp; loadClass: string; loadDetail: RegExp }> = {
@@ -64,6 +73,18 @@ interface ModeRuns {
   otherOrigin: { requests: number; withAuthorization: number };
 }
 const runs = new Map<HostileMode, ModeRuns>();
+let fullRun: { run: ChildRun; dir: string } | undefined;
+
+/** A whole `iari test` (every check) against the endless stream: it must end at --run-timeout. */
+async function runFull(): Promise<void> {
+  const server = await startHostileServer('endless-stream');
+  const dir2 = join(dir, 'test-full');
+  try {
+    fullRun = { run: await runIari(['test', '--base-url', server.url, ...fullArgs(), '--report', dir2], { IARI_TOKEN: CANARY }, (testBoundS(fullRunS) + 60) * 1000), dir: dir2 };
+  } finally {
+    await server.close();
+  }
+}
 
 async function runMode(mode: HostileMode): Promise<void> {
   const server = await startHostileServer(mode);
@@ -71,7 +92,7 @@ async function runMode(mode: HostileMode): Promise<void> {
   const loadDir = join(dir, `load-${mode}`);
   try {
     const env = { IARI_TOKEN: CANARY };
-    const test = await runIari(['test', '--base-url', server.url, ...testArgs(), '--report', testDir], env, (testBoundS() + 60) * 1000);
+    const test = await runIari(['test', '--base-url', server.url, ...TEST_ARGS, '--report', testDir], env, (testBoundS(TEST_RUN_S) + 60) * 1000);
     const load = await runIari(['load', '--base-url', server.url, ...LOAD_ARGS, '--report', loadDir], env, (loadBoundS() + 60) * 1000);
     runs.set(mode, { test, load, testDir, loadDir, otherOrigin: { ...server.otherOrigin } });
   } finally {
@@ -82,12 +103,12 @@ async function runMode(mode: HostileMode): Promise<void> {
 beforeAll(async () => {
   const help = await runIari(['test', '--help'], {}, 120_000);
   startupS = help.wallMs / 1000;
-  // The run's clock starts with the command: leave the checks at least 12 s after startup.
-  testRunS = Math.max(15, Math.ceil(2 * startupS + 12));
-  const queue = [...hostileModes];
+  // The run's clock starts with the command: leave the checks at least 15 s after startup.
+  fullRunS = Math.max(20, Math.ceil(2 * startupS + 15));
+  const queue: (HostileMode | 'full')[] = ['full', ...hostileModes];
   await Promise.all(
     Array.from({ length: PARALLEL }, async () => {
-      for (let m = queue.shift(); m !== undefined; m = queue.shift()) await runMode(m);
+      for (let m = queue.shift(); m !== undefined; m = queue.shift()) await (m === 'full' ? runFull() : runMode(m));
     }),
   );
 }, 600_000);
@@ -99,11 +120,12 @@ afterAll(() => {
     const row = (cmd: string, c: ChildRun) => ({ mode: m, command: cmd, exit: c.code, wallS: Number((c.wallMs / 1000).toFixed(1)), peakRssMiB: Math.round(c.peakRssMiB), peakTreeRssMiB: Math.round(c.peakTreeRssMiB) });
     return [row('test', r.test), row('load', r.load)];
   });
+  if (fullRun !== undefined) rows.push({ mode: 'endless-stream', command: 'test (all checks)', exit: fullRun.run.code, wallS: Number((fullRun.run.wallMs / 1000).toFixed(1)), peakRssMiB: Math.round(fullRun.run.peakRssMiB), peakTreeRssMiB: Math.round(fullRun.run.peakTreeRssMiB) });
   if (rows.length > 0) {
     const out = join(ROOT, 'reports/bench');
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'hostile.json'), `${JSON.stringify({ from: iariCommand().from, startupS, testArgs: testArgs(), loadArgs: LOAD_ARGS, rows }, null, 2)}\n`);
-    process.stdout.write(`\nhostile servers (${iariCommand().from}, startup ${startupS.toFixed(1)} s, test ${testArgs().join(' ')}):\n${rows.map((r) => `${r.mode.padEnd(22)} ${r.command.padEnd(5)} exit ${String(r.exit).padEnd(4)} ${String(r.wallS).padStart(5)} s ${String(r.peakRssMiB).padStart(4)} MiB (tree ${r.peakTreeRssMiB})`).join('\n')}\n`);
+    writeFileSync(join(out, 'hostile.json'), `${JSON.stringify({ from: iariCommand().from, startupS, testArgs: TEST_ARGS, fullArgs: fullArgs(), loadArgs: LOAD_ARGS, rows }, null, 2)}\n`);
+    process.stdout.write(`\nhostile servers (${iariCommand().from}, startup ${startupS.toFixed(1)} s, test ${TEST_ARGS.join(' ')}):\n${rows.map((r) => `${r.mode.padEnd(22)} ${r.command.padEnd(17)} exit ${String(r.exit).padEnd(4)} ${String(r.wallS).padStart(5)} s ${String(r.peakRssMiB).padStart(4)} MiB (tree ${r.peakTreeRssMiB})`).join('\n')}\n`);
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -133,7 +155,7 @@ describe('hostile servers', () => {
     it(`${e.id}: iari test against ${modeBehaviour[mode]} ends within its --run-timeout (plus startup), exits 1 and fails ${e.id} saying why, in bounded memory, leaking nothing`, () => {
       const r = runs.get(mode);
       if (r === undefined) throw new Error(`mode ${mode} did not run`);
-      common(r.test, r.testDir, testBoundS());
+      common(r.test, r.testDir, testBoundS(TEST_RUN_S));
       expect(r.test.code, r.test.stderr).toBe(1);
       const report = JSON.parse(readFileSync(join(r.testDir, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string; failures?: { message: string; received?: unknown }[] }[] };
       const messages = report.results.flatMap((x) => (x.verdict === 'fail' ? (x.failures ?? []).map((f) => `${x.id}: ${f.message}${f.received === undefined ? '' : ` (received ${JSON.stringify(f.received)})`}`) : []));
@@ -154,6 +176,13 @@ describe('hostile servers', () => {
       expect(result.errors.examples.map((x) => x.detail).join('\n')).toMatch(e.loadDetail);
     });
   }
+
+  it('HDR-012: a whole iari test (every check) against an endless stream ends at its --run-timeout, exits 1 and says how many requirements were not decided', () => {
+    if (fullRun === undefined) throw new Error('the full run did not run');
+    common(fullRun.run, fullRun.dir, testBoundS(fullRunS));
+    expect(fullRun.run.code, fullRun.run.stderr).toBe(1);
+    expect(fullRun.run.stderr).toMatch(/the run's deadline \(--run-timeout [^)]+\) passed: \d+ requirement\(s\) were not decided/);
+  });
 
   it('a 307 to another origin never carries the token there (RFC 9110 §15.4: no redirect is followed)', () => {
     const r = runs.get('redirect-other-origin');
