@@ -3,6 +3,8 @@ import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
 import type { RunDeadline } from './check-deadline.ts';
+import { RateLimitRetry } from './rate-limit-retry.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 /** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
 export interface RunSettings {
@@ -24,6 +26,8 @@ export interface RunSettings {
   requestTimeoutMs?: number;
   /** The run's deadline (epoch ms) and its configured length (--run-timeout). */
   runDeadline?: RunDeadline;
+  /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
+  maxRateLimitWaitMs?: number;
 }
 
 export interface LimitTokens {
@@ -35,9 +39,18 @@ export interface LimitTokens {
   capped?: string;
 }
 
-export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void> } = {}): CheckContext {
+export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
+  const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const rateLimits = new RateLimitRetry({
+    sleep,
+    random: seededRandom(s.seed ^ 0x429),
+    ...(s.maxRateLimitWaitMs === undefined ? {} : { maxTotalWaitMs: s.maxRateLimitWaitMs }),
+    ...(hooks.now === undefined ? {} : { now: hooks.now }),
+    ...(hooks.progress === undefined ? {} : { progress: hooks.progress }),
+  });
   const http = new CheckHttp({
+    rateLimits,
     root: s.root,
     token: s.token,
     ...(s.secondToken === undefined ? {} : { secondToken: s.secondToken }),
@@ -56,9 +69,10 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     shared: new SharedRequests(),
     includeLimits: s.includeLimits,
     limitTokens: s.limitTokens ?? {},
-    sleep: hooks.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
+    discovered: {},
   };
 }
 

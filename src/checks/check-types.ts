@@ -41,6 +41,8 @@ export interface CheckContext {
   checkTimeoutMs: number;
   /** The whole run's deadline (--run-timeout): no check starts after it (check-deadline.ts). */
   runDeadline?: import('./check-deadline.ts').RunDeadline;
+  /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
+  discovered: import('./usage-shape.ts').Discoveries;
 }
 
 export interface CheckDef {

@@ -7,6 +7,7 @@ import type { ContractProvide } from './contract-runtime.ts';
 import { idsInTitle } from './contract-runtime.ts';
 import type { CheckOutcome } from './check-types.ts';
 import { CONTRACT_SUITES, FROM_SOURCE, packagePath, packageUrl } from '../package-root.ts';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from './rate-limit-retry.ts';
 
 const projectRoot = packagePath('.');
 // From source, the worker strips types from iari's own modules with these hooks (scripts/ts-hooks.mjs); from dist/ they are JS already.
@@ -38,7 +39,7 @@ export function checkRunOfTestCase(tc: TestCase, redact: (s: string) => string):
   const meta = tc.meta().iari;
   const ids = idsInTitle(tc.name);
   const durationMs = Math.round(tc.diagnostic()?.duration ?? 0);
-  if (meta !== undefined) return { title: tc.name, ids, outcomes: meta.outcomes, durationMs: meta.durationMs };
+  if (meta !== undefined) return { title: tc.name, ids, outcomes: meta.outcomes, durationMs: meta.durationMs, ...(meta.discovered === undefined ? {} : { discovered: meta.discovered }) };
   const result = tc.result();
   const message =
     result.state === 'failed'
@@ -112,7 +113,8 @@ export async function runContractSuites(options: {
       isolate: false,
       fileParallelism: false,
       // The runner's own per-check timeout fails a slow check first; this only catches a stuck test.
-      testTimeout: Math.max(options.provide.settings.checkTimeoutMs ?? 20_000, 150_000) + 30_000,
+      // Waiting out a rate limit does not spend a check's budget (check-runner.ts), so it extends this too.
+      testTimeout: Math.max(options.provide.settings.checkTimeoutMs ?? 20_000, 150_000) + 30_000 + (options.provide.settings.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS),
       hookTimeout: 30_000,
       passWithNoTests: false,
       // Area by area in the catalog's order (vitest's own puts the largest file first): the bounds first.

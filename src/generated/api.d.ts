@@ -944,7 +944,7 @@ export interface components {
         };
         /** @constant */
         proto: "1.0-draft.2";
-        id: string;
+        id: string & unknown;
         iat: number;
         act: {
             verb: components["schemas"]["verb"];
@@ -955,8 +955,8 @@ export interface components {
         decision: {
             /** @enum {unknown} */
             result: "allowed" | "denied";
-            reason?: string;
-            subcode?: string;
+            reason?: string & unknown;
+            subcode?: string & unknown;
             prose?: string;
             "the service"?: components["schemas"]["digest"];
             crit_object?: {
@@ -1004,7 +1004,7 @@ export interface components {
             $defs: {
                 /** @constant */
                 proto: "1.0-draft.2";
-                id: string;
+                id: string & unknown;
                 iss: components["schemas"]["keyref"];
                 iat: number;
                 digest: string;
@@ -1029,8 +1029,8 @@ export interface components {
                 decision: {
                     /** @enum {unknown} */
                     result: "allowed" | "denied";
-                    reason?: string;
-                    subcode?: string;
+                    reason?: string & unknown;
+                    subcode?: string & unknown;
                     prose?: string;
                     "the service"?: components["schemas"]["digest"];
                     crit_object?: {
