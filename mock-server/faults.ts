@@ -5,13 +5,14 @@ import { httpFaults } from './core/http-faults.ts';
 import { chatFaults } from './core/chat-faults.ts';
 import { receiptRouteFaults } from './core/receipt-route-faults.ts';
 import { withClientBreaks } from './core/client-impact.ts';
+import { boundsFaults } from './core/bounds-faults.ts';
 import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { openShapeModes } from './core/open-shapes.ts';
 
 export type { FaultDefinition };
 
 /** Every fault and legal mode the mock can apply: `--fault NAME`, `options.faults`, `x-iari-fault`. */
-export const faults: readonly FaultDefinition[] = withClientBreaks([...coreFaults, ...accountFaults, ...httpFaults, ...chatFaults, ...receiptRouteFaults, ...receiptFaults, ...rateLimitFaults, ...openShapeModes]);
+export const faults: readonly FaultDefinition[] = withClientBreaks([...coreFaults, ...accountFaults, ...httpFaults, ...chatFaults, ...receiptRouteFaults, ...receiptFaults, ...rateLimitFaults, ...openShapeModes, ...boundsFaults]);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));
 

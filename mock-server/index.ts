@@ -22,6 +22,8 @@ export interface MockServerOptions extends Omit<CoreOptions, 'receipts'> {
   receipts?: boolean | ReceiptIssuer;
   /** Durable receipt ledger file, passed to the receipt issuer. */
   ledger?: string;
+  /** Receipts kept in memory per chain (default 10,000; receipt-issuer.ts): older ones only in the ledger. */
+  receiptRetention?: number;
   /** Entries kept in the send log (default 10,000 requests). */
   sendLogCapacity?: number;
 }
@@ -49,6 +51,7 @@ function receiptIssuerFor(options: MockServerOptions): { issuer: ReceiptIssuer |
   const owned = createReceiptIssuer({
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+    ...(options.receiptRetention === undefined ? {} : { retention: options.receiptRetention }),
     ...(clock === undefined ? {} : { now: () => Math.floor(clock() / 1000) }),
   });
   return { issuer: owned, owned };
@@ -57,7 +60,7 @@ function receiptIssuerFor(options: MockServerOptions): { issuer: ReceiptIssuer |
 /** Starts the bundled mock server on 127.0.0.1 (or `host` when given), port 0 (a free port) by default. */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const host = options.host ?? '127.0.0.1';
-  const { receipts: _r, host: _h, port: _p, ledger: _l, sendLogCapacity: _s, ...coreOptions } = options;
+  const { receipts: _r, host: _h, port: _p, ledger: _l, sendLogCapacity: _s, receiptRetention: _rr, ...coreOptions } = options;
   let core: MockCore;
   const receipts = receiptIssuerFor(options);
   try {

@@ -5,6 +5,7 @@ import { AccountRegistry, loadAccountsFile, type AccountsFile, type AccountState
 import { ModelCatalogue, defaultModels, type ModelInfo, type ModelInput } from './models.ts';
 import { badRequest, errorResponse, unknownUrl, type ApiError } from './http-errors.ts';
 import { applyHttpFaults } from './http-faults.ts';
+import { applyBoundsFaults } from './bounds-faults.ts';
 import { rewriteChatRequest, rewriteChatResponse } from './chat-faults.ts';
 import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
@@ -188,7 +189,7 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   const refusal = (r: { status: 400 | 500; param: string | null; message: string }): ApiError =>
     r.status === 500 ? { status: 500, type: 'server_error', message: r.message, param: null, code: null } : badRequest(r.param, r.message);
   const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
-  return withRequestId(applyHttpFaults(state, req, ctx, routed), faults);
+  return withRequestId(applyBoundsFaults(req, faults, applyHttpFaults(state, req, ctx, routed)), faults);
 }
 
 function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockResponse {

@@ -5,6 +5,7 @@ import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
+import type { RunDeadline } from './check-deadline.ts';
 import { RateLimitRetry } from './rate-limit-retry.ts';
 import { seededRandom } from '../seeded-random.ts';
 
@@ -30,6 +31,8 @@ export interface RunSettings {
   requestTimeoutMs?: number;
   /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
   connection?: ConnectionOptions;
+  /** The run's deadline (epoch ms) and its configured length (--run-timeout). */
+  runDeadline?: RunDeadline;
   /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
   maxRateLimitWaitMs?: number;
 }
@@ -77,6 +80,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     limitTokens: s.limitTokens ?? {},
     sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
+    ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
   };
 }

@@ -7,7 +7,7 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
 
   iari mock [--port N] [--host H] [--fault NAME]... [--ttft MS] [--itl MS] [--jitter MS]
             [--tokens-per-chunk N[,N...]] [--seed N] [--ledger FILE] [--accounts FILE]
-            [--no-receipts] [--no-limits]
+            [--no-receipts] [--no-limits] [--receipt-retention N]
   iari mock --list-faults [--json]
 
   --port N             port to listen on (default 0: a free port)
@@ -21,6 +21,10 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
   --tokens-per-chunk   tokens per content chunk, or a pattern cycled through (default 1)
   --seed N             seed of the deterministic generator (default 0)
   --ledger FILE        append receipts durably to FILE (a restart continues the chain)
+  --receipt-retention N
+                       Receipts kept in memory per account (default 10000); older ones live
+                       only in the ledger (or only as the chain's head and counts), and
+                       GET /v1/receipts lists the kept ones with "omitted": how many it leaves out
   --accounts FILE      accounts fixture (default fixtures/accounts.json)
   --no-receipts        turn the receipts extension off (/v1/receipts* answer 404)
   --no-limits          do not enforce requests/tokens per minute
@@ -44,6 +48,7 @@ export const mockFlagSpec = {
   accounts: { type: 'string' },
   'no-receipts': { type: 'boolean' },
   'no-limits': { type: 'boolean' },
+  'receipt-retention': { type: 'string' },
   'list-faults': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -93,6 +98,7 @@ export async function run(argv: string[]): Promise<number> {
     limits: values['no-limits'] !== true,
     ...(tokensPerChunk === undefined ? {} : { tokensPerChunk }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
+    ...(values['receipt-retention'] === undefined ? {} : { receiptRetention: parseIntegerFlag('mock', 'receipt-retention', values['receipt-retention'], 1, 100_000_000) ?? 0 }),
     ...(values.accounts === undefined ? {} : { accounts: values.accounts }),
   }).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;

@@ -62,6 +62,24 @@ describe('iari test', () => {
     }
   });
 
+  it('prints its deadlines in --help, with the whole run bounded at 5 minutes by default, and rejects a malformed one (exit 2)', async () => {
+    let out = '';
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+    try {
+      expect(await run(['--help'])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(out).toMatch(/--request-timeout D/);
+    expect(out).toMatch(/--check-timeout D/);
+    expect(out).toMatch(/--run-timeout D\s+deadline of the whole run \(default 5m\)/);
+    for (const bad of [['--run-timeout', 'soon'], ['--request-timeout', '0'], ['--check-timeout', '-1s']]) {
+      const error = await run(bad).catch((e: unknown) => e);
+      expect(isHarnessError(error) && error.exitCode, bad.join(' ')).toBe(2);
+    }
+  });
+
   it('writes the same conformance.json for the same seed, apart from timings', async () => {
     const [a, b] = await Promise.all([iari(['--seed', '5', '--report', join(tmp, 'a')]), iari(['--seed', '5', '--report', join(tmp, 'b')])]);
     expect(a.code, a.stderr).toBe(0);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { parseFlags, parseIntegerFlag } from './args.ts';
+import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import type { ConformanceReport, Profile } from '../checks/verdicts.ts';
@@ -12,12 +12,13 @@ import { requirementInfos } from '../checks/registry-view.ts';
 import { runConformance } from '../checks/conformance-run.ts';
 import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
 import { preflightRequestsPerMinute } from '../checks/preflight.ts';
-import { parseDurationFlag } from '../checks/rate-limit-wait.ts';
+import { parseDurationFlag as parseWaitDuration } from '../checks/rate-limit-wait.ts';
 import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
-import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import type { MockServer } from '../../mock-server/index.ts';
 import { assertTargetAllowed, connectionFlagSpec, connectionFromFlags, connectionHelp, connectionSecrets } from '../client/connection-options.ts';
+import { runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
 
 const HELP = `Usage: iari test [options]
 
@@ -48,6 +49,14 @@ Options:
   --report DIR         write the report there (default reports/<run-id>/)
   --json               print conformance.json to stdout instead of the summary table
 
+Deadlines (durations like 500ms, 10s, 2m, 1h):
+  --request-timeout D  total deadline of one request, body included (default 10s against the
+                       bundled mock, 60s otherwise); a response still arriving then fails HDR-012
+  --check-timeout D    deadline of one check (default 20s bundled mock, 3m otherwise); its
+                       requests are aborted and its undecided requirements fail
+  --run-timeout D      deadline of the whole run (default 5m): checks not started by then are
+                       not run and their requirements fail as "not decided", saying so
+
 ${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
 `;
@@ -72,6 +81,9 @@ const options = {
   'max-rate-limit-wait': { type: 'string' },
   report: { type: 'string' },
   json: { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  'check-timeout': { type: 'string' },
+  'run-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...connectionFlagSpec,
 } as const;
@@ -123,6 +135,11 @@ function mockAccounts(byAccount: Record<string, string>, main: string): Pick<Run
   return { ...(second === undefined ? {} : { secondToken: second }), limitTokens };
 }
 
+/** Loaded only when no --base-url is given: the mock (and its tokenizer tables, about 60 MiB) stays out of runs against other servers. */
+async function startBundledMock(): Promise<MockServer> {
+  return (await import('../../mock-server/index.ts')).startMockServer();
+}
+
 export interface TestDeps {
   /** A bundled mock already started by the caller (iari start); it stays open afterwards. */
   mock?: MockServer;
@@ -145,7 +162,14 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const badInclude = include.filter((v) => v !== 'limits');
   if (badInclude.length > 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --include accepts only "limits", got "${badInclude.join(',')}"`);
   const seed = parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
-  const maxRateLimitWaitMs = values['max-rate-limit-wait'] === undefined ? undefined : parseDurationFlag(values['max-rate-limit-wait']);
+  const timeouts = {
+    request: parseDurationFlag('iari test', 'request-timeout', values['request-timeout'], 0.1, 3600),
+    check: parseDurationFlag('iari test', 'check-timeout', values['check-timeout'], 0.1, 24 * 3600),
+    run: parseDurationFlag('iari test', 'run-timeout', values['run-timeout'], 1, 7 * 24 * 3600),
+  };
+  // The run's clock starts now: starting the mock, the preflight and vitest all count.
+  const startedAt = Date.now();
+  const maxRateLimitWaitMs = values['max-rate-limit-wait'] === undefined ? undefined : parseWaitDuration(values['max-rate-limit-wait']);
   if (maxRateLimitWaitMs === undefined && values['max-rate-limit-wait'] !== undefined) {
     throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --max-rate-limit-wait must be a duration like 90s, 10m or 1m30s, got "${values['max-rate-limit-wait']}"`);
   }
@@ -169,7 +193,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   }
 
   const ownMock = base === undefined && deps.mock === undefined;
-  const mock = base === undefined ? (deps.mock ?? (await startMockServer())) : undefined;
+  const mock = base === undefined ? (deps.mock ?? (await startBundledMock())) : undefined;
   const onSigint = (): void => {
     if (ownMock) void mock?.close();
     process.exit(ExitCode.interrupted);
@@ -197,12 +221,12 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       ...(mock === undefined ? { connection } : {}),
       ...(maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs }),
     };
+    Object.assign(settings, testTimeouts(timeouts, settings.target, startedAt));
     if (mock === undefined) {
       // A real model can take a while per answer, and a throttled check waits for its slots.
       settings.requestsPerMinute = await preflightRequestsPerMinute(settings);
-      settings.requestTimeoutMs = 60_000;
-      settings.checkTimeoutMs = 600_000;
     }
+    for (const note of runDeadlineNotes('before', settings)) process.stderr.write(`iari: ${note}\n`);
     const runDir = createRunDir({ report: values.report });
     const tty = process.stdout.isTTY === true && values.json !== true;
     const { report, errors } = await runConformance({
@@ -228,6 +252,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     } else {
       process.stdout.write(redactor.string(formatSummary(report)));
       for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
+      for (const note of runDeadlineNotes('after', settings, report)) process.stderr.write(`iari: ${note}\n`);
       process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);
     }
     return failed ? ExitCode.conformanceFailed : ExitCode.ok;

@@ -1,5 +1,6 @@
 import type { StreamRuleCode } from './stream-rules.ts';
 import type { AssembledChoice, AssembledToolCall } from './stream-assembly.ts';
+import { previewJson } from './json-depth.ts';
 
 export interface Where {
   at?: number;
@@ -37,9 +38,10 @@ export function isNonNegInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0;
 }
 
+/** A short preview of a server value for a finding message; never a whole serialisation of what may be megabytes or deeply nested. */
 export function show(v: unknown): string {
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 80 ? s.slice(0, 77) + '...' : s;
+  const s = previewJson(v, 80);
+  return s.length > 80 ? s.slice(0, 77) + '...' : s;
 }
 
 /**

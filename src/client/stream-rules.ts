@@ -17,6 +17,8 @@ export const streamRules = {
   // SSE framing, from the reader
   'invalid-utf8': { requirementId: 'CHAT-STREAM-041', grade: 'MUST', expectation: 'every byte of the event stream is valid UTF-8' },
   'line-too-long': { requirementId: 'CHAT-STREAM-005', grade: 'MUST', expectation: 'lines are of bounded length' },
+  'event-too-long': { requirementId: 'CHAT-STREAM-046', grade: 'SHOULD', expectation: 'the data of one event stays within 8 MiB' },
+  'json-too-deep': { requirementId: 'HDR-015', grade: 'MUST', expectation: 'JSON nests at most 64 levels deep' },
   'ended-mid-event': { requirementId: 'CHAT-STREAM-002', grade: 'MUST', expectation: 'the stream ends with a complete data: [DONE] event (terminated by an empty line)' },
   'ignored-field': { requirementId: 'CHAT-STREAM-042', grade: 'INFO', expectation: 'unknown fields, a non-digit retry and NUL in id are legal and ignored' },
   'comment-lines': { requirementId: 'CHAT-STREAM-032', grade: 'INFO', expectation: 'comment (keep-alive) lines are legal and ignored' },

@@ -841,7 +841,7 @@ export interface components {
         /** @description The Receipt record: spec/receipt.schema.json (JSON Schema 2020-12, version label 1.0-draft.2). */
         Receipt: components["schemas"]["receipt.schema"];
         /**
-         * @description profile (D-HTTP-27): GET /v1/receipts, the caller's Mandate chain oldest first; head is the digest of the last Receipt, null when empty.
+         * @description profile (D-HTTP-27): GET /v1/receipts, the caller's Mandate chain oldest first; head is the digest of the last Receipt, null when empty. A server that keeps only its most recent Receipts (the bundled mock keeps 10,000 per chain: docs/mock-receipts.md, Memory) lists those, oldest first, and says in omitted how many older ones it leaves out; the first listed Receipt's prev then names the last omitted one.
          * @example {
          *       "object": "list",
          *       "mandate": {
@@ -929,6 +929,8 @@ export interface components {
             object: "list";
             mandate: components["schemas"]["Mandate"];
             head: components["schemas"]["Digest"] | null;
+            /** @description How many older Receipts of the chain are not listed (absent when the list is the whole chain). head and the chain itself are unchanged: the omitted Receipts are in the server's ledger, and the listed ones still link to them. */
+            omitted?: number;
             data: components["schemas"]["receipt.schema"][];
         };
         keyref: string;

@@ -28,9 +28,17 @@ export interface EngineLimits {
   maxRequests: number | null;
   /** Idle timeout: no byte for this long fails the request with class `timeout` (reset on every byte). */
   timeoutMs: number;
+  /** Total deadline of one request from its actual send, body included: past it, class `timeout` (a server that keeps sending cannot hold it). */
+  deadlineMs: number;
   /** After stopNs, in-flight requests get this long to finish; the rest are aborted (not errors). */
   drainMs: number;
 }
+
+/** The short fixed grace in-flight requests get after a run's end before they are aborted and counted as aborted at end. */
+export const END_GRACE_MS = 5_000;
+
+/** Default total deadline of one load request (--request-timeout). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface EngineHooks {
   collector: Collector;

@@ -10,6 +10,7 @@ import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts'
 import type { LoadSettings, ModeConfig } from './run-load.ts';
 import { parseSlos } from './slo.ts';
 import { workloadFlagSpec, workloadFromFlags, type WorkloadPlan } from './workload-options.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './engine.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -28,6 +29,7 @@ export const loadFlagSpec = {
   stream: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
   timeout: { type: 'string' },
+  'request-timeout': { type: 'string' },
   slo: { type: 'string', multiple: true },
   sweep: { type: 'boolean' },
   'sweep-steps': { type: 'string' },
@@ -137,6 +139,7 @@ export function planFromFlags(v: Values): LoadPlan {
   const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null ? 10 : null;
   const warmupS = v.warmup === undefined ? 0 : parseDuration('warmup', v.warmup, 0, 600);
   const timeoutMs = (v.timeout === undefined ? 30 : parseDuration('timeout', v.timeout, 0.1, 600)) * 1000;
+  const requestTimeoutMs = (v['request-timeout'] === undefined ? DEFAULT_REQUEST_TIMEOUT_MS / 1000 : parseDuration('request-timeout', v['request-timeout'], 0.1, 3600)) * 1000;
   const maxTokens = v['max-tokens'] === undefined ? 64 : parseNumber('max-tokens', v['max-tokens'], 1, 100_000, true);
   const seed = v.seed === undefined ? 1 : parseNumber('seed', v.seed, 0, 2 ** 31 - 1, true);
   let shard: ShardInfo | null = null;
@@ -172,6 +175,7 @@ export function planFromFlags(v: Values): LoadPlan {
     promptsSource,
     seed,
     timeoutMs,
+    requestTimeoutMs,
     slos,
     sloExprs,
     sweep: v.sweep === true,

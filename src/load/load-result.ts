@@ -70,7 +70,7 @@ export interface HistogramSummary {
 /** Closed set of error classes; every failed request is counted in exactly one. */
 export const errorClasses = [
   'http_status', // a non-2xx status
-  'timeout', // no byte for `--timeout` (the timer is reset on every byte) or the request deadline hit
+  'timeout', // no byte for `--timeout` (reset on every byte), or the response did not end within `--request-timeout`
   'reset', // connection reset / closed mid-response
   'connect', // could not connect
   'stream_nonconforming', // the strict SSE reader/stream checker flagged the stream
@@ -121,7 +121,10 @@ export interface RunMeta {
     stream: boolean;
     prompts: 'builtin' | { file: string; count: number };
     seed: number;
+    /** Idle timeout (--timeout): no byte for this long. */
     timeoutMs: number;
+    /** Total deadline of one request (--request-timeout); absent in results written before it existed. */
+    requestTimeoutMs?: number;
     slos: string[];
     /** Token-length workload (--input-tokens, --output-tokens, --dataset, --extra-body); absent: prompts with max_tokens. */
     workload?: WorkloadMeta;

@@ -2,9 +2,9 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
-import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
+import { acquireCheckThread, activeCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
-import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
@@ -16,7 +16,7 @@ import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
-import { runClosedLoopUndici, runOpenLoop, sendOne } from './undici-engine.ts';
+import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './undici-engine.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -35,6 +35,8 @@ export interface LoadSettings {
   promptsSource: RunMeta['config']['prompts'];
   seed: number;
   timeoutMs: number;
+  /** Total deadline of one request (--request-timeout; default DEFAULT_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
@@ -87,8 +89,6 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
 
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
 export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  // Load the tokenizer's tables now, not inside the first timed request.
-  countTokens('warm up the tokenizer');
   const url = new URL(cfg.baseUrl);
   const conn = cfg.connection ?? noConnectionOptions;
   const workload = cfg.workload === undefined ? undefined : buildWorkload(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts });
@@ -100,13 +100,15 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
       'content-type': 'application/json',
       authorization: `Bearer ${cfg.token}`,
       accept: cfg.stream ? 'text/event-stream' : 'application/json',
+      // identity: iari load never inflates a body (a gzip bomb fails at its head: response-bounds.ts).
+      'accept-encoding': 'identity',
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
     body: workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
-  // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
+  // The worker starts first, so that it checks the priming request too and this thread never loads the tokenizer.
   const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
   try {
     return await measure(cfg, target, worker, workload);
@@ -116,8 +118,12 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
 }
 
 async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
+  const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   await worker;
+  // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
+  // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
+  if (activeCheckThread() === null) countTokens('warm up the tokenizer');
+  if (cfg.prime !== false) await prime(target, cfg.timeoutMs, requestTimeoutMs);
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind === 'open' ? arrivalTimes(scheduleOf(cfg, cfg.mode)) : null;
@@ -142,8 +148,9 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     },
   });
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
-  // In-flight requests get time to finish after the stop (each is still bound by the idle timeout).
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, drainMs: Math.min(120_000, Math.max(10_000, cfg.timeoutMs)) };
+  // In-flight requests get a short fixed grace after the stop, then are aborted (counted as aborted at end):
+  // a run ends at its bound whatever the server does.
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,
@@ -208,6 +215,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       prompts: cfg.promptsSource,
       seed: cfg.seed,
       timeoutMs: cfg.timeoutMs,
+      requestTimeoutMs,
       slos: [...cfg.sloExprs],
       ...(cfg.workload === undefined ? {} : { workload: workloadMeta(cfg.workload) }),
     },
@@ -266,13 +274,16 @@ function shareRate(rate: number, shard: ShardInfo | null): number {
   return shard === null ? rate : rate / shard.count;
 }
 
-/** One unmeasured request through the same checker path; its outcome is ignored (the run reports errors itself). */
-async function prime(target: EngineTarget, timeoutMs: number): Promise<void> {
+/** One unmeasured request through the same checker path, under the same deadlines; its outcome is ignored (the run reports errors itself). */
+async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number): Promise<void> {
   const options = { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
   const pool = target.dispatcher?.(options) ?? new Pool(target.origin, options);
+  const inFlight: InFlight = new Map();
+  const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
   try {
-    await sendOne(pool, target, -1, now(), 0, new Map());
+    await sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs);
   } finally {
+    clearInterval(sweep);
     await pool.destroy().catch(() => undefined);
   }
 }

@@ -214,8 +214,42 @@ function distribution(name: 'ttft' | 'itl' | 'e2e', r: LoadResult): Html {
   })}`;
 }
 
+/**
+ * Stretches of whole seconds in which no request succeeded (a server that went away, a stall): each
+ * is [first, last] second. Seconds with no slice at all (nothing started or finished) count too.
+ */
+export function outageSeconds(slices: readonly Timeslice[]): [number, number][] {
+  if (slices.length === 0) return [];
+  const byS = new Map(slices.map((s) => [s.tS, s]));
+  const first = Math.min(...byS.keys());
+  const last = Math.max(...byS.keys());
+  const out: [number, number][] = [];
+  for (let t = first; t <= last; t++) {
+    if ((byS.get(t)?.ok ?? 0) > 0) continue;
+    const open = out.at(-1);
+    if (open !== undefined && open[1] === t - 1) open[1] = t;
+    else out.push([t, t]);
+  }
+  return out;
+}
+
+/** The slices with the seconds that have none filled in with zero counts (so a stall shows as a dip to zero). */
+function everySecond(slices: readonly Timeslice[]): Timeslice[] {
+  const t = [...slices].sort((a, b) => a.tS - b.tS);
+  const out: Timeslice[] = [];
+  for (const s of t) {
+    const prev = out.at(-1);
+    for (let k = prev === undefined ? s.tS : prev.tS + 1; k < s.tS; k++) {
+      out.push({ ...s, epochS: s.epochS - (s.tS - k), tS: k, started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: prev?.inFlight ?? 0, ttftP50Us: null, ttftP99Us: null, e2eP50Us: null, e2eP99Us: null, itlP99Us: null });
+    }
+    out.push(s);
+  }
+  return out;
+}
+
 function overTimeSection(r: LoadResult): Html {
-  const t: Timeslice[] = [...r.timeslices].sort((a, b) => a.tS - b.tS);
+  const t: Timeslice[] = everySecond(r.timeslices);
+  const gaps = outageSeconds(t);
   const series = (name: string, f: (s: Timeslice) => number | null, tone?: 'good' | 'bad') => ({
     name,
     ...(tone === undefined ? {} : { tone }),
@@ -247,13 +281,19 @@ function overTimeSection(r: LoadResult): Html {
       xLabel: 'time (s)',
       yLabel: 'ms',
       yFormat: ms,
+      // Seconds in which nothing finished have no latency: the line breaks there instead of bridging the gap.
+      breakOver: 1,
       ...(ttftSlo === undefined ? {} : { thresholds: [{ value: ttftSlo.threshold / 1000, label: `SLO ${ttftSlo.expr}` }] }),
     })}${lineChart({
       title: 'In flight at the end of each second',
       series: [series('in flight', (s) => s.inFlight)],
       xLabel: 'time (s)',
       yLabel: 'requests',
-    })}</div>`,
+    })}</div>${
+      gaps.length === 0
+        ? ''
+        : html`<p class="note">No request succeeded during ${gaps.map(([a, b]) => (a === b ? `second ${a}` : `seconds ${a}–${b}`)).join(', ')} (${gaps.reduce((n, [a, b]) => n + b - a + 1, 0)} s in all): the gap in the charts above.</p>`
+    }`,
     'over-time',
   );
 }

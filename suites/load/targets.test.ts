@@ -104,7 +104,7 @@ describe('iari load against real-deployment targets (loopback stand-ins)', () =>
       const base = `http://${name.name}:${new URL(target.origin).port}/v1`;
       const out = await iari(['load', '--base-url', base, ...loadArgs, '--report', report], { IARI_TOKEN: target.tokens.default });
       expect(out.code).toBe(0);
-      expect(out.stderr).toContain(`iari load: sending load to ${base}: closed loop, 2 concurrent requests, for 1 s, then up to 30 s to drain`);
+      expect(out.stderr).toContain(`iari load: sending load to ${base}: closed loop, 2 concurrent requests, for 1 s, then 5 s of grace for requests in flight`);
       const r = result(report);
       expect(r.meta.baseUrl).toBe(base);
       expect(r.meta.mode).toMatchObject({ engine: 'autocannon' });
