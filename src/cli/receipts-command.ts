@@ -6,7 +6,7 @@ import { parseFlags } from './args.ts';
 // `sign` and `keygen` load the signing side when they run.
 import { DIGEST_PATTERN } from '../receipts/digest.ts';
 import { FINDING_CODES, type Finding } from '../receipts/findings.ts';
-import { readPublicKeyref } from '../receipts/key-file.ts';
+import { readPublicKeyref } from '../receipts/keyref.ts';
 import { parseStrictText } from '../receipts/strict-json.ts';
 import type { ChainVerifyResult } from '../receipts/chain-verifier.ts';
 import type { Ed25519Key } from '../receipts/signing-key.ts';

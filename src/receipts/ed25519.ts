@@ -1,5 +1,5 @@
 import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
-import { ed25519, ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
+import { decodePoint, isSmallOrderPoint, isTorsionFreePoint } from './ed25519-point.ts';
 
 // D-RCPT-04: RFC 8032 §5.1.7 strict verification. The cheap strictness checks run here in JS
 // (byte comparisons, or once per key); the group equation [S]B = R + [k]A runs in node:crypto
@@ -10,8 +10,18 @@ import { ed25519, ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
 /** L, the order of the prime-order subgroup, little-endian (RFC 8032 §5.1). */
 const L_LE = Uint8Array.from(Buffer.from('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010', 'hex'));
 
-/** The 8 small-order points, plus the two non-canonical y = p, p+1 encodings, with the sign bit cleared. */
-const SMALL_ORDER: readonly Uint8Array[] = [...ED25519_TORSION_SUBGROUP, 'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'].map((hex) => {
+/** The 8 small-order points (noble's ED25519_TORSION_SUBGROUP), plus the two non-canonical y = p, p+1 encodings, with the sign bit cleared. */
+const TORSION_SUBGROUP = [
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  '0000000000000000000000000000000000000000000000000000000000000080',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+];
+const SMALL_ORDER: readonly Uint8Array[] = [...TORSION_SUBGROUP, 'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'].map((hex) => {
   const b = Uint8Array.from(Buffer.from(hex, 'hex'));
   b[31] = (b[31] ?? 0) & 0x7f;
   return b;
@@ -47,12 +57,7 @@ export function isCanonicalY(bytes: Uint8Array): boolean {
 /** True when 32 bytes are the canonical encoding of a curve point (y < p, x exists, no x = 0 with the sign bit set). */
 export function isCanonicalPoint(bytes: Uint8Array): boolean {
   if (bytes.length !== 32 || !isCanonicalY(bytes)) return false;
-  try {
-    ed25519.Point.fromBytes(bytes, false);
-    return true;
-  } catch {
-    return false;
-  }
+  return decodePoint(bytes) !== undefined;
 }
 
 export type PublicKeyCheck = { ok: true } | { ok: false; reason: string };
@@ -64,14 +69,25 @@ export type PublicKeyCheck = { ok: true } | { ok: false; reason: string };
  */
 export function checkPublicKey(publicKey: Uint8Array): PublicKeyCheck {
   if (publicKey.length !== 32) return { ok: false, reason: 'public key is not 32 bytes' };
-  let point;
-  try {
-    point = ed25519.Point.fromBytes(publicKey, false);
-  } catch {
-    return { ok: false, reason: 'public key is not a canonical curve point encoding' };
+  // The subgroup check is a bigint scalar multiplication (about 5 ms before the JIT warms up), and
+  // the same key is usually checked twice (--trust, then the Receipts' iss): once per key.
+  const hex = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('hex');
+  let check = checkedKeys.get(hex);
+  if (check === undefined) {
+    if (checkedKeys.size >= 1024) checkedKeys.clear();
+    check = checkPoint(publicKey);
+    checkedKeys.set(hex, check);
   }
-  if (point.isSmallOrder()) return { ok: false, reason: 'public key is a small-order point' };
-  if (!point.isTorsionFree()) return { ok: false, reason: 'public key has a small-order component (not in the prime-order subgroup)' };
+  return check;
+}
+
+const checkedKeys = new Map<string, PublicKeyCheck>();
+
+function checkPoint(publicKey: Uint8Array): PublicKeyCheck {
+  const point = decodePoint(publicKey);
+  if (point === undefined) return { ok: false, reason: 'public key is not a canonical curve point encoding' };
+  if (isSmallOrderPoint(point)) return { ok: false, reason: 'public key is a small-order point' };
+  if (!isTorsionFreePoint(point)) return { ok: false, reason: 'public key has a small-order component (not in the prime-order subgroup)' };
   return { ok: true };
 }
 

@@ -1,5 +1,4 @@
 import { decodeBase64url, encodeBase64url } from './base64url.ts';
-import { decodeKeyref } from './keyref.ts';
 import { Ed25519Key } from './signing-key.ts';
 import { parseStrictText } from './strict-json.ts';
 
@@ -25,10 +24,5 @@ export function readPrivateKeyText(text: string): KeyFileRead {
   return { ok: true, key };
 }
 
-/** A public key argument: a did:key keyref, or the text of a .pub file (its first line). */
-export function readPublicKeyref(text: string): { ok: true; keyref: string } | { ok: false; reason: string } {
-  const keyref = text.trim().split(/\r?\n/)[0]?.trim() ?? '';
-  const decoded = decodeKeyref(keyref);
-  if (!decoded.ok) return { ok: false, reason: decoded.reason };
-  return { ok: true, keyref };
-}
+// Kept in keyref.ts so that `iari receipts verify` does not load the signing code (noble) at start-up.
+export { readPublicKeyref } from './keyref.ts';
