@@ -254,22 +254,22 @@ export class ChainVerifier {
 
   finish(): ChainVerifyResult {
     const n = this.#n;
-    const parent = this.#parent.a;
-    const state = this.#state.a;
-    const gate = this.#gate.a;
-    const member = (i: number) => ((state[i] as number) & S_MEMBER) !== 0;
+    const parentOf = this.#parent;
+    const stateOf = this.#state;
+    const gateOf = this.#gate;
+    const member = (i: number) => (stateOf.get(i) & S_MEMBER) !== 0;
     // Resolve links to Receipts that came later in the input.
     for (let k = 0; k < this.#pendingPrevOf.length; k++) {
       const i = this.#pendingPrevOf.get(k);
       const p = this.#digestIndex.find(this.#pendingPrev.get(k));
-      if (p !== -1) parent[i] = p;
+      if (p !== -1) parentOf.set(i, p);
       // D-RCPT-07: "every prev names a member (CHAIN_BREAK)".
       else this.#add({ code: 'CHAIN_BREAK', index: i, pointer: '/prev', detail: 'prev names no Receipt of this chain' });
     }
     for (let k = 0; k < this.#pendingGateOf.length; k++) {
       const i = this.#pendingGateOf.get(k);
       const g = this.#digestIndex.find(this.#pendingGate.get(k));
-      gate[i] = g;
+      gateOf.set(i, g);
       // D-RCPT-22: an outcome's gate "must name a member (GATE_NOT_FOUND)".
       if (g === -1) this.#add({ code: 'GATE_NOT_FOUND', index: i, pointer: '/gate', detail: 'gate names no Receipt of this chain' });
     }
@@ -277,7 +277,7 @@ export class ChainVerifier {
     const firstChild = new Int32Array(n).fill(-1);
     const nextSibling = new Int32Array(n).fill(-1);
     for (let i = n - 1; i >= 0; i--) {
-      const p = parent[i] as number;
+      const p = parentOf.get(i);
       if (p >= 0 && member(i)) {
         nextSibling[i] = firstChild[p] as number;
         firstChild[p] = i;
@@ -289,7 +289,7 @@ export class ChainVerifier {
     for (let i = 0; i < n; i++) {
       if (!member(i)) continue;
       members++;
-      const p = parent[i] as number;
+      const p = parentOf.get(i);
       if (p === -1) {
         genesisCount++;
         roots.push(i);
@@ -299,7 +299,7 @@ export class ChainVerifier {
       if (p >= 0 && firstChild[p] !== i) this.#add({ code: 'CHAIN_FORK', index: i, pointer: '/prev', detail: `index ${firstChild[p]} has the same prev` });
     }
     if (genesisCount === 0 && members > 0) this.#add({ code: 'CHAIN_NO_GENESIS', index: null, detail: 'no Receipt without prev' });
-    for (let i = 0; i < n; i++) if (member(i) && (parent[i] as number) === -2) roots.push(i);
+    for (let i = 0; i < n; i++) if (member(i) && parentOf.get(i) === -2) roots.push(i);
     const rank = new Int32Array(n).fill(-1);
     let next = 0;
     const stack: number[] = [];
@@ -316,13 +316,13 @@ export class ChainVerifier {
       }
     }
     let head = -1;
-    if (roots.length > 0 && (parent[roots[0] as number] as number) === -1) {
+    if (roots.length > 0 && parentOf.get(roots[0] as number) === -1) {
       head = roots[0] as number;
       while ((firstChild[head] as number) !== -1) head = firstChild[head] as number;
     }
     // Along the links: iat order and issuer changes.
     for (let i = 0; i < n; i++) {
-      const p = parent[i] as number;
+      const p = parentOf.get(i);
       if (p < 0 || !member(i)) continue;
       // D-RCPT-07: "Along the links iat never decreases (IAT_REGRESSION)".
       if (this.#iat.get(i) < this.#iat.get(p)) this.#add({ code: 'IAT_REGRESSION', index: i, pointer: '/iat', detail: `iat earlier than the previous Receipt's (index ${p})` });
@@ -331,9 +331,9 @@ export class ChainVerifier {
     // D-RCPT-22 pairing, in input order: every outcome Receipt against the member its gate names.
     const firstOutcome = new Int32Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
-      const g = gate[i] as number;
+      const g = gateOf.get(i);
       if (g < 0) continue;
-      const gs = state[g] as number;
+      const gs = stateOf.get(g);
       const at = (code: FindingCode, pointer: string, detail: string) => this.#add({ code, index: i, pointer, detail });
       // "that comes earlier in the chain order (GATE_NOT_PRIOR)".
       if ((rank[g] as number) > (rank[i] as number)) at('GATE_NOT_PRIOR', '/gate', `the gate (index ${g}) comes later in the chain`);
@@ -349,7 +349,7 @@ export class ChainVerifier {
       if (this.#iat.get(i) < this.#iat.get(g)) at('PAIR_IAT_REGRESSION', '/iat', `iat earlier than the gate's (index ${g})`);
     }
     for (let i = 0; i < n; i++) {
-      const s = state[i] as number;
+      const s = stateOf.get(i);
       // D-RCPT-22: "An allowed gate without an outcome is the warning GATE_OPEN" (stop.approve excluded).
       if ((s & S_MEMBER) !== 0 && (s & (S_OUTCOME | S_STOP)) === 0 && (s & S_ALLOWED) !== 0 && firstOutcome[i] === -1) {
         this.#add({ code: 'GATE_OPEN', index: i, detail: 'allowed gate without an outcome' });

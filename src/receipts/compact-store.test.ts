@@ -16,6 +16,26 @@ describe('compact store', () => {
     }
   });
 
+  it('keeps numbers and records across page boundaries (pages of 65,536), set included', () => {
+    const n = 65_536 * 2 + 17;
+    const ints = new GrowableInt32(4);
+    const recs = new ByteRecords(8, 4);
+    const index = new RecordIndex(recs);
+    const key = (i: number) => createHash('sha256').update(String(i)).digest().subarray(0, 8);
+    for (let i = 0; i < n; i++) {
+      ints.push(i * 3 - 5);
+      expect(index.add(recs.push(key(i)))).toBe(-1);
+    }
+    ints.set(65_536, 42);
+    for (const i of [0, 65_535, 65_537, 131_071, 131_072, n - 1]) {
+      expect(ints.get(i)).toBe(i * 3 - 5);
+      expect(Buffer.from(recs.get(i)).equals(key(i))).toBe(true);
+      expect(index.find(key(i))).toBe(i);
+    }
+    expect(ints.get(65_536)).toBe(42);
+    expect(recs.count).toBe(n);
+  });
+
   it('overwrites one slot with set and leaves the others', () => {
     const store = new GrowableInt32(1);
     for (const v of [1, 2, 3]) store.push(v);

@@ -1,64 +1,91 @@
-// Bounded-memory storage for the streaming verifier: fixed-width byte records in one growable
-// buffer, and an open-addressing hash index over them (keys are SHA-256 outputs, so their
+// Bounded-memory storage for the streaming verifier: fixed-width byte records in pages, and an
+// open-addressing hash index over them (keys are SHA-256 outputs, so their
 // first 4 bytes are a good hash).
 
+// Paged, not doubled: one contiguous buffer that doubles holds up to twice what it needs and, while
+// it copies, three times (old + new); for a 1,000,000-Receipt chain that was most of the peak RSS
+// (issue 13: 1,000,000 Receipts under 256 MiB). Page 0 doubles up to PAGE records (small inputs stay
+// small); every later page holds PAGE records and nothing is copied again.
+const PAGE_SHIFT = 16;
+const PAGE = 1 << PAGE_SHIFT;
+const PAGE_MASK = PAGE - 1;
+
 export class ByteRecords {
-  buf: Uint8Array;
+  readonly #pages: Uint8Array[];
   count = 0;
   constructor(
     readonly width: number,
     initial = 1024,
   ) {
-    this.buf = new Uint8Array(width * initial);
+    this.#pages = [new Uint8Array(width * Math.min(initial, PAGE))];
   }
 
   push(bytes: Uint8Array): number {
-    if ((this.count + 1) * this.width > this.buf.length) this.buf = doubled(this.buf, (n) => new Uint8Array(n));
-    this.buf.set(bytes.subarray(0, this.width), this.count * this.width);
-    return this.count++;
+    const slot = this.count;
+    const w = this.width;
+    const pageIndex = slot >>> PAGE_SHIFT;
+    let page = this.#pages[pageIndex];
+    if (page === undefined) {
+      page = new Uint8Array(w * PAGE);
+      this.#pages.push(page);
+    } else if (pageIndex === 0 && (slot + 1) * w > page.length) {
+      const next = new Uint8Array(Math.min(page.length * 2, w * PAGE));
+      next.set(page);
+      page = next;
+      this.#pages[0] = page;
+    }
+    page.set(bytes.subarray(0, w), (slot & PAGE_MASK) * w);
+    this.count++;
+    return slot;
   }
 
   equals(slot: number, key: Uint8Array): boolean {
-    const o = slot * this.width;
-    const b = this.buf;
-    for (let k = 0; k < this.width; k++) if (b[o + k] !== key[k]) return false;
+    const b = this.#pages[slot >>> PAGE_SHIFT] as Uint8Array;
+    const w = this.width;
+    const o = (slot & PAGE_MASK) * w;
+    for (let k = 0; k < w; k++) if (b[o + k] !== key[k]) return false;
     return true;
   }
 
   get(slot: number): Uint8Array {
-    return this.buf.subarray(slot * this.width, (slot + 1) * this.width);
+    const o = (slot & PAGE_MASK) * this.width;
+    return (this.#pages[slot >>> PAGE_SHIFT] as Uint8Array).subarray(o, o + this.width);
   }
 }
 
 type NumberArray = Int32Array | Float64Array | Uint8Array;
 
-/** A copy of `a` twice as long, for appending past its end. */
-function doubled<A extends NumberArray>(a: A, make: (length: number) => A): A {
-  const next = make(a.length * 2);
-  next.set(a);
-  return next;
-}
-
-/** An append-only typed array that doubles when full. */
+/** An append-only array of numbers in typed-array pages (page 0 doubles up to PAGE entries). */
 class GrowableNumbers<A extends NumberArray> {
-  a: A;
+  readonly #pages: A[];
   length = 0;
   constructor(
     private readonly make: (length: number) => A,
     initial: number,
   ) {
-    this.a = make(initial);
+    this.#pages = [make(Math.min(initial, PAGE))];
   }
   push(v: number): number {
-    if (this.length === this.a.length) this.a = doubled(this.a, this.make);
-    this.a[this.length] = v;
+    const i = this.length;
+    const pageIndex = i >>> PAGE_SHIFT;
+    let page = this.#pages[pageIndex];
+    if (page === undefined) {
+      page = this.make(PAGE);
+      this.#pages.push(page);
+    } else if (pageIndex === 0 && i === page.length) {
+      const next = this.make(Math.min(page.length * 2, PAGE));
+      next.set(page);
+      page = next;
+      this.#pages[0] = page;
+    }
+    page[i & PAGE_MASK] = v;
     return this.length++;
   }
   get(i: number): number {
-    return this.a[i] as number;
+    return (this.#pages[i >>> PAGE_SHIFT] as A)[i & PAGE_MASK] as number;
   }
   set(i: number, v: number): void {
-    this.a[i] = v;
+    (this.#pages[i >>> PAGE_SHIFT] as A)[i & PAGE_MASK] = v;
   }
 }
 
