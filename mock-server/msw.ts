@@ -1,6 +1,8 @@
 // `iari/msw`: the bundled mock's core offered as msw request handlers, for testing clients of the
 // interface in-process. The same core answers as behind `startMockServer`'s socket: same routes,
 // accounts, usage accounting, limits, Receipts and faults (`x-iari-fault` header or `faults`).
+// msw is a peer dependency: `http` below is the user's own msw, so the handlers carry what that
+// msw's server consults (msw 2.13 and later skip handlers a different copy of msw built).
 //
 //   import { setupServer } from 'msw/node';
 //   import { createMockHandlers } from 'iari/msw';
