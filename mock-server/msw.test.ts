@@ -58,6 +58,8 @@ async function runClient(base: string): Promise<Observation[]> {
   const list = (await models.clone().json()) as { data: { id: string }[] };
   out.push(await observe('models', models));
   const model = list.data[0]?.id ?? 'missing';
+  out.push(await observe('model', await fetch(`${base}/models/${encodeURIComponent(model)}`)));
+  out.push(await observe('model-unknown', await fetch(`${base}/models/no-such-model`, { headers: auth })));
   out.push(await observe('me', await fetch(`${base}/me`, { headers: auth })));
   const chat = (extra: Record<string, unknown>, headers: Record<string, string> = {}) =>
     fetch(`${base}/chat/completions`, {
@@ -114,6 +116,8 @@ describe('msw handlers and the socket server share one core', () => {
     const events = byStep.get('stream')?.body as string[];
     expect(events.at(-1)).toBe('data: [DONE]');
     expect(byStep.get('unknown-model')?.status).toBe(404);
+    expect(byStep.get('model')?.status).toBe(200);
+    expect(byStep.get('model-unknown')?.status).toBe(404);
     expect(byStep.get('no-token')?.status).toBe(401);
     expect(byStep.get('no-token')?.headers['www-authenticate']).toMatch(/^Bearer/);
     expect((byStep.get('fault-header')?.body as string[]).at(-1)).not.toBe('data: [DONE]');
