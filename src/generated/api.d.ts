@@ -517,6 +517,7 @@ export interface components {
                 name: string;
             };
         };
+        /** @description compat (D-HTTP-44): json_object answers one JSON object (the messages must mention JSON); json_schema answers JSON valid against schema, streamed or not; with strict true a schema outside the strict subset answers 400, param response_format. */
         ResponseFormat: {
             /** @enum {unknown} */
             type: "text" | "json_object";
