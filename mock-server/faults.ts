@@ -4,13 +4,24 @@ import { accountFaults } from './core/account-faults.ts';
 import { httpFaults } from './core/http-faults.ts';
 import { chatFaults } from './core/chat-faults.ts';
 import { receiptRouteFaults } from './core/receipt-route-faults.ts';
+import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { modelRouteFaults } from './core/model-route.ts';
 import { responseFormatFaults } from './core/response-format.ts';
 
 export type { FaultDefinition };
 
 /** Every fault and legal mode the mock can apply: `--fault NAME`, `options.faults`, `x-iari-fault`. */
-export const faults: readonly FaultDefinition[] = [...coreFaults, ...accountFaults, ...httpFaults, ...chatFaults, ...receiptRouteFaults, ...receiptFaults, ...modelRouteFaults, ...responseFormatFaults];
+export const faults: readonly FaultDefinition[] = [
+  ...coreFaults,
+  ...accountFaults,
+  ...httpFaults,
+  ...chatFaults,
+  ...receiptRouteFaults,
+  ...receiptFaults,
+  ...rateLimitFaults,
+  ...modelRouteFaults,
+  ...responseFormatFaults,
+];
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));
 

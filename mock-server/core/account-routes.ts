@@ -4,6 +4,7 @@ import type { AccountState } from './accounts.ts';
 import { badRequest, errorResponse } from './http-errors.ts';
 import { json } from './json-response.ts';
 import { applyMeFaults } from './account-faults.ts';
+import { reportedRequestsPerMinute } from './rate-limit-faults.ts';
 
 // GET /v1/me and GET /v1/me/usage, with the account faults.
 
@@ -13,6 +14,7 @@ export function meBody(state: CoreState, account: AccountState, f: ReadonlySet<s
   if (f.has('me-wrong-types') && me['usage'] !== undefined) me['usage']['requests_this_month'] = String(me['usage']['requests_this_month']);
   if (f.has('me-renews-at-not-iso') && me['plan'] !== undefined) me['plan']['renews_at'] = String(me['plan']['renews_at']).replace('T', ' ').replace('Z', '');
   if (f.has('me-features-missing') && me['features'] !== undefined) delete me['features']['ember_os'];
+  if (me['limits'] !== undefined) me['limits']['requests_per_minute'] = reportedRequestsPerMinute(Number(me['limits']['requests_per_minute']), f);
   applyMeFaults(me, f);
   return me;
 }

@@ -8,6 +8,7 @@ import { validateChatRequest, type ChatRequest } from './validate.ts';
 import { planCompletion, type CompletionPlan } from './plan.ts';
 import { renderCompletion, renderStream, streamStepCount, streamWire } from './render.ts';
 import { admit, checkLimits } from './limits.ts';
+import { enforcedRequestsPerMinute, limitedHeaders } from './rate-limit-faults.ts';
 import { nanoToDecimal } from './decimal.ts';
 import { newCompletionId } from './ids.ts';
 import { mulberry32 } from './rng.ts';
@@ -150,13 +151,15 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   const estimatedTokens = plan.promptTokens + plan.completionTokens;
   let limitHeaders: HeaderMap = {};
   if (state.limits && !f.has('limit-never-429')) {
-    const verdict = checkLimits(account, now, estimatedTokens);
+    const rpm = enforcedRequestsPerMinute(account.fixture.limits.requests_per_minute, f);
+    const verdict = checkLimits(account, now, estimatedTokens, rpm);
     limitHeaders = f.has('limit-no-ratelimit-headers') ? {} : verdict.headers;
     if (!verdict.allowed) {
-      const headers: HeaderMap = { ...limitHeaders };
+      let headers: HeaderMap = { ...limitHeaders };
       // HTTP profile: 429 with `Retry-After` (integer seconds >= 1).
       if (!f.has('limit-no-retry-after')) headers['retry-after'] = f.has('limit-retry-after-invalid') ? '0.5' : String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
-      const limit = verdict.which === 'requests' ? account.fixture.limits.requests_per_minute : account.fixture.limits.tokens_per_minute;
+      headers = limitedHeaders(headers, f);
+      const limit = verdict.which === 'requests' ? rpm : account.fixture.limits.tokens_per_minute;
       return fail(
         {
           status: 429,

@@ -21,13 +21,13 @@ export interface LimitVerdict {
 /**
  * RPM and TPM over a sliding 60 s window. A request is admitted while fewer requests than the
  * limit were made in the window and the tokens used plus this request's estimate fit the limit.
+ * `rpm`: the enforced requests per minute (a rate-limit fault may hold it below the account's).
  */
-export function checkLimits(account: AccountState, now: number, estimatedTokens: number): LimitVerdict {
+export function checkLimits(account: AccountState, now: number, estimatedTokens: number, rpm = account.fixture.limits.requests_per_minute): LimitVerdict {
   const requests = account.requestWindow;
   const tokens = account.tokenWindow;
   requests.prune(now);
   tokens.prune(now);
-  const rpm = account.fixture.limits.requests_per_minute;
   const tpm = account.fixture.limits.tokens_per_minute;
   const requestsOver = requests.count >= rpm;
   const tokensOver = tokens.sum + estimatedTokens > tpm;

@@ -2,6 +2,8 @@ import type { CheckContext } from './check-types.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
+import { RateLimitRetry } from './rate-limit-retry.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 /** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
 export interface RunSettings {
@@ -21,6 +23,8 @@ export interface RunSettings {
   requestsPerMinute?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
+  maxRateLimitWaitMs?: number;
 }
 
 export interface LimitTokens {
@@ -32,9 +36,18 @@ export interface LimitTokens {
   capped?: string;
 }
 
-export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void> } = {}): CheckContext {
+export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
+  const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const rateLimits = new RateLimitRetry({
+    sleep,
+    random: seededRandom(s.seed ^ 0x429),
+    ...(s.maxRateLimitWaitMs === undefined ? {} : { maxTotalWaitMs: s.maxRateLimitWaitMs }),
+    ...(hooks.now === undefined ? {} : { now: hooks.now }),
+    ...(hooks.progress === undefined ? {} : { progress: hooks.progress }),
+  });
   const http = new CheckHttp({
+    rateLimits,
     root: s.root,
     token: s.token,
     ...(s.secondToken === undefined ? {} : { secondToken: s.secondToken }),
@@ -53,7 +66,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     shared: new SharedRequests(),
     includeLimits: s.includeLimits,
     limitTokens: s.limitTokens ?? {},
-    sleep: hooks.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
   };
 }

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { RequestGate } from './throttle.ts';
+import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
 /** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
 export type Auth = 'token' | 'none' | { authorization: string };
@@ -13,6 +14,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Do not add the run's fault header (used by checks that must see the faithful behaviour). */
   noFault?: boolean;
+  /** `raw`: a 429 goes to the check as it is, never waited out (checks that exhaust limits on purpose). */
+  rateLimit?: 'retry' | 'raw';
 }
 
 export interface HttpExchange {
@@ -69,8 +72,10 @@ export class CheckHttp {
   readonly #gate: RequestGate;
   readonly #timeoutMs: number;
   readonly sent: SentRecord[] = [];
+  /** Waits out 429s (absent: every 429 goes to the check as it is). */
+  readonly rateLimits: RateLimitRetry | undefined;
 
-  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number }) {
+  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry }) {
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
     this.secondToken = options.secondToken;
@@ -79,6 +84,7 @@ export class CheckHttp {
     this.#fault = options.fault;
     this.#gate = options.gate;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.rateLimits = options.rateLimits;
   }
 
   get fault(): string | undefined {
@@ -112,6 +118,11 @@ export class CheckHttp {
     return this.#gate.acquire();
   }
 
+  /** A `fetch` for SDK clients whose 429s are waited out like the checks' own (undefined: use the SDK's default). */
+  sdkFetch(timeoutMs: number): typeof fetch | undefined {
+    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs });
+  }
+
   get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
     return this.send('GET', path, options);
   }
@@ -120,11 +131,23 @@ export class CheckHttp {
     return this.send('POST', path, { ...options, json });
   }
 
-  async send(method: string, path: string, options: RequestOptions = {}): Promise<HttpExchange> {
-    const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
+  /** Sends a request; a rate-limit 429 is waited out and the request sent again (rate-limit-retry.ts) unless `rateLimit: 'raw'`. */
+  send(method: string, path: string, options: RequestOptions = {}): Promise<HttpExchange> {
+    const retry = this.rateLimits;
+    if (retry === undefined || options.rateLimit === 'raw') return this.#sendOnce(method, path, options);
+    const account = (options.auth ?? 'token') === 'token' ? 'run' : 'other';
+    return retry.run({ method, path, authorization: this.#authorization(options), account }, () => this.#sendOnce(method, path, options), (ex) => ex);
+  }
+
+  #authorization(options: RequestOptions): string | undefined {
     const auth = options.auth ?? 'token';
-    if (auth === 'token') headers['authorization'] = `Bearer ${this.#token}`;
-    else if (auth !== 'none') headers['authorization'] = auth.authorization;
+    return auth === 'token' ? `Bearer ${this.#token}` : auth === 'none' ? undefined : auth.authorization;
+  }
+
+  async #sendOnce(method: string, path: string, options: RequestOptions): Promise<HttpExchange> {
+    const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
+    const authorization = this.#authorization(options);
+    if (authorization !== undefined) headers['authorization'] = authorization;
     if (this.#fault !== undefined && options.noFault !== true) headers['x-iari-fault'] = this.#fault;
     let body: string | Uint8Array | undefined;
     if (options.json !== undefined) {
@@ -137,6 +160,7 @@ export class CheckHttp {
     const url = this.root + path;
     const curl = this.#curl(method, url, headers, body);
     await this.#gate.acquire();
+    const windowEntry = this.rateLimits?.noteSent(authorization);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const started = performance.now();
     const signal = AbortSignal.timeout(timeoutMs);
@@ -201,6 +225,8 @@ export class CheckHttp {
       responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
     }
     const requestId = responseHeaders['x-request-id'];
+    const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
+    if (windowEntry !== undefined && typeof used === 'number') windowEntry.tokens = used;
     const sentJson = options.json;
     this.sent.push({ method, path, status: res.statusCode, requestId, sentJson, json, headers: responseHeaders });
     return {

@@ -2,15 +2,27 @@ import type { Grade } from './verdicts.ts';
 import type { CheckContext, CheckDef, CheckOutcome } from './check-types.ts';
 import { Judge } from './judge.ts';
 import { CheckHttpError } from './check-http.ts';
+import { rateLimitGiveUp } from './rate-limit-retry.ts';
+import { judgeRateLimitEvents, reportedLimitsOf } from './rate-limit-findings.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
 
 class CheckTimeout extends Error {}
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** `paused()`: milliseconds spent waiting out rate limits so far; they do not count against the budget. */
+function withTimeout<T>(p: Promise<T>, ms: number, paused: () => number = () => 0): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CheckTimeout(`the check did not finish within ${ms} ms`)), ms);
+    let credited = paused();
+    const arm = (delay: number): void => {
+      timer = setTimeout(() => {
+        const extra = paused() - credited;
+        credited += extra;
+        if (extra > 0) arm(extra);
+        else reject(new CheckTimeout(`the check did not finish within ${ms} ms`));
+      }, delay);
+    };
+    arm(ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -25,11 +37,17 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
     judge.skipRest(LIMITS_SKIP_REASON);
     return judge.outcomes();
   }
+  const rateLimits = ctx.http.rateLimits;
+  rateLimits?.drain();
   try {
-    await withTimeout(def.run(ctx, judge), def.timeoutMs ?? ctx.checkTimeoutMs);
+    await withTimeout(def.run(ctx, judge), def.timeoutMs ?? ctx.checkTimeoutMs, () => rateLimits?.waitedMs ?? 0);
   } catch (error) {
     const message = ctx.http.redact(error instanceof Error ? error.message : String(error));
-    if (error instanceof CheckHttpError) {
+    const giveUp = rateLimitGiveUp(error);
+    if (giveUp !== undefined) {
+      // The server's rate limit kept the check from deciding: LIMIT-010 judges that, not this check's IDs.
+      judge.skipRest(`${ctx.http.redact(giveUp.message)}; LIMIT-010 reports it`);
+    } else if (error instanceof CheckHttpError) {
       judge.failRest({ message: `request failed: ${message}`, curl: error.curl });
     } else if (error instanceof CheckTimeout) {
       judge.failRest({ message });
@@ -37,5 +55,19 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
       judge.failRest({ message: `the check could not decide: ${message}` });
     }
   }
-  return judge.outcomes();
+  return [...judge.outcomes(), ...(await rateLimitOutcomes(ctx, gradeOf))];
+}
+
+/** The 429s this check met, judged by the LIMIT and HDR requirements only (rate-limit-findings.ts). */
+async function rateLimitOutcomes(ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
+  const events = ctx.http.rateLimits?.drain() ?? [];
+  if (events.length === 0) return [];
+  let limits;
+  try {
+    limits = reportedLimitsOf((await ctx.shared.get('rate-limits:me', () => ctx.http.get('/v1/me'))).json);
+  } catch {
+    limits = undefined;
+  }
+  events.push(...(ctx.http.rateLimits?.drain() ?? []));
+  return judgeRateLimitEvents(events, limits, gradeOf).map((o) => (o.verdict === 'fail' || o.verdict === 'non-strict' ? { ...o, failures: o.failures.map((f) => ({ ...f, message: ctx.http.redact(f.message) })) } : o));
 }

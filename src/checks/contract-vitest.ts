@@ -4,6 +4,7 @@ import type { CheckRun } from './conformance-results.ts';
 import type { ContractProvide } from './contract-runtime.ts';
 import { idsInTitle } from './contract-runtime.ts';
 import type { CheckOutcome } from './check-types.ts';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from './rate-limit-retry.ts';
 import { CONTRACT_SUITES, packagePath } from '../package-root.ts';
 
 const projectRoot = packagePath('.');
@@ -76,7 +77,8 @@ export async function runContractSuites(options: {
       isolate: false,
       fileParallelism: false,
       // The runner's own per-check timeout fails a slow check first; this only catches a stuck test.
-      testTimeout: Math.max(options.provide.settings.checkTimeoutMs ?? 20_000, 150_000) + 30_000,
+      // Waiting out a rate limit does not spend a check's budget (check-runner.ts), so it extends this too.
+      testTimeout: Math.max(options.provide.settings.checkTimeoutMs ?? 20_000, 150_000) + 30_000 + (options.provide.settings.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS),
       hookTimeout: 30_000,
       passWithNoTests: false,
       provide: { iari: options.provide },

@@ -3,18 +3,21 @@ import type { CheckContext } from './check-types.ts';
 
 /**
  * The official SDK pointed at the server under test with only the base URL (and the run's
- * fault header) set, no retries; the token is handed over in memory. Undefined when the SDK is
+ * fault header) set, no retries of its own (iari's fetch waits out 429s); the token is handed over in memory. Undefined when the SDK is
  * not installed (the SDK checks are then skipped).
  */
 export async function openaiClient(ctx: CheckContext): Promise<OpenAI | undefined> {
   const mod = await import('openai').catch(() => undefined);
   if (mod === undefined) return undefined;
   const fault = ctx.http.fault;
+  // A 429 is waited out by iari (rate-limit-retry.ts), so the SDK itself does not retry.
+  const fetch = ctx.http.sdkFetch(10_000);
   return new mod.default({
     apiKey: ctx.http.tokenForProbe(),
     baseURL: ctx.baseUrl,
     maxRetries: 0,
     timeout: 10_000,
+    ...(fetch === undefined ? {} : { fetch }),
     ...(fault === undefined ? {} : { defaultHeaders: { 'x-iari-fault': fault } }),
   });
 }

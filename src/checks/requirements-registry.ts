@@ -47,7 +47,7 @@ const areaAlternation = [...areas].sort((a, b) => b.length - a.length).join('|')
 export const REQUIREMENT_ID_PATTERN = new RegExp(`^(${areaAlternation})-(\\d{3})$`);
 const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${areaAlternation})-\\d{3}(?![0-9])`, 'g');
 
-const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale', 'optional']);
+const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'optional', 'rationale']);
 const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation'] as const;
 
 function invalid(path: string, what: string): HarnessError {

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +68,48 @@ describe('iari test', () => {
     expect(b.code, b.stderr).toBe(0);
     for (const f of ['conformance.json', 'results.ndjson', 'junit.xml']) expect(readdirSync(join(tmp, 'a'))).toContain(f);
     expect(withoutTimings(readFileSync(join(tmp, 'a', 'conformance.json'), 'utf8'))).toEqual(withoutTimings(readFileSync(join(tmp, 'b', 'conformance.json'), 'utf8')));
+  }, 150_000);
+
+  it('rejects a --max-rate-limit-wait that is not a duration (exit 2) and documents the flag in --help', async () => {
+    const error = await run(['--max-rate-limit-wait', 'ten minutes']).catch((e: unknown) => e);
+    expect(isHarnessError(error) && error.exitCode).toBe(2);
+    const help = await iari(['--help']);
+    expect(help.stdout).toMatch(/--max-rate-limit-wait DURATION\n\s+longest the whole run waits out 429s/);
+  }, 60_000);
+
+  it('LIMIT-010: a 429 during the run is waited out with a progress line on stderr, and only LIMIT requirements judge it', async () => {
+    const mock = await startMockServer({ ttftMs: 0, itlMs: 0 });
+    // A gateway in front of the mock refuses the second chat request once, with Retry-After: 1.
+    let chats = 0;
+    const gateway = createServer((req, res) => {
+      if (req.url === '/v1/chat/completions' && ++chats === 2) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Rate limit reached.', param: null } }));
+        return;
+      }
+      const target = new URL(mock.origin);
+      const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v1`;
+      const out = join(tmp, 'rate-limited');
+      const r = await iari(['--base-url', url, '--only', 'CHAT-001,CHAT-002,CHAT-031,LIMIT-009,LIMIT-010', '--report', out], { IARI_TOKEN: mock.tokens.default });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/^iari: 429 on POST \/v1\/chat\/completions \(Retry-After: 1\): waiting 1 s, then sending it again \(attempt 2; 1 s of the 10 min wait budget used\)$/m);
+      const results = (JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string }[] }).results;
+      const verdict = (id: string): string | undefined => results.find((x) => x.id === id)?.verdict;
+      expect([verdict('CHAT-001'), verdict('CHAT-002'), verdict('CHAT-031'), verdict('LIMIT-010')]).toEqual(['pass', 'pass', 'pass', 'pass']);
+      // Two requests in the window, far below the 600000 per minute /v1/me reports.
+      expect(verdict('LIMIT-009')).toBe('non-strict');
+    } finally {
+      await new Promise((r) => gateway.close(r));
+      await mock.close();
+    }
   }, 150_000);
 
   it('keeps a canary token out of every report file and output line, failures and curl lines included (exit 1)', async () => {

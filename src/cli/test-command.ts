@@ -11,6 +11,7 @@ import { requirementInfos } from '../checks/registry-view.ts';
 import { runConformance } from '../checks/conformance-run.ts';
 import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
 import { preflightRequestsPerMinute } from '../checks/preflight.ts';
+import { parseDurationFlag } from '../checks/rate-limit-wait.ts';
 import { formatSummary } from '../checks/summary-table.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
@@ -30,6 +31,12 @@ Options:
   --skip IDS           comma-separated requirement IDs not to judge
   --include limits     also run the rate-limit checks (they consume quota)
   --seed N             seed for generated inputs and requests (default 1)
+  --max-rate-limit-wait DURATION
+                       longest the whole run waits out 429s, e.g. 90s, 10m (default 10m;
+                       0 = never wait). A 429 is waited out (retry-after-ms, Retry-After,
+                       x-ratelimit-reset-*, else exponential backoff with jitter), a line on
+                       stderr says so, and only LIMIT/HDR requirements judge it; a check whose
+                       429 outlasts the budget is skipped and LIMIT-010 fails
   --report DIR         write the report there (default reports/<run-id>/)
   --json               print conformance.json to stdout instead of the summary table
 
@@ -48,6 +55,7 @@ const options = {
   skip: { type: 'string' },
   include: { type: 'string', multiple: true },
   seed: { type: 'string' },
+  'max-rate-limit-wait': { type: 'string' },
   report: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -119,6 +127,10 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const badInclude = include.filter((v) => v !== 'limits');
   if (badInclude.length > 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --include accepts only "limits", got "${badInclude.join(',')}"`);
   const seed = parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
+  const maxRateLimitWaitMs = values['max-rate-limit-wait'] === undefined ? undefined : parseDurationFlag(values['max-rate-limit-wait']);
+  if (maxRateLimitWaitMs === undefined && values['max-rate-limit-wait'] !== undefined) {
+    throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --max-rate-limit-wait must be a duration like 90s, 10m or 1m30s, got "${values['max-rate-limit-wait']}"`);
+  }
   const known = new Set(requirementInfos().keys());
   const selection: Selection = { grade, only: idList('only', values.only, known), skip: idList('skip', values.skip, known) };
 
@@ -158,6 +170,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       target: mock === undefined ? 'external' : 'bundled-mock',
       includeLimits: include.includes('limits'),
       ...mockAccounts(byAccount, token),
+      ...(maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs }),
     };
     if (mock === undefined) {
       // A real model can take a while per answer, and a throttled check waits for its slots.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
+import { slowdown } from './machine-slowdown.ts';
 
 describe('runs are bounded in count and time', () => {
   let mock: MockServer;
@@ -21,11 +22,12 @@ describe('runs are bounded in count and time', () => {
   }
 
   it('a --duration run stops issuing at the deadline and lets the last streams finish', async () => {
+    const bound = 3000 * slowdown();
     const t0 = Date.now();
     const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'autocannon' }, { durationS: 0.5, prime: false }));
     const elapsed = Date.now() - t0;
     expect(elapsed).toBeGreaterThanOrEqual(500);
-    expect(elapsed).toBeLessThan(3000);
+    expect(elapsed).toBeLessThan(bound);
     expect(result.counts.abortedAtEnd).toBe(0);
     expect(result.counts.finished).toBe(result.counts.started);
   });

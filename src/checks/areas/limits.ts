@@ -44,7 +44,8 @@ const requestsPerMinute: CheckDef = {
     let accepted = 0;
     let limited: HttpExchange | undefined;
     for (let i = 0; i <= rpm && limited === undefined; i++) {
-      const ex = await ctx.http.post('/v1/chat/completions', body, { auth });
+      // `raw`: this check exhausts the window on purpose, so its 429 must not be waited out.
+      const ex = await ctx.http.post('/v1/chat/completions', body, { auth, rateLimit: 'raw' });
       if (ex.status === 429) limited = ex;
       else if (ex.status === 200) accepted += 1;
     }
@@ -84,7 +85,7 @@ const requestsPerMinute: CheckDef = {
       return;
     }
     await ctx.sleep(seconds * 1000);
-    const again = await ctx.http.post('/v1/chat/completions', body, { auth });
+    const again = await ctx.http.post('/v1/chat/completions', body, { auth, rateLimit: 'raw' });
     j.expect('LIMIT-004', again.status === 200, () => evidence(again, `after waiting Retry-After (${seconds} s) the request answered ${again.status}`, { expected: 200, received: describeResponse(again) }));
   },
 };
@@ -109,7 +110,7 @@ const tokensPerMinute: CheckDef = {
     const budget = Math.min(MAX_PROBES, isInt(rpm) ? rpm : MAX_PROBES);
     let tokens = 0;
     for (let i = 0; i < budget; i++) {
-      const ex = await ctx.http.post('/v1/chat/completions', body, { auth });
+      const ex = await ctx.http.post('/v1/chat/completions', body, { auth, rateLimit: 'raw' });
       if (ex.status === 429) {
         j.expect('LIMIT-005', errorMemberIs(ex, 'code', ['rate_limit_exceeded']), () => evidence(ex, 'the tokens 429 is not rate_limit_exceeded', { expected: 'rate_limit_exceeded', received: describeResponse(ex) }));
         return;
@@ -141,7 +142,7 @@ const spendCap: CheckDef = {
       j.skip('LIMIT-006', token === undefined ? 'the account has not reached its monthly spend cap (bundled mock only provides one)' : 'the capped account is not at its cap');
       return;
     }
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }), { auth });
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }), { auth, rateLimit: 'raw' });
     // HTTP profile: "Monthly spend cap reached: 429, type insufficient_quota, code insufficient_quota".
     j.expect('LIMIT-006', ex.status === 429 && errorMemberIs(ex, 'type', ['insufficient_quota']) && errorMemberIs(ex, 'code', ['insufficient_quota']), () =>
       evidence(ex, 'a request over the monthly spend cap was not refused with 429 insufficient_quota', { expected: { status: 429, code: 'insufficient_quota' }, received: describeResponse(ex) }),
@@ -149,4 +150,26 @@ const spendCap: CheckDef = {
   },
 };
 
-export const limitsChecks: CheckDef[] = [requestsPerMinute, tokensPerMinute, spendCap];
+/**
+ * The rate limits the run met without trying: each 429 is waited out by the HTTP client and judged
+ * by the check that met it (check-runner.ts, rate-limit-findings.ts). This check gives LIMIT-009 and
+ * LIMIT-010 their verdict when no 429 was met. DECISIONS.md D-HTTP-42.
+ */
+const metDuringRun: CheckDef = {
+  name: 'limits-met-during-run',
+  area: 'limits',
+  ids: ids(9, 10),
+  title: 'a 429 met during the run lifts after the wait the server asks for and never comes before the limits /v1/me reports',
+  async run(ctx, j) {
+    const events = (ctx.http.rateLimits?.all ?? []).filter((e) => e.action !== 'quota');
+    const sent = ctx.http.sent.length;
+    if (events.length === 0) {
+      j.expect('LIMIT-009', sent > 0, () => ({ message: 'the run sent no request to judge' }));
+      j.skip('LIMIT-010', `no 429 was met in the ${sent} requests sent so far`);
+      return;
+    }
+    j.skipRest(`${events.length} 429s were met; each is judged with the check that met it`);
+  },
+};
+
+export const limitsChecks: CheckDef[] = [requestsPerMinute, tokensPerMinute, spendCap, metDuringRun];

@@ -1,0 +1,113 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { startMockServer } from '../../mock-server/index.ts';
+import { faultByName } from '../../mock-server/faults.ts';
+import { catalog } from '../../src/checks/catalog.ts';
+import type { CheckOutcome } from '../../src/checks/check-types.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
+import { gradeOf } from '../../src/checks/registry-view.ts';
+import { OBSERVED_IDS } from '../../src/checks/rate-limit-findings.ts';
+import type { RateLimitEvent } from '../../src/checks/rate-limit-retry.ts';
+
+// Issue 10, part 4: a server's rate limit is judged by the LIMIT and HDR requirements only. The
+// whole catalog runs with `iari test`'s default settings against a fresh mock per rate-limit fault
+// (a limit lower than /v1/me reports, 429s without Retry-After, a server that never limits), on a
+// fake clock that iari's waits advance; every requirement outside the fault's `breaks` keeps the
+// verdict it has on the faithful mock.
+
+interface Run {
+  outcomes: Map<string, CheckOutcome>;
+  events: RateLimitEvent[];
+  waitedMs: number;
+  progress: string[];
+}
+
+async function fullRun(fault?: string): Promise<Run> {
+  let clock = Date.now();
+  const mock = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0, now: () => clock, ...(fault === undefined ? {} : { faults: [fault] }) });
+  try {
+    const second = mock.tokens.byAccount['acct_team'];
+    const settings: RunSettings = { root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }) };
+    const progress: string[] = [];
+    const ctx = createCheckContext(settings, { sleep: async (ms) => { clock += ms; }, now: () => clock, progress: (line) => progress.push(line) });
+    const { outcomes } = await runChecksInProcess(ctx, catalog);
+    return { outcomes, events: [...(ctx.http.rateLimits?.all ?? [])], waitedMs: ctx.http.rateLimits?.waitedMs ?? 0, progress };
+  } finally {
+    await mock.close();
+  }
+}
+
+let baseline: Promise<Run> | undefined;
+const faithful = (): Promise<Run> => (baseline ??= fullRun());
+afterAll(async () => {
+  await baseline;
+});
+
+/** Every verdict that differs from the faithful run, except the fault's own and the observed IDs judged for the first time. */
+function changedVerdicts(run: Run, base: Run, breaks: readonly string[], notApplicable: readonly string[] = []): string[] {
+  const problems: string[] = [];
+  for (const [id, o] of run.outcomes) {
+    const before = base.outcomes.get(id);
+    if (breaks.includes(id) || o.verdict === before?.verdict) continue;
+    if (notApplicable.includes(id) && o.verdict === 'skipped') continue;
+    // A 429 met during the run is judged by these; without --include limits they were skipped before.
+    if ((OBSERVED_IDS as readonly string[]).includes(id) && before?.verdict === 'skipped' && o.verdict === 'pass') continue;
+    problems.push(`${id}: ${before?.verdict ?? 'absent'} -> ${o.verdict}${o.verdict === 'fail' || o.verdict === 'non-strict' ? ` (${o.failures[0]?.message ?? ''})` : o.verdict === 'skipped' ? ` (${o.reason})` : ''}`);
+  }
+  return problems;
+}
+
+function expectBroken(run: Run, breaks: readonly string[]): void {
+  for (const id of breaks) {
+    const o = run.outcomes.get(id);
+    const grade = gradeOf(id);
+    const wanted = grade === 'MUST' ? ['fail'] : grade === 'SHOULD' ? ['non-strict'] : ['informational'];
+    expect(`${id} ${o?.verdict ?? 'absent'}`).toBe(`${id} ${wanted.includes(o?.verdict ?? '') ? o?.verdict : wanted.join('/')}`);
+  }
+}
+
+describe('rate limits stay where they belong', { timeout: 120_000 }, () => {
+  it('LIMIT-009, LIMIT-010: on the faithful mock the run meets no 429 and waits for nothing', async () => {
+    const base = await faithful();
+    expect(base.events).toEqual([]);
+    expect(base.waitedMs).toBe(0);
+    expect(base.outcomes.get('LIMIT-009')?.verdict).toBe('pass');
+    expect(base.outcomes.get('LIMIT-010')?.verdict).toBe('skipped');
+  });
+
+  it('LIMIT-009: a limit lower than /v1/me reports is waited out (Retry-After) and found only by LIMIT-009, every other verdict kept', async () => {
+    const def = faultByName('rate-limit-below-reported')!;
+    const run = await fullRun(def.name);
+    expect(run.events.length).toBeGreaterThan(0);
+    expect(run.events.every((e) => e.wait?.basis === 'retry-after' && e.lifted !== false)).toBe(true);
+    expect(run.waitedMs).toBeGreaterThan(0);
+    expect(run.progress.some((l) => /^iari: 429 on POST \/v1\/chat\/completions \(Retry-After: \d+\): waiting/.test(l))).toBe(true);
+    expectBroken(run, def.breaks);
+    expect(run.outcomes.get('LIMIT-010')?.verdict).toBe('pass');
+    expect(changedVerdicts(run, await faithful(), def.breaks)).toEqual([]);
+  });
+
+  it('LIMIT-002, LIMIT-003: 429s without Retry-After or x-ratelimit-* are backed off exponentially and found only by LIMIT-002/003, every other verdict kept', async () => {
+    const def = faultByName('rate-limit-no-retry-after')!;
+    const run = await fullRun(def.name);
+    expect(run.events.length).toBeGreaterThan(1);
+    expect(run.events.every((e) => e.wait?.basis === 'backoff')).toBe(true);
+    // Consecutive 429s of one request wait longer each time (1 s, 2 s, 4 s ... with jitter).
+    const firstRetries = run.events.filter((e) => e.attempt === 1).map((e) => e.wait!.ms);
+    const laterRetries = run.events.filter((e) => e.attempt >= 3).map((e) => e.wait!.ms);
+    expect(Math.max(...firstRetries)).toBeLessThanOrEqual(1000);
+    expect(Math.min(...laterRetries)).toBeGreaterThanOrEqual(2000);
+    expect(run.progress.some((l) => l.includes('(no Retry-After; exponential backoff)'))).toBe(true);
+    expectBroken(run, def.breaks);
+    expect(run.outcomes.get('LIMIT-009')?.verdict).toBe('pass');
+    expect(run.outcomes.get('LIMIT-010')?.verdict).toBe('pass');
+    expect(changedVerdicts(run, await faithful(), def.breaks)).toEqual([]);
+  });
+
+  it('LIMIT-001: a server that never limits changes no verdict of a default run (its LIMIT findings need --include limits)', async () => {
+    const run = await fullRun('limit-never-429');
+    expect(run.events).toEqual([]);
+    // Such a server sends no x-ratelimit-* headers either: their form checks have nothing to inspect.
+    expect(changedVerdicts(run, await faithful(), [], ['HDR-004', 'HDR-005', 'HDR-006', 'HDR-007'])).toEqual([]);
+  });
+});
