@@ -24,6 +24,8 @@ const CANARY = 'sk-iari-action-canary-7f3a9c21d0';
 
 let home: string;
 let mock: MockServer;
+/** The runner whose install step ran once (beforeAll); later runs start from its GITHUB_PATH. */
+let installed: { runner: Runner; result: { code: number; stdout: string; stderr: string } };
 
 interface Runner {
   workspace: string;
@@ -31,7 +33,7 @@ interface Runner {
   files: { path: string; output: string; summary: string };
 }
 
-function newRunner(): Runner {
+function newRunner(from?: Runner): Runner {
   const dir = mkdtempSync(join(home, 'run-'));
   const workspace = join(dir, 'workspace');
   const temp = join(dir, 'runner-temp');
@@ -39,6 +41,8 @@ function newRunner(): Runner {
   mkdirSync(temp);
   const files = { path: join(dir, 'github_path'), output: join(dir, 'github_output'), summary: join(dir, 'step_summary') };
   for (const f of Object.values(files)) writeFileSync(f, '');
+  // A later job step sees the PATH the install step added.
+  if (from !== undefined) writeFileSync(files.path, readFileSync(from.files.path, 'utf8'));
   return { workspace, temp, files };
 }
 
@@ -96,6 +100,7 @@ async function runAction(r: Runner, inputs: Record<string, string>, tokenEnv: Re
   const outputs: Record<string, Record<string, string>> = {};
   for (const step of action.runs.steps) {
     if (step.run === undefined) continue;
+    if (step.name === 'Install iari' && readFileSync(r.files.path, 'utf8') !== '') continue;
     if (step.if !== undefined && step.id === 'load' && !(inputs['load'] === 'true' || (inputs['slo'] ?? '') !== '')) continue;
     const env = { ...stepEnv(r, resolveEnv(step.env, inputs, outputs)), ...tokenEnv };
     const result = await bash(step.run, env, r.workspace, 240_000);
@@ -109,7 +114,11 @@ async function runAction(r: Runner, inputs: Record<string, string>, tokenEnv: Re
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'iari-action-'));
   mock = await startMockServer({ faults: ['me-wrong-types'], receipts: false, defaultToken: CANARY });
-}, 60_000);
+  const runner = newRunner();
+  const install = action.runs.steps.find((s) => s.name === 'Install iari');
+  const result = await bash(install?.run as string, stepEnv(runner, resolveEnv(install?.env, { package: root }, {})), runner.workspace, 240_000);
+  installed = { runner, result };
+}, 300_000);
 
 afterAll(async () => {
   await mock?.close();
@@ -134,10 +143,11 @@ describe('action.yml', () => {
   });
 
   it('installs iari, runs iari test against the bundled mock, writes the job summary and outputs, and the verdict passes', async () => {
-    const r = newRunner();
+    expect(installed.result.code, installed.result.stderr).toBe(0);
+    expect(readFileSync(installed.runner.files.path, 'utf8')).toContain(join(installed.runner.temp, 'iari-action', 'node_modules', '.bin'));
+    expect(installed.result.stdout).toMatch(/iari action: 0\.\d+\.\d+ on Node v2\d/);
+    const r = newRunner(installed.runner);
     const { steps, outputs } = await runAction(r, { package: root, grade: 'must' });
-    expect(steps['Install iari']?.code, steps['Install iari']?.stderr).toBe(0);
-    expect(readFileSync(r.files.path, 'utf8')).toContain(join(r.temp, 'iari-action', 'node_modules', '.bin'));
     expect(steps['iari test']?.code, steps['iari test']?.stderr).toBe(0);
     expect(outputs['test']).toEqual({ 'exit-code': '0', 'report-dir': 'reports/iari' });
     expect(existsSync(join(r.workspace, 'reports/iari/conformance/conformance.json'))).toBe(true);
@@ -149,7 +159,7 @@ describe('action.yml', () => {
   }, 300_000);
 
   it('against a server that breaks a requirement: the test step records exit 1, the verdict fails the job with 1, and the token is nowhere in output, summary or reports', async () => {
-    const r = newRunner();
+    const r = newRunner(installed.runner);
     const { steps, outputs } = await runAction(r, { package: root, 'base-url': mock.url, token: CANARY, include: '' });
     expect(steps['iari test']?.code).toBe(0);
     expect(outputs['test']?.['exit-code']).toBe('1');
@@ -160,7 +170,7 @@ describe('action.yml', () => {
   }, 300_000);
 
   it('runs iari load when SLOs are given, one --slo per line; a breached SLO makes the verdict exit 3', async () => {
-    const r = newRunner();
+    const r = newRunner(installed.runner);
     const { steps, outputs } = await runAction(r, { package: root, duration: '2s', concurrency: '2', slo: 'errors.rate<0.5\n  ttft.p99<1us  \n' });
     expect(steps['iari load']?.code, steps['iari load']?.stderr).toBe(0);
     expect(outputs['load']?.['exit-code']).toBe('3');

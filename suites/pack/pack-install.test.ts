@@ -138,8 +138,14 @@ describe('the packed tarball, installed offline as a user installs it', () => {
     const allowed = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]);
     const missing = new Set<string>();
     for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'))) {
-      const code = readFileSync(join(dist, file), 'utf8').split('\n').filter((l) => !/^\s*(\/\/|\*)/.test(l)).join('\n');
-      for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)'([^'.\/][^']*)'/g)) {
+      const code = readFileSync(join(dist, file), 'utf8');
+      // Static imports and re-exports (tsc writes one per line) and import('...') with a literal.
+      const specs = [
+        ...code.matchAll(/^\s*(?:import|export)\b[^'\n]*\bfrom\s*'([^'.\/][^']*)';\s*$/gm),
+        ...code.matchAll(/^\s*import\s*'([^'.\/][^']*)';\s*$/gm),
+        ...code.matchAll(/\bimport\(\s*'([^'.\/][^']*)'\s*\)/g),
+      ];
+      for (const m of specs) {
         const spec = m[1] as string;
         if (spec.startsWith('node:')) continue;
         const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string);
