@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,8 +123,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mock?.close();
-  rmSync(home, { recursive: true, force: true });
-});
+  await rm(home, { recursive: true, force: true });
+}, 120_000);
 
 describe('action.yml', () => {
   it('is a composite action whose uses are pinned by commit SHA and whose inputs reach scripts only through env', () => {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,9 +111,10 @@ beforeAll(async () => {
   process.stdout.write(`pack: ${JSON.stringify(figures)}\n`);
 }, 1_200_000);
 
-afterAll(() => {
-  rmSync(work, { recursive: true, force: true });
-});
+afterAll(async () => {
+  // Two installed projects: a few hundred MB to delete.
+  await rm(work, { recursive: true, force: true });
+}, 300_000);
 
 function project(name: string): string {
   const p = projects[name];
