@@ -40,7 +40,7 @@ export const receiptFaults: readonly FaultDefinition[] = [
   f(ReceiptFault.unknownDecisionMember, ['RCPT-SCHEMA-015', 'RCPT-HTTP-005', 'RCPT-HTTP-006'], 'decision carries an extra member "note" (SCHEMA_UNKNOWN_FIELD).'),
   f(ReceiptFault.keysMismatch, ['RCPT-SIG-005', 'RCPT-HTTP-006'], 'GET /v1/receipts/keys advertises a different key than the one that signs the Receipts (ISSUER_UNTRUSTED against the published keys).'),
   f(ReceiptFault.wrongGateHeader, ['RCPT-HTTP-007'], 'The x-receipt-gate header names a digest that is not the request\'s gate Receipt (the chain itself still verifies).'),
-  f(ReceiptFault.missingResolved, ['RCPT-SCHEMA-034', 'RCPT-PAIR-007', 'RCPT-HTTP-005', 'RCPT-HTTP-006', 'RCPT-PAIR-009'], 'A model.call outcome has no resolved member (RESOLVED_MISSING; the invalid outcome leaves its gate open).'),
+  f(ReceiptFault.missingResolved, ['RCPT-SCHEMA-034', 'RCPT-PAIR-007', 'RCPT-HTTP-005', 'RCPT-HTTP-006'], 'A model.call outcome has no resolved member (RESOLVED_MISSING; the outcome still pairs with its gate).'),
   f(ReceiptFault.pairActMismatch, ['RCPT-PAIR-005', 'RCPT-HTTP-006'], 'The outcome\'s act names another resource than its gate\'s act (PAIR_ACT_MISMATCH).'),
   f(ReceiptFault.noncanonicalCost, ['RCPT-SCHEMA-010', 'RCPT-HTTP-005', 'RCPT-HTTP-006'], 'The gate\'s cost amount has a trailing zero, e.g. "0.000120" (NONCANONICAL_DECIMAL).'),
   // One rule each, table-driven (receipt-fault-table.ts).

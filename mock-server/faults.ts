@@ -5,6 +5,7 @@ import { httpFaults } from './core/http-faults.ts';
 import { chatFaults } from './core/chat-faults.ts';
 import { receiptRouteFaults } from './core/receipt-route-faults.ts';
 import { rateLimitFaults } from './core/rate-limit-faults.ts';
+import { openShapeModes } from './core/open-shapes.ts';
 import { modelRouteFaults } from './core/model-route.ts';
 import { responseFormatFaults } from './core/response-format.ts';
 
@@ -19,6 +20,7 @@ export const faults: readonly FaultDefinition[] = [
   ...receiptRouteFaults,
   ...receiptFaults,
   ...rateLimitFaults,
+  ...openShapeModes,
   ...modelRouteFaults,
   ...responseFormatFaults,
 ];

@@ -23,8 +23,6 @@ const DENIAL_ONLY = ['denial'] as const;
 // Members that the outcome copies from its gate change on both, so only the rule under test fires (no PAIR_*_MISMATCH).
 const PAIRED = ['gate', 'outcome'] as const;
 const SCHEMA = ['RCPT-HTTP-005', 'RCPT-HTTP-006'];
-// An outcome that fails the schema is not paired: its gate then looks open (GATE_OPEN warning).
-const OPEN = ['RCPT-PAIR-009'];
 const DENIAL = ['RCPT-HTTP-005', 'RCPT-HTTP-006', 'RCPT-HTTP-011'];
 const s = (n: number): string => `RCPT-SCHEMA-${String(n).padStart(3, '0')}`;
 const t = (name: string, on: readonly ReceiptRole[], breaks: string[], description: string, exercises?: string[]): ReceiptFaultRow => ({ name, on, breaks, description, ...(exercises === undefined ? {} : { exercises }) });
@@ -37,7 +35,7 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-schema-bad-id', GATE_ONLY, [s(4), ...SCHEMA], 'The gate Receipt\'s id contains a space (SCHEMA_PATTERN /id).'),
   t('receipt-schema-string-iat', GATE_ONLY, [s(5), ...SCHEMA], 'The gate Receipt\'s iat is an ISO 8601 string instead of integer seconds (SCHEMA_TYPE /iat).'),
   t('receipt-json-negative-iat', GATE_ONLY, [s(41), 'RCPT-CHAIN-001', 'RCPT-CHAIN-002', 'RCPT-CHAIN-009', 'RCPT-PAIR-001', ...SCHEMA], 'The first gate Receipt of a chain has iat -1, a number lexeme outside the non-negative integers (JSON_NUMBER_FORM); the verifier drops that Receipt, so the chain has no genesis and the outcome no gate.'),
-  t('receipt-schema-bad-output-digest', OUTCOME_ONLY, [s(6), ...SCHEMA, ...OPEN], 'The outcome\'s output_digest has upper-case hex (BAD_DIGEST /outcome/output_digest).'),
+  t('receipt-schema-bad-output-digest', OUTCOME_ONLY, [s(6), ...SCHEMA], 'The outcome\'s output_digest has upper-case hex (BAD_DIGEST /outcome/output_digest).'),
   t('receipt-schema-bad-actor-keyref', PAIRED, [s(7), ...SCHEMA], 'Gate and outcome name the actor with a did:key containing "0", outside base58btc (BAD_KEYREF /actor).'),
   t('receipt-schema-sig-extra-member', GATE_ONLY, [s(8), ...SCHEMA], 'The gate Receipt\'s sig carries an extra member "note" (SCHEMA_UNKNOWN_FIELD /sig/note).'),
   t('receipt-schema-cost-not-object', GATE_ONLY, [s(9), ...SCHEMA], 'The gate Receipt\'s cost is the amount string instead of {amount, unit} (SCHEMA_TYPE /cost).'),
@@ -45,7 +43,7 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-schema-bad-verb', PAIRED, [s(12), ...SCHEMA], 'act.verb is "Model.Call" (BAD_VERB).'),
   t('receipt-schema-unknown-verb', PAIRED, [s(13)], 'act.verb is "model.invoke", well-formed but not a known verb (UNKNOWN_VERB warning).'),
   t('receipt-schema-empty-resource', PAIRED, [s(14), ...SCHEMA], 'act.resource is the empty string (SCHEMA_PATTERN /act/resource).'),
-  t('receipt-schema-bad-result', PAIRED, [s(16), ...SCHEMA, 'RCPT-HTTP-008'], 'decision.result is "permitted" (SCHEMA_PATTERN /decision/result; a completion then appends no allowed gate).'),
+  t('receipt-schema-bad-result', PAIRED, [s(16), ...SCHEMA, 'RCPT-HTTP-008', 'RCPT-PAIR-003'], 'decision.result is "permitted" (SCHEMA_PATTERN /decision/result; a completion then appends no allowed gate, and the outcome names a gate that is not allowed: OUTCOME_WITHOUT_ALLOWED_GATE).'),
   t('receipt-schema-bad-reason', DENIAL_ONLY, [s(18), ...DENIAL], 'A denial gives reason "DENY_BUDGET", outside PROTO_DENY_*, and no subcode or prose (SCHEMA_PATTERN /decision/reason).'),
   t('receipt-schema-reason-on-allowed', PAIRED, [s(19), ...SCHEMA], 'An allowed decision carries reason "PROTO_DENY_SCOPE" (REASON_ON_ALLOWED).'),
   t('receipt-schema-bad-subcode', DENIAL_ONLY, [s(21), ...DENIAL], 'A policy denial\'s subcode is "BUDGET_MONTHLY_CAP", without the X_ prefix (SCHEMA_PATTERN /decision/subcode).'),
@@ -55,12 +53,12 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-schema-crit-object-extra-member', DENIAL_ONLY, [s(25), ...DENIAL], 'A PROTO_DENY_UNKNOWN_CRIT denial\'s crit_object carries an extra member "note" (SCHEMA_UNKNOWN_FIELD /decision/crit_object/note).'),
   t('receipt-schema-crit-object-on-policy', DENIAL_ONLY, [s(26), ...SCHEMA], 'A PROTO_DENY_POLICY denial also carries a crit_object (CRIT_OBJECT_UNEXPECTED).'),
   t('receipt-schema-bad-service-digest', PAIRED, [s(6), s(27), ...SCHEMA], 'decision["the service"] is a name, not a digest (BAD_DIGEST /decision/the service).'),
-  t('receipt-schema-outcome-extra-member', OUTCOME_ONLY, [s(28), ...SCHEMA, ...OPEN], 'outcome carries an extra member "note" (SCHEMA_UNKNOWN_FIELD /outcome/note).'),
-  t('receipt-schema-bad-status', OUTCOME_ONLY, [s(29), ...SCHEMA, ...OPEN], 'outcome.status is "done" (SCHEMA_PATTERN /outcome/status).'),
-  t('receipt-schema-bad-effects', OUTCOME_ONLY, [s(30), ...SCHEMA, ...OPEN], 'outcome.effects is [1], not an array of strings (SCHEMA_TYPE /outcome/effects/0).'),
-  t('receipt-schema-resolved-extra-member', OUTCOME_ONLY, [s(31), ...SCHEMA, ...OPEN], 'outcome.resolved carries an extra member "note" (SCHEMA_UNKNOWN_FIELD /outcome/resolved/note).'),
+  t('receipt-schema-outcome-extra-member', OUTCOME_ONLY, [s(28), ...SCHEMA], 'outcome carries an extra member "note" (SCHEMA_UNKNOWN_FIELD /outcome/note).'),
+  t('receipt-schema-bad-status', OUTCOME_ONLY, [s(29), ...SCHEMA], 'outcome.status is "done" (SCHEMA_PATTERN /outcome/status).'),
+  t('receipt-schema-bad-effects', OUTCOME_ONLY, [s(30), ...SCHEMA], 'outcome.effects is [1], not an array of strings (SCHEMA_TYPE /outcome/effects/0).'),
+  t('receipt-schema-resolved-extra-member', OUTCOME_ONLY, [s(31), ...SCHEMA], 'outcome.resolved carries an extra member "note" (SCHEMA_UNKNOWN_FIELD /outcome/resolved/note).'),
   t('receipt-schema-gate-ref-on-gate', GATE_ONLY, [s(33), ...SCHEMA], 'The gate Receipt carries a gate member (GATE_REF_WITHOUT_OUTCOME).'),
-  t('receipt-schema-approval-on-model-call', GATE_ONLY, [s(35), ...SCHEMA], 'The model.call gate carries an approval by the issuer key (APPROVAL_WRONG_VERB).', ['RCPT-SIG-007']),
+  t('receipt-schema-approval-on-model-call', GATE_ONLY, [s(35), ...SCHEMA, 'RCPT-SIG-007'], 'The model.call gate carries an approval by the issuer key (APPROVAL_WRONG_VERB; the issuer is no approver: APPROVER_UNTRUSTED).'),
   t('receipt-schema-token-on-model-call', GATE_ONLY, [s(36), ...SCHEMA], 'The model.call gate carries a token (TOKEN_WRONG_VERB).'),
   t('receipt-schema-unknown-member', GATE_ONLY, [s(40), ...SCHEMA], 'The gate Receipt carries an unknown top-level member "note" (SCHEMA_UNKNOWN_FIELD /note).'),
   t('receipt-sig-kid-mismatch', GATE_ONLY, ['RCPT-SIG-002', 'RCPT-HTTP-006'], 'The gate Receipt\'s sig.kid names another key than iss; the signature is still by iss (SIG_KID_MISMATCH).'),
@@ -78,7 +76,7 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-l2-actor-sig-after-first', PAIRED, [s(39), 'RCPT-HTTP-006'], 'From the second completion on, acts carry a valid actor_sig (level 2); the chain\'s first gate and outcome carry none (L2_ACTOR_SIG_MISSING).', ['RCPT-SIG-006', 'RCPT-SIG-009']),
   t('receipt-l2-bad-actor-sig', PAIRED, ['RCPT-SIG-006', 'RCPT-HTTP-006'], 'Gates and outcomes carry an actor_sig by the actor over another grant id (ACTOR_SIG_INVALID).', [s(39), 'RCPT-SIG-009']),
   t('receipt-l3-context-on-gate-only', PAIRED, [s(38), 'RCPT-HTTP-006'], 'Gates and outcomes carry a valid actor_sig and gates a context digest (level 3), outcomes no context (L3_CONTEXT_MISSING).', [s(39), 'RCPT-SIG-006', 'RCPT-SIG-009']),
-  t('receipt-stop-approve-approval-and-token', PAIRED, [s(37), ...SCHEMA], 'Gates and outcomes are stop.approve Receipts and the gate carries both an approval and a token (APPROVAL_AND_TOKEN).', ['RCPT-PAIR-008', 'RCPT-SIG-007']),
+  t('receipt-stop-approve-approval-and-token', PAIRED, [s(37), ...SCHEMA, 'RCPT-SIG-007'], 'Gates and outcomes are stop.approve Receipts and the gate carries both an approval and a token (APPROVAL_AND_TOKEN; the issuer is no approver: APPROVER_UNTRUSTED).', ['RCPT-PAIR-008']),
   t('receipt-stop-approve-without-evidence', PAIRED, ['RCPT-PAIR-008', ...SCHEMA], 'Gates and outcomes are stop.approve Receipts and the allowed gate carries neither approval nor token (STOP_EVIDENCE_MISSING).'),
   t('receipt-stop-approve-bad-approval', PAIRED, ['RCPT-SIG-007', 'RCPT-HTTP-006'], 'Gates and outcomes are stop.approve Receipts and the gate\'s approval signs another act (APPROVAL_SIG_INVALID).', ['RCPT-PAIR-008']),
 ];

@@ -5,6 +5,7 @@ import { badRequest, errorResponse } from './http-errors.ts';
 import { json } from './json-response.ts';
 import { applyMeFaults } from './account-faults.ts';
 import { reportedRequestsPerMinute } from './rate-limit-faults.ts';
+import { shapedUsageBody } from './open-shapes.ts';
 
 // GET /v1/me and GET /v1/me/usage, with the account faults.
 
@@ -42,5 +43,7 @@ export function usage(state: CoreState, req: MockRequest, ctx: RequestContext, a
     if (f.has('usage-rows-newest-first')) rows.reverse();
     if (f.has('usage-spend-string')) for (const r of rows) r['spend_usd'] = String(r['spend_usd']);
   }
-  return json(200, { object: 'list', days, data: rows }, ctx.requestId);
+  // Other legal shapes of the same rows (legal-usage-* modes and their faults).
+  const shaped = f.size > 0 ? shapedUsageBody(rows as Parameters<typeof shapedUsageBody>[0], days, f) : undefined;
+  return json(200, shaped ?? { object: 'list', days, data: rows }, ctx.requestId);
 }

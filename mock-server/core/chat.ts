@@ -9,6 +9,7 @@ import { planCompletion, type CompletionPlan } from './plan.ts';
 import { renderCompletion, renderStream, streamStepCount, streamWire } from './render.ts';
 import { admit, checkLimits } from './limits.ts';
 import { enforcedRequestsPerMinute, limitedHeaders } from './rate-limit-faults.ts';
+import { leavesUncounted } from './open-shapes.ts';
 import { nanoToDecimal } from './decimal.ts';
 import { newCompletionId } from './ids.ts';
 import { mulberry32 } from './rng.ts';
@@ -215,7 +216,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     if (finished) return;
     finished = true;
     const cost = costNano(model, plan.promptTokens, completionTokens);
-    if (!f.has('usage-not-incremented')) account.record(state.now(), plan.promptTokens, completionTokens, f.has('spend-refunded') ? -cost : cost);
+    if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, completionTokens, f.has('spend-refunded') ? -cost : cost);
     if (state.receipts !== null && gateDigest !== null) {
       state.receipts.outcome({
         account: account.fixture.id,

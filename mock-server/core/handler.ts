@@ -195,7 +195,7 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   const f = ctx.faults;
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
-  // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-43).
+  // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
   const method = ROUTES[path];
   if (method === undefined) {

@@ -3,6 +3,7 @@ import type { CoreState, RequestContext } from './context.ts';
 import type { FullResponse, MockRequest, MockResponse } from './types.ts';
 import { errorResponse } from './http-errors.ts';
 import { json } from './json-response.ts';
+import { countsRejected } from './open-shapes.ts';
 
 // Faults applied to a finished response (status, headers, JSON body) of the models, usage, header,
 // error and authentication families. Each rewrites exactly one aspect; `breaks` lists what the
@@ -81,7 +82,7 @@ function rateHeaders(res: MockResponse, fn: (kind: 'requests' | 'tokens', limit:
 
 export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: RequestContext, res: MockResponse): MockResponse {
   const fs = ctx.faults;
-  if (fs.size === 0 || ![...fs].some((n) => names.has(n))) return res;
+  if (fs.size === 0 || (![...fs].some((n) => names.has(n)) && !countsRejected(fs))) return res;
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   const has = (n: string): boolean => fs.has(n);
 
@@ -123,7 +124,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
     }
     if (res.status >= 400) {
       const err = parse(res)?.['error'] as Json | undefined;
-      if (has('rejected-requests-counted') && path === '/v1/chat/completions' && res.status < 500 && ctx.account !== null) ctx.account.record(state.now(), 0, 0, 0);
+      if ((has('rejected-requests-counted') || countsRejected(fs)) && path === '/v1/chat/completions' && res.status < 500 && ctx.account !== null) ctx.account.record(state.now(), 0, 0, 0);
       if (has('retry-after-ms-negative')) res.headers['retry-after-ms'] = '-1';
       if (has('error-content-type-text')) res.headers['content-type'] = 'text/plain; charset=utf-8';
       if (has('bad-request-type-wrong') && res.status === 400) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'bad_request' } }));

@@ -1,5 +1,5 @@
 // GET /v1/models/{model}: one model of the public list, as OpenAI's `client.models.retrieve(id)`
-// asks for it (compat: OpenAI `RetrieveModel`; profile D-HTTP-43: public like the list it belongs to).
+// asks for it (compat: OpenAI `RetrieveModel`; profile D-HTTP-44: public like the list it belongs to).
 import type { CoreState, RequestContext } from './context.ts';
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse, MockRequest } from './types.ts';

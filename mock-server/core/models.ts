@@ -1,4 +1,5 @@
 // The model catalogue: availability changes while the server runs (retire / add).
+import { modelsWithExtraFields } from './open-shapes.ts';
 
 export interface ModelInfo {
   id: string;
@@ -90,6 +91,7 @@ export class ModelCatalogue {
       if (faults.has('models-missing-created')) delete item['created'];
       return item;
     });
+    if (faults.has('legal-models-extra-fields')) return JSON.stringify(modelsWithExtraFields(data));
     return JSON.stringify(faults.has('models-bare-array') ? data : { object: 'list', data });
   }
 }

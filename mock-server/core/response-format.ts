@@ -1,5 +1,5 @@
 // `response_format` of a chat request (compat: OpenAI Structured Outputs and JSON mode; profile
-// D-HTTP-44): parsed and checked as OpenAI does, including its strict-mode schema rules, whose 400
+// D-HTTP-45): parsed and checked as OpenAI does, including its strict-mode schema rules, whose 400
 // messages are OpenAI's own ("Invalid schema for response_format 'name': In context=(...), ...").
 import type { FaultDefinition } from './fault-catalogue.ts';
 import { badRequest, type ApiError } from './http-errors.ts';

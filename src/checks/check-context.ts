@@ -68,6 +68,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     limitTokens: s.limitTokens ?? {},
     sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
+    discovered: {},
   };
 }
 

@@ -36,6 +36,8 @@ export interface CheckContext {
   sleep(ms: number): Promise<void>;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
+  /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
+  discovered: import('./usage-shape.ts').Discoveries;
 }
 
 export interface CheckDef {

@@ -28,16 +28,32 @@ export function modelList(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('models', () => ctx.http.get('/v1/models', { auth: 'none' }));
 }
 
-/** The model entries of a list body: `data`, or (leniently, to keep probing) a bare array. */
+/**
+ * The model entries of a list body: `data`, or (leniently, to keep probing) a bare array or the
+ * one array member (`models`). Seed, Model list: "Fields of the response: not shown beyond the fact
+ * that it carries model identifiers"; the MODELS checks judge the OpenAI shape itself.
+ */
 export function listedModels(json: unknown): unknown[] | undefined {
   const data = at(json, 'data');
   if (Array.isArray(data)) return data;
-  return Array.isArray(json) ? json : undefined;
+  if (Array.isArray(json)) return json;
+  const arrays = isRecord(json) ? Object.values(json).filter(Array.isArray) : [];
+  return arrays.length === 1 ? arrays[0] : undefined;
+}
+
+/** A listed model's identifier: `id`, else `model` or `name` (Ollama), or the entry itself when it is a string. */
+export function modelIdOf(entry: unknown): string | undefined {
+  if (typeof entry === 'string') return entry.length > 0 ? entry : undefined;
+  for (const key of ['id', 'model', 'name']) {
+    const v = at(entry, key);
+    if (typeof v === 'string' && v.length > 0) return v;
+  }
+  return undefined;
 }
 
 function idsOf(ex: HttpExchange): string[] {
   if (ex.status !== 200) return [];
-  return (listedModels(ex.json) ?? []).map((m) => at(m, 'id')).filter((id): id is string => typeof id === 'string' && id.length > 0);
+  return (listedModels(ex.json) ?? []).map(modelIdOf).filter((id): id is string => id !== undefined);
 }
 
 /**

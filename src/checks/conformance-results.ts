@@ -2,6 +2,7 @@ import type { ConformanceReport, Grade, RequirementResult, UsageDay, Verdict } f
 import { verdicts } from './verdicts.ts';
 import type { CheckOutcome } from './check-types.ts';
 import { mergeOutcomes } from './judge.ts';
+import type { Discoveries } from './usage-shape.ts';
 
 /** The registry facts a report needs about one requirement. */
 export interface RequirementInfo {
@@ -16,6 +17,8 @@ export interface CheckRun {
   ids: readonly string[];
   outcomes: readonly CheckOutcome[];
   durationMs: number;
+  /** What the run had discovered about open shapes when this check ended. */
+  discovered?: Discoveries;
 }
 
 export interface Selection {

@@ -33,7 +33,8 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     provide: { settings: options.settings, selectedIds },
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });
-  const usage: UsageSection = await fetchUsageDays(options.settings);
+  const discovered = runs.findLast((r) => r.discovered?.usage !== undefined)?.discovered ?? {};
+  const usage: UsageSection = await fetchUsageDays(options.settings, discovered.usage);
   const results = buildResults(requirements, runs, options.selection);
   const report: ConformanceReport = {
     tool: { name: 'iari', version: packageVersion() },
@@ -53,6 +54,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     results,
     coverage: coverageOf(requirements, exercisedIds()),
     usage,
+    discovered,
   };
   return { report, errors };
 }

@@ -5,6 +5,7 @@ import { createCheckContext } from './check-context.ts';
 import { runCheck } from './check-runner.ts';
 import { checkByName } from './catalog.ts';
 import { gradeOf } from './registry-view.ts';
+import type { Discoveries } from './usage-shape.ts';
 
 /** What `iari test` provides to the contract suites (in memory, through vitest's `provide`). */
 export interface ContractProvide {
@@ -18,6 +19,8 @@ export interface ContractTaskMeta {
   check: string;
   outcomes: CheckOutcome[];
   durationMs: number;
+  /** What the run had discovered about open shapes when this check ended (for the report). */
+  discovered?: Discoveries;
 }
 
 declare module 'vitest' {
@@ -71,7 +74,7 @@ export function runs(checkName: string): (context: TestContext) => Promise<void>
     const outcomes: CheckOutcome[] = def.ids.some((id) => rt.selected.has(id))
       ? await runCheck(def, rt.ctx, gradeOf)
       : def.ids.map((id) => ({ id, verdict: 'skipped', reason: 'not selected' }));
-    task.meta.iari = { check: def.name, outcomes, durationMs: Math.round(performance.now() - started) };
+    task.meta.iari = { check: def.name, outcomes, durationMs: Math.round(performance.now() - started), ...(rt.ctx.discovered.usage === undefined ? {} : { discovered: rt.ctx.discovered }) };
     const failures = describeFailures(outcomes);
     if (failures.length > 0) throw new Error(failures);
   };

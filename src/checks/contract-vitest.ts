@@ -20,7 +20,7 @@ export function checkRunOfTestCase(tc: TestCase, redact: (s: string) => string):
   const meta = tc.meta().iari;
   const ids = idsInTitle(tc.name);
   const durationMs = Math.round(tc.diagnostic()?.duration ?? 0);
-  if (meta !== undefined) return { title: tc.name, ids, outcomes: meta.outcomes, durationMs: meta.durationMs };
+  if (meta !== undefined) return { title: tc.name, ids, outcomes: meta.outcomes, durationMs: meta.durationMs, ...(meta.discovered === undefined ? {} : { discovered: meta.discovered }) };
   const result = tc.result();
   const message =
     result.state === 'failed'

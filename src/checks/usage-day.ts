@@ -1,28 +1,11 @@
 import type { UsageDay } from './verdicts.ts';
-import { isInt, isRecord } from './evidence.ts';
 
-/** A value with the shape of one `/v1/me/usage` row. */
-export function isUsageDay(v: unknown): v is UsageDay {
-  return (
-    isRecord(v) &&
-    typeof v['date'] === 'string' &&
-    /^\d{4}-\d{2}-\d{2}$/.test(v['date']) &&
-    isInt(v['requests']) &&
-    isInt(v['prompt_tokens']) &&
-    isInt(v['completion_tokens']) &&
-    isInt(v['total_tokens']) &&
-    typeof v['spend_usd'] === 'number'
-  );
-}
-
-/** Only the row's own fields, in the profile's key order (drops anything else a server sent). */
+/** Only the row's own fields, in the profile's key order (drops anything else, and counters the server does not carry). */
 export function usageDayFields(d: UsageDay): UsageDay {
-  return {
-    date: d.date,
-    requests: d.requests,
-    prompt_tokens: d.prompt_tokens,
-    completion_tokens: d.completion_tokens,
-    total_tokens: d.total_tokens,
-    spend_usd: d.spend_usd,
-  };
+  const out: UsageDay = { date: d.date };
+  for (const k of ['requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'spend_usd'] as const) {
+    const v = d[k];
+    if (typeof v === 'number') out[k] = v;
+  }
+  return out;
 }

@@ -1,23 +1,31 @@
 import type { RunSettings } from './check-context.ts';
 import type { UsageSection } from './conformance-results.ts';
+import type { UsageDay } from './verdicts.ts';
 import { createCheckContext } from './check-context.ts';
-import { isRecord } from './evidence.ts';
-import { isUsageDay, usageDayFields } from './usage-day.ts';
+import { discoverShape, readRows, type UsageDiscovery } from './usage-shape.ts';
+import { dayTotals } from './usage-discovery.ts';
+import { usageDayFields } from './usage-day.ts';
 
 /**
  * The account's day-by-day usage for the report's heatmap. Seed, Daily usage: "It holds a
- * day-by-day breakdown of activity, from which an overview heatmap is built." The widest window
- * the profile allows (90 days); anything unusable is reported as unavailable, never thrown.
+ * day-by-day breakdown of activity, from which an overview heatmap is built." Read with the shape
+ * the run discovered (D-HTTP-43): the widest window the server offers (days=90 when it honours
+ * `days`), the counters it carries; anything unusable is reported as unavailable, never thrown.
  */
-export async function fetchUsageDays(settings: RunSettings): Promise<UsageSection> {
+export async function fetchUsageDays(settings: RunSettings, discovery?: UsageDiscovery): Promise<UsageSection> {
   const { fault: _fault, ...faithful } = settings;
   const ctx = createCheckContext(faithful);
+  const path = discovery === undefined || discovery.days.param === 'honoured' ? '/v1/me/usage?days=90' : discovery.path;
   try {
-    const ex = await ctx.http.get('/v1/me/usage?days=90');
-    if (ex.status !== 200) return { unavailable: `GET /v1/me/usage?days=90 answered ${ex.status}` };
-    const data = isRecord(ex.json) ? ex.json['data'] : undefined;
-    if (!Array.isArray(data) || !data.every(isUsageDay)) return { unavailable: 'GET /v1/me/usage?days=90 did not answer a list of daily rows' };
-    return { days: data.map(usageDayFields) };
+    const ex = await ctx.http.get(path);
+    if (ex.status !== 200) return { unavailable: `GET ${path} answered ${ex.status}` };
+    // Without the run's discovery (a run that never reached the usage checks), names alone.
+    const shape = discovery?.shape ?? discoverShape(ex.json);
+    const rows = shape === undefined ? undefined : readRows(ex.json, shape);
+    if (rows === undefined) return { unavailable: `GET ${path} did not answer a list of daily rows iari could read` };
+    const dates = [...new Set(rows.map((r) => r.date))].sort();
+    const days: UsageDay[] = dates.map((date) => usageDayFields(dayTotals(rows, date)));
+    return { days };
   } catch (error) {
     return { unavailable: `GET /v1/me/usage failed: ${ctx.http.redact((error as Error).message)}` };
   }

@@ -42,13 +42,14 @@ export type RequirementResult =
   | (ResultBase & { verdict: 'informational'; note: string })
   | (ResultBase & { verdict: 'skipped'; reason: string });
 
+/** One day of account usage; a counter the server's rows do not carry is absent (usage-shape.ts). */
 export interface UsageDay {
   date: string;
-  requests: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  spend_usd: number;
+  requests?: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  spend_usd?: number;
 }
 
 export interface ConformanceReport {
@@ -71,4 +72,6 @@ export interface ConformanceReport {
   results: RequirementResult[];
   coverage: { exercised: number; registry: number; unexercised: string[] };
   usage: { days: UsageDay[] } | { unavailable: string };
+  /** What iari worked out where the seed leaves a shape open (the usage rows and `days`), D-HTTP-43. */
+  discovered?: import('./usage-shape.ts').Discoveries;
 }

@@ -2,29 +2,25 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { parseFlags } from './args.ts';
-import {
-  ChainBuilder,
-  DIGEST_PATTERN,
-  Ed25519Key,
-  FINDING_CODES,
-  parseStrictText,
-  privateKeyFileText,
-  readPrivateKeyText,
-  readPublicKeyref,
-  verifyReceiptFile,
-  type ChainVerifyResult,
-  type Finding,
-  type GateInput,
-  type OutcomeInput,
-  type VerifyOptions,
-} from '../receipts/index.ts';
+// Only what `verify` needs is loaded up front (start-up is part of the wait on a short file);
+// `sign` and `keygen` load the signing side when they run.
+import { DIGEST_PATTERN } from '../receipts/digest.ts';
+import { FINDING_CODES, type Finding } from '../receipts/findings.ts';
+import { readPublicKeyref } from '../receipts/key-file.ts';
+import { parseStrictText } from '../receipts/strict-json.ts';
+import type { ChainVerifyResult } from '../receipts/chain-verifier.ts';
+import type { Ed25519Key } from '../receipts/signing-key.ts';
+import type { GateInput, OutcomeInput } from '../receipts/chain-builder.ts';
+import type { ReceiptPayloads, VerifyOptions } from '../receipts/verify-options.ts';
+import type { StreamOptions } from '../receipts/verify-chain.ts';
 
 const HELP = `iari receipts: verify, sign and make keys for Receipt chains (spec/DECISIONS.md, Receipts)
 
 usage:
   iari receipts verify FILE... [--trust KEY]... [--approver KEY]... [--level 1|2|3]
                        [--head DIGEST] [--grant-id ID] [--service-id ID]
-                       [--token-commitment DIGEST]... [--strict-wire] [--max-findings N] [--json]
+                       [--token-commitment DIGEST]... [--payloads FILE] [--strict-wire]
+                       [--strict-clock] [--jobs N] [--max-findings N] [--json]
   iari receipts sign ACTS.jsonl --key ISSUER.key [--actor-key ACTOR.key] [--approver-key KEY.key]
                        [--level 1|2|3] [--grant-id ID] [--service-id ID] [--out FILE]
   iari receipts keygen --out PREFIX [--force]
@@ -33,6 +29,13 @@ verify   Checks each FILE as one Mandate's chain (JSONL, or one JSON array), str
          memory: strict JSON, schema, rules, signatures, links, pairing. KEY is a did:key keyref
          or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED.
          Without --head, a chain cut short at its end cannot be detected.
+         --payloads FILE: a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}:
+         the request body, the assembled output (JSON array of assistant messages) and the
+         Context Envelope that input_digest, output_digest and context must be the digests of
+         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13).
+         --strict-clock: an iat more than 300 s ahead of this clock is an error, not a warning.
+         --jobs N: worker threads for signatures and the other per-Receipt checks of long chains
+         (default: the number of cores; 1: one thread).
          Exit 0 every chain valid, 1 a chain invalid, 2 unreadable input or bad arguments.
 sign     Reads one act per line and writes the signed, linked chain as JSONL (stdout or --out).
          Gate line:    {"act":{"verb","resource","input_digest"?},"decision":{...},"cost":{...},
@@ -100,13 +103,16 @@ async function verify(argv: string[]): Promise<number> {
       'service-id': { type: 'string' },
       'token-commitment': { type: 'string', multiple: true },
       'strict-wire': { type: 'boolean' },
+      'strict-clock': { type: 'boolean' },
+      payloads: { type: 'string' },
+      jobs: { type: 'string' },
       'max-findings': { type: 'string' },
       json: { type: 'boolean' },
     },
     true,
   );
   if (positionals.length === 0) throw usage('verify needs at least one FILE');
-  const options: VerifyOptions = { level: levelArg(values.level) };
+  const options: VerifyOptions & StreamOptions = { level: levelArg(values.level) };
   if (values.trust !== undefined) options.trustedIssuers = values.trust.map((v) => keyrefArg(v, 'trust'));
   if (values.approver !== undefined) options.approvers = values.approver.map((v) => keyrefArg(v, 'approver'));
   if (values.head !== undefined) options.expectedHead = digestArg(values.head, 'head');
@@ -114,10 +120,20 @@ async function verify(argv: string[]): Promise<number> {
   if (values['service-id'] !== undefined) options.serviceId = values['service-id'];
   if (values['token-commitment'] !== undefined) options.tokenCommitments = values['token-commitment'].map((v) => digestArg(v, 'token-commitment'));
   if (values['strict-wire'] === true) options.strictWire = true;
+  if (values['strict-clock'] === true) options.strictClock = true;
+  if (values.payloads !== undefined) {
+    const byId = payloadsArg(values.payloads);
+    options.payloads = (_index, id) => (id === undefined ? undefined : byId.get(id));
+  }
+  if (values.jobs !== undefined) {
+    if (!/^[1-9][0-9]{0,2}$/.test(values.jobs)) throw usage('--jobs must be an integer 1..999');
+    options.jobs = Number(values.jobs);
+  }
   if (values['max-findings'] !== undefined) {
     if (!/^[1-9][0-9]{0,6}$/.test(values['max-findings'])) throw usage('--max-findings must be an integer 1..9999999');
     options.maxFindings = Number(values['max-findings']);
   }
+  const { verifyReceiptFile } = await import('../receipts/verify-chain.ts');
   const results: { file: string; result: ChainVerifyResult }[] = [];
   for (const file of positionals) {
     try {
@@ -129,6 +145,21 @@ async function verify(argv: string[]): Promise<number> {
   if (values.json === true) process.stdout.write(`${JSON.stringify({ files: results.map(({ file, result }) => ({ file, ...result })) }, null, 2)}\n`);
   else for (const { file, result } of results) process.stdout.write(humanSummary(file, result));
   return results.every((r) => r.result.valid) ? ExitCode.ok : ExitCode.conformanceFailed;
+}
+
+/** D-RCPT-13: `--payloads FILE`, a JSON object mapping Receipt id to its payloads. */
+function payloadsArg(path: string): Map<string, ReceiptPayloads> {
+  const parsed = parseStrictText(readText(path, '--payloads file'), { maxBytes: 1 << 30, maxDepth: 256, anyNumber: true });
+  if (!parsed.ok) throw usage(`--payloads ${path}: ${parsed.error.detail} at offset ${parsed.error.offset}`);
+  if (!isObj(parsed.value)) throw usage(`--payloads ${path}: expected a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}`);
+  const out = new Map<string, ReceiptPayloads>();
+  for (const [id, entry] of Object.entries(parsed.value)) {
+    if (!isObj(entry)) throw usage(`--payloads ${path}: the entry for ${JSON.stringify(id)} is not an object`);
+    const unknown = Object.keys(entry).filter((k) => k !== 'input' && k !== 'output' && k !== 'context');
+    if (unknown.length > 0) throw usage(`--payloads ${path}: the entry for ${JSON.stringify(id)} has ${unknown.map((k) => JSON.stringify(k)).join(', ')} (allowed: input, output, context)`);
+    out.set(id, entry as ReceiptPayloads);
+  }
+  return out;
 }
 
 function findingLine(kind: string, f: Finding): string {
@@ -147,7 +178,8 @@ export function humanSummary(file: string, r: ChainVerifyResult): string {
   return out;
 }
 
-function privateKeyArg(path: string, flag: string): Ed25519Key {
+async function privateKeyArg(path: string, flag: string): Promise<Ed25519Key> {
+  const { readPrivateKeyText } = await import('../receipts/key-file.ts');
   const k = readPrivateKeyText(readText(path, `--${flag}`));
   if (!k.ok) throw usage(`--${flag} ${path}: ${k.reason}`);
   return k.key;
@@ -173,9 +205,10 @@ async function sign(argv: string[]): Promise<number> {
   );
   if (positionals.length !== 1) throw usage('sign needs exactly one ACTS.jsonl file');
   if (values.key === undefined) throw usage('sign needs --key ISSUER.key');
-  const issuer = privateKeyArg(values.key, 'key');
-  const actor = values['actor-key'] === undefined ? issuer : privateKeyArg(values['actor-key'], 'actor-key');
-  const approver = values['approver-key'] === undefined ? undefined : privateKeyArg(values['approver-key'], 'approver-key');
+  const issuer = await privateKeyArg(values.key, 'key');
+  const actor = values['actor-key'] === undefined ? issuer : await privateKeyArg(values['actor-key'], 'actor-key');
+  const approver = values['approver-key'] === undefined ? undefined : await privateKeyArg(values['approver-key'], 'approver-key');
+  const { ChainBuilder } = await import('../receipts/chain-builder.ts');
   const level = levelArg(values.level);
   if (level >= 2 && values['grant-id'] === undefined) throw usage('--level 2 and 3 need --grant-id');
   const builder = new ChainBuilder({
@@ -238,6 +271,8 @@ async function keygen(argv: string[]): Promise<number> {
   const keyPath = `${values.out}.key`;
   const pubPath = `${values.out}.pub`;
   if (values.force !== true && (existsSync(keyPath) || existsSync(pubPath))) throw usage(`${keyPath} or ${pubPath} exists (use --force to replace)`);
+  const { Ed25519Key } = await import('../receipts/signing-key.ts');
+  const { privateKeyFileText } = await import('../receipts/key-file.ts');
   const key = Ed25519Key.generate();
   try {
     writeFileSync(keyPath, privateKeyFileText(key), { mode: 0o600, flag: values.force === true ? 'w' : 'wx' });

@@ -112,6 +112,38 @@ describe('iari test', () => {
     }
   }, 150_000);
 
+  it('USAGE-009, USAGE-010: against the usage rows of the issue 10 server ({date, n_requests, tokens, cost_usd}) the report shows what iari discovered and the cross-checks pass', async () => {
+    const mock = await startMockServer({ ttftMs: 0, itlMs: 0, faults: ['legal-usage-renamed'] });
+    try {
+      const out = join(tmp, 'renamed-usage');
+      const r = await iari(['--base-url', mock.url, '--only', 'USAGE-001,USAGE-009,USAGE-010,USAGE-011,USAGE-012,USAGE-013,USAGE-014,USAGE-015,ME-024', '--report', out], { IARI_TOKEN: mock.tokens.default });
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as {
+        results: { id: string; verdict: string; reason?: string }[];
+        usage: { days: Record<string, unknown>[] };
+        discovered: { usage: { shape: { counters: Record<string, { member: string; by: string }> } } };
+      };
+      const verdict = (id: string): string | undefined => report.results.find((x) => x.id === id)?.verdict;
+      expect(['USAGE-001', 'USAGE-010', 'USAGE-011', 'USAGE-012', 'USAGE-013', 'USAGE-014', 'USAGE-015', 'ME-024'].map(verdict)).toEqual(Array(8).fill('pass'));
+      expect(verdict('USAGE-009')).toBe('skipped');
+      expect(report.results.find((x) => x.id === 'USAGE-009')?.reason).toMatch(/no prompt \/ completion \/ total split/);
+      const counters = report.discovered.usage.shape.counters;
+      expect(Object.fromEntries(Object.entries(counters).map(([k, c]) => [k, `${c.member} (${c.by})`]))).toEqual({
+        requests: 'n_requests (name+delta)',
+        total_tokens: 'tokens (name+delta)',
+        spend_usd: 'cost_usd (name+delta)',
+      });
+      // The heatmap's days carry the discovered counters, and no counter the rows do not have.
+      expect(report.usage.days).toHaveLength(90);
+      expect(Object.keys(report.usage.days.at(-1) ?? {})).toEqual(['date', 'requests', 'total_tokens', 'spend_usd']);
+      const page = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(page.includes('What iari discovered')).toBe(true);
+      expect(page.includes('<tr><td>requests</td><td>n_requests</td><td>name+delta</td><td>1</td>')).toBe(true);
+    } finally {
+      await mock.close();
+    }
+  }, 150_000);
+
   it('keeps a canary token out of every report file and output line, failures and curl lines included (exit 1)', async () => {
     const canary = 'sk-iari-canary-7f3e9d21c4b84a6e';
     const mock = await startMockServer({ defaultToken: canary, faults: ['error-code-integer', 'usage-not-incremented', 'stream-no-done'], ttftMs: 0, itlMs: 0 });

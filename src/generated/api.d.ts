@@ -96,7 +96,7 @@ export interface paths {
         };
         /**
          * One model of the public list
-         * @description compat: OpenAI `RetrieveModel` (openai-node `client.models.retrieve(id)`); profile (D-HTTP-43): public like the list, an id not listed answers 404 model_not_found.
+         * @description compat: OpenAI `RetrieveModel` (openai-node `client.models.retrieve(id)`); profile (D-HTTP-44): public like the list, an id not listed answers 404 model_not_found.
          */
         get: operations["retrieveModel"];
         put?: never;
@@ -517,7 +517,7 @@ export interface components {
                 name: string;
             };
         };
-        /** @description compat (D-HTTP-44): json_object answers one JSON object (the messages must mention JSON); json_schema answers JSON valid against schema, streamed or not; with strict true a schema outside the strict subset answers 400, param response_format. */
+        /** @description compat (D-HTTP-45): json_object answers one JSON object (the messages must mention JSON); json_schema answers JSON valid against schema, streamed or not; with strict true a schema outside the strict subset answers 400, param response_format. */
         ResponseFormat: {
             /** @enum {unknown} */
             type: "text" | "json_object";
@@ -963,7 +963,7 @@ export interface components {
         };
         /** @constant */
         proto: "1.0-draft.2";
-        id: string;
+        id: string & unknown;
         iat: number;
         act: {
             verb: components["schemas"]["verb"];
@@ -974,8 +974,8 @@ export interface components {
         decision: {
             /** @enum {unknown} */
             result: "allowed" | "denied";
-            reason?: string;
-            subcode?: string;
+            reason?: string & unknown;
+            subcode?: string & unknown;
             prose?: string;
             "the service"?: components["schemas"]["digest"];
             crit_object?: {
@@ -1023,7 +1023,7 @@ export interface components {
             $defs: {
                 /** @constant */
                 proto: "1.0-draft.2";
-                id: string;
+                id: string & unknown;
                 iss: components["schemas"]["keyref"];
                 iat: number;
                 digest: string;
@@ -1048,8 +1048,8 @@ export interface components {
                 decision: {
                     /** @enum {unknown} */
                     result: "allowed" | "denied";
-                    reason?: string;
-                    subcode?: string;
+                    reason?: string & unknown;
+                    subcode?: string & unknown;
                     prose?: string;
                     "the service"?: components["schemas"]["digest"];
                     crit_object?: {

@@ -118,6 +118,29 @@ export function canonicalMembersAround(object: Record<string, unknown>, split: s
   return { before, after };
 }
 
+/**
+ * The JCS members of an object, in JCS order: `keys[i]` and its member text `"name":value`.
+ * `{` + texts.join(',') + `}` is the object's JCS; leaving members out gives the JCS of the rest.
+ */
+export function canonicalMembers(object: Record<string, unknown>): { keys: string[]; texts: string[] } {
+  const sorted = Object.keys(object).sort();
+  const keys: string[] = [];
+  const texts: string[] = [];
+  for (const key of sorted) {
+    const value = object[key];
+    if (value === undefined || typeof value === 'symbol') continue;
+    let text: string;
+    try {
+      text = `${jsonString(key)}:${fastJcs(value, 1)}`;
+    } catch {
+      text = `${canonicalString(key)}:${canonicalString(value)}`;
+    }
+    keys.push(key);
+    texts.push(text);
+  }
+  return { keys, texts };
+}
+
 /** D-RCPT-01: canonical bytes = UTF-8 of the JCS string. */
 export function canonicalBytes(value: unknown): Uint8Array {
   return encoder.encode(canonicalString(value));

@@ -30,6 +30,13 @@ describe('D-RCPT-05 worked example in spec/DECISIONS.md', () => {
       sealed.receipt.sig.val,
       sealed.digest,
       tokenCommitment('tok_abc'),
+      // The full seeds and public keys, and the whole Receipt in its canonical form with its length.
+      hex(issuer.exportSeed()),
+      hex(actor.exportSeed()),
+      hex(issuer.publicKey),
+      hex(actor.publicKey),
+      canonicalString(sealed.receipt),
+      `these ${Buffer.byteLength(canonicalString(sealed.receipt))} bytes`,
     ];
     for (const q of quoted) expect(decisions.includes(q), `DECISIONS.md lacks ${q}`).toBe(true);
   });

@@ -16,12 +16,14 @@ export type { ReceiptSchemaError, ReceiptSchemaResult } from './receipt-schema.t
 export type { Act, Budget, Decision, Outcome, Receipt, Resolved, SealedReceipt, Sig, UnsignedReceipt } from './types.ts';
 export { parseStrictJson, parseStrictText, DEFAULT_LIMITS } from './strict-json.ts';
 export type { StrictJsonCode, StrictJsonError, StrictJsonResult, StrictJsonLimits } from './strict-json.ts';
-export { FINDING_CODES, ALL_FINDING_CODES, WARNING_CODES, isFindingCode } from './findings.ts';
-export type { Finding, FindingCode } from './findings.ts';
+export { FINDING_CODES, FINDING_TABLE, ALL_FINDING_CODES, WARNING_CODES, CLOCK_CODES, isFindingCode } from './findings.ts';
+export type { Finding, FindingCode, FindingCodeInfo, FindingLayer, FindingScope, FindingSeverity } from './findings.ts';
 export { ChainVerifier } from './chain-verifier.ts';
 export type { ChainVerifyResult } from './chain-verifier.ts';
 export type { VerifyOptions, ReceiptPayloads } from './verify-options.ts';
 export { verifyChain, verifyReceiptStream, verifyReceiptFile } from './verify-chain.ts';
+export type { StreamOptions } from './verify-chain.ts';
+export { defaultJobs } from './verify-pool.ts';
 export { ReceiptSplitter } from './receipt-splitter.ts';
 export { privateKeyFileText, readPrivateKeyText, readPublicKeyref } from './key-file.ts';
 export { resealChain } from './reseal.ts';

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject } from 'ajv';
 import { packageUrl } from '../package-root.ts';
+import { validate } from './receipt-validator.generated.ts';
 
+// The validator is spec/receipt.schema.json compiled ahead of time (scripts/gen-receipt-validator.ts,
+// ajv standalone code), so neither the CLI nor a verify worker loads ajv or compiles the schema at
+// start-up; receipt-schema.test.ts checks that it is the schema's current compilation.
 export const RECEIPT_SCHEMA_URL = packageUrl('spec/receipt.schema.json');
 
 export const receiptSchema: Record<string, unknown> = JSON.parse(readFileSync(RECEIPT_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
@@ -12,14 +14,25 @@ export interface ReceiptSchemaError {
   pointer: string;
   keyword: string;
   message: string;
-  /** Verifier finding code named by the nearest `$comment: "finding: CODE"` on the schema path, if any. */
+  /** Verifier finding code named by the `$comment: "finding: CODE"` of the subschema holding the failing keyword, if any. */
   finding?: string;
 }
 
 export type ReceiptSchemaResult = { ok: true } | { ok: false; errors: ReceiptSchemaError[] };
 
-const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictTypes: false, strictRequired: false });
-const validate = ajv.compile(receiptSchema);
+/** The part of an ajv error object this module reads (ajv's ErrorObject, without importing ajv). */
+export interface AjvError {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, unknown>;
+  message?: string;
+  /** The subschema holding the keyword (the validator is generated with verbose errors). */
+  parentSchema?: Record<string, unknown>;
+}
+
+type GeneratedValidate = ((value: unknown) => boolean) & { errors?: AjvError[] | null };
+const validateSchema = validate as unknown as GeneratedValidate;
 
 export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -29,8 +42,8 @@ export function escapePointerToken(token: string): string {
  * RFC 6901 pointer to the member an ajv error is about: for a missing, unexpected or
  * discriminator-tag member, the member itself (where it is or should be), else the instance.
  */
-export function ajvErrorPointer(error: ErrorObject): string {
-  const params = error.params as Record<string, unknown>;
+export function ajvErrorPointer(error: AjvError): string {
+  const params = error.params;
   if (error.keyword === 'required' && typeof params['missingProperty'] === 'string') {
     return `${error.instancePath}/${escapePointerToken(params['missingProperty'])}`;
   }
@@ -43,24 +56,24 @@ export function ajvErrorPointer(error: ErrorObject): string {
   return error.instancePath;
 }
 
-function findingOf(error: ErrorObject): string | undefined {
-  const parent = error.parentSchema as Record<string, unknown> | undefined;
-  const comment = parent?.['$comment'];
+/** Verifier finding code named by the `$comment` of the subschema that holds the failing keyword (ajv's verbose parentSchema). */
+function findingOf(error: AjvError): string | undefined {
+  const comment = error.parentSchema?.['$comment'];
   if (typeof comment !== 'string') return undefined;
   return /^finding: ([A-Z0-9_]+)/.exec(comment)?.[1];
 }
 
 /** Drops ajv's wrapper errors ("must match then schema") and the branch errors of an anyOf that is itself reported. */
-function relevant(errors: ErrorObject[]): ErrorObject[] {
+function relevant(errors: AjvError[]): AjvError[] {
   const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath);
   return errors.filter((e) => e.keyword !== 'if' && !anyOfPaths.some((p) => e.schemaPath.startsWith(`${p}/`)));
 }
 
 export function validateReceiptSchema(value: unknown): ReceiptSchemaResult {
-  if (validate(value)) return { ok: true };
+  if (validateSchema(value)) return { ok: true };
   const errors: ReceiptSchemaError[] = [];
   const seen = new Set<string>();
-  for (const error of relevant(validate.errors ?? [])) {
+  for (const error of relevant(validateSchema.errors ?? [])) {
     const pointer = ajvErrorPointer(error);
     const key = `${pointer}\u0000${error.keyword}\u0000${error.schemaPath}`;
     if (seen.has(key)) continue;

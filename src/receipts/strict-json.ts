@@ -18,6 +18,8 @@ export type StrictJsonResult = { ok: true; value: unknown } | { ok: false; error
 export interface StrictJsonLimits {
   maxBytes: number;
   maxDepth: number;
+  /** Accept any RFC 8259 number (payload files: request bodies have fractions); Receipts never do. */
+  anyNumber?: boolean;
 }
 
 export const DEFAULT_LIMITS: StrictJsonLimits = { maxBytes: 65_536, maxDepth: 32 };
@@ -35,9 +37,14 @@ const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1')
 class Parser {
   i = 0;
   readonly path: string[] = [];
+  /** False once the text is seen not to be its own JCS form (whitespace, an escape, members out of order). */
+  canonical = true;
+  /** The members of the top-level object: name and [start, end) of `"name":value` in the text. */
+  readonly top: { key: string; start: number; end: number }[] = [];
   constructor(
     readonly s: string,
     readonly maxDepth: number,
+    readonly anyNumber = false,
   ) {}
 
   fail(code: StrictJsonCode, detail: string, at = this.i): never {
@@ -52,6 +59,7 @@ class Parser {
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
       else break;
     }
+    if (i !== this.i) this.canonical = false;
     this.i = i;
   }
 
@@ -87,11 +95,15 @@ class Parser {
       this.i++;
       return out;
     }
+    let previous: string | undefined;
     for (;;) {
       this.ws();
       if (this.s.charCodeAt(this.i) !== 0x22) this.fail('JSON_SYNTAX', 'expected a member name');
       const keyAt = this.i;
       const key = this.string();
+      // RFC 8785 §3.2.3: members sorted by their names' UTF-16 code units (what < compares).
+      if (previous !== undefined && !(previous < key)) this.canonical = false;
+      previous = key;
       if (Object.hasOwn(out, key)) {
         this.path.push(key);
         this.fail('JSON_DUPLICATE_KEY', `duplicate member name ${JSON.stringify(key)}`, keyAt);
@@ -102,6 +114,7 @@ class Parser {
       this.path.push(key);
       const v = this.value(depth);
       this.path.pop();
+      if (depth === 1) this.top.push({ key, start: keyAt, end: this.i });
       if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
       else out[key] = v;
       this.ws();
@@ -157,7 +170,13 @@ class Parser {
     const lexeme = s.slice(start, i);
     this.i = i;
     if (!/^(0|[1-9][0-9]*)$/.test(lexeme)) {
-      if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) {
+        if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme) || this.anyNumber) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+      } else if (this.anyNumber) {
+        const n = Number(lexeme);
+        if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is outside IEEE 754 double range`, start);
+        return n;
+      }
       this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not a non-negative integer without fraction or exponent`, start);
     }
     const n = Number(lexeme);
@@ -192,6 +211,7 @@ class Parser {
         continue;
       }
       out += s.slice(runStart, i);
+      this.canonical = false;
       const e = s.charCodeAt(i + 1);
       switch (e) {
         case 0x22: out += '"'; i += 2; break;
@@ -234,26 +254,53 @@ class Parser {
   }
 }
 
+/** A strict read with what the reader saw of the text's form. */
+export type StrictJsonReading =
+  | {
+      ok: true;
+      value: unknown;
+      text: string;
+      /** True when the text is surely the JCS form of the value (no whitespace, no escapes, sorted members); false says nothing. */
+      canonical: boolean;
+      /** For a top-level object: each member's name and the [start, end) of `"name":value` in `text`. */
+      members: readonly { key: string; start: number; end: number }[];
+    }
+  | { ok: false; error: StrictJsonError };
+
 /** Parses already-decoded text strictly (raw lone surrogates in the text are rejected too). */
-export function parseStrictText(text: string, limits: StrictJsonLimits = DEFAULT_LIMITS): StrictJsonResult {
-  const p = new Parser(text, limits.maxDepth);
+export function readStrictText(text: string, limits: StrictJsonLimits = DEFAULT_LIMITS): StrictJsonReading {
+  const p = new Parser(text, limits.maxDepth, limits.anyNumber === true);
   try {
     const value = p.value(0);
+    const end = p.i;
     p.ws();
     if (p.i !== text.length) p.fail('JSON_SYNTAX', 'trailing data after the JSON value');
-    return { ok: true, value };
+    if (end !== text.length) p.canonical = false;
+    return { ok: true, value, text, canonical: p.canonical, members: p.top };
   } catch (error) {
     if (error instanceof Fail) return { ok: false, error: error.info };
     throw error;
   }
 }
 
+/** Parses already-decoded text strictly (raw lone surrogates in the text are rejected too). */
+export function parseStrictText(text: string, limits: StrictJsonLimits = DEFAULT_LIMITS): StrictJsonResult {
+  const r = readStrictText(text, limits);
+  return r.ok ? { ok: true, value: r.value } : r;
+}
+
 /** Parses UTF-8 bytes strictly: no BOM, valid UTF-8, size limit, then `parseStrictText`. */
 export function parseStrictJson(input: Uint8Array | string, limits: StrictJsonLimits = DEFAULT_LIMITS): StrictJsonResult {
+  const r = readStrictJson(input, limits);
+  return r.ok ? { ok: true, value: r.value } : r;
+}
+
+/** `parseStrictJson` with what the reader saw of the text's form (see `readStrictText`). */
+export function readStrictJson(input: Uint8Array | string, limits: StrictJsonLimits = DEFAULT_LIMITS): StrictJsonReading {
   if (typeof input === 'string') {
     if (Buffer.byteLength(input, 'utf8') > limits.maxBytes) return { ok: false, error: { code: 'JSON_LIMITS', offset: 0, detail: `larger than ${limits.maxBytes} bytes`, pointer: '' } };
     if (input.charCodeAt(0) === 0xfeff) return { ok: false, error: { code: 'JSON_INVALID_UTF8', offset: 0, detail: 'byte order mark', pointer: '' } };
-    return parseStrictText(input, limits);
+    return readStrictText(input, limits);
   }
   if (input.length > limits.maxBytes) return { ok: false, error: { code: 'JSON_LIMITS', offset: 0, detail: `larger than ${limits.maxBytes} bytes`, pointer: '' } };
   if (input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) return { ok: false, error: { code: 'JSON_INVALID_UTF8', offset: 0, detail: 'byte order mark', pointer: '' } };
@@ -263,7 +310,7 @@ export function parseStrictJson(input: Uint8Array | string, limits: StrictJsonLi
   } catch {
     return { ok: false, error: { code: 'JSON_INVALID_UTF8', offset: firstInvalidUtf8(input), detail: 'invalid UTF-8', pointer: '' } };
   }
-  return parseStrictText(text, limits);
+  return readStrictText(text, limits);
 }
 
 /** Offset of the first byte that starts an invalid UTF-8 sequence (RFC 3629: no overlongs, surrogates or > U+10FFFF). */

@@ -3,12 +3,13 @@ import { ChainVerifier, type ChainVerifyResult } from './chain-verifier.ts';
 import { ReceiptSplitter, type SplitItem } from './receipt-splitter.ts';
 import { DEFAULT_LIMITS } from './strict-json.ts';
 import type { VerifyOptions } from './verify-options.ts';
+import { defaultJobs, ParallelFeeder } from './verify-pool.ts';
 
 function handle(verifier: ChainVerifier, item: SplitItem): void {
   if (item.kind === 'receipt') verifier.push(item.bytes);
   else if (item.kind === 'oversize') {
     verifier.pushUnreadable('JSON_LIMITS', `Receipt of ${item.size} bytes is larger than the limit`);
-  } else verifier.addInputFinding({ code: 'JSON_SYNTAX', index: verifier.count === 0 ? null : verifier.count - 1, detail: item.detail });
+  } else verifier.addInputFinding({ code: 'JSON_SYNTAX', index: null, detail: item.detail });
 }
 
 /**
@@ -36,16 +37,33 @@ export function verifyChain(input: readonly unknown[] | string | Uint8Array, opt
   return verifier.finish();
 }
 
+export interface StreamOptions {
+  /**
+   * Worker threads for the per-Receipt checks (signatures included) of a long chain; default the
+   * number of cores. 1 keeps everything on this thread; the chain logic always stays here.
+   */
+  jobs?: number;
+}
+
 /** Streams JSONL or a JSON array of Receipts from any byte stream, in bounded memory. */
-export async function verifyReceiptStream(stream: AsyncIterable<Uint8Array>, options: VerifyOptions = {}): Promise<ChainVerifyResult> {
+export async function verifyReceiptStream(stream: AsyncIterable<Uint8Array>, options: VerifyOptions & StreamOptions = {}): Promise<ChainVerifyResult> {
   const verifier = new ChainVerifier(options);
   const splitter = new ReceiptSplitter((options.limits ?? DEFAULT_LIMITS).maxBytes);
-  for await (const chunk of stream) splitter.feed(chunk, (item) => handle(verifier, item));
-  splitter.end((item) => handle(verifier, item));
+  const feeder = new ParallelFeeder(verifier, options.jobs ?? defaultJobs());
+  try {
+    for await (const chunk of stream) {
+      splitter.feed(chunk, (item) => feeder.item(item));
+      await feeder.settle();
+    }
+    splitter.end((item) => feeder.item(item));
+    await feeder.finish();
+  } finally {
+    await feeder.close();
+  }
   return verifier.finish();
 }
 
 /** Streams a file (read errors reject the promise; the caller maps them to "unreadable input"). */
-export function verifyReceiptFile(path: string, options: VerifyOptions = {}): Promise<ChainVerifyResult> {
+export function verifyReceiptFile(path: string, options: VerifyOptions & StreamOptions = {}): Promise<ChainVerifyResult> {
   return verifyReceiptStream(createReadStream(path, { highWaterMark: 1 << 20 }), options);
 }

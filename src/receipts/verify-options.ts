@@ -30,6 +30,8 @@ export interface VerifyOptions {
   strictWire?: boolean;
   /** The verifier's clock, integer seconds (default: now). */
   now?: number;
+  /** D-RCPT-08: IAT_FUTURE is an error instead of a warning (the verdict then depends on this clock). */
+  strictClock?: boolean;
   /** Allowed clock skew for IAT_FUTURE, seconds (default 300). */
   maxSkewSeconds?: number;
   /** At most this many findings are kept (default 1000); the rest are counted. */

@@ -101,6 +101,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
               .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
               .map(usageDayFields),
           },
+    ...(report.discovered === undefined ? {} : { discovered: report.discovered }),
   };
 }
 

@@ -55,7 +55,7 @@ describe('conformance-html', () => {
     const day = report.usage.days[12];
     if (day === undefined) throw new Error('no day');
     expect(page).toContain(`data-tip="${usageTip(day)}"`);
-    expect(usageTip(day)).toContain(`${day.requests.toLocaleString('en-US')} requests`);
+    expect(usageTip(day)).toContain(`${(day.requests ?? Number.NaN).toLocaleString('en-US')} requests`);
   });
 
   it('says why the heatmap is missing when usage was unavailable', () => {

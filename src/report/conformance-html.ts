@@ -3,10 +3,12 @@
  * a day-by-day breakdown of activity, from which an overview heatmap is built."), failure details
  * with everything needed to reproduce them, the filterable requirement table, and coverage.
  */
-import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../checks/verdicts.ts';
+import type { ConformanceReport, Failure, RequirementResult, Verdict } from '../checks/verdicts.ts';
 import { verdicts } from '../checks/verdicts.ts';
 import { badge, factList, filterTable, html, renderPage, section, simpleTable, statGrid, type Html, type Row, type Tone } from './html-shell.ts';
-import { calendarHeatmap } from './svg-charts.ts';
+import { usageSection } from './usage-html.ts';
+
+export { usageTip } from './usage-html.ts';
 
 export const verdictTone: Record<Verdict, Tone> = {
   pass: 'good',
@@ -161,44 +163,6 @@ function requirementTable(report: ConformanceReport): Html {
       filterOrder: { verdict: [...verdicts], grade: ['MUST', 'SHOULD', 'INFO'], area: [...new Set(report.results.map((r) => r.area))] },
     }),
     'requirements',
-  );
-}
-
-function int(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
-function usd(value: number): string {
-  return `$${value < 1 ? value.toFixed(4) : value.toFixed(2)}`;
-}
-
-export function usageTip(d: UsageDay): string {
-  return `${d.date}\n${int(d.requests)} requests\n${int(d.total_tokens)} tokens (${int(d.prompt_tokens)} prompt, ${int(d.completion_tokens)} completion)\n${usd(d.spend_usd)} spend`;
-}
-
-function usageSection(report: ConformanceReport): Html {
-  if ('unavailable' in report.usage) {
-    return section('Account usage', html`<p class="muted">Usage heatmap unavailable: ${report.usage.unavailable}</p>`, 'usage');
-  }
-  const days = report.usage.days;
-  const byTokens = days.some((d) => d.total_tokens > 0);
-  const heat = calendarHeatmap({
-    title: `Daily ${byTokens ? 'tokens' : 'requests'}, ${days[0]?.date ?? ''} to ${days.at(-1)?.date ?? ''} (UTC)`,
-    metric: byTokens ? 'total tokens' : 'requests',
-    days: days.map((d) => ({ date: d.date, value: byTokens ? d.total_tokens : d.requests, tip: usageTip(d) })),
-  });
-  const sum = (k: 'requests' | 'total_tokens' | 'spend_usd') => days.reduce((s, d) => s + d[k], 0);
-  const active = days.filter((d) => d.requests > 0).length;
-  return section(
-    'Account usage',
-    html`<p class="muted">From <code>GET /v1/me/usage</code>, one cell per UTC day; hover a cell for its numbers.</p><div class="usage-row">${heat}${statGrid([
-      { label: 'days', value: days.length },
-      { label: 'active days', value: active },
-      { label: 'requests', value: int(sum('requests')) },
-      { label: 'tokens', value: int(sum('total_tokens')) },
-      { label: 'spend', value: usd(sum('spend_usd')) },
-    ])}</div>`,
-    'usage',
   );
 }
 

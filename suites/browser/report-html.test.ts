@@ -139,13 +139,13 @@ describe.runIf(available)('HTML reports in Chromium', () => {
         expect(await cells.count()).toBe(days.length);
         const box = await cells.first().boundingBox();
         expect(box?.width ?? 0).toBeGreaterThan(5);
-        const day = days.findLast((d) => d.requests > 0) ?? days[0];
+        const day = days.findLast((d) => (d.requests ?? 0) > 0) ?? days[0];
         if (day === undefined) throw new Error('no day');
         await s.page.locator(`svg.chart-heatmap .heat-cell[data-date="${day.date}"]`).hover();
         expect(await s.page.isVisible('#tip')).toBe(true);
         const tip = (await s.page.textContent('#tip')) ?? '';
         expect(tip).toContain(day.date);
-        expect(tip).toContain(`${day.requests.toLocaleString('en-US')} requests`);
+        expect(tip).toContain(`${(day.requests ?? Number.NaN).toLocaleString('en-US')} requests`);
         await s.page.evaluate(() => document.getElementById('usage')?.scrollIntoView());
         await s.page.locator(`svg.chart-heatmap .heat-cell[data-date="${day.date}"]`).hover();
         await s.screenshot(join(shots, 'conformance-heatmap.png'), false);

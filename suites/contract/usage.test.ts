@@ -9,5 +9,5 @@ describe('usage', () => {
   it('USAGE-010, USAGE-011, USAGE-012: the current month’s daily rows sum to /v1/me requests_this_month, tokens_this_month and spend_usd', runs('usage-month-sums'));
   it('ME-024, ME-025, USAGE-013: one small completion adds exactly its usage to /v1/me and to today’s row of /v1/me/usage', runs('usage-growth'));
   it('USAGE-014: a streamed completion with include_usage is counted exactly like its usage chunk', runs('usage-stream-growth'));
-  it('USAGE-015: requests answered 4xx leave requests, tokens and spend unchanged', runs('usage-rejected-not-counted'));
+  it('USAGE-015: requests answered 4xx (401, 400, 404) leave requests, tokens and spend unchanged', runs('usage-rejected-not-counted'));
 });

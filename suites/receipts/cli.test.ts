@@ -72,6 +72,44 @@ describe('iari receipts', () => {
     expect(short.out).toContain('HEAD_MISMATCH');
   });
 
+  it('--payloads checks input_digest and output_digest by Receipt id (D-RCPT-13)', async () => {
+    const body = { model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }], temperature: 0.7 };
+    const output = [{ role: 'assistant', content: 'hello' }];
+    const { digestOf } = await import('../../src/receipts/index.ts');
+    const a = [
+      { act: { verb: 'model.call', resource: 'gpt-x', input_digest: digestOf(body) }, decision: { result: 'allowed' }, cost: { amount: '0.01', unit: 'USD' }, id: 'r_gate' },
+      { gate: 0, outcome: { status: 'ok', output_digest: digestOf(output), resolved: { provider: 'p', model: 'gpt-x', boundary: [] } }, cost: { amount: '0.009', unit: 'USD' }, id: 'r_out' },
+    ];
+    writeFileSync(join(dir, 'pacts.jsonl'), a.map((x) => JSON.stringify(x)).join('\n'));
+    expect((await cli(['sign', join(dir, 'pacts.jsonl'), '--key', join(dir, 'iss.key'), '--out', join(dir, 'pchain.jsonl')])).code).toBe(0);
+    const verify = (payloads: unknown) => {
+      writeFileSync(join(dir, 'payloads.json'), JSON.stringify(payloads));
+      return cli(['verify', join(dir, 'pchain.jsonl'), '--trust', join(dir, 'iss.pub'), '--payloads', join(dir, 'payloads.json'), '--json']);
+    };
+    expect((await verify({ r_gate: { input: body }, r_out: { output } })).code).toBe(0);
+    const bad = await verify({ r_gate: { input: { ...body, temperature: 0.8 } }, r_out: { output: [{ role: 'assistant', content: 'hellO' }] } });
+    expect(bad.code).toBe(1);
+    const json = JSON.parse(bad.out) as { files: { errors: { code: string; index: number; pointer: string }[] }[] };
+    expect(json.files[0]?.errors.map((e) => `${e.code}@${e.index}${e.pointer}`)).toEqual(['IO_DIGEST_MISMATCH@0/act/input_digest', 'IO_DIGEST_MISMATCH@1/outcome/output_digest']);
+    expect((await verify([])).code).toBe(2);
+    expect((await verify({ r_gate: { request: body } })).code).toBe(2);
+  });
+
+  it('--strict-clock makes an iat far in the future an error; by default it is a warning', async () => {
+    writeFileSync(join(dir, 'future.jsonl'), JSON.stringify({ act: { verb: 'model.call', resource: 'x' }, decision: { result: 'denied', reason: 'PROTO_DENY_POLICY', subcode: 'X_A_B', prose: 'no' }, cost: { amount: '0', unit: 'USD' }, iat: 4_000_000_000 }));
+    expect((await cli(['sign', join(dir, 'future.jsonl'), '--key', join(dir, 'iss.key'), '--out', join(dir, 'fchain.jsonl')])).code).toBe(0);
+    const trust = ['--trust', join(dir, 'iss.pub'), '--json'];
+    const lenient = await cli(['verify', join(dir, 'fchain.jsonl'), ...trust]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.out).toContain('IAT_FUTURE');
+    expect((await cli(['verify', join(dir, 'fchain.jsonl'), ...trust, '--strict-clock'])).code).toBe(1);
+  });
+
+  it('accepts --jobs and rejects a bad value', async () => {
+    expect((await cli(['verify', join(dir, 'chain.jsonl'), '--trust', join(dir, 'iss.pub'), '--approver', join(dir, 'appr.pub'), '--jobs', '2'])).code).toBe(0);
+    expect((await cli(['verify', join(dir, 'chain.jsonl'), '--jobs', '0'])).code).toBe(2);
+  });
+
   it('exits 2 on unreadable input and on bad arguments', async () => {
     expect((await cli(['verify', join(dir, 'missing.jsonl')])).code).toBe(2);
     expect((await cli(['verify', join(dir, 'chain.jsonl'), '--level', '4'])).code).toBe(2);

@@ -82,7 +82,8 @@ describe('RCPT mutation operators, raw', () => {
   });
   prop('RCPT-CHAIN-009: tail truncation gives HEAD_MISMATCH only with the expected head', (c) => {
     const list = c.receipts.slice(0, -1);
-    expectErrors(verifyChain(list, { ...c.options, expectedHead: digestOf(c.receipts.at(-1)) }), [`HEAD_MISMATCH@${list.length - 1}`]);
+    // D-RCPT-23: HEAD_MISMATCH is about the whole chain (index null).
+    expectErrors(verifyChain(list, { ...c.options, expectedHead: digestOf(c.receipts.at(-1)) }), ['HEAD_MISMATCH@chain']);
     const without = verifyChain(list, c.options);
     expectErrors(without, []);
     expect(without.notes.join(' ')).toMatch(/cannot be detected/);
@@ -117,11 +118,12 @@ describe('RCPT mutation operators, raw', () => {
     const { list, fallout } = rawEdit(c, i, (r) => (r.sig.val = r.sig.val.slice(0, -1) + abc[abc.indexOf(r.sig.val.at(-1) as string) + 1 + (n % 3)]));
     expectErrors(verifyChain(list, c.options), [`NONCANONICAL_BASE64URL@${i}`, ...fallout]);
   });
-  prop('RCPT-SCHEMA-006: uppercase hex or a sha-256: prefix in prev gives BAD_DIGEST', (c, n) => {
+  prop('RCPT-SCHEMA-006: uppercase hex or a sha-256: prefix in prev gives BAD_DIGEST, CHAIN_BREAK and (raw edit) SIG_INVALID', (c, n) => {
     const i = 1 + (n % (c.receipts.length - 1));
     const forms = [(p: string) => `sha256:${p.slice(7).toUpperCase()}`, (p: string) => p.replace('sha256:', 'sha-256:')];
     const { list, fallout } = rawEdit(c, i, (r) => (r.prev = pick(forms, n)(r.prev as string)));
-    expectErrors(verifyChain(list, c.options), [`BAD_DIGEST@${i}`, ...fallout]);
+    // D-RCPT-25: no finding hides another: the malformed prev names no member, and the edit is a forgery.
+    expectErrors(verifyChain(list, c.options), [`BAD_DIGEST@${i}`, `CHAIN_BREAK@${i}`, `SIG_INVALID@${i}`, ...fallout]);
   });
   prop('RCPT-SCHEMA-041: a raw duplicate member (even with an equal value) gives JSON_DUPLICATE_KEY', (c, n) => {
     const i = n % c.receipts.length;
@@ -164,9 +166,16 @@ describe('RCPT mutation operators, resealed', () => {
       [indexes(c, (r) => r.decision.crit_object !== undefined), (r) => (r['decision'].crit_object.extra = 1)],
       [indexes(c, (r) => r.outcome?.resolved != null), (r) => (r['outcome'].resolved.extra = 1)],
     ];
-    const [where, edit] = pick(targets, n);
+    const t = n % targets.length;
+    const [where, edit] = targets[t] as (typeof targets)[number];
     const i = pick(where, n >> 3);
-    expectErrors(verifyChain(reseal(c, (rs) => edit(rs[i] as unknown as Record<string, unknown>)), c.options), [`SCHEMA_UNKNOWN_FIELD@${i}`]);
+    // D-RCPT-25: an outcome is still compared with its gate, so a changed act or decision on one side of a pair also differs.
+    const pairCode = t === 0 ? 'PAIR_ACT_MISMATCH' : t === 1 ? 'PAIR_DECISION_MISMATCH' : undefined;
+    const r = c.receipts[i] as Receipt;
+    const partners = pairCode === undefined ? [] : isOutcome(r) ? [i] : indexes(c, (x) => x.gate === digestOf(r));
+    // The approval signs the act digest and is not re-signed: changing act breaks it, and a Receipt that fails the schema is still verified (D-RCPT-25).
+    const approval = t === 0 && r.approval !== undefined ? [`APPROVAL_SIG_INVALID@${i}`] : [];
+    expectErrors(verifyChain(reseal(c, (rs) => edit(rs[i] as unknown as Record<string, unknown>)), c.options), [`SCHEMA_UNKNOWN_FIELD@${i}`, ...partners.map((k) => `${pairCode}@${k}`), ...approval]);
   });
   prop('RCPT-CHAIN-006: a decreased iat gives IAT_REGRESSION', (c, n) => {
     const i = pick(indexes(c, (r, k) => k > 0 && !isOutcome(r)), n);
@@ -176,7 +185,10 @@ describe('RCPT mutation operators, resealed', () => {
   prop('RCPT-PAIR-003: an outcome pointing at a denied gate gives OUTCOME_WITHOUT_ALLOWED_GATE', (c, n) => {
     const o = pick(indexes(c, (r, k) => isOutcome(r) && c.receipts.slice(0, k).some(isDenied)), n);
     const g = pick(indexes(c, (r, k) => k < o && isDenied(r)), n >> 2);
-    expectErrors(verifyChain(reseal(c, (rs) => ((rs[o] as Receipt).gate = digestOf(c.receipts[g]))), c.options), [`OUTCOME_WITHOUT_ALLOWED_GATE@${o}`]);
+    const [out, gate] = [c.receipts[o] as Receipt, c.receipts[g] as Receipt];
+    // D-RCPT-25: the outcome is still compared with the gate it names: the decisions differ (allowed, denied), the acts and actors may.
+    const pair = ['PAIR_DECISION_MISMATCH', ...(canonicalString(out.act) === canonicalString(gate.act) ? [] : ['PAIR_ACT_MISMATCH']), ...(out.actor === gate.actor ? [] : ['PAIR_ACTOR_MISMATCH'])];
+    expectErrors(verifyChain(reseal(c, (rs) => ((rs[o] as Receipt).gate = digestOf(c.receipts[g]))), c.options), [`OUTCOME_WITHOUT_ALLOWED_GATE@${o}`, ...pair.map((code) => `${code}@${o}`)]);
   });
   prop('RCPT-PAIR-004: a second outcome for one gate gives DUPLICATE_OUTCOME', (c, n) => {
     const o = pick(indexes(c, isOutcome), n);

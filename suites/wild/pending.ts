@@ -4,9 +4,10 @@ import type { Verdict } from './corpus.ts';
  * Disagreements between iari and the rubric-derived verdict of a wild exchange whose fix belongs
  * to another engineer's open work (issue 10 parts 1-2, grades and profile checks: grade; part 4, 429s
  * waited out and retried: shapes). The exchange
- * keeps the rubric's verdict; until the fix lands the suite asserts iari's current verdict here
- * instead, so the disagreement is visible and the test flips (fails, naming this entry) the day
- * the fix lands: then delete the entry. Every entry is in the table in docs/wild-corpus.md.
+ * keeps the rubric's verdict; until the fix lands the suite accepts iari's current verdict here as
+ * well (never a third one), so the owner's change can land without touching this suite; once it
+ * has, the entry is deleted and only the rubric's verdict passes. Every entry is in the table in
+ * docs/wild-corpus.md.
  */
 export interface Pending {
   exchange: string;

@@ -8,7 +8,9 @@ import { describeOutcome, judgeExchange, startWildMock } from './wild-run.ts';
 // answers like the real server on the recorded route, and must give exactly the verdicts the
 // grading rubric derives for each exchange (fixtures/wild/, docs/wild-corpus.md). Where they
 // disagreed, the check or the grade was changed, never the rubric-derived verdict; a fix still
-// open in another engineer's work is listed in pending.ts and asserted as iari says it today.
+// open in another engineer's work is listed in pending.ts and accepted as iari says it today or
+// as the rubric says (so the owner's change lands without touching this suite); the entry is
+// deleted once it has landed.
 
 const corpus = loadCorpus();
 let mock: MockServer;
@@ -36,14 +38,13 @@ describe('wild corpus: iari gives every recorded exchange the verdicts the rubri
       // A verdict the recording never reached would test the mock, not the real server.
       expect(run.served, `${ex.id}: no request of iari's checks matched the recording`).toBeGreaterThan(0);
       const got = Object.fromEntries(ids.map((id) => [id, run.outcomes.get(id)?.verdict ?? 'absent']));
-      const want = Object.fromEntries(ids.map((id) => [id, pendingFor(ex.id, id)?.current ?? ex.verdicts[id]?.verdict]));
+      // A pending disagreement may be either side: as iari says it today, or (once the owner's fix
+      // lands on main, which this branch cannot see in advance) as the rubric says; nothing else.
+      const accepted = (id: string): string[] => [ex.verdicts[id]?.verdict ?? 'absent', ...(pendingFor(ex.id, id) === undefined ? [] : [pendingFor(ex.id, id)?.current ?? 'absent'])];
+      const want = Object.fromEntries(ids.map((id) => [id, accepted(id).includes(got[id] ?? 'absent') ? got[id] : accepted(id).join(' or ')]));
       const why = ids
         .filter((id) => got[id] !== want[id])
-        .map((id) => {
-          const p = pendingFor(ex.id, id);
-          if (p !== undefined && got[id] === ex.verdicts[id]?.verdict) return `${id}: the ${p.owner} fix landed (iari now says ${got[id]}, as the rubric does): delete this entry from suites/wild/pending.ts and its row's status in docs/wild-corpus.md`;
-          return `${id}: want ${want[id]} (${ex.verdicts[id]?.rubric}); iari: ${describeOutcome(run.outcomes.get(id)).slice(0, 300)}`;
-        });
+        .map((id) => `${id}: want ${want[id]} (${ex.verdicts[id]?.rubric}); iari: ${describeOutcome(run.outcomes.get(id)).slice(0, 300)}`);
       expect(got, `${ex.id}\n${why.join('\n')}`).toEqual(want);
     });
   }

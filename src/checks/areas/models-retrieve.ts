@@ -37,7 +37,7 @@ export const retrieveModel: CheckDef = {
     }
     for (const [message, received, pointer] of problems) j.violated('MODELS-014', evidence(ex, `GET /v1/models/${id}: ${message}`, { received, ...(pointer === '' ? {} : { pointer }) }));
     if (problems.length === 0) j.pass('MODELS-014');
-    // Profile D-HTTP-43 (seed §Authentication 3, "Public route: /v1/models"): one model of the public list is public too.
+    // Profile D-HTTP-44 (seed §Authentication 3, "Public route: /v1/models"): one model of the public list is public too.
     const anonymous = await ctx.http.get(modelPath(id), { auth: 'none' });
     j.expect('MODELS-015', anonymous.status === 200, () => evidence(anonymous, `GET /v1/models/${id} without credentials answered ${anonymous.status}`, { expected: 200, received: describeResponse(anonymous) }));
     // Compat (OpenAI): an id the server does not have answers 404, code model_not_found, like a chat request naming it.

@@ -1,6 +1,6 @@
 import type { CheckDef } from '../check-types.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { chatBody, errorMemberIs, listedModels, modelIds, modelList, unknownModelId } from '../common-requests.ts';
+import { chatBody, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../common-requests.ts';
 import { mockAdmin } from '../mock-admin.ts';
 import { retrieveModel } from './models-retrieve.ts';
 
@@ -38,9 +38,11 @@ const listShape: CheckDef = {
         j.violated('MODELS-006', evidence(ex, `data[${i}].created is not Unix seconds`, { expected: 'integer < 10^10', received: created, pointer: `/data/${i}/created` }));
       }
       if (typeof at(m, 'owned_by') !== 'string') j.violated('MODELS-007', evidence(ex, `data[${i}].owned_by is not a string`, { received: at(m, 'owned_by'), pointer: `/data/${i}/owned_by` }));
-      if (typeof id === 'string') {
-        if (seen.has(id)) j.violated('MODELS-009', evidence(ex, `model id "${id}" is listed twice`, { pointer: `/data/${i}/id` }));
-        seen.add(id);
+      // Seed: the list "carries model identifiers", wherever this server keeps them (common-requests.ts).
+      const listedId = modelIdOf(m);
+      if (listedId !== undefined) {
+        if (seen.has(listedId)) j.violated('MODELS-009', evidence(ex, `model id "${listedId}" is listed twice`, { pointer: `/data/${i}` }));
+        seen.add(listedId);
       }
     });
     j.expect('MODELS-009', list.length > 0, () => evidence(ex, 'the model list is empty', { expected: 'at least one model', received: 0 }));
@@ -91,11 +93,11 @@ const availability: CheckDef = {
     const id = `iari-ephemeral-${ctx.seed}`;
     await admin.addModel(id);
     const after = await ctx.http.get('/v1/models', { auth: 'none' });
-    const listed = listedModels(after.json)?.some((m) => at(m, 'id') === id) === true;
+    const listed = listedModels(after.json)?.some((m) => modelIdOf(m) === id) === true;
     j.expect('MODELS-012', listed, () => evidence(after, `model "${id}" added on the server is not in the next list`, { expected: id }));
     await admin.retireModel(id);
     const gone = await ctx.http.get('/v1/models', { auth: 'none' });
-    const still = listedModels(gone.json)?.some((m) => at(m, 'id') === id) !== false;
+    const still = listedModels(gone.json)?.some((m) => modelIdOf(m) === id) !== false;
     j.expect('MODELS-012', !still, () => evidence(gone, `retired model "${id}" is still listed`, { expected: `no ${id}` }));
     const chat = await ctx.http.post('/v1/chat/completions', chatBody(ctx, id, { max_completion_tokens: 4 }));
     j.expect('MODELS-011', chat.status === 404 && errorMemberIs(chat, 'code', ['model_not_found']), () =>
