@@ -40,6 +40,13 @@ export interface MockHandlers {
   close(): void;
 }
 
+/**
+ * The bundled mock as msw request handlers, built with the caller's msw (a peer dependency).
+ *
+ * @example
+ * const mock = createMockHandlers({ baseUrl: 'https://api.example.test/v1' });
+ * const server = setupServer(...mock.handlers); // from 'msw/node'
+ */
 export function createMockHandlers(options: MockHandlersOptions = {}): MockHandlers {
   const { baseUrl, receipts: receiptsOption, ledger, ...coreOptions } = options;
   let owned: MockReceiptIssuer | null = null;

@@ -41,6 +41,21 @@ describe('library entry points', () => {
     expect(result.slosPassed).toBe(true);
   }, 60_000);
 
+  it('runLoad loads a server given by baseUrl with the token given, and asks for a token when none is', async () => {
+    const mock = await startMockServer({ receipts: false });
+    try {
+      const { result } = await runLoad({ baseUrl: mock.url, token: mock.tokens.default, requests: 3, concurrency: 1 });
+      expect(result.counts.finished).toBe(3);
+      expect(result.errors.total).toBe(0);
+      expect(mock.sendLog.size).toBeGreaterThanOrEqual(3);
+      expect(Object.keys(process.env).filter((k) => k.startsWith('IARI_LIBRARY_TOKEN'))).toEqual([]);
+      const error = await runLoad({ baseUrl: mock.url, requests: 1 }).catch((e: unknown) => e);
+      expect(isHarnessError(error) && error.code).toBe('IARI_TOKEN_MISSING');
+    } finally {
+      await mock.close();
+    }
+  }, 60_000);
+
   it('runLoad rejects a malformed SLO before any traffic', async () => {
     const error = await runLoad({ slo: ['ttft.p95<<1'] }).catch((e: unknown) => e);
     expect(isHarnessError(error) && error.code).toBe('IARI_THRESHOLD_INVALID');

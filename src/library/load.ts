@@ -1,8 +1,7 @@
 // The library form of `iari load`: the same engines, metrics and SLO verdicts, options named as the
 // CLI's flags (camelCase) and validated by the same code, without terminal output or report files.
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { normalizeBaseUrl } from '../client/base-url.ts';
-import { isLoopbackHost, planFromFlags } from '../load/load-options.ts';
+import { planFromFlags } from '../load/load-options.ts';
 import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { runLoad as runEngine } from '../load/run-load.ts';
 import { newRunId } from '../report/run-dir.ts';
@@ -11,7 +10,7 @@ import { MOCK_LOAD_OPTIONS } from '../cli/load-command.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 export interface LoadOptions {
-  /** Server to load (loopback only, as `iari load`), with or without `/v1`. Absent: the bundled mock with realistic pacing. */
+  /** Server to load, with or without `/v1`, accepted or refused as `iari load --base-url` does. Absent: the bundled mock with realistic pacing. */
   baseUrl?: string;
   /** Bearer token for `baseUrl` (required with it). */
   token?: string;
@@ -85,17 +84,22 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
     slo: options.slo === undefined ? undefined : [...options.slo],
     seed: str(options.seed),
   };
-  const plan = planFromFlags(Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)));
-  let target: { v1: string; token: string } | undefined;
-  if (options.baseUrl !== undefined) {
-    const n = normalizeBaseUrl(options.baseUrl);
-    const host = new URL(n.origin).hostname;
-    if (!isLoopbackHost(host)) {
-      throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `runLoad: refusing to send load to ${host}: only loopback targets (127.0.0.0/8, ::1, localhost) are allowed`);
-    }
+  const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
+  let plan: ReturnType<typeof planFromFlags>;
+  if (options.baseUrl === undefined) plan = planFromFlags(given);
+  else {
     if (options.token === undefined || options.token.trim() === '') throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, 'runLoad: a baseUrl needs a token');
-    target = { v1: n.v1, token: options.token.trim() };
+    // The CLI's own validation of --base-url (URL form, which targets are allowed) and its token
+    // reading: the token sits in a variable of this process only while the synchronous call runs.
+    const name = `IARI_LIBRARY_TOKEN_${process.pid}_${Date.now()}`;
+    process.env[name] = options.token.trim();
+    try {
+      plan = planFromFlags({ ...given, 'base-url': options.baseUrl, 'token-env': name });
+    } finally {
+      delete process.env[name];
+    }
   }
+  const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
   let mock: MockServer | undefined;
   try {
     if (target === undefined) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
