@@ -8,5 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Our tests send traffic only to this machine: iari refuses any target or proxy that does not
+    // resolve to loopback (src/client/connection-options.ts), and proxies from the developer's or
+    // CI's environment are cleared so loopback traffic is never sent to one.
+    env: { IARI_LOOPBACK_ONLY: '1', HTTP_PROXY: '', HTTPS_PROXY: '', http_proxy: '', https_proxy: '', NO_PROXY: '', no_proxy: '' },
   },
 });

@@ -78,7 +78,9 @@ describe('authentication', () => {
         expect(res.status).toBe(401);
         expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
         const body = (await res.json()) as { error: Record<string, unknown> };
-        expect(body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key', param: null });
+        // D-HTTP-04 follows OpenAI: type invalid_request_error; a token that was not issued gets invalid_api_key.
+        expect(body.error).toMatchObject({ type: 'invalid_request_error', param: null });
+        if (headers?.['authorization'] === 'Bearer nope') expect(body.error.code).toBe('invalid_api_key');
       }
     }
     const chat = await c.chat({ model: 'iari-mini', messages: [{ role: 'user', content: 'x' }] }, { token: null });
@@ -131,10 +133,10 @@ describe('headers and routes', () => {
     await Promise.all(responses.map((r) => r.text()));
   });
 
-  it('ERR-012: an unknown route answers 404 not_found, and a wrong method 405 with Allow', async () => {
+  it('ERR-012: an unknown route answers 404 unknown_url (as OpenAI), and a wrong method 405 with Allow', async () => {
     const res = await c.get('/nothing-here');
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unknown_url');
     const wrong = await fetch(`${c.server.url}/models`, { method: 'POST' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');

@@ -4,6 +4,8 @@ import { accountFaults } from './core/account-faults.ts';
 import { httpFaults } from './core/http-faults.ts';
 import { chatFaults } from './core/chat-faults.ts';
 import { receiptRouteFaults } from './core/receipt-route-faults.ts';
+import { withClientBreaks } from './core/client-impact.ts';
+import { boundsFaults } from './core/bounds-faults.ts';
 import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { openShapeModes } from './core/open-shapes.ts';
 import { modelRouteFaults } from './core/model-route.ts';
@@ -12,7 +14,7 @@ import { responseFormatFaults } from './core/response-format.ts';
 export type { FaultDefinition };
 
 /** Every fault and legal mode the mock can apply: `--fault NAME`, `options.faults`, `x-iari-fault`. */
-export const faults: readonly FaultDefinition[] = [
+export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...coreFaults,
   ...accountFaults,
   ...httpFaults,
@@ -23,7 +25,8 @@ export const faults: readonly FaultDefinition[] = [
   ...openShapeModes,
   ...modelRouteFaults,
   ...responseFormatFaults,
-];
+  ...boundsFaults,
+]);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));
 

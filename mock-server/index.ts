@@ -14,7 +14,7 @@ export { faults, faultNames } from './faults.ts';
 export { createCore } from './core/handler.ts';
 
 export interface MockServerOptions extends Omit<CoreOptions, 'receipts'> {
-  /** Loopback only: 127.0.0.1 (default), ::1 or localhost. */
+  /** Address to listen on: 127.0.0.1 by default; any other (0.0.0.0, ::, an interface's address) only when asked. */
   host?: string;
   /** 0 (default) picks a free port. */
   port?: number;
@@ -22,6 +22,8 @@ export interface MockServerOptions extends Omit<CoreOptions, 'receipts'> {
   receipts?: boolean | ReceiptIssuer;
   /** Durable receipt ledger file, passed to the receipt issuer. */
   ledger?: string;
+  /** Receipts kept in memory per chain (default 10,000; receipt-issuer.ts): older ones only in the ledger. */
+  receiptRetention?: number;
   /** Entries kept in the send log (default 10,000 requests). */
   sendLogCapacity?: number;
 }
@@ -42,8 +44,6 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost']);
-
 function receiptIssuerFor(options: MockServerOptions): { issuer: ReceiptIssuer | null; owned: MockReceiptIssuer | null } {
   if (options.receipts === false) return { issuer: null, owned: null };
   if (typeof options.receipts === 'object') return { issuer: options.receipts, owned: null };
@@ -51,18 +51,16 @@ function receiptIssuerFor(options: MockServerOptions): { issuer: ReceiptIssuer |
   const owned = createReceiptIssuer({
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.ledger === undefined ? {} : { ledger: options.ledger }),
+    ...(options.receiptRetention === undefined ? {} : { retention: options.receiptRetention }),
     ...(clock === undefined ? {} : { now: () => Math.floor(clock() / 1000) }),
   });
   return { issuer: owned, owned };
 }
 
-/** Starts the bundled mock server on a loopback address (port 0 by default). */
+/** Starts the bundled mock server on 127.0.0.1 (or `host` when given), port 0 (a free port) by default. */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const host = options.host ?? '127.0.0.1';
-  if (!LOOPBACK_HOSTS.has(host)) {
-    throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `the mock server only listens on loopback (127.0.0.1, ::1, localhost), not "${host}"`);
-  }
-  const { receipts: _r, host: _h, port: _p, ledger: _l, sendLogCapacity: _s, ...coreOptions } = options;
+  const { receipts: _r, host: _h, port: _p, ledger: _l, sendLogCapacity: _s, receiptRetention: _rr, ...coreOptions } = options;
   let core: MockCore;
   const receipts = receiptIssuerFor(options);
   try {

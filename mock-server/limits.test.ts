@@ -21,7 +21,8 @@ describe('limits', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
     const body = (await limited!.json()) as { error: Record<string, unknown> };
-    expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null });
+    // D-HTTP-24 follows OpenAI: type names the limit that was hit.
+    expect(body.error).toMatchObject({ type: 'requests', code: 'rate_limit_exceeded', param: null });
     const retryAfter = limited!.headers.get('retry-after') ?? '';
     expect(retryAfter).toMatch(/^\d+$/);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);

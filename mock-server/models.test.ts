@@ -12,11 +12,11 @@ async function ids(client: Client): Promise<string[]> {
 }
 
 describe('model availability', () => {
-  it('MODELS-010: an unknown model answers 404 model_not_found naming param model', async () => {
+  it('MODELS-010: an unknown model answers 404 model_not_found with param null, as OpenAI does', async () => {
     c = await startClient();
     const res = await c.chat(chat({ model: 'gpt-nonexistent' }));
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: Record<string, unknown> }).error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
+    expect(((await res.json()) as { error: Record<string, unknown> }).error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_found', param: null });
   });
 
   it('MODELS-011: a model retired through the admin API leaves the list and answers 404; an added one is usable', async () => {

@@ -37,6 +37,8 @@ export interface OutcomeInput {
 export interface ReceiptChainView {
   mandate: { id: string; grant_id: string; actor: string };
   head: string | null;
+  /** How many older Receipts of the chain are not listed (beyond the issuer's retention window); absent when none. */
+  omitted?: number;
   data: unknown[];
 }
 

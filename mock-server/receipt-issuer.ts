@@ -10,7 +10,7 @@ import type { Act, Budget, Decision, Outcome, Receipt, SealedReceipt, UnsignedRe
 import { ReceiptFault } from './faults-receipts.ts';
 import { keysWithFaults, ReceiptIssuerFault, sealWithFaults, type MutationContext } from './receipt-fault-mutations.ts';
 import type { GateDecision, GateInput, OutcomeInput, ReceiptChainView, ReceiptIssuer, ReceiptKeysView } from './receipt-hooks.ts';
-import { openReceiptLedger, type LedgerSyncMode, type ReceiptLedger } from './receipt-ledger.ts';
+import { openReceiptLedger, type LedgerEntry, type LedgerSyncMode, type ReceiptLedger } from './receipt-ledger.ts';
 
 export interface ReceiptIssuerOptions {
   /** Seed of the service key, the actor keys and the Mandate ids (default 0). */
@@ -28,7 +28,16 @@ export interface ReceiptIssuerOptions {
   nextId?: () => string;
   /** Ledger warnings (torn tail cut, open gates closed on restart); default stderr. */
   onWarning?: (message: string) => void;
+  /**
+   * Receipts kept in memory per chain (default 10,000): older ones live only in the ledger file
+   * when there is one, else only the chain's head and counts are kept. GET /v1/receipts lists the
+   * kept ones and says how many it omits (docs/mock-receipts.md, Memory).
+   */
+  retention?: number;
 }
+
+/** Receipts kept in memory per chain by default: about 9 MB per account at 0.9 KB each. */
+export const DEFAULT_RECEIPT_RETENTION = 10_000;
 
 export interface MockReceiptIssuer extends ReceiptIssuer {
   readonly issuerKeyref: string;
@@ -56,8 +65,14 @@ interface Chain {
   account: string;
   mandate: Mandate;
   actorKey: Ed25519Key;
-  /** The Receipts as JSON text: about 35% smaller than the objects, and nothing for the GC to trace. */
+  /**
+   * The Receipts as JSON text: about 35% smaller than the objects, and nothing for the GC to trace.
+   * Only the last `retention` are listed: those before `start` are dropped (compacted away in batches).
+   */
   receipts: string[];
+  start: number;
+  /** Receipts of this chain no longer in memory (the oldest ones). */
+  omitted: number;
   head: string | undefined;
   lastIat: number;
   open: Map<string, OpenGate>;
@@ -125,6 +140,8 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
         mandate: { id: `mnd_${shortId(`mandate/${seed}/${account}`)}`, grant_id: `grant_${shortId(`grant/${seed}/${account}`)}`, actor: actorKey.keyref },
         actorKey,
         receipts: [...leaked],
+        start: 0,
+        omitted: 0,
         head: undefined,
         lastIat: 0,
         open: new Map(),
@@ -134,8 +151,18 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     return chain;
   };
 
+  const retention = Math.max(1, options.retention ?? DEFAULT_RECEIPT_RETENTION);
   const record = (chain: Chain, sealed: SealedReceipt, json: string) => {
     chain.receipts.push(json);
+    if (chain.receipts.length - chain.start > retention) {
+      chain.start++;
+      chain.omitted++;
+      // Dropped texts are released in batches, so keeping the window costs O(1) per Receipt.
+      if (chain.start >= retention) {
+        chain.receipts = chain.receipts.slice(chain.start);
+        chain.start = 0;
+      }
+    }
     chain.head = sealed.digest;
     // A Receipt broken on purpose (receipt-schema-string-iat) must not move the clock of the chain.
     if (Number.isSafeInteger(sealed.receipt.iat)) chain.lastIat = Math.max(chain.lastIat, sealed.receipt.iat);
@@ -218,11 +245,12 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
 
   if (options.ledger !== undefined) {
     ledger = openReceiptLedger(options.ledger, {
+      // The ledger is streamed through the replay, never held whole: only each chain's window stays.
+      onEntry: (entry) => replayEntry(entry, chainOf, record, issuer.keyref, options.ledger ?? ''),
       ...(options.ledgerSync === undefined ? {} : { sync: options.ledgerSync }),
       ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     });
     try {
-      replay(ledger, chainOf, record, issuer.keyref);
       closeOpenGates(chains, ledger, appendOutcome, options.onWarning);
     } catch (error) {
       ledger.close();
@@ -279,13 +307,16 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
 
     chain(account: string): ReceiptChainView {
       const chain = chainOf(account);
-      return { mandate: listedMandate(chain) as Mandate, head: chain.head ?? null, data: chain.receipts.map((json) => JSON.parse(json) as unknown) };
+      const data = chain.receipts.slice(chain.start).map((json) => JSON.parse(json) as unknown);
+      return { mandate: listedMandate(chain) as Mandate, head: chain.head ?? null, ...(chain.omitted > 0 ? { omitted: chain.omitted } : {}), data };
     },
 
     chainJson(account: string): string {
       const chain = chainOf(account);
       // The stored texts are JSON.stringify output, so they are what parse + stringify would give back.
-      return `{"object":"list","mandate":${JSON.stringify(listedMandate(chain))},"head":${JSON.stringify(chain.head ?? null)},"data":[${chain.receipts.join(',')}]}`;
+      const omitted = chain.omitted > 0 ? `"omitted":${chain.omitted},` : '';
+      const kept = chain.start === 0 ? chain.receipts : chain.receipts.slice(chain.start);
+      return `{"object":"list","mandate":${JSON.stringify(listedMandate(chain))},"head":${JSON.stringify(chain.head ?? null)},${omitted}"data":[${kept.join(',')}]}`;
     },
 
     keys(faults: ReadonlySet<string> = NO_FAULTS): ReceiptKeysView {
@@ -301,21 +332,20 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   };
 }
 
-function replay(ledger: ReceiptLedger, chainOf: (account: string) => Chain, record: (chain: Chain, sealed: SealedReceipt, json: string) => void, issuerKeyref: string): void {
-  for (const entry of ledger.recovered) {
-    const receipt = entry.receipt as unknown as Receipt;
-    const chain = chainOf(entry.account);
-    if (receipt.iss !== issuerKeyref || entry.mandate !== chain.mandate.id) {
-      throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `ledger ${ledger.path} was written by a mock with another seed (receipt at byte offset ${entry.offset})`, {
-        hint: 'restart with the same --seed, or use a new --ledger file',
-      });
-    }
-    const digest = digestOf(receipt);
-    record(chain, { receipt, digest }, JSON.stringify(receipt));
-    if (receipt.gate !== undefined) chain.open.delete(receipt.gate);
-    else if (receipt.outcome === undefined && receipt.decision.result === 'allowed') {
-      chain.open.set(digest, { act: receipt.act, decision: receipt.decision, context: receipt.context });
-    }
+/** Rebuilds one ledger line into its chain (its window, head and open gates), as the ledger is read. */
+function replayEntry(entry: LedgerEntry, chainOf: (account: string) => Chain, record: (chain: Chain, sealed: SealedReceipt, json: string) => void, issuerKeyref: string, path: string): void {
+  const receipt = entry.receipt as unknown as Receipt;
+  const chain = chainOf(entry.account);
+  if (receipt.iss !== issuerKeyref || entry.mandate !== chain.mandate.id) {
+    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `ledger ${path} was written by a mock with another seed (receipt at byte offset ${entry.offset})`, {
+      hint: 'restart with the same --seed, or use a new --ledger file',
+    });
+  }
+  const digest = digestOf(receipt);
+  record(chain, { receipt, digest }, JSON.stringify(receipt));
+  if (receipt.gate !== undefined) chain.open.delete(receipt.gate);
+  else if (receipt.outcome === undefined && receipt.decision.result === 'allowed') {
+    chain.open.set(digest, { act: receipt.act, decision: receipt.decision, context: receipt.context });
   }
 }
 

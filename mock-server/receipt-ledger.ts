@@ -38,6 +38,11 @@ export type LedgerSyncMode = 'dsync' | 'fdatasync';
 
 export interface LedgerOptions {
   sync?: LedgerSyncMode;
+  /**
+   * Receives every complete line as the file is read on open (streamed in 1 MiB reads: a ledger of
+   * any length is replayed in bounded memory); without it the lines are collected in `recovered`.
+   */
+  onEntry?: (entry: LedgerEntry) => void;
   /** Receives the torn-tail warning (and stale-lock notice); defaults to stderr. */
   onWarning?: (message: string) => void;
 }
@@ -45,8 +50,10 @@ export interface LedgerOptions {
 export interface ReceiptLedger {
   readonly path: string;
   readonly sync: LedgerSyncMode;
-  /** Every complete line present when the ledger was opened, oldest first. */
+  /** Every complete line present when the ledger was opened, oldest first (empty when `onEntry` received them). */
   readonly recovered: readonly LedgerEntry[];
+  /** How many complete lines the ledger held when it was opened. */
+  readonly recoveredCount: number;
   /** Set when a torn last line was cut on open. */
   readonly recovery: LedgerRecovery | null;
   /** Appends one line and returns once it is on disk. */
@@ -65,12 +72,13 @@ export function openReceiptLedger(file: string, options: LedgerOptions = {}): Re
   const releaseLock = acquireLock(absolute, warn);
   try {
     const existed = fs.existsSync(absolute);
-    const { entries, recovery } = existed ? readLedger(absolute) : { entries: [], recovery: null };
+    const entries: LedgerEntry[] = [];
+    const { count, recovery } = existed ? scanLedger(absolute, options.onEntry ?? ((e) => entries.push(e))) : { count: 0, recovery: null };
     if (recovery !== null) {
       fs.truncateSync(absolute, recovery.offset);
       warn(
         `ledger ${file}: torn last line at byte offset ${recovery.offset} (${recovery.bytes} bytes, ${recovery.reason}) cut; ` +
-          `${entries.length} complete receipts kept`,
+          `${count} complete receipts kept`,
       );
     }
     const flags =
@@ -83,6 +91,7 @@ export function openReceiptLedger(file: string, options: LedgerOptions = {}): Re
       path: absolute,
       sync,
       recovered: entries,
+      recoveredCount: count,
       recovery,
       append(record) {
         this.appendSerialized(record.account, record.mandate, JSON.stringify(record.receipt));
@@ -106,37 +115,63 @@ export function openReceiptLedger(file: string, options: LedgerOptions = {}): Re
   }
 }
 
-/** Reads a ledger without changing it (used on open and by tests). */
+/** Reads a ledger without changing it, every line into memory (tests, small ledgers). */
 export function readLedger(file: string): { entries: LedgerEntry[]; recovery: LedgerRecovery | null } {
-  let bytes: Buffer;
+  const entries: LedgerEntry[] = [];
+  const { recovery } = scanLedger(file, (e) => entries.push(e));
+  return { entries, recovery };
+}
+
+const READ_BYTES = 1024 * 1024;
+
+/**
+ * Streams a ledger's complete lines to `onEntry` in file order, reading 1 MiB at a time (a
+ * ledger of any length is read in bounded memory), without changing it. Returns how many lines
+ * were complete and, when the last line is torn, where it starts.
+ */
+export function scanLedger(file: string, onEntry: (entry: LedgerEntry) => void): { count: number; recovery: LedgerRecovery | null } {
+  let fd: number;
   try {
-    bytes = fs.readFileSync(file);
+    fd = fs.openSync(file, 'r');
   } catch (cause) {
     throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `ledger ${file} cannot be read`, { cause });
   }
-  const entries: LedgerEntry[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    const end = bytes.indexOf(NEWLINE, start);
-    if (end === -1) {
-      return { entries, recovery: { offset: start, bytes: bytes.length - start, reason: 'no-trailing-newline' } };
-    }
-    const record = parseRecord(bytes.subarray(start, end));
-    if (record === null) {
-      if (end + 1 === bytes.length) {
-        return { entries, recovery: { offset: start, bytes: bytes.length - start, reason: 'unparsable' } };
+  try {
+    const size = fs.fstatSync(fd).size;
+    let count = 0;
+    let carry = Buffer.alloc(0);
+    /** File offset of carry[0]. */
+    let base = 0;
+    let pos = 0;
+    const chunk = Buffer.allocUnsafe(READ_BYTES);
+    while (pos < size) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(READ_BYTES, size - pos), pos);
+      if (n <= 0) break;
+      pos += n;
+      const buf = carry.length === 0 ? chunk.subarray(0, n) : Buffer.concat([carry, chunk.subarray(0, n)]);
+      let start = 0;
+      for (let end = buf.indexOf(NEWLINE, start); end !== -1; end = buf.indexOf(NEWLINE, start)) {
+        const offset = base + start;
+        const record = parseRecord(buf.subarray(start, end));
+        if (record === null) {
+          if (offset + (end - start) + 1 === size) return { count, recovery: { offset, bytes: size - offset, reason: 'unparsable' } };
+          // A bad line with complete lines after it is not a torn append: refuse rather than lose receipts.
+          throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `ledger ${file}: line at byte offset ${offset} is not a ledger record and is followed by more lines`, {
+            hint: 'the ledger is corrupt in the middle; restore it from a copy or start a new ledger file',
+          });
+        }
+        onEntry({ ...record, offset });
+        count++;
+        start = end + 1;
       }
-      // A bad line with complete lines after it is not a torn append: refuse rather than lose receipts.
-      throw new HarnessError(
-        HarnessErrorCode.INPUT_UNREADABLE,
-        `ledger ${file}: line at byte offset ${start} is not a ledger record and is followed by more lines`,
-        { hint: 'the ledger is corrupt in the middle; restore it from a copy or start a new ledger file' },
-      );
+      carry = Buffer.from(buf.subarray(start));
+      base += start;
     }
-    entries.push({ ...record, offset: start });
-    start = end + 1;
+    if (carry.length > 0) return { count, recovery: { offset: base, bytes: size - base, reason: 'no-trailing-newline' } };
+    return { count, recovery: null };
+  } finally {
+    fs.closeSync(fd);
   }
-  return { entries, recovery: null };
 }
 
 function parseRecord(line: Buffer): LedgerRecord | null {

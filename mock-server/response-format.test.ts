@@ -45,7 +45,7 @@ async function content(body: Record<string, unknown>, headers: Record<string, st
 }
 
 describe('response_format on the mock', () => {
-  it('CHAT-034, CHAT-035: answers JSON valid against any strict schema, streamed and not, the same text both ways (property, ajv)', async () => {
+  it('CHAT-035, CHAT-036: answers JSON valid against any strict schema, streamed and not, the same text both ways (property, ajv)', async () => {
     await fc.assert(
       fc.asyncProperty(strictSchema, async (schema) => {
         const whole = await content({ response_format: jsonSchema(schema) });
@@ -81,7 +81,7 @@ describe('response_format on the mock', () => {
     }
   });
 
-  it('CHAT-033: answers a JSON object in JSON mode, and asks for the word JSON in the messages as OpenAI does', async () => {
+  it('CHAT-034: answers a JSON object in JSON mode, and asks for the word JSON in the messages as OpenAI does', async () => {
     const { status, text } = await content({ response_format: { type: 'json_object' } });
     expect(status).toBe(200);
     const value: unknown = JSON.parse(text);
@@ -91,7 +91,7 @@ describe('response_format on the mock', () => {
     expect(((await res.json()) as { error: { param: string } }).error.param).toBe('messages');
   });
 
-  it('CHAT-036: refuses strict schemas outside OpenAI\'s subset with OpenAI\'s 400 and message, and accepts them without strict', async () => {
+  it('CHAT-037: refuses strict schemas outside OpenAI\'s subset with OpenAI\'s 400 and message, and accepts them without strict', async () => {
     const cases: [Schema, string][] = [
       [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, "Invalid schema for response_format 'answer': In context=(), 'additionalProperties' is required to be supplied and to be false."],
       [

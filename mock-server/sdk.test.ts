@@ -38,13 +38,13 @@ describe('the official openai SDK against the mock', () => {
     }
   });
 
-  it('MODELS-013, MODELS-014: retrieves one listed model through models.retrieve, with the same fields as the list', async () => {
+  it('MODELS-014, MODELS-015: retrieves one listed model through models.retrieve, with the same fields as the list', async () => {
     const listed = (await client.models.list()).data.find((m) => m.id === model);
     const one = await client.models.retrieve(model);
     expect(one).toEqual(listed);
   });
 
-  it('MODELS-017: raises NotFoundError (404 model_not_found) from models.retrieve for an id never listed', async () => {
+  it('MODELS-018: raises NotFoundError (404 model_not_found) from models.retrieve for an id never listed', async () => {
     const error = await client.models.retrieve('iari-no-such-model').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).code).toBe('model_not_found');
@@ -123,7 +123,8 @@ describe('the official openai SDK against the mock', () => {
     const error = await client.chat.completions.create({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).code).toBe('model_not_found');
-    expect((error as NotFoundError).param).toBe('model');
+    // D-HTTP-08: param null, as OpenAI sends it.
+    expect((error as NotFoundError).param).toBeNull();
   });
 
   it('raises RateLimitError (429) once the free plan\'s requests per minute are used up', async () => {

@@ -6,6 +6,10 @@
  *
  *   npx tsx scripts/bench-rate-limits.ts [--cases faithful,rate-limit-below-reported,...] [--max-rate-limit-wait 10m]
  *
+ * A server whose /v1/me reports its real limit is never hit that way (iari paces itself), so each
+ * limiting fault also runs unthrottled in-process (the whole catalog, as `iari test` runs it on the
+ * bundled mock), where the 429s are met and waited out in real time (`--in-process`).
+ *
  * Prints one line per case (wall time, exit code, 429s met and waited, the IDs that are not pass)
  * and writes reports/bench/rate-limits.json. Wall time is mostly waiting for the server's window,
  * so it hardly depends on the machine's load.
@@ -17,11 +21,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../mock-server/index.ts';
+import { catalog } from '../src/checks/catalog.ts';
+import { createCheckContext } from '../src/checks/check-context.ts';
+import { runChecksInProcess } from '../src/checks/run-catalog.ts';
 
 const { values } = parseArgs({
   options: {
     cases: { type: 'string', default: 'faithful,rate-limit-below-reported,rate-limit-no-retry-after,limit-never-429' },
     'max-rate-limit-wait': { type: 'string', default: '10m' },
+    'in-process': { type: 'string', default: 'rate-limit-below-reported,rate-limit-no-retry-after' },
     out: { type: 'string', default: 'reports/bench/rate-limits.json' },
   },
 });
@@ -77,6 +85,41 @@ try {
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
+
+interface InProcessResult {
+  fault: string;
+  wallSeconds: number;
+  waitedSeconds: number;
+  events: number;
+  bases: string[];
+  notPass: string[];
+  loadAverage: number[];
+}
+
+const inProcess: InProcessResult[] = [];
+for (const fault of values['in-process'].split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  const mock = await startMockServer({ faults: [fault] });
+  try {
+    const second = mock.tokens.byAccount['acct_team'];
+    const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 1, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }) }, { progress: () => {} });
+    const started = performance.now();
+    const run = await runChecksInProcess(ctx, catalog);
+    const events = ctx.http.rateLimits?.all ?? [];
+    const result: InProcessResult = {
+      fault,
+      wallSeconds: Math.round((performance.now() - started) / 100) / 10,
+      waitedSeconds: Math.round((ctx.http.rateLimits?.waitedMs ?? 0) / 100) / 10,
+      events: events.length,
+      bases: [...new Set(events.map((e) => e.wait?.basis ?? e.action))],
+      notPass: [...run.outcomes.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id} ${o.verdict}`),
+      loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
+    };
+    inProcess.push(result);
+    process.stdout.write(`in-process ${fault.padEnd(28)} ${String(result.wallSeconds).padStart(7)} s  waited ${result.waitedSeconds} s for ${result.events} 429s (${result.bases.join(', ')})  not pass: ${result.notPass.join(', ') || '(none)'}  load ${result.loadAverage.join(' ')}\n`);
+  } finally {
+    await mock.close();
+  }
+}
 mkdirSync(join(root, 'reports', 'bench'), { recursive: true });
-writeFileSync(join(root, values.out), `${JSON.stringify({ command: `npx tsx scripts/bench-rate-limits.ts --cases ${values.cases} --max-rate-limit-wait ${values['max-rate-limit-wait']}`, results }, null, 2)}\n`);
+writeFileSync(join(root, values.out), `${JSON.stringify({ command: `npx tsx scripts/bench-rate-limits.ts --cases ${values.cases} --max-rate-limit-wait ${values['max-rate-limit-wait']} --in-process ${values['in-process']}`, results, inProcess }, null, 2)}\n`);
 process.stdout.write(`wrote ${values.out}\n`);

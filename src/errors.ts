@@ -15,7 +15,8 @@ export const HarnessErrorCode = {
   TOKEN_MISSING: 'IARI_TOKEN_MISSING',
   INPUT_UNREADABLE: 'IARI_INPUT_UNREADABLE',
   THRESHOLD_INVALID: 'IARI_THRESHOLD_INVALID',
-  TARGET_NOT_LOOPBACK: 'IARI_TARGET_NOT_LOOPBACK',
+  /** The test guard IARI_LOOPBACK_ONLY=1 refused a target or proxy that is not loopback. */
+  TARGET_BLOCKED: 'IARI_TARGET_BLOCKED',
   FAULT_UNKNOWN: 'IARI_FAULT_UNKNOWN',
   INTERRUPTED: 'IARI_INTERRUPTED',
   INTERNAL: 'IARI_INTERNAL',
@@ -33,7 +34,7 @@ const exitCodeOf: Record<HarnessErrorCode, ExitCode> = {
   IARI_TOKEN_MISSING: ExitCode.usage,
   IARI_INPUT_UNREADABLE: ExitCode.usage,
   IARI_THRESHOLD_INVALID: ExitCode.usage,
-  IARI_TARGET_NOT_LOOPBACK: ExitCode.usage,
+  IARI_TARGET_BLOCKED: ExitCode.usage,
   IARI_FAULT_UNKNOWN: ExitCode.usage,
   IARI_INTERRUPTED: ExitCode.interrupted,
   IARI_INTERNAL: ExitCode.conformanceFailed,

@@ -48,11 +48,16 @@ function writeFull(res: ServerResponse, r: FullResponse, log: SendLog, receivedN
   const send = () => {
     if (res.destroyed) return finish(false);
     const body = typeof r.body === 'string' ? Buffer.from(r.body) : r.body;
-    r.headers['content-length'] = String(body.byteLength);
+    r.headers['content-length'] = String(r.declaredLength ?? body.byteLength);
     res.writeHead(r.status, r.headers);
     entry.headNs = hrtime();
     // The outcome (and its durable receipt) is recorded before the response is finished.
     finish(true);
+    if (r.declaredLength !== undefined) {
+      // Fault bounds-short-body: the body ends short of its Content-Length and the connection closes.
+      res.write(body, () => res.destroy());
+      return;
+    }
     res.end(body);
     entry.written[0] = hrtime();
   };

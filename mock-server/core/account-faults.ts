@@ -37,6 +37,8 @@ const meTable: MeFault[] = [
   { name: 'me-extra-member', breaks: ['ME-023'], description: '/v1/me carries a member beyond the seed (usage.cached_tokens_this_month).', apply: (me) => { obj(me, 'usage')['cached_tokens_this_month'] = 0; } },
   { name: 'me-id-constant', breaks: ['AUTH-012'], description: 'Every account\'s /v1/me has the same id ("user_iari").', apply: (me) => { me['id'] = 'user_iari'; } },
   { name: 'me-tokens-off-by-one', breaks: ['USAGE-011'], description: '/v1/me usage.tokens_this_month is one more than the month rows sum to.', apply: (me) => { obj(me, 'usage')['tokens_this_month'] = Number(obj(me, 'usage')['tokens_this_month']) + 1; } },
+  // Issue 10: /v1/me "usage so far" that never grows after completions (the daily rows still do).
+  { name: 'me-usage-frozen', breaks: ['ME-024', 'USAGE-010', 'USAGE-011', 'USAGE-012', 'USAGE-014'], description: '/v1/me usage never grows: requests_this_month, tokens_this_month and spend_usd stay 0 while completions are served and the daily rows count them.', apply: (me) => { Object.assign(obj(me, 'usage'), { requests_this_month: 0, tokens_this_month: 0, spend_usd: 0 }); } },
   { name: 'me-spend-off-by-cent', breaks: ['USAGE-012'], description: '/v1/me usage.spend_usd is 0.01 more than the month rows sum to.', apply: (me) => { obj(me, 'usage')['spend_usd'] = Math.round((Number(obj(me, 'usage')['spend_usd']) + 0.01) * 1e6) / 1e6; } },
 ];
 

@@ -8,11 +8,14 @@ import type { FullResponse, MockRequest, MockResponse, StreamEvent } from './typ
 type Json = Record<string, unknown>;
 
 const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
+const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
 
 export const chatFaults: readonly FaultDefinition[] = [
   // Requests the server mishandles
   f('tool-choice-named-rejected', ['TOOLS-001'], 'A non-streamed request with a named tool_choice answers 400 (param tool_choice).'),
-  f('unknown-member-rejected', ['CHAT-020'], 'A request with an unknown top-level member answers 400.'),
+  // OpenAI refuses unknown members ("Unrecognized request argument supplied: x", D-GRADE-06 #5); vLLM ignores them.
+  legal('legal-unknown-member-rejected', ['CHAT-020'], 'A request with an unknown top-level member answers 400 "Unrecognized request argument supplied: <name>", param null, as OpenAI does.'),
+  f('unknown-member-500', ['CHAT-020'], 'A request with an unknown top-level member answers 500 (neither ignored nor refused as a client fault).'),
   f('missing-model-defaulted', ['CHAT-021'], 'A request without model is served with the first listed model.'),
   f('invalid-json-served', ['CHAT-032'], 'A body that is not valid JSON is answered as a default one-message request (200).'),
   f('tool-call-id-optional', ['CHAT-027'], 'A tool message without tool_call_id is accepted.'),
@@ -41,7 +44,8 @@ export const chatFaults: readonly FaultDefinition[] = [
   // Stream events
   f('stream-created-changes', ['CHAT-STREAM-010'], 'created grows by one second with every chunk.'),
   f('stream-model-empty', ['CHAT-STREAM-011'], 'Every chunk has model "".'),
-  f('stream-empty-choices-chunk', ['CHAT-STREAM-012'], 'An extra chunk with choices [] (and no usage) is sent after the first chunk.'),
+  f('stream-empty-choices-chunk', ['CHAT-STREAM-044'], 'An extra chunk with choices [] (and no usage) is sent after the first chunk (Azure sends one for prompt filter results).'),
+  f('stream-choices-missing', ['CHAT-STREAM-012'], 'An extra chunk without a choices member is sent after the first chunk.'),
   f('stream-content-number', ['CHAT-STREAM-016'], 'An extra chunk carries delta.content 0 (a number).'),
   f('stream-content-after-finish', ['CHAT-STREAM-021'], 'A content chunk for choice 0 follows its finish_reason chunk.'),
   f('stream-no-chunks', ['CHAT-STREAM-022', 'CHAT-STREAM-038', 'CHAT-STREAM-039'], 'A stream carries no chunk, only [DONE] (the openai SDK then yields nothing; n=2 streams no choice).'),
@@ -64,7 +68,7 @@ const decoder = new TextDecoder();
 const KNOWN = new Set(['model', 'messages', 'stream', 'stream_options', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'metadata', 'store']);
 
 /** Before the chat route: the request as a server with the fault would understand it, or a refusal. */
-export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): MockRequest | { status: 400; param: string | null; message: string } {
+export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): MockRequest | { status: 400 | 500; param: string | null; message: string } {
   if (!active(fs) || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return req;
   let body: Json;
   try {
@@ -77,9 +81,10 @@ export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): M
     return { ...req, body: encoder.encode(JSON.stringify(body)) };
   }
   const messages = Array.isArray(body['messages']) ? (body['messages'] as Json[]) : [];
-  if (fs.has('unknown-member-rejected')) {
+  if (fs.has('legal-unknown-member-rejected') || fs.has('unknown-member-500')) {
     const extra = Object.keys(body).find((k) => !KNOWN.has(k));
-    if (extra !== undefined) return { status: 400, param: extra, message: `Unrecognized request argument supplied: ${extra}` };
+    if (extra !== undefined && fs.has('unknown-member-500')) return { status: 500, param: null, message: 'The server had an error while processing your request.' };
+    if (extra !== undefined) return { status: 400, param: null, message: `Unrecognized request argument supplied: ${extra}` };
   }
   if (fs.has('tool-choice-named-rejected') && body['stream'] !== true && typeof body['tool_choice'] === 'object' && body['tool_choice'] !== null) return { status: 400, param: 'tool_choice', message: 'A named tool_choice is not supported.' };
   if (fs.has('tool-messages-rejected') && messages.some((m) => m?.['role'] === 'tool')) return { status: 400, param: 'messages', message: 'Tool messages are not supported.' };
@@ -174,6 +179,7 @@ function mutateEvents(events: readonly StreamEvent[], fs: ReadonlySet<string>): 
   if (first !== undefined) {
     const base = { id: first['id'], object: first['object'], created: first['created'], model: first['model'], ...('usage' in first ? { usage: null } : {}) };
     if (has('stream-empty-choices-chunk')) out.splice(1, 0, extra(firstAt, { ...base, choices: [] }));
+    if (has('stream-choices-missing')) out.splice(1, 0, extra(firstAt, { ...base }));
     if (has('stream-content-number')) out.splice(1, 0, extra(firstAt, { ...base, choices: [{ index: 0, delta: { content: 0 }, logprobs: null, finish_reason: null }] }));
     if (has('stream-invalid-utf8')) {
       const text = `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { content: 'x\uFFFDy' }, logprobs: null, finish_reason: null }] })}\n\n`;

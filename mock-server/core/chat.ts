@@ -139,12 +139,12 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
 
   const model = state.models.get(request.model) ?? (f.has('retired-model-served') ? state.models.retired(request.model) : undefined);
   if (model === undefined) {
-    // HTTP profile: 404 unknown/retired model: type invalid_request_error, code model_not_found, param model.
+    // HTTP profile D-HTTP-08, as OpenAI answers: 404, type invalid_request_error, code model_not_found, param null.
     const status = f.has('model-not-found-400') ? 400 : 404;
     const code = f.has('model-not-found-no-code') ? null : 'model_not_found';
     // Fault receipt-gate-unknown-model; HTTP profile: a rejected request "adds no allowed gate and no outcome to the chain".
     if (f.has('receipt-gate-unknown-model')) gateRejected(state, ctx, account, request.model, request.raw);
-    return fail({ status, type: 'invalid_request_error', message: `The model '${request.model}' does not exist or you do not have access to it.`, param: 'model', code }, parsed);
+    return fail({ status, type: 'invalid_request_error', message: `The model '${request.model}' does not exist or you do not have access to it.`, param: null, code }, parsed);
   }
 
   const plan = planCompletion(request, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens, jsonFault: jsonFaultOf(f, request.stream) });
@@ -164,10 +164,11 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
       return fail(
         {
           status: 429,
-          type: f.has('limit-wrong-error-type') ? 'invalid_request_error' : 'rate_limit_error',
+          // As OpenAI: type names the limit ("requests" or "tokens"), code rate_limit_exceeded (D-HTTP-24).
+          type: verdict.which ?? 'requests',
           message: `Rate limit reached for ${request.model} on ${verdict.which === 'requests' ? 'requests per minute (RPM)' : 'tokens per minute (TPM)'}: Limit ${limit}. Please try again in ${Math.ceil(verdict.retryAfterMs / 1000)}s.`,
           param: null,
-          code: 'rate_limit_exceeded',
+          code: f.has('limit-wrong-error-code') ? 'too_many_requests' : 'rate_limit_exceeded',
           headers,
         },
         parsed,

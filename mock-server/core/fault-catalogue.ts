@@ -39,7 +39,8 @@ export const coreFaults: readonly FaultDefinition[] = [
   // Roles and finish reasons (§2 #6 to #9, #28)
   f('role-missing-first-delta', ['CHAT-STREAM-014'], 'The first delta of a choice has no role (§2 #28).'),
   f('role-in-every-delta', ['CHAT-STREAM-015'], 'role: "assistant" is repeated in every delta (§2 #28, non-strict).'),
-  f('finish-reason-empty', ['CHAT-STREAM-017', 'CHAT-013'], 'finish_reason is "" instead of a known value (§2 #6).'),
+  f('finish-reason-empty', ['CHAT-STREAM-017', 'CHAT-033'], 'finish_reason is "" instead of a known value (§2 #6).'),
+  f('finish-reason-unknown', ['CHAT-STREAM-045', 'CHAT-033'], 'finish_reason is "eos" (a non-empty value outside the enum) instead of stop (§2 #6).'),
   f('finish-reason-missing-interim', ['CHAT-STREAM-018'], 'Interim chunks leave out the finish_reason key instead of null (§2 #7, non-strict).'),
   f('finish-reason-tool-calls-without-calls', ['TOOLS-008'], 'A text answer ends with finish_reason "tool_calls" (§2 #8).'),
   f('finish-reason-stop-after-tool', ['TOOLS-009'], 'A tool-call answer ends with finish_reason "stop" (§2 #8, non-strict).'),
@@ -64,7 +65,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('tool-arguments-invalid-json', ['TOOLS-007', 'TOOLS-017'], 'The (joined) arguments string is not valid JSON: the closing brace is missing (§2 #5).'),
   // Parameters (§2 #27)
   f('stream-options-without-stream-accepted', ['CHAT-028'], 'stream_options with stream false is accepted instead of 400 (§2 #27, non-strict).'),
-  f('documented-param-rejected', ['CHAT-019', 'CHAT-033', 'CHAT-034', 'CHAT-035'], 'Documented parameters (top_p, seed, user, response_format, penalties) are rejected with 400 (§2 #27).'),
+  f('documented-param-rejected', ['CHAT-019', 'CHAT-034', 'CHAT-035', 'CHAT-036'], 'Documented parameters (top_p, seed, user, response_format, penalties) are rejected with 400 (§2 #27).'),
   f('unknown-role-accepted', ['CHAT-023'], 'A message with an unknown role is accepted (treated as user).'),
   f('temperature-unvalidated', ['CHAT-025'], 'temperature outside 0..2 is accepted.'),
   f('empty-messages-accepted', ['CHAT-022'], 'An empty messages array is accepted.'),
@@ -102,10 +103,11 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('limit-no-retry-after', ['LIMIT-002'], 'A rate-limit 429 has no Retry-After header.'),
   f('limit-retry-after-invalid', ['LIMIT-002'], 'A rate-limit 429 has Retry-After "0.5" (not an integer >= 1).'),
   f('limit-no-ratelimit-headers', ['LIMIT-003'], 'No x-ratelimit-* headers, on 429 or otherwise.'),
-  f('limit-wrong-error-type', ['LIMIT-001'], 'A rate-limit 429 has type invalid_request_error instead of rate_limit_error.'),
+  f('limit-wrong-error-code', ['LIMIT-001', 'LIMIT-005'], 'A rate-limit 429 has code too_many_requests instead of rate_limit_exceeded.'),
   f('spend-cap-ignored', ['LIMIT-006'], 'The monthly spend cap is not enforced.'),
   // Error shape and status (§2 #19, #20)
-  f('error-body-detail', ['ERR-001'], 'Error bodies are {"detail": "..."} instead of {"error": {...}} (§2 #19).'),
+  f('error-body-detail', ['ERR-001'], 'Error bodies are {"detail": "..."} (FastAPI\'s default) instead of {"error": {...}} (§2 #19).'),
+  f('error-body-string', ['ERR-001'], 'Error bodies are {"error": "<message>"}, a string where the error object belongs (vLLM\'s 401, TGI).'),
   f('error-code-integer', ['ERR-005'], 'error.code is the HTTP status as an integer (§2 #19).'),
   f('error-param-missing', ['ERR-004'], 'error.param is left out.'),
   f('error-type-missing', ['ERR-003'], 'error.type is left out.'),

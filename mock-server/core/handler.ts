@@ -3,8 +3,9 @@ import type { FullResponse, HeaderMap, MockRequest, MockResponse } from './types
 import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import { AccountRegistry, loadAccountsFile, type AccountsFile, type AccountState } from './accounts.ts';
 import { ModelCatalogue, defaultModels, type ModelInfo, type ModelInput } from './models.ts';
-import { badRequest, errorResponse, type ApiError } from './http-errors.ts';
+import { badRequest, errorResponse, unknownUrl, type ApiError } from './http-errors.ts';
 import { applyHttpFaults } from './http-faults.ts';
+import { applyBoundsFaults } from './bounds-faults.ts';
 import { rewriteChatRequest, rewriteChatResponse } from './chat-faults.ts';
 import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
@@ -157,13 +158,14 @@ function authenticate(state: CoreState, req: MockRequest, ctx: RequestContext, p
   if (f.has('auth-401-as-403')) {
     return { ok: false, response: errorResponse({ status: 403, type: 'invalid_request_error', message: 'Forbidden.', param: null, code: 'forbidden' }, ctx.requestId, f) };
   }
-  // HTTP profile: 401: type authentication_error, code invalid_api_key, header WWW-Authenticate: Bearer.
+  // HTTP profile D-HTTP-04, as OpenAI answers: 401, type invalid_request_error, code invalid_api_key for a
+  // token the server did not issue (null when none was sent), header WWW-Authenticate: Bearer.
   const error: ApiError = {
     status: 401,
-    type: 'authentication_error',
-    message: token === null ? 'You did not provide an API key. Send it in the Authorization header as "Bearer <token>".' : 'Incorrect API key provided.',
+    type: 'invalid_request_error',
+    message: token === null ? "You didn't provide an API key. Send it in the Authorization header as \"Bearer <token>\"." : 'Incorrect API key provided.',
     param: null,
-    code: 'invalid_api_key',
+    code: token === null ? null : 'invalid_api_key',
   };
   const headers: HeaderMap = f.has('auth-no-www-authenticate') ? {} : { 'www-authenticate': 'Bearer realm="iari"' };
   return { ok: false, response: errorResponse(error, ctx.requestId, f, headers) };
@@ -187,8 +189,10 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   applySchedule(state);
   const ctx: RequestContext = { requestId, faults, account: null };
   const asUnderstood = rewriteChatRequest(req, faults);
-  const routed = 'status' in asUnderstood ? errorResponse(badRequest(asUnderstood.param, asUnderstood.message), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
-  return withRequestId(applyHttpFaults(state, req, ctx, routed), faults);
+  const refusal = (r: { status: 400 | 500; param: string | null; message: string }): ApiError =>
+    r.status === 500 ? { status: 500, type: 'server_error', message: r.message, param: null, code: null } : badRequest(r.param, r.message);
+  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
+  return withRequestId(applyBoundsFaults(req, faults, applyHttpFaults(state, req, ctx, routed)), faults);
 }
 
 function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockResponse {
@@ -199,8 +203,7 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
   const method = ROUTES[path];
   if (method === undefined) {
-    // HTTP profile: 404 unknown route: type invalid_request_error, code not_found.
-    return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown route: ${req.method} ${path}`, param: null, code: 'not_found' }, ctx.requestId, f);
+    return errorResponse(unknownUrl(req.method, path), ctx.requestId, f);
   }
   if (req.method !== method && !(req.method === 'HEAD' && method === 'GET')) {
     return errorResponse({ status: 405, type: 'invalid_request_error', message: `Method ${req.method} is not allowed on ${path}; use ${method}.`, param: null, code: 'method_not_allowed' }, ctx.requestId, f, { allow: method });
@@ -239,10 +242,11 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       // Served from the issuer's stored JSON text when it keeps one: no parse and re-serialisation per Receipt.
       return json(200, state.receipts.chainJson?.(account.fixture.id) ?? { object: 'list', ...state.receipts.chain(account.fixture.id) }, ctx.requestId);
     default:
-      return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown route: ${path}`, param: null, code: 'not_found' }, ctx.requestId, f);
+      return errorResponse(unknownUrl(req.method, path), ctx.requestId, f);
   }
 }
 
 function notAdvertised(ctx: RequestContext): FullResponse {
-  return errorResponse({ status: 404, type: 'invalid_request_error', message: 'Receipts are not enabled on this server.', param: null, code: 'not_found' }, ctx.requestId, ctx.faults);
+  // D-HTTP-28: a server without the extension answers its routes as unknown URLs.
+  return errorResponse({ status: 404, type: 'invalid_request_error', message: 'Receipts are not enabled on this server.', param: null, code: 'unknown_url' }, ctx.requestId, ctx.faults);
 }

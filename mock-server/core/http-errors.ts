@@ -4,6 +4,9 @@ export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
   | 'rate_limit_error'
+  // OpenAI's rate-limit 429 names the limit in type: "requests" or "tokens".
+  | 'requests'
+  | 'tokens'
   | 'insufficient_quota'
   | 'server_error';
 
@@ -14,6 +17,14 @@ export interface ApiError {
   param: string | null;
   code: string | null;
   headers?: HeaderMap;
+}
+
+/**
+ * HTTP profile D-HTTP-06, as OpenAI answers an unknown URL: 404, type invalid_request_error, code
+ * "unknown_url" (earlier OpenAI sent code null; the code is not graded).
+ */
+export function unknownUrl(method: string, path: string): ApiError {
+  return { status: 404, type: 'invalid_request_error', message: `Unknown request URL: ${method} ${path}. Please check the URL for typos.`, param: null, code: 'unknown_url' };
 }
 
 export function badRequest(param: string | null, message: string, code: string | null = null): ApiError {
@@ -29,6 +40,7 @@ export function errorBody(error: ApiError, faults: ReadonlySet<string>): string 
     return JSON.stringify({ error: { message: error.message, type: error.type, param: error.param, code: error.code } });
   }
   if (faults.has('error-body-detail')) return JSON.stringify({ detail: error.message });
+  if (faults.has('error-body-string')) return JSON.stringify({ error: error.message });
   const body: Record<string, unknown> = { message: error.message, type: error.type, param: error.param, code: error.code };
   if (faults.has('error-code-integer')) body['code'] = error.status;
   if (faults.has('error-param-missing')) delete body['param'];

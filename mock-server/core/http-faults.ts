@@ -1,7 +1,7 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { CoreState, RequestContext } from './context.ts';
 import type { FullResponse, MockRequest, MockResponse } from './types.ts';
-import { errorResponse } from './http-errors.ts';
+import { errorResponse, unknownUrl } from './http-errors.ts';
 import { json } from './json-response.ts';
 import { countsRejected } from './open-shapes.ts';
 
@@ -20,6 +20,7 @@ export const httpFaults: readonly FaultDefinition[] = [
   f('models-data-object', ['MODELS-003', 'MODELS-008', 'MODELS-012'], 'GET /v1/models has data as an object keyed by model id instead of an array.'),
   f('models-id-empty-extra', ['MODELS-004'], 'GET /v1/models lists one more model whose id is "".'),
   f('models-object-wrong', ['MODELS-005'], 'Listed models have object "engine" instead of "model".'),
+  f('models-list-object-wrong', ['MODELS-013'], 'The model list has object "models" instead of "list" (data is still the array).'),
   f('models-duplicate', ['MODELS-009'], 'The first model is listed twice.'),
   // Usage
   f('usage-days-required', ['USAGE-001'], 'GET /v1/me/usage without days answers 400 (param days) instead of defaulting to 30.'),
@@ -38,14 +39,14 @@ export const httpFaults: readonly FaultDefinition[] = [
   f('models-public-500-plain', ['ERR-015', 'AUTH-004', 'MODELS-001', 'MODELS-012', 'HDR-009'], 'GET /v1/models without credentials answers 500 with a plain-text body (no ErrorResponse); with a token it answers the list.'),
   f('error-content-type-text', ['ERR-008'], 'Error responses declare Content-Type text/plain.'),
   f('bad-request-type-wrong', ['ERR-009'], '400 errors have type "bad_request" instead of "invalid_request_error".'),
-  f('unknown-route-code-wrong', ['ERR-012'], 'An unknown route answers 404 with code "unknown_route" instead of "not_found".'),
+  f('unknown-route-405', ['ERR-012', 'AUTH-013'], 'An unknown route answers 405 method_not_allowed instead of 404.'),
   f('invalid-role-status-flaps', ['ERR-007'], 'An unknown message role answers 400 and 422 in turn.'),
   f('me-not-object', ['ME-001'], 'GET /v1/me answers 200 with a JSON array holding the user object.'),
   f('me-not-under-v1', ['HDR-009', 'HDR-007', 'AUTH-005', 'AUTH-008', 'AUTH-012', 'ME-001'], 'GET /v1/me answers 404; the user is served at {origin}/me only.'),
   f('param-not-named', ['CHAT-024'], 'A 400 about messages has param "body" instead of naming the field.'),
   // Authentication
   f('auth-any-scheme', ['AUTH-007'], 'A valid token is accepted as "Basic <token>" or without a scheme.'),
-  f('auth-401-wrong-type', ['AUTH-009'], '401 errors have type invalid_request_error instead of authentication_error.'),
+  f('auth-401-wrong-type', ['AUTH-009'], '401 errors have type authentication_error (llama.cpp does) instead of OpenAI\'s invalid_request_error.'),
   f('auth-token-echoed', ['AUTH-011'], '401 messages repeat the credential that was sent.'),
   f('auth-unknown-route-401', ['AUTH-013'], 'Unknown routes without credentials answer 401 (authentication before route lookup).'),
   f('auth-valid-token-refused-me', ['AUTH-005', 'AUTH-012'], 'GET /v1/me answers 401 even with a valid token.'),
@@ -70,7 +71,7 @@ function rewrite(res: FullResponse, mutate: (body: Json) => unknown): void {
 }
 
 function unauthorized(ctx: RequestContext, message: string): FullResponse {
-  return errorResponse({ status: 401, type: 'authentication_error', message, param: null, code: 'invalid_api_key' }, ctx.requestId, ctx.faults, { 'www-authenticate': 'Bearer realm="iari"' });
+  return errorResponse({ status: 401, type: 'invalid_request_error', message, param: null, code: 'invalid_api_key' }, ctx.requestId, ctx.faults, { 'www-authenticate': 'Bearer realm="iari"' });
 }
 
 function rateHeaders(res: MockResponse, fn: (kind: 'requests' | 'tokens', limit: string) => void): void {
@@ -94,7 +95,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
   if (has('auth-unknown-route-401') && res.status === 404 && path.startsWith('/v1/') && req.headers['authorization'] === undefined && parse(res as FullResponse)?.['error'] !== undefined) {
     return unauthorized(ctx, 'You did not provide an API key.');
   }
-  if (has('me-not-under-v1') && path === '/v1/me') return errorResponse({ status: 404, type: 'invalid_request_error', message: 'Unknown route: GET /v1/me', param: null, code: 'not_found' }, ctx.requestId, fs);
+  if (has('me-not-under-v1') && path === '/v1/me') return errorResponse(unknownUrl('GET', '/v1/me'), ctx.requestId, fs);
   if (has('me-not-under-v1') && path === '/me' && req.method === 'GET') {
     const account = state.accounts.authenticate(/^Bearer\s+(\S+)/i.exec(req.headers['authorization'] ?? '')?.[1] ?? '');
     if (account !== undefined) return json(200, account.me(state.now()), ctx.requestId);
@@ -113,6 +114,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
       if (has('models-data-object')) rewrite(res, (b) => ({ ...b, data: Object.fromEntries((b['data'] as Json[]).map((m) => [String(m['id']), m])) }));
       if (has('models-id-empty-extra')) rewrite(res, (b) => ({ ...b, data: [...(b['data'] as Json[]), { id: '', object: 'model', created: 1_700_000_000, owned_by: 'iari' }] }));
       if (has('models-object-wrong')) rewrite(res, (b) => ({ ...b, data: (b['data'] as Json[]).map((m) => ({ ...m, object: 'engine' })) }));
+      if (has('models-list-object-wrong')) rewrite(res, (b) => ({ ...b, object: 'models' }));
       if (has('models-duplicate')) rewrite(res, (b) => ({ ...b, data: [...(b['data'] as Json[]), ...(b['data'] as Json[]).slice(0, 1)] }));
     }
     if (has('me-not-object') && path === '/v1/me' && res.status === 200) rewrite(res, (b) => [b]);
@@ -129,10 +131,13 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
       if (has('error-content-type-text')) res.headers['content-type'] = 'text/plain; charset=utf-8';
       if (has('bad-request-type-wrong') && res.status === 400) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'bad_request' } }));
       if (has('param-not-named') && res.status === 400 && err?.['param'] === 'messages') rewrite(res, (b) => ({ error: { ...(b['error'] as Json), param: 'body' } }));
-      if (has('unknown-route-code-wrong') && res.status === 404 && err?.['code'] === 'not_found') rewrite(res, (b) => ({ error: { ...(b['error'] as Json), code: 'unknown_route' } }));
+      if (has('unknown-route-405') && res.status === 404 && err?.['code'] === 'unknown_url') {
+        res.status = 405;
+        rewrite(res, (b) => ({ error: { ...(b['error'] as Json), code: 'method_not_allowed' } }));
+      }
       if (has('invalid-role-status-flaps') && res.status === 400 && typeof err?.['param'] === 'string' && /^messages\[\d+\]\.role$/.test(err['param']) && flap++ % 2 === 1) res.status = 422;
       if (res.status === 401) {
-        if (has('auth-401-wrong-type')) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'invalid_request_error' } }));
+        if (has('auth-401-wrong-type')) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'authentication_error' } }));
         const sent = req.headers['authorization'];
         if (has('auth-token-echoed') && sent !== undefined) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), message: `Incorrect API key provided: ${sent.replace(/^\S+\s+/, '')}` } }));
       }

@@ -11,12 +11,12 @@ export const MODEL_ROUTE_PREFIX = '/v1/models/';
 const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
 
 export const modelRouteFaults: readonly FaultDefinition[] = [
-  f('model-retrieve-missing', ['MODELS-013'], 'GET /v1/models/{id} is not served: every id answers 404 unknown_url, as on a server without the route.'),
-  f('model-retrieve-wrong-model', ['MODELS-014'], 'GET /v1/models/{id} of a listed id answers another listed model.'),
-  f('model-retrieve-bare-id', ['MODELS-014'], 'GET /v1/models/{id} answers {"id": ...} without object, created and owned_by.'),
-  f('model-retrieve-private', ['MODELS-015'], 'GET /v1/models/{id} asks for a bearer token although the list it belongs to is public.'),
-  f('model-retrieve-unknown-200', ['MODELS-016', 'MODELS-017'], 'GET /v1/models/{id} of an id never listed answers 200 with a made-up model.'),
-  f('model-retrieve-unknown-400', ['MODELS-017'], 'GET /v1/models/{id} of an id never listed answers 400 instead of 404 model_not_found.'),
+  f('model-retrieve-missing', ['MODELS-014'], 'GET /v1/models/{id} is not served: every id answers 404 unknown_url, as on a server without the route.'),
+  f('model-retrieve-wrong-model', ['MODELS-015'], 'GET /v1/models/{id} of a listed id answers another listed model.'),
+  f('model-retrieve-bare-id', ['MODELS-015'], 'GET /v1/models/{id} answers {"id": ...} without object, created and owned_by.'),
+  f('model-retrieve-private', ['MODELS-016'], 'GET /v1/models/{id} asks for a bearer token although the list it belongs to is public.'),
+  f('model-retrieve-unknown-200', ['MODELS-017', 'MODELS-018'], 'GET /v1/models/{id} of an id never listed answers 200 with a made-up model.'),
+  f('model-retrieve-unknown-400', ['MODELS-018'], 'GET /v1/models/{id} of an id never listed answers 400 instead of 404 model_not_found.'),
 ];
 
 /**

@@ -178,6 +178,19 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
   return { index, content, pieces, toolCalls: [], finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
 }
 
+/**
+ * The answer's natural length (where the model would emit its end-of-sequence token), moved by
+ * the vLLM sampling extensions: `min_tokens` pushes the end back to at least that many tokens,
+ * `ignore_eos` moves it past max_tokens (so max_tokens cuts it, finish_reason "length"). Without
+ * max_tokens, ignore_eos has nothing to run to and changes nothing.
+ */
+export function answerLength(request: Pick<ChatRequest, 'maxTokens' | 'ignoreEos' | 'minTokens'>, natural: number): number {
+  let length = natural;
+  if (request.minTokens !== null) length = Math.max(length, request.minTokens);
+  if (request.ignoreEos && request.maxTokens !== null) length = Math.max(length, request.maxTokens + 1);
+  return length;
+}
+
 const CACHE_LIMIT = 512;
 const patternKeys = new WeakMap<readonly number[], string>();
 const cache = new Map<string, CompletionPlan>();
@@ -204,7 +217,7 @@ export function planCompletion(request: ChatRequest, rawBody: string, settings: 
   const conversation = JSON.stringify([request.model, request.messages, request.tools.map((t) => t.name), request.seed]);
   const baseSeed = fnv1a(conversation, (settings.seed >>> 0) ^ 0x811c9dc5);
   const range = settings.completionTokens;
-  const length = typeof range === 'number' ? range : randomInt(mulberry32(baseSeed), range[0], range[1]);
+  const length = answerLength(request, typeof range === 'number' ? range : randomInt(mulberry32(baseSeed), range[0], range[1]));
   const choices = Array.from({ length: request.n }, (_, i) => planChoice(request, settings, baseSeed, i, length));
   const plan: CompletionPlan = {
     promptTokens: promptTokensOf(request),

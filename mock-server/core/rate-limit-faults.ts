@@ -14,7 +14,8 @@ const f = (name: string, breaks: string[], exercises: string[], description: str
 export const rateLimitFaults: readonly FaultDefinition[] = [
   f(
     'rate-limit-below-reported',
-    ['LIMIT-009'],
+    // HDR-007 (INFO): the x-ratelimit-* headers tell the enforced limit, which differs from /v1/me's.
+    ['LIMIT-009', 'HDR-007'],
     ['LIMIT-010'],
     `Chat requests are held to ${LOW_REQUESTS_PER_MINUTE} per minute per account while /v1/me reports the plan's limit (the x-ratelimit-* headers tell the enforced one); its 429s are well-formed.`,
   ),

@@ -180,6 +180,7 @@ function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx
     if (f.has('role-in-every-delta') && (s.kind === 'content' || s.kind === 'finish')) choice['delta'] = { role: 'assistant', ...delta };
     if (s.kind === 'finish') {
       if (f.has('finish-reason-empty')) choice['finish_reason'] = '';
+      if (f.has('finish-reason-unknown')) choice['finish_reason'] = 'eos';
       const isTool = (plan.choices[s.choice]?.toolCalls.length ?? 0) > 0;
       if (isTool && f.has('finish-reason-stop-after-tool')) choice['finish_reason'] = 'stop';
       if (!isTool && f.has('finish-reason-tool-calls-without-calls')) choice['finish_reason'] = 'tool_calls';
@@ -283,6 +284,7 @@ export function renderCompletion(plan: CompletionPlan, ctx: RenderContext): stri
     choices: plan.choices.map((c, k) => {
       let finish: string | null = c.finishReason;
       if (f.has('finish-reason-empty')) finish = '';
+      if (f.has('finish-reason-unknown')) finish = 'eos';
       if (c.toolCalls.length > 0 && f.has('finish-reason-stop-after-tool')) finish = 'stop';
       if (c.toolCalls.length === 0 && f.has('finish-reason-tool-calls-without-calls')) finish = 'tool_calls';
       if (f.has('finish-reason-null-nonstream')) finish = null;

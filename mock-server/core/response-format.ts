@@ -15,11 +15,11 @@ export type JsonFault = 'array' | 'missing-required' | 'stream-cut' | null;
 const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
 
 export const responseFormatFaults: readonly FaultDefinition[] = [
-  f('response-format-ignored', ['CHAT-033', 'CHAT-034', 'CHAT-035', 'CHAT-036'], 'response_format is ignored: the answer is plain text and strict schemas are never refused.'),
-  f('json-object-array', ['CHAT-033'], 'With response_format json_object the content is a JSON array, not an object.'),
-  f('json-schema-missing-required', ['CHAT-034', 'CHAT-035'], 'With response_format json_schema one required property is left out of the JSON.'),
-  f('json-schema-stream-cut', ['CHAT-035'], 'A streamed json_schema answer stops before its closing brace (the non-streamed one is whole).'),
-  f('strict-schema-accepted', ['CHAT-036'], 'A strict json_schema that OpenAI refuses (additionalProperties not false, a property not required) is answered 200.'),
+  f('response-format-ignored', ['CHAT-034', 'CHAT-035', 'CHAT-036', 'CHAT-037'], 'response_format is ignored: the answer is plain text and strict schemas are never refused.'),
+  f('json-object-array', ['CHAT-034'], 'With response_format json_object the content is a JSON array, not an object.'),
+  f('json-schema-missing-required', ['CHAT-035', 'CHAT-036'], 'With response_format json_schema one required property is left out of the JSON.'),
+  f('json-schema-stream-cut', ['CHAT-036'], 'A streamed json_schema answer stops before its closing brace (the non-streamed one is whole).'),
+  f('strict-schema-accepted', ['CHAT-037'], 'A strict json_schema that OpenAI refuses (additionalProperties not false, a property not required) is answered 200.'),
 ];
 
 /** The JSON fault active for a request, if any. */

@@ -22,6 +22,8 @@ export interface FullResponse {
   delayMs?: number;
   /** Called by the adapter once the body was written (`sent`) or the client went away first. */
   done?: (sent: boolean) => void;
+  /** A fault: the Content-Length declared (longer than the body); the adapter closes the connection after the body. */
+  declaredLength?: number;
 }
 
 /** One server-sent event (or raw write) at its intended time relative to the stream start. */

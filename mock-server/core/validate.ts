@@ -40,6 +40,10 @@ export interface ChatRequest {
   seed: number | null;
   /** Text, JSON mode or a JSON Schema (Structured Outputs). */
   responseFormat: ResponseFormat;
+  /** vLLM / llama.cpp extension `ignore_eos`: generate until max_tokens, never stop early. */
+  ignoreEos: boolean;
+  /** vLLM extension `min_tokens`: do not stop before this many tokens (max_tokens still caps). */
+  minTokens: number | null;
   /** The parsed body, as received. */
   raw: Record<string, unknown>;
 }
@@ -232,6 +236,10 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     const n = optionalNumber(body, 'n', 1, 128, true) ?? 1;
     const maxTokens = optionalNumber(body, 'max_completion_tokens', 1, 1_000_000, true) ?? optionalNumber(body, 'max_tokens', 1, 1_000_000, true);
     const seed = optionalNumber(body, 'seed', Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true);
+    // Compat (vLLM SamplingParams): ignore_eos is a boolean, min_tokens an integer >= 0.
+    const ignoreEos = body['ignore_eos'];
+    if (ignoreEos !== undefined && ignoreEos !== null && typeof ignoreEos !== 'boolean') wrongType('ignore_eos', 'a boolean', ignoreEos);
+    const minTokens = optionalNumber(body, 'min_tokens', 0, 1_000_000, true);
     const stop = parseStop(body);
     const stream = body['stream'];
     if (stream !== undefined && stream !== null && typeof stream !== 'boolean') wrongType('stream', 'a boolean', stream);
@@ -257,7 +265,7 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     if ('status' in responseFormat) return { ok: false, error: responseFormat };
     return {
       ok: true,
-      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, responseFormat, raw: body },
+      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, responseFormat, ignoreEos: ignoreEos === true, minTokens, raw: body },
     };
   } catch (error) {
     if (error instanceof Invalid) return { ok: false, error: error.error };

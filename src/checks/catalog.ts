@@ -9,11 +9,16 @@ import { chatStreamChecks } from './areas/chat-stream.ts';
 import { toolsChecks } from './areas/tools.ts';
 import { errorsChecks } from './areas/errors.ts';
 import { headersChecks } from './areas/headers.ts';
+import { boundsChecks } from './areas/bounds.ts';
 import { limitsChecks } from './areas/limits.ts';
 import { receiptsChecks } from './areas/receipts.ts';
+import { openaiClientChecks } from './areas/clients-openai.ts';
+import { vercelClientChecks } from './areas/clients-vercel.ts';
+import { langchainClientChecks } from './areas/clients-langchain.ts';
+import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from './areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

@@ -1,7 +1,11 @@
+import type { Profile } from './verdicts.ts';
 import type { CheckContext } from './check-types.ts';
+import type { ConnectionOptions } from '../client/connection-options.ts';
+import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Throttle, unthrottled } from './throttle.ts';
+import type { RunDeadline } from './check-deadline.ts';
 import { RateLimitRetry } from './rate-limit-retry.ts';
 import { seededRandom } from '../seeded-random.ts';
 
@@ -16,6 +20,8 @@ export interface RunSettings {
   limitTokens?: LimitTokens;
   seed: number;
   target: 'bundled-mock' | 'external';
+  /** How profile requirements are graded (D-GRADE-04); absent: `default` (INFO). */
+  profile?: Profile;
   includeLimits: boolean;
   /** Sent as `x-iari-fault` on every request (meta-suite only). */
   fault?: string;
@@ -23,6 +29,10 @@ export interface RunSettings {
   requestsPerMinute?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
+  /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
+  connection?: ConnectionOptions;
+  /** The run's deadline (epoch ms) and its configured length (--run-timeout). */
+  runDeadline?: RunDeadline;
   /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
   maxRateLimitWaitMs?: number;
 }
@@ -37,6 +47,8 @@ export interface LimitTokens {
 }
 
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
+  // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
+  if (s.connection !== undefined) installGlobalConnection(s.connection, s.root);
   const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const rateLimits = new RateLimitRetry({
@@ -68,6 +80,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     limitTokens: s.limitTokens ?? {},
     sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
+    ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
   };
 }

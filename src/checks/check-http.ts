@@ -1,5 +1,9 @@
 import { request } from 'undici';
 import type { RequestGate } from './throttle.ts';
+import { checkScopeSignal, formatDuration } from './check-deadline.ts';
+import { framingViolation, violation, type BoundViolation } from '../client/body-limits.ts';
+import { readBounded } from '../client/bounded-read.ts';
+import { parseJsonBounded, type BoundedJson } from '../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
 /** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
@@ -37,8 +41,10 @@ export interface HttpExchange {
   durationMs: number;
   /** The JSON body that was sent, if any. */
   sentJson: unknown;
-  /** Set when the body could not be read to its end (connection closed, timeout, too large). */
+  /** Set when the server broke the body off (connection closed or reset); bounds iari keeps throw instead. */
   bodyError: string | undefined;
+  /** The bound the server's broken body crossed (HDR-016 for a reset or a short body), when bodyError is set. */
+  violation?: BoundViolation;
 }
 
 export interface SentRecord {
@@ -50,8 +56,6 @@ export interface SentRecord {
   json: unknown;
   headers: Record<string, string>;
 }
-
-const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
@@ -91,6 +95,11 @@ export class CheckHttp {
     return this.#fault;
   }
 
+  /** The total deadline of one request (--request-timeout); also given to the client libraries of the CLIENT area. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
   /** Registers a secret (or a piece of one) to be written as `placeholder` wherever it would appear. */
   registerSecret(value: string, placeholder: string): void {
     if (value.length === 0) return;
@@ -119,8 +128,8 @@ export class CheckHttp {
   }
 
   /** A `fetch` for SDK clients whose 429s are waited out like the checks' own (undefined: use the SDK's default). */
-  sdkFetch(timeoutMs: number): typeof fetch | undefined {
-    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs });
+  sdkFetch(timeoutMs: number, fetchImpl?: typeof fetch): typeof fetch | undefined {
+    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs, ...(fetchImpl === undefined ? {} : { fetchImpl }) });
   }
 
   get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
@@ -163,7 +172,26 @@ export class CheckHttp {
     const windowEntry = this.rateLimits?.noteSent(authorization);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const started = performance.now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A total deadline (not an idle timeout: a server that keeps sending bytes cannot keep the request
+    // alive), and the running check's signal, aborted when the check passes its own deadline.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const scoped = checkScopeSignal();
+    const signal = scoped === undefined ? deadline : AbortSignal.any([deadline, scoped]);
+    // What ended the exchange early: a bound iari keeps (HDR-012, HDR-016...) or the check's abandonment.
+    const why = (error: unknown, phase: 'head' | 'body'): { message: string; violation?: BoundViolation } => {
+      if (deadline.aborted) {
+        const v = violation('deadline', `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`);
+        return { message: v.message, violation: v };
+      }
+      if (scoped?.aborted === true) return { message: `aborted: ${(scoped.reason as Error | undefined)?.message ?? 'the check was abandoned'}` };
+      const framing = framingViolation(error, phase);
+      if (framing !== undefined) return { message: this.redact(framing.message), violation: { ...framing, message: this.redact(framing.message) } };
+      return { message: this.redact((error as Error).message) };
+    };
+    const fail = (error: unknown, phase: 'head' | 'body', prefix = ''): CheckHttpError => {
+      const w = why(error, phase);
+      return new CheckHttpError(`${method} ${path}: ${prefix}${w.message}`, curl, w.violation);
+    };
     const send = () =>
       request(url, {
         method: method as 'GET',
@@ -181,31 +209,34 @@ export class CheckHttp {
       // an idempotent GET is sent once more; anything else fails the check.
       const code = (error as { code?: string }).code;
       const retriable = method === 'GET' && !signal.aborted && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
-      if (!retriable) throw new CheckHttpError(`${method} ${path}: ${this.redact((error as Error).message)}`, curl);
+      if (!retriable) throw fail(error, 'head');
       try {
         res = await send();
       } catch (again) {
-        throw new CheckHttpError(`${method} ${path}: ${this.redact((again as Error).message)}`, curl);
+        throw fail(again, 'head');
       }
     }
-    const chunks: { at: number; bytes: Uint8Array }[] = [];
-    let total = 0;
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    // At most 16 MiB on the wire and 16 MiB inflated (a content coding is undone as fetch-based clients do).
+    const read = await readBounded(res.body, responseHeaders['content-encoding'], started);
+    const answered = `answered ${res.statusCode}, then `;
+    // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
+    if (read.violation !== undefined) throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
     let bodyError: string | undefined;
-    try {
-      for await (const chunk of res.body) {
-        const bytes = chunk as Uint8Array;
-        chunks.push({ at: performance.now() - started, bytes });
-        total += bytes.byteLength;
-        if (total > MAX_BODY_BYTES) {
-          res.body.destroy();
-          throw new Error(`response body exceeds ${MAX_BODY_BYTES} bytes`);
-        }
-      }
-    } catch (error) {
-      // The status and headers arrived: keep what was read, so the checks judge the broken body.
-      bodyError = this.redact((error as Error).message);
+    let bodyViolation: BoundViolation | undefined;
+    if (read.error !== undefined) {
+      if (signal.aborted) throw fail(read.error, 'body', answered);
+      // The server broke the body off: keep what was read, so the checks judge the broken body.
+      const w = why(read.error, 'body');
+      bodyError = w.message;
+      bodyViolation = w.violation;
     }
-    const bytes = new Uint8Array(total);
+    const chunks = read.chunks;
+    const bytes = new Uint8Array(read.bytes);
     let offset = 0;
     for (const c of chunks) {
       bytes.set(c.bytes, offset);
@@ -214,16 +245,14 @@ export class CheckHttp {
     const text = new TextDecoder().decode(bytes);
     let json: unknown;
     let jsonError: string | undefined;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      jsonError = (error as Error).message;
-    }
-    const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (v === undefined) continue;
-      responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    }
+    // Only what looks like JSON is parsed, and only after its nesting was checked (HDR-015).
+    const first = /^\s*(\S)/.exec(text.length > 256 ? text.slice(0, 256) : text)?.[1];
+    const parsed: BoundedJson = first !== undefined && '{["-0123456789tfn'.includes(first) ? parseJsonBounded(text) : { ok: false, tooDeep: false, error: 'not JSON' };
+    if (parsed.ok) json = parsed.value;
+    else if (parsed.tooDeep) {
+      const v = violation('json-depth', `the body is ${parsed.error}`);
+      throw new CheckHttpError(`${method} ${path}: ${answered}${v.message}`, curl, v);
+    } else jsonError = parsed.error === 'not JSON' ? safeParseError(text) : parsed.error;
     const requestId = responseHeaders['x-request-id'];
     const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
     if (windowEntry !== undefined && typeof used === 'number') windowEntry.tokens = used;
@@ -244,6 +273,7 @@ export class CheckHttp {
       durationMs: performance.now() - started,
       sentJson,
       bodyError,
+      ...(bodyViolation === undefined ? {} : { violation: bodyViolation }),
     };
   }
 
@@ -267,8 +297,21 @@ export class CheckHttp {
 export class CheckHttpError extends Error {
   override readonly name = 'CheckHttpError';
   readonly curl: string;
-  constructor(message: string, curl: string) {
+  /** The bound the response crossed (body-limits.ts), when that is why the request failed. */
+  readonly violation: BoundViolation | undefined;
+  constructor(message: string, curl: string, violation?: BoundViolation) {
     super(message);
     this.curl = curl;
+    this.violation = violation;
+  }
+}
+
+/** JSON.parse's own message for a body that does not look like JSON (it fails on the first character: cheap). */
+function safeParseError(text: string): string {
+  try {
+    JSON.parse(text.length > 64 ? text.slice(0, 64) : text);
+    return 'not JSON';
+  } catch (error) {
+    return (error as Error).message;
   }
 }

@@ -4,25 +4,38 @@ import { Judge } from './judge.ts';
 import { CheckHttpError } from './check-http.ts';
 import { rateLimitGiveUp } from './rate-limit-retry.ts';
 import { judgeRateLimitEvents, reportedLimitsOf } from './rate-limit-findings.ts';
+import { checkDeadlineMessage, notRunMessage, runInCheckScope, runTimeLeft, type RunDeadline } from './check-deadline.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
 
 class CheckTimeout extends Error {}
 
-/** `paused()`: milliseconds spent waiting out rate limits so far; they do not count against the budget. */
-function withTimeout<T>(p: Promise<T>, ms: number, paused: () => number = () => 0): Promise<T> {
+/**
+ * Races the check against its deadline: `ownMs`, extended by the time spent waiting out rate limits
+ * (`paused()`: they do not count against a check's budget), but never past `hardMs`, what is left of
+ * the run. At the deadline `onTimeout` runs (aborting the check's requests) and a CheckTimeout is thrown.
+ */
+function withTimeout<T>(p: Promise<T>, ownMs: number, hardMs: number, run: RunDeadline | undefined, onTimeout: (message: string) => void, paused: () => number = () => 0): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  const started = performance.now();
   const timeout = new Promise<never>((_, reject) => {
     let credited = paused();
-    const arm = (delay: number): void => {
+    let budget = ownMs;
+    const arm = (): void => {
       timer = setTimeout(() => {
         const extra = paused() - credited;
         credited += extra;
-        if (extra > 0) arm(extra);
-        else reject(new CheckTimeout(`the check did not finish within ${ms} ms`));
-      }, delay);
+        if (extra > 0 && budget < hardMs) {
+          budget += extra;
+          arm();
+          return;
+        }
+        const message = checkDeadlineMessage(ownMs, hardMs <= budget ? run : undefined);
+        onTimeout(message);
+        reject(new CheckTimeout(message));
+      }, Math.max(0, Math.min(budget, hardMs) - (performance.now() - started)));
     };
-    arm(ms);
+    arm();
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
@@ -30,6 +43,9 @@ function withTimeout<T>(p: Promise<T>, ms: number, paused: () => number = () => 
 /**
  * Runs one check, fail-closed: an exception, a timeout or a transport error inside the check
  * becomes a `fail` with evidence on every ID the check had not yet decided; it never escapes.
+ * The check gets the smaller of its own deadline and what is left of the run's; past it, its
+ * requests are aborted (they carry its signal: check-deadline.ts) and it is abandoned. After the
+ * run's deadline no check starts: its IDs fail as not decided, saying why.
  */
 export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
   const judge = new Judge(def.ids, gradeOf);
@@ -37,10 +53,16 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
     judge.skipRest(LIMITS_SKIP_REASON);
     return judge.outcomes();
   }
+  const left = runTimeLeft(ctx.runDeadline);
+  if (left <= 0 && ctx.runDeadline !== undefined) {
+    judge.failRest({ message: notRunMessage(ctx.runDeadline) });
+    return judge.outcomes();
+  }
   const rateLimits = ctx.http.rateLimits;
   rateLimits?.drain();
+  const abort = new AbortController();
   try {
-    await withTimeout(def.run(ctx, judge), def.timeoutMs ?? ctx.checkTimeoutMs, () => rateLimits?.waitedMs ?? 0);
+    await withTimeout(runInCheckScope(abort.signal, () => def.run(ctx, judge)), def.timeoutMs ?? ctx.checkTimeoutMs, left, ctx.runDeadline, (m) => abort.abort(new Error(m)), () => rateLimits?.waitedMs ?? 0);
   } catch (error) {
     const message = ctx.http.redact(error instanceof Error ? error.message : String(error));
     const giveUp = rateLimitGiveUp(error);

@@ -2,8 +2,11 @@ import type { Failure } from './verdicts.ts';
 import type { CheckHttp } from './check-http.ts';
 import type { SharedRequests } from './shared-requests.ts';
 
-/** Areas of the contract suites; one `src/checks/areas/<area>.ts` and one `suites/contract/<area>.test.ts` each. */
-export const areas = ['auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers'] as const;
+/**
+ * Areas of the contract suites; one `src/checks/areas/<area>.ts` and one `suites/contract/<area>.test.ts` each,
+ * run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline).
+ */
+export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients'] as const;
 export type Area = (typeof areas)[number];
 
 /** What one check concluded about one requirement it decides (before grading by the registry). */
@@ -36,6 +39,8 @@ export interface CheckContext {
   sleep(ms: number): Promise<void>;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
+  /** The whole run's deadline (--run-timeout): no check starts after it (check-deadline.ts). */
+  runDeadline?: import('./check-deadline.ts').RunDeadline;
   /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
   discovered: import('./usage-shape.ts').Discoveries;
 }

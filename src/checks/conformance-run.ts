@@ -27,7 +27,9 @@ export interface ConformanceRunOutput {
 export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRunOutput> {
   const started = new Date();
   const t0 = performance.now();
-  const requirements = [...requirementInfos().values()];
+  // D-GRADE-04: under --profile strict, profile requirements are judged, selected and reported as SHOULD.
+  const profile = options.settings.profile ?? 'default';
+  const requirements = [...requirementInfos(profile).values()];
   const selectedIds = requirements.filter((r) => deselectionReason(r, options.selection) === undefined).map((r) => r.id);
   const { runs, errors } = await runContractSuites({
     provide: { settings: options.settings, selectedIds },
@@ -46,6 +48,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
       target: options.settings.target,
       seed: options.settings.seed,
       grade: options.selection.grade,
+      profile,
       only: [...options.selection.only],
       skip: [...options.selection.skip],
       include: options.settings.includeLimits ? ['limits'] : [],

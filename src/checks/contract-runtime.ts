@@ -4,7 +4,8 @@ import type { RunSettings } from './check-context.ts';
 import { createCheckContext } from './check-context.ts';
 import { runCheck } from './check-runner.ts';
 import { checkByName } from './catalog.ts';
-import { gradeOf } from './registry-view.ts';
+import { gradeFor } from './registry-view.ts';
+import type { Grade } from './verdicts.ts';
 import type { Discoveries } from './usage-shape.ts';
 
 /** What `iari test` provides to the contract suites (in memory, through vitest's `provide`). */
@@ -40,14 +41,14 @@ export function idsInTitle(title: string): string[] {
   return [...head.matchAll(ID_PATTERN)].map((m) => m[0]);
 }
 
-let runtime: { ctx: CheckContext; selected: Set<string> } | undefined;
+let runtime: { ctx: CheckContext; selected: Set<string>; gradeOf: (id: string) => Grade } | undefined;
 
-function getRuntime(): { ctx: CheckContext; selected: Set<string> } {
+function getRuntime(): { ctx: CheckContext; selected: Set<string>; gradeOf: (id: string) => Grade } {
   if (runtime === undefined) {
     const provided = inject('iari');
     if (provided === undefined) throw new Error('the contract suites run through `iari test` (no run settings were provided)');
     // One context per worker: with isolate off and one worker, every suite shares the cache and the throttle.
-    runtime = { ctx: createCheckContext(provided.settings), selected: new Set(provided.selectedIds) };
+    runtime = { ctx: createCheckContext(provided.settings), selected: new Set(provided.selectedIds), gradeOf: gradeFor(provided.settings.profile ?? 'default') };
   }
   return runtime;
 }
@@ -72,7 +73,7 @@ export function runs(checkName: string): (context: TestContext) => Promise<void>
     const rt = getRuntime();
     const started = performance.now();
     const outcomes: CheckOutcome[] = def.ids.some((id) => rt.selected.has(id))
-      ? await runCheck(def, rt.ctx, gradeOf)
+      ? await runCheck(def, rt.ctx, rt.gradeOf)
       : def.ids.map((id) => ({ id, verdict: 'skipped', reason: 'not selected' }));
     task.meta.iari = { check: def.name, outcomes, durationMs: Math.round(performance.now() - started), ...(rt.ctx.discovered.usage === undefined ? {} : { discovered: rt.ctx.discovered }) };
     const failures = describeFailures(outcomes);

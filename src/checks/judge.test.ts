@@ -27,6 +27,15 @@ describe('Judge', () => {
     expect(o).toEqual({ id: 'A-001', verdict: 'fail', failures: [{ message: 'one' }] });
   });
 
+  it('keeps a breach of an INFO requirement on one sample informational although another sample passed (D-GRADE-04)', () => {
+    const j = new Judge(['A-003'], gradeOf);
+    j.pass('A-003');
+    j.violated('A-003', { message: 'profile choice not followed' });
+    j.pass('A-003');
+    expect(j.outcomes()[0]).toEqual({ id: 'A-003', verdict: 'informational', note: 'profile choice not followed' });
+    expect(mergeOutcomes('A-003', [{ id: 'A-003', verdict: 'pass' }, { id: 'A-003', verdict: 'informational', note: 'n' }]).verdict).toBe('informational');
+  });
+
   it('fails an exception-hit ID whatever its grade', () => {
     const j = new Judge(['A-002'], gradeOf);
     j.failRest({ message: 'timeout' });

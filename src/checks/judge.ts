@@ -3,8 +3,12 @@ import type { CheckOutcome, Judgement } from './check-types.ts';
 
 const MAX_FAILURES_PER_ID = 5;
 
-/** Verdict strength when several judgements meet on one requirement: the worst wins. */
-const rank: Record<CheckOutcome['verdict'], number> = { fail: 5, 'non-strict': 4, pass: 3, informational: 2, skipped: 1 };
+/**
+ * Verdict strength when several judgements meet on one requirement: the worst wins. An observation
+ * (informational) outranks a pass: on an INFO requirement a breach on one sample is informational,
+ * and a pass on another sample must not hide it (D-GRADE-04, profile requirements are INFO).
+ */
+const rank: Record<CheckOutcome['verdict'], number> = { fail: 5, 'non-strict': 4, informational: 3, pass: 2, skipped: 1 };
 
 /**
  * Collects a check's judgements on the requirement IDs it decides. Fail-closed: an ID that no

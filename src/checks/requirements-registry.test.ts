@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function entry(id: string, extra = ''): string {
   const area = id.replace(/-\d+$/, '');
-  return `  - id: ${id}\n    area: ${area}\n    title: t\n    source: seed\n    ref: seed §x\n    grade: MUST\n    expectation: e\n${extra}`;
+  return `  - id: ${id}\n    area: ${area}\n    title: t\n    source: seed\n    ref: seed §x\n    grade: MUST\n    expectation: e\n    rationale: 'seed: "x"'\n${extra}`;
 }
 
 function writeRegistry(name: string, body: string): string {
@@ -58,7 +58,7 @@ describe('requirement registry loader', () => {
     ['FOO-001'],
     ['ME001'],
   ])('rejects the malformed ID %s', (id) => {
-    const body = `  - id: ${id}\n    area: ME\n    title: t\n    source: seed\n    ref: r\n    grade: MUST\n    expectation: e\n`;
+    const body = `  - id: ${id}\n    area: ME\n    title: t\n    source: seed\n    ref: r\n    grade: MUST\n    expectation: e\n    rationale: r\n`;
     const err = rejection(writeRegistry(`bad-${id}.yaml`, body));
     expect(err.code).toBe('IARI_REGISTRY_INVALID');
     expect(err.message).toContain(`malformed ID "${id}"`);
@@ -70,7 +70,21 @@ describe('requirement registry loader', () => {
     expect(rejection(writeRegistry('a.yaml', entry('ME-001').replace('area: ME', 'area: AUTH'))).message).toContain('does not match area');
     expect(rejection(writeRegistry('o.yaml', entry('ME-001', '    optional: sometimes\n'))).message).toContain('unknown optional kind');
     expect(rejection(writeRegistry('m.yaml', entry('ME-001').replace('    expectation: e\n', ''))).message).toContain('(ME-001) is missing "expectation"');
-    expect(rejection(writeRegistry('p.yaml', entry('ME-001').replace('seed\n', 'profile\n'))).message).toContain('cannot be MUST');
+    expect(rejection(writeRegistry('p.yaml', entry('ME-001').replace('seed\n', 'profile\n'))).message).toContain('is graded INFO (D-GRADE-04), not MUST');
+    const profileShould = entry('ME-001').replace('source: seed', 'source: profile').replace('grade: MUST', 'grade: SHOULD');
+    expect(rejection(writeRegistry('p2.yaml', profileShould)).message).toContain('is graded INFO (D-GRADE-04), not SHOULD');
+  });
+
+  it('rejects an entry without a rationale, or with an empty one, and names it (D-GRADE-01..05)', () => {
+    const without = entry('ME-001').replace(`    rationale: 'seed: "x"'\n`, '');
+    expect(rejection(writeRegistry('r1.yaml', entry('ME-002') + without)).message).toContain('(ME-001) is missing "rationale"');
+    expect(rejection(writeRegistry('r2.yaml', entry('ME-001').replace(`'seed: "x"'`, "''"))).message).toContain('(ME-001) is missing "rationale"');
+  });
+
+  it('rejects a profile requirement whose rationale does not say which profile choice it is', () => {
+    const p = entry('ME-001').replace('source: seed', 'source: profile').replace('grade: MUST', 'grade: INFO');
+    expect(rejection(writeRegistry('r3.yaml', p)).message).toContain('starts with "profile choice: <why>"');
+    expect(parseRegistryFile(writeRegistry('r4.yaml', p.replace(`'seed: "x"'`, "'profile choice: the mock does it'")))[0]?.grade).toBe('INFO');
   });
 
   it('rejects YAML with a repeated key inside one entry', () => {
@@ -98,6 +112,11 @@ describe('the real registry (spec/requirements.yaml)', () => {
       const numbers = list.filter((r) => r.area === area).map((r) => Number(r.id.slice(area.length + 1)));
       expect(numbers, area).toEqual(numbers.map((_, i) => i + 1));
     }
+  });
+
+  it('gives every requirement a rationale, and every profile requirement the INFO grade (D-GRADE-04)', () => {
+    expect(list.filter((r) => r.rationale.trim().length < 12).map((r) => r.id)).toEqual([]);
+    expect(list.filter((r) => r.source === 'profile' && r.grade !== 'INFO').map((r) => r.id)).toEqual([]);
   });
 
   it('cites a DECISIONS.md decision for every profile requirement', () => {

@@ -21,6 +21,7 @@ export const areas = [
   'RCPT-CHAIN',
   'RCPT-PAIR',
   'RCPT-HTTP',
+  'CLIENT',
 ] as const;
 export type Area = (typeof areas)[number];
 
@@ -37,6 +38,11 @@ export interface Requirement {
   ref: string;
   grade: Grade;
   expectation: string;
+  /**
+   * Why the grade (spec/DECISIONS.md D-GRADE-01..05): the seed sentence, the client + call + what it
+   * does, or "profile choice: <why>". Required: a grade counts only with its rationale.
+   */
+  rationale: string;
   optional?: OptionalKind;
 }
 
@@ -47,8 +53,8 @@ const areaAlternation = [...areas].sort((a, b) => b.length - a.length).join('|')
 export const REQUIREMENT_ID_PATTERN = new RegExp(`^(${areaAlternation})-(\\d{3})$`);
 const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${areaAlternation})-\\d{3}(?![0-9])`, 'g');
 
-const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'optional', 'rationale']);
-const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation'] as const;
+const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale', 'optional']);
+const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale'] as const;
 
 function invalid(path: string, what: string): HarnessError {
   return new HarnessError(HarnessErrorCode.REGISTRY_INVALID, `requirement registry ${path}: ${what}`, {
@@ -90,8 +96,11 @@ export function validateRegistry(doc: unknown, path = '<inline>'): Requirement[]
     if (!isOneOf(sources, source)) throw invalid(path, `${name}: unknown source "${source}" (seed, compat or profile)`);
     const grade = record['grade'] as string;
     if (!isOneOf(grades, grade)) throw invalid(path, `${name}: unknown grade "${grade}" (MUST, SHOULD or INFO)`);
-    // DESIGN.md: "Not shown" behaviour is never graded `fail` unless the profile is selected.
-    if (source === 'profile' && grade === 'MUST') throw invalid(path, `${name}: a profile requirement cannot be MUST`);
+    // DECISIONS.md D-GRADE-04: a profile choice is INFO; `--profile strict` raises it to SHOULD at run time.
+    if (source === 'profile' && grade !== 'INFO') throw invalid(path, `${name}: a profile requirement is graded INFO (D-GRADE-04), not ${grade}`);
+    const rationale = record['rationale'] as string;
+    // D-GRADE-03: a profile requirement's rationale says which choice it is.
+    if (source === 'profile' && !/^profile choice: \S/.test(rationale)) throw invalid(path, `${name}: the rationale of a profile requirement starts with "profile choice: <why>"`);
     const optional = record['optional'];
     if (optional !== undefined && (typeof optional !== 'string' || !isOneOf(optionalKinds, optional))) {
       throw invalid(path, `${name}: unknown optional kind "${String(optional)}" (receipts-extension or limits)`);
@@ -107,6 +116,7 @@ export function validateRegistry(doc: unknown, path = '<inline>'): Requirement[]
       ref: record['ref'] as string,
       grade,
       expectation: record['expectation'] as string,
+      rationale,
     };
     if (optional !== undefined) requirement.optional = optional as OptionalKind;
     out.push(requirement);

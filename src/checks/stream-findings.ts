@@ -51,7 +51,9 @@ export function judgeFindings(j: Judge, streams: readonly CheckedStream[], owned
     }
     for (const f of s.result.findings) {
       if (!owned.includes(f.requirementId)) continue;
-      const failure = evidence(s.ex, `${s.name}: ${f.message}`, {
+      // A body the server broke off says so (HDR-016), so "no [DONE]" is not read as the server's choice.
+      const cut = s.ex.bodyError === undefined ? '' : ` (the server broke the body off: ${s.ex.bodyError})`;
+      const failure = evidence(s.ex, `${s.name}: ${f.message}${cut}`, {
         ...(f.expected === undefined ? {} : { expected: f.expected }),
         ...(f.received === undefined ? {} : { received: f.received }),
         ...(f.pointer === undefined ? {} : { pointer: f.pointer }),

@@ -28,6 +28,7 @@ export function formatSummary(report: ConformanceReport): string {
     }
   }
   const c = report.coverage;
-  lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);
+  const profile = report.run.profile === 'strict' ? 'profile strict (profile choices SHOULD)' : 'profile default (profile choices INFO)';
+  lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, ${profile}, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);
   return `${lines.join('\n')}\n`;
 }

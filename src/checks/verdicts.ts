@@ -11,6 +11,14 @@ export type Grade = (typeof grades)[number];
 export const sources = ['seed', 'compat', 'profile'] as const;
 export type Source = (typeof sources)[number];
 
+/**
+ * How `profile` requirements are graded (spec/DECISIONS.md D-GRADE-04): `default` keeps them INFO
+ * (iari never fails or flags a server for a choice the seed leaves open); `strict` raises them to
+ * SHOULD, for people who want this project's profile.
+ */
+export const profiles = ['default', 'strict'] as const;
+export type Profile = (typeof profiles)[number];
+
 /** What a failing (or non-strict) check saw; everything a reader needs to reproduce it. */
 export interface Failure {
   message: string;
@@ -63,6 +71,8 @@ export interface ConformanceReport {
     target: 'bundled-mock' | 'external';
     seed: number;
     grade: 'must' | 'should' | 'all';
+    /** Which profile judged the run (D-GRADE-04): `strict` grades profile requirements SHOULD. */
+    profile: Profile;
     only: string[];
     skip: string[];
     include: string[];

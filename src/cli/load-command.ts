@@ -1,9 +1,10 @@
 import { relative } from 'node:path';
-import { request } from 'undici';
+import { HttpClient } from '../client/http-client.ts';
+import { parseJsonBounded } from '../client/json-depth.ts';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import type { MockServer } from '../../mock-server/index.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
@@ -13,6 +14,11 @@ import { runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/sweep.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
+import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
+import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
+import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
+import { isTlsFailure } from '../load/undici-engine.ts';
+import { END_GRACE_MS } from '../load/engine.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -37,12 +43,18 @@ Requests:
   --model ID             model to ask for (default: the first of GET /v1/models)
   --stream | --no-stream streamed (default) or whole responses
   --timeout D            idle timeout, reset on every byte (default 30s)
+  --request-timeout D    total deadline of one request, body included (default 120s); a response
+                         still arriving then (an endless or dribbled stream) is a timeout error.
+                         The run itself ends at its bound: in-flight requests get 5s after it,
+                         then are aborted and counted as "aborted at end"
   --seed N               seed for arrivals and prompt order (default 1)
 Target:
-  --base-url URL         loopback server only (127.0.0.0/8, ::1, localhost)
+  --base-url URL         the server to load, http(s)://host[:port][/v1] (default: the bundled
+                         mock); before any traffic to a host that is not loopback, a line
+                         names the target, the mode and the bound
   --token-env NAME       environment variable holding the bearer token (default IARI_TOKEN)
   --token-file PATH      file holding the bearer token
-Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
+${connectionHelp}${workloadHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
   --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
 Output:
   --report DIR           write load.json, requests.ndjson, junit.xml, report.html there
@@ -53,19 +65,60 @@ Output:
 SLO metrics:
 ${sloHelp()}
 
+Examples:
+  # a real deployment: https with a private CA, token and a gateway header from the environment,
+  # synthetic prompts of 512±64 tokens and answers of 128±16 (exact where ignore_eos works)
+  export IARI_TOKEN=... ORG_ID=...
+  iari load --base-url https://llm.internal.example:8443/v1 --ca-file private-ca.pem \\
+    --header 'OpenAI-Organization: env:ORG_ID' \\
+    --input-tokens 512,64 --output-tokens 128,16 --extra-body '{"ignore_eos":true}' \\
+    --rate 4 --arrival poisson --duration 2m --slo 'ttft.p95<800ms'
+  # a ShareGPT dataset (vLLM's format), 500 conversations sampled with --seed
+  iari load --base-url https://llm.internal.example:8443/v1 \\
+    --dataset ShareGPT_V3_unfiltered_cleaned_split.json --dataset-size 500 --concurrency 16 --duration 5m
+
 Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
 `;
 
-async function firstModel(baseUrl: string): Promise<string> {
+/** The first listed model: one bounded request (10 s in all, 4 MiB at most), never a hang on a server that misbehaves. */
+async function firstModel(baseUrl: string, token: string, conn: ConnectionOptions): Promise<string> {
+  const origin = new URL(baseUrl).origin;
+  const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);
+  const client = new HttpClient({ baseUrl, token, dispatcher, timeouts: { connectMs: 5_000, headersMs: 10_000, bodyIdleMs: 10_000, deadlineMs: 10_000 }, maxBodyBytes: 4 * 1024 * 1024 });
   try {
-    const res = await request(`${baseUrl}/models`, { method: 'GET', headersTimeout: 5000, bodyTimeout: 5000 });
-    const body = (await res.body.json()) as { data?: { id?: unknown }[] };
-    const id = body.data?.[0]?.id;
-    if (res.statusCode === 200 && typeof id === 'string') return id;
-    throw new Error(`GET /v1/models answered ${res.statusCode} without a model id`);
+    const res = await client.request({ path: '/v1/models', auth: 'token', keepChunks: false });
+    if (res.kind !== 'ok') {
+      const message = res.kind === 'timeout' ? `no complete answer within 10 s (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message;
+      throw Object.assign(new Error(message), 'code' in res ? { code: res.code } : {});
+    }
+    const parsed = parseJsonBounded(res.body.toString('utf8'));
+    const id = parsed.ok ? (parsed.value as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id : undefined;
+    if (res.status === 200 && typeof id === 'string') return id;
+    throw new Error(`GET /v1/models answered ${res.status} without a model id${parsed.ok ? '' : ` (${parsed.error})`}`);
   } catch (error) {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari load: cannot pick a model: ${(error as Error).message}`, { hint: 'pass --model ID' });
+    const hint = isTlsFailure(error) ? 'the certificate was not trusted: pass --ca-file PATH for a private CA (or --insecure)' : 'pass --model ID';
+    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari load: cannot pick a model: ${(error as Error).message}`, { hint });
+  } finally {
+    await client.close();
+    await dispatcher.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * Printed before any traffic to a host that is not loopback: what is about to be loaded, how hard
+ * and for how long, so a wrong URL or level can be stopped (Ctrl-C) before it matters.
+ */
+export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const proxy = proxyFor(baseUrl, env);
+  const m = plan.mode;
+  const level = m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals)` : `closed loop, ${m.concurrency} concurrent requests`;
+  const drainS = END_GRACE_MS / 1000;
+  const bound = plan.sweep
+    ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
+    : plan.durationS !== null
+      ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
+      : `until ${plan.requests ?? 0} measured requests (at most 600 s)`;
+  return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight; Ctrl-C stops it\n`;
 }
 
 /** The bundled mock's latency model for load runs: rate limits off, realistic pacing. */
@@ -87,14 +140,19 @@ export async function run(argv: string[]): Promise<number> {
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
   try {
-    if (plan.baseUrl === null) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
+    const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
+    if (plan.baseUrl !== null) {
+      await assertTargetAllowed(new URL(plan.baseUrl).origin);
+      if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));
+    }
+    if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = plan.baseUrl ?? mock!.url;
     const token = plan.token ?? mock!.tokens.default;
-    const redactor = createRedactor([token]);
-    const model = plan.model ?? (await firstModel(baseUrl));
+    const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
+    const model = plan.model ?? (await firstModel(baseUrl, token, plan.connection));
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
-    const cfg = configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty });
+    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), ...(workload === undefined ? {} : { workload }) };
     const { result, records } = plan.sweep
       ? await runSweep(cfg, {
           maxSteps: plan.sweepSteps,
@@ -123,6 +181,7 @@ function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: st
     token: o.token,
     model: o.model,
     target: o.target,
+    connection: plan.connection,
     mode: plan.mode,
     durationS: plan.durationS,
     requests: plan.requests,
@@ -133,6 +192,7 @@ function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: st
     promptsSource: plan.promptsSource,
     seed: plan.seed,
     timeoutMs: plan.timeoutMs,
+    ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
     slos: plan.slos,
     sloExprs: plan.sloExprs,
     shard: plan.shard,

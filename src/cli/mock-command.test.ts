@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { run } from './mock-command.ts';
 import { HarnessError } from '../errors.ts';
 
@@ -35,16 +35,16 @@ describe('iari mock', () => {
     expect(lines.find((l) => l.startsWith('legal-crlf'))).toMatch(/^legal-crlf\s+legal\s+-$/);
   });
 
-  it('refuses unknown faults and non-loopback hosts with exit code 2', async () => {
+  it('refuses unknown faults, and an address it cannot listen on, with exit code 2', async () => {
     const unknown = await run(['--fault', 'no-such-fault']).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(HarnessError);
     expect((unknown as HarnessError).code).toBe('IARI_FAULT_UNKNOWN');
     expect((unknown as HarnessError).exitCode).toBe(2);
-    for (const host of ['0.0.0.0', '192.168.1.10', 'example.com']) {
-      const error = await run(['--host', host]).catch((e: unknown) => e);
-      expect((error as HarnessError).code).toBe('IARI_TARGET_NOT_LOOPBACK');
-      expect((error as HarnessError).exitCode).toBe(2);
-    }
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): no interface here has it, so listening fails (no traffic is sent).
+    const error = await run(['--host', '192.0.2.1', '--no-receipts']).catch((e: unknown) => e);
+    expect((error as HarnessError).code).toBe('IARI_CONFIG_INVALID');
+    expect((error as HarnessError).message).toMatch(/cannot listen on 192\.0\.2\.1 port 0: EADDRNOTAVAIL/);
+    expect((error as HarnessError).exitCode).toBe(2);
     const conflict = await run(['--ledger', '/tmp/x.jsonl', '--no-receipts']).catch((e: unknown) => e);
     expect((conflict as HarnessError).code).toBe('IARI_USAGE');
     const badPort = await run(['--port', 'eighty']).catch((e: unknown) => e);
@@ -89,6 +89,37 @@ describe('iari mock', () => {
       out.restore();
       if (before === undefined) delete process.env['IARI_TOKEN'];
       else process.env['IARI_TOKEN'] = before;
+    }
+  });
+
+  it('--host binds where asked: 127.0.0.2 serves there, 0.0.0.0 serves on every interface and says so', async () => {
+    const before = process.env['IARI_TOKEN'];
+    delete process.env['IARI_TOKEN'];
+    onTestFinished(() => {
+      if (before !== undefined) process.env['IARI_TOKEN'] = before;
+    });
+    for (const host of ['127.0.0.2', '0.0.0.0']) {
+      const out = captureStdout();
+      try {
+        const running = run(['--host', host, '--port', '0', '--no-receipts', '--ttft', '0', '--itl', '0', '--jitter', '0']);
+        await waitForOutput(out.text, /shown once\): \S+\n/);
+        await waitForOutput(out.text, host === '0.0.0.0' ? /other machines/ : /shown once/);
+        const lines = out.text().split('\n');
+        const first = lines[0];
+        const second = lines.find((l) => l.includes('shown once'));
+        expect(first).toMatch(new RegExp(`^http://${host.replace(/\./g, '\\.')}:\\d+/v1$`));
+        const port = /:(\d+)\/v1$/.exec(first ?? '')?.[1];
+        const token = /shown once\): (\S+)$/.exec(second ?? '')?.[1] ?? '';
+        // Reached over loopback in both cases: 127.0.0.2 directly, 0.0.0.0 through 127.0.0.1.
+        const via = host === '0.0.0.0' ? '127.0.0.1' : host;
+        expect((await fetch(`http://${via}:${port}/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+        if (host === '0.0.0.0') expect(out.text()).toContain('listening on 0.0.0.0: other machines can reach this mock');
+        else expect(out.text()).not.toContain('other machines can reach');
+        process.emit('SIGTERM');
+        expect(await running).toBe(0);
+      } finally {
+        out.restore();
+      }
     }
   });
 });

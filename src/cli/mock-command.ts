@@ -1,16 +1,18 @@
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { parseFlags, parseIntegerFlag } from './args.ts';
+import { isLoopbackHost } from '../client/connection-options.ts';
 
 const USAGE = `iari mock: run the bundled mock server (faithful, or broken on purpose)
 
   iari mock [--port N] [--host H] [--fault NAME]... [--ttft MS] [--itl MS] [--jitter MS]
             [--tokens-per-chunk N[,N...]] [--seed N] [--ledger FILE] [--accounts FILE]
-            [--no-receipts] [--no-limits]
+            [--no-receipts] [--no-limits] [--receipt-retention N]
   iari mock --list-faults [--json]
 
-  --port N             port on the loopback host (default 0: a free port)
-  --host H             127.0.0.1 (default), ::1 or localhost; nothing else
+  --port N             port to listen on (default 0: a free port)
+  --host ADDR          address to listen on (default 127.0.0.1); 0.0.0.0 or :: for every
+                       interface, e.g. in a container behind a Kubernetes Service
   --fault NAME         apply a fault or legal mode to every request (repeatable);
                        per request: header x-iari-fault: name[,name]
   --ttft MS            time to first token (default 150)
@@ -19,6 +21,10 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
   --tokens-per-chunk   tokens per content chunk, or a pattern cycled through (default 1)
   --seed N             seed of the deterministic generator (default 0)
   --ledger FILE        append receipts durably to FILE (a restart continues the chain)
+  --receipt-retention N
+                       Receipts kept in memory per account (default 10000); older ones live
+                       only in the ledger (or only as the chain's head and counts), and
+                       GET /v1/receipts lists the kept ones with "omitted": how many it leaves out
   --accounts FILE      accounts fixture (default fixtures/accounts.json)
   --no-receipts        turn the receipts extension off (/v1/receipts* answer 404)
   --no-limits          do not enforce requests/tokens per minute
@@ -28,29 +34,33 @@ The default account's token is IARI_TOKEN when set; otherwise one is generated a
 Docs: docs/mock-server.md
 `;
 
+/** Flags of `iari mock` (exported so the Kubernetes manifests' command lines can be checked). */
+export const mockFlagSpec = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  ttft: { type: 'string' },
+  itl: { type: 'string' },
+  jitter: { type: 'string' },
+  'tokens-per-chunk': { type: 'string' },
+  seed: { type: 'string' },
+  ledger: { type: 'string' },
+  accounts: { type: 'string' },
+  'no-receipts': { type: 'boolean' },
+  'no-limits': { type: 'boolean' },
+  'receipt-retention': { type: 'string' },
+  'list-faults': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags('mock', argv, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    ttft: { type: 'string' },
-    itl: { type: 'string' },
-    jitter: { type: 'string' },
-    'tokens-per-chunk': { type: 'string' },
-    seed: { type: 'string' },
-    ledger: { type: 'string' },
-    accounts: { type: 'string' },
-    'no-receipts': { type: 'boolean' },
-    'no-limits': { type: 'boolean' },
-    'list-faults': { type: 'boolean' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  });
+  const { values } = parseFlags('mock', argv, mockFlagSpec);
   if (values.help === true) {
     process.stdout.write(USAGE);
     return ExitCode.ok;
   }
-  const { faults, faultNames, startMockServer, LOOPBACK_HOSTS } = await import('../../mock-server/index.ts');
+  const { faults, faultNames, startMockServer } = await import('../../mock-server/index.ts');
   if (values['list-faults'] === true) {
     if (values.json === true) process.stdout.write(`${JSON.stringify(faults, null, 2)}\n`);
     else {
@@ -60,9 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     return ExitCode.ok;
   }
   const host = values.host ?? '127.0.0.1';
-  if (!LOOPBACK_HOSTS.has(host)) {
-    throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `mock: --host must be a loopback address (127.0.0.1, ::1, localhost), got "${host}"`);
-  }
+  if (host.trim() === '') throw new HarnessError(HarnessErrorCode.USAGE, 'mock: --host needs an address, e.g. 127.0.0.1 or 0.0.0.0');
   if (values.ledger !== undefined && values['no-receipts'] === true) {
     throw new HarnessError(HarnessErrorCode.USAGE, 'mock: --ledger records receipts; it cannot be combined with --no-receipts');
   }
@@ -77,9 +85,10 @@ export async function run(argv: string[]): Promise<number> {
     tokensPerChunk = tpc.split(',').map((s) => parseIntegerFlag('mock', 'tokens-per-chunk', s.trim(), 1, 10_000) ?? 1);
   }
   const envToken = process.env['IARI_TOKEN'];
+  const port = parseIntegerFlag('mock', 'port', values.port, 0, 65_535) ?? 0;
   const server = await startMockServer({
     host,
-    port: parseIntegerFlag('mock', 'port', values.port, 0, 65_535) ?? 0,
+    port,
     faults: selected,
     ttftMs: parseIntegerFlag('mock', 'ttft', values.ttft, 0, 600_000) ?? 150,
     itlMs: parseIntegerFlag('mock', 'itl', values.itl, 0, 600_000) ?? 15,
@@ -89,7 +98,14 @@ export async function run(argv: string[]): Promise<number> {
     limits: values['no-limits'] !== true,
     ...(tokensPerChunk === undefined ? {} : { tokensPerChunk }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
+    ...(values['receipt-retention'] === undefined ? {} : { receiptRetention: parseIntegerFlag('mock', 'receipt-retention', values['receipt-retention'], 1, 100_000_000) ?? 0 }),
     ...(values.accounts === undefined ? {} : { accounts: values.accounts }),
+  }).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EADDRINUSE' || code === 'EACCES' || code === 'EAI_AGAIN' || code === 'EINVAL') {
+      throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `mock: cannot listen on ${host} port ${port}: ${code}`);
+    }
+    throw error;
   });
   process.stdout.write(`${server.url}\n`);
   if (envToken === undefined || envToken.length === 0) {
@@ -102,6 +118,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write('default account token: taken from IARI_TOKEN\n');
   }
   if (selected.length > 0) process.stdout.write(`faults: ${selected.join(', ')}\n`);
+  if (!isLoopbackHost(host)) {
+    process.stdout.write(`listening on ${host}: other machines can reach this mock (its /_iari/ admin routes have no authentication)\n`);
+  }
   return new Promise<number>((resolve) => {
     const stop = (code: number) => () => {
       process.off('SIGINT', onInt);

@@ -15,7 +15,7 @@ const HELP = `Usage: iari start [--seed N] [--report DIR]
 The main job on the bundled mock server (what \`npm start\` runs):
   1. starts the bundled mock on 127.0.0.1 (in-process),
   2. runs the conformance suites against it (iari test),
-  3. runs a short streaming load test (iari load, a few seconds, loopback only),
+  3. runs a short streaming load test against it (iari load, a few seconds),
   4. fetches the mock's Receipt chain over the receipts extension and verifies it
      (iari receipts verify, trusting the key the mock was started with),
   5. prints where the reports are.

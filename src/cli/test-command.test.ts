@@ -62,6 +62,24 @@ describe('iari test', () => {
     }
   });
 
+  it('prints its deadlines in --help, with the whole run bounded at 5 minutes by default, and rejects a malformed one (exit 2)', async () => {
+    let out = '';
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+    try {
+      expect(await run(['--help'])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(out).toMatch(/--request-timeout D/);
+    expect(out).toMatch(/--check-timeout D/);
+    expect(out).toMatch(/--run-timeout D\s+deadline of the whole run \(default 5m\)/);
+    for (const bad of [['--run-timeout', 'soon'], ['--request-timeout', '0'], ['--check-timeout', '-1s']]) {
+      const error = await run(bad).catch((e: unknown) => e);
+      expect(isHarnessError(error) && error.exitCode, bad.join(' ')).toBe(2);
+    }
+  });
+
   it('writes the same conformance.json for the same seed, apart from timings', async () => {
     const [a, b] = await Promise.all([iari(['--seed', '5', '--report', join(tmp, 'a')]), iari(['--seed', '5', '--report', join(tmp, 'b')])]);
     expect(a.code, a.stderr).toBe(0);
@@ -139,6 +157,30 @@ describe('iari test', () => {
       const page = readFileSync(join(out, 'report.html'), 'utf8');
       expect(page.includes('What iari discovered')).toBe(true);
       expect(page.includes('<tr><td>requests</td><td>n_requests</td><td>name+delta</td><td>1</td>')).toBe(true);
+    } finally {
+      await mock.close();
+    }
+  }, 150_000);
+
+  it('grades profile choices INFO by default and SHOULD under --profile strict, says which profile judged the run, and refuses another profile (D-GRADE-04)', async () => {
+    const bad = await run(['--profile', 'lax']).catch((e: unknown) => e);
+    expect(isHarnessError(bad) && bad.exitCode).toBe(2);
+    // auth-401-wrong-type: the 401 says authentication_error (llama.cpp's type), not OpenAI's invalid_request_error (AUTH-009, a profile choice).
+    const mock = await startMockServer({ faults: ['auth-401-wrong-type'], ttftMs: 0, itlMs: 0 });
+    try {
+      const args = ['--base-url', mock.url, '--only', 'AUTH-008,AUTH-009,AUTH-010,AUTH-011', '--json'];
+      const env = { IARI_TOKEN: mock.tokens.default };
+      const [plain, strict] = await Promise.all([iari([...args, '--report', join(tmp, 'profile-default')], env), iari([...args, '--profile', 'strict', '--report', join(tmp, 'profile-strict')], env)]);
+      type Report = { run: { profile: string }; results: { id: string; grade: string; verdict: string }[] };
+      const byId = (r: { stdout: string }): { profile: string; auth9: { grade: string; verdict: string } | undefined } => {
+        const report = JSON.parse(r.stdout) as Report;
+        return { profile: report.run.profile, auth9: report.results.find((x) => x.id === 'AUTH-009') };
+      };
+      expect(plain.code, plain.stderr).toBe(0);
+      expect(strict.code, strict.stderr).toBe(0);
+      expect(byId(plain)).toEqual({ profile: 'default', auth9: expect.objectContaining({ grade: 'INFO', verdict: 'informational' }) });
+      expect(byId(strict)).toEqual({ profile: 'strict', auth9: expect.objectContaining({ grade: 'SHOULD', verdict: 'non-strict' }) });
+      expect(readFileSync(join(tmp, 'profile-strict', 'report.html'), 'utf8')).toContain('strict: profile choices graded SHOULD');
     } finally {
       await mock.close();
     }

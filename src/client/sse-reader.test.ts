@@ -234,3 +234,23 @@ describe('SseReader on arbitrary bytes', () => {
     );
   });
 });
+
+describe('SseReader bounds', () => {
+  it('CHAT-STREAM-046: an event whose data lines pass the limit is reported once and discarded, not buffered; the next event is read', () => {
+    const reader = new SseReader({ maxEventBytes: 1000 });
+    const out: SseEvent[] = [];
+    for (let i = 0; i < 100; i++) out.push(...reader.feed(bytes(`data: ${'x'.repeat(98)}\n`), 0n));
+    out.push(...reader.feed(bytes('\ndata: {"ok":true}\n\n'), 1n));
+    const end = reader.end();
+    expect(out.map((e) => e.data)).toEqual(['{"ok":true}']);
+    expect(end.findings.filter((f) => f.code === 'event-too-long')).toHaveLength(1);
+  });
+
+  it('keeps at most 50 findings of one code, counting the rest, however many bad lines arrive', () => {
+    const reader = new SseReader();
+    reader.feed(bytes('nope: 1\n'.repeat(10_000) + '\n'), 0n);
+    const end = reader.end();
+    expect(end.findings.filter((f) => f.code === 'unknown-field')).toHaveLength(50);
+    expect(reader.suppressedFindings).toBe(10_000 - 50);
+  });
+});

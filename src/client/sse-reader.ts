@@ -1,4 +1,5 @@
 import { Buffer, isUtf8 } from 'node:buffer';
+import { responseLimits } from './body-limits.ts';
 
 /**
  * An incremental, strict-but-standard server-sent-events framing parser.
@@ -44,6 +45,7 @@ export const sseFindingCodes = [
   'ended-mid-event',
   'ended-mid-line',
   'line-too-long',
+  'event-too-long',
   'unknown-field',
   'invalid-retry',
   'id-contains-nul',
@@ -80,9 +82,14 @@ export interface SseEndState {
 }
 
 export interface SseReaderOptions {
-  /** A line longer than this is reported and discarded (default 8 MiB). */
+  /** A line longer than this is reported and discarded (default responseLimits.sseLineBytes, 8 MiB). */
   maxLineBytes?: number;
+  /** An event whose data lines together exceed this is reported and discarded (default responseLimits.sseEventBytes, 8 MiB). */
+  maxEventBytes?: number;
 }
+
+/** Findings kept per code (the rest are counted in `suppressedFindings`): a flood of bad lines cannot grow the list without bound. */
+const MAX_FINDINGS_PER_CODE = 50;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -104,9 +111,18 @@ export class SseReader {
     lineEndings: { lf: 0, crlf: 0, cr: 0 },
   };
 
+  /** Findings beyond MAX_FINDINGS_PER_CODE of one code, not kept. */
+  suppressedFindings = 0;
   readonly #maxLineBytes: number;
+  readonly #maxEventBytes: number;
+  /** The current event's data grew past maxEventBytes: it is discarded at its dispatch. */
+  #eventTooLong = false;
+  readonly #perCode = new Map<SseFindingCode, number>();
   /** Bytes of an incomplete line carried over from earlier reads. */
   #tail: Buffer | undefined;
+  /** Later pieces of the same open line, and the open line's length in all. */
+  #tailMore: Buffer[] = [];
+  #tailLen = 0;
   /** Absolute offset of the next byte `feed` will see. */
   #offset = 0;
   #bomDecided = false;
@@ -129,7 +145,8 @@ export class SseReader {
   #readStart = 0;
 
   constructor(options: SseReaderOptions = {}) {
-    this.#maxLineBytes = options.maxLineBytes ?? 8 * 1024 * 1024;
+    this.#maxLineBytes = options.maxLineBytes ?? responseLimits.sseLineBytes;
+    this.#maxEventBytes = options.maxEventBytes ?? responseLimits.sseEventBytes;
   }
 
   /** Feed the next read. Returns the blocks it completed, in order (a shared empty array when none). */
@@ -145,14 +162,31 @@ export class SseReader {
     this.#readStart = base;
     this.#offset += work.length;
     if (this.#tail !== undefined) {
-      base -= this.#tail.length;
-      work = Buffer.concat([this.#tail, work]);
+      // A line still open: while no terminator arrives its pieces are only collected and joined once,
+      // when it ends (joining on every read would copy a long line over and over).
+      if (this.#bomDecided && work.indexOf(LF) === -1 && work.indexOf(CR) === -1) {
+        this.#tailMore.push(Buffer.from(work));
+        this.#tailLen += work.length;
+        if (this.#tailLen > this.#maxLineBytes) {
+          this.#finding('line-too-long', this.#offset - this.#tailLen, `line longer than ${this.#maxLineBytes} bytes; discarded up to its terminator`);
+          this.#discarding = true;
+          this.#tail = undefined;
+          this.#tailMore = [];
+          this.#tailLen = 0;
+        }
+        return NO_EVENTS;
+      }
+      base -= this.#tailLen;
+      work = Buffer.concat([this.#tail, ...this.#tailMore, work]);
       this.#tail = undefined;
+      this.#tailMore = [];
+      this.#tailLen = 0;
     }
     if (!this.#bomDecided) {
       // Spec, UTF-8 decode: a leading byte order mark is stripped.
       if (work.length < 3 && isBomPrefix(work)) {
         this.#tail = Buffer.from(work);
+        this.#tailLen = work.length;
         return NO_EVENTS;
       }
       this.#bomDecided = true;
@@ -173,7 +207,9 @@ export class SseReader {
     if (this.#ended) throw new Error('SseReader.end called twice');
     this.#ended = true;
     let unterminatedLine: SseEndState['unterminatedLine'];
-    const tail = this.#tail;
+    const tail = this.#tail === undefined ? undefined : Buffer.concat([this.#tail, ...this.#tailMore]);
+    this.#tailMore = [];
+    this.#tailLen = 0;
     if (tail !== undefined && tail.length > 0) {
       const offset = this.#offset - tail.length;
       unterminatedLine = { text: tail.toString('utf8'), offset };
@@ -241,6 +277,7 @@ export class SseReader {
         return;
       }
       this.#tail = Buffer.from(b.subarray(pos));
+      this.#tailLen = this.#tail.length;
     }
   }
 
@@ -269,9 +306,17 @@ export class SseReader {
     const nameLen = colon - start;
     if (nameLen === 4 && b[start] === 0x64 && b[start + 1] === 0x61 && b[start + 2] === 0x74 && b[start + 3] === 0x61) {
       if (colon + 1 < end && b[colon + 1] !== SPACE) this.stats.dataNoSpace++;
-      const value = this.#decode(b, valueStart, end, base);
-      this.#data = this.#dataLines === 0 ? value : this.#data + '\n' + value;
       this.#dataLines++;
+      if (this.#eventTooLong) return;
+      // Registry CHAT-STREAM-046: the data of one event is bounded; past the bound it is dropped, not buffered.
+      if (this.#data.length + (end - valueStart) + 1 > this.#maxEventBytes) {
+        this.#finding('event-too-long', base + start, `event data longer than ${this.#maxEventBytes} bytes; the event is discarded`);
+        this.#eventTooLong = true;
+        this.#data = '';
+        return;
+      }
+      const value = this.#decode(b, valueStart, end, base);
+      this.#data = this.#dataLines === 1 ? value : this.#data + '\n' + value;
       return;
     }
     const name = this.#decode(b, start, colon, base);
@@ -307,6 +352,16 @@ export class SseReader {
   #dispatch(blankAt: number): void {
     if (this.#evStart < 0) return;
     if (this.#evStart < this.#readStart) this.stats.splitEvents++;
+    if (this.#eventTooLong) {
+      this.#eventTooLong = false;
+      this.#evStart = -1;
+      this.#data = '';
+      this.#dataLines = 0;
+      this.#event = undefined;
+      this.#id = undefined;
+      this.#retry = undefined;
+      return;
+    }
     const ev: SseEvent = {
       kind: this.#dataLines > 0 ? 'message' : 'meta',
       data: this.#data,
@@ -332,6 +387,12 @@ export class SseReader {
   }
 
   #finding(code: SseFindingCode, offset: number, detail: string): void {
+    const n = (this.#perCode.get(code) ?? 0) + 1;
+    this.#perCode.set(code, n);
+    if (n > MAX_FINDINGS_PER_CODE) {
+      this.suppressedFindings++;
+      return;
+    }
     this.findings.push({ code, offset, chunkIndex: this.#chunkIndex, detail });
   }
 }

@@ -4,6 +4,8 @@ import { newChoice, type AssembledCompletion } from './stream-assembly.ts';
 import { checkChoiceDelta, isNonNegInt, isObject, show, type ChoiceState, type Json, type Where } from './stream-choice-checks.ts';
 import { EnvelopeChecks, UsageChecks } from './stream-envelope-checks.ts';
 import type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming } from './stream-types.ts';
+import { parseJsonBounded } from './json-depth.ts';
+import { responseLimits } from './body-limits.ts';
 
 export type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming, ContentEvent } from './stream-types.ts';
 
@@ -14,6 +16,7 @@ const readerRule: Record<SseFindingCode, StreamRuleCode> = {
   'ended-mid-event': 'ended-mid-event',
   'ended-mid-line': 'ended-mid-event',
   'line-too-long': 'line-too-long',
+  'event-too-long': 'event-too-long',
   'unknown-field': 'ignored-field',
   'invalid-retry': 'ignored-field',
   'id-contains-nul': 'ignored-field',
@@ -58,6 +61,8 @@ export class StreamChecker {
   /** choices[].index went out of range: per-choice rules can no longer be attributed (reported once, as CHAT-STREAM-013). */
   #indexBroken = false;
   readonly #deferred: StreamFinding[] = [];
+  readonly #deferredPerRule = new Map<StreamRuleCode, number>();
+  readonly #deferredOver: Partial<Record<StreamRuleCode, number>> = {};
   readonly #envelope: EnvelopeChecks;
   readonly #usage: UsageChecks;
 
@@ -114,16 +119,18 @@ export class StreamChecker {
       this.#add('empty-data', 'data field is empty', { expected: 'a JSON object or [DONE]', received: '' });
       return;
     }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(data);
-    } catch (e) {
-      this.#add('non-json-data', `data is not JSON (${(e as Error).message}): ${show(data)}`, {
-        expected: 'a JSON object or [DONE]',
-        received: data.length > 200 ? data.slice(0, 200) + '...' : data,
-      });
+    // Registry HDR-015: nesting is checked before parsing (a million nested arrays parse, then break every walk over them).
+    const parsed = parseJsonBounded(data);
+    if (!parsed.ok) {
+      if (parsed.tooDeep) this.#add('json-too-deep', `data ${parsed.error}`, { expected: `at most ${responseLimits.jsonDepth} levels`, received: data.slice(0, 200) + '...' });
+      else
+        this.#add('non-json-data', `data is not JSON (${parsed.error}): ${show(data)}`, {
+          expected: 'a JSON object or [DONE]',
+          received: data.length > 200 ? data.slice(0, 200) + '...' : data,
+        });
       return;
     }
+    const payload = parsed.value;
     // Seed, Streamed chunk: "Each server-sent event carries a JSON object with a partial delta."
     if (!isObject(payload)) {
       this.#add('non-json-data', `data is JSON but not an object: ${show(payload)}`, { expected: 'a JSON object', received: payload });
@@ -169,7 +176,10 @@ export class StreamChecker {
     if (this.#finished) throw new Error('StreamChecker.finish called twice');
     this.#finished = true;
     this.#ev = undefined;
-    if (!this.#indexBroken) for (const f of this.#deferred) this.#keep(f);
+    if (!this.#indexBroken) {
+      for (const f of this.#deferred) this.#keep(f);
+      for (const [rule, n] of Object.entries(this.#deferredOver) as [StreamRuleCode, number][]) this.#suppressed[rule] = (this.#suppressed[rule] ?? 0) + n;
+    }
     this.#framingFindings(end, stats);
     const atEnd: Where = { at: stats.bytes, chunk: Math.max(0, stats.reads - 1) };
     // An in-stream error ends the stream (CHAT-STREAM-031); [DONE] after it is optional.
@@ -287,12 +297,9 @@ export class StreamChecker {
       // A choice that only got an invalid finish_reason (e.g. "") is reported once, under CHAT-STREAM-017.
       if (!s.finished && !s.invalidFinish) this.#add('finish-reason-count', `choice ${c.index} never got a non-null finish_reason`, { ...where, expected: 'one finish_reason', received: null });
       for (const call of c.toolCalls) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(call.arguments);
-        } catch {
-          parsed = undefined;
-        }
+        const bounded = parseJsonBounded(call.arguments);
+        if (!bounded.ok && bounded.tooDeep) this.#add('json-too-deep', `joined arguments of tool call ${call.index}: ${bounded.error}`, { ...where, expected: `at most ${responseLimits.jsonDepth} levels` });
+        const parsed = bounded.ok ? bounded.value : undefined;
         if (!isObject(parsed)) {
           this.#add('tool-arguments-not-json', `joined arguments of tool call ${call.index} are not a JSON object: ${show(call.arguments)}`, { ...where, expected: 'a JSON object', received: call.arguments });
         }
@@ -332,8 +339,13 @@ export class StreamChecker {
       received: where.received,
     };
     // Per-choice findings wait for the end of the stream: a later index drift makes them unattributable.
-    if (INDEX_DEPENDENT.has(rule) && !this.#finished) this.#deferred.push(finding);
-    else this.#keep(finding);
+    if (INDEX_DEPENDENT.has(rule) && !this.#finished) {
+      // Beyond what #keep would keep anyway, deferred findings are only counted (an endless stream cannot grow the list).
+      const n = (this.#deferredPerRule.get(rule) ?? 0) + 1;
+      this.#deferredPerRule.set(rule, n);
+      if (n <= this.#maxPerRule) this.#deferred.push(finding);
+      else this.#deferredOver[rule] = (this.#deferredOver[rule] ?? 0) + 1;
+    } else this.#keep(finding);
   }
 
   #keep(finding: StreamFinding): void {

@@ -1,5 +1,6 @@
 import type { StreamRuleCode } from './stream-rules.ts';
 import type { AssembledChoice, AssembledToolCall } from './stream-assembly.ts';
+import { previewJson } from './json-depth.ts';
 
 export interface Where {
   at?: number;
@@ -37,9 +38,10 @@ export function isNonNegInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0;
 }
 
+/** A short preview of a server value for a finding message; never a whole serialisation of what may be megabytes or deeply nested. */
 export function show(v: unknown): string {
-  const s = JSON.stringify(v);
-  return s === undefined ? String(v) : s.length > 80 ? s.slice(0, 77) + '...' : s;
+  const s = previewJson(v, 80);
+  return s.length > 80 ? s.slice(0, 77) + '...' : s;
 }
 
 /**
@@ -58,10 +60,13 @@ export function checkChoiceDelta(state: ChoiceState, raw: Json, ptr: string, rep
     report('finish-reason-key-missing', `${ptr.slice(1)} omits finish_reason`, { pointer: `${ptr}/finish_reason`, expected: null, received: 'absent' });
   } else {
     finish = raw['finish_reason'];
-    // Compat, CreateChatCompletionStreamResponse.choices[].finish_reason: enum, nullable.
-    if (finish !== null && (typeof finish !== 'string' || !FINISH_REASONS.has(finish))) {
-      report('finish-reason-invalid', `finish_reason ${show(finish)} is not null or a known value`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
+    // Compat, CreateChatCompletionStreamResponse.choices[].finish_reason: enum, nullable. openai-node's
+    // ChatCompletionStream throws "missing finish_reason" on "" (MUST); an unknown non-empty value is read (SHOULD).
+    if (finish !== null && (typeof finish !== 'string' || finish === '')) {
+      report('finish-reason-invalid', `finish_reason ${show(finish)} is not null or a non-empty string`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
       state.invalidFinish = true;
+    } else if (typeof finish === 'string' && !FINISH_REASONS.has(finish)) {
+      report('finish-reason-unknown', `finish_reason ${show(finish)} is not a known value`, { pointer: `${ptr}/finish_reason`, expected: [...FINISH_REASONS, null], received: finish });
     }
   }
   const wasFinished = state.finished;

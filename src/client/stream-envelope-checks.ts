@@ -70,7 +70,7 @@ export class EnvelopeChecks {
     if (!Array.isArray(choices) && !isUsageChunk) {
       report('choices-invalid', `choices is ${'choices' in p ? show(choices) : 'absent'}, not an array`, { pointer: '/choices', expected: 'an array', received: choices ?? 'absent' });
     } else if (Array.isArray(choices) && choices.length === 0 && !isUsageChunk) {
-      report('choices-invalid', 'choices is [] on a chunk that is not the usage chunk', { pointer: '/choices', expected: 'a non-empty array', received: [] });
+      report('choices-empty', 'choices is [] on a chunk that is not the usage chunk', { pointer: '/choices', expected: 'a non-empty array', received: [] });
     }
   }
 }

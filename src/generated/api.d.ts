@@ -163,8 +163,8 @@ export interface components {
          * @description compat (conformance-anchors.md §1.4, §2 #19): all four members present; param and code are a string or null. profile (D-HTTP-02): every 4xx/5xx body and every mid-stream error event.
          * @example {
          *       "error": {
-         *         "message": "Invalid or missing bearer token.",
-         *         "type": "authentication_error",
+         *         "message": "Incorrect API key provided.",
+         *         "type": "invalid_request_error",
          *         "param": null,
          *         "code": "invalid_api_key"
          *       }
@@ -862,7 +862,7 @@ export interface components {
         /** @description The Receipt record: spec/receipt.schema.json (JSON Schema 2020-12, version label 1.0-draft.2). */
         Receipt: components["schemas"]["receipt.schema"];
         /**
-         * @description profile (D-HTTP-27): GET /v1/receipts, the caller's Mandate chain oldest first; head is the digest of the last Receipt, null when empty.
+         * @description profile (D-HTTP-27): GET /v1/receipts, the caller's Mandate chain oldest first; head is the digest of the last Receipt, null when empty. A server that keeps only its most recent Receipts (the bundled mock keeps 10,000 per chain: docs/mock-receipts.md, Memory) lists those, oldest first, and says in omitted how many older ones it leaves out; the first listed Receipt's prev then names the last omitted one.
          * @example {
          *       "object": "list",
          *       "mandate": {
@@ -950,6 +950,8 @@ export interface components {
             object: "list";
             mandate: components["schemas"]["Mandate"];
             head: components["schemas"]["Digest"] | null;
+            /** @description How many older Receipts of the chain are not listed (absent when the list is the whole chain). head and the chain itself are unchanged: the omitted Receipts are in the server's ledger, and the listed ones still link to them. */
+            omitted?: number;
             data: components["schemas"]["receipt.schema"][];
         };
         keyref: string;
@@ -1082,7 +1084,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description seed (Authentication 1-2): authenticated routes reject missing or invalid credentials. compat: status 401. profile (D-HTTP-04): type authentication_error, code invalid_api_key, WWW-Authenticate Bearer. */
+        /** @description seed (Authentication 1-2): authenticated routes reject missing or invalid credentials. compat: status 401. profile (D-HTTP-04, as OpenAI): type invalid_request_error, code invalid_api_key for a token that was not issued, WWW-Authenticate Bearer. */
         Unauthorized: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1093,7 +1095,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-08): a model that is not (or no longer) in GET /v1/models answers 404, type invalid_request_error, code model_not_found, param model. */
+        /** @description profile (D-HTTP-08): a model that is not (or no longer) in GET /v1/models answers 404, type invalid_request_error, code model_not_found, param null (as OpenAI) or model. */
         ModelNotFound: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1103,7 +1105,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-06, D-HTTP-28): an unknown route answers 404, code not_found. On /v1/receipts* it means the receipts extension is not advertised. */
+        /** @description profile (D-HTTP-06, D-HTTP-28): an unknown route answers 404 (code not graded; OpenAI and the mock send unknown_url). On /v1/receipts* it means the receipts extension is not advertised. */
         NotFound: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1133,7 +1135,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-24): over requests_per_minute or tokens_per_minute -> 429, type rate_limit_error, code rate_limit_exceeded, with Retry-After (compat) and the x-ratelimit-* headers. */
+        /** @description profile (D-HTTP-24): over requests_per_minute or tokens_per_minute -> 429, type requests or tokens (as OpenAI; not graded), code rate_limit_exceeded, with Retry-After (compat) and the x-ratelimit-* headers. */
         RateLimited: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
@@ -1150,7 +1152,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description profile (D-HTTP-24): rate limit -> 429 rate_limit_error / rate_limit_exceeded with Retry-After and x-ratelimit-*. profile (D-HTTP-25): monthly spend cap reached -> 429 insufficient_quota / insufficient_quota without Retry-After (user action needed), and a denial Receipt when receipts are on. */
+        /** @description profile (D-HTTP-24): rate limit -> 429 requests|tokens / rate_limit_exceeded with Retry-After and x-ratelimit-*. profile (D-HTTP-25): monthly spend cap reached -> 429 insufficient_quota / insufficient_quota without Retry-After (user action needed), and a denial Receipt when receipts are on. */
         RateLimitedOrQuota: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];

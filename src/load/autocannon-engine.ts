@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import { untilStart } from './undici-engine.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import { ByteBudget, encodingBreach, type BoundBreach } from './response-bounds.ts';
 
 /**
  * Closed loop driven by autocannon 8, with its known faults worked around
@@ -36,9 +37,22 @@ const autocannon = require('autocannon') as AutocannonFn;
 
 interface ClientState {
   timer: RequestTimer | null;
+  /** Bytes of the current response (HDR-013): past the limit it fails and the connection is reset. */
+  budget: ByteBudget | null;
   lastByteNs: bigint;
   /** lastByteNs when a sweep first saw this request over the idle limit. */
   suspectAt: bigint;
+}
+
+/**
+ * Drops the connection of a request iari failed mid-response (a timeout, a bound) and opens a new
+ * one. autocannon reuses the client's HTTP parser, which is still inside the old response's body:
+ * without starting it over, the next response's bytes would be read as the rest of that body
+ * (and end a request that never saw its head).
+ */
+function resetConnection(client: AutocannonClient): void {
+  client._resetConnection();
+  (client.parser as { initialize?: (type: string) => void }).initialize?.('RESPONSE');
 }
 
 function headerValue(raw: unknown, name: string): string | null {
@@ -83,12 +97,25 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   };
 
   const setupClient = (client: AutocannonClient): void => {
-    const st: ClientState = { timer: null, lastByteNs: 0n, suspectAt: -1n };
+    const st: ClientState = { timer: null, budget: null, lastByteNs: 0n, suspectAt: -1n };
     states.set(client, st);
     const kOnBody = (client.parser.constructor as unknown as { kOnBody: number }).kOnBody;
+    // A bound broken inside the parser's callbacks: the request fails now, the connection is reset right after.
+    const breach = (b: BoundBreach): void => {
+      const timer = st.timer;
+      if (timer === null || timer.finished) return;
+      timer.fail(now(), b.errorClass, b.message);
+      st.timer = null;
+      setImmediate(() => {
+        if (stopping) client.destroy();
+        else resetConnection(client);
+      });
+    };
     const onBody = (buf: Buffer, start: number, len: number): void => {
       const t = now();
       st.lastByteNs = t;
+      const over = st.budget?.add(len);
+      if (over !== undefined) return breach(over);
       st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t);
     };
     // autocannon assigns its own kOnBody after setupClient; keep ours (the original would only
@@ -110,6 +137,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const seq = issued++;
       outstanding++;
       st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, onDone: report });
+      st.budget = new ByteBudget(target.stream);
       st.lastByteNs = t;
       lastStartNs = t;
       collector.onStart(t);
@@ -120,6 +148,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const t = now();
       st.lastByteNs = t;
       st.timer?.headers(t, info.statusCode, headerValue(info.headers, 'x-request-id'), headerValue(info.headers, 'content-type'));
+      const coded = encodingBreach(headerValue(info.headers, 'content-encoding'), target.stream);
+      if (coded !== undefined) breach(coded);
     });
     client.on('response', () => {
       const timer = st.timer;
@@ -179,6 +209,14 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     for (const [client, st] of states) {
       const timer = st.timer;
       if (timer === null || timer.finished) continue;
+      // The request's total deadline, whatever still arrives (an endless or dribbled body).
+      if (Number(t - timer.timing.sentNs) / 1e6 > limits.deadlineMs) {
+        timer.fail(t, 'timeout', `the response did not end within the request deadline of ${limits.deadlineMs / 1000} s (--request-timeout)`);
+        st.timer = null;
+        if (stopping) client.destroy();
+        else resetConnection(client);
+        continue;
+      }
       if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
         // Confirmed on the next sweep, after an I/O phase (see idleSweep in undici-engine.ts).
         if (st.suspectAt !== st.lastByteNs) {
@@ -188,7 +226,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
         timer.fail(t, 'timeout', `no byte for ${limits.timeoutMs} ms`);
         st.timer = null;
         if (stopping) client.destroy();
-        else client._resetConnection();
+        else resetConnection(client);
       }
     }
   }, 50);

@@ -10,6 +10,8 @@ import {
 } from './load-result.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
+import { TokenAcc } from './token-report.ts';
+import type { Requested } from './workload.ts';
 
 export interface CollectorOptions {
   /** hrtime ns at which the measured window starts (warmup ends). */
@@ -19,6 +21,10 @@ export interface CollectorOptions {
   openLoop: boolean;
   slos: readonly Slo[];
   shard: number | null;
+  /** What request `seq` asked for (token-length workloads), for the asked-versus-received report. */
+  requested?: (seq: number) => Requested;
+  /** Whether requested output lengths are targets or max_tokens caps (default cap). */
+  outputIs?: 'target' | 'cap';
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
   onRecord?: (record: RequestRecord, timing: RequestTiming) => void;
 }
@@ -51,6 +57,7 @@ export class Collector {
   events = 0;
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
+  readonly tokens: TokenAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: IntervalHistogram | undefined;
@@ -58,6 +65,7 @@ export class Collector {
 
   constructor(o: CollectorOptions) {
     this.#o = o;
+    this.tokens = new TokenAcc(o.outputIs ?? 'cap');
     this.hist = {} as Record<MetricName, Histogram>;
     for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps'] as const) {
       this.hist[m] = newHistogram();
@@ -156,6 +164,7 @@ export class Collector {
     let itlN = 0;
     let itlMax: number | null = null;
     const ok = t.error === null;
+    const asked = this.#o.requested?.(t.seq) ?? null;
     const values: RequestValues = { ttfb, ttft, itl: null, tpot, e2e };
     if (!warm) {
       const slice = this.#slice(endNs);
@@ -168,6 +177,7 @@ export class Collector {
         this.ok++;
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
+        this.tokens.add(t.promptTokens, tokens, asked);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
         if (ttfb !== null) record(this.hist.ttfb, ttfb);
@@ -226,6 +236,8 @@ export class Collector {
           e2eUs: r1(e2e),
           outputTokens: tokens,
           tokenSource: t.tokenSource,
+          promptTokens: t.promptTokens,
+          ...(asked === null ? {} : { requested: asked }),
           events: t.events,
           itlMeanUs: r1(values.itl),
           itlMaxUs: r1(itlMax),

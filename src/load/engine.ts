@@ -1,9 +1,10 @@
+import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from './collector.ts';
 import type { RequestTiming } from './request-timer.ts';
 
 /** What every engine needs to send requests and report them. */
 export interface EngineTarget {
-  /** `http://127.0.0.1:PORT` (no path). */
+  /** `scheme://host:port` (no path). */
   origin: string;
   /** `/v1/chat/completions` under the base URL's path. */
   path: string;
@@ -14,6 +15,8 @@ export interface EngineTarget {
   /** Extra per-request headers (e.g. mock latency overrides), given the intended send time (s after start). */
   extraHeaders?: (seq: number, intendedS: number) => Record<string, string> | undefined;
   stream: boolean;
+  /** The undici engine's dispatcher for `origin` with these pool options (TLS, proxy); default a plain Pool. */
+  dispatcher?: (pool: Pool.Options) => Dispatcher;
 }
 
 export interface EngineLimits {
@@ -25,9 +28,17 @@ export interface EngineLimits {
   maxRequests: number | null;
   /** Idle timeout: no byte for this long fails the request with class `timeout` (reset on every byte). */
   timeoutMs: number;
+  /** Total deadline of one request from its actual send, body included: past it, class `timeout` (a server that keeps sending cannot hold it). */
+  deadlineMs: number;
   /** After stopNs, in-flight requests get this long to finish; the rest are aborted (not errors). */
   drainMs: number;
 }
+
+/** The short fixed grace in-flight requests get after a run's end before they are aborted and counted as aborted at end. */
+export const END_GRACE_MS = 5_000;
+
+/** Default total deadline of one load request (--request-timeout). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface EngineHooks {
   collector: Collector;

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { normalizeBaseUrl } from '../client/base-url.ts';
+import { connectionFlagSpec, connectionFromFlags, type ConnectionOptions } from '../client/connection-options.ts';
+
+/** Kept here too for existing importers; it lives with the other connection options. */
+export { isLoopbackHost } from '../client/connection-options.ts';
 import type { ShardInfo } from './load-result.ts';
 import { builtinPrompts, readPromptsFile, type ChatMessage } from './prompts.ts';
 import type { LoadSettings, ModeConfig } from './run-load.ts';
 import { parseSlos } from './slo.ts';
+import { workloadFlagSpec, workloadFromFlags, type WorkloadPlan } from './workload-options.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './engine.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -23,6 +29,7 @@ export const loadFlagSpec = {
   stream: { type: 'boolean' },
   'no-stream': { type: 'boolean' },
   timeout: { type: 'string' },
+  'request-timeout': { type: 'string' },
   slo: { type: 'string', multiple: true },
   sweep: { type: 'boolean' },
   'sweep-steps': { type: 'string' },
@@ -32,6 +39,8 @@ export const loadFlagSpec = {
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  ...connectionFlagSpec,
+  ...workloadFlagSpec,
 } as const;
 
 export interface LoadPlan extends LoadSettings {
@@ -45,6 +54,10 @@ export interface LoadPlan extends LoadSettings {
   report: string | undefined;
   json: boolean;
   quiet: boolean;
+  /** TLS trust, headers (proxies come from the environment). */
+  connection: ConnectionOptions;
+  /** Token lengths, dataset (read later by resolveWorkload), vendor body fields. */
+  workloadPlan: WorkloadPlan;
 }
 
 const usage = (message: string, hint?: string): HarnessError =>
@@ -65,14 +78,6 @@ function parseNumber(flag: string, value: string, min: number, max: number, inte
   const n = Number(value);
   if (!ok || n < min || n > max) throw usage(`--${flag} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${value}"`);
   return n;
-}
-
-/** 127.0.0.0/8, ::1 and localhost only: iari never sends load anywhere else. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  const m = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
-  return m !== null && m.slice(1).every((x) => Number(x) <= 255);
 }
 
 function readToken(tokenEnv: string | undefined, tokenFile: string | undefined): string {
@@ -103,16 +108,16 @@ type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] exte
 /** Validates every flag before any traffic: a bad value is a usage error (exit 2). */
 export function planFromFlags(v: Values): LoadPlan {
   const sloExprs = v.slo ?? [];
+  const connection = connectionFromFlags('load', v);
+  const workloadPlan = workloadFromFlags(v);
+  if (v['base-url'] === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
+    throw usage('--ca-file, --insecure and --header apply to a server given with --base-url (the bundled mock is plain http)');
+  }
   const slos = parseSlos(sloExprs);
   let baseUrl: string | null = null;
   let token: string | null = null;
   if (v['base-url'] !== undefined) {
-    const n = normalizeBaseUrl(v['base-url']);
-    const host = new URL(n.origin).hostname;
-    if (!isLoopbackHost(host)) {
-      throw new HarnessError(HarnessErrorCode.TARGET_NOT_LOOPBACK, `iari load: refusing to send load to ${host}: only loopback targets (127.0.0.0/8, ::1, localhost) are allowed`);
-    }
-    baseUrl = n.v1;
+    baseUrl = normalizeBaseUrl(v['base-url']).v1;
     token = readToken(v['token-env'], v['token-file']);
   } else if (v['token-env'] !== undefined || v['token-file'] !== undefined) {
     readToken(v['token-env'], v['token-file']);
@@ -134,6 +139,7 @@ export function planFromFlags(v: Values): LoadPlan {
   const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null ? 10 : null;
   const warmupS = v.warmup === undefined ? 0 : parseDuration('warmup', v.warmup, 0, 600);
   const timeoutMs = (v.timeout === undefined ? 30 : parseDuration('timeout', v.timeout, 0.1, 600)) * 1000;
+  const requestTimeoutMs = (v['request-timeout'] === undefined ? DEFAULT_REQUEST_TIMEOUT_MS / 1000 : parseDuration('request-timeout', v['request-timeout'], 0.1, 3600)) * 1000;
   const maxTokens = v['max-tokens'] === undefined ? 64 : parseNumber('max-tokens', v['max-tokens'], 1, 100_000, true);
   const seed = v.seed === undefined ? 1 : parseNumber('seed', v.seed, 0, 2 ** 31 - 1, true);
   let shard: ShardInfo | null = null;
@@ -169,6 +175,7 @@ export function planFromFlags(v: Values): LoadPlan {
     promptsSource,
     seed,
     timeoutMs,
+    requestTimeoutMs,
     slos,
     sloExprs,
     sweep: v.sweep === true,
@@ -177,5 +184,7 @@ export function planFromFlags(v: Values): LoadPlan {
     report: v.report,
     json: v.json === true,
     quiet: v.quiet === true,
+    connection,
+    workloadPlan,
   };
 }

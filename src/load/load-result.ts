@@ -52,7 +52,7 @@ export const metricNames = [
 ] as const;
 export type MetricName = (typeof metricNames)[number];
 
-export type MetricUnit = 'us' | 'millitokens_per_s';
+export type MetricUnit = 'us' | 'millitokens_per_s' | 'tokens';
 
 export interface HistogramSummary {
   unit: MetricUnit;
@@ -70,7 +70,7 @@ export interface HistogramSummary {
 /** Closed set of error classes; every failed request is counted in exactly one. */
 export const errorClasses = [
   'http_status', // a non-2xx status
-  'timeout', // no byte for `--timeout` (the timer is reset on every byte) or the request deadline hit
+  'timeout', // no byte for `--timeout` (reset on every byte), or the response did not end within `--request-timeout`
   'reset', // connection reset / closed mid-response
   'connect', // could not connect
   'stream_nonconforming', // the strict SSE reader/stream checker flagged the stream
@@ -94,7 +94,7 @@ export interface ErrorSummary {
 }
 
 export type LoadMode =
-  | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number }
+  | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
   | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson'; seed: number };
 
 export interface RunMeta {
@@ -106,7 +106,7 @@ export interface RunMeta {
   /** Start and end of the MEASURED window (after warmup), epoch ms. */
   measureStartEpochMs: number;
   measureEndEpochMs: number;
-  /** Base URL with credentials removed (always loopback). */
+  /** Base URL with credentials removed. */
   baseUrl: string;
   target: 'bundled-mock' | 'external';
   model: string;
@@ -121,10 +121,69 @@ export interface RunMeta {
     stream: boolean;
     prompts: 'builtin' | { file: string; count: number };
     seed: number;
+    /** Idle timeout (--timeout): no byte for this long. */
     timeoutMs: number;
+    /** Total deadline of one request (--request-timeout); absent in results written before it existed. */
+    requestTimeoutMs?: number;
     slos: string[];
+    /** Token-length workload (--input-tokens, --output-tokens, --dataset, --extra-body); absent: prompts with max_tokens. */
+    workload?: WorkloadMeta;
   };
   host: { node: string; platform: string; cpus: number };
+  /** How the target was reached (absent in files written before it existed). */
+  connection?: ConnectionMeta;
+}
+
+export interface WorkloadMeta {
+  input: 'prompts' | { synthetic: { mean: number; stdev: number } } | { dataset: { file: string; format: 'sharegpt' | 'iari'; samples: number; read: number; skipped: number } };
+  /** --output-tokens; null: the dataset's own lengths, or max_tokens as a cap. */
+  output: { mean: number; stdev: number } | null;
+  maxTokensField: 'max_tokens' | 'max_completion_tokens' | 'both';
+  /** --extra-body as given (merged into every request body). */
+  extraBody: Record<string, unknown> | null;
+}
+
+/** Asked against received over the same successful requests; sums kept so shards merge exactly. */
+export interface TokenComparison {
+  /** `target`: lengths the run meant to get; `cap`: max_tokens only limited them. */
+  kind: 'target' | 'cap';
+  requests: number;
+  askedSum: number;
+  receivedSum: number;
+  askedMean: number;
+  receivedMean: number;
+  /** receivedMean / askedMean - 1. */
+  difference: number;
+  /** Requests that received fewer tokens than asked. */
+  short: number;
+  /** Requests that received more. */
+  long: number;
+}
+
+/** Token distributions of the successful measured requests (unit `tokens`). */
+export interface TokenReport {
+  /** usage.prompt_tokens as the server reported it (requests without it are left out). */
+  prompt: HistogramSummary | null;
+  /** Output tokens (usage.completion_tokens, else the client tokenizer: counts.tokenSource). */
+  output: HistogramSummary | null;
+  outputIs: 'target' | 'cap';
+  promptComparison: TokenComparison | null;
+  outputComparison: TokenComparison | null;
+  /** Requests that asked for a prompt length but got no usage.prompt_tokens. */
+  promptUnreported: number;
+  /** One sentence per difference of more than 5% between what was asked and what was received. */
+  differences: string[];
+}
+
+export interface ConnectionMeta {
+  /** `none`: plain http; `verified`: certificates checked; `insecure`: --insecure. */
+  tls: 'none' | 'verified' | 'insecure';
+  /** Trusted roots: `node` (Node's bundled roots) and the files read (system bundle, --ca-file). */
+  trust: string[];
+  /** The proxy used (credentials removed), null when direct. */
+  proxy: string | null;
+  /** Names of the --header headers sent (values never written). */
+  headers: string[];
 }
 
 export interface Counts {
@@ -265,6 +324,8 @@ export interface LoadResult {
   validity: Validity;
   /** True when the run was stopped by Ctrl-C (SIGINT): the figures cover the window up to the interrupt. */
   interrupted?: boolean;
+  /** Prompt and output token distributions, asked against received (absent in files written before it existed). */
+  tokens?: TokenReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
@@ -283,6 +344,10 @@ export interface RequestRecord {
   e2eUs: number | null;
   outputTokens: number;
   tokenSource: 'usage' | 'tokenizer' | 'none';
+  /** usage.prompt_tokens (0: not reported). */
+  promptTokens?: number;
+  /** What the request asked for (token-length workloads): prompt length and max_tokens. */
+  requested?: { prompt: number | null; output: number | null };
   events: number;
   itlMeanUs: number | null;
   itlMaxUs: number | null;

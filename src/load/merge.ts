@@ -4,6 +4,7 @@ import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
 import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type LoadMode, type LoadResult } from './load-result.ts';
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
+import { mergeTokenReports } from './token-report.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
 export function assertLoadResult(value: unknown, source: string): LoadResult {
@@ -83,6 +84,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
   const outputTokens = sum((r) => r.counts.outputTokens);
   const started = sum((r) => r.counts.started);
   const mode = mergeMode(results.map((r) => r.meta.mode));
+  const tokens = mergeTokenReports(results.map((r) => r.tokens));
   const throughput = throughputOf({ started, finished, ok, outputTokens }, windowS, mode.kind === 'open');
   const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
   const v = validity(metrics, mode.kind === 'open');
@@ -118,5 +120,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
+    ...(tokens === undefined ? {} : { tokens }),
   };
 }

@@ -51,24 +51,26 @@ export function readPromptsFile(file: string): ChatMessage[][] {
     } catch {
       return bad('not JSON');
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return bad('not a JSON object');
-    const o = v as { messages?: unknown; prompt?: unknown };
-    if (typeof o.prompt === 'string' && o.prompt.length > 0) {
-      out.push([{ role: 'user', content: o.prompt }]);
-      continue;
-    }
-    if (!Array.isArray(o.messages) || o.messages.length === 0) return bad('needs a non-empty "messages" array or a "prompt" string');
-    const msgs: ChatMessage[] = [];
-    for (const [j, m] of (o.messages as unknown[]).entries()) {
-      const mm = m as { role?: unknown; content?: unknown };
-      if (typeof mm?.role !== 'string' || !roles.has(mm.role)) return bad(`messages[${j}].role must be system, user, assistant or tool`);
-      if (typeof mm.content !== 'string') return bad(`messages[${j}].content must be a string`);
-      msgs.push({ role: mm.role as ChatMessage['role'], content: mm.content });
-    }
-    out.push(msgs);
+    out.push(parsePromptLine(v, (why) => bad(why)));
   }
   if (out.length === 0) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `--prompts ${file}: no prompts in the file`);
   return out;
+}
+
+/** One prompt line's messages: `{"messages":[...]}` or `{"prompt":"text"}`; `bad` raises the caller's error. */
+export function parsePromptLine(v: unknown, bad: (why: string) => Error): ChatMessage[] {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad('not a JSON object');
+  const o = v as { messages?: unknown; prompt?: unknown };
+  if (typeof o.prompt === 'string' && o.prompt.length > 0) return [{ role: 'user', content: o.prompt }];
+  if (!Array.isArray(o.messages) || o.messages.length === 0) throw bad('needs a non-empty "messages" array or a "prompt" string');
+  const msgs: ChatMessage[] = [];
+  for (const [j, m] of (o.messages as unknown[]).entries()) {
+    const mm = m as { role?: unknown; content?: unknown };
+    if (typeof mm?.role !== 'string' || !roles.has(mm.role)) throw bad(`messages[${j}].role must be system, user, assistant or tool`);
+    if (typeof mm.content !== 'string') throw bad(`messages[${j}].content must be a string`);
+    msgs.push({ role: mm.role as ChatMessage['role'], content: mm.content });
+  }
+  return msgs;
 }
 
 /** Request body factory: prompt i cycles through the list (offset by seed), so runs are reproducible. */

@@ -12,6 +12,7 @@ import {
   type Validity,
 } from './load-result.ts';
 import { evaluateSlos, type Slo } from './slo.ts';
+import { buildTokenReport } from './token-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -65,6 +66,7 @@ export function buildResult(input: BuildInput): LoadResult {
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
+    tokens: buildTokenReport(c.tokens),
   };
 }
 

@@ -2,18 +2,21 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
-import { acquireCheckThread, releaseCheckThread } from './check-thread.ts';
+import { acquireCheckThread, activeCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
-import { now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
-import { LOAD_RESULT_SCHEMA, type LoadMode, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
+import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
+import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
 import { countTokens } from './token-count.ts';
 import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
-import { runClosedLoopUndici, runOpenLoop, sendOne } from './undici-engine.ts';
+import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
+import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
+import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './undici-engine.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -32,18 +35,24 @@ export interface LoadSettings {
   promptsSource: RunMeta['config']['prompts'];
   seed: number;
   timeoutMs: number;
+  /** Total deadline of one request (--request-timeout; default DEFAULT_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
   slos: readonly Slo[];
   sloExprs: readonly string[];
   shard: ShardInfo | null;
+  /** Token-length workload; absent: `prompts` cycled with `maxTokens` (the default). */
+  workload?: WorkloadSpec;
 }
 
 export interface LoadConfig extends LoadSettings {
   runId: string;
-  /** Normalised base URL ending in /v1 (loopback only; checked by the caller). */
+  /** Normalised base URL ending in /v1. */
   baseUrl: string;
   token: string;
   model: string;
   target: 'bundled-mock' | 'external';
+  /** TLS trust and extra headers for the target (proxies come from the environment). */
+  connection?: ConnectionOptions;
   /** Send one unrecorded request first, so lazy compilation and connection setup stay out of the stamps (default true). */
   prime?: boolean;
   /** Upper bound on a requests-bound run's measured time (default 600 s). */
@@ -80,29 +89,41 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
 
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
 export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  // Load the tokenizer's tables now, not inside the first timed request.
-  countTokens('warm up the tokenizer');
   const url = new URL(cfg.baseUrl);
+  const conn = cfg.connection ?? noConnectionOptions;
+  const workload = cfg.workload === undefined ? undefined : buildWorkload(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts });
   const target: EngineTarget = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${cfg.token}`, accept: cfg.stream ? 'text/event-stream' : 'application/json' },
-    body: bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
+    headers: {
+      ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
+      'content-type': 'application/json',
+      authorization: `Bearer ${cfg.token}`,
+      accept: cfg.stream ? 'text/event-stream' : 'application/json',
+      // identity: iari load never inflates a body (a gzip bomb fails at its head: response-bounds.ts).
+      'accept-encoding': 'identity',
+    },
+    dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
+    body: workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
-  // The worker starts while the priming request runs (which is checked in-process if it is not ready yet).
+  // The worker starts first, so that it checks the priming request too and this thread never loads the tokenizer.
   const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
   try {
-    return await measure(cfg, target, worker);
+    return await measure(cfg, target, worker, workload);
   } finally {
     if (worker !== null) await worker.then(releaseCheckThread);
   }
 }
 
-async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  if (cfg.prime !== false) await prime(target, cfg.timeoutMs);
+async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+  const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   await worker;
+  // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
+  // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
+  if (activeCheckThread() === null) countTokens('warm up the tokenizer');
+  if (cfg.prime !== false) await prime(target, cfg.timeoutMs, requestTimeoutMs);
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind === 'open' ? arrivalTimes(scheduleOf(cfg, cfg.mode)) : null;
@@ -120,14 +141,16 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
+    ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
     onRecord: (r) => {
       records.push(r);
       cfg.onRecord?.(r);
     },
   });
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
-  // In-flight requests get time to finish after the stop (each is still bound by the idle timeout).
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, drainMs: Math.min(120_000, Math.max(10_000, cfg.timeoutMs)) };
+  // In-flight requests get a short fixed grace after the stop, then are aborted (counted as aborted at end):
+  // a run ends at its bound whatever the server does.
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,
@@ -152,8 +175,9 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       await runOpenLoop(target, limits, schedule ?? [], hooks);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
-      mode = { kind: 'closed', engine: cfg.mode.engine, concurrency };
-      if (cfg.mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
+      const engine = cfg.mode.engine === 'autocannon' ? autocannonFallback(target.origin) : null;
+      mode = { kind: 'closed', engine: engine === null ? cfg.mode.engine : 'undici', concurrency, ...(engine === null ? {} : { engineNote: engine }) };
+      if (mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
       else await runClosedLoopUndici(target, limits, concurrency, hooks);
     }
   } finally {
@@ -191,12 +215,48 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
       prompts: cfg.promptsSource,
       seed: cfg.seed,
       timeoutMs: cfg.timeoutMs,
+      requestTimeoutMs,
       slos: [...cfg.sloExprs],
+      ...(cfg.workload === undefined ? {} : { workload: workloadMeta(cfg.workload) }),
     },
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
+    connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const result = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard });
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
+}
+
+/**
+ * autocannon connects with its own sockets: it never verifies a certificate (it passes
+ * rejectUnauthorized: false to tls.connect) and knows no proxies. A closed loop that needs either
+ * runs on the undici engine instead, and the report says why (null: autocannon can serve it).
+ */
+export function autocannonFallback(origin: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const proxy = proxyFor(origin, env);
+  if (proxy !== null) return `autocannon cannot go through a proxy (${displayUrl(proxy)}): closed loop ran on undici`;
+  if (new URL(origin).protocol === 'https:') return 'autocannon does not verify TLS certificates (it connects with rejectUnauthorized: false): closed loop ran on undici';
+  return null;
+}
+
+function connectionMeta(conn: ConnectionOptions, origin: string): ConnectionMeta {
+  const https = new URL(origin).protocol === 'https:';
+  const proxy = proxyFor(origin);
+  return {
+    tls: https ? (conn.insecure ? 'insecure' : 'verified') : 'none',
+    trust: https && !conn.insecure ? trustFor(conn).sources : [],
+    proxy: proxy === null ? null : displayUrl(proxy),
+    headers: conn.headers.map((h) => (h.source === 'literal' ? h.name : `${h.name} (from $${h.source.env})`)),
+  };
+}
+
+function workloadMeta(w: WorkloadSpec): WorkloadMeta {
+  const i = w.input;
+  return {
+    input: i.kind === 'prompts' ? 'prompts' : i.kind === 'synthetic' ? { synthetic: { ...i.length } } : { dataset: { ...i.info } },
+    output: w.output === null ? null : { ...w.output },
+    maxTokensField: w.maxTokensField,
+    extraBody: w.extraBody,
+  };
 }
 
 function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: 'open' }>): ScheduleOptions {
@@ -214,12 +274,16 @@ function shareRate(rate: number, shard: ShardInfo | null): number {
   return shard === null ? rate : rate / shard.count;
 }
 
-/** One unmeasured request through the same checker path; its outcome is ignored (the run reports errors itself). */
-async function prime(target: EngineTarget, timeoutMs: number): Promise<void> {
-  const pool = new Pool(target.origin, { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+/** One unmeasured request through the same checker path, under the same deadlines; its outcome is ignored (the run reports errors itself). */
+async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number): Promise<void> {
+  const options = { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  const pool = target.dispatcher?.(options) ?? new Pool(target.origin, options);
+  const inFlight: InFlight = new Map();
+  const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
   try {
-    await sendOne(pool, target, -1, now(), 0, new Map());
+    await sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs);
   } finally {
+    clearInterval(sweep);
     await pool.destroy().catch(() => undefined);
   }
 }

@@ -1,6 +1,8 @@
 import type { Collector } from './collector.ts';
 import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
+import { connectionText, engineNote, workloadText } from './run-text.ts';
+import { tokenLines } from './token-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -40,6 +42,10 @@ export function summaryTable(r: LoadResult): string {
   const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival} (seed ${m.seed})` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
+  const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
+  if (conn !== null) out.push(`target: ${r.meta.baseUrl} (${conn})`);
+  const note = engineNote(r.meta);
+  if (note !== null) out.push(`engine: ${note}`);
   out.push(
     `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; ${r.meta.config.stream ? `every stream checked (${r.counts.events} events)` : 'every body checked'}`,
   );
@@ -53,6 +59,9 @@ export function summaryTable(r: LoadResult): string {
   if (tps !== undefined) cells.push(['output tok/s per request', ...percentileKeys.map((p) => (tps.percentiles[p] / 1000).toFixed(1)), (tps.mean / 1000).toFixed(1), (tps.max / 1000).toFixed(1), String(tps.count)]);
   out.push(pad(cells));
   out.push(`throughput: ${r.throughput.rps} req/s, ${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  const w = workloadText(r.meta);
+  if (w !== null) out.push(`workload: ${w}`);
+  out.push(...tokenLines(r.tokens));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   const classes = Object.entries(r.errors.byClass).filter(([, n]) => n > 0);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${classes.length > 0 ? ' ' + classes.map(([c, n]) => `${c}=${n}`).join(' ') : ''}`);

@@ -2,6 +2,7 @@ import { StreamValidator, type StreamCheckResult } from '../client/stream-checke
 import type { ErrorClass } from './load-result.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
+import { parseJsonBounded } from '../client/json-depth.ts';
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd'>;
@@ -37,11 +38,36 @@ export class TimingBuilder {
   }
 
   feed(chunk: Buffer, atNs: bigint): void {
-    if (this.#validator === undefined) this.#body.push(chunk);
-    else this.#validator.feed(chunk, atNs);
+    if (this.#broken !== undefined) return;
+    try {
+      if (this.#validator === undefined) this.#body.push(chunk);
+      else this.#validator.feed(chunk, atNs);
+    } catch (error) {
+      this.#broken = error;
+    }
+  }
+
+  /** An error inside the checker: the verdict of this response alone, never the end of the run. */
+  #broken: unknown;
+
+  #brokenPart(atNs: bigint): CheckedPart {
+    const t = this.t;
+    t.endNs = atNs;
+    t.error = { class: 'other', detail: `iari could not check this response: ${(this.#broken as Error)?.message ?? String(this.#broken)}` };
+    return t;
   }
 
   end(atNs: bigint): CheckedPart {
+    if (this.#broken !== undefined) return this.#brokenPart(atNs);
+    try {
+      return this.#end(atNs);
+    } catch (error) {
+      this.#broken = error;
+      return this.#brokenPart(atNs);
+    }
+  }
+
+  #end(atNs: bigint): CheckedPart {
     const t = this.t;
     t.endNs = atNs;
     const status = this.#status;
@@ -65,7 +91,11 @@ export class TimingBuilder {
     t.endNs = atNs;
     t.error = { class: errorClass, detail };
     t.abortedAtEnd = abortedAtEnd;
-    if (this.#validator !== undefined) this.#finishTokens(this.#validator.end());
+    try {
+      if (this.#validator !== undefined && this.#broken === undefined) this.#finishTokens(this.#validator.end());
+    } catch {
+      // The request already failed for its own reason; what the checker could not finish adds nothing.
+    }
     return t;
   }
 
@@ -106,13 +136,14 @@ export class TimingBuilder {
   #finishBody(): void {
     const t = this.t;
     const text = Buffer.concat(this.#body).toString('utf8');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      t.error = { class: 'body_invalid', detail: 'response body is not JSON' };
+    this.#body = [];
+    // Registry HDR-015: nesting is checked before parsing.
+    const bounded = parseJsonBounded(text);
+    if (!bounded.ok) {
+      t.error = bounded.tooDeep ? { class: 'body_invalid', detail: `response body is ${bounded.error} (HDR-015)`, finding: 'json-too-deep' } : { class: 'body_invalid', detail: 'response body is not JSON' };
       return;
     }
+    const parsed = bounded.value;
     const body = parsed as { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } };
     const message = Array.isArray(body.choices) ? body.choices[0]?.message : undefined;
     if (message === undefined || typeof message !== 'object') {

@@ -3,15 +3,18 @@ import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
-interface InFlightEntry {
+export interface InFlightEntry {
   timer: RequestTimer;
   lastByteNs: bigint;
   abort: () => void;
   idle: () => void;
+  /** Past the request's total deadline (however many bytes still arrive). */
+  expire: () => void;
 }
-type InFlight = Map<RequestTimer, InFlightEntry>;
+export type InFlight = Map<RequestTimer, InFlightEntry>;
 
 class AbortedAtEnd extends Error {
   override readonly name = 'AbortedAtEnd';
@@ -22,24 +25,35 @@ class IdleTimeout extends Error {
   readonly code = 'IARI_IDLE_TIMEOUT';
 }
 
+class RequestDeadline extends Error {
+  override readonly name = 'RequestDeadline';
+  readonly code = 'IARI_REQUEST_DEADLINE';
+}
+
 /**
  * Fails requests that received no byte for `timeoutMs` (undici's own timers are coarse, about
  * 1 s, so they only back this up). A request over the limit is failed on the NEXT sweep if it is
  * still silent: an I/O phase runs in between, so reads that waited while the client itself was
- * paused are stamped first and a busy client never reports a server timeout.
+ * paused are stamped first and a busy client never reports a server timeout. A request older than
+ * `deadlineMs` since its send fails whatever it receives (an endless or dribbled body).
  */
-function idleSweep(inFlight: InFlight, timeoutMs: number): NodeJS.Timeout {
+export function idleSweep(inFlight: InFlight, timeoutMs: number, deadlineMs: number): NodeJS.Timeout {
   const limit = BigInt(Math.round(timeoutMs * 1e6));
+  const deadline = BigInt(Math.round(deadlineMs * 1e6));
   const suspects = new Map<InFlightEntry, bigint>();
   const t = setInterval(() => {
     const n = now();
     for (const e of inFlight.values()) {
+      if (n - e.timer.timing.sentNs > deadline) {
+        e.expire();
+        continue;
+      }
       if (n - e.lastByteNs <= limit) continue;
       if (suspects.get(e) === e.lastByteNs) e.idle();
       else suspects.set(e, e.lastByteNs);
     }
     for (const e of suspects.keys()) if (!inFlight.has(e.timer)) suspects.delete(e);
-  }, Math.max(10, Math.min(50, timeoutMs / 4)));
+  }, Math.max(10, Math.min(50, Math.min(timeoutMs, deadlineMs) / 4)));
   t.unref();
   return t;
 }
@@ -51,11 +65,21 @@ export async function untilStart(startNs: bigint, signal?: AbortSignal): Promise
   while (now() < startNs && signal?.aborted !== true) await new Promise<void>((r) => setImmediate(r));
 }
 
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|HOSTNAME_MISMATCH)/;
+
+/** A certificate or handshake failure (Node puts OpenSSL's verify code in `code`). */
+export function isTlsFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && TLS_CODES.test(code);
+}
+
 export function classifyError(err: unknown): ErrorClass {
   const code = (err as { code?: unknown })?.code;
   const msg = err instanceof Error ? err.message : String(err);
-  if (code === 'IARI_IDLE_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
-  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND') return 'connect';
+  if (code === 'IARI_IDLE_TIMEOUT' || code === 'IARI_REQUEST_DEADLINE' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENETUNREACH') return 'connect';
+  // TLS handshake and certificate failures, and a proxy refusing the tunnel, happen before any request.
+  if (isTlsFailure(err) || /^Proxy response \(\d+\)/.test(msg)) return 'connect';
   if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' || /other side closed|socket hang up/i.test(msg)) return 'reset';
   return 'other';
 }
@@ -64,8 +88,8 @@ export function classifyError(err: unknown): ErrorClass {
  * A pool with no connection cap: every due arrival gets a connection at once (a new one when
  * all are busy), so arrivals are never held back by a connection count.
  */
-export function makePool(target: EngineTarget, limits: EngineLimits): Pool {
-  return new Pool(target.origin, {
+export function makePool(target: EngineTarget, limits: EngineLimits): Dispatcher {
+  const options: Pool.Options = {
     connections: null,
     pipelining: 1,
     // Backstops only: the idle sweep decides timeouts to the tick.
@@ -73,19 +97,21 @@ export function makePool(target: EngineTarget, limits: EngineLimits): Pool {
     bodyTimeout: limits.timeoutMs + 2000,
     connectTimeout: Math.min(limits.timeoutMs, 10_000),
     keepAliveTimeout: 30_000,
-  });
+  };
+  return target.dispatcher?.(options) ?? new Pool(target.origin, options);
 }
 
 /** Sends one request; resolves with its timing (never rejects). */
-export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, intendedNs: bigint, intendedS: number, inFlight: InFlight): Promise<RequestTiming> {
+export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, intendedNs: bigint, intendedS: number, inFlight: InFlight, deadlineMs = 0): Promise<RequestTiming> {
   const extra = target.extraHeaders?.(seq, intendedS);
   const headers = extra === undefined ? target.headers : { ...target.headers, ...extra };
   const body = target.body(seq);
   return new Promise((resolve) => {
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
-    let idleError: IdleTimeout | undefined;
+    let idleError: IdleTimeout | RequestDeadline | undefined;
     const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve });
+    const budget = new ByteBudget(target.stream);
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
@@ -97,6 +123,10 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         idleError ??= new IdleTimeout(`no byte for the idle timeout`);
         controller?.abort(idleError);
       },
+      expire: () => {
+        idleError ??= new RequestDeadline(`the response did not end within the request deadline of ${deadlineMs / 1000} s (--request-timeout)`);
+        controller?.abort(idleError);
+      },
     };
     inFlight.set(timer, entry);
     const handler: Dispatcher.DispatchHandler = {
@@ -104,17 +134,23 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         controller = c;
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
       },
-      onResponseStart(_c, status, h) {
+      onResponseStart(c, status, h) {
         const t = now();
         entry.lastByteNs = t;
         const rid = h['x-request-id'];
         const ct = h['content-type'];
         timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
+        const ce = h['content-encoding'];
+        const breach = encodingBreach(typeof ce === 'string' ? ce : null, target.stream);
+        if (breach !== undefined) c.abort(breach);
       },
-      onResponseData(_c, chunk) {
+      onResponseData(c, chunk) {
         const t = now();
         entry.lastByteNs = t;
-        timer.data(chunk, t);
+        // At most 16 MiB of one response is read (HDR-013): past it the request fails and its socket is dropped.
+        const breach = budget.add(chunk.length);
+        if (breach !== undefined) return c.abort(breach);
+        if (!budget.breached) timer.data(chunk, t);
       },
       onResponseEnd() {
         const t = now();
@@ -125,7 +161,8 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         const t = now();
         inFlight.delete(timer);
         if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
-        else timer.fail(t, classifyError(err), err.message);
+        else if (err instanceof BoundBreach) timer.fail(t, err.errorClass, err.message);
+        else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
       },
     };
     try {
@@ -160,7 +197,7 @@ async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs
 
 /** What both undici loops share: the pool, in-flight requests, the timers and the request counts. */
 class LoopState {
-  readonly pool: Pool;
+  readonly pool: Dispatcher;
   readonly inFlight: InFlight = new Map();
   readonly pending = new Set<Promise<unknown>>();
   issued = 0;
@@ -177,7 +214,7 @@ class LoopState {
     this.pool = makePool(target, limits);
     this.lastStartNs = limits.startNs;
     this.#tick = setInterval(() => hooks.onTick?.(), 250);
-    this.#sweep = idleSweep(this.inFlight, limits.timeoutMs);
+    this.#sweep = idleSweep(this.inFlight, limits.timeoutMs, limits.deadlineMs);
   }
 
   /** Whether a measured request would exceed `--requests` (warmup requests never count). */
@@ -234,7 +271,7 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
       }
       if (isAborted(hooks.signal)) break;
       const seq = loop.begin(intendedNs, warm);
-      loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight).then((t) => report(hooks, t)));
+      loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight, limits.deadlineMs).then((t) => report(hooks, t)));
     }
     await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
   } finally {
@@ -260,7 +297,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
       const warm = collector.isWarmup(t);
       if (loop.budgetSpent(warm)) return;
       const seq = loop.begin(t, warm);
-      const p = sendOne(loop.pool, target, seq, t, Number(t - limits.startNs) / 1e9, loop.inFlight);
+      const p = sendOne(loop.pool, target, seq, t, Number(t - limits.startNs) / 1e9, loop.inFlight, limits.deadlineMs);
       loop.pending.add(p);
       const timing = await p;
       loop.pending.delete(p);

@@ -82,6 +82,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
       target: run.target,
       seed: run.seed,
       grade: run.grade,
+      profile: run.profile,
       only: [...run.only].sort(compareRequirementIds),
       skip: [...run.skip].sort(compareRequirementIds),
       include: [...run.include].sort(),

@@ -88,6 +88,7 @@ function summarySection(report: ConformanceReport): Html {
       ['started', run.startedAt],
       ['duration', duration(run.durationMs)],
       ['selection', selection.join('; ')],
+      ['profile', run.profile === 'strict' ? 'strict: profile choices graded SHOULD' : 'default: profile choices graded INFO (--profile strict raises them to SHOULD)'],
       ['seed', String(run.seed)],
       ['run id', run.id],
       ['tool', `${report.tool.name} ${report.tool.version}`],

@@ -4,11 +4,12 @@
  * (per-second timeslices), the sweep curve when present, and errors by class.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice } from '../load/load-result.ts';
+import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice, TokenComparison } from '../load/load-result.ts';
 import { errorClasses, percentileKeys } from '../load/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
+import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/run-text.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
 export function formatUs(us: number | null | undefined): string {
@@ -99,6 +100,10 @@ const metricLabels: Record<MetricName, string> = {
   output_tps: 'output tokens/s per request',
 };
 
+function comparisonText(c: TokenComparison | null): string {
+  return c === null ? '' : `; asked a mean of ${num(c.askedMean, 1)}, received ${num(c.receivedMean, 1)} (${c.difference >= 0 ? '+' : ''}${num(c.difference * 100, 1)}%) over ${c.requests} requests`;
+}
+
 function modeText(r: LoadResult): string {
   const m = r.meta.mode;
   return m.kind === 'closed' ? `closed loop, concurrency ${m.concurrency} (${m.engine})` : `open loop, ${m.rate}/s ${m.arrival} arrivals (seed ${m.seed}, ${m.engine})`;
@@ -132,12 +137,13 @@ function summarySection(r: LoadResult): Html {
   const validity = r.validity.valid
     ? ''
     : html`<p class="status status-warn">Timing may be unreliable: the client was overloaded (event-loop lag p99 ${formatUs(r.validity.eventLoopLagP99Us)} over a ${formatUs(r.validity.budgetUs)} budget).</p>`;
+  const differs = (r.tokens?.differences ?? []).map((d) => html`<p class="status status-warn">Asked and received differ: ${d}.</p>`);
   const interrupted = r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
   const c = r.counts;
   const config = r.meta.config;
   return section(
     'Summary',
-    html`${interrupted}${status}${validity}${statGrid([
+    html`${interrupted}${status}${validity}${differs}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
@@ -148,11 +154,19 @@ function summarySection(r: LoadResult): Html {
       { label: 'ITL p50 / p99', value: `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` },
     ])}${factList([
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
-      ['mode', modeText(r)],
+      ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
+      ['mode', modeText(r) + (engineNote(r.meta) === null ? '' : ` (${engineNote(r.meta)})`)],
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
       ['requests', `${config.stream ? 'streamed' : 'non-streamed'}, max_tokens ${config.maxTokens}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
       ['tokens', `${num(c.outputTokens, 0)} output (counted by ${c.tokenSource}), ${num(c.promptTokens, 0)} prompt, ${num(c.events, 0)} stream events checked`],
+      ...(workloadText(r.meta) === null ? [] : [['workload', workloadText(r.meta) ?? ''] as [string, string]]),
+      ...(r.tokens === undefined
+        ? []
+        : ([
+            ['prompt tokens', tokenDistributionText(r.tokens.prompt) + comparisonText(r.tokens.promptComparison)],
+            ['output tokens', tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
+          ] as [string, string][])),
       ['run', `${r.meta.runId}, ${r.meta.startedAt} to ${r.meta.endedAt}`],
       ['host', `node ${r.meta.host.node}, ${r.meta.host.platform}, ${r.meta.host.cpus} CPUs`],
       ...(r.shard === null ? [] : [['shard', `${r.shard.index}/${r.shard.count}`] as [string, string]]),
@@ -200,8 +214,42 @@ function distribution(name: 'ttft' | 'itl' | 'e2e', r: LoadResult): Html {
   })}`;
 }
 
+/**
+ * Stretches of whole seconds in which no request succeeded (a server that went away, a stall): each
+ * is [first, last] second. Seconds with no slice at all (nothing started or finished) count too.
+ */
+export function outageSeconds(slices: readonly Timeslice[]): [number, number][] {
+  if (slices.length === 0) return [];
+  const byS = new Map(slices.map((s) => [s.tS, s]));
+  const first = Math.min(...byS.keys());
+  const last = Math.max(...byS.keys());
+  const out: [number, number][] = [];
+  for (let t = first; t <= last; t++) {
+    if ((byS.get(t)?.ok ?? 0) > 0) continue;
+    const open = out.at(-1);
+    if (open !== undefined && open[1] === t - 1) open[1] = t;
+    else out.push([t, t]);
+  }
+  return out;
+}
+
+/** The slices with the seconds that have none filled in with zero counts (so a stall shows as a dip to zero). */
+function everySecond(slices: readonly Timeslice[]): Timeslice[] {
+  const t = [...slices].sort((a, b) => a.tS - b.tS);
+  const out: Timeslice[] = [];
+  for (const s of t) {
+    const prev = out.at(-1);
+    for (let k = prev === undefined ? s.tS : prev.tS + 1; k < s.tS; k++) {
+      out.push({ ...s, epochS: s.epochS - (s.tS - k), tS: k, started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: prev?.inFlight ?? 0, ttftP50Us: null, ttftP99Us: null, e2eP50Us: null, e2eP99Us: null, itlP99Us: null });
+    }
+    out.push(s);
+  }
+  return out;
+}
+
 function overTimeSection(r: LoadResult): Html {
-  const t: Timeslice[] = [...r.timeslices].sort((a, b) => a.tS - b.tS);
+  const t: Timeslice[] = everySecond(r.timeslices);
+  const gaps = outageSeconds(t);
   const series = (name: string, f: (s: Timeslice) => number | null, tone?: 'good' | 'bad') => ({
     name,
     ...(tone === undefined ? {} : { tone }),
@@ -233,13 +281,19 @@ function overTimeSection(r: LoadResult): Html {
       xLabel: 'time (s)',
       yLabel: 'ms',
       yFormat: ms,
+      // Seconds in which nothing finished have no latency: the line breaks there instead of bridging the gap.
+      breakOver: 1,
       ...(ttftSlo === undefined ? {} : { thresholds: [{ value: ttftSlo.threshold / 1000, label: `SLO ${ttftSlo.expr}` }] }),
     })}${lineChart({
       title: 'In flight at the end of each second',
       series: [series('in flight', (s) => s.inFlight)],
       xLabel: 'time (s)',
       yLabel: 'requests',
-    })}</div>`,
+    })}</div>${
+      gaps.length === 0
+        ? ''
+        : html`<p class="note">No request succeeded during ${gaps.map(([a, b]) => (a === b ? `second ${a}` : `seconds ${a}–${b}`)).join(', ')} (${gaps.reduce((n, [a, b]) => n + b - a + 1, 0)} s in all): the gap in the charts above.</p>`
+    }`,
     'over-time',
   );
 }

@@ -201,6 +201,8 @@ export interface LineChartOptions {
   thresholds?: readonly Marker[];
   /** Start the y axis at zero (default true). */
   zeroBased?: boolean;
+  /** Points further apart than this on x are not joined: the line breaks where data is missing (an outage). */
+  breakOver?: number;
 }
 
 function seriesClass(s: Series, i: number): string {
@@ -227,7 +229,7 @@ export function lineChart(o: LineChartOptions): Html {
   const y = linear(ylo, yhi, H - M.bottom, M.top);
   const paths = o.series.map((s, i) => {
     const pts = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
-    const d = pts.map((p, j) => `${j === 0 ? 'M' : 'L'}${n(x(p.x))},${n(y(p.y))}`).join('');
+    const d = pts.map((p, j) => `${j === 0 || (o.breakOver !== undefined && p.x - (pts[j - 1] as { x: number }).x > o.breakOver) ? 'M' : 'L'}${n(x(p.x))},${n(y(p.y))}`).join('');
     const step = Math.max(1, Math.ceil(pts.length / 150));
     const dots = pts
       .filter((_, j) => j % step === 0 || j === pts.length - 1)

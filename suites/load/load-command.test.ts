@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { run } from '../../src/cli/load-command.ts';
+import { announceLine, run } from '../../src/cli/load-command.ts';
+import { planFromFlags } from '../../src/load/load-options.ts';
 import { isHarnessError } from '../../src/errors.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
 
@@ -45,11 +46,27 @@ describe('iari load command', () => {
     expect(hits).toBe(0);
   });
 
-  it('refuses a target that is not loopback with exit 2', async () => {
+  it('accepts any base URL as a plan, and under the test guard (IARI_LOOPBACK_ONLY=1) refuses one outside loopback with exit 2 before any traffic', async () => {
     process.env['IARI_LOAD_TEST_TOKEN'] = 'test-token-123456';
-    for (const url of ['http://10.0.0.1:8080/v1', 'http://example.com/v1', 'http://[::2]:80/v1', 'http://128.0.0.1/v1']) {
-      expect(await exitOf(['--base-url', url, '--token-env', 'IARI_LOAD_TEST_TOKEN'])).toBe(2);
+    expect(process.env['IARI_LOOPBACK_ONLY']).toBe('1');
+    for (const url of ['https://api.example.test/v1', 'http://10.0.0.1:8080', 'https://[2001:db8::1]:8443/v1']) {
+      expect(planFromFlags({ 'base-url': url, 'token-env': 'IARI_LOAD_TEST_TOKEN' }).baseUrl).toMatch(/\/v1$/);
     }
+    for (const url of ['http://10.0.0.1:8080/v1', 'http://[::2]:80/v1', 'http://128.0.0.1/v1']) {
+      const error = await run(['--base-url', url, '--token-env', 'IARI_LOAD_TEST_TOKEN']).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'IARI_TARGET_BLOCKED', exitCode: 2 });
+    }
+  });
+
+  it('announces the target, the mode and the bound before loading a host that is not loopback', () => {
+    process.env['IARI_LOAD_TEST_TOKEN'] = 'test-token-123456';
+    const plan = (argv: Record<string, string>) => planFromFlags({ 'base-url': 'https://llm.example.test/v1', 'token-env': 'IARI_LOAD_TEST_TOKEN', ...argv });
+    expect(announceLine(plan({ rate: '20', arrival: 'poisson', duration: '30s', warmup: '5s' }), 'https://llm.example.test/v1', {})).toBe(
+      'iari load: sending load to https://llm.example.test/v1: open loop, 20 requests/s (poisson arrivals), for 5 s warmup + 30 s, then 5 s of grace for requests in flight; Ctrl-C stops it\n',
+    );
+    expect(announceLine(plan({ requests: '500', concurrency: '16', timeout: '60s' }), 'https://llm.example.test/v1', { HTTPS_PROXY: 'http://u:p@proxy.corp:3128' })).toBe(
+      'iari load: sending load to https://llm.example.test/v1 via proxy http://proxy.corp:3128: closed loop, 16 concurrent requests, until 500 measured requests (at most 600 s), then 5 s of grace for requests in flight; Ctrl-C stops it\n',
+    );
   });
 
   it('rejects contradictory or out-of-range load flags with exit 2', async () => {

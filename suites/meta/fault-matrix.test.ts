@@ -5,7 +5,7 @@ import { catalog } from '../../src/checks/catalog.ts';
 import type { CheckDef, CheckOutcome } from '../../src/checks/check-types.ts';
 import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
 import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
-import { gradeOf } from '../../src/checks/registry-view.ts';
+import { gradeFor, gradeOf } from '../../src/checks/registry-view.ts';
 import { loadRequirements } from '../../src/checks/requirements-registry.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
@@ -51,7 +51,9 @@ async function runOnFreshMock(checks: readonly CheckDef[], fault?: string): Prom
 
 function mockSettings(m: MockServer): RunSettings {
   const second = m.tokens.byAccount['acct_team'];
-  return { root: m.origin, token: m.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }) };
+  // The capped account is answered 429 at once, which the CLIENT checks need (as `iari test` gives them).
+  const capped = m.tokens.byAccount['acct_capped'];
+  return { root: m.origin, token: m.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }), ...(capped === undefined ? {} : { limitTokens: { capped } }) };
 }
 const table: { fault: string; kind: string; expected: string; detected: boolean; note: string }[] = [];
 
@@ -90,6 +92,17 @@ describe('fault matrix', () => {
   it('the faithful mock passes every check: nothing fails or is non-strict', () => {
     const bad = [...baseline.values(), ...freshBaseline.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`);
     expect(bad).toEqual([]);
+  });
+
+  it('the faithful mock passes every check under --profile strict too (profile choices SHOULD), and a profile fault is then non-strict (D-GRADE-04)', async () => {
+    const strict = gradeFor('strict');
+    const all = (await runChecksInProcess(createCheckContext({ ...settings, profile: 'strict' }), catalog, strict)).outcomes;
+    expect([...all.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`)).toEqual([]);
+    const auth = catalog.filter((c) => c.area === 'auth');
+    const broken = (await runChecksInProcess(createCheckContext({ ...settings, profile: 'strict', fault: 'auth-401-wrong-type' }), auth, strict)).outcomes;
+    expect(broken.get('AUTH-009')?.verdict).toBe('non-strict');
+    const plain = (await runChecksInProcess(createCheckContext({ ...settings, fault: 'auth-401-wrong-type' }), auth)).outcomes;
+    expect(plain.get('AUTH-009')?.verdict).toBe('informational');
   });
 
   for (const f of faults) {

@@ -81,7 +81,7 @@ const unauthorizedShape: CheckDef = {
   name: 'auth-401-shape',
   area: 'auth',
   ids: ['AUTH-008', 'AUTH-009', 'AUTH-010', 'AUTH-011'],
-  title: 'authentication failures answer 401 authentication_error with WWW-Authenticate Bearer and never echo the token',
+  title: 'authentication failures answer 401 as OpenAI does (invalid_request_error, invalid_api_key for an unknown token) with WWW-Authenticate Bearer and never echo the token',
   async run(ctx, j) {
     const list = await rejections(ctx);
     for (const r of list) {
@@ -92,9 +92,14 @@ const unauthorizedShape: CheckDef = {
       );
       if (r.ex.status !== 401) continue;
       const e = errorOf(r.ex);
-      j.expect('AUTH-009', errorMemberIs(r.ex, 'type', ['authentication_error']) && errorMemberIs(r.ex, 'code', ['invalid_api_key']), () =>
-        evidence(r.ex, '401 body does not name authentication_error / invalid_api_key', {
-          expected: { type: 'authentication_error', code: 'invalid_api_key' },
+      // DECISIONS.md D-HTTP-04, as OpenAI answers: every 401 has type invalid_request_error; a token the
+      // server did not issue gets code invalid_api_key (the code of a missing or malformed one is not graded).
+      const wantsCode = r.variant === 'unknown' || r.variant === 'truncated';
+      const typeOk = errorMemberIs(r.ex, 'type', ['invalid_request_error']);
+      const codeOk = !wantsCode || errorMemberIs(r.ex, 'code', ['invalid_api_key']);
+      j.expect('AUTH-009', typeOk && codeOk, () =>
+        evidence(r.ex, `401 for ${r.variant} credentials does not read as OpenAI's (type invalid_request_error${wantsCode ? ', code invalid_api_key' : ''})`, {
+          expected: wantsCode ? { type: 'invalid_request_error', code: 'invalid_api_key' } : { type: 'invalid_request_error' },
           received: { type: e?.['type'], code: e?.['code'] },
           pointer: '/error',
         }),

@@ -64,15 +64,15 @@ function schemaProblem(text: string): { message: string; received: unknown } | u
 const jsonObject: CheckDef = {
   name: 'chat-json-object',
   area: 'chat',
-  ids: ['CHAT-033'],
+  ids: ['CHAT-034'],
   title: 'response_format json_object answers content that parses as one JSON object',
   async run(ctx, j) {
     // Compat (OpenAI JSON mode): "the model will only generate strings that parse into valid JSON objects".
     const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
     if (typeof content !== 'string') {
-      if (ex.status === 200) j.skip('CHAT-033', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
-      else j.violated('CHAT-033', evidence(ex, `JSON mode gave no content: ${content.missing}`, { expected: '200 with a JSON object as content', received: describeResponse(ex) }));
+      if (ex.status === 200) j.skip('CHAT-034', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
+      else j.violated('CHAT-034', evidence(ex, `JSON mode gave no content: ${content.missing}`, { expected: '200 with a JSON object as content', received: describeResponse(ex) }));
       return;
     }
     let value: unknown;
@@ -81,14 +81,14 @@ const jsonObject: CheckDef = {
     } catch {
       value = undefined;
     }
-    j.expect('CHAT-033', isRecord(value), () => evidence(ex, 'JSON mode content is not a JSON object', { expected: 'a JSON object', received: content.slice(0, 200), pointer: '/choices/0/message/content' }));
+    j.expect('CHAT-034', isRecord(value), () => evidence(ex, 'JSON mode content is not a JSON object', { expected: 'a JSON object', received: content.slice(0, 200), pointer: '/choices/0/message/content' }));
   },
 };
 
 const jsonSchema: CheckDef = {
   name: 'chat-json-schema',
   area: 'chat',
-  ids: ['CHAT-034', 'CHAT-035'],
+  ids: ['CHAT-035', 'CHAT-036'],
   title: 'response_format json_schema (strict) answers JSON valid against the schema, streamed and not',
   async run(ctx, j) {
     const model = await firstModel(ctx);
@@ -96,37 +96,37 @@ const jsonSchema: CheckDef = {
     const ex = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
     if (typeof content !== 'string') {
-      if (ex.status === 200) j.skip('CHAT-034', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
-      else j.violated('CHAT-034', evidence(ex, `structured output gave no content: ${content.missing}`, { expected: '200 with JSON content', received: describeResponse(ex) }));
+      if (ex.status === 200) j.skip('CHAT-035', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
+      else j.violated('CHAT-035', evidence(ex, `structured output gave no content: ${content.missing}`, { expected: '200 with JSON content', received: describeResponse(ex) }));
     } else {
       const problem = schemaProblem(content);
-      j.expect('CHAT-034', problem === undefined, () => evidence(ex, problem?.message ?? '', { received: problem?.received, pointer: '/choices/0/message/content' }));
+      j.expect('CHAT-035', problem === undefined, () => evidence(ex, problem?.message ?? '', { received: problem?.received, pointer: '/choices/0/message/content' }));
     }
     const streamed = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx, { stream: true }));
     if (streamed.status !== 200) {
-      j.violated('CHAT-035', evidence(streamed, `the streamed structured output answered ${streamed.status}`, { expected: 200, received: describeResponse(streamed) }));
+      j.violated('CHAT-036', evidence(streamed, `the streamed structured output answered ${streamed.status}`, { expected: 200, received: describeResponse(streamed) }));
       return;
     }
     const text = checkExchange(streamed).assembled.choices[0]?.content ?? null;
     if (text === null) {
-      j.violated('CHAT-035', evidence(streamed, 'the streamed structured output carried no content', { expected: 'JSON content in the deltas' }));
+      j.violated('CHAT-036', evidence(streamed, 'the streamed structured output carried no content', { expected: 'JSON content in the deltas' }));
       return;
     }
     const problem = schemaProblem(text);
-    j.expect('CHAT-035', problem === undefined, () => evidence(streamed, `streamed: ${problem?.message ?? ''}`, { received: problem?.received }));
+    j.expect('CHAT-036', problem === undefined, () => evidence(streamed, `streamed: ${problem?.message ?? ''}`, { received: problem?.received }));
   },
 };
 
 const strictRefusal: CheckDef = {
   name: 'chat-json-schema-strict-refusal',
   area: 'chat',
-  ids: ['CHAT-036'],
+  ids: ['CHAT-037'],
   title: 'a strict json_schema outside the OpenAI strict subset answers 400 invalid_request_error with param response_format',
   async run(ctx, j) {
     const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'loose', schema: NOT_STRICT_SCHEMA, strict: true } } });
     const ex = await ctx.http.post('/v1/chat/completions', body);
     // Compat (OpenAI Structured Outputs): "Invalid schema for response_format 'loose': In context=('properties', 'details'), 'additionalProperties' is required to be supplied and to be false."
-    j.expect('CHAT-036', ex.status === 400 && errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', ['response_format']), () =>
+    j.expect('CHAT-037', ex.status === 400 && errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', ['response_format']), () =>
       evidence(ex, 'a strict schema outside the strict subset was not refused like OpenAI does', { expected: { status: 400, type: 'invalid_request_error', param: 'response_format' }, received: describeResponse(ex) }),
     );
   },

@@ -32,7 +32,7 @@ const framing: CheckDef = {
 const envelope: CheckDef = {
   name: 'chat-stream-envelope',
   area: 'chat-stream',
-  ids: ids(6, 7, 8, 9, 10, 11, 12, 13),
+  ids: ids(6, 7, 8, 9, 10, 11, 12, 13, 44),
   title: 'every chunk is a chat.completion.chunk with one stable non-empty id, one created in seconds, a model and a choices array with stable indexes',
   async run(ctx, j) {
     judgeFindings(j, await checkedStreams(ctx), j.ids);
@@ -42,7 +42,7 @@ const envelope: CheckDef = {
 const deltas: CheckDef = {
   name: 'chat-stream-deltas',
   area: 'chat-stream',
-  ids: ids(14, 15, 16, 17, 18, 19, 20, 21, 39),
+  ids: ids(14, 15, 16, 17, 18, 19, 20, 21, 39, 45),
   title: 'each choice starts with role assistant once, carries string content, finishes exactly once with a known finish_reason and an empty delta, and n=2 streams both choices',
   async run(ctx, j) {
     const streams = await checkedStreams(ctx);

@@ -122,11 +122,13 @@ const tooLarge: CheckDef = {
   name: 'errors-body-too-large',
   area: 'errors',
   ids: ids(10),
-  title: 'a chat body over 1 MiB answers 413 request_too_large',
+  title: 'a chat body over 1 MiB is refused with 413 request_too_large (or 400)',
   async run(ctx, j) {
     const ex = await oversizedBody(ctx);
-    j.expect('ERR-010', ex.status === 413 && errorMemberIs(ex, 'code', ['request_too_large']), () =>
-      evidence(ex, 'a body over 1 MiB was not refused with 413 request_too_large', { expected: { status: 413, code: 'request_too_large' }, received: describeResponse(ex) }),
+    // DECISIONS.md D-HTTP-15; a server that reads the body and finds the prompt too long answers 400 (OpenAI: context_length_exceeded).
+    const ok = (ex.status === 413 && errorMemberIs(ex, 'code', ['request_too_large'])) || ex.status === 400;
+    j.expect('ERR-010', ok, () =>
+      evidence(ex, 'a body over 1 MiB was not refused with 413 request_too_large or 400', { expected: { status: [413, 400], code: 'request_too_large' }, received: describeResponse(ex) }),
     );
   },
 };
@@ -135,11 +137,13 @@ const mediaType: CheckDef = {
   name: 'errors-unsupported-media-type',
   area: 'errors',
   ids: ids(11),
-  title: 'a chat body sent as text/plain answers 415 unsupported_media_type',
+  title: 'a chat body sent as text/plain is refused with 415 unsupported_media_type (or 400)',
   async run(ctx, j) {
     const ex = await textPlainBody(ctx);
-    j.expect('ERR-011', ex.status === 415 && errorMemberIs(ex, 'code', ['unsupported_media_type']), () =>
-      evidence(ex, 'text/plain was not refused with 415 unsupported_media_type', { expected: { status: 415, code: 'unsupported_media_type' }, received: describeResponse(ex) }),
+    // DECISIONS.md D-HTTP-16; what OpenAI answers is not published, so a 400 refusal is accepted too.
+    const ok = (ex.status === 415 && errorMemberIs(ex, 'code', ['unsupported_media_type'])) || ex.status === 400;
+    j.expect('ERR-011', ok, () =>
+      evidence(ex, 'text/plain was not refused with 415 unsupported_media_type or 400', { expected: { status: [415, 400], code: 'unsupported_media_type' }, received: describeResponse(ex) }),
     );
   },
 };
@@ -148,12 +152,11 @@ const unknownRoute: CheckDef = {
   name: 'errors-unknown-route',
   area: 'errors',
   ids: ids(12),
-  title: 'an unknown route answers 404 not_found with an error body',
+  title: 'an unknown route answers 404',
   async run(ctx, j) {
     const ex = (await errorSamples(ctx)).find((s) => s.what === 'unknown route')?.ex ?? (await ctx.http.get('/v1/nope'));
-    j.expect('ERR-012', ex.status === 404 && errorMemberIs(ex, 'code', ['not_found']), () =>
-      evidence(ex, 'GET /v1/nope did not answer 404 not_found', { expected: { status: 404, code: 'not_found' }, received: describeResponse(ex) }),
-    );
+    // DECISIONS.md D-HTTP-06: the code is not graded; OpenAI has sent null ("Invalid URL") and "unknown_url".
+    j.expect('ERR-012', ex.status === 404, () => evidence(ex, 'GET /v1/nope did not answer 404', { expected: { status: 404 }, received: describeResponse(ex) }));
   },
 };
 

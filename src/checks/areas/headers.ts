@@ -140,7 +140,8 @@ const retryAfterMs: CheckDef = {
   async run(ctx, j) {
     const values = ctx.http.sent.map((s) => s.headers['retry-after-ms']).filter((v): v is string => v !== undefined);
     for (const v of values) {
-      if (!/^\d+(\.\d+)?$/.test(v)) j.informational('HDR-011', `retry-after-ms "${v}" is not a non-negative number`);
+      // HDR-011 is a SHOULD (D-GRADE-02): openai-node ignores a malformed value and backs off on its own.
+      if (!/^\d+(\.\d+)?$/.test(v)) j.violated('HDR-011', { message: `retry-after-ms "${v}" is not a non-negative number`, expected: 'a non-negative number of milliseconds', received: v });
     }
     if (!j.has('HDR-011')) j.pass('HDR-011');
   },

@@ -8,7 +8,7 @@ const modelPath = (id: string): string => `/v1/models/${encodeURIComponent(id)}`
 export const retrieveModel: CheckDef = {
   name: 'models-retrieve',
   area: 'models',
-  ids: ['MODELS-013', 'MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017'],
+  ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'],
   title: 'GET /v1/models/{id} answers the listed model as {id,object:"model",created,owned_by}, without credentials, and an unknown id 404 model_not_found',
   async run(ctx, j) {
     let id: string;
@@ -21,7 +21,7 @@ export const retrieveModel: CheckDef = {
     }
     // Compat (OpenAI RetrieveModel, called by openai-node `client.models.retrieve(id)`): 200 and the Model object.
     const ex = await ctx.http.get(modelPath(id));
-    if (!j.expect('MODELS-013', ex.status === 200 && ex.jsonError === undefined, () => evidence(ex, `GET /v1/models/${id} did not answer 200 JSON`, { expected: '200 JSON', received: describeResponse(ex) }))) {
+    if (!j.expect('MODELS-014', ex.status === 200 && ex.jsonError === undefined, () => evidence(ex, `GET /v1/models/${id} did not answer 200 JSON`, { expected: '200 JSON', received: describeResponse(ex) }))) {
       j.skipRest('the server does not serve GET /v1/models/{id}');
       return;
     }
@@ -35,15 +35,15 @@ export const retrieveModel: CheckDef = {
       if (!(isInt(created) && created >= 0 && created < 1e10)) problems.push(['created is not Unix seconds', created, '/created']);
       if (typeof at(m, 'owned_by') !== 'string') problems.push(['owned_by is not a string', at(m, 'owned_by'), '/owned_by']);
     }
-    for (const [message, received, pointer] of problems) j.violated('MODELS-014', evidence(ex, `GET /v1/models/${id}: ${message}`, { received, ...(pointer === '' ? {} : { pointer }) }));
-    if (problems.length === 0) j.pass('MODELS-014');
+    for (const [message, received, pointer] of problems) j.violated('MODELS-015', evidence(ex, `GET /v1/models/${id}: ${message}`, { received, ...(pointer === '' ? {} : { pointer }) }));
+    if (problems.length === 0) j.pass('MODELS-015');
     // Profile D-HTTP-44 (seed §Authentication 3, "Public route: /v1/models"): one model of the public list is public too.
     const anonymous = await ctx.http.get(modelPath(id), { auth: 'none' });
-    j.expect('MODELS-015', anonymous.status === 200, () => evidence(anonymous, `GET /v1/models/${id} without credentials answered ${anonymous.status}`, { expected: 200, received: describeResponse(anonymous) }));
+    j.expect('MODELS-016', anonymous.status === 200, () => evidence(anonymous, `GET /v1/models/${id} without credentials answered ${anonymous.status}`, { expected: 200, received: describeResponse(anonymous) }));
     // Compat (OpenAI): an id the server does not have answers 404, code model_not_found, like a chat request naming it.
     const unknown = await ctx.http.get(modelPath(unknownModelId(ctx)));
-    j.expect('MODELS-016', unknown.status >= 400, () => evidence(unknown, 'an id never listed was answered as if the model existed', { expected: 'an error status', received: describeResponse(unknown) }));
-    j.expect('MODELS-017', unknown.status === 404 && errorMemberIs(unknown, 'code', ['model_not_found']), () =>
+    j.expect('MODELS-017', unknown.status >= 400, () => evidence(unknown, 'an id never listed was answered as if the model existed', { expected: 'an error status', received: describeResponse(unknown) }));
+    j.expect('MODELS-018', unknown.status === 404 && errorMemberIs(unknown, 'code', ['model_not_found']), () =>
       evidence(unknown, 'an id never listed did not get 404 model_not_found', { expected: { status: 404, code: 'model_not_found' }, received: describeResponse(unknown) }),
     );
   },

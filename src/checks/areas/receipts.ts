@@ -99,6 +99,18 @@ function judgeFindings(j: Judge, chains: readonly Served[], owned: readonly stri
   for (const id of owned) if (!j.has(id)) j.pass(id);
 }
 
+/**
+ * Skips every ID when the served list leaves out older Receipts ("omitted": the server keeps only its
+ * most recent ones, docs/mock-receipts.md, Memory): such a list cannot be verified from its first
+ * Receipt, and the chain is then verified from the server's ledger instead. Returns whether to go on.
+ */
+async function requireWholeChain(ctx: CheckContext, j: Judge): Promise<boolean> {
+  const cut = (await servedChains(ctx)).find((s) => typeof at(s.ex.json, 'omitted') === 'number' && (at(s.ex.json, 'omitted') as number) > 0);
+  if (cut === undefined) return true;
+  j.skipRest(`${cut.label}: GET /v1/receipts omits ${String(at(cut.ex.json, 'omitted'))} older Receipts (beyond the server's retention window), so the listed ones cannot be verified from the chain's first Receipt`);
+  return false;
+}
+
 /** Skips every ID when the extension is not advertised; returns whether the check should go on. */
 async function requireExtension(ctx: CheckContext, j: Judge): Promise<boolean> {
   if (await advertised(ctx)) return true;
@@ -171,6 +183,7 @@ const schema: CheckDef = {
   title: 'every served Receipt passes the Receipt schema and its rules',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
+    if (!(await requireWholeChain(ctx, j))) return;
     const chains = await servedChains(ctx);
     for (const s of chains) {
       s.data.forEach((r, i) => {
@@ -202,6 +215,7 @@ const signatures: CheckDef = {
   title: 'served Receipts are signed by a published issuer key over JCS bytes with canonical encodings',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
+    if (!(await requireWholeChain(ctx, j))) return;
     const s = await servedChain(ctx);
     const hasActorSig = s.data.some((r) => at(r, 'act', 'actor_sig') !== undefined);
     if (!hasActorSig) {
@@ -230,6 +244,7 @@ const chain: CheckDef = {
   title: 'the served chain verifies as one hash-linked chain under the published keys and its head is the last Receipt',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
+    if (!(await requireWholeChain(ctx, j))) return;
     const chains = await servedChains(ctx);
     for (const s of chains) {
       const head = at(s.ex.json, 'head');
@@ -252,6 +267,7 @@ const pairing: CheckDef = {
   title: 'every served outcome points at an earlier allowed gate of the same chain that agrees with it',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
+    if (!(await requireWholeChain(ctx, j))) return;
     const chains = await servedChains(ctx);
     if (!chains.some((s) => s.data.some((r) => at(r, 'act', 'verb') === 'stop.approve'))) j.skip('RCPT-PAIR-008', 'no served stop.approve Receipt');
     judgeFindings(j, chains, j.ids);

@@ -1,0 +1,55 @@
+import type { CheckContext, CheckDef } from '../check-types.ts';
+import { CheckHttpError, type HttpExchange } from '../check-http.ts';
+import { evidence } from '../evidence.ts';
+import { chatBody, firstModel, listedModels } from '../common-requests.ts';
+import { checkExchange } from '../stream-findings.ts';
+import { at } from '../evidence.ts';
+import { responseLimits } from '../../client/body-limits.ts';
+
+/** The bounds this check decides (src/client/body-limits.ts): time, size, inflated size, nesting, framing, event size. */
+const IDS = ['HDR-012', 'HDR-013', 'HDR-014', 'HDR-015', 'HDR-016', 'CHAT-STREAM-046'] as const;
+
+/**
+ * Bundled mock only: marks this check's own probes, so a mock fault that breaks a bound
+ * (mock-server/core/bounds-faults.ts) breaks only them and no other check's requests.
+ */
+function probeHeader(ctx: CheckContext): Record<string, string> {
+  return ctx.target === 'bundled-mock' ? { 'x-iari-probe': 'bounds' } : {};
+}
+
+const bounds: CheckDef = {
+  name: 'headers-response-bounds',
+  area: 'bounds',
+  ids: [...IDS],
+  title: `responses end within the request deadline, stay within 16 MiB on the wire and inflated, nest JSON at most ${responseLimits.jsonDepth} levels, are well-formed HTTP/1.1, and stream events of at most 8 MiB`,
+  async run(ctx, j) {
+    const headers = probeHeader(ctx);
+    // Every other check meets these bounds too (its requests fail naming the ID); this one sends its own two probes.
+    const probe = async (what: string, send: () => Promise<HttpExchange>): Promise<HttpExchange | undefined> => {
+      try {
+        const ex = await send();
+        if (ex.violation !== undefined) j.violated(ex.violation.requirementId, evidence(ex, `${what}: ${ex.bodyError ?? ex.violation.message}`));
+        return ex;
+      } catch (error) {
+        if (!(error instanceof CheckHttpError) || error.violation === undefined) throw error;
+        j.violated(error.violation.requirementId, { message: `${what}: ${error.message}`, curl: error.curl });
+        return undefined;
+      }
+    };
+    const models = await probe('GET /v1/models', () => ctx.http.get('/v1/models', { auth: 'none', headers }));
+    const listed = listedModels(models?.json)?.map((m) => at(m, 'id')).find((id): id is string => typeof id === 'string' && id.length > 0);
+    const model = listed ?? (await firstModel(ctx));
+    const stream = await probe('chat stream', () => ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { stream: true, stream_options: { include_usage: true } }), { headers }));
+    if (stream !== undefined && stream.status === 200) {
+      for (const f of checkExchange(stream, { includeUsage: true }).findings) {
+        if (f.requirementId !== 'HDR-015' && f.requirementId !== 'CHAT-STREAM-046') continue;
+        const failure = evidence(stream, `chat stream: ${f.message}`, { byteOffset: f.byteOffset });
+        if (f.severity === 'fail') j.violated(f.requirementId, failure);
+        else j.nonStrict(f.requirementId, failure);
+      }
+    }
+    for (const id of IDS) if (!j.has(id)) j.pass(id);
+  },
+};
+
+export const boundsChecks: CheckDef[] = [bounds];

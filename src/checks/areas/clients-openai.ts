@@ -1,0 +1,197 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { CheckDef } from '../check-types.ts';
+import { unknownModelId } from '../common-requests.ts';
+import { CLIENT_NAMES, openaiNode } from '../clients/client-libraries.ts';
+import { clientOp, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { expectClientError, WRONG_KEY, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
+import type { ClientTransport } from '../clients/client-transport.ts';
+
+// Seed, What the service does: "existing clients for that format work when only the base address
+// is changed". The official SDK (openai-node) is the first such client: each check makes one call
+// a user makes, with only baseURL and apiKey set, and reports what the SDK itself says.
+
+const client = CLIENT_NAMES.openai;
+const forced = { type: 'function', function: { name: clientWeatherTool.function.name } } as const;
+
+async function sdk(env: OpEnv, key?: string, t: ClientTransport = env.t): Promise<OpenAI | 'not-installed'> {
+  return (await openaiNode(t, key ?? env.ctx.http.tokenForProbe())) ?? 'not-installed';
+}
+
+/** Arguments parsed the way a user of the SDK parses them (`JSON.parse(call.function.arguments)`). */
+function parsedArguments(args: unknown): unknown {
+  try {
+    return JSON.parse(args as string) as unknown;
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * openai-node's error for a status: the class the SDK documents for it, with the server's
+ * `error.message` read into `APIError.error` (a body without it gives "404 status code (no body)").
+ */
+async function sdkError(status: 401 | 404 | 429): Promise<ErrorExpectation> {
+  const mod = await import('openai');
+  const cls = { 401: mod.AuthenticationError, 404: mod.NotFoundError, 429: mod.RateLimitError }[status];
+  return {
+    status,
+    className: cls.name,
+    judge(error) {
+      if (!(error instanceof mod.APIError)) return 'not an APIError';
+      if (!(error instanceof cls)) return `${error.constructor.name} (status ${String(error.status)}), not ${cls.name}`;
+      const message = (error.error as { message?: unknown } | undefined)?.message;
+      if (typeof message !== 'string' || message === '') return 'the server\'s error message did not reach the caller (APIError.error has no message)';
+      return undefined;
+    },
+  };
+}
+
+const models = clientOp({
+  name: 'client-openai-models-list',
+  id: 'CLIENT-001',
+  client,
+  call: 'client.models.list()',
+  title: 'yields the listed models, each with its id',
+  needsModel: false,
+  async run(env) {
+    const c = await sdk(env);
+    if (c === 'not-installed') return c;
+    const ids: unknown[] = [];
+    for await (const m of c.models.list()) ids.push(m.id);
+    if (ids.length === 0) return { problem: 'yielded no models and no error', expected: 'at least one model', received: [] };
+    if (!ids.every((id) => typeof id === 'string' && id !== '')) return { problem: 'yielded a model without a string id', received: ids };
+    return undefined;
+  },
+});
+
+const completion = clientOp({
+  name: 'client-openai-completion',
+  id: 'CLIENT-002',
+  client,
+  call: 'client.chat.completions.create()',
+  title: 'returns a completion with the assistant text',
+  async run(env) {
+    const c = await sdk(env);
+    if (c === 'not-installed') return c;
+    const res = await c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS });
+    const choice = res.choices?.[0];
+    if (choice === undefined) return { problem: 'returned no choice', received: res };
+    return textProblem(choice.message?.content, choice.finish_reason);
+  },
+});
+
+const stream = clientOp({
+  name: 'client-openai-stream',
+  id: 'CLIENT-003',
+  client,
+  call: 'client.chat.completions.stream()',
+  title: 'streams the text and assembles the final completion from it',
+  async run(env) {
+    const c = await sdk(env);
+    if (c === 'not-installed') return c;
+    const s = c.chat.completions.stream({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS });
+    let text = '';
+    for await (const chunk of s) text += chunk.choices[0]?.delta?.content ?? '';
+    const final = await s.finalChatCompletion();
+    const choice = final.choices[0];
+    if ((choice?.message.content ?? '') !== text) return { problem: 'the final completion differs from the streamed text', expected: text, received: choice?.message.content };
+    return textProblem(text, choice?.finish_reason);
+  },
+});
+
+async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 'not-installed'> {
+  const c = await sdk(env);
+  if (c === 'not-installed') return c;
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: TOOL_PROMPT }];
+  const request = { model: env.model, messages, tools: [clientWeatherTool], max_tokens: CLIENT_MAX_TOKENS };
+  const first = streamed ? await c.chat.completions.stream({ ...request, tool_choice: forced }).finalChatCompletion() : await c.chat.completions.create({ ...request, tool_choice: forced });
+  const message = first.choices?.[0]?.message;
+  const call = message?.tool_calls?.[0];
+  const problem = toolCallProblem(call?.type === 'function' ? call.function.name : undefined, call?.type === 'function' ? parsedArguments(call.function.arguments) : undefined);
+  if (problem !== undefined || message === undefined || call === undefined) return problem ?? { problem: 'returned no tool call', received: message };
+  // The documented loop: the assistant message goes back as it came, followed by the tool's result.
+  messages.push(message as ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(TOOL_RESULT) });
+  if (streamed) {
+    const s = c.chat.completions.stream(request);
+    const final = await s.finalChatCompletion();
+    return textProblem(final.choices[0]?.message.content, final.choices[0]?.finish_reason);
+  }
+  const second = await c.chat.completions.create(request);
+  return textProblem(second.choices?.[0]?.message?.content, second.choices?.[0]?.finish_reason);
+}
+
+const tools = clientOp({
+  name: 'client-openai-tool-round-trip',
+  id: 'CLIENT-004',
+  client,
+  call: 'client.chat.completions.create({ tools })',
+  title: 'returns the forced tool call with JSON arguments, and a text answer once the tool result is sent back',
+  run: (env) => toolRoundTrip(env, false),
+});
+
+const toolsStreamed = clientOp({
+  name: 'client-openai-tool-round-trip-stream',
+  id: 'CLIENT-005',
+  client,
+  call: 'client.chat.completions.stream({ tools })',
+  title: 'assembles the streamed tool call with JSON arguments, and streams a text answer once the tool result is sent back',
+  run: (env) => toolRoundTrip(env, true),
+});
+
+const unauthorized = clientOp({
+  name: 'client-openai-401',
+  id: 'CLIENT-006',
+  client,
+  call: 'client.chat.completions.create() with a wrong key',
+  title: 'raises AuthenticationError carrying the server error message',
+  async run(env) {
+    const c = await sdk(env, WRONG_KEY);
+    if (c === 'not-installed') return c;
+    return expectClientError(env.t, await sdkError(401), 'the server accepted a wrong key (AUTH-006 judges it)', () =>
+      c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+    );
+  },
+});
+
+const unknownModel = clientOp({
+  name: 'client-openai-404-model',
+  id: 'CLIENT-007',
+  client,
+  call: 'client.chat.completions.create() with an unknown model',
+  title: 'raises NotFoundError carrying the server error message',
+  async run(env) {
+    const c = await sdk(env);
+    if (c === 'not-installed') return c;
+    return expectClientError(env.t, await sdkError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () =>
+      c.chat.completions.create({ model: unknownModelId(env.ctx), messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+    );
+  },
+});
+
+const unknownRoute = clientOp({
+  name: 'client-openai-404-route',
+  id: 'CLIENT-008',
+  client,
+  call: `client.chat.completions.create() under baseURL …/v1/${UNKNOWN_PREFIX}`,
+  title: 'raises NotFoundError carrying the server error message',
+  async run(env) {
+    const c = await sdk(env);
+    if (c === 'not-installed') return c;
+    const wrongBase = c.withOptions({ baseURL: `${env.t.baseUrl}/${UNKNOWN_PREFIX}` });
+    return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}/chat/completions)`, () =>
+      wrongBase.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+    );
+  },
+});
+
+export const openaiClientChecks: CheckDef[] = [models, completion, stream, tools, toolsStreamed, unauthorized, unknownModel, unknownRoute];
+
+/** openai-node's part of the shared 429 check (clients-rate-limit.ts). */
+export async function openaiRateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
+  const c = await openaiNode(t, key);
+  if (c === undefined) return 'not-installed';
+  return expectClientError(t, await sdkError(429), 'the server did not answer 429', () =>
+    c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+  );
+}

@@ -1,0 +1,195 @@
+import type { CheckDef } from '../check-types.ts';
+import { unknownModelId } from '../common-requests.ts';
+import { CLIENT_NAMES, vercelAi } from '../clients/client-libraries.ts';
+import { clientOp, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
+import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
+
+// Seed, What the service does: "existing clients for that format work when only the base address
+// is changed". The Vercel AI SDK (`ai`) with its OpenAI-compatible provider is the documented way
+// to use such a server from it. The AI SDK has no call to list models.
+
+const client = CLIENT_NAMES.vercel;
+type Vercel = NonNullable<Awaited<ReturnType<typeof vercelAi>>>;
+
+async function sdk(env: OpEnv, key?: string, baseURL?: string): Promise<Vercel | 'not-installed'> {
+  return (await vercelAi(env.t, key ?? env.ctx.http.tokenForProbe(), baseURL)) ?? 'not-installed';
+}
+
+/**
+ * The AI SDK reports every HTTP error as APICallError with the status in `statusCode`; the
+ * provider reads the body with the OpenAI error schema into `data` and takes `error.message` as
+ * the message. A body that does not match leaves `data` undefined and the message is the status text.
+ */
+async function sdkError(status: 401 | 404 | 429): Promise<ErrorExpectation> {
+  const { APICallError } = await import('ai');
+  return {
+    status,
+    className: 'APICallError',
+    judge(error) {
+      if (!APICallError.isInstance(error)) return 'not an APICallError';
+      if (error.statusCode !== status) return `statusCode ${String(error.statusCode)}, not ${status}`;
+      if (error.data === undefined) return 'the provider could not read the server\'s error (APICallError.data is undefined)';
+      return undefined;
+    },
+  };
+}
+
+const completion = clientOp({
+  name: 'client-vercel-generate-text',
+  id: 'CLIENT-010',
+  client,
+  call: 'generateText()',
+  title: 'returns the assistant text',
+  async run(env) {
+    const v = await sdk(env);
+    if (v === 'not-installed') return v;
+    const res = await v.ai.generateText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, maxOutputTokens: CLIENT_MAX_TOKENS, maxRetries: 0 });
+    return textProblem(res.text, res.finishReason);
+  },
+});
+
+/** Reads a whole streamText result part by part: streamText reports errors as parts, it does not throw. */
+async function drain(stream: AsyncIterable<{ type: string; text?: string; error?: unknown; finishReason?: string }>): Promise<{ text: string; errors: string[]; finish: string | undefined }> {
+  let text = '';
+  const errors: string[] = [];
+  let finish: string | undefined;
+  for await (const part of stream) {
+    if (part.type === 'text-delta') text += part.text ?? '';
+    else if (part.type === 'error') errors.push(clientErrorText(part.error));
+    else if (part.type === 'finish') finish = part.finishReason;
+  }
+  return { text, errors, finish };
+}
+
+const stream = clientOp({
+  name: 'client-vercel-stream-text',
+  id: 'CLIENT-011',
+  client,
+  call: 'streamText()',
+  title: 'streams the assistant text with no error part',
+  async run(env) {
+    const v = await sdk(env);
+    if (v === 'not-installed') return v;
+    const res = v.ai.streamText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, maxOutputTokens: CLIENT_MAX_TOKENS, maxRetries: 0, onError: () => undefined });
+    const { text, errors, finish } = await drain(res.fullStream);
+    if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
+    return textProblem(text, finish);
+  },
+});
+
+/**
+ * The AI SDK's own loop: the forced tool is called, `execute` runs, the SDK sends the result back
+ * and the second step answers in text (tool choice back to auto, as for any follow-up request).
+ */
+async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 'not-installed'> {
+  const v = await sdk(env);
+  if (v === 'not-installed') return v;
+  const { ai } = v;
+  let executedWith: unknown;
+  const getWeather = ai.tool({
+    description: clientWeatherTool.function.description,
+    inputSchema: ai.jsonSchema<{ city: string }>(clientWeatherTool.function.parameters as unknown as Parameters<typeof ai.jsonSchema>[0]),
+    execute: async (input: { city: string }) => {
+      executedWith = input;
+      return TOOL_RESULT;
+    },
+  });
+  const settings = {
+    model: v.provider(env.model),
+    prompt: TOOL_PROMPT,
+    tools: { [clientWeatherTool.function.name]: getWeather },
+    toolChoice: { type: 'tool' as const, toolName: clientWeatherTool.function.name },
+    prepareStep: ({ stepNumber }: { stepNumber: number }) => (stepNumber === 0 ? undefined : { toolChoice: 'auto' as const }),
+    stopWhen: ai.stepCountIs(2),
+    maxOutputTokens: CLIENT_MAX_TOKENS,
+    maxRetries: 0,
+  };
+  let steps: { toolCalls: { toolName: string; input: unknown; invalid?: boolean | undefined; error?: unknown }[]; text: string; finishReason: string }[];
+  if (streamed) {
+    const res = ai.streamText({ ...settings, onError: () => undefined });
+    const { errors } = await drain(res.fullStream);
+    if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
+    steps = await res.steps;
+  } else {
+    steps = (await ai.generateText(settings)).steps;
+  }
+  const call = steps[0]?.toolCalls[0];
+  if (call?.invalid === true) return { problem: `the tool call was invalid: ${clientErrorText(call.error)}`, received: call.input };
+  const problem = toolCallProblem(call?.toolName, call?.input);
+  if (problem !== undefined) return problem;
+  if (executedWith === undefined) return { problem: 'the tool was never executed' };
+  const answer = steps[1];
+  if (answer === undefined) return { problem: `the SDK stopped after ${steps.length} step(s) without sending the tool result back`, received: steps.map((s) => s.finishReason) };
+  return textProblem(answer.text, answer.finishReason);
+}
+
+const tools = clientOp({
+  name: 'client-vercel-tool-round-trip',
+  id: 'CLIENT-012',
+  client,
+  call: 'generateText({ tools, stopWhen })',
+  title: 'calls the forced tool with parsed input, sends its result back and returns the text answer',
+  run: (env) => toolRoundTrip(env, false),
+});
+
+const toolsStreamed = clientOp({
+  name: 'client-vercel-tool-round-trip-stream',
+  id: 'CLIENT-013',
+  client,
+  call: 'streamText({ tools, stopWhen })',
+  title: 'streams the forced tool call with parsed input, sends its result back and streams the text answer',
+  run: (env) => toolRoundTrip(env, true),
+});
+
+function generate(v: Vercel, model: string): Promise<unknown> {
+  return v.ai.generateText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxOutputTokens: CLIENT_MAX_TOKENS, maxRetries: 0 });
+}
+
+const unauthorized = clientOp({
+  name: 'client-vercel-401',
+  id: 'CLIENT-014',
+  client,
+  call: 'generateText() with a wrong key',
+  title: 'throws APICallError with statusCode 401 and the server error read',
+  async run(env) {
+    const v = await sdk(env, WRONG_KEY);
+    if (v === 'not-installed') return v;
+    return expectClientError(env.t, await sdkError(401), 'the server accepted a wrong key (AUTH-006 judges it)', () => generate(v, env.model));
+  },
+});
+
+const unknownModel = clientOp({
+  name: 'client-vercel-404-model',
+  id: 'CLIENT-015',
+  client,
+  call: 'generateText() with an unknown model',
+  title: 'throws APICallError with statusCode 404 and the server error read',
+  async run(env) {
+    const v = await sdk(env);
+    if (v === 'not-installed') return v;
+    return expectClientError(env.t, await sdkError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () => generate(v, unknownModelId(env.ctx)));
+  },
+});
+
+const unknownRoute = clientOp({
+  name: 'client-vercel-404-route',
+  id: 'CLIENT-016',
+  client,
+  call: `generateText() under baseURL …/v1/${UNKNOWN_PREFIX}`,
+  title: 'throws APICallError with statusCode 404 and the server error read',
+  async run(env) {
+    const v = await sdk(env, undefined, `${env.t.baseUrl}/${UNKNOWN_PREFIX}`);
+    if (v === 'not-installed') return v;
+    return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}/chat/completions)`, () => generate(v, env.model));
+  },
+});
+
+export const vercelClientChecks: CheckDef[] = [completion, stream, tools, toolsStreamed, unauthorized, unknownModel, unknownRoute];
+
+/** The AI SDK's part of the shared 429 check (clients-rate-limit.ts). */
+export async function vercelRateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
+  const v = await vercelAi(t, key);
+  if (v === undefined) return 'not-installed';
+  return expectClientError(t, await sdkError(429), 'the server did not answer 429', () => generate(v, model));
+}

@@ -1,0 +1,54 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Deadlines of `iari test` (README, Exit codes; docs/conformance.md, Deadlines): every request
+ * has a total deadline (--request-timeout), every check one (--check-timeout), the whole run one
+ * (--run-timeout). A check that passes its deadline is abandoned and its requests are aborted;
+ * a check that would start after the run's deadline is not run and fails its IDs with that reason.
+ */
+
+/** The signal of the check whose code is running: aborted when that check passes its deadline. */
+const scope = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `fn` (a check's body) so that every request it sends, even after it was abandoned, carries `signal`. */
+export function runInCheckScope<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+  return scope.run(signal, fn);
+}
+
+/** The running check's signal, or undefined outside a check (preflight, usage heatmap). */
+export function checkScopeSignal(): AbortSignal | undefined {
+  return scope.getStore();
+}
+
+/** "250 ms", "10 s", "5 min", "1 h 30 min": how deadlines are written in messages. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60 || !Number.isInteger(s)) return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  if (s % 60 !== 0) return `${s} s`;
+  const min = s / 60;
+  if (min < 60 || min % 60 !== 0) return `${min} min`;
+  return `${min / 60} h`;
+}
+
+/** The run's deadline as an epoch-ms instant (serialisable: it crosses into the vitest worker) with its configured length. */
+export interface RunDeadline {
+  at: number;
+  ms: number;
+}
+
+/** Milliseconds left before the run's deadline (Infinity without one). */
+export function runTimeLeft(deadline: RunDeadline | undefined, now = Date.now()): number {
+  return deadline === undefined ? Infinity : deadline.at - now;
+}
+
+/** The verdict message of a requirement whose check did not start because the run's deadline had passed. */
+export function notRunMessage(deadline: RunDeadline): string {
+  return `not decided: the run's deadline (--run-timeout ${formatDuration(deadline.ms)}) passed before this check started`;
+}
+
+/** Why a check was abandoned: its own deadline, or the run's when that came first. */
+export function checkDeadlineMessage(checkMs: number, byRun: RunDeadline | undefined): string {
+  if (byRun !== undefined) return `not decided: the run's deadline (--run-timeout ${formatDuration(byRun.ms)}) passed while this check ran`;
+  return `the check did not finish within its deadline of ${formatDuration(checkMs)} (--check-timeout); its requests were aborted`;
+}

@@ -1,0 +1,98 @@
+import type OpenAI from 'openai';
+import type { OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
+import type { ChatOpenAICompletions } from '@langchain/openai';
+import type { ClientTransport } from './client-transport.ts';
+import { CLIENT_MAX_TOKENS } from './client-op.ts';
+
+// The three client libraries of the CLIENT area, each built the way its documentation tells a
+// user to point it at an OpenAI-compatible server: only the base URL and the key are set. iari
+// adds what keeps a check honest and offline: no retries (a retry would hide the first answer),
+// its own fetch (throttle, fault header, time and size bounds, no other origin), and, per
+// library, the switches that stop it from reaching anything but that server.
+//
+// They are imported lazily: the CLIENT checks pay their load time, no other command does, and a
+// library that is not installed makes its checks `skipped` instead of failing the run.
+
+/** The libraries, by the name reports use for them. */
+export const CLIENT_NAMES = { openai: 'openai-node', vercel: 'Vercel AI SDK', langchain: 'LangChain' } as const;
+
+export interface ClientOptions {
+  /** The key to send; default the run's token (the 401 operations send a wrong one). */
+  apiKey?: string;
+}
+
+export async function openaiNode(t: ClientTransport, key: string): Promise<OpenAI | undefined> {
+  const mod = await import('openai').catch(() => undefined);
+  if (mod === undefined) return undefined;
+  return new mod.default({
+    apiKey: key,
+    baseURL: t.baseUrl,
+    // Explicit, so OPENAI_ORG_ID / OPENAI_PROJECT_ID in the environment are not sent to the server under test.
+    organization: null,
+    project: null,
+    maxRetries: 0,
+    fetch: t.fetch,
+  });
+}
+
+/** The AI SDK (`ai`) and its OpenAI-compatible provider, or undefined when either is missing. */
+export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
+  const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
+  if (ai === undefined || compat === undefined) return undefined;
+  // The AI SDK prints its warnings (unsupported settings) to the console unless told not to; a
+  // run's output is iari's report. Warnings stay on each result (`result.warnings`).
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+  // includeUsage: the provider then asks for stream_options.include_usage, as openai-node users do.
+  const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage: true, fetch: t.fetch });
+  return { ai, provider };
+}
+
+/**
+ * LangChain's chat model for the chat-completions API (`ChatOpenAICompletions`, what `ChatOpenAI`
+ * delegates to unless a model name or option sends it to the Responses API, which this server
+ * does not offer) and its embeddings client, or undefined when @langchain/openai is missing.
+ */
+export async function langchain(t: ClientTransport, key: string, model: string, baseURL: string = t.baseUrl): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | undefined> {
+  const [lc, messages] = await Promise.all([import('@langchain/openai').catch(() => undefined), import('@langchain/core/messages').catch(() => undefined)]);
+  if (lc === undefined || messages === undefined) return undefined;
+  keepLangChainOffline();
+  const chat = new lc.ChatOpenAICompletions({
+    model,
+    apiKey: key,
+    maxTokens: CLIENT_MAX_TOKENS,
+    maxRetries: 0,
+    configuration: { baseURL, fetch: t.fetch, organization: null, project: null },
+  });
+  offlineTokenCounts(chat);
+  return { chat, messages };
+}
+
+/**
+ * LangChain sends traces to LangSmith (api.smith.langchain.com) when any of these variables is
+ * "true" in the environment (`@langchain/core/utils/callbacks.js` isTracingEnabled), and logs every
+ * prompt with LANGCHAIN_VERBOSE. Neither may happen inside a conformance run, whatever the
+ * user's shell exports; iari's process sets them to "false".
+ */
+export function keepLangChainOffline(): void {
+  for (const name of ['LANGSMITH_TRACING_V2', 'LANGCHAIN_TRACING_V2', 'LANGSMITH_TRACING', 'LANGCHAIN_TRACING', 'LANGCHAIN_VERBOSE']) process.env[name] = 'false';
+}
+
+/**
+ * LangChain counts tokens with tiktoken ranks it downloads at run time from
+ * https://tiktoken.pages.dev (`@langchain/core/utils/tiktoken.js`: `getEncoding` fetches
+ * `${encoding}.json`), e.g. when a `streaming: true` model is invoked and the server's usage is
+ * estimated. iari counts those tokens locally with gpt-tokenizer (o200k_base, already a
+ * dependency), so no code path of the chat model reaches that host.
+ */
+function offlineTokenCounts(chat: ChatOpenAICompletions): void {
+  (chat as unknown as { getNumTokens: (content: unknown) => Promise<number> }).getNumTokens = async (content) => {
+    const { countTokens } = await import('gpt-tokenizer');
+    return countTokens(textOf(content));
+  };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (typeof part === 'string' ? part : typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).join('');
+}

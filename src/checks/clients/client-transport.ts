@@ -1,0 +1,140 @@
+import { buildCurl } from '../../client/curl.ts';
+import type { CheckContext } from '../check-types.ts';
+import type { Failure } from '../verdicts.ts';
+import { clip } from '../evidence.ts';
+
+/** Most bytes a client may read from one response before iari cuts it off (a flooding server). */
+export const CLIENT_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** What iari saw of one request a client library sent: for the evidence of a failed operation. */
+export interface ClientExchange {
+  method: string;
+  url: string;
+  status: number | undefined;
+  requestId: string | undefined;
+  /** The start of the body when the server answered an error status (what the client had to work with). */
+  errorBody: string | undefined;
+  curl: string;
+}
+
+/**
+ * The `fetch` every client library is handed (all three take one: openai-node's `fetch`, the AI
+ * SDK provider's `fetch`, LangChain's `configuration.fetch`). It is the only way a client reaches
+ * the network during a check, so it:
+ * - refuses any origin but the server under test (the token never travels elsewhere, and a client
+ *   that tries to phone home fails its operation instead of leaving the machine);
+ * - waits for the run's throttle, adds the run's fault header, bounds each request in time and
+ *   each response in bytes;
+ * - records what was sent and answered, so a failure carries the x-request-id and a curl line.
+ */
+export class ClientTransport {
+  readonly exchanges: ClientExchange[] = [];
+  /** Origins a client tried to reach besides the server under test. */
+  readonly refused: string[] = [];
+  readonly #ctx: CheckContext;
+  readonly #origin: string;
+  readonly #timeoutMs: number;
+  readonly #bodyLimit: number;
+  readonly #send: typeof fetch;
+
+  /**
+   * `rateLimit: 'retry'` (default): a rate-limit 429 is waited out and sent again like the checks'
+   * own requests (rate-limit-retry.ts), so a server's limit stays the LIMIT checks' finding and
+   * never becomes a client failure. `'raw'`: the 429 reaches the library (the 429 operations).
+   */
+  constructor(ctx: CheckContext, options: { timeoutMs?: number; bodyLimit?: number; rateLimit?: 'retry' | 'raw' } = {}) {
+    this.#ctx = ctx;
+    this.#origin = new URL(ctx.baseUrl).origin;
+    this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
+    this.#bodyLimit = options.bodyLimit ?? CLIENT_BODY_LIMIT;
+    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? globalThis.fetch;
+  }
+
+  get baseUrl(): string {
+    return this.#ctx.baseUrl;
+  }
+
+  /** The last request a client sent, if any. */
+  last(): ClientExchange | undefined {
+    return this.exchanges[this.exchanges.length - 1];
+  }
+
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = input instanceof Request ? input.url : String(input);
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw new TypeError(`iari: the client asked for an invalid URL ${JSON.stringify(url)}`);
+    }
+    if (target.origin !== this.#origin) {
+      this.refused.push(target.origin);
+      throw new TypeError(`iari: the client tried to reach ${target.origin}, which is not the server under test (refused)`);
+    }
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    const fault = this.#ctx.http.fault;
+    if (fault !== undefined) headers.set('x-iari-fault', fault);
+    const body = typeof init?.body === 'string' ? init.body : undefined;
+    const exchange: ClientExchange = { method, url, status: undefined, requestId: undefined, errorBody: undefined, curl: this.#curl(method, url, headers, body) };
+    this.exchanges.push(exchange);
+    await this.#ctx.http.acquireSlot();
+    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const signal = init?.signal == null ? deadline : AbortSignal.any([init.signal, deadline]);
+    const res = await this.#send(input instanceof Request ? input : url, { ...init, method, headers, signal });
+    exchange.status = res.status;
+    exchange.requestId = res.headers.get('x-request-id') ?? undefined;
+    const limited = res.body === null ? null : res.body.pipeThrough(byteLimit(this.#bodyLimit));
+    const out = new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
+    if (res.status >= 400) {
+      const text = await out.clone().text().catch(() => '');
+      exchange.errorBody = this.#ctx.http.redact(text.length > 500 ? `${text.slice(0, 500)}...` : text);
+    }
+    return out;
+  };
+
+  /** A failure whose message is the client's own account of what went wrong, tied to the last exchange. */
+  failure(message: string, detail: { expected?: unknown; received?: unknown } = {}): Failure {
+    const f: Failure = { message: this.#ctx.http.redact(message) };
+    if (detail.expected !== undefined) f.expected = clip(detail.expected);
+    if ('received' in detail) f.received = detail.received === undefined ? '(absent)' : clip(typeof detail.received === 'string' ? this.#ctx.http.redact(detail.received) : detail.received);
+    const last = this.last();
+    if (last?.requestId !== undefined) f.requestId = last.requestId;
+    if (last !== undefined) f.curl = last.curl;
+    return f;
+  }
+
+  #curl(method: string, url: string, headers: Headers, body: string | undefined): string {
+    const shown: Record<string, string> = {};
+    let bearer = false;
+    headers.forEach((value, name) => {
+      // A deliberately wrong key (the 401 operations) is left out rather than shown as the token.
+      if (name === 'authorization') bearer = value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
+      else if (name === 'content-type' || name === 'x-iari-fault') shown[name] = value;
+    });
+    return this.#ctx.http.redact(buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: [this.#ctx.http.tokenForProbe()] }));
+  }
+}
+
+/** Passes bytes through until `limit`, then errors the stream (the client sees a broken body). */
+function byteLimit(limit: number): TransformStream<Uint8Array, Uint8Array> {
+  let seen = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      seen += chunk.byteLength;
+      if (seen > limit) controller.error(new Error(`iari: the response exceeded ${limit} bytes and was cut off`));
+      else controller.enqueue(chunk);
+    },
+  });
+}
+
+/** The error a client threw, as the client words it: its class name and message. */
+export function clientErrorText(error: unknown): string {
+  if (error instanceof Error) {
+    // The AI SDK names its errors (AI_APICallError); openai-node's classes keep the name "Error".
+    const name = error.name !== 'Error' ? error.name : error.constructor.name;
+    const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (cause: ${error.cause.message})` : '';
+    return `${name}: ${error.message}${cause}`.replace(/\s+/g, ' ').trim();
+  }
+  return String(error);
+}

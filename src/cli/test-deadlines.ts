@@ -1,0 +1,46 @@
+import type { RunSettings } from '../checks/check-context.ts';
+import { formatDuration, type RunDeadline } from '../checks/check-deadline.ts';
+import type { ConformanceReport } from '../checks/verdicts.ts';
+
+/** The whole run's default bound (README, Exit codes): a server that hangs in any way cannot hold `iari test` longer. */
+export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
+
+/** About how many requests a full run sends (measured: 164 against the bundled mock), for the throttle estimate. */
+const REQUESTS_PER_RUN = 170;
+
+/**
+ * The deadlines of one run from its flags: the bundled mock answers at once, so its request and
+ * check deadlines are short; a real model can take a while per answer, and a throttled check
+ * waits for its slots.
+ */
+export function testTimeouts(
+  flags: { request: number | undefined; check: number | undefined; run: number | undefined },
+  target: RunSettings['target'],
+  startedAt: number,
+): Required<Pick<RunSettings, 'requestTimeoutMs' | 'checkTimeoutMs' | 'runDeadline'>> {
+  const mock = target === 'bundled-mock';
+  const runMs = flags.run ?? DEFAULT_RUN_TIMEOUT_MS;
+  const runDeadline: RunDeadline = { at: startedAt + runMs, ms: runMs };
+  return { requestTimeoutMs: flags.request ?? (mock ? 10_000 : 60_000), checkTimeoutMs: flags.check ?? (mock ? 20_000 : 180_000), runDeadline };
+}
+
+const NOT_DECIDED = /^not decided: the run's deadline/;
+
+/**
+ * Lines for stderr. Before the run: a throttle so slow that a full run cannot fit in the run's
+ * deadline. After: how many requirements were not decided because the deadline passed.
+ */
+export function runDeadlineNotes(when: 'before' | 'after', s: RunSettings, report?: ConformanceReport): string[] {
+  const d = s.runDeadline;
+  if (d === undefined) return [];
+  if (when === 'before') {
+    const rpm = s.requestsPerMinute === undefined ? undefined : Math.max(1, Math.floor(s.requestsPerMinute * 0.9));
+    if (rpm === undefined) return [];
+    const needMs = (REQUESTS_PER_RUN / rpm) * 60_000;
+    if (needMs <= d.ms) return [];
+    return [`throttled to ${rpm} requests/min, a full run needs about ${formatDuration(Math.ceil(needMs / 60_000) * 60_000)}; --run-timeout is ${formatDuration(d.ms)}, so requirements not reached by then fail as not decided (raise --run-timeout)`];
+  }
+  const undecided = (report?.results ?? []).filter((r) => r.verdict === 'fail' && r.failures.some((f) => NOT_DECIDED.test(f.message))).length;
+  if (undecided === 0) return [];
+  return [`the run's deadline (--run-timeout ${formatDuration(d.ms)}) passed: ${undecided} requirement(s) were not decided and fail for that reason (raise --run-timeout to judge them)`];
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { readDataset } from './dataset.ts';
+import { RESERVED_BODY_KEYS, type MaxTokensField, type TokenLength, type WorkloadSpec } from './workload.ts';
+
+/** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
+export const workloadFlagSpec = {
+  'input-tokens': { type: 'string' },
+  'output-tokens': { type: 'string' },
+  'extra-body': { type: 'string' },
+  dataset: { type: 'string' },
+  'dataset-size': { type: 'string' },
+  'max-tokens-field': { type: 'string' },
+} as const;
+
+export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
+  --input-tokens MEAN[,STDEV]   synthetic prompts of MEAN tokens (normal, STDEV default 0),
+                         different for every request, reproducible with --seed
+  --output-tokens MEAN[,STDEV]  output length per request, sent as max_tokens; servers stop
+                         early at their end-of-sequence token unless asked not to, e.g.
+                         --extra-body '{"ignore_eos":true}' (vLLM, llama.cpp)
+  --max-tokens-field max_tokens|max_completion_tokens|both   where the length goes (default max_tokens)
+  --extra-body JSON      object merged into every request body (or @FILE), e.g.
+                         '{"ignore_eos":true,"min_tokens":128}'; written to load.json as given
+  --dataset FILE         ShareGPT conversations (JSON array or JSONL, as vLLM bench reads them:
+                         first turn = prompt, second = reference answer, its length = output
+                         length) or iari JSONL ({"prompt"|"messages", "max_tokens"?} per line)
+  --dataset-size N       conversations kept from the dataset, a seeded sample (default 1000)
+`;
+
+const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
+
+/** `MEAN[,STDEV]` in tokens. */
+export function parseTokenLength(flag: string, value: string): TokenLength {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:,\s*(\d+(?:\.\d+)?)\s*)?$/.exec(value);
+  if (m === null) throw usage(`--${flag} must be MEAN or MEAN,STDEV in tokens, e.g. 512 or 512,64; got "${value}"`);
+  const mean = Number(m[1]);
+  const stdev = m[2] === undefined ? 0 : Number(m[2]);
+  if (mean < 1 || mean > 1_000_000) throw usage(`--${flag}: the mean must be from 1 to 1000000 tokens, got ${mean}`);
+  if (stdev > mean * 10) throw usage(`--${flag}: the standard deviation ${stdev} is more than ten times the mean`);
+  return { mean, stdev };
+}
+
+/** `--extra-body JSON` or `@FILE`: a JSON object that does not set what iari sets itself. */
+export function parseExtraBody(value: string): Record<string, unknown> {
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (error) {
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: cannot read --extra-body ${value}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw usage(`--extra-body is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usage('--extra-body must be a JSON object, e.g. \'{"ignore_eos":true}\'');
+  const body = parsed as Record<string, unknown>;
+  for (const key of RESERVED_BODY_KEYS) {
+    if (key in body) {
+      const use = key === 'max_tokens' || key === 'max_completion_tokens' ? '--output-tokens, --max-tokens or --max-tokens-field' : key === 'model' ? '--model' : key === 'messages' ? '--prompts, --dataset or --input-tokens' : '--stream / --no-stream';
+      throw usage(`--extra-body cannot set "${key}": iari sets it (use ${use})`);
+    }
+  }
+  return body;
+}
+
+type Values = { [K in keyof typeof workloadFlagSpec]?: string | undefined } & { prompts?: string | undefined; 'max-tokens'?: string | undefined };
+
+export interface WorkloadPlan {
+  /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
+  spec: WorkloadSpec | undefined;
+  dataset: { file: string; size: number } | null;
+}
+
+/** Validates the workload flags before any traffic (exit 2 on a bad or contradictory one). */
+export function workloadFromFlags(v: Values): WorkloadPlan {
+  const given = Object.keys(workloadFlagSpec).some((k) => v[k as keyof typeof workloadFlagSpec] !== undefined);
+  if (!given) return { spec: undefined, dataset: null };
+  if (v['input-tokens'] !== undefined && v.prompts !== undefined) throw usage('give --input-tokens (synthetic prompts) or --prompts, not both');
+  if (v['input-tokens'] !== undefined && v.dataset !== undefined) throw usage('give --input-tokens (synthetic prompts) or --dataset, not both');
+  if (v.dataset !== undefined && v.prompts !== undefined) throw usage('give --dataset or --prompts, not both (--dataset reads the --prompts format too)');
+  if (v['output-tokens'] !== undefined && v['max-tokens'] !== undefined) throw usage('give --output-tokens (a length per request) or --max-tokens (one cap), not both');
+  if (v['dataset-size'] !== undefined && v.dataset === undefined) throw usage('--dataset-size needs --dataset');
+  const field = v['max-tokens-field'] ?? 'max_tokens';
+  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw usage(`--max-tokens-field must be max_tokens, max_completion_tokens or both, got "${field}"`);
+  let size = 1000;
+  if (v['dataset-size'] !== undefined) {
+    if (!/^\d+$/.test(v['dataset-size']) || Number(v['dataset-size']) < 1 || Number(v['dataset-size']) > 100_000) throw usage(`--dataset-size must be an integer from 1 to 100000, got "${v['dataset-size']}"`);
+    size = Number(v['dataset-size']);
+  }
+  const spec: WorkloadSpec = {
+    input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
+    output: v['output-tokens'] === undefined ? null : parseTokenLength('output-tokens', v['output-tokens']),
+    maxTokensField: field as MaxTokensField,
+    extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']),
+  };
+  return { spec, dataset: v.dataset === undefined ? null : { file: v.dataset, size } };
+}
+
+/** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */
+export async function resolveWorkload(plan: WorkloadPlan, seed: number): Promise<WorkloadSpec | undefined> {
+  if (plan.spec === undefined || plan.dataset === null) return plan.spec;
+  const { items, info } = await readDataset(plan.dataset.file, { size: plan.dataset.size, seed, outputOverride: plan.spec.output !== null });
+  return { ...plan.spec, input: { kind: 'dataset', items, info } };
+}

@@ -1,0 +1,192 @@
+/**
+ * Hostile servers (issue 14): for every mode of suites/hostile/hostile-server.ts, both
+ * `iari test` and `iari load --duration 5s` with an errors SLO, run as a user runs them (a child
+ * process, compiled CLI), must end within their bounds, exit 1 (test) / 3 (load), fail the
+ * relevant requirement with a message naming it, stay under 300 MiB RSS, print no stack trace and
+ * leave the canary token nowhere; and a 307 to another origin never carries the token there.
+ * Small deadlines keep the whole suite near two minutes on an idle two-core machine.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LoadResult } from '../../src/load/load-result.ts';
+import { hostileModes, modeBehaviour, startHostileServer, type HostileMode } from './hostile-server.ts';
+import { filesUnder, iariCommand, ROOT, runIari, STACK_LINE, type ChildRun } from './run-child.ts';
+
+const secret = randomBytes(16).toString('hex');
+const CANARY = `sk-iari-canary-${secret}`;
+const dir = mkdtempSync(join(tmpdir(), 'iari-hostile-'));
+
+const LOAD_S = 5;
+const LOAD_ARGS = ['--concurrency', '4', '--duration', `${LOAD_S}s`, '--request-timeout', '2s', '--slo', 'errors.rate<0.01', '--quiet'];
+const RSS_BOUND_MIB = 300;
+/** Runs at once: the servers hang, so the children mostly wait. */
+const PARALLEL = 4;
+
+/**
+ * The bounds scale with how long the CLI takes to start on this machine (measured first: `iari test
+ * --help`): a few seconds on an idle two-core box, many more on a shared one. The run's own bounds
+ * (--run-timeout, the load duration and its 5 s grace) are what a hang would exceed by far.
+ */
+let startupS = 0;
+/**
+ * Per mode, `iari test` judges the bounds and the requirement the mode breaks (--only: the other
+ * checks are not selected), so each run takes a few request deadlines, not a whole run. The
+ * whole-run deadline against a server that hangs is proven once, by a full run (below).
+ */
+const ONLY = 'HDR-012,HDR-013,HDR-014,HDR-015,HDR-016,CHAT-STREAM-046,AUTH-005';
+const TEST_RUN_S = 60;
+const TEST_ARGS = ['--only', ONLY, '--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${TEST_RUN_S}s`];
+/** The full run against the endless stream: the checks get at least 15 s after startup. */
+let fullRunS = 20;
+const fullArgs = (): string[] => ['--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${fullRunS}s`];
+/** --run-timeout, the 30 s backstop after it, and startup and report writing. */
+const testBoundS = (runS: number): number => runS + 30 + 2 * startupS;
+/** Duration, the fixed 5 s end grace, startup and report writing. */
+const loadBoundS = (): number => LOAD_S + 5 + 20 + 3 * startupS;
+
+/** The requirement each mode must fail, the message that must say why, and the load error class it must produce. */
+const expected: Record<HostileMode, { id: string; message: RegExp; loadClass: string; loadDetail: RegExp }> = {
+  'endless-stream': { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /request deadline/ },
+  'ping-only': { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /request deadline/ },
+  dribble: { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /request deadline/ },
+  'gzip-bomb': { id: 'HDR-014', message: /inflates past 16 MiB.*\(HDR-014\)/, loadClass: 'stream_nonconforming', loadDetail: /Content-Encoding gzip/ },
+  'huge-json': { id: 'HDR-013', message: /longer than 16 MiB.*\(HDR-013\)/, loadClass: 'stream_nonconforming', loadDetail: /longer than 16 MiB|text\/event-stream/ },
+  'deep-json': { id: 'HDR-015', message: /nested deeper than 64 levels/, loadClass: 'stream_nonconforming', loadDetail: /HDR-015/ },
+  'bad-chunk-size': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
+  'reset-mid-body': { id: 'HDR-016', message: /ended before the response did.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
+  'garbage-status': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
+  'bad-content-length': { id: 'HDR-016', message: /ended before the response did.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
+  'redirect-loop': { id: 'AUTH-005', message: /307/, loadClass: 'http_status', loadDetail: /307/ },
+  http10: { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /./ },
+  'token-reflect': { id: 'AUTH-005', message: /401/, loadClass: 'stream_nonconforming', loadDetail: /./ },
+  'redirect-other-origin': { id: 'AUTH-005', message: /307/, loadClass: 'http_status', loadDetail: /307/ },
+};
+
+interface ModeRuns {
+  test: ChildRun;
+  load: ChildRun;
+  testDir: string;
+  loadDir: string;
+  otherOrigin: { requests: number; withAuthorization: number };
+}
+const runs = new Map<HostileMode, ModeRuns>();
+let fullRun: { run: ChildRun; dir: string } | undefined;
+
+/** A whole `iari test` (every check) against the endless stream: it must end at --run-timeout. */
+async function runFull(): Promise<void> {
+  const server = await startHostileServer('endless-stream');
+  const dir2 = join(dir, 'test-full');
+  try {
+    fullRun = { run: await runIari(['test', '--base-url', server.url, ...fullArgs(), '--report', dir2], { IARI_TOKEN: CANARY }, (testBoundS(fullRunS) + 60) * 1000), dir: dir2 };
+  } finally {
+    await server.close();
+  }
+}
+
+async function runMode(mode: HostileMode): Promise<void> {
+  const server = await startHostileServer(mode);
+  const testDir = join(dir, `test-${mode}`);
+  const loadDir = join(dir, `load-${mode}`);
+  try {
+    const env = { IARI_TOKEN: CANARY };
+    const test = await runIari(['test', '--base-url', server.url, ...TEST_ARGS, '--report', testDir], env, (testBoundS(TEST_RUN_S) + 60) * 1000);
+    const load = await runIari(['load', '--base-url', server.url, ...LOAD_ARGS, '--report', loadDir], env, (loadBoundS() + 60) * 1000);
+    runs.set(mode, { test, load, testDir, loadDir, otherOrigin: { ...server.otherOrigin } });
+  } finally {
+    await server.close();
+  }
+}
+
+beforeAll(async () => {
+  const help = await runIari(['test', '--help'], {}, 120_000);
+  startupS = help.wallMs / 1000;
+  // The run's clock starts with the command: leave the checks at least 15 s after startup.
+  fullRunS = Math.max(20, Math.ceil(2 * startupS + 15));
+  const queue: (HostileMode | 'full')[] = ['full', ...hostileModes];
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      for (let m = queue.shift(); m !== undefined; m = queue.shift()) await (m === 'full' ? runFull() : runMode(m));
+    }),
+  );
+}, 600_000);
+
+afterAll(() => {
+  const rows = hostileModes.flatMap((m) => {
+    const r = runs.get(m);
+    if (r === undefined) return [];
+    const row = (cmd: string, c: ChildRun) => ({ mode: m, command: cmd, exit: c.code, wallS: Number((c.wallMs / 1000).toFixed(1)), peakRssMiB: Math.round(c.peakRssMiB), peakTreeRssMiB: Math.round(c.peakTreeRssMiB) });
+    return [row('test', r.test), row('load', r.load)];
+  });
+  if (fullRun !== undefined) rows.push({ mode: 'endless-stream', command: 'test (all checks)', exit: fullRun.run.code, wallS: Number((fullRun.run.wallMs / 1000).toFixed(1)), peakRssMiB: Math.round(fullRun.run.peakRssMiB), peakTreeRssMiB: Math.round(fullRun.run.peakTreeRssMiB) });
+  if (rows.length > 0) {
+    const out = join(ROOT, 'reports/bench');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'hostile.json'), `${JSON.stringify({ from: iariCommand().from, startupS, testArgs: TEST_ARGS, fullArgs: fullArgs(), loadArgs: LOAD_ARGS, rows }, null, 2)}\n`);
+    process.stdout.write(`\nhostile servers (${iariCommand().from}, startup ${startupS.toFixed(1)} s, test ${TEST_ARGS.join(' ')}):\n${rows.map((r) => `${r.mode.padEnd(22)} ${r.command.padEnd(17)} exit ${String(r.exit).padEnd(4)} ${String(r.wallS).padStart(5)} s ${String(r.peakRssMiB).padStart(4)} MiB (tree ${r.peakTreeRssMiB})`).join('\n')}\n`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every form in which the token would count as leaked: raw, URL-encoded, base64, and any 12-character fragment of its random part. */
+function leaks(text: string): string[] {
+  const found: string[] = [];
+  for (const f of [CANARY, encodeURIComponent(CANARY), Buffer.from(CANARY).toString('base64').replace(/=+$/, '')]) if (text.includes(f)) found.push(`form ${f.slice(0, 6)}…`);
+  for (let i = 0; i + 12 <= secret.length; i++) if (text.includes(secret.slice(i, i + 12))) return [...found, 'a fragment'];
+  return found;
+}
+
+function common(run: ChildRun, reportDir: string, bound: number): void {
+  expect(run.killed, 'killed by the suite: the run did not end').toBe(false);
+  expect(run.wallMs / 1000, 'wall seconds').toBeLessThan(bound);
+  expect(run.peakRssMiB, 'peak RSS of one process, MiB').toBeLessThan(RSS_BOUND_MIB);
+  expect(`${run.stdout}\n${run.stderr}`, 'a stack trace was printed').not.toMatch(STACK_LINE);
+  expect(leaks(`${run.stdout}\n${run.stderr}`), 'canary in stdout/stderr').toEqual([]);
+  const files = filesUnder(reportDir);
+  expect(files.length, 'report files').toBeGreaterThan(0);
+  for (const f of files) expect(leaks(readFileSync(f, 'latin1')), `canary in ${f}`).toEqual([]);
+}
+
+describe('hostile servers', () => {
+  for (const mode of hostileModes) {
+    const e = expected[mode];
+    it(`${e.id}: iari test against ${modeBehaviour[mode]} ends within its --run-timeout (plus startup), exits 1 and fails ${e.id} saying why, in bounded memory, leaking nothing`, () => {
+      const r = runs.get(mode);
+      if (r === undefined) throw new Error(`mode ${mode} did not run`);
+      common(r.test, r.testDir, testBoundS(TEST_RUN_S));
+      expect(r.test.code, r.test.stderr).toBe(1);
+      const report = JSON.parse(readFileSync(join(r.testDir, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string; failures?: { message: string; received?: unknown }[] }[] };
+      const messages = report.results.flatMap((x) => (x.verdict === 'fail' ? (x.failures ?? []).map((f) => `${x.id}: ${f.message}${f.received === undefined ? '' : ` (received ${JSON.stringify(f.received)})`}`) : []));
+      // The bounds run first (src/checks/contract-vitest.ts), so the requirement is decided before the run's deadline.
+      const own = report.results.find((x) => x.id === e.id);
+      expect(own?.verdict, JSON.stringify(own)).toBe('fail');
+      expect(messages.filter((m) => m.startsWith(`${e.id}: `) && e.message.test(m) && !/not decided/.test(m)).length, messages.slice(0, 8).join('\n')).toBeGreaterThan(0);
+    });
+
+    it(`${e.id}: iari load --duration 5s against ${modeBehaviour[mode]} ends within its duration and grace (plus startup), exits 3 with ${e.loadClass} errors, in bounded memory, leaking nothing`, () => {
+      const r = runs.get(mode);
+      if (r === undefined) throw new Error(`mode ${mode} did not run`);
+      common(r.load, r.loadDir, loadBoundS());
+      expect(r.load.code, r.load.stderr).toBe(3);
+      const result = JSON.parse(readFileSync(join(r.loadDir, 'load.json'), 'utf8')) as LoadResult;
+      expect(result.counts.ok).toBe(0);
+      expect(result.errors.byClass[e.loadClass as keyof LoadResult['errors']['byClass']], JSON.stringify(result.errors.byClass)).toBeGreaterThan(0);
+      expect(result.errors.examples.map((x) => x.detail).join('\n')).toMatch(e.loadDetail);
+    });
+  }
+
+  it('HDR-012: a whole iari test (every check) against an endless stream ends at its --run-timeout, exits 1 and says how many requirements were not decided', () => {
+    if (fullRun === undefined) throw new Error('the full run did not run');
+    common(fullRun.run, fullRun.dir, testBoundS(fullRunS));
+    expect(fullRun.run.code, fullRun.run.stderr).toBe(1);
+    expect(fullRun.run.stderr).toMatch(/the run's deadline \(--run-timeout [^)]+\) passed: \d+ requirement\(s\) were not decided/);
+  });
+
+  it('a 307 to another origin never carries the token there (RFC 9110 §15.4: no redirect is followed)', () => {
+    const r = runs.get('redirect-other-origin');
+    if (r === undefined) throw new Error('mode redirect-other-origin did not run');
+    expect(r.otherOrigin.withAuthorization).toBe(0);
+  });
+});

@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
+import { END_GRACE_MS } from '../../src/load/engine.ts';
+import { builtinPrompts } from '../../src/load/prompts.ts';
+
+// An endless stream: a content chunk every 20 ms, never [DONE]. The idle timeout (reset on every
+// byte) never fires on it; the request deadline and the run's end do.
+let server: Server;
+let url: string;
+const sockets = new Set<Socket>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] })}\n\n`;
+    const t = setInterval(() => res.write(chunk), 20);
+    res.once('close', () => clearInterval(t));
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+function config(over: Partial<LoadConfig>): LoadConfig {
+  return {
+    runId: 'deadlines',
+    baseUrl: url,
+    token: 'sk-test-token-123456',
+    model: 'm',
+    target: 'external',
+    mode: { kind: 'closed', concurrency: 2, engine: 'undici' },
+    durationS: 1,
+    requests: null,
+    warmupS: 0,
+    maxTokens: 16,
+    stream: true,
+    prompts: builtinPrompts.map((p) => [...p]),
+    promptsSource: 'builtin',
+    seed: 1,
+    timeoutMs: 10_000,
+    slos: [],
+    sloExprs: [],
+    shard: null,
+    prime: false,
+    checkIn: 'in-process',
+    ...over,
+  };
+}
+
+describe('load deadlines', () => {
+  for (const engine of ['autocannon', 'undici'] as const) {
+    it(`${engine}: an endless stream fails each request as a timeout at its total deadline, though bytes keep arriving`, async () => {
+      const t0 = performance.now();
+      const { result, records } = await runLoad(config({ mode: { kind: 'closed', concurrency: 2, engine }, durationS: 1, requestTimeoutMs: 300 }));
+      expect(performance.now() - t0).toBeLessThan(1_000 + END_GRACE_MS + 3_000);
+      expect(result.counts.ok).toBe(0);
+      expect(result.errors.byClass.timeout).toBeGreaterThanOrEqual(4);
+      expect(records.find((r) => r.error !== null)?.error?.detail).toMatch(/request deadline of 0\.3 s \(--request-timeout\)/);
+    });
+  }
+
+  it('open loop: requests still in flight when the run ends get the fixed grace, then are aborted and counted as aborted at end', async () => {
+    const t0 = performance.now();
+    const { result } = await runLoad(config({ mode: { kind: 'open', rate: 4, arrival: 'constant' }, durationS: 0.5, requestTimeoutMs: 60_000 }));
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(500 + END_GRACE_MS - 100);
+    expect(took).toBeLessThan(500 + END_GRACE_MS + 3_000);
+    expect(result.counts.abortedAtEnd).toBe(result.counts.started);
+    expect(result.counts.failed).toBe(0);
+  });
+
+  it('the prime request is bounded by the same deadline as the run', async () => {
+    const t0 = performance.now();
+    await runLoad(config({ durationS: 0.2, requestTimeoutMs: 300, prime: true }));
+    expect(performance.now() - t0).toBeLessThan(300 + 200 + END_GRACE_MS + 3_000);
+  });
+});

@@ -1,0 +1,73 @@
+// What @dwmkerr/mock-llm 0.1.29 really does differently from the interface, with its default
+// configuration (config.js getDefaultConfig: one chat rule that echoes the last message through a
+// JSON template, one /v1/models rule), each with the line of its own source or README that shows
+// it. `iari test` must report exactly these requirements as deviating, and nothing else. Profile
+// choices (INFO under the default profile, D-GRADE-04) are not deviations; the usage cross-checks
+// (USAGE-010..012) are skipped when there is no /v1/me/usage to discover, USAGE-001 reports that.
+// Source paths are under node_modules/@dwmkerr/mock-llm/.
+
+export interface Deviation {
+  verdict: 'fail' | 'non-strict';
+  /** Why mock-llm really deviates, from its own docs or source. */
+  reason: string;
+}
+
+const NO_ME = 'dist/server.js: no rule or route serves /v1/me or /v1/me/usage; the catch-all answers 404 {"error":"Not Found","message":"Cannot GET …","status":404}';
+const NO_AUTH = 'dist/server.js: no middleware reads Authorization; README: "The default rule for incoming requests is to reply with the user\'s exact message"';
+const TEMPLATE = 'dist/config.js getDefaultConfig: the completion template is {id, object, model, choices:[{message:{role, content}, finish_reason}]}';
+const NO_VALIDATION = 'dist/server.js: every POST to /v1/chat/completions matches the default rule (match "@"); the body is never validated';
+const STREAM = 'dist/streaming.js createChunks: chunks are {id, object, model, choices:[{index, delta, finish_reason}]}; the last content chunk carries finish_reason "stop"';
+const NO_TOOLS = 'dist/config.js getDefaultConfig: the only chat rule answers with text; nothing produces tool_calls';
+const ERRORS = 'dist/server.js: the 404 catch-all and the error handler answer {"error": "<name>", "message": …, "status": …}, error is a string';
+const UNKNOWN_ROUTE = 'dist/server.js catch-all 404 {"error":"Not Found",…}: the clients find no error.message to report';
+
+export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
+  'AUTH-003': { verdict: 'fail', reason: NO_AUTH },
+  'AUTH-005': { verdict: 'fail', reason: NO_ME },
+  'AUTH-006': { verdict: 'fail', reason: NO_AUTH },
+  'AUTH-007': { verdict: 'non-strict', reason: NO_AUTH },
+  'AUTH-008': { verdict: 'non-strict', reason: `${NO_ME} (no 401 for missing credentials)` },
+  'CHAT-005': { verdict: 'fail', reason: `${TEMPLATE}: no created` },
+  'CHAT-009': { verdict: 'fail', reason: `${TEMPLATE}: no choices[].index` },
+  'CHAT-012': { verdict: 'non-strict', reason: `${TEMPLATE}: no message.refusal` },
+  'CHAT-014': { verdict: 'non-strict', reason: `${TEMPLATE}: no choices[].logprobs` },
+  'CHAT-015': { verdict: 'fail', reason: `${TEMPLATE}: no usage` },
+  'CHAT-016': { verdict: 'fail', reason: `${TEMPLATE}: no usage` },
+  'CHAT-017': { verdict: 'non-strict', reason: `${TEMPLATE}: no usage` },
+  'CHAT-021': { verdict: 'non-strict', reason: `${NO_VALIDATION}: a request without model is answered` },
+  'CHAT-022': { verdict: 'non-strict', reason: `${NO_VALIDATION}: a request without messages is answered` },
+  'CHAT-023': { verdict: 'non-strict', reason: `${NO_VALIDATION}: an unknown role is answered` },
+  'CHAT-024': { verdict: 'fail', reason: `${NO_VALIDATION}: no 400 ever names a param` },
+  'CHAT-025': { verdict: 'non-strict', reason: `${NO_VALIDATION}: temperature 2.5 is answered` },
+  'CHAT-027': { verdict: 'non-strict', reason: `${NO_VALIDATION}: a tool message without tool_call_id is answered` },
+  'CHAT-028': { verdict: 'non-strict', reason: `${NO_VALIDATION}: stream_options without stream is answered` },
+  'CHAT-029': { verdict: 'non-strict', reason: `${TEMPLATE}: always one choice, n is ignored` },
+  'CHAT-030': { verdict: 'non-strict', reason: `${TEMPLATE}: the echo is never cut, max_completion_tokens is ignored` },
+  'CHAT-STREAM-009': { verdict: 'fail', reason: `${STREAM}: no created` },
+  'CHAT-STREAM-020': { verdict: 'non-strict', reason: STREAM },
+  'CHAT-STREAM-023': { verdict: 'fail', reason: `${STREAM}: no usage chunk, stream_options is ignored` },
+  'CHAT-STREAM-026': { verdict: 'non-strict', reason: `${STREAM}: no usage member` },
+  'CHAT-STREAM-030': { verdict: 'non-strict', reason: `${NO_VALIDATION}: an unknown model is streamed` },
+  'CHAT-STREAM-039': { verdict: 'non-strict', reason: `${STREAM}: one choice, n is ignored` },
+  'CLIENT-004': { verdict: 'fail', reason: NO_TOOLS },
+  'CLIENT-005': { verdict: 'fail', reason: NO_TOOLS },
+  'CLIENT-008': { verdict: 'fail', reason: UNKNOWN_ROUTE },
+  'CLIENT-012': { verdict: 'fail', reason: NO_TOOLS },
+  'CLIENT-013': { verdict: 'fail', reason: NO_TOOLS },
+  'CLIENT-016': { verdict: 'fail', reason: UNKNOWN_ROUTE },
+  'CLIENT-020': { verdict: 'fail', reason: NO_TOOLS },
+  'CLIENT-021': { verdict: 'fail', reason: NO_TOOLS },
+  'CLIENT-024': { verdict: 'fail', reason: UNKNOWN_ROUTE },
+  'ERR-001': { verdict: 'fail', reason: ERRORS },
+  'ERR-006': { verdict: 'non-strict', reason: `${NO_VALIDATION}: n out of range is answered 200` },
+  'ERR-015': { verdict: 'non-strict', reason: `dist/template.js renderTemplate pastes values into the JSON unescaped; JSON.parse of the result throws and ${ERRORS}` },
+  'HDR-001': { verdict: 'non-strict', reason: 'dist/server.js: no response sets x-request-id' },
+  'HDR-009': { verdict: 'fail', reason: NO_ME },
+  'ME-001': { verdict: 'fail', reason: NO_ME },
+  'MODELS-006': { verdict: 'non-strict', reason: 'dist/config.js getDefaultConfig: the model entry is {"id", "object", "owned_by"}, no created' },
+  'TOOLS-002': { verdict: 'fail', reason: NO_TOOLS },
+  'TOOLS-012': { verdict: 'fail', reason: NO_TOOLS },
+  'TOOLS-019': { verdict: 'non-strict', reason: NO_TOOLS },
+  'TOOLS-021': { verdict: 'non-strict', reason: `${NO_VALIDATION}: tool definitions are never read` },
+  'USAGE-001': { verdict: 'fail', reason: NO_ME },
+};
