@@ -273,7 +273,10 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
       const seq = loop.begin(intendedNs, warm);
       loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight, limits.deadlineMs).then((t) => report(hooks, t)));
     }
-    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
+    // The run's bound is its stop time, not its last arrival: requests in flight may finish until then,
+    // and only after it does the fixed grace start.
+    const untilStopMs = isAborted(hooks.signal) ? 0 : Math.max(0, Number(limits.stopNs - now()) / 1e6);
+    await drain(loop.inFlight, loop.pending, untilStopMs + limits.drainMs, hooks.signal);
   } finally {
     await loop.close();
   }
