@@ -30,7 +30,7 @@ export interface ConsumerLockOptions {
   /** Its dependencies (name -> spec), as in its package.json; `iari` is the tarball. */
   dependencies: Record<string, string>;
   /** The tarball's file name (beside package.json) and its package.json. */
-  iari: { file: string; integrity: string; manifest: { version: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; bin?: Record<string, string>; engines?: Record<string, string> } };
+  iari: { file: string; integrity: string; manifest: { version: string; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }>; bin?: Record<string, string>; engines?: Record<string, string> } };
   /** Install the package iari's lock holds at `node_modules/<from>` (an npm alias) as `node_modules/<to>`. */
   rename?: { from: string; to: string };
   /** The registry the tarballs came from (default https://registry.npmjs.org/). */
@@ -92,6 +92,7 @@ export function consumerLock(source: Lockfile, options: ConsumerLockOptions): Lo
     resolved: `file:${options.iari.file}`,
     integrity: options.iari.integrity,
     ...(m.dependencies === undefined ? {} : { dependencies: m.dependencies }),
+    ...(m.optionalDependencies === undefined ? {} : { optionalDependencies: m.optionalDependencies }),
     ...(m.peerDependencies === undefined ? {} : { peerDependencies: m.peerDependencies }),
     ...(m.peerDependenciesMeta === undefined ? {} : { peerDependenciesMeta: m.peerDependenciesMeta }),
     ...(m.bin === undefined ? {} : { bin: m.bin }),
