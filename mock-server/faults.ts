@@ -8,11 +8,25 @@ import { withClientBreaks } from './core/client-impact.ts';
 import { boundsFaults } from './core/bounds-faults.ts';
 import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { openShapeModes } from './core/open-shapes.ts';
+import { modelRouteFaults } from './core/model-route.ts';
+import { responseFormatFaults } from './core/response-format.ts';
 
 export type { FaultDefinition };
 
 /** Every fault and legal mode the mock can apply: `--fault NAME`, `options.faults`, `x-iari-fault`. */
-export const faults: readonly FaultDefinition[] = withClientBreaks([...coreFaults, ...accountFaults, ...httpFaults, ...chatFaults, ...receiptRouteFaults, ...receiptFaults, ...rateLimitFaults, ...openShapeModes, ...boundsFaults]);
+export const faults: readonly FaultDefinition[] = withClientBreaks([
+  ...coreFaults,
+  ...accountFaults,
+  ...httpFaults,
+  ...chatFaults,
+  ...receiptRouteFaults,
+  ...receiptFaults,
+  ...rateLimitFaults,
+  ...openShapeModes,
+  ...modelRouteFaults,
+  ...responseFormatFaults,
+  ...boundsFaults,
+]);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));
 

@@ -58,6 +58,8 @@ async function runClient(base: string): Promise<Observation[]> {
   const list = (await models.clone().json()) as { data: { id: string }[] };
   out.push(await observe('models', models));
   const model = list.data[0]?.id ?? 'missing';
+  out.push(await observe('model', await fetch(`${base}/models/${encodeURIComponent(model)}`)));
+  out.push(await observe('model-unknown', await fetch(`${base}/models/no-such-model`, { headers: auth })));
   out.push(await observe('me', await fetch(`${base}/me`, { headers: auth })));
   const chat = (extra: Record<string, unknown>, headers: Record<string, string> = {}) =>
     fetch(`${base}/chat/completions`, {
@@ -76,6 +78,12 @@ async function runClient(base: string): Promise<Observation[]> {
   out.push(await observe('usage-bad-days', await fetch(`${base}/me/usage?days=0`, { headers: auth })));
   out.push(await observe('receipts', await fetch(`${base}/receipts`, { headers: auth })));
   out.push(await observe('receipt-keys', await fetch(`${base}/receipts/keys`)));
+  const schema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 7 } } }, required: ['city', 'days'], additionalProperties: false };
+  const asJson = { messages: [{ role: 'user', content: 'Answer in JSON.' }] };
+  out.push(await observe('json-object', await chat({ ...asJson, response_format: { type: 'json_object' } })));
+  out.push(await observe('json-schema', await chat({ ...asJson, response_format: { type: 'json_schema', json_schema: { name: 'plan', schema, strict: true } } })));
+  out.push(await observe('json-schema-stream', await chat({ ...asJson, stream: true, response_format: { type: 'json_schema', json_schema: { name: 'plan', schema, strict: true } } })));
+  out.push(await observe('json-schema-refused', await chat({ ...asJson, response_format: { type: 'json_schema', json_schema: { name: 'plan', schema: { type: 'object', properties: {} }, strict: true } } })));
   return out;
 }
 
@@ -114,6 +122,11 @@ describe('msw handlers and the socket server share one core', () => {
     const events = byStep.get('stream')?.body as string[];
     expect(events.at(-1)).toBe('data: [DONE]');
     expect(byStep.get('unknown-model')?.status).toBe(404);
+    expect(byStep.get('model')?.status).toBe(200);
+    expect(byStep.get('model-unknown')?.status).toBe(404);
+    expect(byStep.get('json-schema-refused')?.status).toBe(400);
+    const structured = byStep.get('json-schema')?.body as { choices: { message: { content: string } }[] };
+    expect(Object.keys(JSON.parse(structured.choices[0]?.message.content ?? '{}') as object).sort()).toEqual(['city', 'days']);
     expect(byStep.get('no-token')?.status).toBe(401);
     expect(byStep.get('no-token')?.headers['www-authenticate']).toMatch(/^Bearer/);
     expect((byStep.get('fault-header')?.body as string[]).at(-1)).not.toBe('data: [DONE]');

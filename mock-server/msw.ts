@@ -1,6 +1,8 @@
 // `iari/msw`: the bundled mock's core offered as msw request handlers, for testing clients of the
 // interface in-process. The same core answers as behind `startMockServer`'s socket: same routes,
 // accounts, usage accounting, limits, Receipts and faults (`x-iari-fault` header or `faults`).
+// msw is a peer dependency: `http` below is the user's own msw, so the handlers carry what that
+// msw's server consults (msw 2.13 and later skip handlers a different copy of msw built).
 //
 //   import { setupServer } from 'msw/node';
 //   import { createMockHandlers } from 'iari/msw';
@@ -38,6 +40,13 @@ export interface MockHandlers {
   close(): void;
 }
 
+/**
+ * The bundled mock as msw request handlers, built with the caller's msw (a peer dependency).
+ *
+ * @example
+ * const mock = createMockHandlers({ baseUrl: 'https://api.example.test/v1' });
+ * const server = setupServer(...mock.handlers); // from 'msw/node'
+ */
 export function createMockHandlers(options: MockHandlersOptions = {}): MockHandlers {
   const { baseUrl, receipts: receiptsOption, ledger, ...coreOptions } = options;
   let owned: MockReceiptIssuer | null = null;

@@ -38,6 +38,18 @@ describe('the official openai SDK against the mock', () => {
     }
   });
 
+  it('MODELS-014, MODELS-015: retrieves one listed model through models.retrieve, with the same fields as the list', async () => {
+    const listed = (await client.models.list()).data.find((m) => m.id === model);
+    const one = await client.models.retrieve(model);
+    expect(one).toEqual(listed);
+  });
+
+  it('MODELS-018: raises NotFoundError (404 model_not_found) from models.retrieve for an id never listed', async () => {
+    const error = await client.models.retrieve('iari-no-such-model').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).code).toBe('model_not_found');
+  });
+
   it('creates a non-streaming chat completion with usage', async () => {
     const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello!' }] });
     expect(completion.object).toBe('chat.completion');

@@ -4,7 +4,9 @@
 // the code keeps one form of import for tsx, vitest and the compiler. Then the files tsc does not
 // emit are put in place: the CLI's help text, and the contract suites renamed from `*.test.js`
 // to `*.contract.js` (they are iari's checks, not tests of iari; a package ships no tests).
-// Run by `npm run build`, and by `prepare` on `npm ci` and `npm pack`.
+// Run by `npm run build`, and by `prepare` on `npm ci` and `npm pack`. The new tree is built beside
+// the old one and swapped in by two renames, so a process running from dist/ meanwhile (a test
+// that runs the CLI) never finds it half-written.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,11 +14,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const dist = join(root, 'dist');
+const target = join(root, 'dist');
+const dist = join(root, `dist.next-${process.pid}`);
+const old = join(root, `dist.old-${process.pid}`);
 
 rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], { stdio: 'inherit' });
 if (compiled.status !== 0) {
   process.stderr.write('build: tsc failed\n');
   process.exit(1);
@@ -40,9 +44,13 @@ if (renamed === 0) {
   process.exit(1);
 }
 
-const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || f.endsWith('.ts') && !f.endsWith('.d.ts'));
+const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
 if (leftover.length > 0 || !existsSync(join(dist, 'src/cli/entry.js'))) {
   process.stderr.write(`build: unexpected files in dist: ${leftover.join(', ') || 'src/cli/entry.js is missing'}\n`);
+  rmSync(dist, { recursive: true, force: true });
   process.exit(1);
 }
+if (existsSync(target)) renameSync(target, old);
+renameSync(dist, target);
+rmSync(old, { recursive: true, force: true });
 process.stdout.write(`build: dist/ written (${renamed} contract suites)\n`);

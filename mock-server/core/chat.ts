@@ -14,6 +14,7 @@ import { nanoToDecimal } from './decimal.ts';
 import { newCompletionId } from './ids.ts';
 import { mulberry32 } from './rng.ts';
 import { legalModesOf } from './framing.ts';
+import { jsonFaultOf } from './response-format.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -146,7 +147,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     return fail({ status, type: 'invalid_request_error', message: `The model '${request.model}' does not exist or you do not have access to it.`, param: null, code }, parsed);
   }
 
-  const plan = planCompletion(request, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens });
+  const plan = planCompletion(request, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens, jsonFault: jsonFaultOf(f, request.stream) });
   const now = state.now();
   const estimatedTokens = plan.promptTokens + plan.completionTokens;
   let limitHeaders: HeaderMap = {};

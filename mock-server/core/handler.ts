@@ -13,6 +13,7 @@ import { json } from './json-response.ts';
 import { freeze } from './freeze.ts';
 import { meBody, usage } from './account-routes.ts';
 import { admin } from './admin-routes.ts';
+import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
 
 export interface CoreOptions {
   /** Fault and legal-mode names applied to every request. */
@@ -143,6 +144,8 @@ function bearer(req: MockRequest, f: ReadonlySet<string>): string | null {
 
 type AuthResult = { ok: true; account: AccountState } | { ok: false; response: FullResponse };
 
+const authResponse = (auth: AuthResult): FullResponse | null => (auth.ok ? null : auth.response);
+
 function authenticate(state: CoreState, req: MockRequest, ctx: RequestContext, publicByFault: boolean): AuthResult {
   const f = ctx.faults;
   const token = bearer(req, f);
@@ -196,6 +199,8 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   const f = ctx.faults;
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
+  // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
+  if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
   const method = ROUTES[path];
   if (method === undefined) {
     return errorResponse(unknownUrl(req.method, path), ctx.requestId, f);

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { countTokens, generateText, splitIntoPieces, truncateToTokens, valueForSchema, type Piece } from './generator.ts';
 import { fnv1a, mulberry32, randomInt } from './rng.ts';
 import type { ChatRequest, ToolDef } from './validate.ts';
+import { sampleJson } from './json-sampler.ts';
+import { dropRequired, type JsonFault } from './response-format.ts';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
@@ -36,6 +38,39 @@ export interface GenerationSettings {
   tokensPerChunk: readonly number[];
   /** Exact completion length, or an inclusive [min, max] range drawn per request. */
   completionTokens: number | readonly [number, number];
+  /** A response-format fault bending the JSON answer (part of the plan's cache key). */
+  jsonFault?: JsonFault;
+}
+
+/** What JSON mode (`json_object`) answers: an object of this shape. */
+const JSON_OBJECT_SCHEMA = {
+  type: 'object',
+  properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 }, tags: { type: 'array', items: { type: 'string' }, maxItems: 3 } },
+  required: ['answer', 'confidence', 'tags'],
+};
+
+/**
+ * Compat (OpenAI JSON mode and Structured Outputs): the content is JSON text, an object valid against
+ * the request's schema, drawn from the choice's seed; max_tokens still cuts it (finish_reason "length").
+ */
+function planJsonChoice(request: ChatRequest, settings: GenerationSettings, seed: number, index: number): ChoicePlan {
+  const format = request.responseFormat;
+  const schema = format.type === 'json_schema' ? format.schema : JSON_OBJECT_SCHEMA;
+  let value = sampleJson(schema, mulberry32(seed));
+  if (settings.jsonFault === 'array' && format.type === 'json_object') value = [value];
+  if (settings.jsonFault === 'missing-required' && format.type === 'json_schema') value = dropRequired(value, schema);
+  let text = JSON.stringify(value);
+  if (settings.jsonFault === 'stream-cut' && format.type === 'json_schema') text = text.slice(0, -1);
+  let finishReason: FinishReason = 'stop';
+  if (request.maxTokens !== null) {
+    const cut = truncateToTokens(text, request.maxTokens);
+    if (cut.truncated) {
+      text = cut.text;
+      finishReason = 'length';
+    }
+  }
+  const pieces = splitIntoPieces(text, settings.tokensPerChunk);
+  return { index, content: text, pieces, toolCalls: [], finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
 }
 
 /** Compat: about 3 tokens of framing per message plus the tokens of each text and tool definition. */
@@ -122,6 +157,7 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
       completionTokens: toolCalls.reduce((sum, t) => sum + t.nameTokens + t.argPieces.reduce((a, p) => a + p.tokens, 0), 0),
     };
   }
+  if (request.responseFormat.type !== 'text') return planJsonChoice(request, settings, seed, index);
   const last = request.messages[request.messages.length - 1];
   const prefix = last?.role === 'tool' ? `Based on the tool result (${sliceWhole(last.text ?? '', 40)}), ` : '';
   const full = generateText(seed, completionTokens, prefix);
@@ -171,7 +207,7 @@ export function planCompletion(request: ChatRequest, rawBody: string, settings: 
     patternKey = settings.tokensPerChunk.join(',');
     patternKeys.set(settings.tokensPerChunk, patternKey);
   }
-  const key = `${settings.seed}|${patternKey}|${String(settings.completionTokens)}|${bodyKey}`;
+  const key = `${settings.seed}|${patternKey}|${String(settings.completionTokens)}|${request.responseFormat.type}|${settings.jsonFault ?? ''}|${bodyKey}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.delete(key);

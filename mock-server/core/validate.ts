@@ -1,4 +1,5 @@
 import { badRequest, type ApiError } from './http-errors.ts';
+import { parseResponseFormat, type ResponseFormat } from './response-format.ts';
 
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -37,6 +38,8 @@ export interface ChatRequest {
   toolChoice: ToolChoice;
   parallelToolCalls: boolean;
   seed: number | null;
+  /** Text, JSON mode or a JSON Schema (Structured Outputs). */
+  responseFormat: ResponseFormat;
   /** vLLM / llama.cpp extension `ignore_eos`: generate until max_tokens, never stop early. */
   ignoreEos: boolean;
   /** vLLM extension `min_tokens`: do not stop before this many tokens (max_tokens still caps). */
@@ -258,9 +261,11 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     if (ptc !== undefined && ptc !== null && typeof ptc !== 'boolean') wrongType('parallel_tool_calls', 'a boolean', ptc);
     const tools = parseTools(body);
     const toolChoice = parseToolChoice(body, tools);
+    const responseFormat = parseResponseFormat(body, parsedMessages.map((m) => m.text), faults);
+    if ('status' in responseFormat) return { ok: false, error: responseFormat };
     return {
       ok: true,
-      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, ignoreEos: ignoreEos === true, minTokens, raw: body },
+      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, responseFormat, ignoreEos: ignoreEos === true, minTokens, raw: body },
     };
   } catch (error) {
     if (error instanceof Invalid) return { ok: false, error: error.error };

@@ -4,6 +4,7 @@ import { modelsChecks } from './areas/models.ts';
 import { meChecks } from './areas/me.ts';
 import { usageChecks } from './areas/usage.ts';
 import { chatChecks } from './areas/chat.ts';
+import { chatFormatChecks } from './areas/chat-format.ts';
 import { chatStreamChecks } from './areas/chat-stream.ts';
 import { toolsChecks } from './areas/tools.ts';
 import { errorsChecks } from './areas/errors.ts';
@@ -17,7 +18,7 @@ import { langchainClientChecks } from './areas/clients-langchain.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from './areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...toolsChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

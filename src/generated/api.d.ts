@@ -87,6 +87,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One model of the public list
+         * @description compat: OpenAI `RetrieveModel` (openai-node `client.models.retrieve(id)`); profile (D-HTTP-44): public like the list, an id not listed answers 404 model_not_found.
+         */
+        get: operations["retrieveModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/receipts/keys": {
         parameters: {
             query?: never;
@@ -497,6 +517,7 @@ export interface components {
                 name: string;
             };
         };
+        /** @description compat (D-HTTP-45): json_object answers one JSON object (the messages must mention JSON); json_schema answers JSON valid against schema, streamed or not; with strict true a schema outside the strict subset answers 400, param response_format. */
         ResponseFormat: {
             /** @enum {unknown} */
             type: "text" | "json_object";
@@ -1339,6 +1360,32 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            "5XX": components["responses"]["ServerError"];
+        };
+    };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A model id as GET /v1/models lists it, percent-encoded as one path segment (an id may hold a slash). */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description compat: the Model object of the requested id, as in the list. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            404: components["responses"]["ModelNotFound"];
             "5XX": components["responses"]["ServerError"];
         };
     };

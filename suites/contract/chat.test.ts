@@ -15,4 +15,7 @@ describe('chat', () => {
   it('CHAT-030: max_completion_tokens 1 bounds the completion and cut text finishes with length', runs('chat-max-tokens'));
   it('CHAT-031: the official openai SDK parses a completion with only baseURL set', runs('chat-openai-sdk'));
   it('CHAT-032: a syntactically invalid JSON body answers 400', runs('chat-non-json-body'));
+  it('CHAT-034: response_format json_object answers content that parses as one JSON object', runs('chat-json-object'));
+  it('CHAT-035, CHAT-036: response_format json_schema (strict) answers JSON valid against the schema, streamed and not', runs('chat-json-schema'));
+  it('CHAT-037: a strict json_schema outside the OpenAI strict subset answers 400 invalid_request_error with param response_format', runs('chat-json-schema-strict-refusal'));
 });

@@ -7,4 +7,5 @@ describe('models', () => {
   it('MODELS-008: every listed model is accepted by a minimal chat request', runs('models-usable'));
   it('MODELS-010: a chat request naming a never-listed model answers 404 model_not_found', runs('models-unknown'));
   it('MODELS-011, MODELS-012: a model added to or retired from the server appears in or leaves the next list, and a retired one answers 404', runs('models-availability'));
+  it('MODELS-014, MODELS-015, MODELS-016, MODELS-017, MODELS-018: GET /v1/models/{id} answers the listed model as {id,object:"model",created,owned_by}, without credentials, and an unknown id 404 model_not_found', runs('models-retrieve'));
 });

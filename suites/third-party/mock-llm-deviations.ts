@@ -19,6 +19,8 @@ const NO_VALIDATION = 'dist/server.js: every POST to /v1/chat/completions matche
 const STREAM = 'dist/streaming.js createChunks: chunks are {id, object, model, choices:[{index, delta, finish_reason}]}; the last content chunk carries finish_reason "stop"';
 const NO_TOOLS = 'dist/config.js getDefaultConfig: the only chat rule answers with text; nothing produces tool_calls';
 const ERRORS = 'dist/server.js: the 404 catch-all and the error handler answer {"error": "<name>", "message": …, "status": …}, error is a string';
+const MODEL_BY_ID = 'dist/server.js: a rule matches when new RegExp(rule.path).test(req.path), so the /v1/models rule (config.js) also answers GET /v1/models/{id} with the whole list';
+const ECHO_NOT_JSON = `${TEMPLATE}; the content is the last message echoed, response_format is never read`;
 const UNKNOWN_ROUTE = 'dist/server.js catch-all 404 {"error":"Not Found",…}: the clients find no error.message to report';
 
 export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
@@ -43,6 +45,10 @@ export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
   'CHAT-028': { verdict: 'non-strict', reason: `${NO_VALIDATION}: stream_options without stream is answered` },
   'CHAT-029': { verdict: 'non-strict', reason: `${TEMPLATE}: always one choice, n is ignored` },
   'CHAT-030': { verdict: 'non-strict', reason: `${TEMPLATE}: the echo is never cut, max_completion_tokens is ignored` },
+  'CHAT-034': { verdict: 'fail', reason: `${ECHO_NOT_JSON}: JSON mode gets the prompt back, not a JSON object` },
+  'CHAT-035': { verdict: 'fail', reason: `${ECHO_NOT_JSON}: a json_schema request gets the prompt back, not JSON` },
+  'CHAT-036': { verdict: 'fail', reason: `${STREAM}: the streamed echo is not JSON either` },
+  'CHAT-037': { verdict: 'non-strict', reason: `${NO_VALIDATION}: a strict schema OpenAI refuses is answered 200` },
   'CHAT-STREAM-009': { verdict: 'fail', reason: `${STREAM}: no created` },
   'CHAT-STREAM-020': { verdict: 'non-strict', reason: STREAM },
   'CHAT-STREAM-023': { verdict: 'fail', reason: `${STREAM}: no usage chunk, stream_options is ignored` },
@@ -65,6 +71,9 @@ export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
   'HDR-009': { verdict: 'fail', reason: NO_ME },
   'ME-001': { verdict: 'fail', reason: NO_ME },
   'MODELS-006': { verdict: 'non-strict', reason: 'dist/config.js getDefaultConfig: the model entry is {"id", "object", "owned_by"}, no created' },
+  'MODELS-015': { verdict: 'fail', reason: `${MODEL_BY_ID}: the body is the list, not a model whose id is the one asked for` },
+  'MODELS-017': { verdict: 'fail', reason: `${MODEL_BY_ID}: an id never listed is answered 200 too` },
+  'MODELS-018': { verdict: 'non-strict', reason: `${MODEL_BY_ID}: no 404 model_not_found for an id never listed` },
   'TOOLS-002': { verdict: 'fail', reason: NO_TOOLS },
   'TOOLS-012': { verdict: 'fail', reason: NO_TOOLS },
   'TOOLS-019': { verdict: 'non-strict', reason: NO_TOOLS },

@@ -2,6 +2,7 @@ import type { CheckDef } from '../check-types.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { chatBody, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../common-requests.ts';
 import { mockAdmin } from '../mock-admin.ts';
+import { retrieveModel } from './models-retrieve.ts';
 
 const listShape: CheckDef = {
   name: 'models-list-shape',
@@ -108,4 +109,4 @@ const availability: CheckDef = {
   },
 };
 
-export const modelsChecks: CheckDef[] = [listShape, usable, unknownModel, availability];
+export const modelsChecks: CheckDef[] = [listShape, usable, unknownModel, availability, retrieveModel];

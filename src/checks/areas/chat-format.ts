@@ -1,0 +1,135 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { CheckContext, CheckDef } from '../check-types.ts';
+import type { HttpExchange } from '../check-http.ts';
+import { evidence, isRecord, at, describeResponse } from '../evidence.ts';
+import { chatBody, errorMemberIs, firstModel } from '../common-requests.ts';
+import { checkExchange } from '../stream-findings.ts';
+
+/**
+ * The schema the structured-output checks ask for: the shape a client's `Output.object` /
+ * `withStructuredOutput` sends (nested object, array of objects, enum, integer bounds, a nullable
+ * member), inside OpenAI's strict subset, without string formats (not every constrained decoder has them).
+ */
+export const WEATHER_SCHEMA = {
+  type: 'object',
+  properties: {
+    city: { type: 'string' },
+    temperature_c: { type: 'number' },
+    conditions: { type: 'string', enum: ['sunny', 'cloudy', 'rain', 'snow'] },
+    hourly: {
+      type: 'array',
+      items: { type: 'object', properties: { hour: { type: 'integer', minimum: 0, maximum: 23 }, temperature_c: { type: 'number' } }, required: ['hour', 'temperature_c'], additionalProperties: false },
+    },
+    alert: { type: ['string', 'null'] },
+  },
+  required: ['city', 'temperature_c', 'conditions', 'hourly', 'alert'],
+  additionalProperties: false,
+} as const;
+
+/** Outside strict mode: the nested object neither closes nor requires its properties (OpenAI refuses it with strict:true). */
+const NOT_STRICT_SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' }, details: { type: 'object', properties: { note: { type: 'string' } } } },
+  required: ['city', 'details'],
+  additionalProperties: false,
+};
+
+const PROMPT = 'Report the weather in Paris as a JSON object.';
+
+const validateWeather = new Ajv2020({ strict: false, allErrors: true }).compile(WEATHER_SCHEMA);
+
+function jsonSchemaBody(model: string, ctx: CheckContext, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return chatBody(ctx, model, { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA, strict: true } }, ...extra });
+}
+
+/** The content of the first choice of a non-streamed completion, or why there is none. */
+function messageContent(ex: HttpExchange): string | { missing: string } {
+  const content = at(ex.json, 'choices', 0, 'message', 'content');
+  return typeof content === 'string' ? content : { missing: `choices[0].message.content is ${JSON.stringify(content)}` };
+}
+
+/** Parses `text` as JSON and validates it against the weather schema; undefined when it is valid. */
+function schemaProblem(text: string): { message: string; received: unknown } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { message: 'the content is not JSON', received: text.slice(0, 200) };
+  }
+  if (validateWeather(value)) return undefined;
+  const e = validateWeather.errors?.[0];
+  return { message: `the JSON does not match the schema: ${e?.instancePath || '/'} ${e?.message ?? ''}`.trim(), received: value };
+}
+
+const jsonObject: CheckDef = {
+  name: 'chat-json-object',
+  area: 'chat',
+  ids: ['CHAT-034'],
+  title: 'response_format json_object answers content that parses as one JSON object',
+  async run(ctx, j) {
+    // Compat (OpenAI JSON mode): "the model will only generate strings that parse into valid JSON objects".
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
+    const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
+    if (typeof content !== 'string') {
+      if (ex.status === 200) j.skip('CHAT-034', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
+      else j.violated('CHAT-034', evidence(ex, `JSON mode gave no content: ${content.missing}`, { expected: '200 with a JSON object as content', received: describeResponse(ex) }));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch {
+      value = undefined;
+    }
+    j.expect('CHAT-034', isRecord(value), () => evidence(ex, 'JSON mode content is not a JSON object', { expected: 'a JSON object', received: content.slice(0, 200), pointer: '/choices/0/message/content' }));
+  },
+};
+
+const jsonSchema: CheckDef = {
+  name: 'chat-json-schema',
+  area: 'chat',
+  ids: ['CHAT-035', 'CHAT-036'],
+  title: 'response_format json_schema (strict) answers JSON valid against the schema, streamed and not',
+  async run(ctx, j) {
+    const model = await firstModel(ctx);
+    // Compat (OpenAI Structured Outputs): with strict:true the output "will exactly match the supplied schema".
+    const ex = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx));
+    const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
+    if (typeof content !== 'string') {
+      if (ex.status === 200) j.skip('CHAT-035', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
+      else j.violated('CHAT-035', evidence(ex, `structured output gave no content: ${content.missing}`, { expected: '200 with JSON content', received: describeResponse(ex) }));
+    } else {
+      const problem = schemaProblem(content);
+      j.expect('CHAT-035', problem === undefined, () => evidence(ex, problem?.message ?? '', { received: problem?.received, pointer: '/choices/0/message/content' }));
+    }
+    const streamed = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx, { stream: true }));
+    if (streamed.status !== 200) {
+      j.violated('CHAT-036', evidence(streamed, `the streamed structured output answered ${streamed.status}`, { expected: 200, received: describeResponse(streamed) }));
+      return;
+    }
+    const text = checkExchange(streamed).assembled.choices[0]?.content ?? null;
+    if (text === null) {
+      j.violated('CHAT-036', evidence(streamed, 'the streamed structured output carried no content', { expected: 'JSON content in the deltas' }));
+      return;
+    }
+    const problem = schemaProblem(text);
+    j.expect('CHAT-036', problem === undefined, () => evidence(streamed, `streamed: ${problem?.message ?? ''}`, { received: problem?.received }));
+  },
+};
+
+const strictRefusal: CheckDef = {
+  name: 'chat-json-schema-strict-refusal',
+  area: 'chat',
+  ids: ['CHAT-037'],
+  title: 'a strict json_schema outside the OpenAI strict subset answers 400 invalid_request_error with param response_format',
+  async run(ctx, j) {
+    const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'loose', schema: NOT_STRICT_SCHEMA, strict: true } } });
+    const ex = await ctx.http.post('/v1/chat/completions', body);
+    // Compat (OpenAI Structured Outputs): "Invalid schema for response_format 'loose': In context=('properties', 'details'), 'additionalProperties' is required to be supplied and to be false."
+    j.expect('CHAT-037', ex.status === 400 && errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', ['response_format']), () =>
+      evidence(ex, 'a strict schema outside the strict subset was not refused like OpenAI does', { expected: { status: 400, type: 'invalid_request_error', param: 'response_format' }, received: describeResponse(ex) }),
+    );
+  },
+};
+
+export const chatFormatChecks: CheckDef[] = [jsonObject, jsonSchema, strictRefusal];

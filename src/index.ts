@@ -1,0 +1,21 @@
+// `iari`: the library behind the CLI. Conformance runs, load runs, the bundled mock server and the
+// Receipt verifier, each usable from code; `iari/receipts` has the whole receipt library and
+// `iari/msw` the mock as msw request handlers. Examples: docs/library.md.
+
+export { runConformance } from './library/conformance.ts';
+export type { ConformanceOptions, ConformanceOutcome } from './library/conformance.ts';
+export type { ConformanceReport, RequirementResult, Verdict, Grade } from './checks/verdicts.ts';
+export type { CheckRun } from './checks/conformance-results.ts';
+
+export { runLoad } from './library/load.ts';
+export type { LoadOptions, LoadOutcome } from './library/load.ts';
+export type { LoadResult, RequestRecord } from './load/load-result.ts';
+
+export { startMockServer, faultNames } from '../mock-server/index.ts';
+export type { MockServer, MockServerOptions, ReceiptIssuer } from '../mock-server/index.ts';
+
+export { verifyChain, verifyReceiptFile, verifyReceiptStream, ChainBuilder, generateKey, keyrefOf, digestOf, canonicalString } from './receipts/index.ts';
+export type { ChainVerifyResult, Finding, FindingCode, VerifyOptions, Receipt, SealedReceipt } from './receipts/index.ts';
+
+export { HarnessError, HarnessErrorCode, isHarnessError } from './errors.ts';
+export { ExitCode } from './exit-codes.ts';
