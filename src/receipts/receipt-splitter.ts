@@ -56,7 +56,9 @@ export class ReceiptSplitter {
       this.#parts = [];
       return;
     }
-    this.#parts.push(bytes.slice());
+    // A copy, never a view: Buffer#slice (what a file stream's chunks inherit) is a view, and one kept
+    // Receipt would keep its whole 1 MiB read chunk alive until the chain is done with it.
+    this.#parts.push(Uint8Array.prototype.slice.call(bytes));
   }
 
   #take(): Uint8Array | { oversize: number } {
