@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { ChainVerifier, type ChainVerifyResult } from './chain-verifier.ts';
 import { ReceiptSplitter, type SplitItem } from './receipt-splitter.ts';
 import { DEFAULT_LIMITS } from './strict-json.ts';
@@ -63,7 +63,26 @@ export async function verifyReceiptStream(stream: AsyncIterable<Uint8Array>, opt
   return verifier.finish();
 }
 
+/**
+ * Reads a file into one reused 1 MiB buffer. A read stream allocates a new buffer per chunk, and
+ * the spent ones wait for a full collection as external memory (tens of MiB on a long chain); the
+ * splitter copies every Receipt out of the chunk before the next read, so reuse is safe.
+ */
+async function* readReusingBuffer(path: string): AsyncGenerator<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafeSlow(1 << 20);
+    for (;;) {
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await file.close();
+  }
+}
+
 /** Streams a file (read errors reject the promise; the caller maps them to "unreadable input"). */
 export function verifyReceiptFile(path: string, options: VerifyOptions & StreamOptions = {}): Promise<ChainVerifyResult> {
-  return verifyReceiptStream(createReadStream(path, { highWaterMark: 1 << 20 }), options);
+  return verifyReceiptStream(readReusingBuffer(path), options);
 }
