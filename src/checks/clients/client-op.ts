@@ -1,7 +1,7 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
 import type { Judge } from '../judge.ts';
 import type { Failure } from '../verdicts.ts';
-import { firstModel } from '../common-requests.ts';
+import { firstModel, PROMPT, weatherTool } from '../common-requests.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limit-retry.ts';
 
@@ -124,19 +124,12 @@ function loggedNote(logged: readonly string[]): string {
 /** Most completion tokens an operation asks for: enough for a sentence, cheap on a real model. */
 export const CLIENT_MAX_TOKENS = 48;
 
-export const CLIENT_PROMPT = 'Say hello to the conformance suite in a few words.';
 
 export const TOOL_PROMPT = 'What is the weather in Zürich?';
 
-/** The tool every round trip declares and forces, in the chat-completions format. */
-export const clientWeatherTool = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Current weather for a city.',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  },
-} as const;
+/** The prompt every client completion sends, and the tool every round trip declares and forces: the checks' own. */
+export const CLIENT_PROMPT = PROMPT;
+export const clientWeatherTool = weatherTool;
 
 /** What the caller's tool answers, sent back as the tool message. */
 export const TOOL_RESULT = { city: 'Zürich', temperature_c: 21, sky: 'clear' } as const;
