@@ -49,6 +49,13 @@ const JSON_OBJECT_SCHEMA = {
   required: ['answer', 'confidence', 'tags'],
 };
 
+/** Compat: max_tokens cuts the completion at a token boundary, finish_reason "length". */
+function capAtMaxTokens(text: string, maxTokens: number | null): { text: string; finishReason: FinishReason } {
+  if (maxTokens === null) return { text, finishReason: 'stop' };
+  const cut = truncateToTokens(text, maxTokens);
+  return cut.truncated ? { text: cut.text, finishReason: 'length' } : { text, finishReason: 'stop' };
+}
+
 /**
  * Compat (OpenAI JSON mode and Structured Outputs): the content is JSON text, an object valid against
  * the request's schema, drawn from the choice's seed; max_tokens still cuts it (finish_reason "length").
@@ -61,14 +68,9 @@ function planJsonChoice(request: ChatRequest, settings: GenerationSettings, seed
   if (settings.jsonFault === 'missing-required' && format.type === 'json_schema') value = dropRequired(value, schema);
   let text = JSON.stringify(value);
   if (settings.jsonFault === 'stream-cut' && format.type === 'json_schema') text = text.slice(0, -1);
-  let finishReason: FinishReason = 'stop';
-  if (request.maxTokens !== null) {
-    const cut = truncateToTokens(text, request.maxTokens);
-    if (cut.truncated) {
-      text = cut.text;
-      finishReason = 'length';
-    }
-  }
+  const capped = capAtMaxTokens(text, request.maxTokens);
+  text = capped.text;
+  const finishReason = capped.finishReason;
   const pieces = splitIntoPieces(text, settings.tokensPerChunk);
   return { index, content: text, pieces, toolCalls: [], finishReason, completionTokens: pieces.reduce((s, p) => s + p.tokens, 0) };
 }
@@ -162,16 +164,9 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
   const prefix = last?.role === 'tool' ? `Based on the tool result (${sliceWhole(last.text ?? '', 40)}), ` : '';
   const full = generateText(seed, completionTokens, prefix);
   const stopped = cutAtStop(full, request.stop);
-  let text = stopped.text;
-  let finishReason: FinishReason = 'stop';
-  if (request.maxTokens !== null) {
-    // Compat: max_tokens cuts the completion at a token boundary, finish_reason "length".
-    const cut = truncateToTokens(text, request.maxTokens);
-    if (cut.truncated) {
-      text = cut.text;
-      finishReason = 'length';
-    }
-  }
+  const capped = capAtMaxTokens(stopped.text, request.maxTokens);
+  const text = capped.text;
+  const finishReason = capped.finishReason;
   let pieces = splitIntoPieces(text, settings.tokensPerChunk);
   if (request.maxTokens !== null) pieces = truncatePieces(pieces, request.maxTokens).pieces;
   const content = pieces.map((p) => p.text).join('');

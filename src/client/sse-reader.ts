@@ -349,17 +349,21 @@ export class SseReader {
     return b.toString('utf8', start, end);
   }
 
+  #resetEvent(): void {
+    this.#evStart = -1;
+    this.#data = '';
+    this.#dataLines = 0;
+    this.#event = undefined;
+    this.#id = undefined;
+    this.#retry = undefined;
+  }
+
   #dispatch(blankAt: number): void {
     if (this.#evStart < 0) return;
     if (this.#evStart < this.#readStart) this.stats.splitEvents++;
     if (this.#eventTooLong) {
       this.#eventTooLong = false;
-      this.#evStart = -1;
-      this.#data = '';
-      this.#dataLines = 0;
-      this.#event = undefined;
-      this.#id = undefined;
-      this.#retry = undefined;
+      this.#resetEvent();
       return;
     }
     const ev: SseEvent = {
@@ -376,12 +380,7 @@ export class SseReader {
       index: this.stats.events++,
       eol: this.#evEol,
     };
-    this.#evStart = -1;
-    this.#data = '';
-    this.#dataLines = 0;
-    this.#event = undefined;
-    this.#id = undefined;
-    this.#retry = undefined;
+    this.#resetEvent();
     if (this.#out === undefined) this.#out = [ev];
     else this.#out.push(ev);
   }
