@@ -1,4 +1,4 @@
-import tokenizer, { encode } from 'gpt-tokenizer';
+import { tokenizer } from '../../src/tokenizer.ts';
 import { mulberry32, pick, randomInt, type Rng } from './rng.ts';
 
 // Deterministic text and tool-argument generation. Token counts come from a real tokenizer
@@ -25,7 +25,7 @@ const LONG_RUN = /\S{200,}/;
  */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  if (text.length <= 4096 && !LONG_RUN.test(text)) return encode(text).length;
+  if (text.length <= 4096 && !LONG_RUN.test(text)) return tokenizer().encode(text).length;
   if (text.length > SAMPLE_LIMIT) {
     // Very long prompts: the exact count of a leading sample, scaled to the whole length.
     return Math.round((countBlocks(text.slice(0, SAMPLE)) * text.length) / SAMPLE);
@@ -42,18 +42,18 @@ function countBlocks(text: string): number {
   const parts = text.match(/\s+|\S{1,100}/g) ?? [];
   for (const part of parts) {
     if (part.length === 100 && !/\s/.test(part)) {
-      if (block.length > 0) total += encode(block).length;
+      if (block.length > 0) total += tokenizer().encode(block).length;
       block = '';
-      total += encode(part).length;
+      total += tokenizer().encode(part).length;
       continue;
     }
     block += part;
     if (block.length >= 4096) {
-      total += encode(block).length;
+      total += tokenizer().encode(block).length;
       block = '';
     }
   }
-  if (block.length > 0) total += encode(block).length;
+  if (block.length > 0) total += tokenizer().encode(block).length;
   return total;
 }
 
@@ -81,10 +81,10 @@ function sentenceText(rng: Rng, approxTokens: number): string {
 export function generateText(seed: number, tokens: number, prefix = ''): string {
   const rng = mulberry32(seed);
   let text = prefix + sentenceText(rng, tokens);
-  let ids = encode(text);
+  let ids = tokenizer().encode(text);
   while (ids.length < tokens) {
     text += ' ' + sentenceText(rng, tokens - ids.length + 2);
-    ids = encode(text);
+    ids = tokenizer().encode(text);
   }
   return decodeSafe(ids.slice(0, tokens)).text;
 }
@@ -93,7 +93,6 @@ export function generateText(seed: number, tokens: number, prefix = ''): string 
 // inside a character leaks its bytes into the next call. Token bytes are decoded here instead,
 // with a strict decoder: a group of tokens is text only when its bytes are complete UTF-8.
 type TokenBytesSource = { bytePairEncodingCoreProcessor: { tryDecodeToken(id: number): string | Uint8Array | undefined } };
-const core = (tokenizer as unknown as TokenBytesSource).bytePairEncodingCoreProcessor;
 const utf8 = new TextEncoder();
 const strict = new TextDecoder('utf-8', { fatal: true });
 const bytesCache = new Map<number, Uint8Array>();
@@ -101,7 +100,7 @@ const bytesCache = new Map<number, Uint8Array>();
 function tokenBytes(id: number): Uint8Array {
   let bytes = bytesCache.get(id);
   if (bytes === undefined) {
-    const raw = core.tryDecodeToken(id);
+    const raw = (tokenizer().default as unknown as TokenBytesSource).bytePairEncodingCoreProcessor.tryDecodeToken(id);
     if (raw === undefined) throw new Error(`token ${id} is not in the vocabulary`);
     bytes = typeof raw === 'string' ? utf8.encode(raw) : raw;
     bytesCache.set(id, bytes);
@@ -138,7 +137,7 @@ function decodeSafe(ids: number[]): { text: string; used: number } {
 
 /** The longest prefix of `text` within `tokens` tokens that ends on a character boundary. */
 export function truncateToTokens(text: string, tokens: number): { text: string; truncated: boolean } {
-  const ids = encode(text);
+  const ids = tokenizer().encode(text);
   if (ids.length <= tokens) return { text, truncated: false };
   return { text: decodeSafe(ids.slice(0, tokens)).text, truncated: true };
 }
@@ -148,7 +147,7 @@ export function truncateToTokens(text: string, tokens: number): { text: string; 
  * inside a character takes the following tokens too, so every piece is valid UTF-8 text.
  */
 export function splitIntoPieces(text: string, pattern: readonly number[]): Piece[] {
-  const ids = encode(text);
+  const ids = tokenizer().encode(text);
   const pieces: Piece[] = [];
   let i = 0;
   let k = 0;

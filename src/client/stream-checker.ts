@@ -6,6 +6,7 @@ import { EnvelopeChecks, UsageChecks } from './stream-envelope-checks.ts';
 import type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming } from './stream-types.ts';
 import { parseJsonBounded } from './json-depth.ts';
 import { responseLimits } from './body-limits.ts';
+import { tokenizer } from '../tokenizer.ts';
 
 export type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming, ContentEvent } from './stream-types.ts';
 
@@ -389,6 +390,6 @@ export function checkStream(reads: Uint8Array | readonly Uint8Array[], options: 
 
 /** gpt-tokenizer's `encode`, loaded on demand (only needed when tokens are counted client-side). */
 export async function loadGptTokenCounter(): Promise<(text: string) => number> {
-  const { encode } = await import('gpt-tokenizer');
+  const { encode } = tokenizer();
   return (text: string) => encode(text).length;
 }

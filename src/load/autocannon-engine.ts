@@ -100,16 +100,17 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     const st: ClientState = { timer: null, budget: null, lastByteNs: 0n, suspectAt: -1n };
     states.set(client, st);
     const kOnBody = (client.parser.constructor as unknown as { kOnBody: number }).kOnBody;
-    // A bound broken inside the parser's callbacks: the request fails now, the connection is reset right after.
+    // Inside the parser's callbacks the connection cannot be dropped: it is reset right after.
+    const dropConnection = (): void => {
+      st.timer = null;
+      setImmediate(() => (stopping ? client.destroy() : resetConnection(client)));
+    };
+    // A bound broken while reading: the request fails now.
     const breach = (b: BoundBreach): void => {
       const timer = st.timer;
       if (timer === null || timer.finished) return;
       timer.fail(now(), b.errorClass, b.message);
-      st.timer = null;
-      setImmediate(() => {
-        if (stopping) client.destroy();
-        else resetConnection(client);
-      });
+      dropConnection();
     };
     const onBody = (buf: Buffer, start: number, len: number): void => {
       const t = now();
@@ -147,9 +148,14 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     client.on('headers', (info: { statusCode: number; headers: unknown }) => {
       const t = now();
       st.lastByteNs = t;
-      st.timer?.headers(t, info.statusCode, headerValue(info.headers, 'x-request-id'), headerValue(info.headers, 'content-type'));
-      const coded = encodingBreach(headerValue(info.headers, 'content-encoding'), target.stream);
-      if (coded !== undefined) breach(coded);
+      const timer = st.timer;
+      if (timer?.headers(t, info.statusCode, headerValue(info.headers, 'x-request-id'), headerValue(info.headers, 'content-type')) === 'failed') {
+        // Failed at its head (a stream that is not server-sent events): the checker's verdict stands, the body is not read.
+        timer.end(t);
+        return dropConnection();
+      }
+      const over = encodingBreach(headerValue(info.headers, 'content-encoding'), target.stream) ?? st.budget?.declare(headerValue(info.headers, 'content-length'));
+      if (over !== undefined) breach(over);
     });
     client.on('response', () => {
       const timer = st.timer;

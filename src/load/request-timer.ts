@@ -1,6 +1,6 @@
 import { activeCheckThread, type CheckThread } from './check-thread.ts';
 import type { ErrorClass } from './load-result.ts';
-import { TimingBuilder, type CheckedPart } from './timing-builder.ts';
+import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
 /** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
 export interface TokenEvent {
@@ -99,6 +99,13 @@ export class RequestTimer {
   #ending: { atNs: bigint; fail?: { class: ErrorClass; detail: string; abortedAtEnd: boolean } } | undefined;
   #done = false;
   #reported = false;
+  /** The head decided the verdict: reads are stamped as bytes by the engine but never checked. */
+  #skipBody = false;
+  /**
+   * A whole (not streamed) body's reads, held here until it ends: only a body that ends is handed
+   * to the check worker, so one cut at the 16 MiB bound (HDR-013) is dropped here, never copied.
+   */
+  #held: Buffer[] = [];
 
   constructor(options: RequestTimerOptions) {
     this.#stream = options.stream;
@@ -128,20 +135,25 @@ export class RequestTimer {
     return this.#done;
   }
 
-  headers(atNs: bigint, status: number, requestId: string | null, contentType: string | null): void {
+  /** The head arrived at `atNs`; returns what it decides (a `failed` response is ended by the engine at once). */
+  headers(atNs: bigint, status: number, requestId: string | null, contentType: string | null): HeadDecision {
     const t = this.timing;
     t.headersNs = atNs;
     t.status = status;
     t.requestId = requestId;
+    const decision = headDecision(this.#stream, status, contentType);
+    this.#skipBody = decision !== 'check';
     if (this.#remote !== null) this.#remote.headers(this.#id, this.#stream, status, contentType);
     else this.#builder?.headers(status, contentType);
+    return decision;
   }
 
   /** A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. */
   data(chunk: Buffer, atNs: bigint): void {
-    if (this.#done) return;
+    if (this.#done || this.#skipBody) return;
     if (this.#remote !== null) {
-      this.#remote.data(this.#id, chunk, atNs);
+      if (this.#stream) this.#remote.data(this.#id, chunk, atNs);
+      else this.#held.push(chunk);
       return;
     }
     this.#reads[this.#unread] = chunk;
@@ -153,7 +165,11 @@ export class RequestTimer {
   end(atNs: bigint): void {
     if (this.#done) return;
     this.#done = true;
-    if (this.#remote !== null) this.#remote.end(this.#id, this.#stream, atNs);
+    if (this.#remote !== null) {
+      for (const chunk of this.#held) this.#remote.data(this.#id, chunk, atNs);
+      this.#held = [];
+      this.#remote.end(this.#id, this.#stream, atNs);
+    }
     else {
       this.#ending = { atNs };
       this.#enqueue();
@@ -163,6 +179,7 @@ export class RequestTimer {
   fail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd = false): void {
     if (this.#done) return;
     this.#done = true;
+    this.#held = [];
     if (this.#remote !== null) this.#remote.fail(this.#id, this.#stream, atNs, errorClass, detail, abortedAtEnd);
     else {
       this.#ending = { atNs, fail: { class: errorClass, detail, abortedAtEnd } };

@@ -36,6 +36,14 @@ export class ByteBudget {
     private readonly limit = responseLimits.bodyBytes,
   ) {}
 
+  /** A Content-Length over the limit is a breach at the head: nothing of the body is read. */
+  declare(contentLength: string | null | undefined): BoundBreach | undefined {
+    const n = contentLength === null || contentLength === undefined || !/^\d+$/.test(contentLength.trim()) ? NaN : Number(contentLength.trim());
+    if (!(n > this.limit) || this.#breached) return undefined;
+    this.#breached = true;
+    return new BoundBreach(classOf(this.stream), violation('body-size', `the response body is longer than ${formatBytes(this.limit)} (Content-Length ${n}); iari did not read it`).message);
+  }
+
   /** Adds a read; returns a breach the first time the total passes the limit. */
   add(n: number): BoundBreach | undefined {
     this.#bytes += n;

@@ -8,6 +8,21 @@ import { parseJsonBounded } from '../client/json-depth.ts';
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd'>;
 
 /**
+ * What a response's head already decides: `check` its body; `skip-body`, an error status (its
+ * verdict is the status, the body adds nothing); `failed`, a stream whose content type is not
+ * server-sent events. Engines stop reading a failed response at once and never hand a skipped
+ * body to the checker, so a hostile body costs reads, not copies.
+ */
+export type HeadDecision = 'check' | 'skip-body' | 'failed';
+
+export function headDecision(stream: boolean, status: number, contentType: string | null): HeadDecision {
+  if (status < 200 || status > 299) return 'skip-body';
+  // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
+  if (stream && (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream'))) return 'failed';
+  return 'check';
+}
+
+/**
  * Parses and checks one response from its reads and stamps, on whichever thread runs it (the
  * load process, or the check worker: src/load/check-worker.ts). Every stream goes through the
  * strict SSE reader and the stream checker: a non-conforming stream is an error of class
@@ -28,8 +43,7 @@ export class TimingBuilder {
     this.#status = status;
     if (status < 200 || status > 299) return;
     if (this.#stream) {
-      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
-      if (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream')) {
+      if (headDecision(true, status, contentType) === 'failed') {
         this.t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
       }
       // Every stream goes through the strict reader and checker (we ask for include_usage).

@@ -1,9 +1,9 @@
-import { countTokens as countWithTokenizer, decodeGenerator, encode } from 'gpt-tokenizer';
+import { tokenizer } from '../tokenizer.ts';
 
 /** Client-side token count of one event's text (o200k BPE); at least 1 for a token-bearing event. */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return Math.max(1, countWithTokenizer(text));
+  return Math.max(1, tokenizer().countTokens(text));
 }
 
 /**
@@ -43,6 +43,7 @@ export function apportionTokens(weights: readonly number[], total: number): numb
  * Returns null when the decoded pieces do not line up with the text (then callers fall back).
  */
 export function tokensByOffsets(text: string, eventChars: readonly number[]): number[] | null {
+  const { encode, decodeGenerator } = tokenizer();
   const ids = encode(text);
   const counts = eventChars.map(() => 0);
   let ev = 0;

@@ -20,6 +20,11 @@ class AbortedAtEnd extends Error {
   override readonly name = 'AbortedAtEnd';
 }
 
+/** The head decided the response (a stream that is not server-sent events): the checker's verdict stands, the body is not read. */
+class DecidedAtHead extends Error {
+  override readonly name = 'DecidedAtHead';
+}
+
 class IdleTimeout extends Error {
   override readonly name = 'IdleTimeout';
   readonly code = 'IARI_IDLE_TIMEOUT';
@@ -139,9 +144,10 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         entry.lastByteNs = t;
         const rid = h['x-request-id'];
         const ct = h['content-type'];
-        timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
+        if (timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null) === 'failed') return c.abort(new DecidedAtHead('failed at its head'));
         const ce = h['content-encoding'];
-        const breach = encodingBreach(typeof ce === 'string' ? ce : null, target.stream);
+        const cl = h['content-length'];
+        const breach = encodingBreach(typeof ce === 'string' ? ce : null, target.stream) ?? budget.declare(typeof cl === 'string' ? cl : null);
         if (breach !== undefined) c.abort(breach);
       },
       onResponseData(c, chunk) {
@@ -161,6 +167,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         const t = now();
         inFlight.delete(timer);
         if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
+        else if (err instanceof DecidedAtHead) timer.end(t);
         else if (err instanceof BoundBreach) timer.fail(t, err.errorClass, err.message);
         else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
       },

@@ -1,4 +1,4 @@
-import { encode } from 'gpt-tokenizer';
+import { tokenizer } from '../tokenizer.ts';
 import { seededRandom } from '../seeded-random.ts';
 import type { ChatMessage } from './prompts.ts';
 
@@ -91,7 +91,10 @@ let vocabulary: string[] | null = null;
  * exactly N tokens: the prompt length is exact by construction, no trimming loop needed.
  */
 export function syntheticVocabulary(): string[] {
-  vocabulary ??= CANDIDATES.split(' ').filter((w) => encode(w).length === 1 && encode(` ${w}`).length === 1);
+  if (vocabulary === null) {
+    const { encode } = tokenizer();
+    vocabulary = CANDIDATES.split(' ').filter((w) => encode(w).length === 1 && encode(` ${w}`).length === 1);
+  }
   return vocabulary;
 }
 

@@ -15,6 +15,7 @@ export const hostileModes = [
   'dribble',
   'gzip-bomb',
   'huge-json',
+  'huge-json-chunked',
   'deep-json',
   'bad-chunk-size',
   'reset-mid-body',
@@ -34,6 +35,7 @@ export const modeBehaviour: Record<HostileMode, string> = {
   dribble: 'a valid body dribbled at 1 byte per second',
   'gzip-bomb': 'Content-Encoding: gzip, 2 MiB on the wire inflating to 2 GiB',
   'huge-json': 'a 2 GiB JSON body (Content-Length 2 GiB), generated on the fly',
+  'huge-json-chunked': 'a 2 GiB JSON body sent chunked (no Content-Length: the size shows only while reading)',
   'deep-json': 'JSON nested 1,000,000 deep (in the body, or in a stream chunk)',
   'bad-chunk-size': 'Transfer-Encoding: chunked with a chunk size that is not hex',
   'reset-mid-body': 'half the body, then a TCP reset',
@@ -105,6 +107,29 @@ function raw(socket: Socket, text: string | Buffer, then: 'end' | 'hold' | 'rese
   else if (then === 'reset') socket.resetAndDestroy();
 }
 
+/** 2 GiB of valid JSON (a model list), made on the fly; with its length declared, or chunked. */
+function hugeJson(res: ServerResponse, declareLength: boolean): void {
+  const head = '{"object":"list","data":[';
+  const item = '{"id":"hostile-padding-0000000000","object":"model","created":1,"owned_by":"hostile"},';
+  const block = Buffer.from(item.repeat(Math.floor((1024 * 1024) / item.length)));
+  const total = 2 * GiB;
+  const tail = '{}]}';
+  res.writeHead(200, declareLength ? { 'content-type': 'application/json', 'content-length': String(total) } : { 'content-type': 'application/json' });
+  let sent = 0;
+  pump(
+    res,
+    () => {
+      if (sent === 0) return (sent += head.length), head;
+      const left = total - sent - tail.length;
+      if (left <= 0) return sent >= total ? null : ((sent = total), tail);
+      const piece = left >= block.length ? block : Buffer.alloc(left, 0x20);
+      sent += piece.length;
+      return piece;
+    },
+    () => res.end(),
+  );
+}
+
 function handle(mode: HostileMode, req: IncomingMessage, res: ServerResponse, body: string, other: string): void {
   const stream = wantsStream(body);
   const auth = req.headers['authorization'] ?? '';
@@ -133,28 +158,10 @@ function handle(mode: HostileMode, req: IncomingMessage, res: ServerResponse, bo
       pump(res, () => (n++ < 8 ? member : null), () => res.end());
       return;
     }
-    case 'huge-json': {
-      const head = '{"object":"list","data":[';
-      const item = '{"id":"hostile-padding-0000000000","object":"model","created":1,"owned_by":"hostile"},';
-      const block = Buffer.from(item.repeat(Math.floor((1024 * 1024) / item.length)));
-      const total = 2 * GiB;
-      const tail = '{}]}';
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(total) });
-      let sent = 0;
-      pump(
-        res,
-        () => {
-          if (sent === 0) return (sent += head.length), head;
-          const left = total - sent - tail.length;
-          if (left <= 0) return sent >= total ? null : ((sent = total), tail);
-          const piece = left >= block.length ? block : Buffer.alloc(left, 0x20);
-          sent += piece.length;
-          return piece;
-        },
-        () => res.end(),
-      );
+    case 'huge-json':
+    case 'huge-json-chunked':
+      hugeJson(res, mode === 'huge-json');
       return;
-    }
     case 'deep-json': {
       const deep = deepJson();
       if (stream) {
@@ -179,7 +186,8 @@ function handle(mode: HostileMode, req: IncomingMessage, res: ServerResponse, bo
       raw(socket, 'HXXP/9.9 two hundred NOT-HTTP\r\n\x00\x01\x02 garbage\r\n\r\n{}');
       return;
     case 'bad-content-length':
-      raw(socket, `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n\r\n${'{"a":"'.padEnd(100, 'x')}`);
+      // The content type a client asked for, so only the length is wrong (a stream of another type fails at its head).
+      raw(socket, `HTTP/1.1 200 OK\r\nContent-Type: ${stream ? 'text/event-stream' : 'application/json'}\r\nContent-Length: ${1024 * 1024}\r\n\r\n${(stream ? chunk('hello') : '{"a":"').padEnd(100, 'x').slice(0, 100)}`);
       return;
     case 'redirect-loop':
       res.writeHead(307, { location: req.url ?? '/', 'content-type': 'text/plain' });

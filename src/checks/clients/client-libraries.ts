@@ -3,6 +3,7 @@ import type { OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { ChatOpenAICompletions } from '@langchain/openai';
 import type { ClientTransport } from './client-transport.ts';
 import { CLIENT_MAX_TOKENS } from './client-op.ts';
+import { tokenizer } from '../../tokenizer.ts';
 
 // The three client libraries of the CLIENT area, each built the way its documentation tells a
 // user to point it at an OpenAI-compatible server: only the base URL and the key are set. iari
@@ -86,8 +87,7 @@ export function keepLangChainOffline(): void {
  */
 function offlineTokenCounts(chat: ChatOpenAICompletions): void {
   (chat as unknown as { getNumTokens: (content: unknown) => Promise<number> }).getNumTokens = async (content) => {
-    const { countTokens } = await import('gpt-tokenizer');
-    return countTokens(textOf(content));
+    return tokenizer().countTokens(textOf(content));
   };
 }
 
