@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
 import { END_GRACE_MS } from '../../src/load/engine.ts';
-import { builtinPrompts } from '../../src/load/prompts.ts';
+import { serverLoadConfig } from './load-fixtures.ts';
 
 // An endless stream: a content chunk every 20 ms, never [DONE]. The idle timeout (reset on every
 // byte) never fires on it; the request deadline and the run's end do.
@@ -33,29 +33,8 @@ afterAll(async () => {
 });
 
 function config(over: Partial<LoadConfig>): LoadConfig {
-  return {
-    runId: 'deadlines',
-    baseUrl: url,
-    token: 'sk-test-token-123456',
-    model: 'm',
-    target: 'external',
-    mode: { kind: 'closed', concurrency: 2, engine: 'undici' },
-    durationS: 1,
-    requests: null,
-    warmupS: 0,
-    maxTokens: 16,
-    stream: true,
-    prompts: builtinPrompts.map((p) => [...p]),
-    promptsSource: 'builtin',
-    seed: 1,
-    timeoutMs: 10_000,
-    slos: [],
-    sloExprs: [],
-    shard: null,
-    prime: false,
-    checkIn: 'in-process',
-    ...over,
-  };
+  const server = { baseUrl: url, token: 'sk-test-token-123456', model: 'm', target: 'external' } as const;
+  return serverLoadConfig(server, { kind: 'closed', concurrency: 2, engine: 'undici' }, { runId: 'deadlines', maxTokens: 16, prime: false, checkIn: 'in-process', ...over });
 }
 
 describe('load deadlines', () => {

@@ -9,12 +9,14 @@ export function startLoadMock(options: MockServerOptions = {}): Promise<MockServ
 }
 
 export function loadConfig(mock: MockServer, mode: ModeConfig, over: Partial<LoadConfig> = {}): LoadConfig {
+  return serverLoadConfig({ baseUrl: mock.url, token: mock.tokens.default, model: mock.admin.models().available[0] ?? 'unknown', target: 'bundled-mock' }, mode, over);
+}
+
+/** A short, seeded run against any server (a test's own, or the mock). */
+export function serverLoadConfig(server: Pick<LoadConfig, 'baseUrl' | 'token' | 'model' | 'target'>, mode: ModeConfig, over: Partial<LoadConfig> = {}): LoadConfig {
   return {
     runId: 'test',
-    baseUrl: mock.url,
-    token: mock.tokens.default,
-    model: mock.admin.models().available[0] ?? 'unknown',
-    target: 'bundled-mock',
+    ...server,
     mode,
     durationS: 1,
     requests: null,
