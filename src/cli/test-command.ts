@@ -54,8 +54,9 @@ Deadlines (durations like 500ms, 10s, 2m, 1h):
                        bundled mock, 60s otherwise); a response still arriving then fails HDR-012
   --check-timeout D    deadline of one check (default 20s bundled mock, 3m otherwise); its
                        requests are aborted and its undecided requirements fail
-  --run-timeout D      deadline of the whole run (default 5m): checks not started by then are
-                       not run and their requirements fail as "not decided", saying so
+  --run-timeout D      deadline of the whole run (default 5m bundled mock, otherwise 5m plus
+                       --max-rate-limit-wait, so 15m): checks not started by then are not
+                       run and their requirements fail as "not decided", saying so
 
 ${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
@@ -221,7 +222,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       ...(mock === undefined ? { connection } : {}),
       ...(maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs }),
     };
-    Object.assign(settings, testTimeouts(timeouts, settings.target, startedAt));
+    Object.assign(settings, testTimeouts(timeouts, settings.target, startedAt, maxRateLimitWaitMs));
     if (mock === undefined) {
       // A real model can take a while per answer, and a throttled check waits for its slots.
       settings.requestsPerMinute = await preflightRequestsPerMinute(settings);

@@ -1,8 +1,13 @@
 import type { RunSettings } from '../checks/check-context.ts';
 import { formatDuration, type RunDeadline } from '../checks/check-deadline.ts';
 import type { ConformanceReport } from '../checks/verdicts.ts';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from '../checks/rate-limit-retry.ts';
 
-/** The whole run's default bound (README, Exit codes): a server that hangs in any way cannot hold `iari test` longer. */
+/**
+ * The whole run's default bound (README, Exit codes): a server that hangs in any way cannot hold
+ * `iari test` longer. Against a real server the run may also wait out 429s (--max-rate-limit-wait),
+ * so its default adds that budget: a run that waits is not then cut by its own deadline.
+ */
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
 
 /** About how many requests a full run sends (measured: 164 against the bundled mock), for the throttle estimate. */
@@ -17,9 +22,10 @@ export function testTimeouts(
   flags: { request: number | undefined; check: number | undefined; run: number | undefined },
   target: RunSettings['target'],
   startedAt: number,
+  maxRateLimitWaitMs = DEFAULT_MAX_RATE_LIMIT_WAIT_MS,
 ): Required<Pick<RunSettings, 'requestTimeoutMs' | 'checkTimeoutMs' | 'runDeadline'>> {
   const mock = target === 'bundled-mock';
-  const runMs = flags.run ?? DEFAULT_RUN_TIMEOUT_MS;
+  const runMs = flags.run ?? (mock ? DEFAULT_RUN_TIMEOUT_MS : DEFAULT_RUN_TIMEOUT_MS + maxRateLimitWaitMs);
   const runDeadline: RunDeadline = { at: startedAt + runMs, ms: runMs };
   return { requestTimeoutMs: flags.request ?? (mock ? 10_000 : 60_000), checkTimeoutMs: flags.check ?? (mock ? 20_000 : 180_000), runDeadline };
 }
