@@ -101,6 +101,8 @@ function probes(core: MockCore): { name: string; req: MockRequest }[] {
     get('me-after', '/v1/me'),
     get('usage-after', '/v1/me/usage?days=40'),
     ...[1, 2, 3, 4].map((i) => post(`free-${i}`, basic, { token: tokens.byAccount['acct_free'] ?? '' })),
+    // After the 4th request (requests_per_minute 3) was refused: what the account's usage counts.
+    get('free-me-after-429', '/v1/me', tokens.byAccount['acct_free'] ?? ''),
     post('team-tpm', basic, { token: tokens.byAccount['acct_team'] ?? '' }),
     post('capped', basic, { token: tokens.byAccount['acct_capped'] ?? '' }),
   ];

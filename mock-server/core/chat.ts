@@ -7,8 +7,8 @@ import { badRequest, errorBody, errorResponse, type ApiError } from './http-erro
 import { validateChatRequest, type ChatRequest } from './validate.ts';
 import { planCompletion, type CompletionPlan } from './plan.ts';
 import { renderCompletion, renderStream, streamStepCount, streamWire } from './render.ts';
-import { admit, checkLimits } from './limits.ts';
-import { enforcedRequestsPerMinute, limitedHeaders } from './rate-limit-faults.ts';
+import { admit, checkLimits, goDuration } from './limits.ts';
+import { enforcedRequestsPerMinute, limitedHeaders, limitNeverLifted } from './rate-limit-faults.ts';
 import { leavesUncounted } from './open-shapes.ts';
 import { nanoToDecimal } from './decimal.ts';
 import { newCompletionId } from './ids.ts';
@@ -153,12 +153,17 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   let limitHeaders: HeaderMap = {};
   if (state.limits && !f.has('limit-never-429')) {
     const rpm = enforcedRequestsPerMinute(account.fixture.limits.requests_per_minute, f);
-    const verdict = checkLimits(account, now, estimatedTokens, rpm);
+    let verdict = checkLimits(account, now, estimatedTokens, rpm);
+    if (limitNeverLifted(account, verdict.allowed, f)) {
+      verdict = { allowed: false, which: 'requests', retryAfterMs: 60_000, headers: { ...verdict.headers, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': goDuration(60_000) } };
+    }
     limitHeaders = f.has('limit-no-ratelimit-headers') ? {} : verdict.headers;
     if (!verdict.allowed) {
       let headers: HeaderMap = { ...limitHeaders };
       // HTTP profile: 429 with `Retry-After` (integer seconds >= 1).
-      if (!f.has('limit-no-retry-after')) headers['retry-after'] = f.has('limit-retry-after-invalid') ? '0.5' : String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
+      if (!f.has('limit-no-retry-after')) headers['retry-after'] = f.has('limit-retry-after-invalid') ? '0.5' : f.has('limit-retry-after-too-short') ? '1' : String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
+      // HTTP profile D-HTTP-26: a refused request adds nothing to usage (fault limit-refused-counted counts it).
+      if (f.has('limit-refused-counted')) account.record(now, 0, 0, 0);
       headers = limitedHeaders(headers, f);
       const limit = verdict.which === 'requests' ? rpm : account.fixture.limits.tokens_per_minute;
       return fail(

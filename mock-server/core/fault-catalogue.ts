@@ -105,6 +105,9 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('limit-no-ratelimit-headers', ['LIMIT-003'], 'No x-ratelimit-* headers, on 429 or otherwise.'),
   f('limit-wrong-error-code', ['LIMIT-001', 'LIMIT-005'], 'A rate-limit 429 has code too_many_requests instead of rate_limit_exceeded.'),
   f('spend-cap-ignored', ['LIMIT-006'], 'The monthly spend cap is not enforced.'),
+  f('limit-retry-after-too-short', ['LIMIT-004'], 'A rate-limit 429 says Retry-After: 1 although the window frees a slot only later (the x-ratelimit-reset-* headers tell the truth), so the request sent after the wait is refused again.'),
+  f('limit-refused-counted', ['LIMIT-007'], 'A request refused with a rate-limit 429 still counts in /v1/me requests_this_month and in today’s usage row.'),
+  f('limit-one-below-reported', ['LIMIT-008'], 'The chat route admits one request per minute fewer than /v1/me reports in limits.requests_per_minute.'),
   // Error shape and status (§2 #19, #20)
   f('error-body-detail', ['ERR-001'], 'Error bodies are {"detail": "..."} (FastAPI\'s default) instead of {"error": {...}} (§2 #19).'),
   f('error-body-string', ['ERR-001'], 'Error bodies are {"error": "<message>"}, a string where the error object belongs (vLLM\'s 401, TGI).'),

@@ -25,16 +25,35 @@ export const rateLimitFaults: readonly FaultDefinition[] = [
     ['LIMIT-010'],
     `Every account is limited to ${LOW_REQUESTS_PER_MINUTE} chat requests per minute and /v1/me says so; its 429s carry neither Retry-After nor x-ratelimit-* headers, so a client must back off.`,
   ),
+  f(
+    'rate-limit-never-lifts',
+    // LIMIT-009 too: after the wait, a request within the reported limit is still refused; and
+    // LIMIT-004 (judged with --include limits): the request sent after Retry-After is refused.
+    ['LIMIT-010', 'LIMIT-009', 'LIMIT-004'],
+    ['LIMIT-010'],
+    `Every account is limited to ${LOW_REQUESTS_PER_MINUTE} chat requests per minute and /v1/me says so; once an account is limited, every later chat request gets a well-formed 429 (Retry-After included), however long the client waits.`,
+  ),
 ];
 
 /** The requests_per_minute /v1/me reports under the faults. */
 export function reportedRequestsPerMinute(rpm: number, f: ReadonlySet<string>): number {
-  return f.has('rate-limit-no-retry-after') ? Math.min(rpm, LOW_REQUESTS_PER_MINUTE) : rpm;
+  return f.has('rate-limit-no-retry-after') || f.has('rate-limit-never-lifts') ? Math.min(rpm, LOW_REQUESTS_PER_MINUTE) : rpm;
+}
+
+/** Accounts a `rate-limit-never-lifts` limit has caught. */
+const caught = new WeakSet<object>();
+
+/** Under `rate-limit-never-lifts`: whether this request is refused although the window admits it (the account was limited before). */
+export function limitNeverLifted(account: object, admitted: boolean, f: ReadonlySet<string>): boolean {
+  if (!f.has('rate-limit-never-lifts')) return false;
+  if (!admitted) caught.add(account);
+  return admitted && caught.has(account);
 }
 
 /** The requests_per_minute the chat route enforces under the faults. */
 export function enforcedRequestsPerMinute(rpm: number, f: ReadonlySet<string>): number {
-  return f.has('rate-limit-below-reported') || f.has('rate-limit-no-retry-after') ? Math.min(rpm, LOW_REQUESTS_PER_MINUTE) : rpm;
+  if (f.has('limit-one-below-reported')) return Math.max(1, rpm - 1);
+  return f.has('rate-limit-below-reported') || f.has('rate-limit-no-retry-after') || f.has('rate-limit-never-lifts') ? Math.min(rpm, LOW_REQUESTS_PER_MINUTE) : rpm;
 }
 
 /** The headers of a rate-limit 429 under the faults (those that say when to retry are dropped). */

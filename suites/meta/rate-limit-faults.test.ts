@@ -104,6 +104,26 @@ describe('rate limits stay where they belong', { timeout: 120_000 }, () => {
     expect(changedVerdicts(run, await faithful(), def.breaks)).toEqual([]);
   });
 
+  it('LIMIT-010: a limit that never lifts is waited out until the budget is spent, fails LIMIT-010 (and LIMIT-009), and every check it kept from deciding is skipped saying so, never failed', async () => {
+    const def = faultByName('rate-limit-never-lifts')!;
+    const run = await fullRun(def.name);
+    // LIMIT-004 needs --include limits (the fault matrix proves it); a default run leaves it skipped.
+    expect(run.outcomes.get('LIMIT-004')?.verdict).toBe('skipped');
+    expect(run.events.some((e) => e.lifted === false)).toBe(true);
+    // The whole run's wait budget (10 min by default, on the fake clock) is spent, and no more.
+    expect(run.waitedMs).toBeGreaterThan(0);
+    expect(run.waitedMs).toBeLessThanOrEqual(10 * 60_000);
+    expectBroken(run, ['LIMIT-010', 'LIMIT-009']);
+    const lift = run.outcomes.get('LIMIT-010');
+    expect(lift?.verdict === 'fail' ? lift.failures[0]?.message : lift?.verdict).toMatch(/the limit did not lift/);
+    const base = await faithful();
+    const keptFromDeciding = [...run.outcomes.values()].filter((o) => o.verdict === 'skipped' && base.outcomes.get(o.id)?.verdict !== 'skipped');
+    expect(keptFromDeciding.length).toBeGreaterThan(0);
+    for (const o of keptFromDeciding) expect(`${o.id}: ${o.verdict === 'skipped' ? o.reason : o.verdict}`).toMatch(/LIMIT-010 reports it/);
+    const undecided = keptFromDeciding.map((o) => o.id);
+    expect(changedVerdicts(run, base, def.breaks, undecided)).toEqual([]);
+  });
+
   it('LIMIT-001: a server that never limits changes no verdict of a default run (its LIMIT findings need --include limits)', async () => {
     const run = await fullRun('limit-never-429');
     expect(run.events).toEqual([]);

@@ -4,6 +4,7 @@ import { CLIENT_NAMES, vercelAi } from '../clients/client-libraries.ts';
 import { clientOp, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
+import { rateLimitGiveUp } from '../rate-limit-retry.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
 // is changed". The Vercel AI SDK (`ai`) with its OpenAI-compatible provider is the documented way
@@ -56,7 +57,12 @@ async function drain(stream: AsyncIterable<{ type: string; text?: string; error?
   let finish: string | undefined;
   for await (const part of stream) {
     if (part.type === 'text-delta') text += part.text ?? '';
-    else if (part.type === 'error') errors.push(clientErrorText(part.error));
+    else if (part.type === 'error') {
+      // The run's own rate-limit give-up is not the library's error: thrown, it skips the check (LIMIT-010 reports it), as a thrown one does.
+      const giveUp = rateLimitGiveUp(part.error);
+      if (giveUp !== undefined) throw giveUp;
+      errors.push(clientErrorText(part.error));
+    }
     else if (part.type === 'finish') finish = part.finishReason;
   }
   return { text, errors, finish };
