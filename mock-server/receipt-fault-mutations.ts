@@ -93,6 +93,7 @@ const changes: Record<string, Change> = {
   'receipt-sig-noncanonical-base64url': { sealed: (r) => { const sig = obj(r, 'sig'); sig['val'] = nonCanonicalTail(String(sig['val'])); } },
   'receipt-sig-small-order-actor': { unsigned: (r) => { r['actor'] = SMALL_ORDER_KEYREF; } },
   'receipt-chain-second-genesis': { unsigned: (r) => { delete r['prev']; } },
+  'receipt-chain-prev-without-sig': { unsigned: (r, ctx) => { const last = ctx.lastReceipt(); if (last !== undefined) { const { sig: _sig, ...rest } = last; r['prev'] = digestOf(rest); } } },
   'receipt-chain-fork': { unsigned: (r, ctx) => { const p = ctx.lastReceipt()?.['prev']; if (typeof p === 'string') r['prev'] = p; } },
   'receipt-chain-duplicate-id': { unsigned: (r, ctx) => { const id = ctx.lastReceipt()?.['id']; if (typeof id === 'string') r['id'] = id; } },
   'receipt-issuer-rotated': { unsigned: (r, ctx) => { r['iss'] = ctx.otherIssuer.keyref; } },

@@ -65,6 +65,7 @@ export const receiptFaultTable: readonly ReceiptFaultRow[] = [
   t('receipt-sig-noncanonical-base64url', GATE_ONLY, ['RCPT-SIG-003', 'RCPT-HTTP-005', 'RCPT-HTTP-006'], 'The gate Receipt\'s sig.val has non-zero unused trailing bits: same 64 bytes, other text (NONCANONICAL_BASE64URL).'),
   t('receipt-sig-small-order-actor', PAIRED, ['RCPT-SIG-004', 'RCPT-HTTP-006'], 'Gate and outcome name as actor the did:key of a small-order point (KEY_INVALID).'),
   t('receipt-chain-second-genesis', GATE_ONLY, ['RCPT-CHAIN-001', 'RCPT-CHAIN-009', 'RCPT-HTTP-006'], 'A gate Receipt after the first has no prev (CHAIN_MULTIPLE_GENESIS; the served head is then unreachable: HEAD_MISMATCH).'),
+  t('receipt-chain-prev-without-sig', GATE_ONLY, ['RCPT-CHAIN-003', 'RCPT-CHAIN-002', 'RCPT-CHAIN-009', 'RCPT-HTTP-006'], 'A gate Receipt\'s prev is the digest of the previous Receipt without its sig (PREV_DIGEST_FORM; it names no Receipt: CHAIN_BREAK, and the served head is then unreachable: HEAD_MISMATCH).'),
   t('receipt-chain-fork', GATE_ONLY, ['RCPT-CHAIN-004', 'RCPT-CHAIN-009', 'RCPT-HTTP-006'], 'A gate Receipt\'s prev is its predecessor\'s prev (CHAIN_FORK; the served head is then unreachable: HEAD_MISMATCH).'),
   t('receipt-chain-duplicate-id', GATE_ONLY, ['RCPT-CHAIN-005', 'RCPT-HTTP-006'], 'A gate Receipt reuses the previous Receipt\'s id (DUPLICATE_ID).'),
   t('receipt-issuer-rotated', GATE_ONLY, ['RCPT-CHAIN-008'], 'Gates are signed by a second service key, published beside the first in GET /v1/receipts/keys (ISSUER_CHANGED warning).'),

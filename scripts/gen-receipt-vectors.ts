@@ -1,6 +1,7 @@
 // Generates fixtures/receipts/receipt_chain_test.json: Wycheproof-like Receipt chain vectors,
 // deterministic (RFC 8032 §7.1 test keys, fixed ids and iat; Ed25519 signatures are deterministic).
 // Run: npx tsx scripts/gen-receipt-vectors.ts   (suites/receipts/vectors.test.ts fails if the file is stale)
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
@@ -238,6 +239,13 @@ function specs(): Spec[] {
   add({ group: 'chain', comment: 'genesis deleted', flags: ['ChainLink'], input: L1.slice(1), errors: [['CHAIN_BREAK', 0], ['GATE_NOT_FOUND', 0], ['CHAIN_NO_GENESIS', null]] });
   add({ group: 'chain', comment: 'a second genesis (another chain\'s first Receipt)', flags: ['ChainLink'], input: [...L1, resealed([L1[2]!], (c) => { delete c[0].prev; c[0].id = 'rcpt_x001'; })[0]!], errors: [['CHAIN_MULTIPLE_GENESIS', 7]] });
   add({ group: 'chain', comment: 'a middle Receipt deleted', flags: ['ChainLink'], input: [...L1.slice(0, 2), ...L1.slice(3)], errors: [['CHAIN_BREAK', 2]] });
+  add({ group: 'chain', comment: 'prev over the previous Receipt without its sig: PREV_DIGEST_FORM beside CHAIN_BREAK (D-RCPT-07, D-RCPT-25)', flags: ['ChainLink', 'CoReport'], input: resealed(L1, (c) => { const { sig: _sig, ...rest } = c[2]; c[3].prev = digestOf(rest); }), errors: [['CHAIN_BREAK', 3], ['PREV_DIGEST_FORM', 3]] });
+  {
+    // The previous Receipt served with its members in reverse order (valid JSON, not its JCS form), and prev taken over those bytes.
+    const reversed = (r: Receipt): string => JSON.stringify(Object.fromEntries(Object.entries(r).reverse()));
+    const chain = resealed(L1, (c) => (c[3].prev = `sha256:${createHash('sha256').update(reversed(c[2])).digest('hex')}`));
+    add({ group: 'chain', comment: 'prev over the previous Receipt\'s bytes as served (not its JCS form): PREV_DIGEST_FORM beside CHAIN_BREAK', flags: ['ChainLink', 'CoReport', 'WireForm'], input: chain.map((r, k): Item => (k === 2 ? reversed(r) : r)), errors: [['CHAIN_BREAK', 3], ['PREV_DIGEST_FORM', 3]] });
+  }
   add({ group: 'chain', comment: 'a valid Receipt from another chain inserted', flags: ['ChainLink'], input: [...L1.slice(0, 3), baseChain(1, 'rcpt_o', ISSUER)[3]!, ...L1.slice(3)], errors: [['CHAIN_BREAK', 3]] });
   add({ group: 'chain', comment: 'fork: two Receipts with the same prev', flags: ['ChainLink', 'Fork'], input: [...L1, resealed([L1[3]!], (c) => (c[0].id = 'rcpt_f001'))[0]!], errors: [['CHAIN_FORK', 7]] });
   add({ group: 'chain', comment: 'two different Receipts with the same id', flags: ['ChainLink'], input: resealed(L1, (c) => (c[4].id = c[2].id)), errors: [['DUPLICATE_ID', 4]] });

@@ -2,7 +2,7 @@ import { ByteRecords, GrowableFloat64, GrowableInt32, RecordIndex } from './comp
 import { WARNING_CODES, type Finding, type FindingCode } from './findings.ts';
 import { CheckContext, checkOptionsOf, checkReceipt, payloadDigest, type CheckOptions } from './receipt-checks.ts';
 import {
-  FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
+  FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_PREV_FORM_NO_SIG, F_PREV_FORM_WIRE, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
   K_RECEIPT, O_DIGEST, O_GATE, O_ID_HASH, O_PAIR, O_PREV, STRIDE,
 } from './receipt-facts.ts';
 import type { VerifyOptions } from './verify-options.ts';
@@ -31,6 +31,8 @@ const S_OUTCOME = 2;
 const S_ALLOWED = 4;
 const S_STOP = 8;
 const S_DUP = 16;
+const S_PREV_NO_SIG = 32;
+const S_PREV_WIRE = 64;
 
 const TRUNCATION_NOTE = 'no expected head given (--head): a chain cut short at its end cannot be detected';
 const UNCHECKED_NOTE = 'actor_sig present but not checked: no grant id given (--grant-id)';
@@ -179,7 +181,14 @@ export class ChainVerifier {
         if (other !== -1) this.#add(withId({ code: 'DUPLICATE_ID', index, pointer: '/id', detail: `id also used by index ${other}` }));
       }
       this.#pairs.push(batch.bytes.subarray(base + O_PAIR, base + O_PAIR + 48));
-      this.#state.push(S_MEMBER | ((flags & F_OUTCOME) !== 0 ? S_OUTCOME : 0) | ((flags & F_ALLOWED) !== 0 ? S_ALLOWED : 0) | ((flags & F_STOP) !== 0 ? S_STOP : 0));
+      this.#state.push(
+        S_MEMBER |
+          ((flags & F_OUTCOME) !== 0 ? S_OUTCOME : 0) |
+          ((flags & F_ALLOWED) !== 0 ? S_ALLOWED : 0) |
+          ((flags & F_STOP) !== 0 ? S_STOP : 0) |
+          ((flags & F_PREV_FORM_NO_SIG) !== 0 ? S_PREV_NO_SIG : 0) |
+          ((flags & F_PREV_FORM_WIRE) !== 0 ? S_PREV_WIRE : 0),
+      );
       this.#iat.push(batch.iat[k] as number);
       // D-RCPT-21: "A Receipt whose iss is not trusted is ISSUER_UNTRUSTED (once per untrusted issuer, at its first Receipt)".
       const iss = batch.iss[k];
@@ -263,8 +272,14 @@ export class ChainVerifier {
       const i = this.#pendingPrevOf.get(k);
       const p = this.#digestIndex.find(this.#pendingPrev.get(k));
       if (p !== -1) parentOf.set(i, p);
-      // D-RCPT-07: "every prev names a member (CHAIN_BREAK)".
-      else this.#add({ code: 'CHAIN_BREAK', index: i, pointer: '/prev', detail: 'prev names no Receipt of this chain' });
+      else {
+        // D-RCPT-07: "every prev names a member (CHAIN_BREAK)".
+        this.#add({ code: 'CHAIN_BREAK', index: i, pointer: '/prev', detail: 'prev names no Receipt of this chain' });
+        // D-RCPT-07: prev is the digest of the **whole** previous Receipt's JCS; D-RCPT-25: both are reported.
+        const s = stateOf.get(i);
+        const form = (s & S_PREV_NO_SIG) !== 0 ? 'of that Receipt without its sig' : (s & S_PREV_WIRE) !== 0 ? 'of that Receipt\'s bytes as served, not of its JCS form' : undefined;
+        if (form !== undefined) this.#add({ code: 'PREV_DIGEST_FORM', index: i, pointer: '/prev', detail: `prev is the digest ${form} (index ${i - 1}); D-RCPT-07 takes the digest of the whole Receipt's JCS, sig included` });
+      }
     }
     for (let k = 0; k < this.#pendingGateOf.length; k++) {
       const i = this.#pendingGateOf.get(k);

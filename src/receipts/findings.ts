@@ -75,6 +75,7 @@ export const FINDING_TABLE = {
   CHAIN_NO_GENESIS: { layer: 'chain', severity: 'error', scope: 'chain', summary: 'no Receipt without prev (the chain has no start)' },
   CHAIN_MULTIPLE_GENESIS: { layer: 'chain', severity: 'error', scope: 'receipt', summary: 'more than one Receipt without prev' },
   CHAIN_BREAK: { layer: 'chain', severity: 'error', scope: 'receipt', summary: 'prev names no Receipt of the chain' },
+  PREV_DIGEST_FORM: { layer: 'chain', severity: 'error', scope: 'receipt', summary: 'prev is the digest of the previous Receipt in another form (without its sig, or its bytes as served)' },
   CHAIN_FORK: { layer: 'chain', severity: 'error', scope: 'receipt', summary: 'two Receipts have the same prev' },
   DUPLICATE_ID: { layer: 'chain', severity: 'error', scope: 'receipt', summary: 'two different Receipts have the same id' },
   DUPLICATE_RECEIPT: { layer: 'chain', severity: 'error', scope: 'receipt', summary: 'the same Receipt occurs twice' },

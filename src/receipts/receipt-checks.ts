@@ -8,7 +8,7 @@ import { validateReceiptSchema, type ReceiptSchemaError } from './receipt-schema
 import { isFindingCode, type Finding, type FindingCode } from './findings.ts';
 import { readStrictJson, DEFAULT_LIMITS, type StrictJsonLimits } from './strict-json.ts';
 import {
-  FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
+  FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_PREV_FORM_NO_SIG, F_PREV_FORM_WIRE, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
   K_NOT_OBJECT, K_RECEIPT, K_UNREADABLE, O_DIGEST, O_GATE, O_ID_HASH, O_PAIR, O_PREV, STRIDE,
 } from './receipt-facts.ts';
 
@@ -56,9 +56,19 @@ export interface CheckOptions {
 
 type KeyInfo = { ok: true; key: VerifyKey } | { ok: false; pattern: boolean; reason: string };
 
-/** Per-thread state of the per-Receipt checks: options and a cache of decoded keys. */
+/** What the check of one Receipt keeps for the next one's PREV_DIGEST_FORM diagnosis. */
+interface LastReceipt {
+  index: number;
+  digest: Buffer;
+  withoutSig: string;
+  /** The text as served when it is not the JCS form. */
+  wire: string | undefined;
+}
+
+/** Per-thread state of the per-Receipt checks: options, a cache of decoded keys, the Receipt checked last. */
 export class CheckContext {
   readonly #keys = new Map<string, KeyInfo>();
+  last: LastReceipt | undefined;
   readonly approvers: ReadonlySet<string>;
   readonly tokenCommitments: ReadonlySet<string> | undefined;
 
@@ -162,7 +172,10 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
     whole = `{${texts.join(',')}}`;
   }
   const base = k * STRIDE;
-  out.bytes.set(hash('sha256', whole, 'buffer'), base + O_DIGEST);
+  const digest = hash('sha256', whole, 'buffer');
+  out.bytes.set(digest, base + O_DIGEST);
+  const before = ctx.last?.index === index - 1 ? ctx.last : undefined;
+  ctx.last = { index, digest, withoutSig, wire: parsed.canonical || parsed.text === whole ? undefined : parsed.text };
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
   hash16Into(pairDecision, out.bytes, base + O_PAIR + 32);
@@ -264,6 +277,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
     if (pb !== undefined) {
       flags |= F_PREV_DIGEST;
       out.bytes.set(pb, base + O_PREV);
+      flags |= prevForm(pb, before);
     }
   }
   if (r['outcome'] !== undefined) flags |= F_OUTCOME;
@@ -282,6 +296,19 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
     const outcome = isObj(r['outcome']) ? r['outcome'] : undefined;
     (out.io ??= [])[k] = [str(act?.['input_digest']), str(outcome?.['output_digest']), str(r['context'])];
   }
+}
+
+/**
+ * D-RCPT-07 takes prev over the whole previous Receipt's JCS, sig included. When prev is not the
+ * digest of the Receipt before it in input order (checked on this thread), the forms implementers
+ * get wrong are tried on that Receipt; the chain logic reports PREV_DIGEST_FORM if prev then names
+ * no member. Only on a mismatch, so a valid chain costs one comparison.
+ */
+function prevForm(prev: Uint8Array, before: LastReceipt | undefined): number {
+  if (before === undefined || before.digest.equals(prev)) return 0;
+  if (hash('sha256', before.withoutSig, 'buffer').equals(prev)) return F_PREV_FORM_NO_SIG;
+  if (before.wire !== undefined && hash('sha256', before.wire, 'buffer').equals(prev)) return F_PREV_FORM_WIRE;
+  return 0;
 }
 
 /** The options of a verifier run as the per-Receipt checks need them. */

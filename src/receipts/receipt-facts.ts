@@ -22,6 +22,10 @@ export const F_STOP = 64;
 export const F_ID = 128;
 /** act.actor_sig present but not checked (no grant id); a note at level 1. */
 export const F_ACTOR_SIG_UNCHECKED = 256;
+/** prev is not the digest of the Receipt before it in input order, but of that Receipt without its sig (PREV_DIGEST_FORM). */
+export const F_PREV_FORM_NO_SIG = 512;
+/** ... or of that Receipt's bytes as served, which are not its JCS form (PREV_DIGEST_FORM). */
+export const F_PREV_FORM_WIRE = 1024;
 
 export const O_DIGEST = 0;
 export const O_PREV = 32;
