@@ -106,37 +106,14 @@ function sigFinding(check: SignatureCheck, invalidCode: FindingCode, pointer: st
   else if (check === 'invalid') emit(invalidCode, pointer, 'signature does not verify');
 }
 
-/**
- * Every check on one Receipt that needs no other Receipt (D-RCPT-25: no finding hides another),
- * writing its findings and chain facts to slot k of `out`. Signatures are verified on every
- * Receipt that the strict reader accepts, whatever else fails, wherever the value and the key decode.
- */
-export function checkReceipt(input: Uint8Array | string, index: number, ctx: CheckContext, out: FactsBatch, k: number): void {
-  const o = ctx.options;
-  const parsed = readStrictJson(input, o.limits);
-  out.iat[k] = Number.NaN;
-  out.flags[k] = 0;
-  if (!parsed.ok) {
-    out.kind[k] = K_UNREADABLE;
-    const e = parsed.error;
-    out.addFinding(k, { code: e.code, index, ...(e.pointer === '' ? {} : { pointer: e.pointer }), detail: `${e.detail} at offset ${e.offset}` });
-    return;
-  }
-  const value = parsed.value;
-  if (!isObj(value)) {
-    out.kind[k] = K_NOT_OBJECT;
-    out.addFinding(k, { code: 'SCHEMA_TYPE', index, pointer: '', detail: 'a Receipt is a JSON object' });
-    return;
-  }
-  out.kind[k] = K_RECEIPT;
-  const r = value;
-  const id = str(r['id']);
-  out.ids[k] = id;
-  const emit = (code: FindingCode, pointer: string | undefined, detail: string) =>
-    out.addFinding(k, { code, index, ...(id === undefined ? {} : { id }), ...(pointer === undefined ? {} : { pointer }), detail });
+type Reading = Extract<ReturnType<typeof readStrictJson>, { ok: true }>;
 
-  // D-RCPT-01/02/05: the JCS of the Receipt (its digest) and of the Receipt without sig (the envelope
-  // signature input). Wire text that is already its JCS form (the usual case) is used as it is.
+/**
+ * D-RCPT-01/02/05: the JCS of the Receipt (its digest) and of the Receipt without sig (the envelope
+ * signature input), and the pairing members' JCS. Wire text that is already its JCS form (the usual
+ * case) is used as it is.
+ */
+function jcsForms(parsed: Reading, r: Record<string, unknown>): { whole: string; withoutSig: string; pairAct: string; pairActor: string; pairDecision: string } {
   let whole: string;
   let withoutSig: string;
   let pairAct = ABSENT;
@@ -171,11 +148,63 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
     withoutSig += '}';
     whole = `{${texts.join(',')}}`;
   }
+  return { whole, withoutSig, pairAct, pairActor, pairDecision };
+}
+
+function lastReceipt(index: number, digest: Buffer, withoutSig: string, served: string, whole: string): LastReceipt {
+  return { index, digest, withoutSig, wire: served === whole ? undefined : served };
+}
+
+/**
+ * Makes the Receipt at `index` the one checked last on this thread, without checking it: a worker's
+ * batch starts with the Receipt before its first (verify-pool.ts), so PREV_DIGEST_FORM is found at
+ * batch boundaries as on one thread.
+ */
+export function rememberReceipt(input: Uint8Array, index: number, ctx: CheckContext): void {
+  const parsed = readStrictJson(input, ctx.options.limits);
+  if (!parsed.ok || !isObj(parsed.value)) {
+    ctx.last = undefined;
+    return;
+  }
+  const { whole, withoutSig } = jcsForms(parsed, parsed.value);
+  ctx.last = lastReceipt(index, hash('sha256', whole, 'buffer'), withoutSig, parsed.canonical ? whole : parsed.text, whole);
+}
+
+/**
+ * Every check on one Receipt that needs no other Receipt (D-RCPT-25: no finding hides another),
+ * writing its findings and chain facts to slot k of `out`. Signatures are verified on every
+ * Receipt that the strict reader accepts, whatever else fails, wherever the value and the key decode.
+ */
+export function checkReceipt(input: Uint8Array | string, index: number, ctx: CheckContext, out: FactsBatch, k: number): void {
+  const o = ctx.options;
+  const parsed = readStrictJson(input, o.limits);
+  out.iat[k] = Number.NaN;
+  out.flags[k] = 0;
+  if (!parsed.ok) {
+    out.kind[k] = K_UNREADABLE;
+    const e = parsed.error;
+    out.addFinding(k, { code: e.code, index, ...(e.pointer === '' ? {} : { pointer: e.pointer }), detail: `${e.detail} at offset ${e.offset}` });
+    return;
+  }
+  const value = parsed.value;
+  if (!isObj(value)) {
+    out.kind[k] = K_NOT_OBJECT;
+    out.addFinding(k, { code: 'SCHEMA_TYPE', index, pointer: '', detail: 'a Receipt is a JSON object' });
+    return;
+  }
+  out.kind[k] = K_RECEIPT;
+  const r = value;
+  const id = str(r['id']);
+  out.ids[k] = id;
+  const emit = (code: FindingCode, pointer: string | undefined, detail: string) =>
+    out.addFinding(k, { code, index, ...(id === undefined ? {} : { id }), ...(pointer === undefined ? {} : { pointer }), detail });
+
+  const { whole, withoutSig, pairAct, pairActor, pairDecision } = jcsForms(parsed, r);
   const base = k * STRIDE;
   const digest = hash('sha256', whole, 'buffer');
   out.bytes.set(digest, base + O_DIGEST);
   const before = ctx.last?.index === index - 1 ? ctx.last : undefined;
-  ctx.last = { index, digest, withoutSig, wire: parsed.canonical || parsed.text === whole ? undefined : parsed.text };
+  ctx.last = lastReceipt(index, digest, withoutSig, parsed.canonical ? whole : parsed.text, whole);
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
   hash16Into(pairDecision, out.bytes, base + O_PAIR + 32);

@@ -35,7 +35,41 @@ function longChain(n: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Verifies through a feeder that waits for its pool once the pool is starting, so batches go to the workers. */
+async function viaWorkers(text: string): Promise<{ result: ReturnType<ChainVerifier['finish']>; batches: number }> {
+  const verifier = new ChainVerifier({ trustedIssuers: [issuer.keyref] });
+  const feeder = new ParallelFeeder(verifier, 2);
+  const splitter = new ReceiptSplitter(65_536);
+  const bytes = new TextEncoder().encode(text);
+  for (let at = 0; at < bytes.length; at += 100_000) {
+    splitter.feed(bytes.subarray(at, at + 100_000), (item) => feeder.item(item));
+    await feeder.settle();
+    if (verifier.count >= PARALLEL_FROM) await feeder.started();
+  }
+  splitter.end((item) => feeder.item(item));
+  await feeder.finish();
+  return { result: verifier.finish(), batches: feeder.workerBatches };
+}
+
 describe('verification on worker threads', () => {
+  it('RCPT-CHAIN-003: finds PREV_DIGEST_FORM on every Receipt whose prev skips the previous sig, across batch boundaries, as on one thread', async () => {
+    const lines = longChain(1600).split('\n').filter((l) => l !== '');
+    // 300 consecutive Receipts (more than a batch of 256, so a batch starts among them): prev over the previous Receipt without its sig.
+    for (let k = 1000; k < 1300; k++) {
+      const { sig: _sig, ...before } = JSON.parse(lines[k - 1] as string) as Record<string, unknown>;
+      lines[k] = canonicalString({ ...(JSON.parse(lines[k] as string) as Record<string, unknown>), prev: digestOf(before) });
+    }
+    const text = `${lines.join('\n')}\n`;
+    const file = join(dir, 'prev-form.jsonl');
+    writeFileSync(file, text);
+    const one = await verifyReceiptFile(file, { trustedIssuers: [issuer.keyref], jobs: 1 });
+    expect(one.counts.PREV_DIGEST_FORM).toBe(300);
+    expect(one.counts.CHAIN_BREAK).toBe(301);
+    const two = await viaWorkers(text);
+    expect(two.batches).toBeGreaterThan(1);
+    expect(two.result).toEqual(one);
+  }, 120_000);
+
   it('gives the same findings, head and counts with --jobs 2 as on one thread, and uses the workers', async () => {
     const file = join(dir, 'chain.jsonl');
     const text = longChain(2600);
@@ -46,20 +80,9 @@ describe('verification on worker threads', () => {
     expect(one.errors.map((f) => f.code)).toEqual(expect.arrayContaining(['SIG_INVALID', 'SCHEMA_UNKNOWN_FIELD', 'JSON_LIMITS', 'DUPLICATE_RECEIPT', 'JSON_SYNTAX', 'CHAIN_BREAK']));
     expect(two).toEqual(one);
 
-    const verifier = new ChainVerifier({ trustedIssuers: [issuer.keyref] });
-    const feeder = new ParallelFeeder(verifier, 2);
-    const splitter = new ReceiptSplitter(65_536);
-    const bytes = new TextEncoder().encode(text);
-    for (let at = 0; at < bytes.length; at += 100_000) {
-      splitter.feed(bytes.subarray(at, at + 100_000), (item) => feeder.item(item));
-      await feeder.settle();
-      // Wait for the pool once it is starting, so that this test sees batches go to the workers.
-      if (verifier.count >= PARALLEL_FROM) await feeder.started();
-    }
-    splitter.end((item) => feeder.item(item));
-    await feeder.finish();
-    expect(feeder.workerBatches).toBeGreaterThan(0);
-    expect(verifier.finish()).toEqual(one);
+    const pooled = await viaWorkers(text);
+    expect(pooled.batches).toBeGreaterThan(0);
+    expect(pooled.result).toEqual(one);
   }, 120_000);
 
   it('keeps a short chain on this thread', async () => {

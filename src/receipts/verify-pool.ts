@@ -15,6 +15,8 @@ export interface CheckJob {
   buffer: ArrayBuffer;
   offsets: Int32Array;
   indexes: Int32Array;
+  /** The Receipt before the first, remembered but not checked (PREV_DIGEST_FORM across batches). */
+  before?: { bytes: Uint8Array; index: number };
 }
 
 /** Receipts verified on this thread before a pool is started (a small file never pays for workers). */
@@ -101,7 +103,7 @@ export class VerifyPool {
   }
 
   /** Checks the Receipts (bytes, and their input indexes) on the least busy worker. */
-  check(items: readonly Uint8Array[], indexes: Int32Array): Promise<FactsBatch> {
+  check(items: readonly Uint8Array[], indexes: Int32Array, before?: CheckJob['before']): Promise<FactsBatch> {
     if (this.#failed !== null) return Promise.reject(this.#failed);
     let size = 0;
     for (const b of items) size += b.length;
@@ -119,7 +121,7 @@ export class VerifyPool {
     for (let i = 1; i < this.#workers.length; i++) if ((this.#busy[i] as number) < (this.#busy[w] as number)) w = i;
     this.#busy[w] = (this.#busy[w] as number) + 1;
     const seq = this.#seq++;
-    const job: CheckJob = { seq, buffer, offsets, indexes };
+    const job: CheckJob = { seq, buffer, offsets, indexes, ...(before === undefined ? {} : { before }) };
     return new Promise((resolve, reject) => {
       this.#waiting.set(seq, { resolve, reject });
       (this.#workers[w] as Worker).postMessage(job, [buffer]);
@@ -159,6 +161,9 @@ export class ParallelFeeder {
   #indexes: number[] = [];
   #entries: Entry[] = [];
   #bytes = 0;
+  /** The last Receipt taken, and the one before the current batch's first. */
+  #last: CheckJob['before'];
+  #before: CheckJob['before'];
   /** The next input index (Receipts and unreadable items; a framing error takes none). */
   #next = 0;
   #workerBatches = 0;
@@ -186,6 +191,8 @@ export class ParallelFeeder {
       return;
     }
     if (item.kind === 'receipt') {
+      if (this.#items.length === 0) this.#before = this.#last;
+      this.#last = { bytes: item.bytes, index: this.#next };
       if (this.#entries.length > 0 && (this.#entries.at(-1) as Entry).kind === 'receipts') ((this.#entries.at(-1) as Entry) as { to: number }).to++;
       else this.#entries.push({ kind: 'receipts', from: this.#items.length, to: this.#items.length + 1 });
       this.#items.push(item.bytes);
@@ -200,8 +207,10 @@ export class ParallelFeeder {
 
   #applyItem(item: SplitItem): void {
     const v = this.#verifier;
-    if (item.kind === 'receipt') v.push(item.bytes);
-    else if (item.kind === 'oversize') v.pushUnreadable('JSON_LIMITS', `Receipt of ${item.size} bytes is larger than the limit`);
+    if (item.kind === 'receipt') {
+      this.#last = { bytes: item.bytes, index: this.#next };
+      v.push(item.bytes);
+    } else if (item.kind === 'oversize') v.pushUnreadable('JSON_LIMITS', `Receipt of ${item.size} bytes is larger than the limit`);
     // D-RCPT-24: a broken JSON array around the Receipts is a finding about the whole input.
     else v.addInputFinding({ code: 'JSON_SYNTAX', index: null, detail: item.detail });
     if (item.kind !== 'syntax') this.#next++;
@@ -221,7 +230,7 @@ export class ParallelFeeder {
   #dispatch(): void {
     if (this.#entries.length === 0) return;
     const pool = this.#pool as VerifyPool;
-    const facts = this.#items.length === 0 ? Promise.resolve(new FactsBatch(0)) : pool.check(this.#items, Int32Array.from(this.#indexes));
+    const facts = this.#items.length === 0 ? Promise.resolve(new FactsBatch(0)) : pool.check(this.#items, Int32Array.from(this.#indexes), this.#before);
     facts.catch(() => undefined);
     if (this.#items.length > 0) this.#workerBatches++;
     this.#queue.push({ facts, entries: this.#entries, items: this.#items });
