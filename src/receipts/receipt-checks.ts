@@ -68,7 +68,9 @@ interface LastReceipt {
 /** Per-thread state of the per-Receipt checks: options, a cache of decoded keys, the Receipt checked last. */
 export class CheckContext {
   readonly #keys = new Map<string, KeyInfo>();
-  last: LastReceipt | undefined;
+  /** The Receipt checked last (index -2: none), and a second record swapped with it, so nothing is allocated per Receipt. */
+  last: LastReceipt = { index: -2, digest: Buffer.alloc(0), withoutSig: '', wire: undefined };
+  spare: LastReceipt = { index: -2, digest: Buffer.alloc(0), withoutSig: '', wire: undefined };
   readonly approvers: ReadonlySet<string>;
   readonly tokenCommitments: ReadonlySet<string> | undefined;
 
@@ -151,8 +153,17 @@ function jcsForms(parsed: Reading, r: Record<string, unknown>): { whole: string;
   return { whole, withoutSig, pairAct, pairActor, pairDecision };
 }
 
-function lastReceipt(index: number, digest: Buffer, withoutSig: string, served: string, whole: string): LastReceipt {
-  return { index, digest, withoutSig, wire: served === whole ? undefined : served };
+/** Makes this Receipt the last one checked; returns the record it replaces (the Receipt before, valid while this one is checked). */
+function remember(ctx: CheckContext, index: number, digest: Buffer, withoutSig: string, served: string, whole: string): LastReceipt {
+  const before = ctx.last;
+  const slot = ctx.spare;
+  slot.index = index;
+  slot.digest = digest;
+  slot.withoutSig = withoutSig;
+  slot.wire = served === whole ? undefined : served;
+  ctx.last = slot;
+  ctx.spare = before;
+  return before;
 }
 
 /**
@@ -163,11 +174,11 @@ function lastReceipt(index: number, digest: Buffer, withoutSig: string, served: 
 export function rememberReceipt(input: Uint8Array, index: number, ctx: CheckContext): void {
   const parsed = readStrictJson(input, ctx.options.limits);
   if (!parsed.ok || !isObj(parsed.value)) {
-    ctx.last = undefined;
+    ctx.last.index = -2;
     return;
   }
   const { whole, withoutSig } = jcsForms(parsed, parsed.value);
-  ctx.last = lastReceipt(index, hash('sha256', whole, 'buffer'), withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  remember(ctx, index, hash('sha256', whole, 'buffer'), withoutSig, parsed.canonical ? whole : parsed.text, whole);
 }
 
 /**
@@ -203,8 +214,8 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const base = k * STRIDE;
   const digest = hash('sha256', whole, 'buffer');
   out.bytes.set(digest, base + O_DIGEST);
-  const before = ctx.last?.index === index - 1 ? ctx.last : undefined;
-  ctx.last = lastReceipt(index, digest, withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  const last = remember(ctx, index, digest, withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  const before = last.index === index - 1 ? last : undefined;
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
   hash16Into(pairDecision, out.bytes, base + O_PAIR + 32);

@@ -161,8 +161,9 @@ export class ParallelFeeder {
   #indexes: number[] = [];
   #entries: Entry[] = [];
   #bytes = 0;
-  /** The last Receipt taken, and the one before the current batch's first. */
-  #last: CheckJob['before'];
+  /** The last Receipt taken (index -1: none), and the one before the current batch's first. */
+  #lastBytes: Uint8Array | undefined;
+  #lastIndex = -1;
   #before: CheckJob['before'];
   /** The next input index (Receipts and unreadable items; a framing error takes none). */
   #next = 0;
@@ -191,8 +192,9 @@ export class ParallelFeeder {
       return;
     }
     if (item.kind === 'receipt') {
-      if (this.#items.length === 0) this.#before = this.#last;
-      this.#last = { bytes: item.bytes, index: this.#next };
+      if (this.#items.length === 0) this.#before = this.#lastBytes === undefined ? undefined : { bytes: this.#lastBytes, index: this.#lastIndex };
+      this.#lastBytes = item.bytes;
+      this.#lastIndex = this.#next;
       if (this.#entries.length > 0 && (this.#entries.at(-1) as Entry).kind === 'receipts') ((this.#entries.at(-1) as Entry) as { to: number }).to++;
       else this.#entries.push({ kind: 'receipts', from: this.#items.length, to: this.#items.length + 1 });
       this.#items.push(item.bytes);
@@ -208,7 +210,8 @@ export class ParallelFeeder {
   #applyItem(item: SplitItem): void {
     const v = this.#verifier;
     if (item.kind === 'receipt') {
-      this.#last = { bytes: item.bytes, index: this.#next };
+      this.#lastBytes = item.bytes;
+      this.#lastIndex = this.#next;
       v.push(item.bytes);
     } else if (item.kind === 'oversize') v.pushUnreadable('JSON_LIMITS', `Receipt of ${item.size} bytes is larger than the limit`);
     // D-RCPT-24: a broken JSON array around the Receipts is a finding about the whole input.
