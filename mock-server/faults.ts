@@ -10,6 +10,7 @@ import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { openShapeModes } from './core/open-shapes.ts';
 import { modelRouteFaults } from './core/model-route.ts';
 import { responseFormatFaults } from './core/response-format.ts';
+import { extensionModes } from './core/extension-modes.ts';
 
 export type { FaultDefinition };
 
@@ -25,6 +26,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...openShapeModes,
   ...modelRouteFaults,
   ...responseFormatFaults,
+  ...extensionModes,
   ...boundsFaults,
 ]);
 

@@ -1,5 +1,6 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse, MockRequest, MockResponse, StreamEvent } from './types.ts';
+import { coreOnlyBody, extensionModes } from './extension-modes.ts';
 
 // Chat, stream and tool faults applied around the chat route: a request rewrite before it (the
 // server ignores or mishandles one request member) or a rewrite of the finished completion / of the
@@ -19,12 +20,12 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('missing-model-defaulted', ['CHAT-021'], 'A request without model is served with the first listed model.'),
   f('invalid-json-served', ['CHAT-032'], 'A body that is not valid JSON is answered as a default one-message request (200).'),
   f('tool-call-id-optional', ['CHAT-027'], 'A tool message without tool_call_id is accepted.'),
-  f('n-ignored', ['CHAT-029', 'CHAT-STREAM-039'], 'n is ignored: one choice only.'),
-  f('max-tokens-ignored', ['CHAT-030'], 'max_tokens and max_completion_tokens are ignored.'),
+  { ...f('n-ignored', ['CHAT-029', 'CHAT-STREAM-039'], 'n is ignored: one choice only (legal by default; fails under --expect n).'), expect: ['n'] },
+  { ...f('max-tokens-ignored', ['CHAT-030'], 'max_tokens and max_completion_tokens are ignored (legal by default; fails under --expect max-completion-tokens).'), expect: ['max-completion-tokens'] },
   f('tool-messages-rejected', ['CHAT-018', 'CHAT-026', 'TOOLS-011'], 'A conversation containing a role tool message answers 400.'),
   f('tool-choice-none-ignored', ['TOOLS-018'], 'tool_choice "none" is treated as "auto".'),
   f('tool-choice-named-swapped', ['TOOLS-019'], 'A named tool_choice calls another declared function instead.'),
-  f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored.'),
+  { ...f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored (legal by default; fails under --expect parallel-tool-calls).'), expect: ['parallel-tool-calls'] },
   f('tool-name-unvalidated', ['TOOLS-021'], 'Function names with spaces or over 64 characters are accepted.'),
   // Completion body
   f('completion-not-object', ['CHAT-001', 'CHAT-029', 'CHAT-030', 'CHAT-031'], 'A completion is sent wrapped in a JSON array.'),
@@ -61,7 +62,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('stream-bom', ['CHAT-STREAM-043'], 'The stream starts with a UTF-8 byte order mark (legal; recorded).'),
 ];
 
-const names = new Set(chatFaults.map((x) => x.name));
+const names = new Set([...chatFaults, ...extensionModes].map((x) => x.name));
 const active = (fs: ReadonlySet<string>): boolean => fs.size > 0 && [...fs].some((n) => names.has(n));
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -80,6 +81,9 @@ export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): M
     body = { model: 'iari-mini', messages: [{ role: 'user', content: 'hi' }] };
     return { ...req, body: encoder.encode(JSON.stringify(body)) };
   }
+  // legal-core-only: members beyond the seed's table are dropped (legal-refuses-extensions refuses them in chat.ts, after auth).
+  const core = fs.has('legal-core-only') ? coreOnlyBody(body, fs) : null;
+  if (core !== null && 'body' in core) body = core.body;
   const messages = Array.isArray(body['messages']) ? (body['messages'] as Json[]) : [];
   if (fs.has('legal-unknown-member-rejected') || fs.has('unknown-member-500')) {
     const extra = Object.keys(body).find((k) => !KNOWN.has(k));

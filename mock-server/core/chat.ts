@@ -15,6 +15,7 @@ import { newCompletionId } from './ids.ts';
 import { mulberry32 } from './rng.ts';
 import { legalModesOf } from './framing.ts';
 import { jsonFaultOf } from './response-format.ts';
+import { coreOnlyBody } from './extension-modes.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -131,6 +132,8 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   } catch {
     return fail(badRequest(null, 'We could not parse the JSON body of your request. The body must be valid UTF-8 JSON.', 'invalid_json'));
   }
+  const extension = f.has('legal-refuses-extensions') && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? coreOnlyBody(parsed as Record<string, unknown>, f) : null;
+  if (extension !== null && 'refuse' in extension) return fail(badRequest(extension.refuse, `Unrecognized request argument supplied: ${extension.refuse}`), parsed);
   const validation = validateChatRequest(parsed, f);
   if (!validation.ok) return fail(validation.error, parsed);
   const request = validation.request;

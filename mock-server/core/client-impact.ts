@@ -19,13 +19,21 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   // Broken tool arguments: openai-node's caller cannot JSON.parse them, the AI SDK marks the call invalid,
   // LangChain moves it to invalid_tool_calls (its streamed path parses partial JSON and survives).
   'tool-arguments-invalid-json': ['CLIENT-004', 'CLIENT-005', 'CLIENT-012', 'CLIENT-013', 'CLIENT-020'],
-  // A wrong key answered 403: PermissionDeniedError / statusCode 403, not the 401 class callers catch.
+  // A wrong key answered 403: PermissionDeniedError / statusCode 403, not the 401 class callers catch
+  // (message and code intact: a deviation, non-strict at most; see `deviations`).
   'auth-401-as-403': ['CLIENT-006', 'CLIENT-014', 'CLIENT-022'],
-  // An unknown model answered 400: BadRequestError, not NotFoundError / MODEL_NOT_FOUND.
+  // An unknown model answered 400: BadRequestError, not NotFoundError / MODEL_NOT_FOUND (likewise a deviation).
   'model-not-found-400': ['CLIENT-007', 'CLIENT-015', 'CLIENT-023'],
   // A stream without its finish chunk: ChatCompletionStream and the AI SDK refuse it.
   'stream-truncated': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013'],
 };
+
+/**
+ * Faults whose CLIENT breaks are a different legal status with the server's message intact: clients
+ * raise another error class and callers survive it, so the CLIENT verdict is non-strict, never fail
+ * (src/checks/clients/client-errors.ts LEGAL_ALTERNATIVES).
+ */
+const deviations: ReadonlySet<string> = new Set(['auth-401-as-403', 'model-not-found-400']);
 
 /** The streamed operations of the three clients. */
 const STREAMED = ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021'];
@@ -48,7 +56,7 @@ const clientExercises: Readonly<Record<string, readonly string[]>> = {
 export function withClientBreaks(list: readonly FaultDefinition[]): FaultDefinition[] {
   return list.map((f) => {
     const extra = clientBreaks[f.name];
-    if (extra !== undefined) return { ...f, breaks: [...f.breaks, ...extra.filter((id) => !f.breaks.includes(id))] };
+    if (extra !== undefined) return { ...f, breaks: [...f.breaks, ...extra.filter((id) => !f.breaks.includes(id))], ...(deviations.has(f.name) ? { deviates: [...extra] } : {}) };
     const exercised = clientExercises[f.name];
     if (exercised !== undefined) return { ...f, exercises: [...(f.exercises ?? []), ...exercised.filter((id) => !(f.exercises ?? []).includes(id))] };
     return f;

@@ -9,6 +9,13 @@ export interface FaultDefinition {
   description: string;
   /** Legal modes: the requirement IDs whose tolerance they exercise. */
   exercises?: string[];
+  /** IDs among `breaks` the fault makes a deviation clients survive: non-strict at most, whatever their grade. */
+  deviates?: string[];
+  /**
+   * Capabilities (src/checks/capabilities.ts) the fault matrix declares with --expect: the fault makes the
+   * server ignore or refuse one, which by default only skips its requirements, and fails them when expected.
+   */
+  expect?: string[];
 }
 
 const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });

@@ -5,13 +5,14 @@ import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse, MockRequest } from './types.ts';
 import { errorResponse } from './http-errors.ts';
 import { json } from './json-response.ts';
+import { retrieveHidden } from './extension-modes.ts';
 
 export const MODEL_ROUTE_PREFIX = '/v1/models/';
 
 const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
 
 export const modelRouteFaults: readonly FaultDefinition[] = [
-  f('model-retrieve-missing', ['MODELS-014'], 'GET /v1/models/{id} is not served: every id answers 404 unknown_url, as on a server without the route.'),
+  { ...f('model-retrieve-missing', ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'], 'GET /v1/models/{id} is not served: every id answers 404 unknown_url, as on a server without the route (legal by default; fails under --expect model-retrieve).'), expect: ['model-retrieve'] },
   f('model-retrieve-wrong-model', ['MODELS-015'], 'GET /v1/models/{id} of a listed id answers another listed model.'),
   f('model-retrieve-bare-id', ['MODELS-015'], 'GET /v1/models/{id} answers {"id": ...} without object, created and owned_by.'),
   f('model-retrieve-private', ['MODELS-016'], 'GET /v1/models/{id} asks for a bearer token although the list it belongs to is public.'),
@@ -29,7 +30,7 @@ export function modelRoute(state: CoreState, req: MockRequest, ctx: RequestConte
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return errorResponse({ status: 405, type: 'invalid_request_error', message: `Method ${req.method} is not allowed on ${path}; use GET.`, param: null, code: 'method_not_allowed' }, ctx.requestId, f, { allow: 'GET' });
   }
-  if (f.has('model-retrieve-missing')) {
+  if (f.has('model-retrieve-missing') || retrieveHidden(f)) {
     return errorResponse({ status: 404, type: 'invalid_request_error', message: `Unknown request URL: GET ${path}. Please check the URL for typos.`, param: null, code: 'unknown_url' }, ctx.requestId, f);
   }
   if (f.has('model-retrieve-private')) {

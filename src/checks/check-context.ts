@@ -8,6 +8,7 @@ import { Throttle, unthrottled } from './throttle.ts';
 import type { RunDeadline } from './check-deadline.ts';
 import { RateLimitRetry } from './rate-limit-retry.ts';
 import { seededRandom } from '../seeded-random.ts';
+import { CapabilityBook, type Capability } from './capabilities.ts';
 
 /** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
 export interface RunSettings {
@@ -35,6 +36,8 @@ export interface RunSettings {
   runDeadline?: RunDeadline;
   /** The longest the run spends waiting out 429s (`--max-rate-limit-wait`); default 10 min. */
   maxRateLimitWaitMs?: number;
+  /** Capabilities declared with --expect: where the server does not offer one, its requirements fail. */
+  expect?: Capability[];
 }
 
 export interface LimitTokens {
@@ -82,6 +85,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
+    capabilities: new CapabilityBook(s.expect ?? []),
   };
 }
 

@@ -43,6 +43,8 @@ export interface CheckContext {
   runDeadline?: import('./check-deadline.ts').RunDeadline;
   /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
   discovered: import('./usage-shape.ts').Discoveries;
+  /** The capability probes of the run and what --expect declared (capabilities.ts). */
+  capabilities: import('./capabilities.ts').CapabilityBook;
 }
 
 export interface CheckDef {

@@ -121,26 +121,6 @@ export function twoChoiceStream(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('chat:stream-n2', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
 }
 
-export function toolBody(ctx: CheckContext, model: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    model,
-    messages: [{ role: 'user', content: 'What is the weather in Zürich?' }],
-    tools: [weatherTool, timeTool],
-    tool_choice: { type: 'function', function: { name: weatherTool.function.name } },
-    ...extra,
-  };
-}
-
-/** A completion where the tool is forced, so the answer must be a tool call. */
-export function toolCompletion(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool', async () => ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx))));
-}
-
-/** The same forced tool call, streamed. */
-export function toolStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-stream', async () => ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { stream: true })));
-}
-
 /** `body.error` when the body is an OpenAI-shaped error, else undefined. */
 export function errorOf(ex: HttpExchange): Record<string, unknown> | undefined {
   const e = at(ex.json, 'error');

@@ -4,7 +4,9 @@ import type { Judge } from './judge.ts';
 import type { StreamCheckResult } from '../client/stream-checker.ts';
 import { StreamValidator } from '../client/stream-checker.ts';
 import { evidence } from './evidence.ts';
-import { basicStream, emptyOptionsStream, toolStream, twoChoiceStream, usageStream } from './common-requests.ts';
+import { basicStream, emptyOptionsStream, twoChoiceStream, usageStream } from './common-requests.ts';
+import { toolStream } from './tool-requests.ts';
+import { offers } from './capability-probes.ts';
 
 export interface CheckedStream {
   name: string;
@@ -22,12 +24,14 @@ export function checkExchange(ex: HttpExchange, options: { includeUsage?: boolea
 /** The run's successful streams (plain, include_usage, empty stream_options, forced tool, n=2), checked once. */
 export function checkedStreams(ctx: CheckContext): Promise<CheckedStream[]> {
   return ctx.shared.get('streams:checked', async () => {
+    // stream_options and n are capabilities (capabilities.ts): their streams are judged where the server offers them.
+    const usage = await offers(ctx, 'stream-usage');
+    const n = await offers(ctx, 'n');
     const specs = [
       { name: 'plain stream', get: basicStream, opts: {} },
-      { name: 'stream with include_usage', get: usageStream, opts: { includeUsage: true } },
-      { name: 'stream with stream_options {}', get: emptyOptionsStream, opts: {} },
+      ...(usage ? [{ name: 'stream with include_usage', get: usageStream, opts: { includeUsage: true } }, { name: 'stream with stream_options {}', get: emptyOptionsStream, opts: {} }] : []),
       { name: 'streamed forced tool call', get: toolStream, opts: {} },
-      { name: 'stream with n=2', get: twoChoiceStream, opts: { n: 2 } },
+      ...(n ? [{ name: 'stream with n=2', get: twoChoiceStream, opts: { n: 2 } }] : []),
     ];
     const out: CheckedStream[] = [];
     for (const s of specs) {

@@ -7,6 +7,7 @@ import { createCheckContext, type RunSettings } from '../../src/checks/check-con
 import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
 import { gradeFor, gradeOf } from '../../src/checks/registry-view.ts';
 import { loadRequirements } from '../../src/checks/requirements-registry.ts';
+import { isCapability, type Capability } from '../../src/checks/capabilities.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
 // everything; each fault makes exactly the IDs it breaks fail (or non-strict where graded SHOULD)
@@ -42,11 +43,18 @@ async function runOnFreshMock(checks: readonly CheckDef[], fault?: string): Prom
       },
       ...(fault === undefined ? {} : { fault }),
     };
-    const ctx = createCheckContext(s, { sleep: async (ms) => { clock += ms; }, now: () => clock, progress: () => {} });
+    const declared = expectOf(fault);
+    const ctx = createCheckContext({ ...s, ...(declared === undefined ? {} : { expect: declared }) }, { sleep: async (ms) => { clock += ms; }, now: () => clock, progress: () => {} });
     return (await runChecksInProcess(ctx, checks)).outcomes;
   } finally {
     await fresh.close();
   }
+}
+
+/** The capabilities a fault makes the server ignore or refuse, declared with --expect so that they fail. */
+function expectOf(name: string | undefined): Capability[] | undefined {
+  const e = faults.find((x) => x.name === name)?.expect;
+  return e === undefined ? undefined : e.filter(isCapability);
 }
 
 function mockSettings(m: MockServer): RunSettings {
@@ -108,13 +116,15 @@ describe('fault matrix', () => {
   for (const f of faults) {
     it(`${f.kind === 'legal' ? 'legal mode' : 'fault'} ${f.name}: ${f.kind === 'legal' ? 'fails nothing' : `is detected as ${f.breaks.join(', ')} and changes nothing else`}`, async () => {
       const fresh = needsFreshMock(f);
-      const outcomes = fresh ? await runOnFreshMock(checksFor(f), f.name) : (await runChecksInProcess(createCheckContext({ ...settings, fault: f.name }), checksFor(f))).outcomes;
+      const declared = expectOf(f.name);
+      const outcomes = fresh ? await runOnFreshMock(checksFor(f), f.name) : (await runChecksInProcess(createCheckContext({ ...settings, fault: f.name, ...(declared === undefined ? {} : { expect: declared }) }), checksFor(f))).outcomes;
       const reference = (id: string): CheckOutcome | undefined => (fresh ? (freshBaseline.get(id) ?? baseline.get(id)) : baseline.get(id));
       const problems: string[] = [];
       for (const id of f.breaks) {
         const o = outcomes.get(id);
         const grade = gradeOf(id);
-        const wanted = grade === 'MUST' ? ['fail'] : grade === 'SHOULD' ? ['fail', 'non-strict'] : ['informational'];
+        // --expect makes a missing capability fail whatever the grade; a deviation clients survive is non-strict at most.
+        const wanted = declared !== undefined ? ['fail'] : f.deviates?.includes(id) === true ? ['non-strict'] : grade === 'MUST' ? ['fail'] : grade === 'SHOULD' ? ['fail', 'non-strict'] : ['informational'];
         if (o === undefined || !wanted.includes(o.verdict)) problems.push(`${id} expected ${wanted.join('/')}, got ${summary(o)}`);
       }
       const tolerated = new Set(f.exercises ?? []);

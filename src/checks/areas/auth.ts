@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { bound } from '../capability-probes.ts';
 import type { HttpExchange } from '../check-http.ts';
 import type { Auth } from '../check-http.ts';
 import { evidence, at, describeResponse } from '../evidence.ts';
@@ -46,7 +47,7 @@ function rejections(ctx: CheckContext): Promise<Rejection[]> {
         const ex =
           route.method === 'GET'
             ? await ctx.http.get(route.path, { auth: v.auth })
-            : await ctx.http.post(route.path, chatBody(ctx, model, { max_completion_tokens: 4 }), { auth: v.auth });
+            : await ctx.http.post(route.path, chatBody(ctx, model, { ...(await bound(ctx, 4)) }), { auth: v.auth });
         out.push({ route, variant: v.variant, sentSecret: v.secret, ex });
       }
     }

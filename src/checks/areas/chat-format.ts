@@ -1,42 +1,14 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { CheckContext, CheckDef } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import { evidence, isRecord, at, describeResponse } from '../evidence.ts';
 import { chatBody, errorMemberIs, firstModel } from '../common-requests.ts';
 import { checkExchange } from '../stream-findings.ts';
+import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, schemaProblem } from '../structured-output.ts';
+import { gate } from '../capability-probes.ts';
 
-/**
- * The schema the structured-output checks ask for: the shape a client's `Output.object` /
- * `withStructuredOutput` sends (nested object, array of objects, enum, integer bounds, a nullable
- * member), inside OpenAI's strict subset, without string formats (not every constrained decoder has them).
- */
-export const WEATHER_SCHEMA = {
-  type: 'object',
-  properties: {
-    city: { type: 'string' },
-    temperature_c: { type: 'number' },
-    conditions: { type: 'string', enum: ['sunny', 'cloudy', 'rain', 'snow'] },
-    hourly: {
-      type: 'array',
-      items: { type: 'object', properties: { hour: { type: 'integer', minimum: 0, maximum: 23 }, temperature_c: { type: 'number' } }, required: ['hour', 'temperature_c'], additionalProperties: false },
-    },
-    alert: { type: ['string', 'null'] },
-  },
-  required: ['city', 'temperature_c', 'conditions', 'hourly', 'alert'],
-  additionalProperties: false,
-} as const;
+export { WEATHER_SCHEMA };
 
-/** Outside strict mode: the nested object neither closes nor requires its properties (OpenAI refuses it with strict:true). */
-const NOT_STRICT_SCHEMA = {
-  type: 'object',
-  properties: { city: { type: 'string' }, details: { type: 'object', properties: { note: { type: 'string' } } } },
-  required: ['city', 'details'],
-  additionalProperties: false,
-};
-
-const PROMPT = 'Report the weather in Paris as a JSON object.';
-
-const validateWeather = new Ajv2020({ strict: false, allErrors: true }).compile(WEATHER_SCHEMA);
+const PROMPT = WEATHER_PROMPT;
 
 function jsonSchemaBody(model: string, ctx: CheckContext, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return chatBody(ctx, model, { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA, strict: true } }, ...extra });
@@ -48,25 +20,13 @@ function messageContent(ex: HttpExchange): string | { missing: string } {
   return typeof content === 'string' ? content : { missing: `choices[0].message.content is ${JSON.stringify(content)}` };
 }
 
-/** Parses `text` as JSON and validates it against the weather schema; undefined when it is valid. */
-function schemaProblem(text: string): { message: string; received: unknown } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { message: 'the content is not JSON', received: text.slice(0, 200) };
-  }
-  if (validateWeather(value)) return undefined;
-  const e = validateWeather.errors?.[0];
-  return { message: `the JSON does not match the schema: ${e?.instancePath || '/'} ${e?.message ?? ''}`.trim(), received: value };
-}
-
 const jsonObject: CheckDef = {
   name: 'chat-json-object',
   area: 'chat',
   ids: ['CHAT-034'],
   title: 'response_format json_object answers content that parses as one JSON object',
   async run(ctx, j) {
+    if (!(await gate(ctx, j, 'json-object'))) return;
     // Compat (OpenAI JSON mode): "the model will only generate strings that parse into valid JSON objects".
     const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
@@ -91,6 +51,7 @@ const jsonSchema: CheckDef = {
   ids: ['CHAT-035', 'CHAT-036'],
   title: 'response_format json_schema (strict) answers JSON valid against the schema, streamed and not',
   async run(ctx, j) {
+    if (!(await gate(ctx, j, 'json-schema'))) return;
     const model = await firstModel(ctx);
     // Compat (OpenAI Structured Outputs): with strict:true the output "will exactly match the supplied schema".
     const ex = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx));
@@ -123,6 +84,7 @@ const strictRefusal: CheckDef = {
   ids: ['CHAT-037'],
   title: 'a strict json_schema outside the OpenAI strict subset answers 400 invalid_request_error with param response_format',
   async run(ctx, j) {
+    if (!(await gate(ctx, j, 'json-schema'))) return;
     const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'loose', schema: NOT_STRICT_SCHEMA, strict: true } } });
     const ex = await ctx.http.post('/v1/chat/completions', body);
     // Compat (OpenAI Structured Outputs): "Invalid schema for response_format 'loose': In context=('properties', 'details'), 'additionalProperties' is required to be supplied and to be false."

@@ -2,7 +2,7 @@ import type { AIMessage, AIMessageChunk, BaseMessage } from '@langchain/core/mes
 import type { CheckDef } from '../check-types.ts';
 import { unknownModelId } from '../common-requests.ts';
 import { CLIENT_NAMES, langchain } from '../clients/client-libraries.ts';
-import { clientOp, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
 
@@ -14,7 +14,7 @@ const client = CLIENT_NAMES.langchain;
 type LangChain = NonNullable<Awaited<ReturnType<typeof langchain>>>;
 
 async function lc(env: OpEnv, options: { key?: string; model?: string; baseURL?: string } = {}): Promise<LangChain | 'not-installed'> {
-  return (await langchain(env.t, options.key ?? env.ctx.http.tokenForProbe(), options.model ?? env.model, options.baseURL)) ?? 'not-installed';
+  return (await langchain(env.t, options.key ?? env.ctx.http.tokenForProbe(), options.model ?? env.model, options.baseURL, await clientCaps(env.ctx))) ?? 'not-installed';
 }
 
 /** LangChain passes openai-node's error on, marked with its own `lc_error_code` for the status. */
@@ -77,7 +77,7 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   const l = await lc(env);
   if (l === 'not-installed') return l;
   const messages: BaseMessage[] = [new l.messages.HumanMessage(TOOL_PROMPT)];
-  const forced = l.chat.bindTools([clientWeatherTool], { tool_choice: clientWeatherTool.function.name });
+  const forced = (await clientCaps(env.ctx)).forceTool ? l.chat.bindTools([clientWeatherTool], { tool_choice: clientWeatherTool.function.name }) : l.chat.bindTools([clientWeatherTool]);
   const first: AIMessage | AIMessageChunk | undefined = streamed ? await concatStream(await forced.stream(messages)) : await forced.invoke(messages);
   if (first === undefined) return { problem: 'the stream yielded no chunk' };
   const invalid = first.invalid_tool_calls ?? [];
@@ -158,7 +158,7 @@ export const langchainClientChecks: CheckDef[] = [completion, stream, tools, too
 
 /** LangChain's part of the shared 429 check (clients-rate-limit.ts). */
 export async function langchainRateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
-  const l = await langchain(t, key, model);
+  const l = await langchain(t, key, model, t.baseUrl, { bound: false, streamUsage: true });
   if (l === undefined) return 'not-installed';
   return expectClientError(t, lcError(429), 'the server did not answer 429', () => invoke(l));
 }

@@ -3,7 +3,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { CheckDef } from '../check-types.ts';
 import { unknownModelId } from '../common-requests.ts';
 import { CLIENT_NAMES, openaiNode } from '../clients/client-libraries.ts';
-import { clientOp, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, WRONG_KEY, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
 
@@ -13,6 +13,11 @@ import type { ClientTransport } from '../clients/client-transport.ts';
 
 const client = CLIENT_NAMES.openai;
 const forced = { type: 'function', function: { name: clientWeatherTool.function.name } } as const;
+
+/** `max_tokens` where the server offers a length bound (capability max-completion-tokens). */
+async function maxTokens(env: { ctx: OpEnv['ctx'] }): Promise<{ max_tokens?: number }> {
+  return (await clientCaps(env.ctx)).bound ? { max_tokens: CLIENT_MAX_TOKENS } : {};
+}
 
 async function sdk(env: OpEnv, key?: string, t: ClientTransport = env.t): Promise<OpenAI | 'not-installed'> {
   return (await openaiNode(t, key ?? env.ctx.http.tokenForProbe())) ?? 'not-installed';
@@ -74,7 +79,7 @@ const completion = clientOp({
   async run(env) {
     const c = await sdk(env);
     if (c === 'not-installed') return c;
-    const res = await c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS });
+    const res = await c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...(await maxTokens(env)) });
     const choice = res.choices?.[0];
     if (choice === undefined) return { problem: 'returned no choice', received: res };
     return textProblem(choice.message?.content, choice.finish_reason);
@@ -90,7 +95,7 @@ const stream = clientOp({
   async run(env) {
     const c = await sdk(env);
     if (c === 'not-installed') return c;
-    const s = c.chat.completions.stream({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS });
+    const s = c.chat.completions.stream({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...(await maxTokens(env)) });
     let text = '';
     for await (const chunk of s) text += chunk.choices[0]?.delta?.content ?? '';
     const final = await s.finalChatCompletion();
@@ -104,7 +109,7 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   const c = await sdk(env);
   if (c === 'not-installed') return c;
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: TOOL_PROMPT }];
-  const request = { model: env.model, messages, tools: [clientWeatherTool], max_tokens: CLIENT_MAX_TOKENS };
+  const request = { model: env.model, messages, tools: [clientWeatherTool], ...(await maxTokens(env)) };
   const first = streamed ? await c.chat.completions.stream({ ...request, tool_choice: forced }).finalChatCompletion() : await c.chat.completions.create({ ...request, tool_choice: forced });
   const message = first.choices?.[0]?.message;
   const call = message?.tool_calls?.[0];
@@ -148,8 +153,9 @@ const unauthorized = clientOp({
   async run(env) {
     const c = await sdk(env, WRONG_KEY);
     if (c === 'not-installed') return c;
+    const mt = await maxTokens(env);
     return expectClientError(env.t, await sdkError(401), 'the server accepted a wrong key (AUTH-006 judges it)', () =>
-      c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+      c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...mt }),
     );
   },
 });
@@ -163,8 +169,9 @@ const unknownModel = clientOp({
   async run(env) {
     const c = await sdk(env);
     if (c === 'not-installed') return c;
+    const mt = await maxTokens(env);
     return expectClientError(env.t, await sdkError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () =>
-      c.chat.completions.create({ model: unknownModelId(env.ctx), messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+      c.chat.completions.create({ model: unknownModelId(env.ctx), messages: [{ role: 'user', content: CLIENT_PROMPT }], ...mt }),
     );
   },
 });
@@ -179,8 +186,9 @@ const unknownRoute = clientOp({
     const c = await sdk(env);
     if (c === 'not-installed') return c;
     const wrongBase = c.withOptions({ baseURL: `${env.t.baseUrl}/${UNKNOWN_PREFIX}` });
+    const mt = await maxTokens(env);
     return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}/chat/completions)`, () =>
-      wrongBase.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+      wrongBase.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...mt }),
     );
   },
 });
@@ -192,6 +200,6 @@ export async function openaiRateLimited(t: ClientTransport, key: string, model: 
   const c = await openaiNode(t, key);
   if (c === undefined) return 'not-installed';
   return expectClientError(t, await sdkError(429), 'the server did not answer 429', () =>
-    c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], max_tokens: CLIENT_MAX_TOKENS }),
+    c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }] }),
   );
 }

@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { bound } from '../capability-probes.ts';
 import { at, isInt } from '../evidence.ts';
 import { chatBody, firstModel } from '../common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
@@ -22,7 +23,7 @@ async function provoke(ctx: CheckContext, model: string): Promise<{ key: string 
   if (!ctx.includeLimits) return { skip: 'needs a request the server answers 429: run with --include limits (it spends the account\'s requests_per_minute)' };
   const rpm = at((await ctx.http.get('/v1/me')).json, 'limits', 'requests_per_minute');
   if (!isInt(rpm) || rpm < 1 || rpm > MAX_PROBES) return { skip: `requests_per_minute ${String(rpm)} cannot be exhausted within ${MAX_PROBES} requests` };
-  const body = chatBody(ctx, model, { max_completion_tokens: 1 });
+  const body = chatBody(ctx, model, { ...(await bound(ctx, 1)) });
   for (let i = 0; i <= rpm; i++) {
     const ex = await ctx.http.post('/v1/chat/completions', body, { rateLimit: 'raw' });
     if (ex.status === 429) return { key: ctx.http.tokenForProbe() };

@@ -1,7 +1,7 @@
 import type { CheckDef } from '../check-types.ts';
 import { unknownModelId } from '../common-requests.ts';
 import { CLIENT_NAMES, vercelAi } from '../clients/client-libraries.ts';
-import { clientOp, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limit-retry.ts';
@@ -14,7 +14,12 @@ const client = CLIENT_NAMES.vercel;
 type Vercel = NonNullable<Awaited<ReturnType<typeof vercelAi>>>;
 
 async function sdk(env: OpEnv, key?: string, baseURL?: string): Promise<Vercel | 'not-installed'> {
-  return (await vercelAi(env.t, key ?? env.ctx.http.tokenForProbe(), baseURL)) ?? 'not-installed';
+  return (await vercelAi(env.t, key ?? env.ctx.http.tokenForProbe(), baseURL, (await clientCaps(env.ctx)).streamUsage)) ?? 'not-installed';
+}
+
+/** maxOutputTokens where the server offers a length bound (capability max-completion-tokens). */
+async function maxOut(env: OpEnv): Promise<{ maxOutputTokens?: number }> {
+  return (await clientCaps(env.ctx)).bound ? { maxOutputTokens: CLIENT_MAX_TOKENS } : {};
 }
 
 /**
@@ -45,7 +50,7 @@ const completion = clientOp({
   async run(env) {
     const v = await sdk(env);
     if (v === 'not-installed') return v;
-    const res = await v.ai.generateText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, maxOutputTokens: CLIENT_MAX_TOKENS, maxRetries: 0 });
+    const res = await v.ai.generateText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, ...(await maxOut(env)), maxRetries: 0 });
     return textProblem(res.text, res.finishReason);
   },
 });
@@ -77,7 +82,7 @@ const stream = clientOp({
   async run(env) {
     const v = await sdk(env);
     if (v === 'not-installed') return v;
-    const res = v.ai.streamText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, maxOutputTokens: CLIENT_MAX_TOKENS, maxRetries: 0, onError: () => undefined });
+    const res = v.ai.streamText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, ...(await maxOut(env)), maxRetries: 0, onError: () => undefined });
     const { text, errors, finish } = await drain(res.fullStream);
     if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
     return textProblem(text, finish);
@@ -101,14 +106,16 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
       return TOOL_RESULT;
     },
   });
+  const caps = await clientCaps(env.ctx);
   const settings = {
     model: v.provider(env.model),
     prompt: TOOL_PROMPT,
     tools: { [clientWeatherTool.function.name]: getWeather },
-    toolChoice: { type: 'tool' as const, toolName: clientWeatherTool.function.name },
-    prepareStep: ({ stepNumber }: { stepNumber: number }) => (stepNumber === 0 ? undefined : { toolChoice: 'auto' as const }),
+    ...(caps.forceTool
+      ? { toolChoice: { type: 'tool' as const, toolName: clientWeatherTool.function.name }, prepareStep: ({ stepNumber }: { stepNumber: number }) => (stepNumber === 0 ? undefined : { toolChoice: 'auto' as const }) }
+      : {}),
     stopWhen: ai.stepCountIs(2),
-    maxOutputTokens: CLIENT_MAX_TOKENS,
+    ...(caps.bound ? { maxOutputTokens: CLIENT_MAX_TOKENS } : {}),
     maxRetries: 0,
   };
   let steps: { toolCalls: { toolName: string; input: unknown; invalid?: boolean | undefined; error?: unknown }[]; text: string; finishReason: string }[];
@@ -149,7 +156,7 @@ const toolsStreamed = clientOp({
 });
 
 function generate(v: Vercel, model: string): Promise<unknown> {
-  return v.ai.generateText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxOutputTokens: CLIENT_MAX_TOKENS, maxRetries: 0 });
+  return v.ai.generateText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0 });
 }
 
 const unauthorized = clientOp({

@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { bound } from '../capability-probes.ts';
 import { requirementIds } from '../check-types.ts';
 import type { HttpExchange, Auth } from '../check-http.ts';
 import { evidence, at, isInt, describeResponse } from '../evidence.ts';
@@ -39,7 +40,7 @@ const requestsPerMinute: CheckDef = {
       return;
     }
     const model = await firstModel(ctx);
-    const body = chatBody(ctx, model, { max_completion_tokens: 1 });
+    const body = chatBody(ctx, model, { ...(await bound(ctx, 1)) });
     const before = await usageTotals(ctx, auth);
     let accepted = 0;
     let limited: HttpExchange | undefined;
@@ -106,7 +107,7 @@ const tokensPerMinute: CheckDef = {
       return;
     }
     const model = await firstModel(ctx);
-    const body = chatBody(ctx, model, { max_completion_tokens: 64 });
+    const body = chatBody(ctx, model, { ...(await bound(ctx, 64)) });
     const budget = Math.min(MAX_PROBES, isInt(rpm) ? rpm : MAX_PROBES);
     let tokens = 0;
     for (let i = 0; i < budget; i++) {
@@ -142,7 +143,7 @@ const spendCap: CheckDef = {
       j.skip('LIMIT-006', token === undefined ? 'the account has not reached its monthly spend cap (bundled mock only provides one)' : 'the capped account is not at its cap');
       return;
     }
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }), { auth, rateLimit: 'raw' });
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth, rateLimit: 'raw' });
     // HTTP profile: "Monthly spend cap reached: 429, type insufficient_quota, code insufficient_quota".
     j.expect('LIMIT-006', ex.status === 429 && errorMemberIs(ex, 'type', ['insufficient_quota']) && errorMemberIs(ex, 'code', ['insufficient_quota']), () =>
       evidence(ex, 'a request over the monthly spend cap was not refused with 429 insufficient_quota', { expected: { status: 429, code: 'insufficient_quota' }, received: describeResponse(ex) }),

@@ -1,6 +1,7 @@
 import type { CheckDef } from '../check-types.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { errorMemberIs, firstModel, unknownModelId } from '../common-requests.ts';
+import { gate } from '../capability-probes.ts';
 
 /** The path of one model: ids may hold `/` (`org/model`), so the id is one encoded segment, as openai-node sends it. */
 const modelPath = (id: string): string => `/v1/models/${encodeURIComponent(id)}`;
@@ -19,6 +20,8 @@ export const retrieveModel: CheckDef = {
       j.skipRest('GET /v1/models lists no model id to retrieve (MODELS-001)');
       return;
     }
+    // The seed shows GET /v1/models only: retrieving one model is a capability (capabilities.ts).
+    if (!(await gate(ctx, j, 'model-retrieve'))) return;
     // Compat (OpenAI RetrieveModel, called by openai-node `client.models.retrieve(id)`): 200 and the Model object.
     const ex = await ctx.http.get(modelPath(id));
     if (!j.expect('MODELS-014', ex.status === 200 && ex.jsonError === undefined, () => evidence(ex, `GET /v1/models/${id} did not answer 200 JSON`, { expected: '200 JSON', received: describeResponse(ex) }))) {

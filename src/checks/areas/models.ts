@@ -1,4 +1,5 @@
 import type { CheckDef } from '../check-types.ts';
+import { bound } from '../capability-probes.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { chatBody, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../common-requests.ts';
 import { mockAdmin } from '../mock-admin.ts';
@@ -59,7 +60,7 @@ const usable: CheckDef = {
   async run(ctx, j) {
     // Spec, GET /v1/models: "The identifiers to use are those currently returned".
     for (const model of await modelIds(ctx)) {
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { max_completion_tokens: 8 }));
+      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 8)) }));
       j.expect('MODELS-008', ex.status === 200, () => evidence(ex, `chat with listed model "${model}" answered ${ex.status}`, { expected: 200, received: describeResponse(ex) }));
     }
   },
@@ -102,7 +103,7 @@ const availability: CheckDef = {
     const gone = await ctx.http.get('/v1/models', { auth: 'none' });
     const still = listedModels(gone.json)?.some((m) => modelIdOf(m) === id) !== false;
     j.expect('MODELS-012', !still, () => evidence(gone, `retired model "${id}" is still listed`, { expected: `no ${id}` }));
-    const chat = await ctx.http.post('/v1/chat/completions', chatBody(ctx, id, { max_completion_tokens: 4 }));
+    const chat = await ctx.http.post('/v1/chat/completions', chatBody(ctx, id, { ...(await bound(ctx, 4)) }));
     j.expect('MODELS-011', chat.status === 404 && errorMemberIs(chat, 'code', ['model_not_found']), () =>
       evidence(chat, `chat with retired model "${id}" answered ${chat.status}`, { expected: { status: 404, code: 'model_not_found' }, received: describeResponse(chat) }),
     );

@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { bound } from '../capability-probes.ts';
 import { requirementIdRange } from '../check-types.ts';
 import type { HttpExchange, Auth } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
@@ -70,12 +71,12 @@ async function verifyServed(ctx: CheckContext, label: string, auth: Auth): Promi
 function servedChains(ctx: CheckContext): Promise<Served[]> {
   return ctx.shared.get('receipts:served', async () => {
     await basicCompletion(ctx);
-    await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 4, seed: ctx.seed + 1 }));
+    await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
     const out = [await verifyServed(ctx, 'account chain', 'token')];
     const capped = ctx.limitTokens.capped;
     if (ctx.includeLimits && capped !== undefined) {
       const auth: Auth = { authorization: `Bearer ${capped}` };
-      await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }), { auth });
+      await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
       out.push(await verifyServed(ctx, 'capped account chain', auth));
     }
     return out;
@@ -289,7 +290,7 @@ const completion: CheckDef = {
     for (const stream of [false, true]) {
       const before = chainData(await fetchChain(ctx));
       const meBefore = at((await getMe(ctx)).json, 'usage', 'spend_usd');
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { max_completion_tokens: 8, ...(stream ? { stream: true } : {}) }));
+      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 8)), ...(stream ? { stream: true } : {}) }));
       const meAfter = at((await getMe(ctx)).json, 'usage', 'spend_usd');
       const afterEx = await fetchChain(ctx);
       const added = chainData(afterEx).slice(before.length);
@@ -386,7 +387,7 @@ const denial: CheckDef = {
     }
     const auth: Auth = { authorization: `Bearer ${token}` };
     const before = chainData(await fetchChain(ctx, auth));
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }), { auth });
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
     if (ex.status !== 429) {
       j.skip('RCPT-HTTP-011', `the capped request was not refused (${ex.status}; LIMIT-006 judges that)`);
       return;

@@ -3,14 +3,16 @@ import { requirementIds } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
-import { basicCompletion, firstModel, toolBody, toolCompletion, weatherTool, timeTool } from '../common-requests.ts';
+import { basicCompletion, firstModel, weatherTool, timeTool } from '../common-requests.ts';
+import { toolBody, toolCompletion } from '../tool-requests.ts';
+import { gate } from '../capability-probes.ts';
 import { checkedStreams, judgeFindings } from '../stream-findings.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
 
 function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { tool_choice: 'auto' })));
+  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
 }
 
 function judgeCalls(j: Judge, ex: HttpExchange, label: string): void {
@@ -59,7 +61,7 @@ const callShape: CheckDef = {
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     // Spec, Chat message: "tool_calls | array | on an assistant message, present when the model decides to invoke a tool".
     j.expect('TOOLS-002', Array.isArray(calls) && calls.length > 0, () => evidence(ex, 'a forced tool produced no message.tool_calls', { expected: 'non-empty array', received: calls, pointer: '/choices/0/message/tool_calls' }));
-    j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
+    if (await gate(ctx, j, 'tool-choice', ['TOOLS-019'])) j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
       evidence(ex, 'the forced function was not called', { expected: weatherTool.function.name, received: Array.isArray(calls) ? calls.map((c) => at(c, 'function', 'name')) : calls }),
     );
     judgeCalls(j, ex, 'forced tool call');
@@ -118,7 +120,7 @@ const roundTrip: CheckDef = {
       type: 'function',
       function: { name: String(at(call, 'function', 'name') ?? weatherTool.function.name), arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
     };
-    const body = toolBody(ctx, await firstModel(ctx), { tool_choice: 'auto' });
+    const body = await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined });
     body['messages'] = [
       ...(body['messages'] as unknown[]),
       { role: 'assistant', content: null, tool_calls: [replay] },
@@ -166,7 +168,8 @@ const choiceNone: CheckDef = {
   ids: ids(18),
   title: 'tool_choice none suppresses tool calls',
   async run(ctx, j) {
-    const ex = await ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { tool_choice: 'none', max_completion_tokens: 16 }));
+    if (!(await gate(ctx, j, 'tool-choice'))) return;
+    const ex = await ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: 'none' }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-018', ex.status === 200 && (calls === undefined || calls === null || (Array.isArray(calls) && calls.length === 0)), () =>
       evidence(ex, 'tool_choice none still produced tool calls (or was refused)', { expected: 'no tool_calls', received: ex.status === 200 ? calls : describeResponse(ex) }),
@@ -180,7 +183,8 @@ const parallel: CheckDef = {
   ids: ids(20),
   title: 'parallel_tool_calls false yields at most one tool call',
   async run(ctx, j) {
-    const ex = await ctx.http.post('/v1/chat/completions', toolBody(ctx, await firstModel(ctx), { tool_choice: 'auto', parallel_tool_calls: false }));
+    if (!(await gate(ctx, j, 'parallel-tool-calls'))) return;
+    const ex = await ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined, tools: [weatherTool, timeTool], parallel_tool_calls: false }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-020', ex.status === 200 && (!Array.isArray(calls) || calls.length <= 1), () =>
       evidence(ex, 'parallel_tool_calls false gave more than one call (or was refused)', { expected: '<= 1 call', received: ex.status === 200 ? (Array.isArray(calls) ? calls.length : calls) : describeResponse(ex) }),

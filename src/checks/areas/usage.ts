@@ -1,4 +1,5 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import { bound } from '../capability-probes.ts';
 import type { HttpExchange } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
@@ -266,7 +267,7 @@ const growth: CheckDef = {
     const d = footing.ok ? footing.discovery : undefined;
     const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
     const before = await snapshot(ctx, d, notFound);
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { max_completion_tokens: 16 }));
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 16)) }));
     const after = await snapshot(ctx, d, notFound);
     const u = { prompt: at(ex.json, 'usage', 'prompt_tokens'), completion: at(ex.json, 'usage', 'completion_tokens'), total: at(ex.json, 'usage', 'total_tokens') };
     if (ex.status !== 200 || !isInt(u.prompt) || !isInt(u.completion) || !isInt(u.total)) {
@@ -294,7 +295,7 @@ const streamGrowth: CheckDef = {
     const d = footing.ok ? footing.discovery : undefined;
     const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
     const before = await snapshot(ctx, d, notFound);
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { max_completion_tokens: 16, stream: true, stream_options: { include_usage: true } }));
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 16)), stream: true, stream_options: { include_usage: true } }));
     const after = await snapshot(ctx, d, notFound);
     const v = new StreamValidator({ includeUsage: true });
     ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));

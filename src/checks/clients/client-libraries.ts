@@ -37,14 +37,14 @@ export async function openaiNode(t: ClientTransport, key: string): Promise<OpenA
 }
 
 /** The AI SDK (`ai`) and its OpenAI-compatible provider, or undefined when either is missing. */
-export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
+export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl, includeUsage = true): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
   const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
   if (ai === undefined || compat === undefined) return undefined;
   // The AI SDK prints its warnings (unsupported settings) to the console unless told not to; a
   // run's output is iari's report. Warnings stay on each result (`result.warnings`).
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
   // includeUsage: the provider then asks for stream_options.include_usage, as openai-node users do.
-  const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage: true, fetch: t.fetch });
+  const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage, fetch: t.fetch });
   return { ai, provider };
 }
 
@@ -53,14 +53,15 @@ export async function vercelAi(t: ClientTransport, key: string, baseURL: string 
  * delegates to unless a model name or option sends it to the Responses API, which this server
  * does not offer) and its embeddings client, or undefined when @langchain/openai is missing.
  */
-export async function langchain(t: ClientTransport, key: string, model: string, baseURL: string = t.baseUrl): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | undefined> {
+export async function langchain(t: ClientTransport, key: string, model: string, baseURL: string = t.baseUrl, caps: { bound: boolean; streamUsage: boolean } = { bound: true, streamUsage: true }): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | undefined> {
   const [lc, messages] = await Promise.all([import('@langchain/openai').catch(() => undefined), import('@langchain/core/messages').catch(() => undefined)]);
   if (lc === undefined || messages === undefined) return undefined;
   keepLangChainOffline();
   const chat = new lc.ChatOpenAICompletions({
     model,
     apiKey: key,
-    maxTokens: CLIENT_MAX_TOKENS,
+    ...(caps.bound ? { maxTokens: CLIENT_MAX_TOKENS } : {}),
+    ...(caps.streamUsage ? {} : { streamUsage: false }),
     maxRetries: 0,
     configuration: { baseURL, fetch: t.fetch, organization: null, project: null },
   });

@@ -1,4 +1,6 @@
 import type { CheckContext, CheckDef } from '../check-types.ts';
+import type { Capability } from '../capabilities.ts';
+import { offers } from '../capability-probes.ts';
 import type { Judge } from '../judge.ts';
 import type { Failure } from '../verdicts.ts';
 import { firstModel, PROMPT, weatherTool } from '../common-requests.ts';
@@ -6,13 +8,29 @@ import { ClientTransport, clientErrorText } from './client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limit-retry.ts';
 
 /** What an operation hands back: nothing (it worked), a problem in the client's terms, or a reason not to judge. */
-export type OpResult = undefined | { problem: string; expected?: unknown; received?: unknown } | { skip: string };
+/** `deviation`: the client raised another class for another legal status, with the server's message intact: SHOULD at most. */
+export type OpResult = undefined | { problem: string; expected?: unknown; received?: unknown; deviation?: true } | { skip: string };
 
 export interface OpEnv {
   ctx: CheckContext;
   t: ClientTransport;
   /** The first listed model (the MODELS checks judge the list; here it only has to yield one id). */
   model: string;
+}
+
+/**
+ * What the client may be told to send beyond the seed's table (capabilities.ts): a length bound,
+ * stream usage and a forced tool only where the server offers them, as a user of such a server
+ * configures the client.
+ */
+export interface ClientCaps {
+  bound: boolean;
+  streamUsage: boolean;
+  forceTool: boolean;
+}
+
+export async function clientCaps(ctx: CheckContext): Promise<ClientCaps> {
+  return { bound: await offers(ctx, 'max-completion-tokens'), streamUsage: await offers(ctx, 'stream-usage'), forceTool: await offers(ctx, 'tool-choice') };
 }
 
 export interface ClientOpDef {
@@ -66,6 +84,16 @@ export function clientOp(def: ClientOpDef): CheckDef {
       // The run's rate-limit wait budget is spent: the runner skips the check and LIMIT-010 reports it.
       const giveUp = 'error' in outcome ? rateLimitGiveUp(outcome.error) : undefined;
       if (giveUp !== undefined) throw giveUp;
+      // The client sent a member beyond the seed's table (its own default, or a forced tool) and the server
+      // refused it: the capability table reports it; the operation is not judged unless it was expected.
+      const refused = 'error' in outcome || (outcome.value !== undefined && outcome.value !== 'not-installed' && 'problem' in outcome.value) ? refusedExtension(t) : undefined;
+      if (refused !== undefined) {
+        const cap = capabilityOfMember(refused);
+        const reason = `the server refused ${refused}, a request member beyond the seed's table that ${def.client} sent${cap === undefined ? '' : ` (capability ${cap})`}`;
+        if (cap !== undefined && ctx.capabilities.expected.has(cap)) j.violatedHard(def.id, t.failure(`--expect ${cap}: ${reason}`));
+        else j.skip(def.id, reason);
+        return;
+      }
       if ('error' in outcome) {
         j.violated(def.id, t.failure(`${def.client} ${def.call} threw ${clientErrorText(outcome.error)}${loggedNote(logged)}`, t.last()?.errorBody === undefined ? {} : { received: t.last()?.errorBody }));
         return;
@@ -79,6 +107,7 @@ export function judgeResult(j: Judge, def: Pick<ClientOpDef, 'id' | 'client' | '
   if (result === 'not-installed') j.skip(def.id, `${def.client} is not installed (npm install ${packages[def.client] ?? def.client})`);
   else if (result === undefined) j.pass(def.id);
   else if ('skip' in result) j.skip(def.id, result.skip);
+  else if (result.deviation === true) j.nonStrict(def.id, opFailure(def, t, result, logged));
   else j.violated(def.id, opFailure(def, t, result, logged));
 }
 
@@ -119,6 +148,43 @@ function loggedNote(logged: readonly string[]): string {
   if (logged.length === 0) return '';
   const text = logged.slice(0, 2).map((l) => l.replace(/\s+/g, ' ').trim()).join(' | ');
   return ` (the client logged: ${text.length > 300 ? `${text.slice(0, 300)}...` : text})`;
+}
+
+/** The request member a 400 names ("Unrecognized request argument supplied: X", or error.param X) when it is beyond the seed's table. */
+export function refusedExtension(t: ClientTransport): string | undefined {
+  const last = t.last();
+  if (last?.status !== 400 || last.errorBody === undefined) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(last.errorBody);
+  } catch {
+    return undefined;
+  }
+  const error = typeof body === 'object' && body !== null ? (body as { error?: { param?: unknown; message?: unknown } }).error : undefined;
+  const named = typeof error?.message === 'string' ? /Unrecognized request argument supplied: ([A-Za-z_.]+)/.exec(error.message)?.[1] : undefined;
+  const member = named ?? (typeof error?.param === 'string' ? error.param : undefined);
+  return member !== undefined && CHAT_EXTENSION_MEMBERS.includes(member.split('.')[0] ?? '') ? member : undefined;
+}
+
+/** Request members clients send that the seed's table does not show, by the capability they carry. */
+const MEMBER_CAPABILITIES: Readonly<Record<string, Capability>> = {
+  tool_choice: 'tool-choice',
+  parallel_tool_calls: 'parallel-tool-calls',
+  max_tokens: 'max-completion-tokens',
+  max_completion_tokens: 'max-completion-tokens',
+  stream_options: 'stream-usage',
+  response_format: 'json-object',
+  n: 'n',
+  stop: 'stop',
+  seed: 'seed',
+  logprobs: 'logprobs',
+  top_logprobs: 'logprobs',
+  reasoning_effort: 'reasoning',
+};
+const CHAT_EXTENSION_MEMBERS = [...Object.keys(MEMBER_CAPABILITIES), 'top_p', 'user', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'metadata', 'store'];
+
+export function capabilityOfMember(member: string): Capability | undefined {
+  return MEMBER_CAPABILITIES[member.split('.')[0] ?? ''];
 }
 
 /** Most completion tokens an operation asks for: enough for a sentence, cheap on a real model. */

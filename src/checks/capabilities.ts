@@ -1,0 +1,158 @@
+import type { Judge } from './judge.ts';
+
+/**
+ * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
+ * shows: its endpoints, the fields of its tables (request members model, messages, temperature,
+ * stream, tools), the stream framing, tool calls and bearer auth; the rubric grades it everywhere.
+ * Spec, POST /v1/chat/completions: "Other fields: not shown". Every feature beyond that table is a
+ * capability: iari probes whether the server honours it, ignores it, refuses it or breaks it, and
+ * judges the requirements it carries only where the server offers it (CHAT-020: a server may ignore
+ * a member it does not know), unless the user declares it with `--expect`.
+ */
+export const capabilityNames = [
+  'json-object',
+  'json-schema',
+  'stream-usage',
+  'tool-choice',
+  'parallel-tool-calls',
+  'stop',
+  'n',
+  'seed',
+  'logprobs',
+  'max-completion-tokens',
+  'reasoning',
+  'model-retrieve',
+  'receipts',
+] as const;
+export type Capability = (typeof capabilityNames)[number];
+
+export function isCapability(name: string): name is Capability {
+  return (capabilityNames as readonly string[]).includes(name);
+}
+
+/**
+ * What a probe found: `honoured` (the feature works), `ignored` (accepted, no effect), `refused`
+ * (a 4xx), `absent` (the route is not served), `broken` (the server takes it up and gets it wrong:
+ * its requirements are judged, and fail where clients break), `undecided` (the probe could not tell,
+ * e.g. a 5xx: the requirements are judged, so nothing is hidden).
+ */
+export const capabilityStatuses = ['honoured', 'ignored', 'refused', 'absent', 'broken', 'undecided'] as const;
+export type CapabilityStatus = (typeof capabilityStatuses)[number];
+
+export interface CapabilityProbe {
+  status: CapabilityStatus;
+  /** One line: what the probe sent and saw. */
+  detail: string;
+  requestId?: string;
+  /** The model that offers it, where that matters (a reasoning model among the listed ones). */
+  model?: string;
+}
+
+export interface CapabilityDef {
+  title: string;
+  /** The request member or route that carries it. */
+  member: string;
+  /** The requirement IDs judged only where the server offers it. */
+  ids: readonly string[];
+}
+
+export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
+  'json-object': { title: 'JSON mode', member: 'response_format {"type":"json_object"}', ids: ['CHAT-034'] },
+  'json-schema': { title: 'Structured Outputs (strict JSON Schema)', member: 'response_format {"type":"json_schema"}', ids: ['CHAT-035', 'CHAT-036', 'CHAT-037'] },
+  'stream-usage': { title: 'Usage in streams', member: 'stream_options.include_usage', ids: ['CHAT-028', 'CHAT-STREAM-023', 'CHAT-STREAM-024', 'CHAT-STREAM-026', 'CHAT-STREAM-028', 'CHAT-STREAM-029'] },
+  'tool-choice': { title: 'tool_choice none, required and named', member: 'tool_choice', ids: ['TOOLS-018', 'TOOLS-019'] },
+  'parallel-tool-calls': { title: 'Parallel tool calls', member: 'parallel_tool_calls', ids: ['TOOLS-020'] },
+  stop: { title: 'Stop sequences', member: 'stop', ids: [] },
+  n: { title: 'Several choices', member: 'n', ids: ['CHAT-029', 'CHAT-STREAM-039'] },
+  seed: { title: 'Seeded sampling', member: 'seed', ids: [] },
+  logprobs: { title: 'Log probabilities', member: 'logprobs', ids: [] },
+  'max-completion-tokens': { title: 'Completion length bound', member: 'max_completion_tokens', ids: ['CHAT-030'] },
+  reasoning: { title: 'Reasoning models', member: 'reasoning_effort; delta.reasoning_content / delta.reasoning', ids: [] },
+  'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
+  receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
+};
+
+/** The capability whose requirements include `id`, if any. */
+export function capabilityOfId(id: string): Capability | undefined {
+  return capabilityNames.find((c) => capabilityDefs[c].ids.includes(id));
+}
+
+/** One row of the capability table in every report format. */
+export interface CapabilityRow {
+  name: Capability;
+  title: string;
+  member: string;
+  status: CapabilityStatus | 'not-probed';
+  detail: string;
+  /** Declared with --expect. */
+  expected: boolean;
+  /** `fail` when expected but not offered; `judged` when its requirements were judged; `skipped` otherwise. */
+  outcome: 'judged' | 'skipped' | 'fail';
+  requirementIds: readonly string[];
+}
+
+/** Offered: its requirements are judged. Broken and undecided are judged too, so nothing is hidden. */
+export function offered(status: CapabilityStatus): boolean {
+  return status === 'honoured' || status === 'broken' || status === 'undecided';
+}
+
+/** The probes of one run, each sent once, and what the user declared with --expect. */
+export class CapabilityBook {
+  readonly expected: ReadonlySet<Capability>;
+  readonly #probes = new Map<Capability, Promise<CapabilityProbe>>();
+  readonly #found = new Map<Capability, CapabilityProbe>();
+
+  constructor(expected: readonly Capability[] = []) {
+    this.expected = new Set(expected);
+  }
+
+  /** The probe of `cap`, run once per run by `make`. */
+  probe(cap: Capability, make: () => Promise<CapabilityProbe>): Promise<CapabilityProbe> {
+    let p = this.#probes.get(cap);
+    if (p === undefined) {
+      p = make().then((r) => {
+        this.#found.set(cap, r);
+        return r;
+      });
+      p.catch(() => {});
+      this.#probes.set(cap, p);
+    }
+    return p;
+  }
+
+  /** Records a finding made outside `probe` (e.g. receipts, decided by their own discovery). */
+  record(cap: Capability, found: CapabilityProbe): void {
+    if (!this.#found.has(cap)) this.#found.set(cap, found);
+  }
+
+  snapshot(): Partial<Record<Capability, CapabilityProbe>> {
+    return Object.fromEntries(this.#found);
+  }
+}
+
+/** The table rows from what the probes found (`found` may come from several check runs, merged). */
+export function capabilityTable(found: Partial<Record<Capability, CapabilityProbe>>, expected: readonly string[]): CapabilityRow[] {
+  return capabilityNames.map((name) => {
+    const def = capabilityDefs[name];
+    const p = found[name];
+    const isExpected = expected.includes(name);
+    const status = p?.status ?? 'not-probed';
+    const outcome: CapabilityRow['outcome'] = p === undefined ? (isExpected ? 'fail' : 'skipped') : offered(p.status) ? 'judged' : isExpected ? 'fail' : 'skipped';
+    return { name, title: def.title, member: def.member, status, detail: p?.detail ?? 'no check that needs it ran', expected: isExpected, outcome, requirementIds: def.ids };
+  });
+}
+
+/**
+ * Where the capability is not offered: its requirements `ids` (not judged yet) are skipped with the
+ * reason, or fail when the user declared it with --expect. Returns true when the check should judge.
+ */
+export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, ids: readonly string[] = capabilityDefs[cap].ids): boolean {
+  if (offered(probe.status)) return true;
+  const mine = ids.filter((id) => j.ids.includes(id) && !j.has(id));
+  if (expected.has(cap)) {
+    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
+  } else {
+    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member} (${probe.detail}); --expect ${cap} makes this fail`);
+  }
+  return false;
+}

@@ -1,0 +1,210 @@
+import type { CheckContext } from './check-types.ts';
+import type { HttpExchange } from './check-http.ts';
+import type { Judge } from './judge.ts';
+import { at, isRecord } from './evidence.ts';
+import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
+import { StreamValidator } from '../client/stream-checker.ts';
+import { capabilityDefs, gateOn, type Capability, type CapabilityProbe } from './capabilities.ts';
+import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from './structured-output.ts';
+
+// One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
+// by an effect a server that drops the member cannot produce by chance.
+
+const CHAT = '/v1/chat/completions';
+
+function found(ex: HttpExchange, status: CapabilityProbe['status'], detail: string, extra: Partial<CapabilityProbe> = {}): CapabilityProbe {
+  return { status, detail, ...(ex.requestId === undefined ? {} : { requestId: ex.requestId }), ...extra };
+}
+
+/** A 4xx is a refusal (with the server's message); a 5xx or a transport oddity leaves it undecided. */
+function notServed(ex: HttpExchange, what: string): CapabilityProbe | undefined {
+  if (ex.status >= 400 && ex.status < 500) {
+    const message = at(ex.json, 'error', 'message');
+    return found(ex, 'refused', `${what} answered ${ex.status}${typeof message === 'string' ? `: ${message.slice(0, 120)}` : ''}`);
+  }
+  if (ex.status !== 200) return found(ex, 'undecided', `${what} answered ${ex.status}`);
+  return undefined;
+}
+
+function contentOf(ex: HttpExchange): string | undefined {
+  const c = at(ex.json, 'choices', 0, 'message', 'content');
+  return typeof c === 'string' ? c : undefined;
+}
+
+function parses(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Text that does not even start like JSON was written without JSON mode: ignored, not broken. */
+const looksLikeJson = (text: string): boolean => /^\s*(```(json)?\s*)?[[{]/.test(text);
+
+function callsOf(ex: HttpExchange): { name: unknown }[] {
+  const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
+  return Array.isArray(calls) ? calls.map((c) => ({ name: at(c, 'function', 'name') })) : [];
+}
+
+const weatherAndTime = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+
+const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>> = {
+  async 'json-object'(ctx) {
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
+    const what = 'response_format json_object';
+    const refused = notServed(ex, what);
+    if (refused !== undefined) return refused;
+    const text = contentOf(ex);
+    if (text === undefined) return found(ex, 'undecided', `${what}: no message content`);
+    const p = parses(text);
+    if (p.ok) return found(ex, isRecord(p.value) ? 'honoured' : 'broken', `${what}: the content ${isRecord(p.value) ? 'is a JSON object' : 'is JSON but not an object'}`);
+    return found(ex, looksLikeJson(text) ? 'broken' : 'ignored', `${what}: the content ${looksLikeJson(text) ? 'starts like JSON but does not parse' : 'is plain text'} (${JSON.stringify(text.slice(0, 40))})`);
+  },
+  async 'json-schema'(ctx) {
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA_FOR_PROBE, strict: true } } }));
+    const what = 'response_format json_schema';
+    const refused = notServed(ex, what);
+    if (refused !== undefined) return refused;
+    const text = contentOf(ex);
+    if (text === undefined) return found(ex, 'undecided', `${what}: no message content`);
+    if (!parses(text).ok && !looksLikeJson(text)) return found(ex, 'ignored', `${what}: the content is plain text (${JSON.stringify(text.slice(0, 40))})`);
+    const problem = schemaProblem(text);
+    // Half an implementation (JSON that violates the schema) is broken: its requirements are judged.
+    return found(ex, problem === undefined ? 'honoured' : 'broken', `${what}: ${problem === undefined ? 'the content validates against the schema' : problem.message}`);
+  },
+  async 'stream-usage'(ctx) {
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } }));
+    const what = 'stream_options.include_usage';
+    const refused = notServed(ex, what);
+    if (refused !== undefined) return refused;
+    const v = new StreamValidator({ includeUsage: true });
+    ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));
+    const usage = v.end().assembled.usage;
+    return found(ex, usage === undefined || usage === null ? 'ignored' : 'honoured', `${what}: ${usage === undefined || usage === null ? 'no chunk carried usage' : 'a chunk carried usage'}`);
+  },
+  async 'tool-choice'(ctx) {
+    const model = await firstModel(ctx);
+    const body = (choice: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], tool_choice: choice });
+    const none = await ctx.http.post(CHAT, body('none'));
+    const refused = notServed(none, 'tool_choice "none"');
+    if (refused !== undefined) return refused;
+    const named = await ctx.http.post(CHAT, body({ type: 'function', function: { name: timeTool.function.name } }));
+    const noneOk = callsOf(none).length === 0;
+    const namedCalls = named.status === 200 ? callsOf(named) : [];
+    const namedOk = namedCalls.length > 0 && namedCalls.every((c) => c.name === timeTool.function.name);
+    if (noneOk && namedOk) return found(named, 'honoured', 'tool_choice "none" gave no call and a named function was the only one called');
+    if (!noneOk && !namedOk && named.status === 200) return found(named, 'ignored', 'tool_choice "none" still gave calls and a named function did not decide which was called');
+    return found(noneOk ? named : none, 'broken', noneOk ? `a named tool_choice ${named.status === 200 ? 'called another function' : `answered ${named.status}`}` : 'tool_choice "none" still gave calls');
+  },
+  async 'parallel-tool-calls'(ctx) {
+    const model = await firstModel(ctx);
+    const body = (extra: Record<string, unknown>): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], ...extra });
+    const both = await ctx.http.post(CHAT, body({}));
+    const failed = notServed(both, 'two tools');
+    if (failed !== undefined) return { ...failed, status: 'undecided' };
+    if (callsOf(both).length < 2) return found(both, 'ignored', `asked for both tools, the turn carried ${callsOf(both).length} call(s)`);
+    const one = await ctx.http.post(CHAT, body({ parallel_tool_calls: false }));
+    const refused = notServed(one, 'parallel_tool_calls false');
+    if (refused !== undefined) return refused;
+    return found(one, callsOf(one).length <= 1 ? 'honoured' : 'ignored', callsOf(one).length <= 1 ? 'two calls in one turn, one with parallel_tool_calls false' : 'two calls in one turn, and still two with parallel_tool_calls false');
+  },
+  async stop(ctx) {
+    // A stop sequence of one space cuts any answer of a few words after its first word.
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { stop: [' '] }));
+    const refused = notServed(ex, 'stop [" "]');
+    if (refused !== undefined) return refused;
+    const text = contentOf(ex) ?? '';
+    return found(ex, text.includes(' ') ? 'ignored' : 'honoured', `stop [" "]: the content ${text.includes(' ') ? 'still holds a space' : 'ends before the first space'}`);
+  },
+  async n(ctx) {
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { n: 2 }));
+    const refused = notServed(ex, 'n 2');
+    if (refused !== undefined) return refused;
+    const count = Array.isArray(at(ex.json, 'choices')) ? (at(ex.json, 'choices') as unknown[]).length : 0;
+    return found(ex, count === 2 ? 'honoured' : count === 1 ? 'ignored' : 'broken', `n 2: ${count} choice(s)`);
+  },
+  async seed(ctx) {
+    const model = await firstModel(ctx);
+    const body = chatBody(ctx, model, { seed: ctx.seed, temperature: 1 });
+    const a = await ctx.http.post(CHAT, body);
+    const refused = notServed(a, 'seed');
+    if (refused !== undefined) return refused;
+    const b = await ctx.http.post(CHAT, body);
+    const same = contentOf(a) !== undefined && contentOf(a) === contentOf(b);
+    return found(b, same ? 'honoured' : 'ignored', same ? 'the same seed at temperature 1 gave the same text twice' : 'the same seed at temperature 1 gave different texts');
+  },
+  async logprobs(ctx) {
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { logprobs: true }));
+    const refused = notServed(ex, 'logprobs true');
+    if (refused !== undefined) return refused;
+    const content = at(ex.json, 'choices', 0, 'logprobs', 'content');
+    return found(ex, Array.isArray(content) && content.length > 0 ? 'honoured' : 'ignored', `logprobs true: choices[0].logprobs.content is ${Array.isArray(content) ? `${content.length} entries` : JSON.stringify(content) ?? 'absent'}`);
+  },
+  async 'max-completion-tokens'(ctx) {
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
+    const refused = notServed(ex, 'max_completion_tokens 1');
+    if (refused !== undefined) return refused;
+    const ct = at(ex.json, 'usage', 'completion_tokens');
+    if (typeof ct !== 'number') return found(ex, 'undecided', 'max_completion_tokens 1: no usage.completion_tokens');
+    return found(ex, ct <= 1 ? 'honoured' : 'ignored', `max_completion_tokens 1: completion_tokens ${ct}`);
+  },
+  async reasoning(ctx) {
+    // Reasoning models stream their thinking before the answer, under reasoning_content (DeepSeek,
+    // vLLM before PR 27752) or reasoning (vLLM after it, Ollama); the first listed model that does is used.
+    const ids = (await modelIds(ctx)).slice(0, 6);
+    let last: HttpExchange | undefined;
+    for (const model of ids) {
+      const ex = await ctx.http.post(CHAT, chatBody(ctx, model, { stream: true }));
+      last = ex;
+      if (ex.status !== 200) continue;
+      const field = reasoningFieldOf(ex);
+      if (field !== undefined) return found(ex, 'honoured', `model ${model} streams delta.${field}`, { model });
+    }
+    return { status: 'absent', detail: `none of the listed models (${ids.join(', ')}) streams delta.reasoning_content or delta.reasoning`, ...(last?.requestId === undefined ? {} : { requestId: last.requestId }) };
+  },
+  async 'model-retrieve'(ctx) {
+    const model = await firstModel(ctx);
+    const ex = await ctx.http.get(`/v1/models/${encodeURIComponent(model)}`);
+    if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `GET /v1/models/${model} answered ${ex.status}`);
+    if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `GET /v1/models/${model} answered 200 JSON`);
+    return found(ex, 'broken', `GET /v1/models/${model} answered ${ex.status}${isRecord(ex.json) ? '' : ' without a JSON object'}`);
+  },
+  async receipts(ctx) {
+    const ex = await ctx.shared.get('receipts:keys', () => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
+    if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');
+    return found(ex, ex.status === 200 ? 'honoured' : 'undecided', `GET /v1/receipts/keys answered ${ex.status}`);
+  },
+};
+
+/** The delta member a stream carries reasoning under, if any. */
+export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reasoning' | undefined {
+  const text = new TextDecoder().decode(Buffer.concat(ex.chunks.map((c) => c.bytes)));
+  if (/"reasoning_content"\s*:\s*"/.test(text)) return 'reasoning_content';
+  if (/"reasoning"\s*:\s*"/.test(text)) return 'reasoning';
+  return undefined;
+}
+
+/** What the run found about `cap` (probed once per run). */
+export function probeCapability(ctx: CheckContext, cap: Capability): Promise<CapabilityProbe> {
+  return ctx.capabilities.probe(cap, () => probes[cap](ctx));
+}
+
+/**
+ * Judges the capability's requirements (those of `ids` this check declares) only where the server
+ * offers it: otherwise they are skipped with the reason, or fail under --expect. True: judge them.
+ */
+export async function gate(ctx: CheckContext, j: Judge, cap: Capability, ids: readonly string[] = capabilityDefs[cap].ids): Promise<boolean> {
+  return gateOn(j, cap, await probeCapability(ctx, cap), ctx.capabilities.expected, ids);
+}
+
+/** True when the server offers `cap` (or it is expected), without judging anything. */
+export async function offers(ctx: CheckContext, cap: Capability): Promise<boolean> {
+  const p = await probeCapability(ctx, cap);
+  return p.status === 'honoured' || p.status === 'broken' || p.status === 'undecided';
+}
+
+/** `{ max_completion_tokens: n }` where the server offers the bound, else nothing: the seed's table does not show it. */
+export async function bound(ctx: CheckContext, n: number): Promise<Record<string, number>> {
+  return (await offers(ctx, 'max-completion-tokens')) ? { max_completion_tokens: n } : {};
+}
