@@ -7,6 +7,7 @@ import { requirementInfos } from './registry-view.ts';
 import { runContractSuites } from './contract-vitest.ts';
 import { exercisedIds } from './contract-coverage.ts';
 import { fetchUsageDays } from './usage-heatmap.ts';
+import { capabilityTable, type Capability, type CapabilityProbe } from './capabilities.ts';
 
 export interface ConformanceRunOptions {
   settings: RunSettings;
@@ -38,6 +39,10 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const discovered = runs.findLast((r) => r.discovered?.usage !== undefined)?.discovered ?? {};
   const usage: UsageSection = await fetchUsageDays(options.settings, discovered.usage);
   const results = buildResults(requirements, runs, options.selection);
+  const found = Object.assign({}, ...runs.map((r) => r.capabilities ?? {})) as Partial<Record<Capability, CapabilityProbe>>;
+  const capabilities = capabilityTable(found, options.settings.expect ?? []);
+  // --expect: a capability the server does not offer fails the run even where no check of it ran.
+  for (const row of capabilities) if (row.outcome === 'fail' && !results.some((r) => row.requirementIds.includes(r.id) && r.verdict === 'fail')) errors.push(`--expect ${row.name}: ${row.status === 'not-probed' ? 'no check probed it (deselected?)' : `the server ${row.status} it: ${row.detail}`}`);
   const report: ConformanceReport = {
     tool: { name: 'iari', version: packageVersion() },
     run: {
@@ -58,6 +63,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     coverage: coverageOf(requirements, exercisedIds()),
     usage,
     discovered,
+    capabilities,
   };
   return { report, errors };
 }

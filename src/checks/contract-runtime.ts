@@ -7,6 +7,7 @@ import { checkByName } from './catalog.ts';
 import { gradeFor } from './registry-view.ts';
 import type { Grade } from './verdicts.ts';
 import type { Discoveries } from './usage-shape.ts';
+import type { Capability, CapabilityProbe } from './capabilities.ts';
 
 /** What `iari test` provides to the contract suites (in memory, through vitest's `provide`). */
 export interface ContractProvide {
@@ -22,6 +23,8 @@ export interface ContractTaskMeta {
   durationMs: number;
   /** What the run had discovered about open shapes when this check ended (for the report). */
   discovered?: Discoveries;
+  /** What the capability probes had found when this check ended. */
+  capabilities?: Partial<Record<Capability, CapabilityProbe>>;
 }
 
 declare module 'vitest' {
@@ -75,7 +78,7 @@ export function runs(checkName: string): (context: TestContext) => Promise<void>
     const outcomes: CheckOutcome[] = def.ids.some((id) => rt.selected.has(id))
       ? await runCheck(def, rt.ctx, rt.gradeOf)
       : def.ids.map((id) => ({ id, verdict: 'skipped', reason: 'not selected' }));
-    task.meta.iari = { check: def.name, outcomes, durationMs: Math.round(performance.now() - started), ...(rt.ctx.discovered.usage === undefined ? {} : { discovered: rt.ctx.discovered }) };
+    task.meta.iari = { check: def.name, outcomes, durationMs: Math.round(performance.now() - started), ...(rt.ctx.discovered.usage === undefined ? {} : { discovered: rt.ctx.discovered }), capabilities: rt.ctx.capabilities.snapshot() };
     const failures = describeFailures(outcomes);
     if (failures.length > 0) throw new Error(failures);
   };

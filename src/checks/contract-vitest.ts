@@ -39,7 +39,7 @@ export function checkRunOfTestCase(tc: TestCase, redact: (s: string) => string):
   const meta = tc.meta().iari;
   const ids = idsInTitle(tc.name);
   const durationMs = Math.round(tc.diagnostic()?.duration ?? 0);
-  if (meta !== undefined) return { title: tc.name, ids, outcomes: meta.outcomes, durationMs: meta.durationMs, ...(meta.discovered === undefined ? {} : { discovered: meta.discovered }) };
+  if (meta !== undefined) return { title: tc.name, ids, outcomes: meta.outcomes, durationMs: meta.durationMs, ...(meta.discovered === undefined ? {} : { discovered: meta.discovered }), ...(meta.capabilities === undefined ? {} : { capabilities: meta.capabilities }) };
   const result = tc.result();
   const message =
     result.state === 'failed'

@@ -1,4 +1,5 @@
 import type { ConformanceReport, Verdict } from './verdicts.ts';
+import { capabilityLines } from '../report/capability-table.ts';
 
 const columns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];
 const headers = ['area', 'pass', 'fail', 'non-strict', 'info', 'skipped'];
@@ -27,6 +28,8 @@ export function formatSummary(report: ConformanceReport): string {
       lines.push(`${r.verdict === 'fail' ? 'FAIL' : 'NS  '} ${r.id} (${r.grade}) ${f?.message ?? ''}${f?.requestId === undefined ? '' : ` [${f.requestId}]`}`);
     }
   }
+  const caps = capabilityLines(report.capabilities ?? []);
+  if (caps.length > 0) lines.push('', ...caps);
   const c = report.coverage;
   const profile = report.run.profile === 'strict' ? 'profile strict (profile choices SHOULD)' : 'profile default (profile choices INFO)';
   lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, ${profile}, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);

@@ -84,4 +84,6 @@ export interface ConformanceReport {
   usage: { days: UsageDay[] } | { unavailable: string };
   /** What iari worked out where the seed leaves a shape open (the usage rows and `days`), D-HTTP-43. */
   discovered?: import('./usage-shape.ts').Discoveries;
+  /** Which features beyond the seed's core the server offers (capabilities.ts), and whether their requirements were judged. */
+  capabilities?: import('./capabilities.ts').CapabilityRow[];
 }

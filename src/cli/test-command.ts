@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { capabilityNames, isCapability } from '../checks/capabilities.ts';
 import { relative } from 'node:path';
 import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
@@ -39,6 +40,12 @@ Options:
   --only IDS           comma-separated requirement IDs to judge (others are skipped)
   --skip IDS           comma-separated requirement IDs not to judge
   --include limits     also run the rate-limit checks (they consume quota)
+  --expect CAPS        comma-separated capabilities the server must offer (json-object,
+                       json-schema, stream-usage, tool-choice, parallel-tool-calls, stop, n,
+                       seed, logprobs, max-completion-tokens, reasoning, model-retrieve,
+                       receipts). Features beyond the seed's table are probed; where the
+                       server ignores or refuses one, its requirements are skipped, unless
+                       it is expected: then they fail
   --seed N             seed for generated inputs and requests (default 1)
   --max-rate-limit-wait DURATION
                        longest the whole run waits out 429s, e.g. 90s, 10m (default 10m;
@@ -78,6 +85,7 @@ const options = {
   only: { type: 'string' },
   skip: { type: 'string' },
   include: { type: 'string', multiple: true },
+  expect: { type: 'string', multiple: true },
   seed: { type: 'string' },
   'max-rate-limit-wait': { type: 'string' },
   report: { type: 'string' },
@@ -162,6 +170,11 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const include = (values.include ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
   const badInclude = include.filter((v) => v !== 'limits');
   if (badInclude.length > 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --include accepts only "limits", got "${badInclude.join(',')}"`);
+  const expect = (values.expect ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const badExpect = expect.filter((v) => !isCapability(v));
+  if (badExpect.length > 0) {
+    throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --expect names unknown capabilit${badExpect.length === 1 ? 'y' : 'ies'}: ${badExpect.join(', ')}`, { hint: `capabilities: ${capabilityNames.join(', ')}` });
+  }
   const seed = parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
   const timeouts = {
     request: parseDurationFlag('iari test', 'request-timeout', values['request-timeout'], 0.1, 3600),
@@ -218,6 +231,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       profile,
       target: mock === undefined ? 'external' : 'bundled-mock',
       includeLimits: include.includes('limits'),
+      ...(expect.length === 0 ? {} : { expect: [...new Set(expect)].filter(isCapability) }),
       ...mockAccounts(byAccount, token),
       ...(mock === undefined ? { connection } : {}),
       ...(maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs }),

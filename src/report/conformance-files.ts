@@ -5,6 +5,7 @@
  * summary and one annotation per failed requirement. Every byte passes the redactor first.
  */
 import { readFileSync } from 'node:fs';
+import { CAPABILITY_HEADERS, capabilityCells } from './capability-table.ts';
 import { relative } from 'node:path';
 import type { ConformanceReport, Failure, RequirementResult } from '../checks/verdicts.ts';
 import { verdicts } from '../checks/verdicts.ts';
@@ -103,6 +104,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
               .map(usageDayFields),
           },
     ...(report.discovered === undefined ? {} : { discovered: report.discovered }),
+    ...(report.capabilities === undefined ? {} : { capabilities: report.capabilities }),
   };
 }
 
@@ -208,6 +210,7 @@ export function conformanceStepSummary(report: ConformanceReport, redactor: Reda
     '',
     markdownTable([...verdicts, 'total'], [[...verdicts.map((v) => s[v]), s.total]]),
     '',
+    ...(report.capabilities === undefined || report.capabilities.length === 0 ? [] : ['### Capabilities beyond the seed', '', markdownTable([...CAPABILITY_HEADERS], capabilityCells(report.capabilities)), '']),
     ...(failed.length === 0
       ? []
       : [

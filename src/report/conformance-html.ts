@@ -7,6 +7,7 @@ import type { ConformanceReport, Failure, RequirementResult, Verdict } from '../
 import { verdicts } from '../checks/verdicts.ts';
 import { badge, factList, filterTable, html, renderPage, section, simpleTable, statGrid, type Html, type Row, type Tone } from './html-shell.ts';
 import { usageSection } from './usage-html.ts';
+import { CAPABILITY_HEADERS, capabilityOutcome } from './capability-table.ts';
 
 export { usageTip } from './usage-html.ts';
 
@@ -167,6 +168,22 @@ function requirementTable(report: ConformanceReport): Html {
   );
 }
 
+const statusTone: Record<string, Tone> = { honoured: 'good', ignored: 'muted', refused: 'muted', absent: 'muted', broken: 'bad', undecided: 'warn', 'not-probed': 'neutral' };
+
+/** Which features beyond the seed's core the server offers: the question users ask first. */
+function capabilitySection(report: ConformanceReport): Html {
+  const rows = report.capabilities ?? [];
+  if (rows.length === 0) return html``;
+  return section(
+    'Capabilities',
+    html`<p class="muted">The seed's core (its endpoints, table fields, stream framing, tool calls, bearer auth) is judged everywhere. Each feature beyond it was probed; its requirements are judged only where the server offers it, unless declared with <code>--expect</code>.</p>${simpleTable(
+      [...CAPABILITY_HEADERS],
+      rows.map((r) => [html`<code>${r.name}</code>${r.expected ? html` ${badge('expected', 'info')}` : html``}`, html`<code>${r.member}</code>`, badge(r.status, r.outcome === 'fail' ? 'bad' : (statusTone[r.status] ?? 'neutral')), capabilityOutcome(r), r.detail]),
+    )}`,
+    'capabilities',
+  );
+}
+
 function coverageSection(report: ConformanceReport): Html {
   const c = report.coverage;
   const pct = c.registry === 0 ? 0 : (100 * c.exercised) / c.registry;
@@ -216,8 +233,8 @@ document.querySelectorAll('[data-set-filter]').forEach(function(b){
 
 /** The whole page; `report` must already be redacted (the writer also sanitizes the output). */
 export function renderConformanceReport(report: ConformanceReport): string {
-  const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#usage">Usage</a><a href="#failures">Failures</a><a href="#requirements">Requirements</a><a href="#areas">By area</a><a href="#coverage">Coverage</a></nav>`;
-  const body = html`${summarySection(report)}${usageSection(report)}${failuresSection(report)}${requirementTable(report)}${areaSection(report)}${coverageSection(report)}`;
+  const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#capabilities">Capabilities</a><a href="#usage">Usage</a><a href="#failures">Failures</a><a href="#requirements">Requirements</a><a href="#areas">By area</a><a href="#coverage">Coverage</a></nav>`;
+  const body = html`${summarySection(report)}${capabilitySection(report)}${usageSection(report)}${failuresSection(report)}${requirementTable(report)}${areaSection(report)}${coverageSection(report)}`;
   return renderPage({
     title: 'iari conformance report',
     subtitle: html`${report.run.baseUrl} · ${report.run.startedAt} · run ${report.run.id}${toc}`,

@@ -5,7 +5,8 @@ import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts'
 import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '../common-requests.ts';
 import { openaiClient } from '../openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limit-retry.ts';
-import { bound, gate } from '../capability-probes.ts';
+import { bound, gate, probeCapability } from '../capability-probes.ts';
+import { capabilityNames } from '../capabilities.ts';
 import { errorMember } from '../common-requests.ts';
 
 const EXTENSION_PARAMS = ['top_p', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'user', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format'];
@@ -149,9 +150,12 @@ const params: CheckDef = {
     const named = EXTENSION_PARAMS.find((p) => param === p || (typeof message === 'string' && message.includes(p)));
     if (ex.status === 400 && named !== undefined) {
       j.skip('CHAT-019', `the server refuses ${named}, a member beyond the seed's table (see the capability table)`);
+      for (const cap of capabilityNames) await probeCapability(ctx, cap);
       return;
     }
     j.expect('CHAT-019', ex.status === 200, () => evidence(ex, 'valid documented parameters were refused', { expected: 200, received: describeResponse(ex) }));
+    // The capability table answers "which features beyond the seed does this server offer?" for all of them.
+    for (const cap of capabilityNames) await probeCapability(ctx, cap);
   },
 };
 

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { catalog } from '../../src/checks/catalog.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
+import { capabilityDefs, capabilityTable, type Capability } from '../../src/checks/capabilities.ts';
+
+// Issue 19, capability model: a server that implements the seed and nothing beyond it, whether it
+// ignores the members beyond the seed's table or refuses them with 400, passes with default
+// settings; --expect CAP fails exactly the requirements CAP carries.
+
+let mock: MockServer;
+let base: RunSettings;
+
+beforeAll(async () => {
+  mock = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0 });
+  const capped = mock.tokens.byAccount['acct_capped'];
+  const second = mock.tokens.byAccount['acct_team'];
+  base = { root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(second === undefined ? {} : { secondToken: second }), ...(capped === undefined ? {} : { limitTokens: { capped } }) };
+});
+afterAll(() => mock?.close());
+
+async function run(fault: string, expectCaps: Capability[] = [], areas?: readonly string[]) {
+  const ctx = createCheckContext({ ...base, fault, ...(expectCaps.length === 0 ? {} : { expect: expectCaps }) });
+  const checks = areas === undefined ? catalog : catalog.filter((c) => areas.includes(c.area));
+  const { outcomes } = await runChecksInProcess(ctx, checks);
+  const bad = [...outcomes.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict');
+  return { outcomes, bad, table: capabilityTable(ctx.capabilities.snapshot(), expectCaps) };
+}
+
+const cases: { cap: Capability; areas: string[] }[] = [
+  { cap: 'json-object', areas: ['chat'] },
+  { cap: 'json-schema', areas: ['chat'] },
+  { cap: 'n', areas: ['chat', 'chat-stream'] },
+  { cap: 'max-completion-tokens', areas: ['chat'] },
+  { cap: 'stream-usage', areas: ['chat', 'chat-stream'] },
+  { cap: 'tool-choice', areas: ['tools'] },
+  { cap: 'model-retrieve', areas: ['models'] },
+];
+
+for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
+  describe(`capability model under ${mode}`, () => {
+    it(`CHAT-034, CHAT-035, CHAT-036, CHAT-037, ERR-006: ${mode} fails nothing and is non-strict nowhere with default settings, and the table says what it lacks`, async () => {
+      const { bad, outcomes, table } = await run(mode);
+      expect(bad.map((o) => `${o.id} ${o.verdict}`)).toEqual([]);
+      for (const id of ['CHAT-034', 'CHAT-035', 'CHAT-036', 'CHAT-037']) expect(outcomes.get(id)?.verdict).toBe('skipped');
+      expect(outcomes.get('ERR-006')?.verdict).toBe('pass');
+      const status = Object.fromEntries(table.map((r) => [r.name, r.status]));
+      const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
+      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'model-retrieve': 'absent' });
+      expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
+    }, 120_000);
+
+    for (const { cap, areas } of cases) {
+      it(`${capabilityDefs[cap].ids.join(', ')}: --expect ${cap} under ${mode} fails exactly the requirements ${cap} carries`, async () => {
+        const { bad } = await run(mode, [cap], areas);
+        expect(bad.map((o) => o.id).sort()).toEqual([...capabilityDefs[cap].ids].sort());
+        expect(bad.every((o) => o.verdict === 'fail')).toBe(true);
+      }, 60_000);
+    }
+  });
+}
+
+describe('capability model on the faithful mock', () => {
+  it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
+    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'n', 'max-completion-tokens', 'model-retrieve', 'stop'];
+    const { bad, table } = await run('legal-crlf', honoured, ['chat', 'chat-stream', 'tools', 'models']);
+    expect(bad).toEqual([]);
+    for (const cap of honoured) expect(table.find((r) => r.name === cap)?.status).toBe('honoured');
+  }, 120_000);
+});
