@@ -72,7 +72,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('tool-arguments-invalid-json', ['TOOLS-007', 'TOOLS-017'], 'The (joined) arguments string is not valid JSON: the closing brace is missing (§2 #5).'),
   // Parameters (§2 #27)
   f('stream-options-without-stream-accepted', ['CHAT-028'], 'stream_options with stream false is accepted instead of 400 (§2 #27, non-strict).'),
-  f('documented-param-rejected', ['CHAT-019', 'CHAT-034', 'CHAT-035', 'CHAT-036'], 'Documented parameters (top_p, seed, user, response_format, penalties) are rejected with 400 (§2 #27).'),
+  { ...f('documented-param-rejected', ['CHAT-019', 'CHAT-034', 'CHAT-035', 'CHAT-036', 'CHAT-037'], 'Documented parameters (top_p, seed, user, response_format, penalties) are rejected with a 400 that names none of them (§2 #27); response_format fails under --expect json-object,json-schema.'), expect: ['json-object', 'json-schema'] },
   f('unknown-role-accepted', ['CHAT-023'], 'A message with an unknown role is accepted (treated as user).'),
   f('temperature-unvalidated', ['CHAT-025'], 'temperature outside 0..2 is accepted.'),
   f('empty-messages-accepted', ['CHAT-022'], 'An empty messages array is accepted.'),

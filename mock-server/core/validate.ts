@@ -216,7 +216,8 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     const body = parsed as Record<string, unknown>;
     if (faults.has('documented-param-rejected')) {
       const rejected = ['top_p', 'seed', 'user', 'response_format', 'presence_penalty', 'frequency_penalty'].find((k) => k in body);
-      if (rejected !== undefined) fail(rejected, `Unrecognized request argument supplied: ${rejected}`);
+      // Refused without saying which member: not a server that lacks an extension (that names it), a broken one.
+      if (rejected !== undefined) fail(null, 'The request could not be processed.');
     }
     const model = body['model'];
     if (model === undefined || model === null) fail('model', "Missing required parameter: 'model'.");

@@ -7,7 +7,7 @@ import { createCheckContext, type RunSettings } from '../../src/checks/check-con
 import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
 import { gradeFor, gradeOf } from '../../src/checks/registry-view.ts';
 import { loadRequirements } from '../../src/checks/requirements-registry.ts';
-import { isCapability, type Capability } from '../../src/checks/capabilities.ts';
+import { capabilityOfId, isCapability, type Capability } from '../../src/checks/capabilities.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
 // everything; each fault makes exactly the IDs it breaks fail (or non-strict where graded SHOULD)
@@ -124,7 +124,7 @@ describe('fault matrix', () => {
         const o = outcomes.get(id);
         const grade = gradeOf(id);
         // --expect makes a missing capability fail whatever the grade; a deviation clients survive is non-strict at most.
-        const wanted = declared !== undefined ? ['fail'] : f.deviates?.includes(id) === true ? ['non-strict'] : grade === 'MUST' ? ['fail'] : grade === 'SHOULD' ? ['fail', 'non-strict'] : ['informational'];
+        const wanted = declared !== undefined && capabilityOfId(id) !== undefined ? ['fail'] : f.deviates?.includes(id) === true ? ['non-strict'] : grade === 'MUST' ? ['fail'] : grade === 'SHOULD' ? ['fail', 'non-strict'] : ['informational'];
         if (o === undefined || !wanted.includes(o.verdict)) problems.push(`${id} expected ${wanted.join('/')}, got ${summary(o)}`);
       }
       const tolerated = new Set(f.exercises ?? []);

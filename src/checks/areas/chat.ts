@@ -147,7 +147,8 @@ const params: CheckDef = {
     // table: a 400 that names one is a server without that capability (CHAT-020), not a fault.
     const param = errorMember(ex, 'param')?.value;
     const message = at(ex.json, 'error', 'message');
-    const named = EXTENSION_PARAMS.find((p) => param === p || (typeof message === 'string' && message.includes(p)));
+    const unrecognized = typeof message === 'string' ? /Unrecognized request argument supplied: ([A-Za-z_]+)/.exec(message)?.[1] : undefined;
+    const named = EXTENSION_PARAMS.find((p) => param === p || unrecognized === p);
     if (ex.status === 400 && named !== undefined) {
       j.skip('CHAT-019', `the server refuses ${named}, a member beyond the seed's table (see the capability table)`);
       for (const cap of capabilityNames) await probeCapability(ctx, cap);
