@@ -11,6 +11,7 @@ import { openShapeModes } from './core/open-shapes.ts';
 import { modelRouteFaults } from './core/model-route.ts';
 import { responseFormatFaults } from './core/response-format.ts';
 import { extensionModes } from './core/extension-modes.ts';
+import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
 
 export type { FaultDefinition };
 
@@ -27,6 +28,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...modelRouteFaults,
   ...responseFormatFaults,
   ...extensionModes,
+  ...toolBreadthFaults,
   ...boundsFaults,
 ]);
 

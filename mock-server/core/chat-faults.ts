@@ -1,6 +1,7 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse, MockRequest, MockResponse, StreamEvent } from './types.ts';
 import { coreOnlyBody, extensionModes } from './extension-modes.ts';
+import { mutateToolCalls, mutateToolEvents, rewriteToolChoice, toolBreadthFaults } from './tool-breadth-faults.ts';
 
 // Chat, stream and tool faults applied around the chat route: a request rewrite before it (the
 // server ignores or mishandles one request member) or a rewrite of the finished completion / of the
@@ -62,7 +63,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('stream-bom', ['CHAT-STREAM-043'], 'The stream starts with a UTF-8 byte order mark (legal; recorded).'),
 ];
 
-const names = new Set([...chatFaults, ...extensionModes].map((x) => x.name));
+const names = new Set([...chatFaults, ...extensionModes, ...toolBreadthFaults].map((x) => x.name));
 const active = (fs: ReadonlySet<string>): boolean => fs.size > 0 && [...fs].some((n) => names.has(n));
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -100,6 +101,7 @@ export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): M
     delete body['max_completion_tokens'];
   }
   if (fs.has('tool-choice-none-ignored') && body['tool_choice'] === 'none') body['tool_choice'] = 'auto';
+  rewriteToolChoice(body, fs);
   if (fs.has('parallel-false-ignored') && body['parallel_tool_calls'] === false) delete body['parallel_tool_calls'];
   const tools = Array.isArray(body['tools']) ? (body['tools'] as Json[]) : [];
   if (fs.has('tool-choice-named-swapped')) {
@@ -139,6 +141,7 @@ function mutateCompletion(body: Json, fs: ReadonlySet<string>): void {
     if (calls === undefined) continue;
     if (has('tool-content-missing')) delete msg['content'];
     if (has('tool-calls-empty')) msg['tool_calls'] = [];
+    mutateToolCalls(calls, fs);
     for (const call of calls) {
       if (has('tool-type-wrong')) call['type'] = 'tool';
       const fn = call['function'] as Json | undefined;
@@ -161,7 +164,7 @@ const extra = (atMs: number, chunk: Json): StreamEvent => ({ atMs, data: `data: 
 
 function mutateEvents(events: readonly StreamEvent[], fs: ReadonlySet<string>): StreamEvent[] {
   const has = (n: string): boolean => fs.has(n);
-  let out = [...events];
+  let out = mutateToolEvents([...events], fs);
   const chunks = out.map(chunkOf);
   const first = chunks.find((c) => c !== undefined);
   const firstAt = out[0]?.atMs ?? 0;

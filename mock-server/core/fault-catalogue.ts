@@ -50,7 +50,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('finish-reason-unknown', ['CHAT-STREAM-045', 'CHAT-033'], 'finish_reason is "eos" (a non-empty value outside the enum) instead of stop (§2 #6).'),
   f('finish-reason-missing-interim', ['CHAT-STREAM-018'], 'Interim chunks leave out the finish_reason key instead of null (§2 #7, non-strict).'),
   f('finish-reason-tool-calls-without-calls', ['TOOLS-008'], 'A text answer ends with finish_reason "tool_calls" (§2 #8).'),
-  f('finish-reason-stop-after-tool', ['TOOLS-009'], 'A tool-call answer ends with finish_reason "stop" (§2 #8, non-strict).'),
+  f('finish-reason-stop-after-tool', ['TOOLS-009', 'TOOLS-022'], 'A tool-call answer ends with finish_reason "stop" (§2 #8): non-strict when not streamed, informational when streamed (OpenAI sends it).'),
   f('finish-reason-null-nonstream', ['CHAT-013', 'CHAT-STREAM-040'], 'A non-streamed choice has finish_reason null.'),
   f('finish-chunk-with-content', ['CHAT-STREAM-020'], 'The finish chunk also carries the last piece of content (§2 #9, non-strict).'),
   // Usage (§2 #14 to #17)

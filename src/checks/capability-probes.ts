@@ -81,7 +81,10 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     const v = new StreamValidator({ includeUsage: true });
     ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));
     const usage = v.end().assembled.usage;
-    return found(ex, usage === undefined || usage === null ? 'ignored' : 'honoured', `${what}: ${usage === undefined || usage === null ? 'no chunk carried usage' : 'a chunk carried usage'}`);
+    if (usage !== undefined && usage !== null) return found(ex, 'honoured', `${what}: a chunk carried usage`);
+    // Chunks that carry "usage": null acknowledge the option (OpenAI sends it on every chunk then): a missing usage chunk is broken, not ignored.
+    const acknowledged = /"usage"\s*:\s*null/.test(new TextDecoder().decode(Buffer.concat(ex.chunks.map((c) => c.bytes))));
+    return found(ex, acknowledged ? 'broken' : 'ignored', `${what}: no chunk carried usage${acknowledged ? ', though chunks carry "usage": null' : ''}`);
   },
   async 'tool-choice'(ctx) {
     const model = await firstModel(ctx);
@@ -187,7 +190,8 @@ export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reaso
 
 /** What the run found about `cap` (probed once per run). */
 export function probeCapability(ctx: CheckContext, cap: Capability): Promise<CapabilityProbe> {
-  return ctx.capabilities.probe(cap, () => probes[cap](ctx));
+  // A probe that cannot run (no model listed, a transport error) decides nothing: the requirements are judged.
+  return ctx.capabilities.probe(cap, () => probes[cap](ctx).catch((error: unknown): CapabilityProbe => ({ status: 'undecided', detail: `the probe could not run: ${ctx.http.redact(error instanceof Error ? error.message : String(error))}` })));
 }
 
 /**

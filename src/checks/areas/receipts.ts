@@ -287,10 +287,11 @@ const completion: CheckDef = {
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
     const model = await firstModel(ctx);
+    const limit = await bound(ctx, 8);
     for (const stream of [false, true]) {
       const before = chainData(await fetchChain(ctx));
       const meBefore = at((await getMe(ctx)).json, 'usage', 'spend_usd');
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 8)), ...(stream ? { stream: true } : {}) }));
+      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit, ...(stream ? { stream: true } : {}) }));
       const meAfter = at((await getMe(ctx)).json, 'usage', 'spend_usd');
       const afterEx = await fetchChain(ctx);
       const added = chainData(afterEx).slice(before.length);
@@ -386,8 +387,9 @@ const denial: CheckDef = {
       return;
     }
     const auth: Auth = { authorization: `Bearer ${token}` };
+    const limit = await bound(ctx, 1);
     const before = chainData(await fetchChain(ctx, auth));
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...limit }), { auth });
     if (ex.status !== 429) {
       j.skip('RCPT-HTTP-011', `the capped request was not refused (${ex.status}; LIMIT-006 judges that)`);
       return;

@@ -73,7 +73,7 @@ const callShape: CheckDef = {
 const finishReasons: CheckDef = {
   name: 'tools-finish-reason',
   area: 'tools',
-  ids: ids(8, 9),
+  ids: ids(8, 9, 22),
   title: 'finish_reason tool_calls comes with tool calls, and tool calls under tool_choice auto finish with tool_calls',
   async run(ctx, j) {
     const answers = [

@@ -266,8 +266,10 @@ const growth: CheckDef = {
     const footing = await discoverUsage(ctx);
     const d = footing.ok ? footing.discovery : undefined;
     const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
+    // The length bound is a capability: probed before the window, so the probe is not counted in it.
+    const limit = await bound(ctx, 16);
     const before = await snapshot(ctx, d, notFound);
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 16)) }));
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit }));
     const after = await snapshot(ctx, d, notFound);
     const u = { prompt: at(ex.json, 'usage', 'prompt_tokens'), completion: at(ex.json, 'usage', 'completion_tokens'), total: at(ex.json, 'usage', 'total_tokens') };
     if (ex.status !== 200 || !isInt(u.prompt) || !isInt(u.completion) || !isInt(u.total)) {
@@ -294,8 +296,9 @@ const streamGrowth: CheckDef = {
     const footing = await discoverUsage(ctx);
     const d = footing.ok ? footing.discovery : undefined;
     const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
+    const limit = await bound(ctx, 16);
     const before = await snapshot(ctx, d, notFound);
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 16)), stream: true, stream_options: { include_usage: true } }));
+    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit, stream: true, stream_options: { include_usage: true } }));
     const after = await snapshot(ctx, d, notFound);
     const v = new StreamValidator({ includeUsage: true });
     ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));

@@ -1,0 +1,159 @@
+import type { CheckContext, CheckDef } from '../check-types.ts';
+import type { HttpExchange } from '../check-http.ts';
+import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
+import { firstModel, timeTool, weatherTool } from '../common-requests.ts';
+import { gate } from '../capability-probes.ts';
+import { gateOn } from '../capabilities.ts';
+
+// Tool-calling breadth (issue 19): tool_choice "required", parallel calls streamed with interleaved
+// deltas, nested and array argument schemas. tool_choice and parallel calls are capabilities
+// (capabilities.ts): judged where the server offers them.
+
+const CHAT = '/v1/chat/completions';
+const BOTH = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+
+/** A function whose parameters hold a nested object and an array of objects. */
+export const tripTool = {
+  type: 'function',
+  function: {
+    name: 'plan_trip',
+    description: 'Plan a trip for a traveller through several stops.',
+    parameters: {
+      type: 'object',
+      properties: {
+        traveller: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'] },
+        stops: { type: 'array', items: { type: 'object', properties: { city: { type: 'string' }, nights: { type: 'integer' } }, required: ['city', 'nights'] } },
+      },
+      required: ['traveller', 'stops'],
+    },
+  },
+} as const;
+
+/** The tool-call deltas of choice 0, in the order they were streamed (data: lines of the body). */
+export function toolDeltas(ex: HttpExchange): Record<string, unknown>[] {
+  const text = new TextDecoder().decode(Buffer.concat(ex.chunks.map((c) => c.bytes)));
+  const out: Record<string, unknown>[] = [];
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (!line.startsWith('data:')) continue;
+    const payload = line.slice(5).trim();
+    if (payload === '' || payload === '[DONE]') continue;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(payload);
+    } catch {
+      continue;
+    }
+    const deltas = at(chunk, 'choices', 0, 'delta', 'tool_calls');
+    if (Array.isArray(deltas)) for (const d of deltas) if (isRecord(d)) out.push(d);
+  }
+  return out;
+}
+
+interface StreamedCall {
+  index: unknown;
+  ids: Set<string>;
+  names: Set<string>;
+  args: string;
+}
+
+/** The calls as a client that merges by index sees them (openai-node, LangChain). */
+export function callsByIndex(deltas: readonly Record<string, unknown>[]): StreamedCall[] {
+  const calls = new Map<unknown, StreamedCall>();
+  for (const d of deltas) {
+    const c = calls.get(d['index']) ?? { index: d['index'], ids: new Set<string>(), names: new Set<string>(), args: '' };
+    const id = d['id'];
+    if (typeof id === 'string' && id !== '') c.ids.add(id);
+    const name = at(d, 'function', 'name');
+    if (typeof name === 'string' && name !== '') c.names.add(name);
+    const args = at(d, 'function', 'arguments');
+    if (typeof args === 'string') c.args += args;
+    calls.set(d['index'], c);
+  }
+  return [...calls.values()];
+}
+
+const parses = (text: string): boolean => {
+  try {
+    return isRecord(JSON.parse(text));
+  } catch {
+    return false;
+  }
+};
+
+const required: CheckDef = {
+  name: 'tools-choice-required',
+  area: 'tools',
+  ids: ['TOOLS-023'],
+  title: 'tool_choice required answers at least one tool call',
+  async run(ctx, j) {
+    if (!(await gate(ctx, j, 'tool-choice', ['TOOLS-023']))) return;
+    // Compat (OpenAI tool_choice): "required means the model must call one or more tools".
+    const ex = await ctx.http.post(CHAT, { model: await firstModel(ctx), messages: [{ role: 'user', content: 'Say hello.' }], tools: [weatherTool, timeTool], tool_choice: 'required' });
+    const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
+    j.expect('TOOLS-023', ex.status === 200 && Array.isArray(calls) && calls.length > 0, () =>
+      evidence(ex, 'tool_choice "required" gave no tool call', { expected: 'at least one tool call', received: ex.status === 200 ? (calls ?? at(ex.json, 'choices', 0, 'message', 'content')) : describeResponse(ex) }),
+    );
+  },
+};
+
+const parallelStream: CheckDef = {
+  name: 'tools-parallel-stream',
+  area: 'tools',
+  ids: ['TOOLS-024', 'TOOLS-025'],
+  title: 'two parallel calls stream at their own indexes (deltas may interleave), with distinct ids and arguments that parse',
+  async run(ctx, j) {
+    const ex = await ctx.http.post(CHAT, { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH }], tools: [weatherTool, timeTool], stream: true });
+    if (ex.status !== 200) {
+      j.skipRest(`the two-tool stream answered ${ex.status} (the stream checks judge it)`);
+      return;
+    }
+    const deltas = toolDeltas(ex);
+    const calls = callsByIndex(deltas);
+    const ids = new Set(calls.flatMap((c) => [...c.ids]));
+    const names = new Set(calls.flatMap((c) => [...c.names]));
+    if (calls.length < 2 && ids.size < 2 && names.size < 2) {
+      gateOn(j, 'parallel-tool-calls', { status: 'ignored', detail: `asked for both tools, the streamed turn carried ${calls.length} call(s)`, ...(ex.requestId === undefined ? {} : { requestId: ex.requestId }) }, ctx.capabilities.expected);
+      return;
+    }
+    // Compat (chat.completion.chunk): delta.tool_calls[].index identifies the call a fragment belongs to.
+    for (const c of calls) {
+      j.expect('TOOLS-024', c.ids.size <= 1 && c.names.size <= 1 && parses(c.args), () =>
+        evidence(ex, `the deltas at index ${JSON.stringify(c.index)} join to ${c.ids.size} ids, ${c.names.size} names and arguments that ${parses(c.args) ? 'parse' : 'do not parse'}: two calls share one index`, { expected: 'one call per index', received: { index: c.index, ids: [...c.ids], names: [...c.names], arguments: c.args.slice(0, 120) } }),
+      );
+    }
+    // Seed, Chat message: a tool result is sent back "as a message with role tool", naming the call's id.
+    const firstIds = calls.map((c) => [...c.ids][0]).filter((id): id is string => id !== undefined);
+    j.expect('TOOLS-025', new Set(firstIds).size === firstIds.length && firstIds.length === calls.length, () =>
+      evidence(ex, 'parallel calls do not have one distinct id each', { expected: 'distinct ids', received: calls.map((c) => ({ index: c.index, ids: [...c.ids] })) }),
+    );
+  },
+};
+
+const nested: CheckDef = {
+  name: 'tools-nested-arguments',
+  area: 'tools',
+  ids: ['TOOLS-026'],
+  title: 'arguments of a function with a nested object and an array of objects keep their structure',
+  async run(ctx: CheckContext, j) {
+    const ex = await ctx.http.post(CHAT, { model: await firstModel(ctx), messages: [{ role: 'user', content: 'Plan a trip for Ada (36) through Zürich (2 nights) and Paris (3 nights).' }], tools: [tripTool] });
+    const args = at(ex.json, 'choices', 0, 'message', 'tool_calls', 0, 'function', 'arguments');
+    if (ex.status !== 200 || typeof args !== 'string') {
+      j.skip('TOOLS-026', `no call with string arguments to inspect (${ex.status}; TOOLS-001..006 judge the call)`);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(args);
+    } catch {
+      j.skip('TOOLS-026', 'the arguments do not parse (TOOLS-007 records it)');
+      return;
+    }
+    const traveller = at(value, 'traveller');
+    const stops = at(value, 'stops');
+    j.expect('TOOLS-026', isRecord(traveller) && Array.isArray(stops) && stops.every(isRecord), () =>
+      evidence(ex, 'the nested object or the array of objects did not arrive as JSON structure', { expected: { traveller: 'an object', stops: 'an array of objects' }, received: { traveller, stops }, pointer: '/choices/0/message/tool_calls/0/function/arguments' }),
+    );
+  },
+};
+
+export const toolsBreadthChecks: CheckDef[] = [required, parallelStream, nested];
