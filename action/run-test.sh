@@ -16,6 +16,7 @@ if [ -n "${INPUT_BASE_URL:-}" ]; then
 fi
 if [ -n "${INPUT_GRADE:-}" ]; then args+=(--grade "$INPUT_GRADE"); fi
 if [ -n "${INPUT_INCLUDE:-}" ]; then args+=(--include "$INPUT_INCLUDE"); fi
+if [ -n "${INPUT_EXPECT:-}" ]; then args+=(--expect "$INPUT_EXPECT"); fi
 
 iari "${args[@]}"
 code=$?

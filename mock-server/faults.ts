@@ -12,6 +12,7 @@ import { modelRouteFaults } from './core/model-route.ts';
 import { responseFormatFaults } from './core/response-format.ts';
 import { extensionModes } from './core/extension-modes.ts';
 import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
+import { reasoningFaults } from './core/reasoning.ts';
 
 export type { FaultDefinition };
 
@@ -29,6 +30,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...responseFormatFaults,
   ...extensionModes,
   ...toolBreadthFaults,
+  ...reasoningFaults,
   ...boundsFaults,
 ]);
 

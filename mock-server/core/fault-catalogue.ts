@@ -65,9 +65,9 @@ export const coreFaults: readonly FaultDefinition[] = [
   f('content-missing', ['CHAT-011'], 'The completion message has no content member (§2 #26).'),
   f('refusal-missing', ['CHAT-012'], 'The completion message has no refusal member (§2 #26, non-strict).'),
   // Tool calls (§2 #3 to #5)
-  f('tool-delta-no-index', ['TOOLS-012'], 'Streamed tool-call deltas have no index (§2 #3).'),
-  f('tool-delta-no-id', ['TOOLS-013', 'TOOLS-003'], 'The first tool-call delta (and a completion tool call) has no id (§2 #4).'),
-  f('tool-identity-changes', ['TOOLS-014'], 'Later tool-call deltas carry a different id (§2 #4).'),
+  f('tool-delta-no-index', ['TOOLS-012', 'TOOLS-024'], 'Streamed tool-call deltas have no index (§2 #3).'),
+  f('tool-delta-no-id', ['TOOLS-013', 'TOOLS-003', 'TOOLS-025'], 'The first tool-call delta (and a completion tool call) has no id (§2 #4).'),
+  f('tool-identity-changes', ['TOOLS-014', 'TOOLS-024'], 'Later tool-call deltas carry a different id (§2 #4).'),
   f('tool-arguments-object', ['TOOLS-006', 'TOOLS-015'], 'arguments is a JSON object, not a string (§2 #5).'),
   f('tool-arguments-invalid-json', ['TOOLS-007', 'TOOLS-017'], 'The (joined) arguments string is not valid JSON: the closing brace is missing (§2 #5).'),
   // Parameters (§2 #27)

@@ -7,6 +7,7 @@ import { badRequest, errorResponse, unknownUrl, type ApiError } from './http-err
 import { applyHttpFaults } from './http-faults.ts';
 import { applyBoundsFaults } from './bounds-faults.ts';
 import { rewriteChatRequest, rewriteChatResponse } from './chat-faults.ts';
+import { applyReasoning, reasoningRefusal } from './reasoning.ts';
 import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
 import { json } from './json-response.ts';
@@ -188,10 +189,11 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   }
   applySchedule(state);
   const ctx: RequestContext = { requestId, faults, account: null };
-  const asUnderstood = rewriteChatRequest(req, faults);
+  const refusedReasoning = reasoningRefusal(req, faults);
+  const asUnderstood = refusedReasoning ?? rewriteChatRequest(req, faults);
   const refusal = (r: { status: 400 | 500; param: string | null; message: string }): ApiError =>
     r.status === 500 ? { status: 500, type: 'server_error', message: r.message, param: null, code: null } : badRequest(r.param, r.message);
-  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : rewriteChatResponse(route(state, asUnderstood, ctx), faults);
+  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : applyReasoning(asUnderstood, rewriteChatResponse(route(state, asUnderstood, ctx), faults), faults);
   return withRequestId(applyBoundsFaults(req, faults, applyHttpFaults(state, req, ctx, routed)), faults);
 }
 

@@ -19,6 +19,8 @@ export const defaultModels: readonly ModelInfo[] = [
   { id: 'iari-large', created: 1_738_368_000, owned_by: 'iari', inputNanoPerToken: 5_000, outputNanoPerToken: 15_000, provider: 'iari-mock' },
   // $1 / $3 per million tokens
   { id: 'iari-legacy', created: 1_704_067_200, owned_by: 'iari', inputNanoPerToken: 1_000, outputNanoPerToken: 3_000, provider: 'iari-mock' },
+  // A reasoning model (mock-server/core/reasoning.ts): $2 / $8 per million tokens
+  { id: 'iari-reasoner', created: 1_740_787_200, owned_by: 'iari', inputNanoPerToken: 2_000, outputNanoPerToken: 8_000, provider: 'iari-mock' },
 ];
 
 export type ModelInput = Partial<ModelInfo> & { id: string };

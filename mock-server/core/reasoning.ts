@@ -1,0 +1,109 @@
+import type { FaultDefinition } from './fault-catalogue.ts';
+import type { MockRequest, MockResponse, StreamEvent } from './types.ts';
+import { countTokens } from './generator.ts';
+
+// The mock's reasoning model (issue 19): `iari-reasoner` thinks before it answers. Streamed, its
+// reasoning comes first as delta.reasoning_content (DeepSeek, vLLM before PR 27752), or as
+// delta.reasoning under legal-reasoning-field (vLLM after it, Ollama); not streamed, it is
+// message.reasoning_content. usage.completion_tokens counts it, and
+// usage.completion_tokens_details.reasoning_tokens says how much of it was reasoning.
+
+type Json = Record<string, unknown>;
+
+export const REASONING_MODEL = 'iari-reasoner';
+
+const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
+const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
+
+export const reasoningFaults: readonly FaultDefinition[] = [
+  legal('legal-reasoning-field', ['CHAT-STREAM-047', 'CHAT-STREAM-048', 'CHAT-STREAM-049'], 'The reasoning model sends its thinking under "reasoning" (vLLM after PR 27752, Ollama) instead of "reasoning_content".'),
+  f('reasoning-leaked', ['CHAT-STREAM-047'], 'The reasoning model also sends its thinking in content, wrapped in <think>...</think>.'),
+  f('reasoning-after-content', ['CHAT-STREAM-048'], 'The reasoning model streams its thinking after the answer.'),
+  f('reasoning-tokens-exceed', ['CHAT-STREAM-049'], 'usage.completion_tokens_details.reasoning_tokens is larger than completion_tokens.'),
+  f('reasoning-echo-rejected', ['CHAT-038'], 'A request whose assistant message carries the reasoning it was given back (reasoning_content or reasoning) answers 400.'),
+];
+
+const THOUGHT = ['The user asks for a short reply.', ' A greeting fits;', ' keep it to one sentence.'];
+const THOUGHT_TEXT = THOUGHT.join('');
+
+function bodyOf(req: MockRequest): Json | undefined {
+  try {
+    const v: unknown = JSON.parse(new TextDecoder().decode(req.body));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fault reasoning-echo-rejected: the refusal of a tool turn that gives the reasoning back. */
+export function reasoningRefusal(req: MockRequest, fs: ReadonlySet<string>): { status: 400; param: string; message: string } | undefined {
+  if (!fs.has('reasoning-echo-rejected') || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return undefined;
+  const body = bodyOf(req);
+  const messages = Array.isArray(body?.['messages']) ? (body['messages'] as Json[]) : [];
+  const at = messages.findIndex((m) => m?.['role'] === 'assistant' && ('reasoning_content' in m || 'reasoning' in m));
+  return at < 0 ? undefined : { status: 400, param: `messages[${at}]`, message: `Invalid 'messages[${at}]': reasoning is not accepted in input messages.` };
+}
+
+function chunkOf(e: StreamEvent): Json | undefined {
+  if (!e.data.startsWith('data: {')) return undefined;
+  try {
+    return JSON.parse(e.data.slice(6)) as Json;
+  } catch {
+    return undefined;
+  }
+}
+
+const delta0 = (c: Json | undefined): Json | undefined => ((Array.isArray(c?.['choices']) ? (c['choices'] as Json[]) : [])[0]?.['delta'] as Json | undefined);
+
+function withReasoningUsage(usage: Json, reasoning: number, fs: ReadonlySet<string>): void {
+  if (typeof usage['completion_tokens'] !== 'number' || typeof usage['total_tokens'] !== 'number') return;
+  usage['completion_tokens'] += reasoning;
+  usage['total_tokens'] += reasoning;
+  usage['completion_tokens_details'] = { reasoning_tokens: fs.has('reasoning-tokens-exceed') ? usage['completion_tokens'] + 5 : reasoning };
+}
+
+/** The reasoning model's answer: thinking added before (or, faulted, after) the answer, and counted. */
+export function applyReasoning(req: MockRequest, res: MockResponse, fs: ReadonlySet<string>): MockResponse {
+  if (res.status !== 200 || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return res;
+  if (bodyOf(req)?.['model'] !== REASONING_MODEL) return res;
+  const field = fs.has('legal-reasoning-field') ? 'reasoning' : 'reasoning_content';
+  const reasoningTokens = countTokens(THOUGHT_TEXT);
+  if (res.kind === 'stream') {
+    const events = [...res.events];
+    const first = events.map(chunkOf).find((c) => c !== undefined && Array.isArray(c['choices']) && (c['choices'] as unknown[]).length > 0);
+    if (first === undefined) return res;
+    const base = { id: first['id'], object: first['object'], created: first['created'], model: first['model'], ...('usage' in first ? { usage: null } : {}) };
+    const make = (d: Json, atMs: number, tokens: number): StreamEvent => ({ atMs, data: `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: d, logprobs: null, finish_reason: null }] })}\n\n`, tokens, content: tokens > 0 });
+    const answerAt = events.findIndex((e) => { const d = delta0(chunkOf(e)); return d !== undefined && ((typeof d['content'] === 'string' && d['content'] !== '') || Array.isArray(d['tool_calls'])); });
+    const finishAt = events.findIndex((e) => { const c = chunkOf(e); return ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['finish_reason'] !== null && ch['finish_reason'] !== undefined); });
+    const at = fs.has('reasoning-after-content') && finishAt >= 0 ? finishAt : answerAt >= 0 ? answerAt : 1;
+    const atMs = events[at]?.atMs ?? 0;
+    const thinking = THOUGHT.map((t) => make({ [field]: t }, atMs, countTokens(t)));
+    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${THOUGHT_TEXT}</think>` }, atMs, 0));
+    events.splice(at, 0, ...thinking);
+    for (const [i, e] of events.entries()) {
+      const c = chunkOf(e);
+      const usage = c?.['usage'];
+      if (c === undefined || typeof usage !== 'object' || usage === null) continue;
+      withReasoningUsage(usage as Json, reasoningTokens, fs);
+      events[i] = { ...e, data: `data: ${JSON.stringify(c)}\n\n` };
+    }
+    const { wire: _fastPath, ...rest } = res;
+    return { ...rest, events };
+  }
+  if (typeof res.body !== 'string') return res;
+  let body: Json;
+  try {
+    body = JSON.parse(res.body) as Json;
+  } catch {
+    return res;
+  }
+  for (const c of (Array.isArray(body['choices']) ? body['choices'] : []) as Json[]) {
+    const msg = c['message'] as Json | undefined;
+    if (msg === undefined) continue;
+    msg[field] = THOUGHT_TEXT;
+    if (fs.has('reasoning-leaked') && typeof msg['content'] === 'string') msg['content'] = `<think>${THOUGHT_TEXT}</think>${msg['content']}`;
+  }
+  if (typeof body['usage'] === 'object' && body['usage'] !== null) withReasoningUsage(body['usage'] as Json, reasoningTokens, fs);
+  return { ...res, body: JSON.stringify(body) };
+}
