@@ -17,7 +17,7 @@ describe('public and account endpoints', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     const body = (await res.json()) as { object: string; data: { id: string; object: string; created: number; owned_by: string }[] };
     expect(body.object).toBe('list');
-    expect(body.data.map((m) => m.id)).toEqual(['iari-mini', 'iari-large', 'iari-legacy']);
+    expect(body.data.map((m) => m.id)).toEqual(['iari-mini', 'iari-large', 'iari-legacy', 'iari-reasoner']);
     for (const m of body.data) {
       expect(Object.keys(m).sort()).toEqual(['created', 'id', 'object', 'owned_by']);
       expect(m.object).toBe('model');

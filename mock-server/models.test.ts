@@ -35,7 +35,7 @@ describe('model availability', () => {
     const post = (path: string, body: unknown) => fetch(`${c!.server.origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post('/_iari/models/retire', { id: 'iari-mini' })).status).toBe(200);
     expect((await post('/_iari/models/add', { id: 'iari-preview' })).status).toBe(200);
-    expect(await ids(c)).toEqual(['iari-large', 'iari-legacy', 'iari-preview']);
+    expect(await ids(c)).toEqual(['iari-large', 'iari-legacy', 'iari-reasoner', 'iari-preview']);
     expect((await post('/_iari/models/retire', { id: 'iari-mini' })).status).toBe(404);
     const listing = (await (await fetch(`${c.server.origin}/_iari/models`)).json()) as { retired: string[] };
     expect(listing.retired).toEqual(['iari-mini']);

@@ -13,4 +13,6 @@ describe('chat-stream', () => {
   it('CHAT-STREAM-035: events and UTF-8 characters split across reads are reassembled, and the fragmentation is recorded', runs('chat-stream-reassembly'));
   it('CHAT-STREAM-038: the official openai SDK iterates the stream to its end without throwing', runs('chat-stream-openai-sdk'));
   it('CHAT-STREAM-040: the streamed message equals the non-streamed answer to the same seeded request: content, tool calls and finish_reason', runs('chat-stream-matches-completion'));
+  it('CHAT-STREAM-047, CHAT-STREAM-048, CHAT-STREAM-049: a reasoning model streams its reasoning apart from the answer and before it, and counts it within completion_tokens', runs('chat-stream-reasoning'));
+  it('CHAT-038: a tool turn whose assistant message gives the reasoning back is accepted', runs('chat-reasoning-echo'));
 });

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { chat, startClient, type Client } from './testing.ts';
+import { readReasoningStream } from '../src/checks/areas/reasoning.ts';
+
+let c: Client;
+beforeAll(async () => {
+  c = await startClient({ seed: 5 });
+});
+afterAll(() => c.close());
+
+async function streamed(fault?: string) {
+  const res = await c.chat({ ...chat({ model: 'iari-reasoner' }), stream: true, stream_options: { include_usage: true } }, { headers: fault === undefined ? {} : { 'x-iari-fault': fault } });
+  const text = await res.text();
+  return readReasoningStream({ chunks: [{ at: 0, bytes: new TextEncoder().encode(text) }] } as never);
+}
+
+describe('the reasoning model', () => {
+  it('CHAT-STREAM-047, CHAT-STREAM-048, CHAT-STREAM-049: iari-reasoner streams reasoning_content before the answer, apart from it, and counts it in reasoning_tokens', async () => {
+    const r = await streamed();
+    expect(r.reasoning.length).toBeGreaterThan(0);
+    expect(r.content).not.toContain(r.reasoning.slice(0, 20));
+    expect(r.lastReasoning).toBeLessThan(r.firstAnswer);
+    const u = r.usage as { completion_tokens: number; completion_tokens_details: { reasoning_tokens: number } };
+    expect(u.completion_tokens_details.reasoning_tokens).toBeGreaterThan(0);
+    expect(u.completion_tokens_details.reasoning_tokens).toBeLessThanOrEqual(u.completion_tokens);
+  });
+
+  it('CHAT-STREAM-047: under legal-reasoning-field the reasoning comes as delta.reasoning, and the openai SDK content is the answer alone', async () => {
+    const res = await c.chat({ ...chat({ model: 'iari-reasoner' }), stream: true }, { headers: { 'x-iari-fault': 'legal-reasoning-field' } });
+    const text = await res.text();
+    expect(text).toContain('"reasoning":"');
+    expect(text).not.toContain('"reasoning_content"');
+    const sdk = new OpenAI({ baseURL: c.server.url, apiKey: c.server.tokens.default, maxRetries: 0 });
+    const done = await sdk.chat.completions.stream({ ...(chat({ model: 'iari-reasoner' }) as { model: string; messages: [] }) }).finalChatCompletion();
+    expect(done.choices[0]?.message.content ?? '').not.toMatch(/<think>|The user asks/);
+  });
+
+  it('CHAT-STREAM-047, CHAT-STREAM-048: the faults leak the reasoning into content and move it after the answer', async () => {
+    expect((await streamed('reasoning-leaked')).content).toContain('<think>');
+    const late = await streamed('reasoning-after-content');
+    expect(late.lastReasoning).toBeGreaterThan(late.firstAnswer);
+  });
+
+  it('CHAT-STREAM-047: other models do not reason', async () => {
+    const res = await c.chat({ ...chat(), stream: true });
+    expect(await res.text()).not.toMatch(/"reasoning(_content)?"/);
+  });
+});
