@@ -37,7 +37,7 @@ function leakySample(): ConformanceReport {
 
 function shuffled(report: ConformanceReport): ConformanceReport {
   const results = [...report.results].reverse().map((r) => Object.fromEntries(Object.entries(r).reverse()) as unknown as RequirementResult);
-  return { usage: report.usage, coverage: report.coverage, results, summary: report.summary, run: report.run, tool: report.tool };
+  return { ...(report.capabilities === undefined ? {} : { capabilities: report.capabilities }), usage: report.usage, coverage: report.coverage, results, summary: report.summary, run: report.run, tool: report.tool };
 }
 
 describe('conformance-files', () => {
@@ -50,7 +50,8 @@ describe('conformance-files', () => {
     const a = conformanceJson(report, redactor);
     expect(conformanceJson(shuffled(report), redactor)).toBe(a);
     const parsed = JSON.parse(a) as ConformanceReport;
-    expect(Object.keys(parsed)).toEqual(['tool', 'run', 'summary', 'results', 'coverage', 'usage']);
+    expect(Object.keys(parsed)).toEqual(['tool', 'run', 'summary', 'results', 'coverage', 'usage', 'capabilities']);
+    expect(parsed.capabilities?.find((c) => c.name === 'json-object')).toMatchObject({ status: 'ignored', expected: true, outcome: 'fail', requirementIds: ['CHAT-034'] });
     const ids = parsed.results.map((r) => r.id);
     expect(ids).toEqual([...ids].sort(compareRequirementIds));
     expect(ids).toHaveLength(loadRequirements().length);

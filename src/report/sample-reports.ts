@@ -5,6 +5,7 @@
  * offset, x-request-id, a curl line with $IARI_TOKEN), and 90 days of account usage.
  */
 import { loadRequirements, type Requirement } from '../checks/requirements-registry.ts';
+import { capabilityTable } from '../checks/capabilities.ts';
 import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../checks/verdicts.ts';
 import { verdicts } from '../checks/verdicts.ts';
 import { seededRandom } from '../seeded-random.ts';
@@ -125,6 +126,18 @@ export function sampleConformanceReport(options: SampleOptions = {}): Conformanc
     results,
     coverage: { exercised: results.length - unexercised.length, registry: results.length, unexercised },
     usage: options.usageUnavailable !== undefined ? { unavailable: options.usageUnavailable } : { days: usageDays(rand, today, options.usageDays ?? 90) },
+    // A server with JSON mode declared (--expect json-object) but ignored, as in the capability table of report.html.
+    capabilities: capabilityTable(
+      {
+        'json-object': { status: 'ignored', detail: 'response_format json_object: the content is plain text ("Hello there")' },
+        'json-schema': { status: 'refused', detail: "response_format json_schema answered 400: Unrecognized request argument supplied: response_format" },
+        'stream-usage': { status: 'honoured', detail: 'stream_options.include_usage: a chunk carried usage' },
+        'tool-choice': { status: 'broken', detail: 'a named tool_choice called another function' },
+        reasoning: { status: 'honoured', detail: 'model r1 streams delta.reasoning_content', model: 'r1' },
+        'model-retrieve': { status: 'absent', detail: 'GET /v1/models/m answered 404' },
+      },
+      ['json-object'],
+    ),
   };
 }
 

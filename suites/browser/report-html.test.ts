@@ -82,6 +82,25 @@ describe.runIf(available)('HTML reports in Chromium', () => {
     );
   });
 
+  it('renders the capability table: one row per capability, its status and what became of its requirements', async () => {
+    await withReportPage(
+      conformanceFile,
+      async (s) => {
+        const rows = await s.page.$$eval('#capabilities tbody tr', (trs) => trs.map((t) => Array.from(t.querySelectorAll('td')).map((td) => td.textContent?.trim() ?? '')));
+        expect(rows).toHaveLength(report.capabilities?.length ?? -1);
+        const json = rows.find((r) => r[0]?.startsWith('json-object'));
+        expect(json?.[0]).toContain('expected');
+        expect(json?.[2]).toBe('ignored');
+        expect(json?.[3]).toBe('FAIL (--expect): CHAT-034');
+        expect(rows.find((r) => r[0] === 'json-schema')?.[3]).toMatch(/^skipped: CHAT-035/);
+        expect(rows.find((r) => r[0] === 'stop')?.[2]).toBe('not-probed');
+        await s.page.locator('#capabilities').screenshot({ path: join(shots, 'conformance-capabilities.png') });
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+
   it('filters the table by verdict, area, grade and search text, and resets', async () => {
     await withReportPage(
       conformanceFile,
