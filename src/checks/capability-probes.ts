@@ -4,6 +4,7 @@ import type { Judge } from './judge.ts';
 import { at, isRecord } from './evidence.ts';
 import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../client/stream-checker.ts';
+import { streamChunks } from './stream-chunks.ts';
 import { capabilityDefs, gateOn, type Capability, type CapabilityProbe } from './capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from './structured-output.ts';
 
@@ -182,9 +183,10 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
 
 /** The delta member a stream carries reasoning under, if any. */
 export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reasoning' | undefined {
-  const text = new TextDecoder().decode(Buffer.concat(ex.chunks.map((c) => c.bytes)));
-  if (/"reasoning_content"\s*:\s*"/.test(text)) return 'reasoning_content';
-  if (/"reasoning"\s*:\s*"/.test(text)) return 'reasoning';
+  for (const chunk of streamChunks(ex)) {
+    const d = at(chunk, 'choices', 0, 'delta');
+    for (const f of ['reasoning_content', 'reasoning'] as const) if (isRecord(d) && typeof d[f] === 'string' && d[f] !== '') return f;
+  }
   return undefined;
 }
 

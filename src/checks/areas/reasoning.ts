@@ -3,6 +3,7 @@ import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { PROMPT, weatherTool } from '../common-requests.ts';
 import { gate, offers, probeCapability } from '../capability-probes.ts';
+import { streamChunks } from '../stream-chunks.ts';
 
 // Reasoning models (capability reasoning): DeepSeek and vLLM before PR 27752 stream thinking as
 // delta.reasoning_content, vLLM after it and Ollama as delta.reasoning, before the answer; usage
@@ -21,18 +22,10 @@ interface ReasoningStream {
 }
 
 /** The reasoning, content and order of choice 0's deltas, and the usage chunk's usage. */
-export function readReasoningStream(ex: HttpExchange): ReasoningStream {
-  const text = new TextDecoder().decode(Buffer.concat(ex.chunks.map((c) => c.bytes)));
+export function readReasoningStream(ex: Pick<HttpExchange, 'chunks'>): ReasoningStream {
   const out: ReasoningStream = { reasoning: '', content: '', firstAnswer: -1, lastReasoning: -1, usage: undefined };
   let k = 0;
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (!line.startsWith('data:')) continue;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(line.slice(5).trim());
-    } catch {
-      continue;
-    }
+  for (const chunk of streamChunks(ex)) {
     const usage = at(chunk, 'usage');
     if (isRecord(usage)) out.usage = usage;
     const d = at(chunk, 'choices', 0, 'delta');

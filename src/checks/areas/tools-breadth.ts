@@ -4,6 +4,7 @@ import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
 import { firstModel, timeTool, weatherTool } from '../common-requests.ts';
 import { gate } from '../capability-probes.ts';
 import { gateOn } from '../capabilities.ts';
+import { streamChunks } from '../stream-chunks.ts';
 
 // Tool-calling breadth (issue 19): tool_choice "required", parallel calls streamed with interleaved
 // deltas, nested and array argument schemas. tool_choice and parallel calls are capabilities
@@ -31,18 +32,8 @@ export const tripTool = {
 
 /** The tool-call deltas of choice 0, in the order they were streamed (data: lines of the body). */
 export function toolDeltas(ex: HttpExchange): Record<string, unknown>[] {
-  const text = new TextDecoder().decode(Buffer.concat(ex.chunks.map((c) => c.bytes)));
   const out: Record<string, unknown>[] = [];
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (!line.startsWith('data:')) continue;
-    const payload = line.slice(5).trim();
-    if (payload === '' || payload === '[DONE]') continue;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(payload);
-    } catch {
-      continue;
-    }
+  for (const chunk of streamChunks(ex)) {
     const deltas = at(chunk, 'choices', 0, 'delta', 'tool_calls');
     if (Array.isArray(deltas)) for (const d of deltas) if (isRecord(d)) out.push(d);
   }
