@@ -84,26 +84,3 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     discovered: {},
   };
 }
-
-/**
- * Accepts a base URL with or without the trailing `/v1` (the interface puts `/v1` in its paths,
- * OpenAI clients put it in the base URL) and returns the root the paths are appended to, plus
- * the form shown in reports (credentials, query and fragment removed).
- */
-export function normalizeBaseUrl(input: string): { root: string; display: string } | { error: string } {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    return { error: `not a URL: "${input}"` };
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme "${url.protocol}" (http or https)` };
-  url.username = '';
-  url.password = '';
-  url.search = '';
-  url.hash = '';
-  let path = url.pathname.replace(/\/+$/, '');
-  if (path.endsWith('/v1')) path = path.slice(0, -3);
-  const root = `${url.origin}${path}`;
-  return { root, display: `${root}/v1` };
-}
