@@ -1,5 +1,5 @@
 import type { Profile } from './verdicts.ts';
-import type { CheckContext } from './check-types.ts';
+import type { CheckContext, LimitTokens } from './check-types.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
 import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
@@ -37,14 +37,7 @@ export interface RunSettings {
   maxRateLimitWaitMs?: number;
 }
 
-export interface LimitTokens {
-  /** An account with a small requests_per_minute. */
-  requestLimited?: string;
-  /** An account with a small tokens_per_minute. */
-  tokenLimited?: string;
-  /** An account whose monthly spend cap is already reached. */
-  capped?: string;
-}
+export type { LimitTokens } from './check-types.ts';
 
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
