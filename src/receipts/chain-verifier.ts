@@ -5,7 +5,7 @@ import {
   FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_PREV_FORM_NO_SIG, F_PREV_FORM_WIRE, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
   K_RECEIPT, O_DIGEST, O_GATE, O_ID_HASH, O_PAIR, O_PREV, STRIDE,
 } from './receipt-facts.ts';
-import type { VerifyOptions } from './verify-options.ts';
+import { checkVerifyOptions, VerifyOptionsError, type VerifyOptions } from './verify-options.ts';
 
 export type { VerifyOptions } from './verify-options.ts';
 
@@ -75,7 +75,10 @@ export class ChainVerifier {
   readonly #pendingGate = new ByteRecords(32);
   readonly #pendingGateOf = new GrowableInt32();
 
+  /** Throws VerifyOptionsError, before any Receipt is read, for a given key that is not a valid key (D-RCPT-21). */
   constructor(options: VerifyOptions = {}) {
+    const check = checkVerifyOptions(options);
+    if (!check.ok) throw new VerifyOptionsError(check.code, check.key, check.detail);
     this.#o = options;
     this.#checkOptions = checkOptionsOf(options);
     this.#trusted = options.trustedIssuers === undefined ? undefined : new Set(options.trustedIssuers);

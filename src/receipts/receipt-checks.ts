@@ -153,6 +153,22 @@ function jcsForms(parsed: Reading, r: Record<string, unknown>): { whole: string;
   return { whole, withoutSig, pairAct, pairActor, pairDecision };
 }
 
+const isJsonWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * D-RCPT-07: "its bytes as served" are the text of the value itself, from its first byte to its
+ * last: the whitespace around it (a JSONL line's, a JSON array element's) belongs to the framing.
+ */
+function servedText(parsed: Reading, whole: string): string {
+  if (parsed.canonical) return whole;
+  const t = parsed.text;
+  let a = 0;
+  let b = t.length;
+  while (a < b && isJsonWs(t.charCodeAt(a))) a++;
+  while (b > a && isJsonWs(t.charCodeAt(b - 1))) b--;
+  return a === 0 && b === t.length ? t : t.slice(a, b);
+}
+
 /** Makes this Receipt the last one checked; returns the record it replaces (the Receipt before, valid while this one is checked). */
 function remember(ctx: CheckContext, index: number, digest: Buffer, withoutSig: string, served: string, whole: string): LastReceipt {
   const before = ctx.last;
@@ -178,7 +194,7 @@ export function rememberReceipt(input: Uint8Array, index: number, ctx: CheckCont
     return;
   }
   const { whole, withoutSig } = jcsForms(parsed, parsed.value);
-  remember(ctx, index, hash('sha256', whole, 'buffer'), withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  remember(ctx, index, hash('sha256', whole, 'buffer'), withoutSig, servedText(parsed, whole), whole);
 }
 
 /**
@@ -214,7 +230,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const base = k * STRIDE;
   const digest = hash('sha256', whole, 'buffer');
   out.bytes.set(digest, base + O_DIGEST);
-  const last = remember(ctx, index, digest, withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  const last = remember(ctx, index, digest, withoutSig, servedText(parsed, whole), whole);
   const before = last.index === index - 1 ? last : undefined;
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
