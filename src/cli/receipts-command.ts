@@ -28,12 +28,15 @@ usage:
 
 verify   Checks each FILE as one Mandate's chain (JSONL, or one JSON array), streamed in bounded
          memory: strict JSON, schema, rules, signatures, links, pairing. KEY is a did:key keyref
-         or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED.
+         or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED. A KEY that
+         is not a valid Ed25519 key (small order, non-canonical) exits 2 before any FILE is read.
+         An empty FILE (or [], or blank lines only) is a valid empty chain.
          Without --head, a chain cut short at its end cannot be detected.
          --payloads FILE: a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}:
          the request body, the assembled output (JSON array of assistant messages) and the
          Context Envelope that input_digest, output_digest and context must be the digests of
-         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13).
+         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13). A number in it that no IEEE 754
+         double holds exactly as written (9007199254740993, 1e400) exits 2; 1e20, -0, 1E-7 are read.
          --strict-clock: an iat more than 300 s ahead of this clock is an error, not a warning.
          --jobs N: worker threads for signatures and the other per-Receipt checks of long chains
          (default: the number of cores; 1: one thread).
