@@ -1,5 +1,5 @@
 import type { Profile } from './verdicts.ts';
-import type { CheckContext } from './check-types.ts';
+import type { CheckContext, LimitTokens } from './check-types.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
 import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
@@ -37,14 +37,7 @@ export interface RunSettings {
   maxRateLimitWaitMs?: number;
 }
 
-export interface LimitTokens {
-  /** An account with a small requests_per_minute. */
-  requestLimited?: string;
-  /** An account with a small tokens_per_minute. */
-  tokenLimited?: string;
-  /** An account whose monthly spend cap is already reached. */
-  capped?: string;
-}
+export type { LimitTokens } from './check-types.ts';
 
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
@@ -83,27 +76,4 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
   };
-}
-
-/**
- * Accepts a base URL with or without the trailing `/v1` (the interface puts `/v1` in its paths,
- * OpenAI clients put it in the base URL) and returns the root the paths are appended to, plus
- * the form shown in reports (credentials, query and fragment removed).
- */
-export function normalizeBaseUrl(input: string): { root: string; display: string } | { error: string } {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    return { error: `not a URL: "${input}"` };
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme "${url.protocol}" (http or https)` };
-  url.username = '';
-  url.password = '';
-  url.search = '';
-  url.hash = '';
-  let path = url.pathname.replace(/\/+$/, '');
-  if (path.endsWith('/v1')) path = path.slice(0, -3);
-  const root = `${url.origin}${path}`;
-  return { root, display: `${root}/v1` };
 }
