@@ -214,6 +214,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
     return;
   }
   const value = parsed.value;
+  // D-RCPT-25 (2): a value that is not a JSON object "has no digest, so two equal non-objects are SCHEMA_TYPE twice".
   if (!isObj(value)) {
     out.kind[k] = K_NOT_OBJECT;
     out.addFinding(k, { code: 'SCHEMA_TYPE', index, pointer: '', detail: 'a Receipt is a JSON object' });
@@ -231,6 +232,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const digest = hash('sha256', whole, 'buffer');
   out.bytes.set(digest, base + O_DIGEST);
   const last = remember(ctx, index, digest, withoutSig, servedText(parsed, whole), whole);
+  // D-RCPT-07: "The Receipt before it" is the item at index i-1 only (one the reader rejected is never remembered).
   const before = last.index === index - 1 ? last : undefined;
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
@@ -269,7 +271,8 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const iss = str(r['iss']);
   out.iss[k] = iss;
   const issKey = keyAt(iss, '/iss');
-  // D-RCPT-04: "the envelope sig.kid must equal iss"; the signature is verified with iss's key whatever kid says.
+  // D-RCPT-04: "the envelope sig.kid must equal iss"; "a present kid (any value) beside an absent or non-string iss
+  // (actor) is SIG_KID_MISMATCH". The signature is verified with iss's key whatever kid says.
   const sig = isObj(r['sig']) ? r['sig'] : undefined;
   if (sig !== undefined) {
     if (sig['kid'] !== undefined && sig['kid'] !== iss) emit('SIG_KID_MISMATCH', '/sig/kid', 'sig.kid is not iss');
@@ -300,7 +303,8 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const approvalKid = str(approval?.['kid']);
   if (approval !== undefined && approvalKid !== undefined) {
     const approverKey = keyAt(approvalKid, '/approval/kid');
-    // Seed: "the approver's detached signature over the the service identifier joined with the act digest".
+    // Seed: "the approver's detached signature over the the service identifier joined with the act digest"; D-RCPT-06:
+    // "Without the option and without an iss that is a string there is no service id ... the approval is not checked".
     const serviceId = o.serviceId ?? iss;
     const val = sigBytes(approval['val']);
     if (val !== undefined && approverKey !== undefined && serviceId !== undefined && act !== undefined) {
@@ -336,6 +340,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
       flags |= prevForm(pb, before);
     }
   }
+  // D-RCPT-26: a member is present "when its name occurs in it, whatever the value, null included".
   if (r['outcome'] !== undefined) flags |= F_OUTCOME;
   if (r['gate'] !== undefined) {
     flags |= F_GATE;

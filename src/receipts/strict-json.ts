@@ -101,6 +101,7 @@ class Parser {
       if (this.s.charCodeAt(this.i) !== 0x22) this.fail('JSON_SYNTAX', 'expected a member name');
       const keyAt = this.i;
       const key = this.string();
+      // D-RCPT-26: "a duplicate member name is found when its name has been read (at its closing quote), before its : and value".
       // RFC 8785 §3.2.3: members sorted by their names' UTF-16 code units (what < compares).
       if (previous !== undefined && !(previous < key)) this.canonical = false;
       previous = key;
