@@ -366,6 +366,7 @@ function specs(): Spec[] {
     const sha = (t: string) => `sha256:${createHash('sha256').update(t).digest('hex')}`;
     const trimmed = resealed(L1, (c) => (c[3].prev = sha(reversed(c[2]))));
     add({ group: 'chain', comment: 'D-RCPT-07: bytes as served exclude the whitespace around the value on its JSONL line: prev over the served text without it is PREV_DIGEST_FORM', flags: ['ChainLink', 'PrevForm', 'WireForm', 'Whitespace'], input: trimmed.map((r, k): Item => (k === 2 ? ` \t${reversed(r)}  ` : r)), errors: [['CHAIN_BREAK', 3], ['PREV_DIGEST_FORM', 3]] });
+    add({ group: 'chain', comment: 'D-RCPT-07: the same in a JSON array: the whitespace between the commas is framing, so prev over the element\'s own text is PREV_DIGEST_FORM', flags: ['ChainLink', 'PrevForm', 'WireForm', 'JsonArray'], input: { text: `[\n${trimmed.map((r, k) => (k === 2 ? ` \t${reversed(r)}  ` : jcs(r))).join(' ,\n ')}\n]` }, errors: [['CHAIN_BREAK', 3], ['PREV_DIGEST_FORM', 3]] });
     const spaced = resealed(L1, (c) => (c[3].prev = sha(` \t${reversed(c[2])}  `)));
     add({ group: 'chain', comment: 'D-RCPT-07: prev over the whole JSONL line, surrounding whitespace included, names no form: CHAIN_BREAK only', flags: ['ChainLink', 'PrevForm', 'WireForm', 'Whitespace'], input: spaced.map((r, k): Item => (k === 2 ? ` \t${reversed(r)}  ` : r)), errors: [['CHAIN_BREAK', 3]] });
   }
