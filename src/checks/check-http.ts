@@ -3,11 +3,12 @@ import type { RequestGate } from './throttle.ts';
 import { checkScopeSignal, formatDuration } from './check-deadline.ts';
 import { framingViolation, violation, type BoundViolation } from '../client/body-limits.ts';
 import { readBounded } from '../client/bounded-read.ts';
+import { isReset } from '../client/transport-errors.ts';
 import { parseJsonBounded, type BoundedJson } from '../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
-/** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
-export type Auth = 'token' | 'none' | { authorization: string };
+export type { Auth } from '../client/http-client.ts';
+import type { Auth } from '../client/http-client.ts';
 
 export interface RequestOptions {
   auth?: Auth;
@@ -207,8 +208,7 @@ export class CheckHttp {
     } catch (error) {
       // A kept-alive socket the server closed meanwhile is the transport's race, not the server's answer:
       // an idempotent GET is sent once more; anything else fails the check.
-      const code = (error as { code?: string }).code;
-      const retriable = method === 'GET' && !signal.aborted && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
+      const retriable = method === 'GET' && !signal.aborted && isReset(error);
       if (!retriable) throw fail(error, 'head');
       try {
         res = await send();
