@@ -19,8 +19,6 @@ export interface CheckRun {
   durationMs: number;
   /** What the run had discovered about open shapes when this check ended. */
   discovered?: Discoveries;
-  /** What the capability probes had found when this check ended. */
-  capabilities?: Partial<Record<import('./capabilities.ts').Capability, import('./capabilities.ts').CapabilityProbe>>;
 }
 
 export interface Selection {

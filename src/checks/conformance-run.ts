@@ -4,10 +4,12 @@ import type { RunSettings } from './check-context.ts';
 import type { CheckRun, Selection, UsageSection } from './conformance-results.ts';
 import { buildResults, coverageOf, deselectionReason, summarize } from './conformance-results.ts';
 import { requirementInfos } from './registry-view.ts';
-import { runContractSuites } from './contract-vitest.ts';
-import { exercisedIds } from './contract-coverage.ts';
+import { catalog } from './catalog.ts';
+import { createCheckContext } from './check-context.ts';
+import { gradeFor } from './registry-view.ts';
+import { catalogIds, runChecksInProcess } from './run-catalog.ts';
 import { fetchUsageDays } from './usage-heatmap.ts';
-import { capabilityTable, type Capability, type CapabilityProbe } from './capabilities.ts';
+import { capabilityTable } from './capabilities.ts';
 
 export interface ConformanceRunOptions {
   settings: RunSettings;
@@ -20,11 +22,11 @@ export interface ConformanceRunOptions {
 
 export interface ConformanceRunOutput {
   report: ConformanceReport;
-  /** Errors outside any test (a suite that failed to load...): they make the run fail. */
+  /** Errors outside any check (a check that escaped its runner): they make the run fail. */
   errors: string[];
 }
 
-/** Runs the contract suites against one server and folds everything into a ConformanceReport. */
+/** Runs the check catalog in this process against one server and folds everything into a ConformanceReport. */
 export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRunOutput> {
   const started = new Date();
   const t0 = performance.now();
@@ -32,15 +34,21 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const profile = options.settings.profile ?? 'default';
   const requirements = [...requirementInfos(profile).values()];
   const selectedIds = requirements.filter((r) => deselectionReason(r, options.selection) === undefined).map((r) => r.id);
-  const { runs, errors } = await runContractSuites({
-    provide: { settings: options.settings, selectedIds },
+  const errors: string[] = [];
+  const ctx = createCheckContext(options.settings);
+  const { runs } = await runChecksInProcess(ctx, catalog, gradeFor(profile), {
+    selected: new Set(selectedIds),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
-  });
+  })
+    .catch((error: unknown) => {
+      errors.push(ctx.http.redact(error instanceof Error ? error.message : String(error)));
+      return { runs: [] };
+    })
+    .finally(() => ctx.close());
   const discovered = runs.findLast((r) => r.discovered?.usage !== undefined)?.discovered ?? {};
   const usage: UsageSection = await fetchUsageDays(options.settings, discovered.usage);
   const results = buildResults(requirements, runs, options.selection);
-  const found = Object.assign({}, ...runs.map((r) => r.capabilities ?? {})) as Partial<Record<Capability, CapabilityProbe>>;
-  const capabilities = capabilityTable(found, options.settings.expect ?? []);
+  const capabilities = capabilityTable(ctx.capabilities.snapshot(), options.settings.expect ?? []);
   // --expect: a capability the server does not offer fails the run even where no check of it ran.
   for (const row of capabilities) if (row.outcome === 'fail' && !results.some((r) => row.requirementIds.includes(r.id) && r.verdict === 'fail')) errors.push(`--expect ${row.name}: ${row.status === 'not-probed' ? 'no check probed it (deselected?)' : `the server ${row.status} it: ${row.detail}`}`);
   const report: ConformanceReport = {
@@ -60,7 +68,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     },
     summary: summarize(results),
     results,
-    coverage: coverageOf(requirements, exercisedIds()),
+    coverage: coverageOf(requirements, catalogIds()),
     usage,
     discovered,
     capabilities,

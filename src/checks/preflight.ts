@@ -17,5 +17,7 @@ export async function preflightRequestsPerMinute(settings: RunSettings): Promise
     return ex.status === 200 && isInt(rpm) && rpm > 0 ? rpm : DEFAULT_REQUESTS_PER_MINUTE;
   } catch {
     return DEFAULT_REQUESTS_PER_MINUTE;
+  } finally {
+    await ctx.close();
   }
 }

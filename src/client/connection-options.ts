@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { MIN_SECRET_LENGTH } from '../report/redact.ts';
+import { MIN_SECRET_LENGTH } from './token.ts';
 
 /**
  * How iari reaches the server under test, shared by `iari load` and `iari test`: TLS trust

@@ -18,8 +18,9 @@ export interface Redactor {
   leaks(text: string): boolean;
 }
 
-/** Secrets shorter than this are not scrubbed (they would shred ordinary text). */
-export const MIN_SECRET_LENGTH = 6;
+import { MIN_SECRET_LENGTH } from '../client/token.ts';
+
+export { MIN_SECRET_LENGTH };
 
 function forms(secret: string): string[] {
   const out = new Set<string>([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
