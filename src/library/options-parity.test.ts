@@ -101,3 +101,17 @@ describe('one core: the shells agree', () => {
     expect(counted).toBe(0);
   }, 120_000);
 });
+
+describe('--expect (capability model)', () => {
+  it('CHAT-034: iari test and runConformance refuse an unknown capability before any traffic, and accept a known one', async () => {
+    const report = mkdtempSync(join(tmp, 'r-'));
+    process.env['IARI_PARITY_TOKEN'] = 'sk-parity-0123456789';
+    const cli = (caps: string) => testCommand(['--base-url', `${counterOrigin}/v1`, '--token-env', 'IARI_PARITY_TOKEN', '--expect', caps, '--report', report, '--json']);
+    expect(await outcome(cli('json-object,json-mode'))).toBe('IARI_USAGE');
+    expect(await outcome(runConformance({ baseUrl: `${counterOrigin}/v1`, token: 'sk-parity-0123456789', expect: ['structured-outputs'] }))).toBe('IARI_USAGE');
+    expect(counted).toBe(0);
+    const r = await runConformance({ baseUrl: mock.origin, token: mock.tokens.default, only: ['CHAT-034'], expect: ['json-object'] });
+    expect(r.report.capabilities?.find((c) => c.name === 'json-object')).toMatchObject({ status: 'honoured', expected: true, outcome: 'judged' });
+    expect(r.report.results.find((x) => x.id === 'CHAT-034')?.verdict).toBe('pass');
+  }, 120_000);
+});
