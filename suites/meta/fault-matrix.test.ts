@@ -84,7 +84,8 @@ beforeAll(async () => {
   settings = mockSettings(mock);
   baseline = (await runChecksInProcess(createCheckContext(settings), catalog)).outcomes;
   freshBaseline = await runOnFreshMock(catalog.filter((c) => c.area === 'limits' || c.area === 'receipts'));
-});
+  // Two whole catalog runs (the capability probes included) on a machine shared with other jobs.
+}, 120_000);
 
 afterAll(async () => {
   await mock?.close();
