@@ -24,6 +24,8 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   'auth-401-as-403': ['CLIENT-006', 'CLIENT-014', 'CLIENT-022'],
   // An unknown model answered 400: BadRequestError, not NotFoundError / MODEL_NOT_FOUND (likewise a deviation).
   'model-not-found-400': ['CLIENT-007', 'CLIENT-015', 'CLIENT-023'],
+  // The reasoning model's thinking also sent in content: every client hands it to the caller as the answer.
+  'reasoning-leaked': ['CLIENT-026', 'CLIENT-027', 'CLIENT-028'],
   // A stream without its finish chunk: ChatCompletionStream and the AI SDK refuse it.
   'stream-truncated': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013'],
 };
@@ -50,6 +52,7 @@ const clientExercises: Readonly<Record<string, readonly string[]>> = {
   'legal-tiny-writes': STREAMED,
   'legal-split-utf8': STREAMED,
   'legal-multiline-data': STREAMED,
+  'legal-reasoning-field': ['CLIENT-026', 'CLIENT-027', 'CLIENT-028'],
 };
 
 /** The fault definitions with the CLIENT requirements each one breaks added to `breaks` (legal modes: to `exercises`). */

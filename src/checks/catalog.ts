@@ -9,6 +9,7 @@ import { chatStreamChecks } from './areas/chat-stream.ts';
 import { toolsChecks } from './areas/tools.ts';
 import { toolsBreadthChecks } from './areas/tools-breadth.ts';
 import { reasoningChecks } from './areas/reasoning.ts';
+import { reasoningClientChecks } from './areas/clients-reasoning.ts';
 import { errorsChecks } from './areas/errors.ts';
 import { headersChecks } from './areas/headers.ts';
 import { boundsChecks } from './areas/bounds.ts';
@@ -20,7 +21,7 @@ import { langchainClientChecks } from './areas/clients-langchain.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from './areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

@@ -1,0 +1,89 @@
+import type { CheckDef } from '../check-types.ts';
+import { CLIENT_NAMES, langchain, openaiNode, vercelAi } from '../clients/client-libraries.ts';
+import { clientCaps, clientOp, CLIENT_PROMPT, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { probeCapability } from '../capability-probes.ts';
+import { offered } from '../capabilities.ts';
+
+// What each client gives the application from a reasoning model's stream (capability reasoning):
+// the answer text, without the reasoning in it. Seed, What the service does: "existing clients for
+// that format work when only the base address is changed".
+
+/** The reasoning model the probe found, or why the operation is skipped. */
+async function reasoner(env: OpEnv): Promise<string | { skip: string }> {
+  const p = await probeCapability(env.ctx, 'reasoning');
+  if (!offered(p.status) || p.model === undefined) return { skip: `capability reasoning not offered (${p.detail})` };
+  return p.model;
+}
+
+/** The answer text an application reads must be there, and must not carry the reasoning. */
+function answerProblem(text: unknown): OpResult {
+  if (typeof text !== 'string' || text === '') return { problem: 'the client returned no answer text', received: text };
+  if (/<think>|<\/think>/.test(text)) return { problem: 'the answer text carries the reasoning (<think> block)', received: text.slice(0, 200) };
+  return undefined;
+}
+
+const openai = clientOp({
+  name: 'client-openai-reasoning-stream',
+  id: 'CLIENT-026',
+  client: CLIENT_NAMES.openai,
+  call: 'client.chat.completions.create({ stream: true }) on a reasoning model',
+  title: 'yields content deltas that join to the answer without the reasoning',
+  async run(env) {
+    const model = await reasoner(env);
+    if (typeof model !== 'string') return model;
+    const c = await openaiNode(env.t, env.ctx.http.tokenForProbe());
+    if (c === undefined) return 'not-installed';
+    const stream = await c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    return answerProblem(text);
+  },
+});
+
+const vercel = clientOp({
+  name: 'client-vercel-reasoning-stream',
+  id: 'CLIENT-027',
+  client: CLIENT_NAMES.vercel,
+  call: 'streamText() on a reasoning model',
+  title: 'streams text parts that join to the answer without the reasoning, and no error part',
+  async run(env) {
+    const model = await reasoner(env);
+    if (typeof model !== 'string') return model;
+    const v = await vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage);
+    if (v === undefined) return 'not-installed';
+    const res = v.ai.streamText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0, onError: () => undefined });
+    let text = '';
+    let reasoning = '';
+    const errors: string[] = [];
+    for await (const part of res.fullStream) {
+      if (part.type === 'text-delta') text += part.text;
+      else if (part.type === 'reasoning-delta') reasoning += part.text;
+      else if (part.type === 'error') errors.push(String(part.error));
+    }
+    if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
+    const problem = answerProblem(text);
+    if (problem !== undefined) return problem;
+    // The AI SDK hands reasoning to the application as reasoning parts; it must not be in the text.
+    if (reasoning !== '' && text.includes(reasoning.slice(0, 24))) return { problem: 'the text parts repeat the reasoning parts', received: text.slice(0, 200) };
+    return undefined;
+  },
+});
+
+const lc = clientOp({
+  name: 'client-langchain-reasoning-stream',
+  id: 'CLIENT-028',
+  client: CLIENT_NAMES.langchain,
+  call: 'ChatOpenAI.stream() on a reasoning model',
+  title: 'yields AIMessageChunks whose content is the answer without the reasoning',
+  async run(env) {
+    const model = await reasoner(env);
+    if (typeof model !== 'string') return model;
+    const l = await langchain(env.t, env.ctx.http.tokenForProbe(), model, env.t.baseUrl, await clientCaps(env.ctx));
+    if (l === undefined) return 'not-installed';
+    let text = '';
+    for await (const chunk of await l.chat.stream([new l.messages.HumanMessage(CLIENT_PROMPT)])) text += typeof chunk.content === 'string' ? chunk.content : '';
+    return answerProblem(text);
+  },
+});
+
+export const reasoningClientChecks: CheckDef[] = [openai, vercel, lc];
