@@ -13,7 +13,7 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   // A completion message without content: every client hands the caller no text.
   'content-missing': ['CLIENT-002', 'CLIENT-004', 'CLIENT-010', 'CLIENT-012', 'CLIENT-018', 'CLIENT-020'],
   // A stream cut before the end: every client's stream throws (openai-node "terminated", the AI SDK APICallError).
-  'stream-disconnect': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021'],
+  'stream-disconnect': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'],
   // {"detail": ...} error bodies: openai-node says "401 status code (no body)", the AI SDK has no data.
   'error-body-detail': ['CLIENT-006', 'CLIENT-007', 'CLIENT-008', 'CLIENT-009', 'CLIENT-014', 'CLIENT-015', 'CLIENT-016', 'CLIENT-017', 'CLIENT-022', 'CLIENT-023', 'CLIENT-024', 'CLIENT-025'],
   // Broken tool arguments: openai-node's caller cannot JSON.parse them, the AI SDK marks the call invalid,
@@ -27,7 +27,7 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   // The reasoning model's thinking also sent in content: every client hands it to the caller as the answer.
   'reasoning-leaked': ['CLIENT-026', 'CLIENT-027', 'CLIENT-028'],
   // A stream without its finish chunk: ChatCompletionStream and the AI SDK refuse it.
-  'stream-truncated': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013'],
+  'stream-truncated': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-027'],
 };
 
 /**
