@@ -141,6 +141,8 @@ export interface WorkloadMeta {
   maxTokensField: 'max_tokens' | 'max_completion_tokens' | 'both';
   /** --extra-body as given (merged into every request body). */
   extraBody: Record<string, unknown> | null;
+  /** --prefix-tokens / --prefix-groups: a shared system prompt at the start of every request. */
+  prefix?: { tokens: number; groups: number };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
@@ -173,6 +175,24 @@ export interface TokenReport {
   promptUnreported: number;
   /** One sentence per difference of more than 5% between what was asked and what was received. */
   differences: string[];
+}
+
+/** Prompt-cache figures from usage.prompt_tokens_details.cached_tokens (successful measured requests that report it). */
+export interface CacheReport {
+  requestsReporting: number;
+  /** Successful measured requests whose usage had no cached_tokens. */
+  requestsUnreported: number;
+  /** usage.prompt_tokens summed over the reporting requests. */
+  promptTokens: number;
+  cachedTokens: number;
+  /** cachedTokens / promptTokens. */
+  hitRate: number;
+  /** Requests with cached_tokens > 0. */
+  hitRequests: number;
+  requestHitRate: number;
+  /** TTFT of the requests that hit (cached_tokens > 0) and of those that did not. */
+  ttftHit: HistogramSummary | null;
+  ttftMiss: HistogramSummary | null;
 }
 
 export interface ConnectionMeta {
@@ -326,6 +346,8 @@ export interface LoadResult {
   interrupted?: boolean;
   /** Prompt and output token distributions, asked against received (absent in files written before it existed). */
   tokens?: TokenReport;
+  /** Prompt-cache hits from usage.prompt_tokens_details.cached_tokens (absent when the server reported none). */
+  cache?: CacheReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
@@ -346,6 +368,8 @@ export interface RequestRecord {
   tokenSource: 'usage' | 'tokenizer' | 'none';
   /** usage.prompt_tokens (0: not reported). */
   promptTokens?: number;
+  /** usage.prompt_tokens_details.cached_tokens (absent: not reported). */
+  cachedTokens?: number;
   /** What the request asked for (token-length workloads): prompt length and max_tokens. */
   requested?: { prompt: number | null; output: number | null };
   events: number;

@@ -1,3 +1,4 @@
+import { mergeCacheReports } from './cache-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
@@ -121,5 +122,11 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
+    ...cacheOf(results),
   };
+}
+
+function cacheOf(results: readonly LoadResult[]): Pick<LoadResult, 'cache'> {
+  const cache = mergeCacheReports(results.map((r) => r.cache));
+  return cache === undefined ? {} : { cache };
 }

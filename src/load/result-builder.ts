@@ -13,6 +13,7 @@ import {
 } from './load-result.ts';
 import { evaluateSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
+import { buildCacheReport } from './cache-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -67,7 +68,13 @@ export function buildResult(input: BuildInput): LoadResult {
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
+    ...cacheOf(c),
   };
+}
+
+function cacheOf(c: Collector): Pick<LoadResult, 'cache'> {
+  const cache = buildCacheReport(c.cache);
+  return cache === undefined ? {} : { cache };
 }
 
 type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>;

@@ -256,6 +256,7 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     output: w.output === null ? null : { ...w.output },
     maxTokensField: w.maxTokensField,
     extraBody: w.extraBody,
+    ...(w.prefix === undefined ? {} : { prefix: { ...w.prefix } }),
   };
 }
 

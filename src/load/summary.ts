@@ -3,6 +3,7 @@ import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { tokenLines } from './token-report.ts';
+import { cacheLine } from './cache-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -62,6 +63,8 @@ export function summaryTable(r: LoadResult): string {
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
   out.push(...tokenLines(r.tokens));
+  const cache = cacheLine(r.cache, fmtUs);
+  if (cache !== null) out.push(cache);
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   const classes = Object.entries(r.errors.byClass).filter(([, n]) => n > 0);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${classes.length > 0 ? ' ' + classes.map(([c, n]) => `${c}=${n}`).join(' ') : ''}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readDataset } from './dataset.ts';
-import { RESERVED_BODY_KEYS, type MaxTokensField, type TokenLength, type WorkloadSpec } from './workload.ts';
+import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from './workload.ts';
 
 /** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
 export const workloadFlagSpec = {
@@ -11,6 +11,8 @@ export const workloadFlagSpec = {
   dataset: { type: 'string' },
   'dataset-size': { type: 'string' },
   'max-tokens-field': { type: 'string' },
+  'prefix-tokens': { type: 'string' },
+  'prefix-groups': { type: 'string' },
 } as const;
 
 export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
@@ -26,6 +28,10 @@ export const workloadHelp = `Workload (token lengths; prompts counted with the o
                          first turn = prompt, second = reference answer, its length = output
                          length) or iari JSONL ({"prompt"|"messages", "max_tokens"?} per line)
   --dataset-size N       conversations kept from the dataset, a seeded sample (default 1000)
+  --prefix-tokens N      every request starts with a shared system prompt of N tokens (the same
+                         text across requests, so a prefix cache can serve it); the report
+                         reads usage.prompt_tokens_details.cached_tokens: hit rate, TTFT hit/miss
+  --prefix-groups G      G different shared prefixes, one drawn per request (default 1)
 `;
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
@@ -92,13 +98,28 @@ export function workloadFromFlags(v: Values): WorkloadPlan {
     if (!/^\d+$/.test(v['dataset-size']) || Number(v['dataset-size']) < 1 || Number(v['dataset-size']) > 100_000) throw usage(`--dataset-size must be an integer from 1 to 100000, got "${v['dataset-size']}"`);
     size = Number(v['dataset-size']);
   }
+  const prefix = prefixFromFlags(v['prefix-tokens'], v['prefix-groups']);
   const spec: WorkloadSpec = {
+    ...(prefix === undefined ? {} : { prefix }),
     input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
     output: v['output-tokens'] === undefined ? null : parseTokenLength('output-tokens', v['output-tokens']),
     maxTokensField: field as MaxTokensField,
     extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']),
   };
   return { spec, dataset: v.dataset === undefined ? null : { file: v.dataset, size } };
+}
+
+function intFlag(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) throw usage(`--${flag} must be an integer from ${min} to ${max}, got "${value}"`);
+  return Number(value);
+}
+
+function prefixFromFlags(tokens: string | undefined, groups: string | undefined): PrefixSpec | undefined {
+  if (tokens === undefined) {
+    if (groups !== undefined) throw usage('--prefix-groups needs --prefix-tokens (the length of each shared prefix)');
+    return undefined;
+  }
+  return { tokens: intFlag('prefix-tokens', tokens, 1, 200_000), groups: groups === undefined ? 1 : intFlag('prefix-groups', groups, 1, 10_000) };
 }
 
 /** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */
