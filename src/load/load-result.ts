@@ -143,6 +143,8 @@ export interface WorkloadMeta {
   extraBody: Record<string, unknown> | null;
   /** --prefix-tokens / --prefix-groups: a shared system prompt at the start of every request. */
   prefix?: { tokens: number; groups: number };
+  /** --turns / --think-time: multi-turn conversations. */
+  conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
@@ -193,6 +195,25 @@ export interface CacheReport {
   /** TTFT of the requests that hit (cached_tokens > 0) and of those that did not. */
   ttftHit: HistogramSummary | null;
   ttftMiss: HistogramSummary | null;
+}
+
+/** Conversation workloads (--turns): figures by turn index (1 = first) beside the totals. */
+export interface TurnReport {
+  /** closed: a conversation holds its slot until its last turn; open: arrivals are conversations. */
+  loop: 'closed' | 'open';
+  thinkTimeMs: number;
+  conversationsStarted: number;
+  conversationsCompleted: number;
+  byTurn: {
+    turn: number;
+    /** The last row pools every later turn. */
+    pooled: boolean;
+    requests: number;
+    ttft: HistogramSummary | null;
+    /** usage.prompt_tokens by turn (unit: tokens, kept in the `us` slot of the histogram summary). */
+    promptTokens: HistogramSummary | null;
+    cachedTokensMean: number | null;
+  }[];
 }
 
 export interface ConnectionMeta {
@@ -348,6 +369,8 @@ export interface LoadResult {
   tokens?: TokenReport;
   /** Prompt-cache hits from usage.prompt_tokens_details.cached_tokens (absent when the server reported none). */
   cache?: CacheReport;
+  /** Conversation workloads: per-turn figures (absent otherwise). */
+  turns?: TurnReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
@@ -370,6 +393,9 @@ export interface RequestRecord {
   promptTokens?: number;
   /** usage.prompt_tokens_details.cached_tokens (absent: not reported). */
   cachedTokens?: number;
+  /** Conversations: the turn (1 = first) and the conversation's number. */
+  turn?: number;
+  conversation?: number;
   /** What the request asked for (token-length workloads): prompt length and max_tokens. */
   requested?: { prompt: number | null; output: number | null };
   events: number;

@@ -5,7 +5,11 @@
 export interface ResponseExtras {
   /** usage.prompt_tokens_details.cached_tokens; null when the server did not report it. */
   cachedTokens: number | null;
+  /** The first choice's assembled content (at most 256 KiB), sent back as the next turn's history in conversations. */
+  answer?: string;
 }
+
+const ANSWER_LIMIT = 256 * 1024;
 
 /** OpenAI usage: `prompt_tokens_details.cached_tokens`, the prompt tokens served from the prompt cache. */
 export function cachedTokensOf(usage: unknown): number | null {
@@ -16,6 +20,7 @@ export function cachedTokensOf(usage: unknown): number | null {
   return typeof cached === 'number' && Number.isInteger(cached) && cached >= 0 ? cached : null;
 }
 
-export function extrasOf(usage: unknown): ResponseExtras {
-  return { cachedTokens: cachedTokensOf(usage) };
+export function extrasOf(usage: unknown, answer: string | null): ResponseExtras {
+  const cachedTokens = cachedTokensOf(usage);
+  return answer === null ? { cachedTokens } : { cachedTokens, answer: answer.length > ANSWER_LIMIT ? answer.slice(0, ANSWER_LIMIT) : answer };
 }

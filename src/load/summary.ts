@@ -4,6 +4,7 @@ import { percentileKeys, type LoadResult, type MetricName } from './load-result.
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { tokenLines } from './token-report.ts';
 import { cacheLine } from './cache-report.ts';
+import { turnLines } from './turn-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -65,6 +66,7 @@ export function summaryTable(r: LoadResult): string {
   out.push(...tokenLines(r.tokens));
   const cache = cacheLine(r.cache, fmtUs);
   if (cache !== null) out.push(cache);
+  out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   const classes = Object.entries(r.errors.byClass).filter(([, n]) => n > 0);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${classes.length > 0 ? ' ' + classes.map(([c, n]) => `${c}=${n}`).join(' ') : ''}`);

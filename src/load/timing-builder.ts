@@ -130,7 +130,7 @@ export class TimingBuilder {
     const usage = result.assembled.usage;
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
-    t.extras = extrasOf(usage);
+    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null);
     let total = completion;
     if (total === null && events.length > 0) total = countTokens(assembledText(result));
     let k: number[] = [];
@@ -171,7 +171,7 @@ export class TimingBuilder {
     const tokens = typeof usage === 'number' ? usage : countTokens(content);
     t.outputTokens = tokens;
     t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
-    t.extras = extrasOf(body.usage);
+    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null);
     t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];

@@ -183,13 +183,13 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
 
 const isAborted = (s: AbortSignal | undefined): boolean => s?.aborted === true;
 
-function report(hooks: EngineHooks, t: RequestTiming): void {
+export function report(hooks: EngineHooks, t: RequestTiming): void {
   if (t.abortedAtEnd) hooks.collector.onAborted(t);
   else hooks.collector.onFinish(t);
   hooks.onTiming?.(t);
 }
 
-async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs: number, signal?: AbortSignal): Promise<void> {
+export async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs: number, signal?: AbortSignal): Promise<void> {
   if (pending.size > 0) {
     const ac = new AbortController();
     const onAbort = (): void => ac.abort();
@@ -203,7 +203,7 @@ async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs
 }
 
 /** What both undici loops share: the pool, in-flight requests, the timers and the request counts. */
-class LoopState {
+export class LoopState {
   readonly pool: Dispatcher;
   readonly inFlight: InFlight = new Map();
   readonly pending = new Set<Promise<unknown>>();

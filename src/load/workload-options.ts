@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readDataset } from './dataset.ts';
+import { durationOption } from '../duration.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from './workload.ts';
 
 /** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
@@ -13,6 +14,8 @@ export const workloadFlagSpec = {
   'max-tokens-field': { type: 'string' },
   'prefix-tokens': { type: 'string' },
   'prefix-groups': { type: 'string' },
+  turns: { type: 'string' },
+  'think-time': { type: 'string' },
 } as const;
 
 export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
@@ -32,6 +35,13 @@ export const workloadHelp = `Workload (token lengths; prompts counted with the o
                          text across requests, so a prefix cache can serve it); the report
                          reads usage.prompt_tokens_details.cached_tokens: hit rate, TTFT hit/miss
   --prefix-groups G      G different shared prefixes, one drawn per request (default 1)
+  --turns N[,SD]         multi-turn conversations of N turns (normal, SD default 0): each turn
+                         sends the whole history with the server's own answers; with --dataset,
+                         ShareGPT conversations (or iari lines with several user messages) replay
+                         their own turns, at most N+4SD. Closed loop: a conversation holds its
+                         slot; open loop (--rate): the arrivals are conversations. The report
+                         gives TTFT and prompt tokens by turn
+  --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
 `;
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
@@ -99,8 +109,12 @@ export function workloadFromFlags(v: Values): WorkloadPlan {
     size = Number(v['dataset-size']);
   }
   const prefix = prefixFromFlags(v['prefix-tokens'], v['prefix-groups']);
+  if (v['think-time'] !== undefined && v.turns === undefined) throw usage('--think-time needs --turns (it is the pause between turns of a conversation)');
+  const conversation = v.turns === undefined ? undefined : { turns: parseTokenLength('turns', v.turns), thinkTimeMs: durationOption('iari load', 'think-time', v['think-time'], 0, 600) ?? 0 };
+  if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`--turns: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
     ...(prefix === undefined ? {} : { prefix }),
+    ...(conversation === undefined ? {} : { conversation }),
     input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
     output: v['output-tokens'] === undefined ? null : parseTokenLength('output-tokens', v['output-tokens']),
     maxTokensField: field as MaxTokensField,

@@ -102,3 +102,13 @@ describe('shared-prefix workloads (--prefix-tokens, --prefix-groups)', () => {
     expect(workloadFromFlags({ 'prefix-tokens': '512', 'prefix-groups': '8' }).spec?.prefix).toEqual({ tokens: 512, groups: 8 });
   });
 });
+
+describe('conversation flags (--turns, --think-time)', () => {
+  it('LOAD-CONVERSATION: --think-time needs --turns, and both are checked before any traffic', () => {
+    expect(() => workloadFromFlags({ 'think-time': '1s' })).toThrow(/--think-time needs --turns/);
+    expect(() => workloadFromFlags({ turns: 'x' })).toThrow(/--turns must be MEAN/);
+    expect(() => workloadFromFlags({ turns: '3', 'think-time': 'soon' })).toThrow(/--think-time must be a duration/);
+    expect(() => workloadFromFlags({ turns: '5000' })).toThrow(/at most 1000 turns/);
+    expect(workloadFromFlags({ turns: '4,1', 'think-time': '250ms' }).spec?.conversation).toEqual({ turns: { mean: 4, stdev: 1 }, thinkTimeMs: 250 });
+  });
+});

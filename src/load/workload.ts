@@ -22,6 +22,8 @@ export interface DatasetItem {
   promptTokens: number | null;
   /** The reference answer's length (ShareGPT: the second turn) or the line's max_tokens; null: none. */
   outputTokens: number | null;
+  /** Every user turn in order with its reference answer's length (multi-turn entries; --turns replays them). */
+  turns?: { user: string; outputTokens: number | null }[];
 }
 
 export interface DatasetInfo {
@@ -46,6 +48,15 @@ export interface WorkloadSpec {
   extraBody: Record<string, unknown> | null;
   /** Every request starts with one of `groups` shared system prompts of `tokens` tokens (absent: none). */
   prefix?: PrefixSpec;
+  /** Multi-turn conversations (--turns, --think-time); absent: every request stands alone. */
+  conversation?: ConversationSpec;
+}
+
+export interface ConversationSpec {
+  /** Turns per synthetic conversation (a dataset conversation replays its own turns, at most mean + 4 stdev). */
+  turns: TokenLength;
+  /** Pause between an answer and the next turn (ms); the conversation keeps its slot meanwhile. */
+  thinkTimeMs: number;
 }
 
 export interface PrefixSpec {
@@ -59,6 +70,9 @@ export interface Requested {
   output: number | null;
   /** The shared prefix this request starts with (--prefix-groups), absent without one. */
   prefixGroup?: number;
+  /** Conversations: the turn index (0 = first) and the conversation's number. */
+  turn?: number;
+  conversation?: number;
 }
 
 export interface Workload {
@@ -83,7 +97,7 @@ export function drawLength(rng: () => number, l: TokenLength): number {
 }
 
 /** A per-request stream of randomness: the same (seed, seq, lane) always gives the same numbers. */
-function rngFor(seed: number, seq: number, lane: number): () => number {
+export function rngFor(seed: number, seq: number, lane: number): () => number {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(seq + 1, 0xc2b2ae35) ^ Math.imul(lane + 1, 0x27d4eb2f);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   return seededRandom((h ^ (h >>> 15)) >>> 0);
