@@ -95,7 +95,7 @@ export interface ErrorSummary {
 
 export type LoadMode =
   | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
-  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson'; seed: number };
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; seed: number; burstiness?: number };
 
 export interface RunMeta {
   schema: typeof LOAD_RESULT_SCHEMA;

@@ -22,7 +22,7 @@ import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } f
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
-  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' };
+  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; burstiness?: number };
 
 /** The settings `iari load` takes from its flags and hands to a run unchanged. */
 export interface LoadSettings {
@@ -175,7 +175,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   try {
     if (workload instanceof Conversations) {
       if (cfg.mode.kind === 'open') {
-        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed };
+        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }) };
         await runOpenConversations(target, limits, schedule ?? [], hooks, workload);
       } else {
         const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
@@ -184,7 +184,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
         await runClosedConversations(target, limits, concurrency, hooks, workload);
       }
     } else if (cfg.mode.kind === 'open') {
-      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed };
+      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }) };
       await runOpenLoop(target, limits, schedule ?? [], hooks);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
@@ -281,6 +281,7 @@ function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: '
     rate: mode.rate,
     arrival: mode.arrival,
     seed: cfg.seed,
+    ...(mode.burstiness === undefined ? {} : { burstiness: mode.burstiness }),
     ...(cfg.shard === null ? {} : { shard: cfg.shard }),
     windows: scheduleWindows(cfg.warmupS, cfg.durationS, maxRequests, shareRate(mode.rate, cfg.shard)),
   };
