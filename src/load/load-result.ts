@@ -95,7 +95,7 @@ export interface ErrorSummary {
 
 export type LoadMode =
   | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
-  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; seed: number; burstiness?: number };
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; seed: number; burstiness?: number; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
 
 export interface RunMeta {
   schema: typeof LOAD_RESULT_SCHEMA;

@@ -22,7 +22,7 @@ import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } f
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
-  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; burstiness?: number };
+  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; burstiness?: number; maxConcurrency?: number };
 
 /** The settings `iari load` takes from its flags and hands to a run unchanged. */
 export interface LoadSettings {
@@ -184,8 +184,9 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
         await runClosedConversations(target, limits, concurrency, hooks, workload);
       }
     } else if (cfg.mode.kind === 'open') {
-      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }) };
-      await runOpenLoop(target, limits, schedule ?? [], hooks);
+      const cap = cfg.mode.maxConcurrency === undefined ? null : Math.max(1, shareOf(cfg.mode.maxConcurrency, cfg.shard));
+      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }) };
+      await runOpenLoop(target, limits, schedule ?? [], hooks, cap);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
       const engine = cfg.mode.engine === 'autocannon' ? autocannonFallback(target.origin) : null;

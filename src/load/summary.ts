@@ -41,7 +41,7 @@ const rows: [MetricName, string][] = [
 /** The summary printed at the end of a run. */
 export function summaryTable(r: LoadResult): string {
   const m = r.meta.mode;
-  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`} (seed ${m.seed})` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
+  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
   const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;

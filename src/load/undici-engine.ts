@@ -259,7 +259,7 @@ export class LoopState {
  * does. Latency is measured from the intended time; the actual send is kept for service time
  * and schedule lag. `schedule` yields intended send times in seconds after `limits.startNs` (arrivals.ts).
  */
-export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: Iterable<number>, hooks: EngineHooks): Promise<EngineRun> {
+export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: Iterable<number>, hooks: EngineHooks, maxConcurrency: number | null = null): Promise<EngineRun> {
   const loop = new LoopState(target, limits, hooks);
   const collector = hooks.collector;
   try {
@@ -277,6 +277,9 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
         if (isAborted(hooks.signal)) break;
       }
       if (isAborted(hooks.signal)) break;
+      // --max-concurrency: a due arrival waits for a free slot (its latency still counts from the intended time; the wait is schedule lag).
+      while (maxConcurrency !== null && loop.pending.size >= maxConcurrency && !isAborted(hooks.signal)) await Promise.race(loop.pending);
+      if (isAborted(hooks.signal) || now() >= limits.stopNs) break;
       const seq = loop.begin(intendedNs, warm);
       loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight, limits.deadlineMs).then((t) => report(hooks, t)));
     }
