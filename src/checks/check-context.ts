@@ -4,6 +4,7 @@ import type { ConnectionOptions } from '../client/connection-options.ts';
 import { installGlobalConnection } from '../client/dispatcher.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
+import { Pace } from './pace.ts';
 import { Throttle, unthrottled } from './throttle.ts';
 import type { RunDeadline } from './check-deadline.ts';
 import { RateLimitRetry } from './rate-limit-retry.ts';
@@ -25,8 +26,10 @@ export interface RunSettings {
   includeLimits: boolean;
   /** Sent as `x-iari-fault` on every request (meta-suite only). */
   fault?: string;
-  /** Throttle to this many requests per minute (real servers); absent: no throttle. */
+  /** Throttle to this many requests per minute (the limit /v1/me reports); absent: no throttle. */
   requestsPerMinute?: number;
+  /** Space requests to this many per second (`--pace`, or the default for a server whose /v1/me reports no limit); wins over requestsPerMinute. */
+  pacePerSecond?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
   /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
@@ -49,8 +52,13 @@ export interface LimitTokens {
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
   if (s.connection !== undefined) installGlobalConnection(s.connection, s.root);
-  const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const gate =
+    s.pacePerSecond !== undefined
+      ? new Pace(s.pacePerSecond, { sleep, ...(hooks.now === undefined ? {} : { now: hooks.now }) })
+      : s.requestsPerMinute === undefined
+        ? unthrottled
+        : new Throttle(s.requestsPerMinute);
   const rateLimits = new RateLimitRetry({
     sleep,
     random: seededRandom(s.seed ^ 0x429),
