@@ -1,13 +1,15 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { fetchVia } from '../client/dispatcher.ts';
 import type { RequestGate } from './throttle.ts';
 import { checkScopeSignal, formatDuration } from './check-deadline.ts';
 import { framingViolation, violation, type BoundViolation } from '../client/body-limits.ts';
 import { readBounded } from '../client/bounded-read.ts';
+import { isReset } from '../client/transport-errors.ts';
 import { parseJsonBounded, type BoundedJson } from '../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
-/** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
-export type Auth = 'token' | 'none' | { authorization: string };
+export type { Auth } from '../client/http-client.ts';
+import type { Auth } from '../client/http-client.ts';
 
 export interface RequestOptions {
   auth?: Auth;
@@ -79,7 +81,14 @@ export class CheckHttp {
   /** Waits out 429s (absent: every 429 goes to the check as it is). */
   readonly rateLimits: RateLimitRetry | undefined;
 
-  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry }) {
+  /** The run's dispatcher: every request of the run, the client libraries' included, goes through it. */
+  readonly #dispatcher: Dispatcher;
+  /** A fetch through the run's dispatcher, for the client libraries run as checks. */
+  readonly fetch: typeof fetch;
+
+  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher }) {
+    this.#dispatcher = options.dispatcher;
+    this.fetch = fetchVia(options.dispatcher);
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
     this.secondToken = options.secondToken;
@@ -129,7 +138,7 @@ export class CheckHttp {
 
   /** A `fetch` for SDK clients whose 429s are waited out like the checks' own (undefined: use the SDK's default). */
   sdkFetch(timeoutMs: number, fetchImpl?: typeof fetch): typeof fetch | undefined {
-    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs, ...(fetchImpl === undefined ? {} : { fetchImpl }) });
+    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs, fetchImpl: fetchImpl ?? this.fetch });
   }
 
   get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
@@ -198,6 +207,7 @@ export class CheckHttp {
         headers,
         ...(body === undefined ? {} : { body }),
         signal,
+        dispatcher: this.#dispatcher,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -207,8 +217,7 @@ export class CheckHttp {
     } catch (error) {
       // A kept-alive socket the server closed meanwhile is the transport's race, not the server's answer:
       // an idempotent GET is sent once more; anything else fails the check.
-      const code = (error as { code?: string }).code;
-      const retriable = method === 'GET' && !signal.aborted && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
+      const retriable = method === 'GET' && !signal.aborted && isReset(error);
       if (!retriable) throw fail(error, 'head');
       try {
         res = await send();

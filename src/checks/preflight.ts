@@ -4,7 +4,8 @@ import { at, isInt } from './evidence.ts';
 
 /**
  * The account's `limits.requests_per_minute` from /v1/me, so the suites can throttle themselves
- * against a real server (undefined when it does not say: the run then paces itself, pace.ts). Seed, Limits: "Per-account limits are reported by GET /v1/me in limits".
+ * against a real server; undefined when it does not say (the run then paces itself, pace.ts).
+ * Seed, Limits: "Per-account limits are reported by GET /v1/me in limits".
  */
 export async function preflightRequestsPerMinute(settings: RunSettings): Promise<number | undefined> {
   const ctx = createCheckContext(settings);
@@ -14,5 +15,7 @@ export async function preflightRequestsPerMinute(settings: RunSettings): Promise
     return ex.status === 200 && isInt(rpm) && rpm > 0 ? rpm : undefined;
   } catch {
     return undefined;
+  } finally {
+    await ctx.close();
   }
 }

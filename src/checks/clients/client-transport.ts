@@ -47,7 +47,7 @@ export class ClientTransport {
     this.#origin = new URL(ctx.baseUrl).origin;
     this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
     this.#bodyLimit = options.bodyLimit ?? CLIENT_BODY_LIMIT;
-    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? globalThis.fetch;
+    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch;
   }
 
   get baseUrl(): string {
