@@ -37,6 +37,8 @@ export interface CheckContext {
   runDeadline?: import('./check-deadline.ts').RunDeadline;
   /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
   discovered: import('./usage-shape.ts').Discoveries;
+  /** Ends the run's connections (its own dispatcher): call once the run is over. */
+  close(): Promise<void>;
 }
 
 export interface CheckDef {
