@@ -16,7 +16,7 @@ async function streamed(fault?: string) {
 }
 
 describe('the reasoning model', () => {
-  it('CHAT-STREAM-047, CHAT-STREAM-048, CHAT-STREAM-049: iari-reasoner streams reasoning_content before the answer, apart from it, and counts it in reasoning_tokens', async () => {
+  it('CHAT-STREAM-048, CHAT-STREAM-049, CHAT-STREAM-050: iari-reasoner streams reasoning_content before the answer, apart from it, and counts it in reasoning_tokens', async () => {
     const r = await streamed();
     expect(r.reasoning.length).toBeGreaterThan(0);
     expect(r.content).not.toContain(r.reasoning.slice(0, 20));
@@ -26,7 +26,7 @@ describe('the reasoning model', () => {
     expect(u.completion_tokens_details.reasoning_tokens).toBeLessThanOrEqual(u.completion_tokens);
   });
 
-  it('CHAT-STREAM-047: under legal-reasoning-field the reasoning comes as delta.reasoning, and the openai SDK content is the answer alone', async () => {
+  it('CHAT-STREAM-048: under legal-reasoning-field the reasoning comes as delta.reasoning, and the openai SDK content is the answer alone', async () => {
     const res = await c.chat({ ...chat({ model: 'iari-reasoner' }), stream: true }, { headers: { 'x-iari-fault': 'legal-reasoning-field' } });
     const text = await res.text();
     expect(text).toContain('"reasoning":"');
@@ -36,13 +36,13 @@ describe('the reasoning model', () => {
     expect(done.choices[0]?.message.content ?? '').not.toMatch(/<think>|The user asks/);
   });
 
-  it('CHAT-STREAM-047, CHAT-STREAM-048: the faults leak the reasoning into content and move it after the answer', async () => {
+  it('CHAT-STREAM-048, CHAT-STREAM-049: the faults leak the reasoning into content and move it after the answer', async () => {
     expect((await streamed('reasoning-leaked')).content).toContain('<think>');
     const late = await streamed('reasoning-after-content');
     expect(late.lastReasoning).toBeGreaterThan(late.firstAnswer);
   });
 
-  it('CHAT-STREAM-047: other models do not reason', async () => {
+  it('CHAT-STREAM-048: other models do not reason', async () => {
     const res = await c.chat({ ...chat(), stream: true });
     expect(await res.text()).not.toMatch(/"reasoning(_content)?"/);
   });

@@ -16,10 +16,10 @@ const f = (name: string, breaks: string[], description: string): FaultDefinition
 const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
 
 export const reasoningFaults: readonly FaultDefinition[] = [
-  legal('legal-reasoning-field', ['CHAT-STREAM-047', 'CHAT-STREAM-048', 'CHAT-STREAM-049'], 'The reasoning model sends its thinking under "reasoning" (vLLM after PR 27752, Ollama) instead of "reasoning_content".'),
-  f('reasoning-leaked', ['CHAT-STREAM-047'], 'The reasoning model also sends its thinking in content, wrapped in <think>...</think>.'),
-  f('reasoning-after-content', ['CHAT-STREAM-048'], 'The reasoning model streams its thinking after the answer.'),
-  f('reasoning-tokens-exceed', ['CHAT-STREAM-049'], 'usage.completion_tokens_details.reasoning_tokens is larger than completion_tokens.'),
+  legal('legal-reasoning-field', ['CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050'], 'The reasoning model sends its thinking under "reasoning" (vLLM after PR 27752, Ollama) instead of "reasoning_content".'),
+  f('reasoning-leaked', ['CHAT-STREAM-048'], 'The reasoning model also sends its thinking in content, wrapped in <think>...</think>.'),
+  f('reasoning-after-content', ['CHAT-STREAM-049'], 'The reasoning model streams its thinking after the answer.'),
+  f('reasoning-tokens-exceed', ['CHAT-STREAM-050'], 'usage.completion_tokens_details.reasoning_tokens is larger than completion_tokens.'),
   f('reasoning-echo-rejected', ['CHAT-038'], 'A request whose assistant message carries the reasoning it was given back (reasoning_content or reasoning) answers 400.'),
 ];
 

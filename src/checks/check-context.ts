@@ -5,6 +5,7 @@ import { connectionDispatcher } from '../client/dispatcher.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
+import { Pace } from './pace.ts';
 import { Throttle, unthrottled } from './throttle.ts';
 import type { RunDeadline } from './check-deadline.ts';
 import { RateLimitRetry } from './rate-limit-retry.ts';
@@ -27,8 +28,10 @@ export interface RunSettings {
   includeLimits: boolean;
   /** Sent as `x-iari-fault` on every request (meta-suite only). */
   fault?: string;
-  /** Throttle to this many requests per minute (real servers); absent: no throttle. */
+  /** Throttle to this many requests per minute (the limit /v1/me reports); absent: no throttle. */
   requestsPerMinute?: number;
+  /** Space requests to this many per second (`--pace`, or the default for a server whose /v1/me reports no limit); wins over requestsPerMinute. */
+  pacePerSecond?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
   /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
@@ -47,8 +50,13 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
   // Every client of the run (the checks' undici requests, the client libraries' fetch) sends through
   // this context's own dispatcher; `close()` ends it. Nothing is installed process-wide.
   const dispatcher = connectionDispatcher(s.connection ?? noConnectionOptions, s.root);
-  const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const gate =
+    s.pacePerSecond !== undefined
+      ? new Pace(s.pacePerSecond, { sleep, ...(hooks.now === undefined ? {} : { now: hooks.now }) })
+      : s.requestsPerMinute === undefined
+        ? unthrottled
+        : new Throttle(s.requestsPerMinute);
   const rateLimits = new RateLimitRetry({
     sleep,
     random: seededRandom(s.seed ^ 0x429),

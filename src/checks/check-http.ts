@@ -5,6 +5,7 @@ import { checkScopeSignal, formatDuration } from './check-deadline.ts';
 import { framingViolation, violation, type BoundViolation } from '../client/body-limits.ts';
 import { readBounded } from '../client/bounded-read.ts';
 import { isReset } from '../client/transport-errors.ts';
+import { buildCurl } from '../client/curl.ts';
 import { parseJsonBounded, type BoundedJson } from '../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
@@ -59,9 +60,6 @@ export interface SentRecord {
   headers: Record<string, string>;
 }
 
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The checks' HTTP client (undici): every request has a timeout, a body cap and a curl line,
@@ -114,6 +112,11 @@ export class CheckHttp {
     if (value.length === 0) return;
     this.#secrets.push([value, placeholder]);
     this.#secrets.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** The registered secrets with the shell variable written for each, longest first (for curl lines). */
+  get secretPairs(): readonly (readonly [string, string])[] {
+    return this.#secrets;
   }
 
   /** Replaces every registered secret in `s` with its shell placeholder (`$IARI_TOKEN`...). */
@@ -286,20 +289,12 @@ export class CheckHttp {
     };
   }
 
+  /** The one curl builder (src/client/curl.ts): every registered secret written as its $VAR, the body cut at 4 KiB. */
   #curl(method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | undefined): string {
-    const parts = ['curl', '-sS', '-N', '-X', method, shellQuote(url)];
-    for (const [k, v] of Object.entries(headers)) {
-      if (k === 'accept') continue;
-      const value = this.redact(v);
-      // The token placeholder must expand, so that header goes in double quotes.
-      parts.push('-H', value.includes('$IARI_TOKEN') || value.includes('${IARI_TOKEN') ? `"${k}: ${value.replace(/(["\\`])/g, '\\$1')}"` : shellQuote(`${k}: ${value}`));
-    }
-    if (body !== undefined) {
-      const s = typeof body === 'string' ? body : new TextDecoder().decode(body);
-      parts.push('--data-raw', shellQuote(this.redact(s.length > 4096 ? `${s.slice(0, 4096)}...` : s)));
-    }
-    return parts.join(' ');
+    const shown = Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'accept'));
+    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer: false, secrets: this.#secrets, stream: true, maxBodyChars: 4096 });
   }
+
 }
 
 /** A transport failure (refused, reset, timeout, oversized body); the calling check fails with it. */

@@ -47,7 +47,7 @@ export function readReasoningStream(ex: Pick<HttpExchange, 'chunks'>): Reasoning
 const stream: CheckDef = {
   name: 'chat-stream-reasoning',
   area: 'chat-stream',
-  ids: ['CHAT-STREAM-047', 'CHAT-STREAM-048', 'CHAT-STREAM-049'],
+  ids: ['CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050'],
   title: 'a reasoning model streams its reasoning apart from the answer and before it, and counts it within completion_tokens',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'reasoning'))) return;
@@ -65,19 +65,19 @@ const stream: CheckDef = {
     const r = readReasoningStream(ex);
     const pieces = r.reasoning.split(/(?<=[.;:!?])\s*/).map((p) => p.trim()).filter((p) => p.length >= 12);
     const leaked = /<think>|<\/think>/.test(r.content) || pieces.some((p) => r.content.includes(p));
-    j.expect('CHAT-STREAM-047', r.reasoning !== '' && !leaked, () =>
+    j.expect('CHAT-STREAM-048', r.reasoning !== '' && !leaked, () =>
       evidence(ex, r.reasoning === '' ? 'the reasoning model streamed no reasoning' : 'the reasoning text appears in content', { expected: 'content without the reasoning', received: r.content.slice(0, 200) }),
     );
-    j.expect('CHAT-STREAM-048', r.firstAnswer < 0 || r.lastReasoning < r.firstAnswer, () =>
+    j.expect('CHAT-STREAM-049', r.firstAnswer < 0 || r.lastReasoning < r.firstAnswer, () =>
       evidence(ex, `a reasoning delta (delta ${r.lastReasoning}) follows the answer (which began at delta ${r.firstAnswer})`, { expected: 'all reasoning before the first content or tool-call delta' }),
     );
     const ct = at(r.usage, 'completion_tokens');
     const rt = at(r.usage, 'completion_tokens_details', 'reasoning_tokens');
     if (r.usage === undefined || rt === undefined || rt === null) {
-      j.skip('CHAT-STREAM-049', 'no usage.completion_tokens_details.reasoning_tokens to judge');
+      j.skip('CHAT-STREAM-050', 'no usage.completion_tokens_details.reasoning_tokens to judge');
       return;
     }
-    j.expect('CHAT-STREAM-049', isInt(rt) && isInt(ct) && rt >= 0 && rt <= ct && (r.reasoning === '' || rt > 0), () =>
+    j.expect('CHAT-STREAM-050', isInt(rt) && isInt(ct) && rt >= 0 && rt <= ct && (r.reasoning === '' || rt > 0), () =>
       evidence(ex, 'reasoning_tokens does not fit within completion_tokens or does not match the reasoning streamed', { expected: `0 < reasoning_tokens <= completion_tokens (${String(ct)})`, received: { reasoning_tokens: rt, completion_tokens: ct } }),
     );
   },

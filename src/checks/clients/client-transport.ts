@@ -112,7 +112,7 @@ export class ClientTransport {
       if (name === 'authorization') bearer = value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
       else if (name === 'content-type' || name === 'x-iari-fault') shown[name] = value;
     });
-    return this.#ctx.http.redact(buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: [this.#ctx.http.tokenForProbe()] }));
+    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: this.#ctx.http.secretPairs });
   }
 }
 
