@@ -131,6 +131,9 @@ describe('conformance-files', () => {
     const md = readFileSync(summary, 'utf8');
     expect(md).toBe(conformanceStepSummary(report, redactor));
     expect(md).toContain('requirement');
+    // The capability table: which features beyond the seed the server offers, and what became of their requirements.
+    expect(md).toContain('### Capabilities beyond the seed');
+    expect(md).toMatch(/\| json-object \(expected\) \| .* \| ignored \| FAIL \(--expect\): CHAT-034 \|/);
     expect(out.some((l) => l.startsWith('::error file=spec/requirements.yaml,line='))).toBe(true);
     expect(md + out.join('')).not.toContain(canary);
   });
