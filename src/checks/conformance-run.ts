@@ -38,10 +38,12 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const { runs } = await runChecksInProcess(ctx, catalog, gradeFor(profile), {
     selected: new Set(selectedIds),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
-  }).catch((error: unknown) => {
-    errors.push(ctx.http.redact(error instanceof Error ? error.message : String(error)));
-    return { runs: [] };
-  });
+  })
+    .catch((error: unknown) => {
+      errors.push(ctx.http.redact(error instanceof Error ? error.message : String(error)));
+      return { runs: [] };
+    })
+    .finally(() => ctx.close());
   const discovered = runs.findLast((r) => r.discovered?.usage !== undefined)?.discovered ?? {};
   const usage: UsageSection = await fetchUsageDays(options.settings, discovered.usage);
   const results = buildResults(requirements, runs, options.selection);

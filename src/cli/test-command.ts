@@ -5,6 +5,7 @@ import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { runDeadlineNotes } from '../library/test-deadlines.ts';
 import type { CheckRun } from '../checks/conformance-results.ts';
+import { parsePace } from '../checks/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
@@ -52,6 +53,10 @@ Options:
   --write-baseline FILE
                        write the run's failures (fail, non-strict, known) as a baseline file,
                        keeping the reasons and dates of entries from --baseline
+  --pace R/s           send at most R requests per second, evenly spaced (e.g. 5/s, 0.5/s,
+                       90/min). Default: the requests_per_minute /v1/me reports, else 10/s
+                       (a full run then needs under 20 s of pacing); none on the bundled mock.
+                       A 429 is still waited out (--max-rate-limit-wait)
   --report DIR         write the report there (default reports/<run-id>/)
   --json               print conformance.json to stdout instead of the summary table
 
@@ -79,6 +84,7 @@ const options = {
   include: { type: 'string', multiple: true },
   seed: { type: 'string' },
   'max-rate-limit-wait': { type: 'string' },
+  pace: { type: 'string' },
   report: { type: 'string' },
   baseline: { type: 'string' },
   'server-version': { type: 'string' },
@@ -119,6 +125,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     checkTimeoutMs: parseDurationFlag('iari test', 'check-timeout', values['check-timeout'], 0.1, 24 * 3600),
     runTimeoutMs: parseDurationFlag('iari test', 'run-timeout', values['run-timeout'], 1, 7 * 24 * 3600),
     maxRateLimitWaitMs: parseDurationFlag('iari test', 'max-rate-limit-wait', values['max-rate-limit-wait'], 0, 24 * 3600),
+    pacePerSecond: parsePaceFlag(values.pace),
     connection: connectionFromFlags('test', values),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'], token: readToken('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] }) }),
   };
@@ -183,8 +190,17 @@ const FLAG_OF: Record<keyof TestOptions, string> = {
   checkTimeoutMs: 'check-timeout',
   runTimeoutMs: 'run-timeout',
   maxRateLimitWaitMs: 'max-rate-limit-wait',
+  pacePerSecond: 'pace',
   connection: 'header',
 };
+
+/** `--pace R/s` (pace.ts reads it); an unreadable value is a usage error. */
+function parsePaceFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const perSecond = parsePace(value);
+  if (perSecond === undefined) throw new HarnessError(HarnessErrorCode.USAGE, `iari test: --pace must be a rate like 5/s, 0.5/s or 90/min, got "${value}"`);
+  return perSecond;
+}
 
 /** exactOptionalPropertyTypes: an option not given is absent, not undefined. */
 function withoutUndefined<T extends object>(o: { [K in keyof T]: T[K] | undefined }): T {

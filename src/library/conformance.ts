@@ -3,12 +3,13 @@
 import type { RunSettings } from '../checks/check-context.ts';
 import type { CheckRun } from '../checks/conformance-results.ts';
 import { runConformance as runCatalog } from '../checks/conformance-run.ts';
+import { DEFAULT_PACE_PER_SECOND } from '../checks/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/preflight.ts';
 import type { ConformanceReport } from '../checks/verdicts.ts';
 import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
-import { runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
+import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
 import { validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
 
 export type { TestOptions } from './test-options.ts';
@@ -93,7 +94,14 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
         : { ...common, root: mock!.origin, token: mock!.tokens.default, target: 'bundled-mock', ...mockAccountSettings(mock!) };
     Object.assign(settings, testTimeouts(v.timeouts, settings.target, startedAt, v.maxRateLimitWaitMs));
     // A real model can take a while per answer, and a throttled check waits for its slots.
-    if (v.target.kind === 'external') settings.requestsPerMinute = await preflightRequestsPerMinute(settings);
+    if (v.pacePerSecond !== undefined) settings.pacePerSecond = v.pacePerSecond;
+    else if (v.target.kind === 'external') {
+      // The limit /v1/me reports, else a pace at which a full run takes seconds (a 429 is still waited out).
+      const rpm = await preflightRequestsPerMinute(settings);
+      if (rpm === undefined) settings.pacePerSecond = DEFAULT_PACE_PER_SECOND;
+      else settings.requestsPerMinute = rpm;
+    }
+    if (v.target.kind === 'external' || v.pacePerSecond !== undefined) hooks.notice?.(paceNote(settings, v.pacePerSecond !== undefined));
     for (const note of runDeadlineNotes('before', settings)) hooks.notice?.(note);
     const secrets =
       v.target.kind === 'external'

@@ -29,8 +29,10 @@ export interface LoadOptions {
   requests?: number;
   /** Unmeasured warmup before the window, e.g. `'2s'`. */
   warmup?: string;
-  /** Per-request timeout, e.g. `'30s'`. */
+  /** Idle timeout of one request, reset on every byte, e.g. `'30s'` (default 30 s). */
   timeout?: string;
+  /** Total deadline of one request, body included, e.g. `'2m'` (default 120 s), as `--request-timeout`. */
+  requestTimeout?: string;
   maxTokens?: number;
   /** Streamed requests (default true). */
   stream?: boolean;
@@ -69,6 +71,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
     requests: str(options.requests),
     warmup: options.warmup,
     timeout: options.timeout,
+    'request-timeout': options.requestTimeout,
     'max-tokens': str(options.maxTokens),
     'no-stream': options.stream === false ? true : undefined,
     prompts: options.prompts,

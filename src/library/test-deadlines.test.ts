@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testTimeouts } from './test-deadlines.ts';
+import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
 
 const none = { request: undefined, check: undefined, run: undefined };
 
@@ -16,5 +16,19 @@ describe('testTimeouts', () => {
     expect(t).toEqual({ requestTimeoutMs: 1500, checkTimeoutMs: 4000, runDeadline: { at: 20_005, ms: 20_000 } });
     expect(testTimeouts(none, 'bundled-mock', 0)).toMatchObject({ requestTimeoutMs: 10_000, checkTimeoutMs: 20_000 });
     expect(testTimeouts(none, 'external', 0)).toMatchObject({ requestTimeoutMs: 60_000, checkTimeoutMs: 180_000 });
+  });
+});
+
+describe('paceNote and runDeadlineNotes with --pace', () => {
+  const base = { root: 'http://127.0.0.1:1', token: 't', seed: 1, target: 'external' as const, includeLimits: false };
+  it('says which pace applies and why', () => {
+    expect(paceNote({ ...base, pacePerSecond: 10 }, false)).toMatch(/\/v1\/me reports no requests_per_minute: pacing requests at 10\/s/);
+    expect(paceNote({ ...base, pacePerSecond: 0.5 }, true)).toMatch(/pacing requests at 0.5\/s \(--pace\)/);
+    expect(paceNote({ ...base, requestsPerMinute: 120 }, false)).toMatch(/throttled to the 120 requests\/min \/v1\/me reports/);
+  });
+  it('warns before the run when the pace cannot fit a full run in --run-timeout, and not when it can', () => {
+    const runDeadline = { at: 60_000, ms: 60_000 };
+    expect(runDeadlineNotes('before', { ...base, pacePerSecond: 1, runDeadline }).join('\n')).toMatch(/paced at 1\/s, a full run needs about/);
+    expect(runDeadlineNotes('before', { ...base, pacePerSecond: 10, runDeadline })).toEqual([]);
   });
 });

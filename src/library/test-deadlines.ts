@@ -2,6 +2,7 @@ import type { RunSettings } from '../checks/check-context.ts';
 import { formatDuration, type RunDeadline } from '../checks/check-deadline.ts';
 import type { ConformanceReport } from '../checks/verdicts.ts';
 import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from '../checks/rate-limit-retry.ts';
+import { formatPace } from '../checks/pace.ts';
 
 /**
  * The whole run's default bound (README, Exit codes): a server that hangs in any way cannot hold
@@ -41,12 +42,23 @@ export function runDeadlineNotes(when: 'before' | 'after', s: RunSettings, repor
   if (d === undefined) return [];
   if (when === 'before') {
     const rpm = s.requestsPerMinute === undefined ? undefined : Math.max(1, Math.floor(s.requestsPerMinute * 0.9));
-    if (rpm === undefined) return [];
-    const needMs = (REQUESTS_PER_RUN / rpm) * 60_000;
-    if (needMs <= d.ms) return [];
-    return [`throttled to ${rpm} requests/min, a full run needs about ${formatDuration(Math.ceil(needMs / 60_000) * 60_000)}; --run-timeout is ${formatDuration(d.ms)}, so requirements not reached by then fail as not decided (raise --run-timeout)`];
+    const needMs = s.pacePerSecond !== undefined ? (REQUESTS_PER_RUN / s.pacePerSecond) * 1000 : rpm !== undefined ? (REQUESTS_PER_RUN / rpm) * 60_000 : undefined;
+    if (needMs === undefined || needMs <= d.ms) return [];
+    const rate = s.pacePerSecond !== undefined ? `paced at ${formatPace(s.pacePerSecond)}` : `throttled to ${rpm} requests/min`;
+    return [`${rate}, a full run needs about ${formatDuration(Math.ceil(needMs / 60_000) * 60_000)}; --run-timeout is ${formatDuration(d.ms)}, so requirements not reached by then fail as not decided (raise --run-timeout or --pace)`];
   }
   const undecided = (report?.results ?? []).filter((r) => r.verdict === 'fail' && r.failures.some((f) => NOT_DECIDED.test(f.message))).length;
   if (undecided === 0) return [];
   return [`the run's deadline (--run-timeout ${formatDuration(d.ms)}) passed: ${undecided} requirement(s) were not decided and fail for that reason (raise --run-timeout to judge them)`];
+}
+
+/** One line before the run saying how fast it sends, and why (--pace, /v1/me's limit, or the default). */
+export function paceNote(s: RunSettings, explicit: boolean): string {
+  if (s.pacePerSecond !== undefined) {
+    return explicit
+      ? `pacing requests at ${formatPace(s.pacePerSecond)} (--pace); a 429 is waited out`
+      : `/v1/me reports no requests_per_minute: pacing requests at ${formatPace(s.pacePerSecond)} (--pace R/s to change); a 429 is waited out`;
+  }
+  if (s.requestsPerMinute !== undefined) return `throttled to the ${s.requestsPerMinute} requests/min /v1/me reports (--pace R/s to change)`;
+  return 'not paced (bundled mock)';
 }

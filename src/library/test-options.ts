@@ -5,6 +5,7 @@ import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
 import { checkToken } from '../client/token.ts';
 import type { Selection } from '../checks/conformance-results.ts';
+import { MAX_PACE_PER_SECOND } from '../checks/pace.ts';
 import { requirementInfos } from '../checks/registry-view.ts';
 import { profiles, type Profile } from '../checks/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
@@ -34,6 +35,8 @@ export interface TestOptions {
   runTimeoutMs?: number;
   /** Longest the whole run waits out 429s (default 10 min; 0 never waits). */
   maxRateLimitWaitMs?: number;
+  /** Requests per second (`--pace`); default: the limit /v1/me reports, else 10/s against a server, none against the bundled mock. */
+  pacePerSecond?: number;
   /** TLS trust and extra headers for `baseUrl`. */
   connection?: ConnectionOptions;
 }
@@ -51,6 +54,7 @@ export interface ValidTestOptions {
   seed: number;
   timeouts: { request: number | undefined; check: number | undefined; run: number | undefined };
   maxRateLimitWaitMs: number | undefined;
+  pacePerSecond: number | undefined;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -95,6 +99,10 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
     run: msInRange(command, option('runTimeoutMs'), o.runTimeoutMs, 1000, 7 * DAY_MS),
   };
   const maxRateLimitWaitMs = msInRange(command, option('maxRateLimitWaitMs'), o.maxRateLimitWaitMs, 0, DAY_MS);
+  const pacePerSecond = o.pacePerSecond;
+  if (pacePerSecond !== undefined && !(Number.isFinite(pacePerSecond) && pacePerSecond > 0 && pacePerSecond <= MAX_PACE_PER_SECOND)) {
+    throw usage(command, `${option('pacePerSecond')} must be more than 0 and at most ${MAX_PACE_PER_SECOND} requests per second, got ${String(pacePerSecond)}`);
+  }
   const connection = o.connection ?? noConnectionOptions;
   let target: TestTarget;
   if (o.baseUrl === undefined) {
@@ -106,5 +114,5 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
     const base = normalizeBaseUrl(o.baseUrl, command);
     target = { kind: 'external', base, token: checkToken(command, o.token), connection };
   }
-  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, timeouts, maxRateLimitWaitMs };
+  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, timeouts, maxRateLimitWaitMs, pacePerSecond };
 }

@@ -3,7 +3,7 @@ import { parseJsonBounded } from '../client/json-depth.ts';
 import { noConnectionOptions, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { isTlsFailure } from './undici-engine.ts';
+import { isTlsFailure } from '../client/transport-errors.ts';
 
 /** The first listed model: one bounded request (10 s in all, 4 MiB at most), never a hang on a server that misbehaves. */
 export async function firstModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions): Promise<string> {

@@ -32,6 +32,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await ctx?.close();
   await run?.close();
 });
 
