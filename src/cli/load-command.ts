@@ -27,8 +27,14 @@ goodput against SLOs. Without --base-url it starts the bundled mock in-process.
 Load:
   --concurrency N        closed loop: N requests in flight (default 8; engine autocannon)
   --rate R               open loop: R arrivals per second, latency from the intended send time
-  --arrival constant|poisson   open-loop arrival process (default constant; seeded; Poisson
-                         holds exactly R x duration arrivals in the measured window)
+  --arrival constant|poisson|gamma   open-loop arrival process (default constant; seeded;
+                         Poisson holds exactly R x duration arrivals in the measured window)
+  --burstiness K         gamma arrivals: gaps of shape K and mean 1/R (vLLM's --burstiness);
+                         K < 1 burstier than Poisson, K = 1 Poisson, K > 1 more regular (default 1)
+  --max-concurrency N    open loop capped at N requests in flight (as vLLM's): a due arrival
+                         waits for a slot; reported as its own mode, since the cap reintroduces
+                         coordinated omission (latency still counts from the intended time; the
+                         wait shows as schedule lag)
   --engine autocannon|undici   closed-loop engine (default autocannon)
   --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
   --requests N           stop after N measured requests (bounded by 600 s)

@@ -21,6 +21,8 @@ export const loadFlagSpec = {
   concurrency: { type: 'string' },
   rate: { type: 'string' },
   arrival: { type: 'string' },
+  burstiness: { type: 'string' },
+  'max-concurrency': { type: 'string' },
   engine: { type: 'string' },
   duration: { type: 'string' },
   requests: { type: 'string' },
@@ -107,7 +109,11 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   if (v.concurrency !== undefined && v.rate !== undefined) throw usage('give --concurrency (closed loop) or --rate (open loop), not both');
   if (v.arrival !== undefined && v.rate === undefined) throw usage('--arrival needs --rate');
   const arrival = v.arrival ?? 'constant';
-  if (arrival !== 'constant' && arrival !== 'poisson') throw usage(`--arrival must be constant or poisson, got "${arrival}"`);
+  if (arrival !== 'constant' && arrival !== 'poisson' && arrival !== 'gamma') throw usage(`--arrival must be constant, poisson or gamma, got "${arrival}"`);
+  if (v['max-concurrency'] !== undefined && v.rate === undefined) throw usage('--max-concurrency caps an open loop: it needs --rate (a closed loop takes --concurrency)');
+  const maxConcurrency = v['max-concurrency'] === undefined ? undefined : parseNumber('max-concurrency', v['max-concurrency'], 1, 100_000, true);
+  if (v.burstiness !== undefined && arrival !== 'gamma') throw usage('--burstiness needs --arrival gamma');
+  const burstiness = arrival === 'gamma' ? (v.burstiness === undefined ? 1 : parseNumber('burstiness', v.burstiness, 0.01, 100, false)) : undefined;
   const engine = v.engine ?? 'autocannon';
   if (engine !== 'autocannon' && engine !== 'undici') throw usage(`--engine must be autocannon or undici, got "${engine}"`);
   if (v.engine !== undefined && v.rate !== undefined && engine !== 'undici') throw usage('open loop (--rate) always uses the undici engine');
@@ -115,7 +121,7 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   const stream = v['no-stream'] !== true;
   const mode: ModeConfig =
     v.rate !== undefined
-      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival }
+      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival, ...(burstiness === undefined ? {} : { burstiness }), ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
       : { kind: 'closed', concurrency: v.concurrency === undefined ? 8 : parseNumber('concurrency', v.concurrency, 1, 10_000, true), engine };
   const requests = v.requests === undefined ? null : parseNumber('requests', v.requests, 1, 10_000_000, true);
   const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null ? 10 : null;

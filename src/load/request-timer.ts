@@ -1,5 +1,6 @@
 import { activeCheckThread, type CheckThread } from './check-thread.ts';
 import type { ErrorClass } from './load-result.ts';
+import type { ResponseExtras } from './response-extras.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
 /** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
@@ -27,6 +28,8 @@ export interface RequestTiming {
   error: { class: ErrorClass; detail: string; finding?: string } | null;
   /** Still in flight when the run ended and cut off: neither a sample nor an error. */
   abortedAtEnd: boolean;
+  /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
+  extras?: ResponseExtras;
 }
 
 export interface RequestTimerOptions {
@@ -224,6 +227,7 @@ export class RequestTimer {
     t.events = part.events;
     t.error = part.error;
     t.abortedAtEnd = part.abortedAtEnd;
+    if (part.extras !== undefined) t.extras = part.extras;
     this.#onDone(t);
   }
 }

@@ -3,6 +3,8 @@ import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { tokenLines } from './token-report.ts';
+import { cacheLine } from './cache-report.ts';
+import { turnLines } from './turn-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -39,7 +41,7 @@ const rows: [MetricName, string][] = [
 /** The summary printed at the end of a run. */
 export function summaryTable(r: LoadResult): string {
   const m = r.meta.mode;
-  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival} (seed ${m.seed})` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
+  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
   const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
@@ -62,6 +64,9 @@ export function summaryTable(r: LoadResult): string {
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
   out.push(...tokenLines(r.tokens));
+  const cache = cacheLine(r.cache, fmtUs);
+  if (cache !== null) out.push(cache);
+  out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   const classes = Object.entries(r.errors.byClass).filter(([, n]) => n > 0);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${classes.length > 0 ? ' ' + classes.map(([c, n]) => `${c}=${n}`).join(' ') : ''}`);
