@@ -37,6 +37,7 @@ export const loadFlagSpec = {
   sweep: { type: 'boolean' },
   'sweep-steps': { type: 'string' },
   shard: { type: 'string' },
+  repeat: { type: 'string' },
   seed: { type: 'string' },
   report: { type: 'string' },
   json: { type: 'boolean' },
@@ -54,6 +55,8 @@ export interface LoadPlan extends LoadSettings {
   model: string | null;
   sweep: boolean;
   sweepSteps: number;
+  /** --repeat N: run the configuration N times (1: once). */
+  repeat: number;
   report: string | undefined;
   json: boolean;
   quiet: boolean;
@@ -136,6 +139,8 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
     if (count < 1 || count > 10_000 || index >= count) throw usage(`--shard must be i/n with 0 <= i < n <= 10000, got "${v.shard}"`);
     shard = { index, count };
   }
+  const repeat = v.repeat === undefined ? 1 : parseNumber('repeat', v.repeat, 2, 20, true);
+  if (v.repeat !== undefined && (v.sweep === true || shard !== null)) throw usage('--repeat runs one level several times; it cannot be combined with --sweep or --shard');
   const sweepSteps = v['sweep-steps'] === undefined ? 6 : parseNumber('sweep-steps', v['sweep-steps'], 1, 20, true);
   if (v['sweep-steps'] !== undefined && v.sweep !== true) throw usage('--sweep-steps needs --sweep');
   if (v.sweep === true && shard !== null) throw usage('--sweep cannot be sharded (run shards at fixed levels and merge them)');
@@ -165,6 +170,7 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
     sloExprs,
     sweep: v.sweep === true,
     sweepSteps,
+    repeat,
     shard,
     report: v.report,
     json: v.json === true,
