@@ -5,6 +5,7 @@ import { at, isRecord } from './evidence.ts';
 import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../client/stream-checker.ts';
 import { streamChunks } from './stream-chunks.ts';
+import { rateLimitGiveUp } from './rate-limit-retry.ts';
 import { capabilityDefs, gateOn, type Capability, type CapabilityProbe } from './capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from './structured-output.ts';
 
@@ -193,7 +194,14 @@ export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reaso
 /** What the run found about `cap` (probed once per run). */
 export function probeCapability(ctx: CheckContext, cap: Capability): Promise<CapabilityProbe> {
   // A probe that cannot run (no model listed, a transport error) decides nothing: the requirements are judged.
-  return ctx.capabilities.probe(cap, () => probes[cap](ctx).catch((error: unknown): CapabilityProbe => ({ status: 'undecided', detail: `the probe could not run: ${ctx.http.redact(error instanceof Error ? error.message : String(error))}` })));
+  return ctx.capabilities.probe(cap, () =>
+    probes[cap](ctx).catch((error: unknown): CapabilityProbe => {
+      // A rate limit that outlasted the run's wait budget: LIMIT-010 judges it, and every check that
+      // needed this probe is skipped saying so (check-runner.ts), not judged on an undecided probe.
+      if (rateLimitGiveUp(error) !== undefined) throw error;
+      return { status: 'undecided', detail: `the probe could not run: ${ctx.http.redact(error instanceof Error ? error.message : String(error))}` };
+    }),
+  );
 }
 
 /**
