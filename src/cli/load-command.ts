@@ -19,6 +19,7 @@ import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isL
 import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
 import { isTlsFailure } from '../load/undici-engine.ts';
 import { END_GRACE_MS } from '../load/engine.ts';
+import { loadRunPassed } from '../load/run-verdict.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -125,7 +126,7 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
 export const MOCK_LOAD_OPTIONS = { limits: false, ttftMs: 40, itlMs: 8, jitterMs: 2, tokensPerChunk: [1, 1, 2], completionTokens: [16, 48] as [number, number] } as const;
 
 export function exitCodeFor(result: LoadResult): number {
-  return result.slosPassed ? ExitCode.ok : ExitCode.thresholdBreached;
+  return loadRunPassed(result) ? ExitCode.ok : ExitCode.thresholdBreached;
 }
 
 export async function run(argv: string[]): Promise<number> {

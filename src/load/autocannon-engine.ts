@@ -171,7 +171,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     });
     client.on('done', () => {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.fail(now(), 'other', 'in flight when the run ended', true);
+      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
       states.delete(client);
       if (states.size === 0) allDone();
     });
@@ -268,7 +268,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     ]);
     for (const [client, st] of [...states]) {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.fail(now(), 'other', 'in flight when the run ended', true);
+      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
       st.timer = null;
       client.destroy();
     }
@@ -291,4 +291,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     hooks.signal?.removeEventListener('abort', onAbort);
   }
   return { issued, due: issued, lastStartNs };
+}
+
+function isInterrupted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

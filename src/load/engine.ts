@@ -30,9 +30,12 @@ export interface EngineLimits {
   timeoutMs: number;
   /** Total deadline of one request from its actual send, body included: past it, class `timeout` (a server that keeps sending cannot hold it). */
   deadlineMs: number;
-  /** After stopNs, in-flight requests get this long to finish; the rest are aborted (not errors). */
+  /** After stopNs, in-flight requests get this long to finish; the rest are cut (see `cutAtEnd`). */
   drainMs: number;
+  /** hrtime ns at which the measured window starts (after warmup); default startNs. */
+  measureStartNs?: bigint;
 }
+
 
 /** The short fixed grace in-flight requests get after a run's end before they are aborted and counted as aborted at end. */
 export const END_GRACE_MS = 5_000;

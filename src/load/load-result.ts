@@ -207,7 +207,7 @@ export interface Counts {
 export interface Throughput {
   /** Measured window length in seconds. */
   windowS: number;
-  /** Finished requests / window. */
+  /** Successful requests / window (failed requests are not throughput; the same as okRps). */
   rps: number;
   /** Successful requests / window. */
   okRps: number;
@@ -253,7 +253,10 @@ export interface SloResult {
   threshold: number;
   observed: number | null;
   unit: MetricUnit | 'ratio' | 'per_s' | 'count';
+  /** Never true without data: an SLO whose metric had no sample in the window is not met. */
   passed: boolean;
+  /** Why `observed` is null: the metric had no sample in the measured window (the SLO is then not met). */
+  noData?: string;
   /** Whether this SLO is also applied to each request for goodput (per-request metrics). */
   perRequest: boolean;
 }

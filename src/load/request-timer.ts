@@ -1,4 +1,5 @@
 import { activeCheckThread, type CheckThread } from './check-thread.ts';
+import { cutAtEnd, type CutLimits } from './end-cut.ts';
 import type { ErrorClass } from './load-result.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
@@ -27,6 +28,8 @@ export interface RequestTiming {
   error: { class: ErrorClass; detail: string; finding?: string } | null;
   /** Still in flight when the run ended and cut off: neither a sample nor an error. */
   abortedAtEnd: boolean;
+  /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
+  cutAtEnd?: true;
 }
 
 export interface RequestTimerOptions {
@@ -185,6 +188,15 @@ export class RequestTimer {
       this.#ending = { atNs, fail: { class: errorClass, detail, abortedAtEnd } };
       this.#enqueue();
     }
+  }
+
+  /** The run ended with this request in flight: a timeout or aborted at end, as `cutAtEnd` decides. */
+  cut(atNs: bigint, limits: CutLimits, interrupted: boolean): void {
+    if (this.#done) return;
+    const timeout = cutAtEnd(this.timing.sentNs, atNs, limits, interrupted);
+    if (timeout === null) return this.fail(atNs, 'other', 'in flight when the run ended', true);
+    this.timing.cutAtEnd = true;
+    this.fail(atNs, 'timeout', timeout);
   }
 
   #enqueue(): void {

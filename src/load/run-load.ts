@@ -150,7 +150,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
   // In-flight requests get a short fixed grace after the stop, then are aborted (counted as aborted at end):
   // a run ends at its bound whatever the server does.
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS };
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS, measureStartNs: startNs + warmupNs };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,

@@ -2,6 +2,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
+import type { CutLimits } from './end-cut.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
@@ -9,7 +10,8 @@ import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 export interface InFlightEntry {
   timer: RequestTimer;
   lastByteNs: bigint;
-  abort: () => void;
+  /** The run ended: with `limits`, the request is cut as a timeout or aborted at end (end-cut.ts); without, aborted at end. */
+  abort: (limits?: CutLimits, interrupted?: boolean) => void;
   idle: () => void;
   /** Past the request's total deadline (however many bytes still arrive). */
   expire: () => void;
@@ -120,7 +122,8 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
-      abort: () => {
+      abort: (limits, interrupted = false) => {
+        if (limits !== undefined) timer.cut(now(), limits, interrupted);
         abortedAtEnd = true;
         controller?.abort(new AbortedAtEnd('run ended'));
       },
@@ -189,7 +192,7 @@ function report(hooks: EngineHooks, t: RequestTiming): void {
   hooks.onTiming?.(t);
 }
 
-async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs: number, signal?: AbortSignal): Promise<void> {
+async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, limits: EngineLimits, drainMs: number, signal?: AbortSignal): Promise<void> {
   if (pending.size > 0) {
     const ac = new AbortController();
     const onAbort = (): void => ac.abort();
@@ -198,7 +201,7 @@ async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs
     ac.abort();
     signal?.removeEventListener('abort', onAbort);
   }
-  for (const f of inFlight.values()) f.abort();
+  for (const f of inFlight.values()) f.abort(limits, isAborted(signal));
   await Promise.allSettled([...pending]);
 }
 
@@ -283,7 +286,7 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
     // The run's bound is its stop time, not its last arrival: requests in flight may finish until then,
     // and only after it does the fixed grace start.
     const untilStopMs = isAborted(hooks.signal) ? 0 : Math.max(0, Number(limits.stopNs - now()) / 1e6);
-    await drain(loop.inFlight, loop.pending, untilStopMs + limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits, untilStopMs + limits.drainMs, hooks.signal);
   } finally {
     await loop.close();
   }
@@ -320,7 +323,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
     await untilStart(limits.startNs, hooks.signal);
     const workers = Array.from({ length: concurrency }, () => worker());
     await Promise.race([Promise.all(workers), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
-    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
     await Promise.allSettled(workers);
   } finally {
     clearTimeout(stopTimer);
