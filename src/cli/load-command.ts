@@ -10,7 +10,7 @@ import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import { loadFlagSpec, planFromFlags, type LoadPlan } from '../load/load-options.ts';
 import type { LoadResult, RequestRecord } from '../load/load-result.ts';
-import { runLoad, type LoadConfig } from '../load/run-load.ts';
+import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/sweep.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
@@ -18,7 +18,7 @@ import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
 import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
 import { isTlsFailure } from '../load/undici-engine.ts';
-import { END_GRACE_MS } from '../load/engine.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/engine.ts';
 import { loadRunPassed } from '../load/run-verdict.ts';
 
 const HELP = `Usage: iari load [options]
@@ -81,15 +81,16 @@ Examples:
 Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
 `;
 
-/** The first listed model: one bounded request (10 s in all, 4 MiB at most), never a hang on a server that misbehaves. */
-async function firstModel(baseUrl: string, token: string, conn: ConnectionOptions): Promise<string> {
+/** The first listed model: one bounded request (the pre-window deadline in all, 4 MiB at most), never a hang on a server that misbehaves. */
+async function firstModel(baseUrl: string, token: string, conn: ConnectionOptions, budgetMs: number): Promise<string> {
   const origin = new URL(baseUrl).origin;
   const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);
-  const client = new HttpClient({ baseUrl, token, dispatcher, timeouts: { connectMs: 5_000, headersMs: 10_000, bodyIdleMs: 10_000, deadlineMs: 10_000 }, maxBodyBytes: 4 * 1024 * 1024 });
+  const ms = Math.max(1, Math.round(budgetMs));
+  const client = new HttpClient({ baseUrl, token, dispatcher, timeouts: { connectMs: Math.min(5_000, ms), headersMs: ms, bodyIdleMs: ms, deadlineMs: ms }, maxBodyBytes: 4 * 1024 * 1024 });
   try {
     const res = await client.request({ path: '/v1/models', auth: 'token', keepChunks: false });
     if (res.kind !== 'ok') {
-      const message = res.kind === 'timeout' ? `no complete answer within 10 s (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message;
+      const message = res.kind === 'timeout' ? `no complete answer within ${ms / 1000} s, the deadline before the run (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message;
       throw Object.assign(new Error(message), 'code' in res ? { code: res.code } : {});
     }
     const parsed = parseJsonBounded(res.body.toString('utf8'));
@@ -114,12 +115,19 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
   const m = plan.mode;
   const level = m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals)` : `closed loop, ${m.concurrency} concurrent requests`;
   const drainS = END_GRACE_MS / 1000;
+  const preS = preWindowS(plan);
+  const boundS = plan.sweep ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
   const bound = plan.sweep
     ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
     : plan.durationS !== null
       ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
       : `until ${plan.requests ?? 0} measured requests (at most 600 s)`;
-  return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight; Ctrl-C stops it\n`;
+  return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
+}
+
+/** The pre-window deadline of a plan, s (engine.ts preWindowBudgetMs). */
+function preWindowS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
+  return preWindowBudgetMs(plan.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, runLengthS(plan)) / 1000;
 }
 
 /** The bundled mock's latency model for load runs: rate limits off, realistic pacing. */
@@ -150,10 +158,14 @@ export async function run(argv: string[]): Promise<number> {
     const baseUrl = plan.baseUrl ?? mock!.url;
     const token = plan.token ?? mock!.tokens.default;
     const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
-    const model = plan.model ?? (await firstModel(baseUrl, token, plan.connection));
+    // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
+    const preMs = preWindowS(plan) * 1000;
+    const preStart = performance.now();
+    const model = plan.model ?? (await firstModel(baseUrl, token, plan.connection, preMs));
+    const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
-    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), ...(workload === undefined ? {} : { workload }) };
+    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
     const { result, records } = plan.sweep
       ? await runSweep(cfg, {
           maxSteps: plan.sweepSteps,

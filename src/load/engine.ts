@@ -40,6 +40,18 @@ export interface EngineLimits {
 /** The short fixed grace in-flight requests get after a run's end before they are aborted and counted as aborted at end. */
 export const END_GRACE_MS = 5_000;
 
+/** The most the phase before the measured window (choosing the model, the priming request) may take. */
+export const PRE_WINDOW_MAX_MS = 10_000;
+
+/**
+ * The deadline of everything before the measured window (docs/load.md, "A run ends at its
+ * bound"): at most 10 s, or --request-timeout if lower, and never longer than the run itself
+ * (warmup + duration; a requests-bound run counts its 600 s ceiling).
+ */
+export function preWindowBudgetMs(requestTimeoutMs: number, runS: number): number {
+  return Math.max(0, Math.min(PRE_WINDOW_MAX_MS, requestTimeoutMs, runS * 1000));
+}
+
 /** Default total deadline of one load request (--request-timeout). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 

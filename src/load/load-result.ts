@@ -242,6 +242,15 @@ export interface Timeslice {
 
 export type SloOp = '<' | '<=' | '>' | '>=';
 
+/** How the unmeasured priming request ended by the pre-window deadline (docs/load.md, "A run ends at its bound"). */
+export interface Priming {
+  outcome: 'complete' | 'incomplete';
+  /** The pre-window deadline, ms. */
+  deadlineMs: number;
+  /** What was (not) received by then. */
+  detail?: string;
+}
+
 export interface SloResult {
   /** As written on the command line, e.g. "ttft.p95<800ms". */
   expr: string;
@@ -325,6 +334,8 @@ export interface LoadResult {
   /** Set on a merged result: the runIds and shards it was built from. */
   mergedFrom: { runId: string; shard: ShardInfo | null }[] | null;
   validity: Validity;
+  /** Present when the unmeasured priming request had not completed by the pre-window deadline (evidence, not a sample). */
+  priming?: Priming;
   /** True when the run was stopped by Ctrl-C (SIGINT): the figures cover the window up to the interrupt. */
   interrupted?: boolean;
   /** Prompt and output token distributions, asked against received (absent in files written before it existed). */

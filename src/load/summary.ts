@@ -75,6 +75,7 @@ export function summaryTable(r: LoadResult): string {
     out.push(`sweep (${r.sweep.kind}): best ${r.sweep.best ?? 'none'}, stopped: ${r.sweep.stopReason}`);
     for (const s of r.sweep.steps) out.push(`  ${String(s.level).padStart(8)}  ${s.achievedRps} rps  ttft p99 ${fmtUs(s.ttftP99Us)}  itl p99 ${fmtUs(s.itlP99Us)}  errors ${(s.errorRate * 100).toFixed(1)}%  ${s.slosMet ? 'SLOs met' : 'SLOs breached'}${s.saturated ? ' saturated' : ''}`);
   }
+  if (r.priming?.detail !== undefined) out.push(`priming: ${r.priming.detail}`);
   for (const w of r.validity.warnings) out.push(`warning: ${w}`);
   return out.join('\n') + '\n';
 }

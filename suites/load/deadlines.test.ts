@@ -79,6 +79,16 @@ describe('load deadlines', () => {
     });
   }
 
+  it('the priming request has its own deadline, at most the run length: a stream still arriving then is reported, and the run starts without waiting for it', async () => {
+    const t0 = performance.now();
+    const { result } = await runLoad(config({ durationS: 1, requestTimeoutMs: 60_000, prime: true }));
+    // pre-window min(10 s, 60 s, 1 s) + 1 s + the 5 s grace
+    expect(performance.now() - t0).toBeLessThan(1_000 + 1_000 + END_GRACE_MS + 2_000);
+    expect(result.priming).toMatchObject({ outcome: 'incomplete', deadlineMs: 1_000 });
+    expect(result.priming?.detail).toMatch(/still arriving when the pre-window deadline \(1\.0 s\) passed: a stream that outlived it/);
+    expect(summaryTable(result)).toMatch(/^priming: /m);
+  });
+
   it('the prime request is bounded by the same deadline as the run', async () => {
     const t0 = performance.now();
     await runLoad(config({ durationS: 0.2, requestTimeoutMs: 300, prime: true }));
