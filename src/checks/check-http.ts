@@ -3,6 +3,7 @@ import type { RequestGate } from './throttle.ts';
 import { checkScopeSignal, formatDuration } from './check-deadline.ts';
 import { framingViolation, violation, type BoundViolation } from '../client/body-limits.ts';
 import { readBounded } from '../client/bounded-read.ts';
+import { connectionHeaderArgs } from '../client/curl.ts';
 import { parseJsonBounded, type BoundedJson } from '../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
@@ -285,6 +286,7 @@ export class CheckHttp {
       // The token placeholder must expand, so that header goes in double quotes.
       parts.push('-H', value.includes('$IARI_TOKEN') || value.includes('${IARI_TOKEN') ? `"${k}: ${value.replace(/(["\\`])/g, '\\$1')}"` : shellQuote(`${k}: ${value}`));
     }
+    parts.push(...connectionHeaderArgs(new Set(Object.keys(headers))));
     if (body !== undefined) {
       const s = typeof body === 'string' ? body : new TextDecoder().decode(body);
       parts.push('--data-raw', shellQuote(this.redact(s.length > 4096 ? `${s.slice(0, 4096)}...` : s)));

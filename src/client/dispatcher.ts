@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, Pool, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { proxyFor, type ConnectionOptions, type HeaderSpec } from './connection-options.ts';
+import { setCurlConnectionHeaders } from './curl.ts';
 
 /**
  * Builds the undici dispatchers that carry iari's traffic to the server under test, from the
@@ -165,4 +166,5 @@ export function installGlobalConnection(conn: ConnectionOptions, origin: string,
   const anyProxy = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((k) => (env[k] ?? '') !== '');
   const base: Dispatcher = anyProxy ? new EnvHttpProxyAgent({ connect: { ...tls }, requestTls: { ...tls }, proxyTls: tlsForProxy(conn, origin, env) }) : new Agent({ connect: { ...tls } });
   setGlobalDispatcher(withHeaders(base, origin, conn.headers));
+  setCurlConnectionHeaders(conn.headers);
 }

@@ -20,6 +20,22 @@ export interface Redactor {
 
 /** Secrets shorter than this are not scrubbed (they would shred ordinary text). */
 export const MIN_SECRET_LENGTH = 6;
+/**
+ * A secret at least this long is scrubbed wherever it appears, even inside a longer run of letters
+ * (no ordinary word is that long); a shorter one only as a whole value, never out of a word
+ * ("myorg1" is scrubbed from `org=myorg1` but not from "myorg12").
+ */
+export const SUBSTRING_SECRET_LENGTH = 20;
+
+/**
+ * Header names whose values are secrets whatever their source: authorization, cookie, and any
+ * name with a part (between `-` or `_`) that is a key, token or secret (x-api-key, apikey,
+ * x-auth-token, client-secret). By part, not substring: `x-portkey-provider` names a provider.
+ */
+export function isSecretHeaderName(name: string): boolean {
+  const n = name.toLowerCase();
+  return /authorization|cookie/.test(n) || n.split(/[-_.]/).some((part) => /^(?:api|access|auth|session|private)?(?:key|token|secret|password)s?$/.test(part));
+}
 
 function forms(secret: string): string[] {
   const out = new Set<string>([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
@@ -36,7 +52,9 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
     .filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH)
     .flatMap(forms)
     .sort((a, b) => b.length - a.length);
-  const pattern = all.length === 0 ? null : new RegExp([...new Set(all)].map(escapeRegExp).join('|'), 'g');
+  // Short values only as a whole value: not preceded or followed by a letter or digit.
+  const alternative = (f: string): string => (f.length >= SUBSTRING_SECRET_LENGTH ? escapeRegExp(f) : `(?<![A-Za-z0-9])${escapeRegExp(f)}(?![A-Za-z0-9])`);
+  const pattern = all.length === 0 ? null : new RegExp([...new Set(all)].map(alternative).join('|'), 'g');
   const string = (text: string): string => (pattern === null ? text : text.replace(pattern, REDACTED));
   const deep = (value: unknown, seen: WeakMap<object, unknown>): unknown => {
     if (typeof value === 'string') return string(value);
