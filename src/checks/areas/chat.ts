@@ -5,6 +5,7 @@ import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts'
 import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '../common-requests.ts';
 import { openaiClient } from '../openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limit-retry.ts';
+import { shorten } from '../shorten.ts';
 
 const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'];
 const DAY = 86_400;
@@ -172,7 +173,7 @@ const missingFields: CheckDef = {
     ];
     for (const c of cases) {
       const ex = await ctx.http.post('/v1/chat/completions', c.body);
-      j.expect(c.id, ex.status === 400, () => evidence(ex, `${JSON.stringify(c.body).slice(0, 80)} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
+      j.expect(c.id, ex.status === 400, () => evidence(ex, `${shorten(JSON.stringify(c.body), 80)} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
       if (ex.status !== 400) continue;
       j.expect('CHAT-024', errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', c.param), () =>
         evidence(ex, 'the 400 does not name the offending field', { expected: { type: 'invalid_request_error', param: c.param[0] }, received: describeResponse(ex), pointer: '/error/param' }),
