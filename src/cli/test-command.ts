@@ -40,6 +40,8 @@ Options:
   --skip IDS           comma-separated requirement IDs not to judge
   --include limits     also run the rate-limit checks (they consume quota)
   --seed N             seed for generated inputs and requests (default 1)
+  --model ID           the model to probe with, instead of the first one GET /v1/models lists
+                       (gets past a model list the server breaks; MODELS-* still judge the list)
   --max-rate-limit-wait DURATION
                        longest the whole run waits out 429s, e.g. 90s, 10m (default 10m;
                        0 = never wait). A 429 is waited out (retry-after-ms, Retry-After,
@@ -79,6 +81,7 @@ const options = {
   skip: { type: 'string' },
   include: { type: 'string', multiple: true },
   seed: { type: 'string' },
+  model: { type: 'string' },
   'max-rate-limit-wait': { type: 'string' },
   report: { type: 'string' },
   json: { type: 'boolean' },
@@ -88,6 +91,11 @@ const options = {
   help: { type: 'boolean', short: 'h' },
   ...connectionFlagSpec,
 } as const;
+
+function modelFlag(value: string): string {
+  if (value.trim() === '') throw new HarnessError(HarnessErrorCode.USAGE, 'iari test: --model needs a model id');
+  return value.trim();
+}
 
 function idList(flag: string, value: string | undefined, known: ReadonlySet<string>): string[] {
   if (value === undefined) return [];
@@ -218,6 +226,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       profile,
       target: mock === undefined ? 'external' : 'bundled-mock',
       includeLimits: include.includes('limits'),
+      ...(values.model === undefined ? {} : { model: modelFlag(values.model) }),
       ...mockAccounts(byAccount, token),
       ...(mock === undefined ? { connection } : {}),
       ...(maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs }),
