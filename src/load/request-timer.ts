@@ -1,5 +1,6 @@
 import { activeCheckThread, type CheckThread } from './check-thread.ts';
 import { cutAtEnd, type CutLimits } from './end-cut.ts';
+import { EventBounds, type EventRefusal } from './event-bounds.ts';
 import type { ErrorClass } from './load-result.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
@@ -109,10 +110,12 @@ export class RequestTimer {
    * to the check worker, so one cut at the 16 MiB bound (HDR-013) is dropped here, never copied.
    */
   #held: Buffer[] = [];
+  readonly #bounds: EventBounds;
 
   constructor(options: RequestTimerOptions) {
     this.#stream = options.stream;
     this.#onDone = options.onDone;
+    this.#bounds = new EventBounds(options.stream);
     this.timing = {
       seq: options.seq,
       intendedNs: options.intendedNs,
@@ -151,17 +154,27 @@ export class RequestTimer {
     return decision;
   }
 
-  /** A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. */
-  data(chunk: Buffer, atNs: bigint): void {
-    if (this.#done || this.#skipBody) return;
+  /**
+   * A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. Event size and
+   * JSON nesting are bounded here first (event-bounds.ts): a refused read fails the request and is
+   * never copied; the engine drops the connection when this returns a refusal.
+   */
+  data(chunk: Buffer, atNs: bigint): EventRefusal | null {
+    if (this.#done || this.#skipBody) return null;
+    const refused = this.#bounds.feed(chunk);
+    if (refused !== null) {
+      this.fail(atNs, this.#stream ? 'stream_nonconforming' : 'body_invalid', refused.detail);
+      return refused;
+    }
     if (this.#remote !== null) {
       if (this.#stream) this.#remote.data(this.#id, chunk, atNs);
       else this.#held.push(chunk);
-      return;
+      return null;
     }
     this.#reads[this.#unread] = chunk;
     this.#readTimes[this.#unread++] = atNs;
     this.#enqueue();
+    return null;
   }
 
   /** The response ended at `atNs`; `onDone` follows once everything before it is checked. */
@@ -238,4 +251,9 @@ export class RequestTimer {
     t.abortedAtEnd = part.abortedAtEnd;
     this.#onDone(t);
   }
+}
+
+/** Null while the check worker keeps up; else resolves once it has caught up (engines pause their reads meanwhile). */
+export function checkBacklog(): Promise<void> | null {
+  return activeCheckThread()?.backlog() ?? null;
 }

@@ -305,9 +305,11 @@ async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number
     const outcome = await Promise.race([sent, new Promise<'incomplete'>((r) => (cut = setTimeout(() => r('incomplete'), Math.max(0, leftMs))))]);
     if (outcome === 'complete') return { outcome, deadlineMs: budgetMs };
     const entry = [...inFlight.values()][0];
-    const t = entry?.timer.timing;
+    // The response ended and is still being checked: no evidence against the server.
+    if (entry === undefined) return { outcome: 'complete', deadlineMs: budgetMs };
+    const t = entry.timer.timing;
     const detail =
-      t === undefined || t.headersNs === null
+      t.headersNs === null
         ? `the priming request had no answer within the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s)`
         : `the priming request's response (status ${t.status ?? '?'}) was still arriving when the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s) passed: ${target.stream ? "a stream that outlived it (the server's streams may not end, HDR-012)" : 'a body that outlived it'}`;
     for (const e of inFlight.values()) e.abort();

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
 import type { CutLimits } from './end-cut.ts';
-import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
@@ -159,7 +159,14 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         // At most 16 MiB of one response is read (HDR-013): past it the request fails and its socket is dropped.
         const breach = budget.add(chunk.length);
         if (breach !== undefined) return c.abort(breach);
-        if (!budget.breached) timer.data(chunk, t);
+        if (budget.breached) return;
+        if (timer.data(chunk, t) !== null) return c.abort(new DecidedAtHead('refused on the main thread'));
+        // The check worker is behind: stop reading this response until it catches up.
+        const backlog = checkBacklog();
+        if (backlog !== null && !c.paused) {
+          c.pause();
+          void backlog.then(() => c.aborted || c.resume());
+        }
       },
       onResponseEnd() {
         const t = now();
