@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer } from '../mock-server/index.ts';
-import { MOCK_LOAD_OPTIONS } from '../src/cli/load-command.ts';
+import { MOCK_LOAD_OPTIONS } from '../src/load/mock-pacing.ts';
 import type { LoadResult } from '../src/load/load-result.ts';
 import { syntheticPrompt } from '../src/load/workload.ts';
 import { seededRandom } from '../src/seeded-random.ts';

@@ -1,14 +1,14 @@
 // Builds dist/: tsc compiles what the package runs (tsconfig.build.json: the CLI, the library
-// entries, the check worker and the contract suites `iari test` hands to vitest) to JS plus .d.ts,
+// entries and the check worker) to JS plus .d.ts,
 // rewriting the sources' `.ts` import specifiers to `.js` (rewriteRelativeImportExtensions), so
-// the code keeps one form of import for tsx, vitest and the compiler. Then the files tsc does not
-// emit are put in place: the CLI's help text, and the contract suites renamed from `*.test.js`
-// to `*.contract.js` (they are iari's checks, not tests of iari; a package ships no tests).
+// the code keeps one form of import for tsx, vitest and the compiler. Then the file tsc does not
+// emit is put in place: the CLI's help text. The package ships no tests: `iari test` runs the
+// check catalog in its own process.
 // Run by `npm run build`, and by `prepare` on `npm ci` and `npm pack`. The new tree is built beside
 // the old one and swapped in by two renames, so a process running from dist/ meanwhile (a test
 // that runs the CLI) never finds it half-written.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,22 +28,6 @@ if (compiled.status !== 0) {
 
 copyFileSync(join(root, 'src/cli/help.txt'), join(dist, 'src/cli/help.txt'));
 
-const suites = join(dist, 'suites/contract');
-let renamed = 0;
-for (const name of readdirSync(suites)) {
-  const path = join(suites, name);
-  if (name.endsWith('.test.js')) {
-    renameSync(path, join(suites, name.replace(/\.test\.js$/, '.contract.js')));
-    renamed += 1;
-  } else if (name.endsWith('.d.ts')) {
-    unlinkSync(path);
-  }
-}
-if (renamed === 0) {
-  process.stderr.write('build: no contract suites were compiled\n');
-  process.exit(1);
-}
-
 const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
 if (leftover.length > 0 || !existsSync(join(dist, 'src/cli/entry.js'))) {
   process.stderr.write(`build: unexpected files in dist: ${leftover.join(', ') || 'src/cli/entry.js is missing'}\n`);
@@ -53,4 +37,4 @@ if (leftover.length > 0 || !existsSync(join(dist, 'src/cli/entry.js'))) {
 if (existsSync(target)) renameSync(target, old);
 renameSync(dist, target);
 rmSync(old, { recursive: true, force: true });
-process.stdout.write(`build: dist/ written (${renamed} contract suites)\n`);
+process.stdout.write('build: dist/ written\n');

@@ -60,7 +60,9 @@ interface Spec {
   comment: string;
   flags: string[];
   input: Item[] | { text: string } | { base64: string };
-  options?: { [K in keyof Omit<VerifyOptions, 'payloads'>]?: VerifyOptions[K] | undefined } & { payloads?: Record<string, ReceiptPayloads> };
+  options?: { [K in keyof Omit<VerifyOptions, 'payloads'>]?: VerifyOptions[K] | undefined } & { payloads?: Record<string, ReceiptPayloads>; payloadsFile?: string };
+  /** The verifier refuses the options before reading any Receipt (the CLI exits 2): why. */
+  refused?: 'TRUSTED_KEY_INVALID' | 'APPROVER_KEY_INVALID' | 'PAYLOADS_INVALID';
   errors?: Expect;
   warnings?: Expect;
 }
@@ -216,7 +218,7 @@ function specs(): Spec[] {
   add({ group: 'crypto', comment: 'sig.kid names another key than iss', flags: ['KeyBinding'], input: resealed(L1, (c) => (c[2].sig.kid = OTHER.keyref), { keepSig: [2] }), errors: [['SIG_KID_MISMATCH', 2]] });
   add({ group: 'crypto', comment: 'actor_sig.kid names another key than actor', flags: ['KeyBinding', 'Level2'], input: resealed(L2, (c) => (c[2].act.actor_sig.kid = OTHER.keyref)), options: { level: 2, grantId: GRANT }, errors: [['SIG_KID_MISMATCH', 2]] });
   add({ group: 'crypto', comment: 'actor is a small-order point', flags: ['SmallOrderKey'], input: resealed(L1, (c) => (c[2].actor = SMALL_ORDER_KEYREF)), errors: [['KEY_INVALID', 2]] });
-  add({ group: 'crypto', comment: 'approval by a small-order key', flags: ['SmallOrderKey'], input: resealed(L1, (c) => (c[3].approval.kid = SMALL_ORDER_KEYREF)), options: { approvers: [APPROVER.keyref, SMALL_ORDER_KEYREF] }, errors: [['KEY_INVALID', 3]] });
+  add({ group: 'crypto', comment: 'approval by a small-order key (not an approver: a small-order key given as one is refused, D-RCPT-21)', flags: ['SmallOrderKey'], input: resealed(L1, (c) => (c[3].approval.kid = SMALL_ORDER_KEYREF)), errors: [['KEY_INVALID', 3], ['APPROVER_UNTRUSTED', 3]] });
   add({ group: 'crypto', comment: 'actor key with y >= p (non-canonical encoding)', flags: ['InvalidKeyEncoding'], input: resealed(L1, (c) => (c[2].actor = keyrefOf(Buffer.from('eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'hex')))), errors: [['KEY_INVALID', 2]] });
   add({ group: 'crypto', comment: 'S replaced by S + L (malleability)', flags: ['SignatureMalleability'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); c[2].sig.val = encodeBase64url(Buffer.concat([b.subarray(0, 32), addL(b.subarray(32))])); }, { keepSig: [2] }), errors: [['SIG_NONCANONICAL', 2]] });
   add({ group: 'crypto', comment: 'R replaced by zero bytes (a small-order point)', flags: ['InvalidSignature'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); c[2].sig.val = encodeBase64url(Buffer.concat([Buffer.alloc(32), b.subarray(32)])); }, { keepSig: [2] }), errors: [['SIG_NONCANONICAL', 2]] });
@@ -338,6 +340,61 @@ function specs(): Spec[] {
   add({ group: 'crypto', comment: 'R with y = p + 3 (a non-canonical encoding)', flags: ['InvalidEncoding'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); const r = Buffer.from('f0ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'hex'); c[2].sig.val = encodeBase64url(Buffer.concat([r, b.subarray(32)])); }, { keepSig: [2] }), errors: [['SIG_NONCANONICAL', 2]] });
   add({ group: 'crypto', comment: 'R not a curve point (y = 2 has no x)', flags: ['InvalidEncoding'], input: resealed(L1, (c) => { const b = sOfSig(c[2].sig.val); const r = Buffer.alloc(32); r[0] = 2; c[2].sig.val = encodeBase64url(Buffer.concat([r, b.subarray(32)])); }, { keepSig: [2] }), errors: [['SIG_NONCANONICAL', 2]] });
   add({ group: 'crypto', comment: 'actor key with a small-order component (A + T, not in the prime-order subgroup)', flags: ['SmallOrderKey'], input: resealed(L1, (c) => (c[2].actor = keyrefOf(ed25519.Point.fromBytes(ACTOR.publicKey).add(ed25519.Point.fromHex(TORSION8)).toBytes()))), errors: [['KEY_INVALID', 2]] });
+  // ---------- issue 23: the places a second implementation had to guess (each names its D-RCPT paragraph) ----------
+  const NONCANONICAL_KEYREF = keyrefOf(Buffer.from('eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'hex'));
+  const X0_SIGN_KEYREF = keyrefOf(Buffer.from('0100000000000000000000000000000000000000000000000000000000000080', 'hex'));
+  // D-RCPT-21: keys given to the verifier.
+  add({ group: 'options', comment: 'D-RCPT-21: a small-order point among the trusted issuer keys is refused before any Receipt is read (CLI: exit 2), though no Receipt names it', flags: ['GivenKey', 'SmallOrderKey'], input: L1, options: { trustedIssuers: [ISSUER.keyref, SMALL_ORDER_KEYREF] }, refused: 'TRUSTED_KEY_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-21: a trusted issuer key that is not a canonical point encoding (y >= p) is refused before any Receipt is read', flags: ['GivenKey', 'InvalidKeyEncoding'], input: L1, options: { trustedIssuers: [NONCANONICAL_KEYREF, ISSUER.keyref] }, refused: 'TRUSTED_KEY_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-21: an approver key with x = 0 and the sign bit set (not canonical) is refused before any Receipt is read', flags: ['GivenKey', 'InvalidKeyEncoding'], input: L1, options: { approvers: [APPROVER.keyref, X0_SIGN_KEYREF] }, refused: 'APPROVER_KEY_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-21: a small-order approver key is refused even when the chain is empty', flags: ['GivenKey', 'SmallOrderKey', 'Empty'], input: { text: '' }, options: { approvers: [SMALL_ORDER_KEYREF] }, refused: 'APPROVER_KEY_INVALID' });
+  // D-RCPT-13: numbers in the payloads file (payloadsFile: the text of --payloads FILE, keyed by Receipt id).
+  const withInput = (body: unknown) => resealed(L1, (c) => { c[0].act.input_digest = digestOf(body); c[1].act.input_digest = digestOf(body); });
+  const exotic = { model: 'gpt-4o-mini', temperature: 1e-7, seed: -0, max_tokens: 1e20, messages: [] };
+  add({ group: 'options', comment: 'D-RCPT-13: payload numbers 1E-7, -0 and 1e20 are read as the doubles they denote; JCS writes them 1e-7, 0 and 100000000000000000000', flags: ['Payloads', 'PayloadNumber'], input: withInput(exotic), options: { payloadsFile: '{"rcpt_0001":{"input":{"model":"gpt-4o-mini","temperature":1E-7,"seed":-0,"max_tokens":1e20,"messages":[]}}}' } });
+  add({ group: 'options', comment: 'D-RCPT-13: a payload integer above 2^53-1 that a double holds exactly (2^53) is read', flags: ['Payloads', 'PayloadNumber'], input: withInput({ n: 9007199254740992 }), options: { payloadsFile: '{"rcpt_0001":{"input":{"n":9007199254740992}}}' } });
+  add({ group: 'options', comment: 'D-RCPT-13: a payload integer above 2^53-1 that no double holds (2^53+1) is refused before any Receipt is read: JCS implementations write it differently', flags: ['Payloads', 'PayloadNumber'], input: withInput({ n: 9007199254740992 }), options: { payloadsFile: '{"rcpt_0001":{"input":{"n":9007199254740993}}}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: the same below -(2^53-1) (-2^53-1) is refused', flags: ['Payloads', 'PayloadNumber'], input: L1, options: { payloadsFile: '{"rcpt_0001":{"input":{"n":-9007199254740993}}}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payload number beyond the double range (1e400) is refused', flags: ['Payloads', 'PayloadNumber'], input: L1, options: { payloadsFile: '{"rcpt_0001":{"input":{"n":1e400}}}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payload number with more precision than a double (3.141592653589793238) is refused', flags: ['Payloads', 'PayloadNumber'], input: L1, options: { payloadsFile: '{"rcpt_0002":{"output":[{"role":"assistant","content":"x","n":3.141592653589793238}]}}' }, refused: 'PAYLOADS_INVALID' });
+  // D-RCPT-13: an absent digest is a mismatch.
+  add({ group: 'crypto', comment: 'D-RCPT-13: a request body given for a Receipt without act.input_digest, and an output for an outcome without output_digest: both IO_DIGEST_MISMATCH', flags: ['Payloads', 'AbsentDigest'], input: L1, options: { payloads: { '3': { input: BODY }, '5': { output: OUTPUT } } }, errors: [['IO_DIGEST_MISMATCH', 3], ['IO_DIGEST_MISMATCH', 5]] });
+  // D-RCPT-07: PREV_DIGEST_FORM.
+  add({ group: 'chain', comment: 'D-RCPT-07: the Receipt just before failed the strict reader, so no form is tried (not even on the Receipt before that): CHAIN_BREAK only', flags: ['ChainLink', 'PrevForm'], input: (() => { const c = resealed(L1, (x) => { const { sig: _s, ...rest } = x[1]; x[3].prev = digestOf(rest); }); return c.map((r, k): Item => (k === 2 ? jcs(r).slice(0, -5) : r)); })(), errors: [['JSON_SYNTAX', 2], ['CHAIN_BREAK', 3]] });
+  {
+    const reversed = (r: Receipt): string => JSON.stringify(Object.fromEntries(Object.entries(r).reverse()));
+    const sha = (t: string) => `sha256:${createHash('sha256').update(t).digest('hex')}`;
+    const trimmed = resealed(L1, (c) => (c[3].prev = sha(reversed(c[2]))));
+    add({ group: 'chain', comment: 'D-RCPT-07: bytes as served exclude the whitespace around the value on its JSONL line: prev over the served text without it is PREV_DIGEST_FORM', flags: ['ChainLink', 'PrevForm', 'WireForm', 'Whitespace'], input: trimmed.map((r, k): Item => (k === 2 ? ` \t${reversed(r)}  ` : r)), errors: [['CHAIN_BREAK', 3], ['PREV_DIGEST_FORM', 3]] });
+    add({ group: 'chain', comment: 'D-RCPT-07: the same in a JSON array: the whitespace between the commas is framing, so prev over the element\'s own text is PREV_DIGEST_FORM', flags: ['ChainLink', 'PrevForm', 'WireForm', 'JsonArray'], input: { text: `[\n${trimmed.map((r, k) => (k === 2 ? ` \t${reversed(r)}  ` : jcs(r))).join(' ,\n ')}\n]` }, errors: [['CHAIN_BREAK', 3], ['PREV_DIGEST_FORM', 3]] });
+    const spaced = resealed(L1, (c) => (c[3].prev = sha(` \t${reversed(c[2])}  `)));
+    add({ group: 'chain', comment: 'D-RCPT-07: prev over the whole JSONL line, surrounding whitespace included, names no form: CHAIN_BREAK only', flags: ['ChainLink', 'PrevForm', 'WireForm', 'Whitespace'], input: spaced.map((r, k): Item => (k === 2 ? ` \t${reversed(r)}  ` : r)), errors: [['CHAIN_BREAK', 3]] });
+  }
+  // D-RCPT-24: broken JSON arrays, empty input, blank lines.
+  add({ group: 'parse', comment: 'D-RCPT-24: a comma before the closing ] starts an empty element: JSON_SYNTAX at its index (7), the array is not broken', flags: ['JsonSyntax', 'JsonArray'], input: { text: `[${L1.map(jcs).join(',')},]` }, errors: [['JSON_SYNTAX', 7]] });
+  add({ group: 'parse', comment: 'D-RCPT-24: a JSON array without its closing ]: JSON_SYNTAX null, and every element before the end is still checked (a forged one is SIG_INVALID)', flags: ['JsonSyntax', 'JsonArray', 'Index'], input: { text: `[${raw(L1, (c) => (c[6].act.resource = 'session/3')).map(jcs).join(',')}` }, errors: [['SIG_INVALID', 6], ['JSON_SYNTAX', null]] });
+  add({ group: 'parse', comment: 'D-RCPT-24: data after the closing ]: JSON_SYNTAX null, and the elements are still checked', flags: ['JsonSyntax', 'JsonArray', 'Index'], input: { text: `[${raw(L1, (c) => (c[6].act.resource = 'session/3')).map(jcs).join(',')}] x` }, errors: [['SIG_INVALID', 6], ['JSON_SYNTAX', null]] });
+  add({ group: 'valid', comment: 'D-RCPT-24: an empty JSON array is a valid empty chain', flags: ['Valid', 'Empty', 'JsonArray'], input: { text: ' [ ] \n' } });
+  add({ group: 'valid', comment: 'D-RCPT-24: a file of blank lines only is a valid empty chain (no GRANT_ID_UNAVAILABLE: no Receipt)', flags: ['Valid', 'Empty', 'Whitespace'], input: { text: '\n \t\r\n\n' }, options: { level: 2 } });
+  add({ group: 'chain', comment: 'D-RCPT-24: an empty chain with an expected head: HEAD_MISMATCH (no head)', flags: ['Empty', 'Head', 'Index'], input: { text: '' }, options: { expectedHead: digestOf(L1[0]) }, errors: [['HEAD_MISMATCH', null]] });
+  add({ group: 'valid', comment: 'D-RCPT-24: lines of spaces and tabs are blank lines: ignored, and they take no index (TOKEN_UNVERIFIED stays at 6)', flags: ['Valid', 'Whitespace', 'Index'], input: { text: `${L1.map(jcs).join('\n \t \n\t\n')}\n   \n` }, options: { tokenCommitments: undefined }, warnings: [['TOKEN_UNVERIFIED', 6]] });
+  add({ group: 'parse', comment: 'D-RCPT-24: a line holding a form feed is not blank (not JSON whitespace): a Receipt that is JSON_SYNTAX', flags: ['JsonSyntax', 'Whitespace', 'Index'], input: { text: `${L1.slice(0, 2).map(jcs).join('\n')}\n\f\n${L1.slice(2).map(jcs).join('\n')}\n` }, errors: [['JSON_SYNTAX', 2]] });
+  // D-RCPT-25 (2): equal values that are not objects.
+  add({ group: 'schema', comment: 'D-RCPT-25: two equal values that are not objects are SCHEMA_TYPE twice (a non-object has no digest, so no DUPLICATE_RECEIPT)', flags: ['Schema', 'ChainLink'], input: [...L1, '[1,2]', '[1,2]'], errors: [['SCHEMA_TYPE', 7], ['SCHEMA_TYPE', 8]] });
+  // D-RCPT-22: GATE_OPEN when act is absent.
+  add({ group: 'pairing', comment: 'D-RCPT-22: an allowed gate without act is not a stop.approve gate: GATE_OPEN beside SCHEMA_MISSING_FIELD (its approval is not checked: no act)', flags: ['PairingRule', 'GateOpen', 'CoReport'], input: resealed(L1, (c) => delete c[3].act), errors: [['SCHEMA_MISSING_FIELD', 3], ['APPROVAL_WRONG_VERB', 3]], warnings: [['GATE_OPEN', 3]] });
+  // D-RCPT-04: SIG_KID_MISMATCH when iss is absent.
+  add({ group: 'crypto', comment: 'D-RCPT-04: sig.kid present and iss absent: SIG_KID_MISMATCH (an absent iss is not the same string); the signature is not checked (no key)', flags: ['KeyBinding', 'CoReport'], input: resealed(L1, (c) => delete c[2].iss), errors: [['SCHEMA_MISSING_FIELD', 2], ['SIG_KID_MISMATCH', 2]], warnings: [['ISSUER_CHANGED', 2], ['ISSUER_CHANGED', 3]] });
+  // D-RCPT-22 / D-RCPT-26: "has an outcome" is presence, null included.
+  add({ group: 'pairing', comment: 'D-RCPT-26: outcome null is present: the Receipt is an outcome (it pairs with its gate, so no GATE_OPEN and no GATE_REF_WITHOUT_OUTCOME) and SCHEMA_TYPE; RESOLVED_MISSING needs an object outcome', flags: ['PairingRule', 'NullMember'], input: resealed(L1, (c) => (c[1].outcome = null)), errors: [['SCHEMA_TYPE', 1]] });
+  // D-RCPT-06: an approval with no iss and no service id.
+  add({ group: 'crypto', comment: 'D-RCPT-06: an approval on a Receipt without iss, no service id given: its input is undefined, so it is not checked (no APPROVAL_SIG_INVALID)', flags: ['StopRule', 'KeyBinding'], input: resealed(L1, (c) => delete c[3].iss), errors: [['SCHEMA_MISSING_FIELD', 3], ['SIG_KID_MISMATCH', 3]], warnings: [['ISSUER_CHANGED', 3], ['ISSUER_CHANGED', 4]] });
+  // D-RCPT-26 JSON_SYNTAX row: a duplicate name is found at the name.
+  add({ group: 'parse', comment: 'D-RCPT-26: a duplicate name is found when its name is read, before its value: JSON_DUPLICATE_KEY, not the JSON_NUMBER_FORM of the value 1.5', flags: ['DuplicateKey', 'NumberForm'], input: rawLine(L1, 2, (l) => l.replace('"iat":1700000030', '"iat":1700000030,"iat":1.5')), errors: [['JSON_DUPLICATE_KEY', 2], ['CHAIN_BREAK', 3]] });
+  add({ group: 'parse', comment: 'D-RCPT-26: a duplicate name whose value holds a lone surrogate: JSON_DUPLICATE_KEY', flags: ['DuplicateKey', 'LoneSurrogate'], input: rawLine(L1, 2, (l) => l.replace('"prose":"monthly spend cap reached"', '"prose":"monthly spend cap reached","prose":"\\ud800"')), errors: [['JSON_DUPLICATE_KEY', 2], ['CHAIN_BREAK', 3]] });
+  // D-RCPT-26: the $comment of the subschema holding the keyword, never an ancestor's.
+  add({ group: 'schema', comment: 'D-RCPT-26: resolved.provider a number: SCHEMA_TYPE (its subschema has no finding $comment); not the RESOLVED_MISSING of a subschema at /outcome/resolved', flags: ['Schema', 'SchemaComment'], input: resealed(L1, (c) => (c[1].outcome.resolved.provider = 1)), errors: [['SCHEMA_TYPE', 1]] });
+  add({ group: 'schema', comment: 'D-RCPT-26: iss a number: BAD_KEYREF (the type keyword is in $defs/keyref, whose $comment names it), not SCHEMA_TYPE', flags: ['Schema', 'SchemaComment', 'Keyref'], input: resealed(L1, (c) => (c[2].iss = 1)), errors: [['BAD_KEYREF', 2], ['SIG_KID_MISMATCH', 2]], warnings: [['ISSUER_CHANGED', 2], ['ISSUER_CHANGED', 3]] });
   void GATE_OPEN_NONE;
   return v;
 }
@@ -400,6 +457,12 @@ const NOTES: Record<string, { bugType: string; description: string }> = {
   Option: { bugType: 'FUNCTIONALITY', description: 'A check an option turns on or changes (D-RCPT-27).' },
   LineFeed: { bugType: 'ENCODING', description: 'A patterned string with a final line feed, which some regex dialects accept before $ (D-RCPT-28).' },
   Length: { bugType: 'ENCODING', description: 'A string longer than its maxLength (D-RCPT-28).' },
+  GivenKey: { bugType: 'WEAK_PUBLIC_KEY', description: 'A key given to the verifier (trusted issuer, approver) that is not a valid key: refused before any Receipt is read (D-RCPT-21).' },
+  PayloadNumber: { bugType: 'CANONICALIZATION', description: 'A payload number is read when the nearest double keeps its value (JCS writes the same decimal value), else the payloads are refused (D-RCPT-13).' },
+  AbsentDigest: { bugType: 'FUNCTIONALITY', description: 'A payload is given and the digest member that must cover it is absent: a mismatch (D-RCPT-13).' },
+  PrevForm: { bugType: 'CHAIN', description: 'Which Receipt and which bytes PREV_DIGEST_FORM tries (D-RCPT-07).' },
+  NullMember: { bugType: 'SCHEMA', description: 'A member present with the value null is present (D-RCPT-26).' },
+  SchemaComment: { bugType: 'SCHEMA', description: 'The finding $comment is the one on the subschema holding the failing keyword (D-RCPT-26).' },
 };
 
 /** Builds the whole vector file as a JSON value (deterministic). */
@@ -412,7 +475,8 @@ export function generateReceiptVectors(): Record<string, unknown> {
     for (const k of Object.keys(options)) if (options[k] === undefined) delete options[k];
     const input = Array.isArray(s.input) ? { text: textOf(s.input) } : s.input;
     const errors = sortE(s.errors ?? []);
-    const test = { tcId: ++tcId, comment: s.comment, flags: s.flags, options, input, result: errors.length === 0 ? 'valid' : 'invalid', errors, warnings: sortE(s.warnings ?? []) };
+    const result = s.refused !== undefined ? 'refused' : errors.length === 0 ? 'valid' : 'invalid';
+    const test = { tcId: ++tcId, comment: s.comment, flags: s.flags, options, input, result, ...(s.refused === undefined ? {} : { refusal: s.refused }), errors, warnings: sortE(s.warnings ?? []) };
     groups.set(s.group, [...(groups.get(s.group) ?? []), test]);
   }
   const keys = Object.fromEntries(Object.entries(seeds).map(([name, [source, seed]]) => [name, { source, seed, keyref: key(name as keyof typeof seeds).keyref }]));
@@ -426,7 +490,10 @@ export function generateReceiptVectors(): Record<string, unknown> {
       'Receipt chain vectors for implementations of spec/DECISIONS.md (Receipts). Each test gives the input file',
       '(input.text: UTF-8 JSONL or a JSON array; input.base64: raw bytes), the verifier options, and the expected',
       'result with the exact set of error and warning findings as {code, index} (index: 0-based Receipt position',
-      'in the input; null: the whole chain). Keys are the RFC 8032 section 7.1 test keys.',
+      'in the input; null: the whole chain). Keys are the RFC 8032 section 7.1 test keys. options.payloads maps a',
+      'Receipt index to its payloads; options.payloadsFile is the text of a --payloads file (Receipt id -> payloads,',
+      'read by D-RCPT-13). result "refused": the verifier refuses the options before reading any Receipt (the CLI',
+      'exits 2), for the reason in "refusal": TRUSTED_KEY_INVALID, APPROVER_KEY_INVALID (D-RCPT-21), PAYLOADS_INVALID.',
     ],
     keys,
     constants: { grantId: GRANT, token: TOKEN, tokenCommitment: tokenCommitment(TOKEN), now: NOW, smallOrderKeyref: SMALL_ORDER_KEYREF },

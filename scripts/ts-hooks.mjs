@@ -1,4 +1,4 @@
-// Module hooks that run iari's TypeScript sources (the contract suites' worker, from source). They
+// Module hooks that run iari's TypeScript sources (child processes of tests and benchmarks that run the CLI or the mock from source). They
 // strip types from the project's own .ts files with esbuild and leave every other module to
 // Node untouched. tsx did this before, but it also transforms and source-maps the JavaScript of
 // dependencies: loading vitest's node side through it cost about 160 MiB of resident memory

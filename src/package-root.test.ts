@@ -1,7 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CONTRACT_SUITES, FROM_SOURCE, checkWorkerUrl, codePath, packagePath, packageVersion } from './package-root.ts';
+import { FROM_SOURCE, checkWorkerUrl, codePath, packagePath, packageVersion } from './package-root.ts';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 
@@ -18,10 +18,8 @@ describe('package root', () => {
     expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('finds the help text, the check worker entry and the contract suites from source', () => {
+  it('finds the help text and the check worker entry from source', () => {
     expect(existsSync(codePath('src/cli/help.txt'))).toBe(true);
     expect(existsSync(fileURLToPath(checkWorkerUrl()))).toBe(true);
-    expect(CONTRACT_SUITES.dir).toBe(`${repoRoot}suites/contract`);
-    expect(readdirSync(CONTRACT_SUITES.dir).filter((f) => f.endsWith(CONTRACT_SUITES.suffix)).length).toBeGreaterThan(5);
   });
 });

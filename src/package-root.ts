@@ -1,7 +1,7 @@
 // Where iari's own files are at run time. The same module runs from its TypeScript source
 // (src/package-root.ts under tsx or vitest) and compiled (dist/src/package-root.js in a clone after
 // `npm run build`, or in node_modules/iari/ after `npm install iari`). Every file iari reads at run
-// time (spec/, fixtures/, package.json, help text, the contract suites, the check worker) is
+// time (spec/, fixtures/, package.json, help text, the check worker) is
 // resolved here, so none of them depends on where the module that reads it was emitted.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ export const FROM_SOURCE: boolean = import.meta.url.endsWith('.ts');
 /** The package root: holds package.json, spec/ and fixtures/ (the directory above src/, or above dist/src/). */
 export const PACKAGE_ROOT: URL = new URL(FROM_SOURCE ? '../' : '../../', import.meta.url);
 
-/** The code root: holds src/, mock-server/ and suites/contract/ as they run (the package root, or its dist/). */
+/** The code root: holds src/ and mock-server/ as they run (the package root, or its dist/). */
 export const CODE_ROOT: URL = new URL('../', import.meta.url);
 
 /** URL of a file under the package root, e.g. `packageUrl('spec/openapi.yaml')`. */
@@ -34,15 +34,6 @@ export function codeUrl(relative: string): URL {
 export function codePath(relative: string): string {
   return fileURLToPath(codeUrl(relative));
 }
-
-/**
- * The contract suites `iari test` runs through vitest: `suites/contract/*.test.ts` from source, and
- * from dist the compiled copies the build renames to `*.contract.js` (a package ships no tests).
- * `include` is relative to the package root (vitest's root); `dir` is absolute.
- */
-export const CONTRACT_SUITES: { dir: string; include: string; suffix: string } = FROM_SOURCE
-  ? { dir: packagePath('suites/contract'), include: 'suites/contract/*.test.ts', suffix: '.test.ts' }
-  : { dir: packagePath('dist/suites/contract'), include: 'dist/suites/contract/*.contract.js', suffix: '.contract.js' };
 
 /** The entry of the load engine's check worker: compiled JS, or from source a boot file that registers tsx first. */
 export function checkWorkerUrl(): URL {

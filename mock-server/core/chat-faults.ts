@@ -29,7 +29,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   // Completion body
   f('completion-not-object', ['CHAT-001', 'CHAT-029', 'CHAT-030', 'CHAT-031'], 'A completion is sent wrapped in a JSON array.'),
   f('completion-id-prefix', ['CHAT-003'], 'Completion ids start with "cmpl-" instead of "chatcmpl-".'),
-  f('completion-created-stale', ['CHAT-006'], 'created is two days in the past.'),
+  f('completion-created-stale', ['CHAT-006', 'CHAT-STREAM-047'], 'created is two days in the past (completions and stream chunks).'),
   f('completion-model-empty', ['CHAT-007'], 'A completion has model "".'),
   f('completion-choices-empty', ['CHAT-008', 'CHAT-029'], 'A completion has choices [].'),
   f('completion-role-wrong', ['CHAT-010'], 'The completion message has role "model".'),

@@ -156,7 +156,7 @@ export function streamWire(plan: CompletionPlan, includeUsage: boolean, ctx: Ren
 function renderStreamWithFaults(plan: CompletionPlan, includeUsage: boolean, ctx: RenderContext, stepTimes: readonly number[], t: StreamTemplate): StreamEvent[] {
   const f = ctx.faults;
   const lastTime = stepTimes[t.steps - 1] ?? 0;
-  const created = f.has('created-milliseconds') ? ctx.created * 1000 : ctx.created;
+  const created = f.has('created-milliseconds') ? ctx.created * 1000 : f.has('completion-created-stale') ? ctx.created - 2 * 86_400 : ctx.created;
   const object = f.has('chunk-object-wrong') ? 'chat.completions.chunk' : 'chat.completion.chunk';
   let specs = t.specs.map((s) => ({ ...s, choiceObj: structuredClone(s.choiceObj) }));
   if (f.has('stream-truncated')) specs = specs.filter((s) => s.kind !== 'finish');

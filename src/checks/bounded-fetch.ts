@@ -11,7 +11,7 @@ import { jsonDepthExceeded, SseJsonDepthGuard } from '../client/json-depth.ts';
  * the body is counted as it comes out and cut at 16 MiB, so a decompression bomb never grows past
  * it; JSON nesting is checked before the library parses anything.
  */
-export function boundedFetch(timeoutMs: number): typeof fetch {
+export function boundedFetch(timeoutMs: number, send: typeof fetch): typeof fetch {
   return async (input, init) => {
     const deadline = AbortSignal.timeout(timeoutMs);
     const signals = [deadline];
@@ -22,7 +22,7 @@ export function boundedFetch(timeoutMs: number): typeof fetch {
       new Error(violation('deadline', `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`).message, { cause });
     let res: Response;
     try {
-      res = await fetch(input, { ...init, signal: AbortSignal.any(signals), redirect: 'manual' });
+      res = await send(input, { ...init, signal: AbortSignal.any(signals), redirect: 'manual' });
     } catch (error) {
       throw deadline.aborted ? deadlineError(error) : error;
     }

@@ -1,9 +1,11 @@
 import type { Profile } from './verdicts.ts';
-import type { CheckContext } from './check-types.ts';
+import type { CheckContext, LimitTokens } from './check-types.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
-import { installGlobalConnection } from '../client/dispatcher.ts';
+import { connectionDispatcher } from '../client/dispatcher.ts';
+import { noConnectionOptions } from '../client/connection-options.ts';
 import { CheckHttp } from './check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
+import { Pace } from './pace.ts';
 import { Throttle, unthrottled } from './throttle.ts';
 import type { RunDeadline } from './check-deadline.ts';
 import { RateLimitRetry } from './rate-limit-retry.ts';
@@ -27,8 +29,10 @@ export interface RunSettings {
   model?: string;
   /** Sent as `x-iari-fault` on every request (meta-suite only). */
   fault?: string;
-  /** Throttle to this many requests per minute (real servers); absent: no throttle. */
+  /** Throttle to this many requests per minute (the limit /v1/me reports); absent: no throttle. */
   requestsPerMinute?: number;
+  /** Space requests to this many per second (`--pace`, or the default for a server whose /v1/me reports no limit); wins over requestsPerMinute. */
+  pacePerSecond?: number;
   checkTimeoutMs?: number;
   requestTimeoutMs?: number;
   /** External target: TLS trust and extra headers (`--ca-file`, `--insecure`, `--header`). */
@@ -39,20 +43,19 @@ export interface RunSettings {
   maxRateLimitWaitMs?: number;
 }
 
-export interface LimitTokens {
-  /** An account with a small requests_per_minute. */
-  requestLimited?: string;
-  /** An account with a small tokens_per_minute. */
-  tokenLimited?: string;
-  /** An account whose monthly spend cap is already reached. */
-  capped?: string;
-}
+export type { LimitTokens } from './check-types.ts';
 
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
-  // Every client of the run (undici requests, fetch-based SDKs) takes the global dispatcher.
-  if (s.connection !== undefined) installGlobalConnection(s.connection, s.root);
-  const gate = s.requestsPerMinute === undefined ? unthrottled : new Throttle(s.requestsPerMinute);
+  // Every client of the run (the checks' undici requests, the client libraries' fetch) sends through
+  // this context's own dispatcher; `close()` ends it. Nothing is installed process-wide.
+  const dispatcher = connectionDispatcher(s.connection ?? noConnectionOptions, s.root);
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const gate =
+    s.pacePerSecond !== undefined
+      ? new Pace(s.pacePerSecond, { sleep, ...(hooks.now === undefined ? {} : { now: hooks.now }) })
+      : s.requestsPerMinute === undefined
+        ? unthrottled
+        : new Throttle(s.requestsPerMinute);
   const rateLimits = new RateLimitRetry({
     sleep,
     random: seededRandom(s.seed ^ 0x429),
@@ -61,6 +64,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     ...(hooks.progress === undefined ? {} : { progress: hooks.progress }),
   });
   const http = new CheckHttp({
+    dispatcher,
     rateLimits,
     root: s.root,
     token: s.token,
@@ -85,28 +89,6 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
+    close: () => dispatcher.destroy().catch(() => undefined),
   };
-}
-
-/**
- * Accepts a base URL with or without the trailing `/v1` (the interface puts `/v1` in its paths,
- * OpenAI clients put it in the base URL) and returns the root the paths are appended to, plus
- * the form shown in reports (credentials, query and fragment removed).
- */
-export function normalizeBaseUrl(input: string): { root: string; display: string } | { error: string } {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    return { error: `not a URL: "${input}"` };
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `unsupported scheme "${url.protocol}" (http or https)` };
-  url.username = '';
-  url.password = '';
-  url.search = '';
-  url.hash = '';
-  let path = url.pathname.replace(/\/+$/, '');
-  if (path.endsWith('/v1')) path = path.slice(0, -3);
-  const root = `${url.origin}${path}`;
-  return { root, display: `${root}/v1` };
 }

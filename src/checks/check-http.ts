@@ -1,14 +1,16 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { fetchVia } from '../client/dispatcher.ts';
 import type { RequestGate } from './throttle.ts';
 import { checkScopeSignal, formatDuration } from './check-deadline.ts';
 import { framingViolation, violation, type BoundViolation } from '../client/body-limits.ts';
 import { readBounded } from '../client/bounded-read.ts';
-import { connectionHeaderArgs } from '../client/curl.ts';
+import { isReset } from '../client/transport-errors.ts';
+import { buildCurl } from '../client/curl.ts';
 import { parseJsonBounded, type BoundedJson } from '../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from './rate-limit-retry.ts';
 
-/** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
-export type Auth = 'token' | 'none' | { authorization: string };
+export type { Auth } from '../client/http-client.ts';
+import type { Auth } from '../client/http-client.ts';
 
 export interface RequestOptions {
   auth?: Auth;
@@ -58,9 +60,6 @@ export interface SentRecord {
   headers: Record<string, string>;
 }
 
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The checks' HTTP client (undici): every request has a timeout, a body cap and a curl line,
@@ -80,7 +79,14 @@ export class CheckHttp {
   /** Waits out 429s (absent: every 429 goes to the check as it is). */
   readonly rateLimits: RateLimitRetry | undefined;
 
-  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry }) {
+  /** The run's dispatcher: every request of the run, the client libraries' included, goes through it. */
+  readonly #dispatcher: Dispatcher;
+  /** A fetch through the run's dispatcher, for the client libraries run as checks. */
+  readonly fetch: typeof fetch;
+
+  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher }) {
+    this.#dispatcher = options.dispatcher;
+    this.fetch = fetchVia(options.dispatcher);
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
     this.secondToken = options.secondToken;
@@ -108,6 +114,11 @@ export class CheckHttp {
     this.#secrets.sort((a, b) => b[0].length - a[0].length);
   }
 
+  /** The registered secrets with the shell variable written for each, longest first (for curl lines). */
+  get secretPairs(): readonly (readonly [string, string])[] {
+    return this.#secrets;
+  }
+
   /** Replaces every registered secret in `s` with its shell placeholder (`$IARI_TOKEN`...). */
   redact(s: string): string {
     let out = s;
@@ -130,7 +141,7 @@ export class CheckHttp {
 
   /** A `fetch` for SDK clients whose 429s are waited out like the checks' own (undefined: use the SDK's default). */
   sdkFetch(timeoutMs: number, fetchImpl?: typeof fetch): typeof fetch | undefined {
-    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs, ...(fetchImpl === undefined ? {} : { fetchImpl }) });
+    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs, fetchImpl: fetchImpl ?? this.fetch });
   }
 
   get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
@@ -222,6 +233,7 @@ export class CheckHttp {
         headers,
         ...(body === undefined ? {} : { body }),
         signal,
+        dispatcher: this.#dispatcher,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -231,8 +243,7 @@ export class CheckHttp {
     } catch (error) {
       // A kept-alive socket the server closed meanwhile is the transport's race, not the server's answer:
       // an idempotent GET is sent once more; anything else fails the check.
-      const code = (error as { code?: string }).code;
-      const retriable = method === 'GET' && !signal.aborted && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE');
+      const retriable = method === 'GET' && !signal.aborted && isReset(error);
       if (!retriable) throw fail(error, 'head');
       try {
         res = await send();
@@ -304,21 +315,12 @@ export class CheckHttp {
     };
   }
 
+  /** The one curl builder (src/client/curl.ts): every registered secret written as its $VAR, the body cut at 4 KiB. */
   #curl(method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | undefined): string {
-    const parts = ['curl', '-sS', '-N', '-X', method, shellQuote(url)];
-    for (const [k, v] of Object.entries(headers)) {
-      if (k === 'accept') continue;
-      const value = this.redact(v);
-      // The token placeholder must expand, so that header goes in double quotes.
-      parts.push('-H', value.includes('$IARI_TOKEN') || value.includes('${IARI_TOKEN') ? `"${k}: ${value.replace(/(["\\`])/g, '\\$1')}"` : shellQuote(`${k}: ${value}`));
-    }
-    parts.push(...connectionHeaderArgs(new Set(Object.keys(headers))));
-    if (body !== undefined) {
-      const s = typeof body === 'string' ? body : new TextDecoder().decode(body);
-      parts.push('--data-raw', shellQuote(this.redact(s.length > 4096 ? `${s.slice(0, 4096)}...` : s)));
-    }
-    return parts.join(' ');
+    const shown = Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'accept'));
+    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer: false, secrets: this.#secrets, stream: true, maxBodyChars: 4096 });
   }
+
 }
 
 /** A transport failure (refused, reset, timeout, oversized body); the calling check fails with it. */

@@ -1,4 +1,4 @@
-import type { Failure } from './verdicts.ts';
+import type { Judge } from './judge.ts';
 import type { CheckHttp } from './check-http.ts';
 import type { SharedRequests } from './shared-requests.ts';
 
@@ -9,22 +9,16 @@ import type { SharedRequests } from './shared-requests.ts';
 export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients'] as const;
 export type Area = (typeof areas)[number];
 
-/** What one check concluded about one requirement it decides (before grading by the registry). */
-export type Judgement =
-  | { kind: 'pass' }
-  /** The requirement is broken; its grade decides fail (MUST), non-strict (SHOULD) or informational (INFO). */
-  | { kind: 'violated'; failure: Failure }
-  /** Broken in a way this check grades non-strict at most, whatever the requirement's grade. */
-  | { kind: 'non-strict'; failure: Failure }
-  | { kind: 'informational'; note: string }
-  | { kind: 'skipped'; reason: string };
+export type { CheckOutcome, Judgement } from './verdicts.ts';
 
-/** The graded outcome of one requirement from one check: the verdict-space form of a Judgement. */
-export type CheckOutcome =
-  | { id: string; verdict: 'pass' }
-  | { id: string; verdict: 'fail' | 'non-strict'; failures: Failure[] }
-  | { id: string; verdict: 'informational'; note: string }
-  | { id: string; verdict: 'skipped'; reason: string };
+export interface LimitTokens {
+  /** An account with a small requests_per_minute. */
+  requestLimited?: string;
+  /** An account with a small tokens_per_minute. */
+  tokenLimited?: string;
+  /** An account whose monthly spend cap is already reached. */
+  capped?: string;
+}
 
 export interface CheckContext {
   /** Base URL ending in `/v1` (the interface's paths are given relative to it without the prefix). */
@@ -36,7 +30,7 @@ export interface CheckContext {
   includeLimits: boolean;
   /** `iari test --model`: probe with this model, whatever GET /v1/models lists. */
   model?: string;
-  limitTokens: import('./check-context.ts').LimitTokens;
+  limitTokens: LimitTokens;
   /** Waits (limits checks honour Retry-After); the meta-suite replaces it with a fake clock. */
   sleep(ms: number): Promise<void>;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
@@ -45,6 +39,8 @@ export interface CheckContext {
   runDeadline?: import('./check-deadline.ts').RunDeadline;
   /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
   discovered: import('./usage-shape.ts').Discoveries;
+  /** Ends the run's connections (its own dispatcher): call once the run is over. */
+  close(): Promise<void>;
 }
 
 export interface CheckDef {
@@ -59,7 +55,7 @@ export interface CheckDef {
   needsLimits?: boolean;
   /** Overrides the context's per-check time budget (checks that must wait out a rate-limit window). */
   timeoutMs?: number;
-  run(ctx: CheckContext, judge: import('./judge.ts').Judge): Promise<void>;
+  run(ctx: CheckContext, judge: Judge): Promise<void>;
 }
 
 /** Requirement IDs of one registry area by number: `requirementIds('TOOLS', 1, 2)` is `['TOOLS-001', 'TOOLS-002']`. */

@@ -4,8 +4,10 @@ import type { RunSettings } from './check-context.ts';
 import type { CheckRun, Selection, UsageSection } from './conformance-results.ts';
 import { buildResults, coverageOf, deselectionReason, summarize } from './conformance-results.ts';
 import { requirementInfos } from './registry-view.ts';
-import { runContractSuites } from './contract-vitest.ts';
-import { exercisedIds } from './contract-coverage.ts';
+import { catalog } from './catalog.ts';
+import { createCheckContext } from './check-context.ts';
+import { gradeFor } from './registry-view.ts';
+import { catalogIds, runChecksInProcess } from './run-catalog.ts';
 import { fetchUsageDays } from './usage-heatmap.ts';
 
 export interface ConformanceRunOptions {
@@ -19,11 +21,11 @@ export interface ConformanceRunOptions {
 
 export interface ConformanceRunOutput {
   report: ConformanceReport;
-  /** Errors outside any test (a suite that failed to load...): they make the run fail. */
+  /** Errors outside any check (a check that escaped its runner): they make the run fail. */
   errors: string[];
 }
 
-/** Runs the contract suites against one server and folds everything into a ConformanceReport. */
+/** Runs the check catalog in this process against one server and folds everything into a ConformanceReport. */
 export async function runConformance(options: ConformanceRunOptions): Promise<ConformanceRunOutput> {
   const started = new Date();
   const t0 = performance.now();
@@ -31,10 +33,17 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const profile = options.settings.profile ?? 'default';
   const requirements = [...requirementInfos(profile).values()];
   const selectedIds = requirements.filter((r) => deselectionReason(r, options.selection) === undefined).map((r) => r.id);
-  const { runs, errors } = await runContractSuites({
-    provide: { settings: options.settings, selectedIds },
+  const errors: string[] = [];
+  const ctx = createCheckContext(options.settings);
+  const { runs } = await runChecksInProcess(ctx, catalog, gradeFor(profile), {
+    selected: new Set(selectedIds),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
-  });
+  })
+    .catch((error: unknown) => {
+      errors.push(ctx.http.redact(error instanceof Error ? error.message : String(error)));
+      return { runs: [] };
+    })
+    .finally(() => ctx.close());
   const discovered = runs.findLast((r) => r.discovered?.usage !== undefined)?.discovered ?? {};
   const usage: UsageSection = await fetchUsageDays(options.settings, discovered.usage);
   const results = buildResults(requirements, runs, options.selection);
@@ -55,7 +64,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     },
     summary: summarize(results),
     results,
-    coverage: coverageOf(requirements, exercisedIds()),
+    coverage: coverageOf(requirements, catalogIds()),
     usage,
     discovered,
   };

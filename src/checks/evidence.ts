@@ -39,9 +39,7 @@ export function at(value: unknown, ...path: (string | number)[]): unknown {
   return v;
 }
 
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+export { isRecord } from './json-guards.ts';
 
 export function isInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v);

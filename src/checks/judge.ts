@@ -1,5 +1,4 @@
-import type { Grade, Failure } from './verdicts.ts';
-import type { CheckOutcome, Judgement } from './check-types.ts';
+import type { CheckOutcome, Failure, Grade, Judgement } from './verdicts.ts';
 
 const MAX_FAILURES_PER_ID = 5;
 
@@ -105,14 +104,8 @@ export class Judge {
     if (judgements === undefined || judgements.length === 0) {
       return { id, verdict: 'fail', failures: [{ message: 'the check reached no verdict on this requirement' }] };
     }
-    const graded = judgements.map((j) => this.#grade(id, j));
-    let worst = graded[0] as CheckOutcome;
-    for (const o of graded) if (rank[o.verdict] > rank[worst.verdict]) worst = o;
-    if (worst.verdict === 'fail' || worst.verdict === 'non-strict') {
-      const failures = graded.flatMap((o) => (o.verdict === worst.verdict ? o.failures : []));
-      return { id, verdict: worst.verdict, failures: failures.slice(0, MAX_FAILURES_PER_ID) };
-    }
-    return worst;
+    // One fold for every level: a check's judgements on an ID here, the checks' outcomes on it in conformance-results.ts.
+    return mergeOutcomes(id, judgements.map((j) => this.#grade(id, j)));
   }
 
   #grade(id: string, j: Judgement): CheckOutcome {

@@ -14,7 +14,7 @@ export async function openaiClient(ctx: CheckContext): Promise<OpenAI | undefine
   if (mod === undefined) return undefined;
   const fault = ctx.http.fault;
   // A 429 is waited out by iari (rate-limit-retry.ts), so the SDK itself does not retry.
-  const bounded = boundedFetch(ctx.http.timeoutMs);
+  const bounded = boundedFetch(ctx.http.timeoutMs, ctx.http.fetch);
   const fetch = ctx.http.sdkFetch(ctx.http.timeoutMs, bounded) ?? bounded;
   return new mod.default({
     apiKey: ctx.http.tokenForProbe(),

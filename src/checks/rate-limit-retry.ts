@@ -228,8 +228,8 @@ function credentialKey(authorization: string | undefined): string {
  * 429 is waited out as for the checks' own requests. After the first attempt each retry gets its
  * own timeout signal: the SDK's timer covers the first attempt and is not meant to cover iari's wait.
  */
-export function retryingFetch(retry: RateLimitRetry, gate: { acquire(): Promise<void> }, options: { timeoutMs: number; fetchImpl?: typeof fetch }): typeof fetch {
-  const fetchImpl = options.fetchImpl ?? globalThis.fetch;
+export function retryingFetch(retry: RateLimitRetry, gate: { acquire(): Promise<void> }, options: { timeoutMs: number; fetchImpl: typeof fetch }): typeof fetch {
+  const fetchImpl = options.fetchImpl;
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();

@@ -97,9 +97,3 @@ export function formatWait(ms: number): string {
   return `${Math.floor(s / 60)} min${s % 60 === 0 ? '' : ` ${s % 60} s`}`;
 }
 
-/** A duration flag value: "90s", "10m", "1m30s", "500ms" or plain seconds ("120"). */
-export function parseDurationFlag(text: string): number | undefined {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return Number(t) * 1000;
-  return parseGoDuration(t);
-}

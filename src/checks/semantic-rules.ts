@@ -1,13 +1,10 @@
 import type { SchemaError, SchemaResult } from './schema-validators.ts';
+import { isRecord } from './json-guards.ts';
 
 /**
  * Rules JSON Schema cannot express (it cannot add numbers or compare across members). Each returns the
  * same result shape as validateSchema, with JSON Pointers into the value it was given.
  */
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function result(errors: SchemaError[]): SchemaResult {
   return errors.length === 0 ? { ok: true } : { ok: false, errors };

@@ -1,9 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CONTRACT_SUITES } from '../package-root.ts';
 import { requirementIdsInTitle, type Requirement } from './requirements-registry.ts';
-
-export const DEFAULT_SUITES_DIR = CONTRACT_SUITES.dir;
 
 export interface SuiteTest {
   file: string;
@@ -62,13 +59,13 @@ export function testTitlesIn(source: string): string[] {
 function testFiles(dir: string): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.test.ts') || name.endsWith(CONTRACT_SUITES.suffix))
+    .filter((name) => name.endsWith('.test.ts'))
     .map((name) => join(dir, name))
     .sort();
 }
 
 /** Every test in `dir/**\/*.test.ts` with the requirement IDs its title names. An absent folder has none. */
-export function scanSuites(dir: string = DEFAULT_SUITES_DIR): SuiteTest[] {
+export function scanSuites(dir: string): SuiteTest[] {
   return testFiles(dir).flatMap((path) =>
     testTitlesIn(readFileSync(path, 'utf8')).map((title) => ({ file: relative(process.cwd(), path), title, ids: requirementIdsInTitle(title) })),
   );

@@ -14,9 +14,9 @@ import { usageDayFields } from './usage-day.ts';
  */
 export async function fetchUsageDays(settings: RunSettings, discovery?: UsageDiscovery): Promise<UsageSection> {
   const { fault: _fault, ...faithful } = settings;
-  const ctx = createCheckContext(faithful);
   // After the run's deadline nothing more is sent (check-deadline.ts).
   if (settings.runDeadline !== undefined && Date.now() >= settings.runDeadline.at) return { unavailable: 'not fetched: the run\'s deadline (--run-timeout) had passed' };
+  const ctx = createCheckContext(faithful);
   const path = discovery === undefined || discovery.days.param === 'honoured' ? '/v1/me/usage?days=90' : discovery.path;
   try {
     const ex = await ctx.http.get(path);
@@ -30,5 +30,7 @@ export async function fetchUsageDays(settings: RunSettings, discovery?: UsageDis
     return { days };
   } catch (error) {
     return { unavailable: `GET /v1/me/usage failed: ${ctx.http.redact((error as Error).message)}` };
+  } finally {
+    await ctx.close();
   }
 }

@@ -1,4 +1,4 @@
-import { isRecord } from './evidence.ts';
+import { isRecord } from './json-guards.ts';
 
 /**
  * Works out the shape of a server's `GET /v1/me/usage` (issue 10, part 3). Seed, Daily usage:

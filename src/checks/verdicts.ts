@@ -85,3 +85,20 @@ export interface ConformanceReport {
   /** What iari worked out where the seed leaves a shape open (the usage rows and `days`), D-HTTP-43. */
   discovered?: import('./usage-shape.ts').Discoveries;
 }
+
+/** What one check concluded about one requirement it decides (before grading by the registry). */
+export type Judgement =
+  | { kind: 'pass' }
+  /** The requirement is broken; its grade decides fail (MUST), non-strict (SHOULD) or informational (INFO). */
+  | { kind: 'violated'; failure: Failure }
+  /** Broken in a way this check grades non-strict at most, whatever the requirement's grade. */
+  | { kind: 'non-strict'; failure: Failure }
+  | { kind: 'informational'; note: string }
+  | { kind: 'skipped'; reason: string };
+
+/** The graded outcome of one requirement from one check: the verdict-space form of a Judgement. */
+export type CheckOutcome =
+  | { id: string; verdict: 'pass' }
+  | { id: string; verdict: 'fail' | 'non-strict'; failures: Failure[] }
+  | { id: string; verdict: 'informational'; note: string }
+  | { id: string; verdict: 'skipped'; reason: string };

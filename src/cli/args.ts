@@ -28,13 +28,5 @@ export function parseIntegerFlag(command: string, flag: string, value: string | 
   return n;
 }
 
-/** "10s", "500ms", "2m", "1h", "1.5" (seconds) -> milliseconds, within [minS, maxS] seconds; else a usage error (exit 2). */
-export function parseDurationFlag(command: string, flag: string, value: string | undefined, minS: number, maxS: number): number | undefined {
-  if (value === undefined) return undefined;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (m === null) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: --${flag} must be a duration like 10s, 500ms, 2m or 1h, got "${value}"`);
-  const n = Number(m[1]);
-  const s = m[2] === 'ms' ? n / 1000 : m[2] === 'm' ? n * 60 : m[2] === 'h' ? n * 3600 : n;
-  if (s < minS || s > maxS) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: --${flag} must be between ${minS}s and ${maxS}s, got ${s}s`);
-  return Math.round(s * 1000);
-}
+/** A duration flag in milliseconds, within [minS, maxS] seconds; else a usage error (exit 2). The one parser: src/duration.ts. */
+export { durationOption as parseDurationFlag } from '../duration.ts';

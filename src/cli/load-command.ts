@@ -1,6 +1,4 @@
 import { relative } from 'node:path';
-import { HttpClient } from '../client/http-client.ts';
-import { parseJsonBounded } from '../client/json-depth.ts';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -15,9 +13,9 @@ import { runSweep } from '../load/sweep.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
 import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
-import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
-import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
-import { isTlsFailure } from '../load/undici-engine.ts';
+import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
+import { firstModel } from '../load/first-model.ts';
+import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/engine.ts';
 import { loadRunPassed } from '../load/run-verdict.ts';
 
@@ -81,31 +79,6 @@ Examples:
 Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
 `;
 
-/** The first listed model: one bounded request (the pre-window deadline in all, 4 MiB at most), never a hang on a server that misbehaves. */
-async function firstModel(baseUrl: string, token: string, conn: ConnectionOptions, budgetMs: number): Promise<string> {
-  const origin = new URL(baseUrl).origin;
-  const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);
-  const ms = Math.max(1, Math.round(budgetMs));
-  const client = new HttpClient({ baseUrl, token, dispatcher, timeouts: { connectMs: Math.min(5_000, ms), headersMs: ms, bodyIdleMs: ms, deadlineMs: ms }, maxBodyBytes: 4 * 1024 * 1024 });
-  try {
-    const res = await client.request({ path: '/v1/models', auth: 'token', keepChunks: false });
-    if (res.kind !== 'ok') {
-      const message = res.kind === 'timeout' ? `no complete answer within ${ms / 1000} s, the deadline before the run (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message;
-      throw Object.assign(new Error(message), 'code' in res ? { code: res.code } : {});
-    }
-    const parsed = parseJsonBounded(res.body.toString('utf8'));
-    const id = parsed.ok ? (parsed.value as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id : undefined;
-    if (res.status === 200 && typeof id === 'string') return id;
-    throw new Error(`GET /v1/models answered ${res.status} without a model id${parsed.ok ? '' : ` (${parsed.error})`}`);
-  } catch (error) {
-    const hint = isTlsFailure(error) ? 'the certificate was not trusted: pass --ca-file PATH for a private CA (or --insecure)' : 'pass --model ID';
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari load: cannot pick a model: ${(error as Error).message}`, { hint });
-  } finally {
-    await client.close();
-    await dispatcher.destroy().catch(() => undefined);
-  }
-}
-
 /**
  * Printed before any traffic to a host that is not loopback: what is about to be loaded, how hard
  * and for how long, so a wrong URL or level can be stopped (Ctrl-C) before it matters.
@@ -129,9 +102,6 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
 function preWindowS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
   return preWindowBudgetMs(plan.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, runLengthS(plan)) / 1000;
 }
-
-/** The bundled mock's latency model for load runs: rate limits off, realistic pacing. */
-export const MOCK_LOAD_OPTIONS = { limits: false, ttftMs: 40, itlMs: 8, jitterMs: 2, tokensPerChunk: [1, 1, 2], completionTokens: [16, 48] as [number, number] } as const;
 
 export function exitCodeFor(result: LoadResult): number {
   return loadRunPassed(result) ? ExitCode.ok : ExitCode.thresholdBreached;
@@ -161,7 +131,7 @@ export async function run(argv: string[]): Promise<number> {
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
-    const model = plan.model ?? (await firstModel(baseUrl, token, plan.connection, preMs));
+    const model = plan.model ?? (await firstModel('iari load', baseUrl, token, plan.connection, preMs));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;

@@ -8,10 +8,11 @@ import { DIGEST_PATTERN } from '../receipts/digest.ts';
 import { FINDING_CODES, type Finding } from '../receipts/findings.ts';
 import { readPublicKeyref } from '../receipts/keyref.ts';
 import { parseStrictText } from '../receipts/strict-json.ts';
+import { readPayloadsBytes } from '../receipts/payloads-file.ts';
 import type { ChainVerifyResult } from '../receipts/chain-verifier.ts';
 import type { Ed25519Key } from '../receipts/signing-key.ts';
 import type { GateInput, OutcomeInput } from '../receipts/chain-builder.ts';
-import type { ReceiptPayloads, VerifyOptions } from '../receipts/verify-options.ts';
+import { VerifyOptionsError, type ReceiptPayloads, type VerifyOptions } from '../receipts/verify-options.ts';
 import type { StreamOptions } from '../receipts/verify-chain.ts';
 
 const HELP = `iari receipts: verify, sign and make keys for Receipt chains (spec/DECISIONS.md, Receipts)
@@ -27,12 +28,15 @@ usage:
 
 verify   Checks each FILE as one Mandate's chain (JSONL, or one JSON array), streamed in bounded
          memory: strict JSON, schema, rules, signatures, links, pairing. KEY is a did:key keyref
-         or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED.
+         or a .pub file. Issuers not given with --trust are reported ISSUER_UNTRUSTED. A KEY that
+         is not a valid Ed25519 key (small order, non-canonical) exits 2 before any FILE is read.
+         An empty FILE (or [], or blank lines only) is a valid empty chain.
          Without --head, a chain cut short at its end cannot be detected.
          --payloads FILE: a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}:
          the request body, the assembled output (JSON array of assistant messages) and the
          Context Envelope that input_digest, output_digest and context must be the digests of
-         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13).
+         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13). A number in it that no IEEE 754
+         double holds exactly as written (9007199254740993, 1e400) exits 2; 1e20, -0, 1E-7 are read.
          --strict-clock: an iat more than 300 s ahead of this clock is an error, not a warning.
          --jobs N: worker threads for signatures and the other per-Receipt checks of long chains
          (default: the number of cores; 1: one thread).
@@ -75,7 +79,8 @@ function readText(path: string, what: string): string {
 function keyrefArg(value: string, flag: string): string {
   const text = value.startsWith('did:') ? value : readText(value, `--${flag} key file`);
   const k = readPublicKeyref(text);
-  if (!k.ok) throw usage(`--${flag} ${value}: ${k.reason}`);
+  // D-RCPT-21: a key given to the verifier that is not a valid key (D-RCPT-03) is refused before any Receipt is read.
+  if (!k.ok) throw usage(`--${flag} ${value}: not a valid Ed25519 key (${k.reason}); refused before any Receipt is read`);
   return k.keyref;
 }
 
@@ -139,6 +144,7 @@ async function verify(argv: string[]): Promise<number> {
     try {
       results.push({ file, result: await verifyReceiptFile(file, options) });
     } catch (error) {
+      if (error instanceof VerifyOptionsError) throw usage(`${error.message}; refused before any Receipt is read`);
       throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   }
@@ -147,19 +153,17 @@ async function verify(argv: string[]): Promise<number> {
   return results.every((r) => r.result.valid) ? ExitCode.ok : ExitCode.conformanceFailed;
 }
 
-/** D-RCPT-13: `--payloads FILE`, a JSON object mapping Receipt id to its payloads. */
+/** D-RCPT-13: `--payloads FILE`, a JSON object mapping Receipt id to its payloads; refused (exit 2) before any Receipt is read. */
 function payloadsArg(path: string): Map<string, ReceiptPayloads> {
-  const parsed = parseStrictText(readText(path, '--payloads file'), { maxBytes: 1 << 30, maxDepth: 256, anyNumber: true });
-  if (!parsed.ok) throw usage(`--payloads ${path}: ${parsed.error.detail} at offset ${parsed.error.offset}`);
-  if (!isObj(parsed.value)) throw usage(`--payloads ${path}: expected a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}`);
-  const out = new Map<string, ReceiptPayloads>();
-  for (const [id, entry] of Object.entries(parsed.value)) {
-    if (!isObj(entry)) throw usage(`--payloads ${path}: the entry for ${JSON.stringify(id)} is not an object`);
-    const unknown = Object.keys(entry).filter((k) => k !== 'input' && k !== 'output' && k !== 'context');
-    if (unknown.length > 0) throw usage(`--payloads ${path}: the entry for ${JSON.stringify(id)} has ${unknown.map((k) => JSON.stringify(k)).join(', ')} (allowed: input, output, context)`);
-    out.set(id, entry as ReceiptPayloads);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot read --payloads file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  return out;
+  const read = readPayloadsBytes(bytes);
+  if (!read.ok) throw usage(`--payloads ${path}: ${read.detail}`);
+  return read.byId;
 }
 
 function findingLine(kind: string, f: Finding): string {

@@ -2,7 +2,7 @@ import { relative } from 'node:path';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { areas, loadRequirements, type Requirement } from '../checks/requirements-registry.ts';
-import { computeCoverage, DEFAULT_SUITES_DIR, scanSuites } from '../checks/suite-coverage.ts';
+import { computeCoverage, scanSuites, type SuiteTest } from '../checks/suite-coverage.ts';
 import { parseFlags } from './args.ts';
 
 const USAGE = `iari requirements: list the requirement registry (spec/requirements.yaml)
@@ -12,10 +12,10 @@ const USAGE = `iari requirements: list the requirement registry (spec/requiremen
 
   --area AREA    only this area (${areas.join(', ')})
   --json         print JSON instead of a table
-  --coverage     scan the contract suites (default suites/contract/**/*.test.ts) for requirement
-                 IDs in test titles; print how many requirements some check exercises and list
-                 the ones none does (exit 0 either way)
-  --suites DIR   folder to scan with --coverage instead (repeatable)
+  --coverage     how many requirements some check of the catalog (the checks iari test runs)
+                 decides, and the ones none does (exit 0 either way)
+  --suites DIR   with --coverage: scan this folder's **/*.test.ts for requirement IDs in test
+                 titles instead of the catalog (repeatable; for your own suites)
 
 An ID reads AREA-NNN; source is seed (the interface spec), compat (the OpenAI wire format) or
 profile (this project's choice, spec/DECISIONS.md); grade is MUST, SHOULD or INFO.
@@ -32,6 +32,12 @@ function table(rows: string[][]): string {
 export function formatRegistryTable(requirements: Requirement[]): string {
   const rows = [['ID', 'GRADE', 'SOURCE', 'TITLE'], ...requirements.map((r) => [r.id, r.grade, r.source, r.optional === undefined ? r.title : `${r.title} [${r.optional}]`])];
   return `${table(rows)}\n${requirements.length} requirements\n`;
+}
+
+/** The catalog's checks as tests: each decides the IDs its title names (src/checks/catalog.ts). */
+async function catalogTests(): Promise<SuiteTest[]> {
+  const { catalog, testTitle } = await import('../checks/catalog.ts');
+  return catalog.map((def) => ({ file: `src/checks/areas (${def.area})`, title: testTitle(def), ids: [...def.ids] }));
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -64,9 +70,10 @@ export async function run(argv: string[]): Promise<number> {
     return ExitCode.ok;
   }
 
-  const dirs = values.suites ?? [DEFAULT_SUITES_DIR];
-  const cov = computeCoverage(requirements, dirs.flatMap((dir) => scanSuites(dir)), new Set(all.map((r) => r.id)));
-  const where = dirs.map((d) => relative(process.cwd(), d) || '.').join(', ');
+  const dirs = values.suites;
+  const tests = dirs === undefined ? await catalogTests() : dirs.flatMap((dir) => scanSuites(dir));
+  const cov = computeCoverage(requirements, tests, new Set(all.map((r) => r.id)));
+  const where = dirs === undefined ? 'the check catalog' : dirs.map((d) => relative(process.cwd(), d) || '.').join(', ');
   if (values.json === true) {
     const out = {
       exercised: cov.exercised,
@@ -79,7 +86,7 @@ export async function run(argv: string[]): Promise<number> {
     return ExitCode.ok;
   }
   const pct = cov.registry === 0 ? 0 : (100 * cov.exercised) / cov.registry;
-  const lines = [`exercised ${cov.exercised} / ${cov.registry} requirements (${pct.toFixed(1)}%) by ${cov.tests} tests in ${where}`];
+  const lines = [`exercised ${cov.exercised} / ${cov.registry} requirements (${pct.toFixed(1)}%) by ${cov.tests} ${dirs === undefined ? 'checks' : 'tests'} in ${where}`];
   if (cov.unexercised.length > 0) {
     lines.push('', `not exercised by any check (${cov.unexercised.length}):`, table(cov.unexercised.map((r) => [`  ${r.id}`, r.grade, r.source, r.title])));
   }

@@ -80,6 +80,23 @@ describe('iari test', () => {
     }
   });
 
+  it('lists --pace R/s in --help and refuses a rate it cannot read (exit 2)', async () => {
+    let out = '';
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+    try {
+      expect(await run(['--help'])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(out).toMatch(/--pace R\/s\s+send at most R requests per second/);
+    for (const bad of ['fast', '0/s', '5/h', '1e3/s']) {
+      const error = await run(['--pace', bad]).catch((e: unknown) => e);
+      expect(isHarnessError(error) && error.exitCode, bad).toBe(2);
+      expect(isHarnessError(error) && error.message, bad).toMatch(/--pace must be a rate like 5\/s/);
+    }
+  });
+
   it('writes the same conformance.json for the same seed, apart from timings', async () => {
     const [a, b] = await Promise.all([iari(['--seed', '5', '--report', join(tmp, 'a')]), iari(['--seed', '5', '--report', join(tmp, 'b')])]);
     expect(a.code, a.stderr).toBe(0);

@@ -13,25 +13,23 @@ export interface NormalizedBaseUrl {
  * Accepts a base URL with or without the trailing `/v1` and with or without a trailing slash
  * (the interface puts `/v1` in its paths, OpenAI clients put it in the base URL).
  */
-export function normalizeBaseUrl(input: string): NormalizedBaseUrl {
+export function normalizeBaseUrl(input: string, who?: string): NormalizedBaseUrl {
+  const error = (message: string, hint?: string): HarnessError =>
+    new HarnessError(HarnessErrorCode.CONFIG_INVALID, who === undefined ? message : `${who}: ${message}`, hint === undefined ? {} : { hint });
   let url: URL;
   try {
     url = new URL(input.trim());
   } catch {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `base URL ${input.includes('@') ? '(hidden: it contains @)' : JSON.stringify(input)} is not a valid URL`, {
-      hint: 'for example http://127.0.0.1:8080/v1',
-    });
+    throw error(`base URL ${input.includes('@') ? '(hidden: it contains @)' : JSON.stringify(input)} is not a valid URL`, 'for example http://127.0.0.1:8080/v1');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `base URL scheme ${url.protocol} is not http: or https:`);
+    throw error(`base URL scheme ${url.protocol} is not http: or https:`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, 'base URL must not carry credentials', {
-      hint: 'pass the token through IARI_TOKEN or --token-file',
-    });
+    throw error('base URL must not carry credentials', 'pass the token through IARI_TOKEN or --token-file');
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, 'base URL must not carry a query string or fragment');
+    throw error('base URL must not carry a query string or fragment');
   }
   let path = url.pathname.replace(/\/+$/, '');
   if (path.endsWith('/v1')) path = path.slice(0, -3).replace(/\/+$/, '');

@@ -6,6 +6,8 @@
  * stays flat whatever it sends.
  */
 
+import { errorCodeOf, transportClass } from './transport-errors.ts';
+
 const MiB = 1024 * 1024;
 
 export const responseLimits = {
@@ -46,19 +48,7 @@ export function violation(kind: BoundKind, what: string): BoundViolation {
   return { kind, requirementId, message: `${what} (${requirementId})` };
 }
 
-/** llhttp and undici error codes of a response that is not well-formed HTTP/1.1, or was cut off by the server. */
-const FRAMING_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED', 'HPE_INVALID_EOF_STATE']);
-
-/** The error code of an undici error, looking through causes. */
-export function errorCodeOf(err: unknown): string | undefined {
-  let e: unknown = err;
-  for (let i = 0; i < 5 && typeof e === 'object' && e !== null; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
+export { errorCodeOf } from './transport-errors.ts';
 
 /**
  * A transport error that shows the response is malformed or incomplete at the HTTP level (a
@@ -68,12 +58,10 @@ export function errorCodeOf(err: unknown): string | undefined {
 export function framingViolation(err: unknown, phase: 'head' | 'body'): BoundViolation | undefined {
   const code = errorCodeOf(err);
   const detail = err instanceof Error ? err.message : String(err);
-  // undici's HTTPParserError does not always carry llhttp's code.
-  if (code?.startsWith('HPE_') === true || (err as { name?: unknown } | null)?.name === 'HTTPParserError') {
-    return violation('framing', `the response is not well-formed HTTP/1.1: ${detail}${code === undefined ? '' : ` [${code}]`}`);
-  }
+  const kind = transportClass(err);
+  if (kind === 'framing') return violation('framing', `the response is not well-formed HTTP/1.1: ${detail}${code === undefined ? '' : ` [${code}]`}`);
   if (code === undefined) return undefined;
-  if (FRAMING_CODES.has(code)) return violation('framing', `the connection ended before the response did (${phase === 'head' ? 'no complete head' : 'mid-body'}): ${detail} [${code}]`);
+  if (kind === 'reset') return violation('framing', `the connection ended before the response did (${phase === 'head' ? 'no complete head' : 'mid-body'}): ${detail} [${code}]`);
   return undefined;
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { isSecretHeaderName, MIN_SECRET_LENGTH } from '../report/redact.ts';
+import { MIN_SECRET_LENGTH } from './token.ts';
 
 /**
  * How iari reaches the server under test, shared by `iari load` and `iari test`: TLS trust
@@ -124,6 +124,16 @@ export function connectionFromFlags(command: string, v: ConnectionValues, env: N
     caFile = { path: v['ca-file'], pem };
   }
   return { caFile, insecure: v.insecure === true, headers };
+}
+
+/**
+ * Header names whose values are secrets whatever their source: authorization, cookie, and any
+ * name with a part (between `-` or `_`) that is a key, token or secret (x-api-key, apikey,
+ * x-auth-token, client-secret). By part, not substring: `x-portkey-provider` names a provider.
+ */
+export function isSecretHeaderName(name: string): boolean {
+  const n = name.toLowerCase();
+  return /authorization|cookie/.test(n) || n.split(/[-_.]/).some((part) => /^(?:api|access|auth|session|private)?(?:key|token|secret|password)s?$/.test(part));
 }
 
 /** Whether a `--header` value is a secret: taken from the environment (`env:VAR`), or under a secret-named header (redact.ts isSecretHeaderName). */

@@ -26,9 +26,10 @@ describe('buildCurl', () => {
     const args = bashArgs(line, { IARI_TOKEN: 'EXPANDED' });
     expect(args).toContain('Authorization: Bearer EXPANDED');
     expect(args).toContain('-N');
-    expect(args).toContain('x-echo: $IARI_TOKEN');
+    // Wherever the token was sent, the line sends $IARI_TOKEN's value: the request it reproduces is the same.
+    expect(args).toContain('x-echo: EXPANDED');
     const body = args[args.indexOf('--data-binary') + 1];
-    expect(JSON.parse(body ?? '')).toEqual({ model: 'm', messages: [{ role: 'user', content: "it's $IARI_TOKEN" }] });
+    expect(JSON.parse(body ?? '')).toEqual({ model: 'm', messages: [{ role: 'user', content: "it's EXPANDED" }] });
   });
 
   it('round-trips bodies with quotes, newlines and unicode through the shell unchanged', () => {
@@ -66,5 +67,31 @@ describe('buildCurl', () => {
     } finally {
       setCurlConnectionHeaders([]);
     }
+  });
+});
+
+describe('buildCurl with named secrets', () => {
+  it('writes each secret as its own variable, expanded by the shell, and escapes the rest of a double-quoted word', () => {
+    const first = 'sk-first-secret-0001';
+    const second = 'sk-second-secret-0002';
+    const line = buildCurl({
+      method: 'GET',
+      url: 'http://127.0.0.1:1/v1/me',
+      headers: { authorization: `Basic ${second}`, 'x-note': `$HOME "q" \`c\` ${first}` },
+      bearer: false,
+      secrets: [[first, '$IARI_TOKEN'], [second, '$IARI_TOKEN_2']],
+    });
+    expect(line).not.toContain(first);
+    expect(line).not.toContain(second);
+    const args = bashArgs(line, { IARI_TOKEN: 'ONE', IARI_TOKEN_2: 'TWO', HOME: '/nowhere' });
+    expect(args).toContain('authorization: Basic TWO');
+    expect(args).toContain('x-note: $HOME "q" `c` ONE');
+  });
+
+  it('cuts a long body and sends a body that starts with @ with --data-raw (curl would read a file)', () => {
+    const args = bashArgs(buildCurl({ method: 'POST', url: 'http://127.0.0.1/v1/x', body: 'a'.repeat(50), bearer: false, maxBodyChars: 10 }));
+    expect(args[args.indexOf('--data-binary') + 1]).toBe(`${'a'.repeat(10)}...`);
+    const at = bashArgs(buildCurl({ method: 'POST', url: 'http://127.0.0.1/v1/x', body: '@/etc/passwd', bearer: false }));
+    expect(at[at.indexOf('--data-raw') + 1]).toBe('@/etc/passwd');
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, Pool, setGlobalDispatcher, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { proxyFor, type ConnectionOptions, type HeaderSpec } from './connection-options.ts';
 import { setCurlConnectionHeaders } from './curl.ts';
 
@@ -150,21 +150,21 @@ export function withHeaders(d: Dispatcher, origin: string, headers: readonly Hea
   return d.compose((dispatch) => (opts, handler) => dispatch(sameOrigin(opts.origin, target) ? { ...opts, headers: addHeaders(opts.headers, headers) } : opts, handler));
 }
 
-let installedKey: string | null = null;
-
 /**
- * `iari test`: every client of the run (the checks' undici requests, the openai SDK and other
- * SDKs through fetch) takes undici's global dispatcher, so the connection options are installed
- * there once per process: TLS trust for https, proxies from the environment, headers for the
- * target's origin.
+ * `iari test`: the dispatcher one run owns (closed when the run ends), for every client of the run:
+ * the checks' undici requests and the client libraries' fetch. TLS trust for https, proxies from
+ * the environment, the `--header` headers for the target's origin only. Never installed globally.
  */
-export function installGlobalConnection(conn: ConnectionOptions, origin: string, env: NodeJS.ProcessEnv = process.env): void {
-  const key = JSON.stringify([conn, new URL(origin).origin]);
-  if (installedKey === key) return;
-  installedKey = key;
+export function connectionDispatcher(conn: ConnectionOptions, origin: string, env: NodeJS.ProcessEnv = process.env): Dispatcher {
   const tls = tlsConnectOptions(conn, origin);
   const anyProxy = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((k) => (env[k] ?? '') !== '');
   const base: Dispatcher = anyProxy ? new EnvHttpProxyAgent({ connect: { ...tls }, requestTls: { ...tls }, proxyTls: tlsForProxy(conn, origin, env) }) : new Agent({ connect: { ...tls } });
-  setGlobalDispatcher(withHeaders(base, origin, conn.headers));
+  // Curl lines carry the --header headers this dispatcher adds (curl.ts).
   setCurlConnectionHeaders(conn.headers);
+  return withHeaders(base, origin, conn.headers);
+}
+
+/** A fetch (the platform's) that sends through `dispatcher` instead of the process-global one. */
+export function fetchVia(dispatcher: Dispatcher): typeof fetch {
+  return (input, init) => globalThis.fetch(input, { ...init, dispatcher } as RequestInit);
 }

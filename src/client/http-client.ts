@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from './base-url.ts';
 import { buildCurl, TOKEN_PLACEHOLDER } from './curl.ts';
+import { errorCodeOf, transportClass } from './transport-errors.ts';
 import { StreamValidator, type StreamCheckOptions, type StreamCheckResult } from './stream-checker.ts';
 
 export interface Timeouts {
@@ -30,6 +31,7 @@ export interface HttpClientOptions {
   maxBodyBytes?: number;
 }
 
+/** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
 export type Auth = 'token' | 'none' | { authorization: string };
 
 export interface HttpRequest {
@@ -102,23 +104,6 @@ export type HttpResult =
   | (ResultBase & { kind: 'body-too-large'; limit: number; partial: ResponseData })
   | (ResultBase & { kind: 'aborted'; message: string; partial: ResponseData | undefined })
   | (ResultBase & { kind: 'error'; code: string; message: string; partial: ResponseData | undefined });
-
-const RESET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED', 'ECONNABORTED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'EAI_AGAIN', 'UND_ERR_CONNECT']);
-
-function errorCode(err: unknown): string {
-  const seen = new Set<unknown>();
-  let e: unknown = err;
-  while (typeof e === 'object' && e !== null && !seen.has(e)) {
-    seen.add(e);
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    const inner = (e as { errors?: unknown[] }).errors;
-    if (Array.isArray(inner) && inner.length > 0) e = inner[0];
-    else e = (e as { cause?: unknown }).cause;
-  }
-  return (err as { name?: string } | null)?.name ?? 'UNKNOWN';
-}
 
 function joinHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -223,12 +208,13 @@ export class HttpClient {
       const message = this.redact(err instanceof Error ? err.message : String(err));
       if (deadline.signal.aborted) return { ...base, timing, kind: 'timeout', phase: 'deadline', message: `deadline of ${t.deadlineMs} ms exceeded`, partial };
       if (req.signal?.aborted === true) return { ...base, timing, kind: 'aborted', message, partial };
-      const code = errorCode(err);
+      const code = errorCodeOf(err) ?? (err as { name?: string } | null)?.name ?? 'UNKNOWN';
+      const kind = transportClass(err);
       if (code === 'UND_ERR_CONNECT_TIMEOUT') return { ...base, timing, kind: 'timeout', phase: 'connect', message, partial };
       if (code === 'UND_ERR_HEADERS_TIMEOUT') return { ...base, timing, kind: 'timeout', phase: 'headers', message, partial };
       if (code === 'UND_ERR_BODY_TIMEOUT') return { ...base, timing, kind: 'timeout', phase: 'body', message, partial };
-      if (RESET_CODES.has(code)) return { ...base, timing, kind: 'reset', message, partial };
-      if (CONNECT_CODES.has(code) && partial === undefined) return { ...base, timing, kind: 'connect-error', code, message };
+      if (kind === 'reset') return { ...base, timing, kind: 'reset', message, partial };
+      if (kind === 'connect' && partial === undefined) return { ...base, timing, kind: 'connect-error', code, message };
       return { ...base, timing, kind: 'error', code, message, partial };
     };
 

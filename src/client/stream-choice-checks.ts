@@ -185,9 +185,12 @@ function checkToolDelta(state: ChoiceState, raw: unknown, ptr: string, report: R
     state.choice.toolCalls.push(call);
   } else {
     const changed: string[] = [];
-    if (id !== undefined && id !== null && id !== '' && id !== call.id) changed.push(`id ${show(call.id)} -> ${show(id)}`);
+    // TOOLS-014: a later delta's id or name, even unchanged, is appended by clients that concatenate
+    // (openai-python accumulate_delta, openai-go's accumulator for the name, pydantic-ai, LangChain:
+    // https://github.com/ggml-org/llama.cpp/issues/13774); "" and null read as absent.
+    if (id !== undefined && id !== null && id !== '') changed.push(id === call.id ? `id ${show(id)} repeated` : `id ${show(call.id)} -> ${show(id)}`);
     if (type !== undefined && type !== null && type !== call.type) changed.push(`type ${show(call.type)} -> ${show(type)}`);
-    if (name !== undefined && name !== null && name !== '' && name !== call.name) changed.push(`name ${show(call.name)} -> ${show(name)}`);
+    if (name !== undefined && name !== null && name !== '') changed.push(name === call.name ? `name ${show(name)} repeated` : `name ${show(call.name)} -> ${show(name)}`);
     if (changed.length > 0) {
       report('tool-identity-changed', `tool call ${index} changed identity: ${changed.join('; ')}`, {
         pointer: ptr,

@@ -53,9 +53,12 @@ export class EnvelopeChecks {
     if (a.object === undefined && 'object' in p) a.object = p['object'];
     // Compat, CreateChatCompletionStreamResponse.created: "Each chunk has the same timestamp."
     const c = p['created'];
-    if (!isNonNegInt(c) || c >= 1e10 || Math.abs(c - this.#now) > DAY_SECONDS) {
-      const why = !('created' in p) ? 'absent' : !isNonNegInt(c) ? 'not a non-negative integer' : c >= 1e10 ? 'in milliseconds' : 'more than a day from now';
+    if (!isNonNegInt(c) || c >= 1e10) {
+      const why = !('created' in p) ? 'absent' : !isNonNegInt(c) ? 'not a non-negative integer' : 'in milliseconds';
       report('created-invalid', `created ${show(c)} is ${why}`, { pointer: '/created', expected: `integer Unix seconds near ${Math.round(this.#now)}`, received: c ?? 'absent' });
+    } else if (Math.abs(c - this.#now) > DAY_SECONDS) {
+      // CHAT-STREAM-047: clients pass an old created through as sent (LocalAI sent its process start time).
+      report('created-stale', `created ${show(c)} is more than a day from now`, { pointer: '/created', expected: `integer Unix seconds near ${Math.round(this.#now)}`, received: c });
     }
     if ('created' in p) {
       if (a.created === undefined) a.created = c;

@@ -1,31 +1,20 @@
-// The library form of `iari test`: the same contract suites, verdicts and report object, without
-// the CLI's flags, terminal output or report files.
+// The conformance run: the core that `iari test` (its shell: flags, terminal, report files) and the
+// library's `runConformance` share. Same options, validation, deadlines, catalog and report object.
 import type { RunSettings } from '../checks/check-context.ts';
-import { normalizeBaseUrl } from '../checks/check-context.ts';
-import type { CheckRun, Selection } from '../checks/conformance-results.ts';
-import { runConformance as runSuites } from '../checks/conformance-run.ts';
+import type { CheckRun } from '../checks/conformance-results.ts';
+import { runConformance as runCatalog } from '../checks/conformance-run.ts';
+import { DEFAULT_PACE_PER_SECOND } from '../checks/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/preflight.ts';
-import { requirementInfos } from '../checks/registry-view.ts';
 import type { ConformanceReport } from '../checks/verdicts.ts';
-import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
 import { newRunId } from '../report/run-dir.ts';
-import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import type { MockServer } from '../../mock-server/index.ts';
+import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
+import { validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
 
-export interface ConformanceOptions {
-  /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
-  baseUrl?: string;
-  /** Bearer token for `baseUrl` (required with it; never written into the report). */
-  token?: string;
-  /** Which requirements to judge (default `all`). */
-  grade?: 'must' | 'should' | 'all';
-  /** Requirement IDs to judge; the others are skipped. */
-  only?: readonly string[];
-  /** Requirement IDs not to judge. */
-  skip?: readonly string[];
-  /** Also run the rate-limit checks (they consume quota and wait out a window). */
-  includeLimits?: boolean;
-  /** Seed for generated inputs (default 1). */
-  seed?: number;
+export type { TestOptions } from './test-options.ts';
+
+export interface ConformanceOptions extends TestOptions {
   /** Called after each check, e.g. for a progress line. */
   onResult?: (run: CheckRun, done: number, total: number) => void;
 }
@@ -33,26 +22,30 @@ export interface ConformanceOptions {
 export interface ConformanceOutcome {
   /** The same object `iari test --json` prints (conformance.json). */
   report: ConformanceReport;
-  /** Errors outside any check (a suite that failed to load...); they make the run fail. */
+  /** Errors outside any check (a check that escaped its runner); they make the run fail. */
   errors: string[];
   /** True when no selected requirement failed and there were no errors: `iari test` would exit 0. */
   passed: boolean;
 }
 
-/** Shorter tokens cannot be scrubbed from reports without mangling them (as `iari test`). */
-const MIN_TOKEN_LENGTH = 8;
-
-function ids(kind: string, list: readonly string[] | undefined): string[] {
-  if (list === undefined) return [];
-  const known = requirementInfos();
-  const unknown = list.filter((id) => !known.has(id));
-  if (unknown.length > 0) {
-    throw new HarnessError(HarnessErrorCode.UNKNOWN_REQUIREMENT, `runConformance: ${kind} names unknown requirement(s): ${unknown.join(', ')}`);
-  }
-  return [...new Set(list)].sort();
+export interface ConformanceRunHooks {
+  onResult?: (run: CheckRun, done: number, total: number) => void;
+  /** A bundled mock already started by the caller (iari start); it stays open afterwards. */
+  mock?: MockServer;
+  /** Lines for the user before the run (a throttle too slow for the run's deadline); stderr in the CLI. */
+  notice?: (line: string) => void;
+  runId?: string;
+  /** When the run's clock started (its deadline counts from here); default now. */
+  startedAt?: number;
 }
 
-/** The bundled mock's second account and small-limit accounts (fixtures/accounts.json), as `iari test` uses them. */
+export interface ConformanceRunOutput extends ConformanceOutcome {
+  settings: RunSettings;
+  /** Every secret of the run (tokens, secret header values), for the shell's redactor. */
+  secrets: string[];
+}
+
+/** The bundled mock's second account and small-limit accounts (fixtures/accounts.json). */
 function mockAccountSettings(mock: MockServer): Pick<RunSettings, 'secondToken' | 'limitTokens'> {
   const byAccount = mock.tokens.byAccount;
   const second = Object.values(byAccount).find((t) => t !== mock.tokens.default);
@@ -63,51 +56,91 @@ function mockAccountSettings(mock: MockServer): Pick<RunSettings, 'secondToken' 
   return { ...(second === undefined ? {} : { secondToken: second }), limitTokens };
 }
 
+/** Loaded only for the bundled mock: the mock (and its tokenizer tables) stays out of runs against other servers. */
+async function startBundledMock(): Promise<MockServer> {
+  return (await import('../../mock-server/index.ts')).startMockServer();
+}
+
+export interface OpenRun {
+  settings: RunSettings;
+  /** Every secret of the run (tokens, secret header values), for the shell's redactor. */
+  secrets: string[];
+  /** The target as reports show it (credentials removed). */
+  display: string;
+  /** Closes the bundled mock when this run started it. */
+  close(): Promise<void>;
+}
+
 /**
- * Runs the conformance suites against a server (default: the bundled mock) and returns the report.
+ * Opens the validated target for a run: starts the bundled mock when no base URL was given (unless
+ * the caller passed one), builds the run's settings and deadlines, and reads the account's request
+ * rate from a real server for the throttle. `iari test`, the library and the vitest adapter
+ * (suites/contract) all start here.
+ */
+export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHooks, 'mock' | 'notice' | 'startedAt'> = {}): Promise<OpenRun> {
+  // The run's clock starts before the mock, the preflight and the checks: they all count.
+  const startedAt = hooks.startedAt ?? Date.now();
+  if (v.target.kind === 'external') await assertTargetAllowed(v.target.base.origin);
+  const ownMock = v.target.kind === 'bundled-mock' && hooks.mock === undefined;
+  const mock = v.target.kind === 'bundled-mock' ? (hooks.mock ?? (await startBundledMock())) : undefined;
+  const close = async (): Promise<void> => {
+    if (ownMock) await mock?.close();
+  };
+  try {
+    const common = { seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.model === undefined ? {} : { model: v.model }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
+    const settings: RunSettings =
+      v.target.kind === 'external'
+        ? { ...common, root: v.target.base.root, token: v.target.token, target: 'external', connection: v.target.connection }
+        : { ...common, root: mock!.origin, token: mock!.tokens.default, target: 'bundled-mock', ...mockAccountSettings(mock!) };
+    Object.assign(settings, testTimeouts(v.timeouts, settings.target, startedAt, v.maxRateLimitWaitMs));
+    // A real model can take a while per answer, and a throttled check waits for its slots.
+    if (v.pacePerSecond !== undefined) settings.pacePerSecond = v.pacePerSecond;
+    else if (v.target.kind === 'external') {
+      // The limit /v1/me reports, else a pace at which a full run takes seconds (a 429 is still waited out).
+      const rpm = await preflightRequestsPerMinute(settings);
+      if (rpm === undefined) settings.pacePerSecond = DEFAULT_PACE_PER_SECOND;
+      else settings.requestsPerMinute = rpm;
+    }
+    if (v.target.kind === 'external' || v.pacePerSecond !== undefined) hooks.notice?.(paceNote(settings, v.pacePerSecond !== undefined));
+    for (const note of runDeadlineNotes('before', settings)) hooks.notice?.(note);
+    const secrets =
+      v.target.kind === 'external'
+        ? [v.target.token, ...connectionSecrets(v.target.connection, v.target.base.origin)]
+        : [settings.token, ...Object.values(mock!.tokens.byAccount)];
+    return { settings, secrets, display: v.target.kind === 'external' ? v.target.base.v1 : 'bundled mock (in-process)', close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs the check catalog against the validated target and returns the report, with what the shell needs to redact it. */
+export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunHooks = {}): Promise<ConformanceRunOutput> {
+  const run = await openRun(v, hooks);
+  try {
+    const { report, errors } = await runCatalog({
+      settings: run.settings,
+      baseUrlDisplay: run.display,
+      selection: v.selection,
+      runId: hooks.runId ?? newRunId(),
+      ...(hooks.onResult === undefined ? {} : { onResult: hooks.onResult }),
+    });
+    return { report, errors, passed: report.summary.fail === 0 && errors.length === 0, settings: run.settings, secrets: run.secrets };
+  } finally {
+    await run.close();
+  }
+}
+
+/**
+ * Runs the conformance checks against a server (default: the bundled mock) and returns the report.
+ * Options, defaults and deadlines are those of `iari test`.
  *
  * @example
  * const { passed, report } = await runConformance({ baseUrl: 'https://llm.example/v1', token: process.env.IARI_TOKEN });
  * for (const r of report.results) if (r.verdict === 'fail') console.log(r.id, r.failures[0]?.message);
  */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
-  const grade = options.grade ?? 'all';
-  if (grade !== 'must' && grade !== 'should' && grade !== 'all') throw new HarnessError(HarnessErrorCode.USAGE, `runConformance: grade must be must, should or all, got "${String(grade)}"`);
-  const seed = options.seed ?? 1;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw new HarnessError(HarnessErrorCode.USAGE, `runConformance: seed must be an integer in [0, 2^31-1], got ${seed}`);
-  const selection: Selection = { grade, only: ids('only', options.only), skip: ids('skip', options.skip) };
-  let base: { root: string; display: string } | undefined;
-  if (options.baseUrl !== undefined) {
-    const normalized = normalizeBaseUrl(options.baseUrl);
-    if ('error' in normalized) throw new HarnessError(HarnessErrorCode.USAGE, `runConformance: baseUrl: ${normalized.error}`);
-    base = normalized;
-    if (options.token === undefined || options.token.trim() === '') throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, 'runConformance: a baseUrl needs a token');
-  }
-  const token = options.token?.trim() ?? '';
-  if (base !== undefined && token.length < MIN_TOKEN_LENGTH) {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `runConformance: the bearer token has ${token.length} characters; at least ${MIN_TOKEN_LENGTH} are needed to keep it out of reports`);
-  }
-  const mock = base === undefined ? await startMockServer() : undefined;
-  try {
-    const settings: RunSettings =
-      mock !== undefined
-        ? { root: mock.origin, token: mock.tokens.default, seed, target: 'bundled-mock', includeLimits: options.includeLimits === true, ...mockAccountSettings(mock) }
-        : { root: base!.root, token, seed, target: 'external', includeLimits: options.includeLimits === true };
-    if (mock === undefined) {
-      // As `iari test`: a real model can take a while per answer, and a throttled check waits for its slots.
-      settings.requestsPerMinute = await preflightRequestsPerMinute(settings);
-      settings.requestTimeoutMs = 60_000;
-      settings.checkTimeoutMs = 600_000;
-    }
-    const { report, errors } = await runSuites({
-      settings,
-      baseUrlDisplay: mock === undefined ? base!.display : 'bundled mock (in-process)',
-      selection,
-      runId: newRunId(),
-      ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
-    });
-    return { report, errors, passed: report.summary.fail === 0 && errors.length === 0 };
-  } finally {
-    await mock?.close();
-  }
+  const { onResult, ...testOptions } = options;
+  const { report, errors, passed } = await conformanceRun(validateTestOptions(testOptions), onResult === undefined ? {} : { onResult });
+  return { report, errors, passed };
 }

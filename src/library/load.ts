@@ -6,7 +6,8 @@ import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { runLoad as runEngine } from '../load/run-load.ts';
 import { newRunId } from '../report/run-dir.ts';
 // The bundled mock's pacing for load runs is the CLI's, so both measure the same server.
-import { MOCK_LOAD_OPTIONS } from '../cli/load-command.ts';
+import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
+import { firstModel } from '../load/first-model.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 export interface LoadOptions {
@@ -28,8 +29,10 @@ export interface LoadOptions {
   requests?: number;
   /** Unmeasured warmup before the window, e.g. `'2s'`. */
   warmup?: string;
-  /** Per-request timeout, e.g. `'30s'`. */
+  /** Idle timeout of one request, reset on every byte, e.g. `'30s'` (default 30 s). */
   timeout?: string;
+  /** Total deadline of one request, body included, e.g. `'2m'` (default 120 s), as `--request-timeout`. */
+  requestTimeout?: string;
   maxTokens?: number;
   /** Streamed requests (default true). */
   stream?: boolean;
@@ -47,16 +50,6 @@ export interface LoadOutcome {
   result: LoadResult;
   /** One record per measured request. */
   records: RequestRecord[];
-}
-
-async function firstModel(v1: string): Promise<string> {
-  const res = await fetch(`${v1}/models`, { signal: AbortSignal.timeout(5000) });
-  const body = (await res.json()) as { data?: { id?: unknown }[] };
-  const id = body.data?.[0]?.id;
-  if (res.status !== 200 || typeof id !== 'string') {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `runLoad: cannot pick a model: GET /v1/models answered ${res.status} without a model id`, { hint: 'pass model' });
-  }
-  return id;
 }
 
 /**
@@ -78,6 +71,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
     requests: str(options.requests),
     warmup: options.warmup,
     timeout: options.timeout,
+    'request-timeout': options.requestTimeout,
     'max-tokens': str(options.maxTokens),
     'no-stream': options.stream === false ? true : undefined,
     prompts: options.prompts,
@@ -85,20 +79,9 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
     seed: str(options.seed),
   };
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  let plan: ReturnType<typeof planFromFlags>;
-  if (options.baseUrl === undefined) plan = planFromFlags(given);
-  else {
-    if (options.token === undefined || options.token.trim() === '') throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, 'runLoad: a baseUrl needs a token');
-    // The CLI's own validation of --base-url (URL form, which targets are allowed) and its token
-    // reading: the token sits in a variable of this process only while the synchronous call runs.
-    const name = `IARI_LIBRARY_TOKEN_${process.pid}_${Date.now()}`;
-    process.env[name] = options.token.trim();
-    try {
-      plan = planFromFlags({ ...given, 'base-url': options.baseUrl, 'token-env': name });
-    } finally {
-      delete process.env[name];
-    }
-  }
+  // The CLI's own validation of every option, the base URL and the token included; the token is
+  // handed over as it is, never through flag strings or the environment.
+  const plan = planFromFlags(options.baseUrl === undefined ? given : { ...given, 'base-url': options.baseUrl }, options.baseUrl === undefined ? { who: 'runLoad' } : { token: options.token ?? '', who: 'runLoad' });
   const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
   let mock: MockServer | undefined;
   try {
@@ -109,7 +92,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
       runId: newRunId(),
       baseUrl,
       token: target?.token ?? mock!.tokens.default,
-      model: plan.model ?? (await firstModel(baseUrl)),
+      model: plan.model ?? (await firstModel('runLoad', baseUrl, target?.token ?? mock!.tokens.default)),
       target: mock === undefined ? 'external' : 'bundled-mock',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });

@@ -6,8 +6,8 @@ import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.
 import { ByteBudget, encodingBreach, type BoundBreach } from './response-bounds.ts';
 
 /**
- * Closed loop driven by autocannon 8, with its known faults worked around
- * (research/load-anchors.md §2-3):
+ * Closed loop driven by autocannon 8, with its known faults worked around (read in its sources,
+ * node_modules/autocannon/lib/httpClient.js and lib/run.js; docs/load.md says more):
  * - `body` events carry the whole socket buffer: we replace the parser's kOnBody callback (it
  *   gets the exact slice of each HTTP chunk) and stamp each slice with process.hrtime.
  * - its timeout is not reset while data flows: its own timeout is set beyond the run, and an

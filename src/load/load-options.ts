@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { durationOption } from '../duration.ts';
+import { checkToken, readToken } from '../client/token.ts';
 import { normalizeBaseUrl } from '../client/base-url.ts';
 import { connectionFlagSpec, connectionFromFlags, type ConnectionOptions } from '../client/connection-options.ts';
 
@@ -63,14 +64,9 @@ export interface LoadPlan extends LoadSettings {
 const usage = (message: string, hint?: string): HarnessError =>
   new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`, hint === undefined ? {} : { hint });
 
-/** "10s", "500ms", "2m", "1.5" (seconds) -> seconds. */
+/** A duration flag in seconds (the one parser, src/duration.ts: "10s", "500ms", "2m", "1h", "1m30s", "1.5"). */
 export function parseDuration(flag: string, value: string, min: number, max: number): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (m === null) throw usage(`--${flag} must be a duration like 10s, 500ms or 2m, got "${value}"`);
-  const n = Number(m[1]);
-  const s = m[2] === 'ms' ? n / 1000 : m[2] === 'm' ? n * 60 : n;
-  if (s < min || s > max) throw usage(`--${flag} must be between ${min}s and ${max}s, got ${s}s`);
-  return s;
+  return (durationOption('iari load', flag, value, min, max) as number) / 1000;
 }
 
 function parseNumber(flag: string, value: string, min: number, max: number, integer: boolean): number {
@@ -80,33 +76,16 @@ function parseNumber(flag: string, value: string, min: number, max: number, inte
   return n;
 }
 
-function readToken(tokenEnv: string | undefined, tokenFile: string | undefined): string {
-  if (tokenEnv !== undefined && tokenFile !== undefined) throw usage('give --token-env or --token-file, not both');
-  if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(tokenFile, 'utf8');
-    } catch (error) {
-      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: cannot read --token-file: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    const token = (text.split(/\r?\n/)[0] ?? '').trim();
-    if (token === '') throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, 'iari load: --token-file is empty');
-    return token;
-  }
-  const name = tokenEnv ?? 'IARI_TOKEN';
-  const token = process.env[name]?.trim();
-  if (token === undefined || token === '') {
-    throw new HarnessError(HarnessErrorCode.TOKEN_MISSING, `iari load: no token in $${name}`, {
-      hint: 'export the account token in that variable (or use --token-file); it is never accepted as a flag value',
-    });
-  }
-  return token;
-}
 
 type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] extends { multiple: true } ? string[] : (typeof loadFlagSpec)[K]['type'] extends 'boolean' ? boolean : string };
 
-/** Validates every flag before any traffic: a bad value is a usage error (exit 2). */
-export function planFromFlags(v: Values): LoadPlan {
+/**
+ * Validates every flag before any traffic: a bad value is a usage error (exit 2). The library's
+ * `runLoad` passes its token in `given` (never through the environment); the CLI reads it from
+ * --token-env / --token-file.
+ */
+export function planFromFlags(v: Values, given: { token?: string; who?: string } = {}): LoadPlan {
+  const who = given.who ?? 'iari load';
   const sloExprs = v.slo ?? [];
   const connection = connectionFromFlags('load', v);
   const workloadPlan = workloadFromFlags(v);
@@ -117,10 +96,10 @@ export function planFromFlags(v: Values): LoadPlan {
   let baseUrl: string | null = null;
   let token: string | null = null;
   if (v['base-url'] !== undefined) {
-    baseUrl = normalizeBaseUrl(v['base-url']).v1;
-    token = readToken(v['token-env'], v['token-file']);
+    baseUrl = normalizeBaseUrl(v['base-url'], who).v1;
+    token = 'token' in given ? checkToken(who, given.token) : readToken(who, { tokenEnv: v['token-env'], tokenFile: v['token-file'] });
   } else if (v['token-env'] !== undefined || v['token-file'] !== undefined) {
-    readToken(v['token-env'], v['token-file']);
+    readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] });
   }
   if (v.concurrency !== undefined && v.rate !== undefined) throw usage('give --concurrency (closed loop) or --rate (open loop), not both');
   if (v.arrival !== undefined && v.rate === undefined) throw usage('--arrival needs --rate');

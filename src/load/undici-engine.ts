@@ -4,6 +4,7 @@ import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type
 import type { ErrorClass } from './load-result.ts';
 import type { CutLimits } from './end-cut.ts';
 import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.ts';
+import { isTlsFailure, transportClass } from '../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
@@ -72,23 +73,16 @@ export async function untilStart(startNs: bigint, signal?: AbortSignal): Promise
   while (now() < startNs && signal?.aborted !== true) await new Promise<void>((r) => setImmediate(r));
 }
 
-const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|HOSTNAME_MISMATCH)/;
+export { isTlsFailure };
 
-/** A certificate or handshake failure (Node puts OpenSSL's verify code in `code`). */
-export function isTlsFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && TLS_CODES.test(code);
-}
-
+/** A load request's error class, from the one transport classification (src/client/transport-errors.ts). */
 export function classifyError(err: unknown): ErrorClass {
-  const code = (err as { code?: unknown })?.code;
   const msg = err instanceof Error ? err.message : String(err);
-  if (code === 'IARI_IDLE_TIMEOUT' || code === 'IARI_REQUEST_DEADLINE' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
-  if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENETUNREACH') return 'connect';
+  const kind = transportClass(err);
   // TLS handshake and certificate failures, and a proxy refusing the tunnel, happen before any request.
-  if (isTlsFailure(err) || /^Proxy response \(\d+\)/.test(msg)) return 'connect';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' || /other side closed|socket hang up/i.test(msg)) return 'reset';
-  return 'other';
+  if (kind === 'tls' || /^Proxy response \(\d+\)/.test(msg)) return 'connect';
+  if (kind === 'framing') return 'other';
+  return kind;
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   FactsBatch, F_ACTOR_SIG_UNCHECKED, F_ALLOWED, F_PREV_FORM_NO_SIG, F_PREV_FORM_WIRE, F_GATE, F_GATE_DIGEST, F_ID, F_OUTCOME, F_PREV, F_PREV_DIGEST, F_STOP,
   K_RECEIPT, O_DIGEST, O_GATE, O_ID_HASH, O_PAIR, O_PREV, STRIDE,
 } from './receipt-facts.ts';
-import type { VerifyOptions } from './verify-options.ts';
+import { checkVerifyOptions, VerifyOptionsError, type VerifyOptions } from './verify-options.ts';
 
 export type { VerifyOptions } from './verify-options.ts';
 
@@ -75,7 +75,10 @@ export class ChainVerifier {
   readonly #pendingGate = new ByteRecords(32);
   readonly #pendingGateOf = new GrowableInt32();
 
+  /** Throws VerifyOptionsError, before any Receipt is read, for a given key that is not a valid key (D-RCPT-21). */
   constructor(options: VerifyOptions = {}) {
+    const check = checkVerifyOptions(options);
+    if (!check.ok) throw new VerifyOptionsError(check.code, check.key, check.detail);
     this.#o = options;
     this.#checkOptions = checkOptionsOf(options);
     this.#trusted = options.trustedIssuers === undefined ? undefined : new Set(options.trustedIssuers);
@@ -248,7 +251,8 @@ export class ChainVerifier {
     if (payload === undefined || io === undefined) return;
     const [inputDigest, outputDigest, context] = io;
     const withId = (f: Omit<Finding, 'id'>): Finding => (id === undefined ? f : { ...f, id });
-    // D-RCPT-13: checked only against the payloads the caller gives.
+    // D-RCPT-13: checked only against the payloads the caller gives; "an absent act.input_digest (or act), or an
+    // outcome.output_digest absent from an outcome, is IO_DIGEST_MISMATCH, as an absent context is CONTEXT_DIGEST_MISMATCH".
     if (payload.input !== undefined && inputDigest !== payloadDigest(payload.input)) this.#add(withId({ code: 'IO_DIGEST_MISMATCH', index, pointer: '/act/input_digest', detail: 'input_digest is not the digest of the given request body' }));
     if (payload.output !== undefined && ((batch.flags[k] as number) & F_OUTCOME) !== 0 && outputDigest !== payloadDigest(payload.output)) this.#add(withId({ code: 'IO_DIGEST_MISMATCH', index, pointer: '/outcome/output_digest', detail: 'output_digest is not the digest of the given output' }));
     if (payload.context !== undefined && context !== payloadDigest(payload.context)) this.#add(withId({ code: 'CONTEXT_DIGEST_MISMATCH', index, pointer: '/context', detail: 'context is not the digest of the given Context Envelope' }));
@@ -365,7 +369,8 @@ export class ChainVerifier {
     }
     for (let i = 0; i < n; i++) {
       const s = stateOf.get(i);
-      // D-RCPT-22: "An allowed gate without an outcome is the warning GATE_OPEN" (stop.approve excluded).
+      // D-RCPT-22: "An allowed gate without an outcome is the warning GATE_OPEN"; "Only a gate whose act.verb is the
+      // string stop.approve is excluded: a gate without act, or whose act has no string verb, is not" (S_STOP).
       if ((s & S_MEMBER) !== 0 && (s & (S_OUTCOME | S_STOP)) === 0 && (s & S_ALLOWED) !== 0 && firstOutcome[i] === -1) {
         this.#add({ code: 'GATE_OPEN', index: i, detail: 'allowed gate without an outcome' });
       }

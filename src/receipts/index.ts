@@ -20,7 +20,10 @@ export { FINDING_CODES, FINDING_TABLE, ALL_FINDING_CODES, WARNING_CODES, CLOCK_C
 export type { Finding, FindingCode, FindingCodeInfo, FindingLayer, FindingScope, FindingSeverity } from './findings.ts';
 export { ChainVerifier } from './chain-verifier.ts';
 export type { ChainVerifyResult } from './chain-verifier.ts';
-export type { VerifyOptions, ReceiptPayloads } from './verify-options.ts';
+export type { VerifyOptions, ReceiptPayloads, VerifyOptionsCheck, VerifyOptionsErrorCode } from './verify-options.ts';
+export { checkVerifyOptions, VerifyOptionsError } from './verify-options.ts';
+export { readPayloadsBytes, readPayloadsText } from './payloads-file.ts';
+export type { PayloadsRead } from './payloads-file.ts';
 export { verifyChain, verifyReceiptStream, verifyReceiptFile } from './verify-chain.ts';
 export type { StreamOptions } from './verify-chain.ts';
 export { defaultJobs } from './verify-pool.ts';

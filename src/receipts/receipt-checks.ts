@@ -153,6 +153,22 @@ function jcsForms(parsed: Reading, r: Record<string, unknown>): { whole: string;
   return { whole, withoutSig, pairAct, pairActor, pairDecision };
 }
 
+const isJsonWs = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * D-RCPT-07: "its bytes as served" are the text of the value itself, from its first byte to its
+ * last: the whitespace around it (a JSONL line's, a JSON array element's) belongs to the framing.
+ */
+function servedText(parsed: Reading, whole: string): string {
+  if (parsed.canonical) return whole;
+  const t = parsed.text;
+  let a = 0;
+  let b = t.length;
+  while (a < b && isJsonWs(t.charCodeAt(a))) a++;
+  while (b > a && isJsonWs(t.charCodeAt(b - 1))) b--;
+  return a === 0 && b === t.length ? t : t.slice(a, b);
+}
+
 /** Makes this Receipt the last one checked; returns the record it replaces (the Receipt before, valid while this one is checked). */
 function remember(ctx: CheckContext, index: number, digest: Buffer, withoutSig: string, served: string, whole: string): LastReceipt {
   const before = ctx.last;
@@ -178,7 +194,7 @@ export function rememberReceipt(input: Uint8Array, index: number, ctx: CheckCont
     return;
   }
   const { whole, withoutSig } = jcsForms(parsed, parsed.value);
-  remember(ctx, index, hash('sha256', whole, 'buffer'), withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  remember(ctx, index, hash('sha256', whole, 'buffer'), withoutSig, servedText(parsed, whole), whole);
 }
 
 /**
@@ -198,6 +214,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
     return;
   }
   const value = parsed.value;
+  // D-RCPT-25 (2): a value that is not a JSON object "has no digest, so two equal non-objects are SCHEMA_TYPE twice".
   if (!isObj(value)) {
     out.kind[k] = K_NOT_OBJECT;
     out.addFinding(k, { code: 'SCHEMA_TYPE', index, pointer: '', detail: 'a Receipt is a JSON object' });
@@ -214,7 +231,8 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const base = k * STRIDE;
   const digest = hash('sha256', whole, 'buffer');
   out.bytes.set(digest, base + O_DIGEST);
-  const last = remember(ctx, index, digest, withoutSig, parsed.canonical ? whole : parsed.text, whole);
+  const last = remember(ctx, index, digest, withoutSig, servedText(parsed, whole), whole);
+  // D-RCPT-07: "The Receipt before it" is the item at index i-1 only (one the reader rejected is never remembered).
   const before = last.index === index - 1 ? last : undefined;
   hash16Into(pairAct, out.bytes, base + O_PAIR);
   hash16Into(pairActor, out.bytes, base + O_PAIR + 16);
@@ -253,7 +271,8 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const iss = str(r['iss']);
   out.iss[k] = iss;
   const issKey = keyAt(iss, '/iss');
-  // D-RCPT-04: "the envelope sig.kid must equal iss"; the signature is verified with iss's key whatever kid says.
+  // D-RCPT-04: "the envelope sig.kid must equal iss"; "a present kid (any value) beside an absent or non-string iss
+  // (actor) is SIG_KID_MISMATCH". The signature is verified with iss's key whatever kid says.
   const sig = isObj(r['sig']) ? r['sig'] : undefined;
   if (sig !== undefined) {
     if (sig['kid'] !== undefined && sig['kid'] !== iss) emit('SIG_KID_MISMATCH', '/sig/kid', 'sig.kid is not iss');
@@ -284,7 +303,8 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
   const approvalKid = str(approval?.['kid']);
   if (approval !== undefined && approvalKid !== undefined) {
     const approverKey = keyAt(approvalKid, '/approval/kid');
-    // Seed: "the approver's detached signature over the the service identifier joined with the act digest".
+    // Seed: "the approver's detached signature over the the service identifier joined with the act digest"; D-RCPT-06:
+    // "Without the option and without an iss that is a string there is no service id ... the approval is not checked".
     const serviceId = o.serviceId ?? iss;
     const val = sigBytes(approval['val']);
     if (val !== undefined && approverKey !== undefined && serviceId !== undefined && act !== undefined) {
@@ -320,6 +340,7 @@ export function checkReceipt(input: Uint8Array | string, index: number, ctx: Che
       flags |= prevForm(pb, before);
     }
   }
+  // D-RCPT-26: a member is present "when its name occurs in it, whatever the value, null included".
   if (r['outcome'] !== undefined) flags |= F_OUTCOME;
   if (r['gate'] !== undefined) {
     flags |= F_GATE;

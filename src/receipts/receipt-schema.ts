@@ -56,7 +56,10 @@ export function ajvErrorPointer(error: AjvError): string {
   return error.instancePath;
 }
 
-/** Verifier finding code named by the `$comment` of the subschema that holds the failing keyword (ajv's verbose parentSchema). */
+/**
+ * D-RCPT-26: "the code in the $comment: "finding: CODE" of the subschema that holds the keyword itself ... No other
+ * $comment counts" (ajv's verbose parentSchema; through $ref, the referenced subschema).
+ */
 function findingOf(error: AjvError): string | undefined {
   const comment = error.parentSchema?.['$comment'];
   if (typeof comment !== 'string') return undefined;

@@ -1,5 +1,6 @@
 // D-RCPT-24: "JSONL (one Receipt per line, blank lines ignored, CRLF allowed) or one JSON array of
-// Receipts (detected by the first non-space byte [), streamed".
+// Receipts (detected by the first non-space byte [), streamed"; "A blank line is one that holds nothing
+// but JSON whitespace"; "In a JSON array every comma at the top level separates two elements".
 
 export type SplitItem = { kind: 'receipt'; bytes: Uint8Array } | { kind: 'oversize'; size: number } | { kind: 'syntax'; detail: string };
 

@@ -68,4 +68,36 @@ describe('strict JSON reader', () => {
     const r = parseStrictText('{"a":{"b":[{"c":1,"c":2}]}}');
     expect(r.ok ? '' : r.error.pointer).toBe('/a/b/0/c');
   });
+
+  it.each([
+    ['1e20', '100000000000000000000'],
+    ['-0', '0'],
+    ['1E-7', '1e-7'],
+    ['0.1', '0.1'],
+    ['9007199254740992', '9007199254740992'],
+    ['1.50', '1.5'],
+    ['-2.5e-3', '-0.0025'],
+  ])('D-RCPT-13: a payload number %s is read when the nearest double keeps its value (JCS writes %s)', (text, written) => {
+    const r = parseStrictText(text, { maxBytes: 1024, maxDepth: 4, anyNumber: true });
+    expect(r.ok ? String(r.value) : r.error.code).toBe(written);
+  });
+
+  it.each([
+    ['9007199254740993', 'JSON_NUMBER_FORM'],
+    ['-9007199254740993', 'JSON_NUMBER_FORM'],
+    ['3.141592653589793238', 'JSON_NUMBER_FORM'],
+    ['1e400', 'JSON_NUMBER_FORM'],
+    ['-1e400', 'JSON_NUMBER_FORM'],
+    ['1e-400', 'JSON_NUMBER_FORM'],
+    ['01', 'JSON_SYNTAX'],
+    ['1.', 'JSON_SYNTAX'],
+    ['+1', 'JSON_SYNTAX'],
+  ])('D-RCPT-13: a payload number %s is refused with %s', (text, expected) => {
+    const r = parseStrictText(text, { maxBytes: 1024, maxDepth: 4, anyNumber: true });
+    expect(r.ok ? 'ok' : r.error.code).toBe(expected);
+  });
+
+  it('D-RCPT-01: Receipt numbers stay integers 0..2^53-1 whatever payload numbers allow', () => {
+    for (const text of ['1e20', '-0', '1E-7', '9007199254740992']) expect(code(text)).toBe('JSON_NUMBER_FORM');
+  });
 });

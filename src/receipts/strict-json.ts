@@ -101,6 +101,7 @@ class Parser {
       if (this.s.charCodeAt(this.i) !== 0x22) this.fail('JSON_SYNTAX', 'expected a member name');
       const keyAt = this.i;
       const key = this.string();
+      // D-RCPT-26: "a duplicate member name is found when its name has been read (at its closing quote), before its : and value".
       // RFC 8785 §3.2.3: members sorted by their names' UTF-16 code units (what < compares).
       if (previous !== undefined && !(previous < key)) this.canonical = false;
       previous = key;
@@ -169,18 +170,26 @@ class Parser {
     }
     const lexeme = s.slice(start, i);
     this.i = i;
+    if (this.anyNumber) return this.anyNumberValue(lexeme, start);
     if (!/^(0|[1-9][0-9]*)$/.test(lexeme)) {
-      if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) {
-        if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme) || this.anyNumber) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
-      } else if (this.anyNumber) {
-        const n = Number(lexeme);
-        if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is outside IEEE 754 double range`, start);
-        return n;
-      }
+      if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
       this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not a non-negative integer without fraction or exponent`, start);
     }
     const n = Number(lexeme);
     if (n > Number.MAX_SAFE_INTEGER) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is above 2^53-1`, start);
+    return n;
+  }
+
+  /**
+   * D-RCPT-13: a payload number is any RFC 8259 number whose value the nearest IEEE 754 double
+   * keeps, i.e. JCS (RFC 8785 §3.2.2.3) writes it back as the same decimal value: `1e20`, `-0`
+   * (written 0) and `1E-7` are read; `9007199254740993`, `1e400` and `1e-400` are not.
+   */
+  anyNumberValue(lexeme: string, start: number): number {
+    if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+    const n = Number(lexeme);
+    if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is outside the IEEE 754 double range`, start);
+    if (!sameDecimalValue(lexeme, String(n))) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not exactly an IEEE 754 double: JCS would write it as ${String(n)}`, start);
     return n;
   }
 
@@ -252,6 +261,25 @@ class Parser {
     if (!/^[0-9a-fA-F]{4}$/.test(h)) this.fail('JSON_SYNTAX', 'invalid \\u escape', at - 2);
     return parseInt(h, 16);
   }
+}
+
+/** A decimal number as sign, digits without leading or trailing zeros, and the power of ten of the last digit; zero is "0". */
+function decimalKey(text: string): string {
+  const m = /^(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
+  if (m === null) return text;
+  const fraction = m[3] ?? '';
+  let digits = `${m[2] ?? ''}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return '0';
+  let exponent = Number(m[4] ?? '0') - fraction.length;
+  const trimmed = digits.replace(/0+$/, '');
+  exponent += digits.length - trimmed.length;
+  digits = trimmed;
+  return `${m[1]}${digits}e${exponent}`;
+}
+
+/** True when two JSON number texts denote the same decimal value (-0 and 0 included). */
+export function sameDecimalValue(a: string, b: string): boolean {
+  return decimalKey(a) === decimalKey(b);
 }
 
 /** A strict read with what the reader saw of the text's form. */

@@ -1,3 +1,4 @@
+import { decodeKeyref } from './keyref.ts';
 import type { StrictJsonLimits } from './strict-json.ts';
 
 export interface ReceiptPayloads {
@@ -37,4 +38,39 @@ export interface VerifyOptions {
   /** At most this many findings are kept (default 1000); the rest are counted. */
   maxFindings?: number;
   limits?: StrictJsonLimits;
+}
+
+/** Why the verifier refuses its options before reading any Receipt (D-RCPT-21): a closed set. */
+export type VerifyOptionsErrorCode = 'TRUSTED_KEY_INVALID' | 'APPROVER_KEY_INVALID';
+
+export type VerifyOptionsCheck = { ok: true } | { ok: false; code: VerifyOptionsErrorCode; key: string; detail: string };
+
+/** Thrown by the verifier (ChainVerifier, verifyChain, verifyReceipt*) for options it refuses. */
+export class VerifyOptionsError extends Error {
+  override readonly name = 'VerifyOptionsError';
+  constructor(
+    readonly code: VerifyOptionsErrorCode,
+    readonly key: string,
+    detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/**
+ * D-RCPT-21: "Keys given to the verifier are checked before any Receipt is read, by the rules of
+ * D-RCPT-03; a key that fails them is refused (exit 2), not a finding."
+ */
+export function checkVerifyOptions(options: Pick<VerifyOptions, 'trustedIssuers' | 'approvers'>): VerifyOptionsCheck {
+  const lists: [readonly string[] | undefined, VerifyOptionsErrorCode, string][] = [
+    [options.trustedIssuers, 'TRUSTED_KEY_INVALID', 'trusted issuer key'],
+    [options.approvers, 'APPROVER_KEY_INVALID', 'approver key'],
+  ];
+  for (const [keys, code, what] of lists) {
+    for (const key of keys ?? []) {
+      const d = decodeKeyref(key);
+      if (!d.ok) return { ok: false, code, key, detail: `${what} ${JSON.stringify(key)}: ${d.reason}` };
+    }
+  }
+  return { ok: true };
 }

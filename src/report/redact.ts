@@ -18,8 +18,9 @@ export interface Redactor {
   leaks(text: string): boolean;
 }
 
-/** Secrets shorter than this are not scrubbed (they would shred ordinary text). */
-export const MIN_SECRET_LENGTH = 6;
+import { MIN_SECRET_LENGTH } from '../client/token.ts';
+
+export { MIN_SECRET_LENGTH };
 /**
  * A secret at least this long is scrubbed wherever it appears, even inside a longer run of letters
  * (no ordinary word is that long); a shorter one only as a whole value, never out of a word
@@ -27,15 +28,6 @@ export const MIN_SECRET_LENGTH = 6;
  */
 export const SUBSTRING_SECRET_LENGTH = 20;
 
-/**
- * Header names whose values are secrets whatever their source: authorization, cookie, and any
- * name with a part (between `-` or `_`) that is a key, token or secret (x-api-key, apikey,
- * x-auth-token, client-secret). By part, not substring: `x-portkey-provider` names a provider.
- */
-export function isSecretHeaderName(name: string): boolean {
-  const n = name.toLowerCase();
-  return /authorization|cookie/.test(n) || n.split(/[-_.]/).some((part) => /^(?:api|access|auth|session|private)?(?:key|token|secret|password)s?$/.test(part));
-}
 
 function forms(secret: string): string[] {
   const out = new Set<string>([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);

@@ -1,28 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { run } from '../../src/cli/receipts-command.ts';
-import { isHarnessError } from '../../src/errors.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli } from './cli-run.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'iari-receipts-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
-  try {
-    return { code: await run(argv), out, err };
-  } catch (error) {
-    if (isHarnessError(error)) return { code: error.exitCode, out, err: err + error.message };
-    throw error;
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
 
 const acts = [
   { act: { verb: 'model.call', resource: 'gpt-x' }, decision: { result: 'allowed' }, cost: { amount: '0.01', unit: 'USD' } },

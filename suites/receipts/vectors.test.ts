@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ALL_FINDING_CODES } from '../../src/receipts/index.ts';
 import { VECTORS_PATH, vectorsFileText } from '../../scripts/gen-receipt-vectors.ts';
-import { pairs, runVector, type VectorFile } from './vector-runner.ts';
+import { pairs, runVectorOutcome, type VectorFile } from './vector-runner.ts';
 
 const committed = readFileSync(VECTORS_PATH, 'utf8');
 const file = JSON.parse(committed) as VectorFile;
@@ -27,9 +27,13 @@ describe('receipt test vectors (fixtures/receipts)', () => {
   });
 
   it.each(tests.map((t) => [t.tcId, t.comment, t] as const))('vector %i: %s', (_id, _comment, t) => {
-    const r = runVector(t);
-    expect(r.valid ? 'valid' : 'invalid').toBe(t.result);
-    expect(pairs(r.errors)).toEqual(pairs(t.errors));
-    expect(pairs(r.warnings)).toEqual(pairs(t.warnings));
+    const r = runVectorOutcome(t);
+    expect(r.result).toBe(t.result);
+    if (r.result === 'refused') {
+      expect(r.refusal).toBe(t.refusal);
+      return;
+    }
+    expect(pairs(r.chain.errors)).toEqual(pairs(t.errors));
+    expect(pairs(r.chain.warnings)).toEqual(pairs(t.warnings));
   });
 });

@@ -55,11 +55,12 @@ export interface Exchange {
   summary: string;
   kind?: 'legal' | 'unusual' | 'breaking';
   source: { url: string; quote: string; also?: string[] };
+  evidence: { url: string; at: string; shows: string; fillIns: string };
   fidelity: 'verbatim' | 'excerpt-completed' | 'source-derived';
   fidelityNote?: string;
   request: { method: 'GET' | 'POST'; path: string; auth?: AuthKind; body?: unknown };
   response: { status: number; headers?: Record<string, string>; body?: unknown; bodyText?: string; sse?: string };
-  replay: { match: ReplayMatch; shiftCreated?: boolean; times?: number };
+  replay: { match: ReplayMatch; shiftCreated?: boolean; createdAgeSeconds?: number; times?: number };
   clientImpact: { client: string; version?: string; call: string; effect: string; evidence: 'observed' | 'cited'; source?: string }[];
   openaiSdk?: { operation: 'create' | 'stream-iterate' | 'stream-helper' | 'models-list'; expect: SdkExpectation };
   verdicts: Record<string, { verdict: Verdict; rubric: string }>;

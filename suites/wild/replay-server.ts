@@ -142,6 +142,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   async function replay(ex: LoadedExchange, res: ServerResponse): Promise<void> {
     let bytes = ex.bodyBytes;
     if (ex.replay.shiftCreated === true) bytes = new TextEncoder().encode(shiftCreated(new TextDecoder().decode(bytes), now()));
+    // A server that stamps its process start time (LocalAI) sends a created that is days old; keep that age.
+    else if (ex.replay.createdAgeSeconds !== undefined) bytes = new TextEncoder().encode(shiftCreated(new TextDecoder().decode(bytes), now() - ex.replay.createdAgeSeconds));
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(ex.response.headers ?? {})) if (!HOP_BY_HOP.has(k.toLowerCase())) headers[k] = v;
     if (ex.response.sse !== undefined) {

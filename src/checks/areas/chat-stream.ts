@@ -32,7 +32,7 @@ const framing: CheckDef = {
 const envelope: CheckDef = {
   name: 'chat-stream-envelope',
   area: 'chat-stream',
-  ids: ids(6, 7, 8, 9, 10, 11, 12, 13, 44),
+  ids: ids(6, 7, 8, 9, 10, 11, 12, 13, 44, 47),
   title: 'every chunk is a chat.completion.chunk with one stable non-empty id, one created in seconds, a model and a choices array with stable indexes',
   async run(ctx, j) {
     judgeFindings(j, await checkedStreams(ctx), j.ids);

@@ -1,6 +1,6 @@
 import type { CheckDef } from '../check-types.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { chatBody, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../common-requests.ts';
+import { chatBody, errorMember, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../common-requests.ts';
 import { mockAdmin } from '../mock-admin.ts';
 import { retrieveModel } from './models-retrieve.ts';
 
@@ -72,8 +72,10 @@ const unknownModel: CheckDef = {
   title: 'a chat request naming a never-listed model answers 404 model_not_found',
   async run(ctx, j) {
     const ex = await ctx.shared.get('chat:unknown-model', () => ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))));
-    // DECISIONS.md D-HTTP-08: param null (as OpenAI sends it) or "model".
-    j.expect('MODELS-010', ex.status === 404 && errorMemberIs(ex, 'code', ['model_not_found']) && errorMemberIs(ex, 'param', [null, 'model']), () =>
+    // DECISIONS.md D-HTTP-08: param null (as OpenAI sends it) or "model". The code must be there: a 404 whose body
+    // has no error.code (vLLM's flat ErrorResponse, https://github.com/vllm-project/vllm/issues/3485) does not say
+    // model_not_found; the requirement is INFO, so this is noted, never a failure.
+    j.expect('MODELS-010', ex.status === 404 && errorMember(ex, 'code')?.value === 'model_not_found' && errorMemberIs(ex, 'param', [null, 'model']), () =>
       evidence(ex, 'an unknown model did not get 404 model_not_found (param null or "model")', {
         expected: { status: 404, code: 'model_not_found', param: [null, 'model'] },
         received: describeResponse(ex),

@@ -4,7 +4,7 @@ import type { HttpExchange, Auth } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
 import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../common-requests.ts';
-import { digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
+import { decodeKeyref, digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
 import { requirementIdsOfFinding } from '../receipt-finding-ids.ts';
 
 const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)';
@@ -20,7 +20,8 @@ async function advertised(ctx: CheckContext): Promise<boolean> {
 
 async function trustedKeys(ctx: CheckContext): Promise<string[]> {
   const keys = at((await keysExchange(ctx)).json, 'keys');
-  return Array.isArray(keys) ? keys.map((k) => at(k, 'kid')).filter((k): k is string => typeof k === 'string') : [];
+  // D-RCPT-21: the verifier refuses a key that is not a valid key; a published one is then simply not trusted (ISSUER_UNTRUSTED).
+  return Array.isArray(keys) ? keys.map((k) => at(k, 'kid')).filter((k): k is string => typeof k === 'string' && decodeKeyref(k).ok) : [];
 }
 
 function fetchChain(ctx: CheckContext, auth: Auth = 'token'): Promise<HttpExchange> {

@@ -47,7 +47,7 @@ export class ClientTransport {
     this.#origin = new URL(ctx.baseUrl).origin;
     this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
     this.#bodyLimit = options.bodyLimit ?? CLIENT_BODY_LIMIT;
-    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? globalThis.fetch;
+    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch;
   }
 
   get baseUrl(): string {
@@ -112,7 +112,7 @@ export class ClientTransport {
       if (name === 'authorization') bearer = value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
       else if (name === 'content-type' || name === 'x-iari-fault') shown[name] = value;
     });
-    return this.#ctx.http.redact(buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: [this.#ctx.http.tokenForProbe()] }));
+    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: this.#ctx.http.secretPairs });
   }
 }
 

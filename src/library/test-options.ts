@@ -1,0 +1,123 @@
+// The options of a conformance run, validated once for both shells: `iari test` parses its flags
+// into TestOptions, the library takes them as they are, and both call validateTestOptions.
+import type { ConnectionOptions } from '../client/connection-options.ts';
+import { noConnectionOptions } from '../client/connection-options.ts';
+import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
+import { checkToken } from '../client/token.ts';
+import type { Selection } from '../checks/conformance-results.ts';
+import { MAX_PACE_PER_SECOND } from '../checks/pace.ts';
+import { requirementInfos } from '../checks/registry-view.ts';
+import { profiles, type Profile } from '../checks/verdicts.ts';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+
+export interface TestOptions {
+  /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
+  baseUrl?: string;
+  /** Bearer token for `baseUrl` (required with it; never written into the report). */
+  token?: string;
+  /** Which requirements to judge (default `all`). */
+  grade?: 'must' | 'should' | 'all';
+  /** How profile requirements are graded (D-GRADE-04): `default` INFO, `strict` SHOULD. */
+  profile?: Profile;
+  /** Requirement IDs to judge; the others are skipped. */
+  only?: readonly string[];
+  /** Requirement IDs not to judge. */
+  skip?: readonly string[];
+  /** Also run the rate-limit checks (they consume quota and wait out a window). */
+  includeLimits?: boolean;
+  /** Seed for generated inputs (default 1). */
+  seed?: number;
+  /** The model the checks probe with, instead of the first one GET /v1/models lists (gets past a broken list). */
+  model?: string;
+  /** Deadline of one request, body included (default 10 s on the bundled mock, 60 s otherwise). */
+  requestTimeoutMs?: number;
+  /** Deadline of one check (default 20 s on the bundled mock, 3 min otherwise). */
+  checkTimeoutMs?: number;
+  /** Deadline of the whole run (default 5 min on the bundled mock, 5 min plus maxRateLimitWaitMs otherwise). */
+  runTimeoutMs?: number;
+  /** Longest the whole run waits out 429s (default 10 min; 0 never waits). */
+  maxRateLimitWaitMs?: number;
+  /** Requests per second (`--pace`); default: the limit /v1/me reports, else 10/s against a server, none against the bundled mock. */
+  pacePerSecond?: number;
+  /** TLS trust and extra headers for `baseUrl`. */
+  connection?: ConnectionOptions;
+}
+
+export type TestTarget =
+  | { kind: 'bundled-mock' }
+  | { kind: 'external'; base: NormalizedBaseUrl; token: string; connection: ConnectionOptions };
+
+/** TestOptions after validation: every default applied except the deadlines, which depend on the target and the start time. */
+export interface ValidTestOptions {
+  target: TestTarget;
+  selection: Selection;
+  profile: Profile;
+  includeLimits: boolean;
+  seed: number;
+  model?: string;
+  timeouts: { request: number | undefined; check: number | undefined; run: number | undefined };
+  maxRateLimitWaitMs: number | undefined;
+  pacePerSecond: number | undefined;
+}
+
+const DAY_MS = 24 * 3600_000;
+
+function usage(command: string, message: string): HarnessError {
+  return new HarnessError(HarnessErrorCode.USAGE, `${command}: ${message}`);
+}
+
+function idList(command: string, option: string, list: readonly string[] | undefined): string[] {
+  if (list === undefined) return [];
+  const known = requirementInfos();
+  const ids = list.map((s) => s.trim()).filter((s) => s.length > 0);
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new HarnessError(HarnessErrorCode.UNKNOWN_REQUIREMENT, `${command}: ${option} names unknown requirement(s): ${unknown.join(', ')}`, { hint: 'iari requirements lists every ID' });
+  }
+  return [...new Set(ids)].sort();
+}
+
+function msInRange(command: string, option: string, value: number | undefined, minMs: number, maxMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value < minMs || value > maxMs) throw usage(command, `${option} must be between ${minMs / 1000}s and ${maxMs / 1000}s, got ${value / 1000}s`);
+  return Math.round(value);
+}
+
+/**
+ * Checks every option before any traffic; a bad one is a usage or configuration error (exit 2),
+ * named as the caller names it (`option` maps an option to its flag: `--only` for the CLI).
+ */
+export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name): ValidTestOptions {
+  const grade = o.grade ?? 'all';
+  if (grade !== 'must' && grade !== 'should' && grade !== 'all') throw usage(command, `${option('grade')} must be must, should or all, got "${String(grade)}"`);
+  // spec/DECISIONS.md D-GRADE-04: profile choices are INFO by default; strict raises them to SHOULD.
+  const profile = o.profile ?? 'default';
+  if (!(profiles as readonly string[]).includes(profile)) throw usage(command, `${option('profile')} must be default or strict, got "${String(profile)}"`);
+  const seed = o.seed ?? 1;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, `${option('seed')} must be an integer in [0, 2^31-1], got ${seed}`);
+  const selection: Selection = { grade, only: idList(command, option('only'), o.only), skip: idList(command, option('skip'), o.skip) };
+  const timeouts = {
+    request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),
+    check: msInRange(command, option('checkTimeoutMs'), o.checkTimeoutMs, 100, DAY_MS),
+    run: msInRange(command, option('runTimeoutMs'), o.runTimeoutMs, 1000, 7 * DAY_MS),
+  };
+  const maxRateLimitWaitMs = msInRange(command, option('maxRateLimitWaitMs'), o.maxRateLimitWaitMs, 0, DAY_MS);
+  const pacePerSecond = o.pacePerSecond;
+  if (pacePerSecond !== undefined && !(Number.isFinite(pacePerSecond) && pacePerSecond > 0 && pacePerSecond <= MAX_PACE_PER_SECOND)) {
+    throw usage(command, `${option('pacePerSecond')} must be more than 0 and at most ${MAX_PACE_PER_SECOND} requests per second, got ${String(pacePerSecond)}`);
+  }
+  const connection = o.connection ?? noConnectionOptions;
+  let target: TestTarget;
+  if (o.baseUrl === undefined) {
+    if (connection.caFile !== null || connection.insecure || connection.headers.length > 0) {
+      throw usage(command, 'a CA file, --insecure and extra headers apply to a server given with a base URL (the bundled mock is plain http)');
+    }
+    target = { kind: 'bundled-mock' };
+  } else {
+    const base = normalizeBaseUrl(o.baseUrl, command);
+    target = { kind: 'external', base, token: checkToken(command, o.token), connection };
+  }
+  const model = o.model?.trim();
+  if (model === '') throw usage(command, `${option('model')} needs a model id`);
+  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, ...(model === undefined ? {} : { model }), timeouts, maxRateLimitWaitMs, pacePerSecond };
+}
