@@ -16,6 +16,11 @@ if [ -n "${INPUT_BASE_URL:-}" ]; then
 fi
 if [ -n "${INPUT_GRADE:-}" ]; then args+=(--grade "$INPUT_GRADE"); fi
 if [ -n "${INPUT_INCLUDE:-}" ]; then args+=(--include "$INPUT_INCLUDE"); fi
+# A baseline ending in .yaml/.yml is a known-failures file; anything else is a previous run's
+# reports, compared by compare.sh after the runs.
+case "${INPUT_BASELINE:-}" in
+  *.yaml | *.yml) args+=(--baseline "$INPUT_BASELINE") ;;
+esac
 
 iari "${args[@]}"
 code=$?

@@ -5,6 +5,7 @@ set -uo pipefail
 
 test_code="${TEST_CODE:-}"
 load_code="${LOAD_CODE:-}"
+compare_code="${COMPARE_CODE:-}"
 describe() {
   case "$1" in
     0) echo "passed" ;;
@@ -16,10 +17,18 @@ describe() {
     *) echo "exit $1" ;;
   esac
 }
+describe_compare() {
+  case "$1" in
+    0) echo "no gate failed" ;;
+    1) echo "a conformance gate failed" ;;
+    3) echo "a load gate failed" ;;
+    *) describe "$1" ;;
+  esac
+}
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   {
     echo ""
-    echo "**iari action**: conformance $(describe "$test_code")${load_code:+, load $(describe "$load_code")}; the reports are in the workflow run's artifacts."
+    echo "**iari action**: conformance $(describe "$test_code")${load_code:+, load $(describe "$load_code")}${compare_code:+, compare with the baseline $(describe_compare "$compare_code")}; the reports are in the workflow run's artifacts."
   } >> "$GITHUB_STEP_SUMMARY"
 fi
 if [ -z "$test_code" ]; then
@@ -28,4 +37,5 @@ if [ -z "$test_code" ]; then
 fi
 if [ "$test_code" != 0 ]; then exit "$test_code"; fi
 if [ -n "$load_code" ] && [ "$load_code" != 0 ]; then exit "$load_code"; fi
+if [ -n "$compare_code" ] && [ "$compare_code" != 0 ]; then exit "$compare_code"; fi
 exit 0

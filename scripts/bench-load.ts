@@ -278,6 +278,11 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
     };
     const iariUndici = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events);
     const iariAutocannon = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'autocannon' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events);
+    // A conversation workload on the same streams: 4 turns each, the history (with the server's answers) resent every turn.
+    const iariConversation = await measure(
+      async () =>
+        (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, workload: { input: { kind: 'prompts' }, output: null, maxTokensField: 'max_tokens', extraBody: null, conversation: { turns: { mean: 4, stdev: 0 }, thinkTimeMs: 0 } }, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events,
+    );
     const rawAutocannon = await measure(
       () =>
         new Promise<number>((resolve, reject) => {
@@ -308,11 +313,13 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
       bytesPerEvent: Math.round(bytesPerEvent),
       iariUndici,
       iariAutocannon,
+      iariConversationUndici: iariConversation,
       autocannonBytesOnly: rawAutocannon,
       openaiSdkLoop: sdk,
       ratios: {
         iariUndiciVsAutocannon: Math.round((iariUndici.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
         iariAutocannonVsAutocannon: Math.round((iariAutocannon.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
+        iariConversationVsAutocannon: Math.round((iariConversation.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
         iariUndiciVsOpenaiSdk: Math.round((iariUndici.eventsPerS / sdk.eventsPerS) * 1000) / 1000,
         cpuPerEventIariUndiciVsSdk: Math.round((iariUndici.cpuUsPerEvent / sdk.cpuUsPerEvent) * 1000) / 1000,
       },

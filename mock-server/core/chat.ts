@@ -134,7 +134,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   const validation = validateChatRequest(parsed, f);
   if (!validation.ok) return fail(validation.error, parsed);
   const request = validation.request;
-  const latency = parseLatencyHeaders(req, state.latency);
+  let latency = parseLatencyHeaders(req, state.latency);
   if ('status' in latency) return fail(latency, parsed);
 
   const model = state.models.get(request.model) ?? (f.has('retired-model-served') ? state.models.retired(request.model) : undefined);
@@ -147,7 +147,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     return fail({ status, type: 'invalid_request_error', message: `The model '${request.model}' does not exist or you do not have access to it.`, param: null, code }, parsed);
   }
 
-  const plan = planCompletion(request, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens, jsonFault: jsonFaultOf(f, request.stream) });
+  let plan = planCompletion(request, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens, jsonFault: jsonFaultOf(f, request.stream) });
   const now = state.now();
   const estimatedTokens = plan.promptTokens + plan.completionTokens;
   let limitHeaders: HeaderMap = {};
@@ -213,6 +213,12 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   }
   if (state.limits) admit(account, now, estimatedTokens);
 
+  if (state.prefixCache !== null) {
+    const cached = state.prefixCache.admit(ctx.requestId, request.messages, plan.promptTokens);
+    // The plan is shared by identical bodies: this request's cache outcome goes on a copy.
+    plan = { ...plan, cachedTokens: cached.cachedTokens };
+    latency = { ...latency, ttftMs: latency.ttftMs + cached.prefillMs };
+  }
   const requestNo = ++state.requestCounter;
   const id = newCompletionId();
   const renderCtx = { id, created: Math.floor(now / 1000), model: request.model, faults: f };

@@ -1,6 +1,7 @@
 import type { AccountRegistry, AccountState } from './accounts.ts';
 import type { ModelCatalogue, ModelInput } from './models.ts';
 import type { ReceiptIssuer } from '../receipt-hooks.ts';
+import type { PrefixCache } from './prefix-cache.ts';
 
 export interface LatencySettings {
   ttftMs: number;
@@ -30,6 +31,8 @@ export interface CoreState {
   startedAt: number;
   schedule: ModelScheduleEntry[];
   requestCounter: number;
+  /** The prefix cache of the latency model; null when off. */
+  prefixCache: PrefixCache | null;
   /** performance.now() until which the server stalls (freeze control); 0 when not frozen. */
   frozenUntil: number;
 }

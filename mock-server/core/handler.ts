@@ -11,6 +11,7 @@ import { handleChat, parseTokensPerChunk } from './chat.ts';
 import { newRequestId } from './ids.ts';
 import { json } from './json-response.ts';
 import { freeze } from './freeze.ts';
+import { PrefixCache, type PrefixCacheOptions } from './prefix-cache.ts';
 import { meBody, usage } from './account-routes.ts';
 import { admin } from './admin-routes.ts';
 import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
@@ -34,6 +35,8 @@ export interface CoreOptions {
   /** Model availability changes over time (relative to start). */
   modelSchedule?: readonly ModelScheduleEntry[];
   receipts?: ReceiptIssuer | null;
+  /** A prefix cache in the latency model: cached_tokens in usage, prefill time for uncached tokens. */
+  prefixCache?: PrefixCacheOptions;
   /** Enforce RPM/TPM limits (default true). */
   limits?: boolean;
   now?: () => number;
@@ -87,6 +90,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     startedAt,
     schedule: [...(options.modelSchedule ?? [])].sort((a, b) => a.atMs - b.atMs),
     requestCounter: 0,
+    prefixCache: options.prefixCache === undefined ? null : new PrefixCache(options.prefixCache),
     frozenUntil: 0,
   };
   return {

@@ -27,6 +27,8 @@ export interface ChoicePlan {
 
 export interface CompletionPlan {
   promptTokens: number;
+  /** Prompt tokens served from the prefix cache (usage.prompt_tokens_details.cached_tokens); absent without a cache. */
+  cachedTokens?: number;
   completionTokens: number;
   choices: ChoicePlan[];
   /** Lazily filled by the renderer: pre-serialised stream chunk tails, by include_usage. */

@@ -40,7 +40,10 @@ const DONE_BYTES = Buffer.from('data: [DONE]\n\n');
 
 function usageOf(plan: CompletionPlan, faults: ReadonlySet<string>): Json {
   const total = plan.promptTokens + plan.completionTokens + (faults.has('usage-total-mismatch') ? 1 : 0);
-  return { prompt_tokens: plan.promptTokens, completion_tokens: plan.completionTokens, total_tokens: total };
+  const usage: Json = { prompt_tokens: plan.promptTokens, completion_tokens: plan.completionTokens, total_tokens: total };
+  // OpenAI usage: prompt_tokens_details.cached_tokens, the prompt tokens served from the prompt cache.
+  if (plan.cachedTokens !== undefined) usage['prompt_tokens_details'] = { cached_tokens: plan.cachedTokens };
+  return usage;
 }
 
 function choiceSpecs(c: ChoicePlan): ChunkSpec[] {
@@ -80,7 +83,7 @@ function choiceSpecs(c: ChoicePlan): ChunkSpec[] {
 const kindOrder: Record<ChunkKind, number> = { role: 0, 'tool-head': 1, content: 2, 'tool-args': 2, finish: 3 };
 
 function template(plan: CompletionPlan, includeUsage: boolean): StreamTemplate {
-  const key = includeUsage ? 'stream+usage' : 'stream';
+  const key = (includeUsage ? 'stream+usage' : 'stream') + (plan.cachedTokens === undefined ? '' : `:${plan.cachedTokens}`);
   const cached = plan.streamCache.get(key) as StreamTemplate | undefined;
   if (cached !== undefined) return cached;
   const specs = plan.choices.flatMap(choiceSpecs);

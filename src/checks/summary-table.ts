@@ -1,7 +1,7 @@
 import type { ConformanceReport, Verdict } from './verdicts.ts';
 
-const columns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];
-const headers = ['area', 'pass', 'fail', 'non-strict', 'info', 'skipped'];
+const baseColumns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];
+const baseHeaders = ['area', 'pass', 'fail', 'non-strict', 'info', 'skipped'];
 
 function pad(cells: string[], widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
@@ -12,6 +12,10 @@ const ROOT_CAUSE = /not decided: (.+ \(HDR-012, request id [^)]*\))/;
 
 /** The compact terminal summary: verdict counts per area, then each failed requirement on one line. */
 export function formatSummary(report: ConformanceReport): string {
+  // The `known` column shows only when a baseline was applied, so runs without one read as before.
+  const withKnown = report.baseline !== undefined || report.summary.known > 0;
+  const columns: Verdict[] = withKnown ? [...baseColumns, 'known'] : baseColumns;
+  const headers = withKnown ? [...baseHeaders, 'known'] : baseHeaders;
   const areas = [...new Set(report.results.map((r) => r.area))];
   const rows = areas.map((area) => {
     const rs = report.results.filter((r) => r.area === area);
@@ -39,6 +43,14 @@ export function formatSummary(report: ConformanceReport): string {
       if (r.verdict !== 'fail' && r.verdict !== 'non-strict') continue;
       const f = r.failures[0];
       lines.push(`${r.verdict === 'fail' ? 'FAIL' : 'NS  '} ${r.id} (${r.grade}) ${f?.message ?? ''}${f?.requestId === undefined ? '' : ` [${f.requestId}]`}`);
+    }
+  }
+  const known = report.results.filter((r) => r.verdict === 'known');
+  if (known.length > 0) {
+    lines.push('');
+    for (const r of known) {
+      if (r.verdict !== 'known') continue;
+      lines.push(`KNOWN ${r.id} (${r.grade}) ${r.known.reason}${r.known.expires === undefined ? '' : ` [until ${r.known.expires}]`}: ${r.failures[0]?.message ?? ''}`);
     }
   }
   const c = report.coverage;

@@ -2,7 +2,7 @@
  * Verdicts are a closed set and fail-closed: a requirement starts as `fail` and only evidence
  * moves it to another verdict (autobahn's `self.behavior = Case.FAILED`).
  */
-export const verdicts = ['pass', 'fail', 'non-strict', 'informational', 'skipped'] as const;
+export const verdicts = ['pass', 'fail', 'non-strict', 'informational', 'skipped', 'known'] as const;
 export type Verdict = (typeof verdicts)[number];
 
 export const grades = ['MUST', 'SHOULD', 'INFO'] as const;
@@ -48,7 +48,16 @@ export type RequirementResult =
   | (ResultBase & { verdict: 'pass' })
   | (ResultBase & { verdict: 'fail' | 'non-strict'; failures: Failure[] })
   | (ResultBase & { verdict: 'informational'; note: string })
-  | (ResultBase & { verdict: 'skipped'; reason: string });
+  | (ResultBase & { verdict: 'skipped'; reason: string })
+  /** A failure listed in the run's known-failures baseline (`iari test --baseline`): shown, never a finding. */
+  | (ResultBase & { verdict: 'known'; failures: Failure[]; known: KnownEntryRef });
+
+/** The baseline entry that made a failure `known`. */
+export interface KnownEntryRef {
+  reason: string;
+  expires?: string;
+  serverVersion?: string;
+}
 
 /** One day of account usage; a counter the server's rows do not carry is absent (usage-shape.ts). */
 export interface UsageDay {
@@ -84,6 +93,25 @@ export interface ConformanceReport {
   usage: { days: UsageDay[] } | { unavailable: string };
   /** What iari worked out where the seed leaves a shape open (the usage rows and `days`), D-HTTP-43. */
   discovered?: import('./usage-shape.ts').Discoveries;
+  /** What `--baseline FILE` did to the verdicts (src/checks/apply-baseline.ts). */
+  baseline?: BaselineOutcome;
+}
+
+/** How a known-failures baseline applied to a run. */
+export interface BaselineOutcome {
+  file: string;
+  /** The --server-version the run was given, when it was. */
+  serverVersion?: string;
+  /** Listed and failing: reported `known`. */
+  known: string[];
+  /** Listed, no longer failing: the entry can go. */
+  fixed: { id: string; line: number; hint: string }[];
+  /** Listed, past its expiry and failing: a failure again. */
+  expired: { id: string; line: number; expires: string }[];
+  /** Listed for another server version: not applied. */
+  otherVersion: { id: string; line: number; serverVersion: string }[];
+  /** Failing and not listed. */
+  new: string[];
 }
 
 /** What one check concluded about one requirement it decides (before grading by the registry). */

@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -10,6 +10,7 @@ import { loadFlagSpec, planFromFlags, type LoadPlan } from '../load/load-options
 import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/sweep.ts';
+import { repeatSection, repeatTable, type RepeatSection } from '../load/repeat.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
 import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
@@ -27,14 +28,24 @@ goodput against SLOs. Without --base-url it starts the bundled mock in-process.
 Load:
   --concurrency N        closed loop: N requests in flight (default 8; engine autocannon)
   --rate R               open loop: R arrivals per second, latency from the intended send time
-  --arrival constant|poisson   open-loop arrival process (default constant; seeded; Poisson
-                         holds exactly R x duration arrivals in the measured window)
+  --arrival constant|poisson|gamma   open-loop arrival process (default constant; seeded;
+                         Poisson holds exactly R x duration arrivals in the measured window)
+  --burstiness K         gamma arrivals: gaps of shape K and mean 1/R (vLLM's --burstiness);
+                         K < 1 burstier than Poisson, K = 1 Poisson, K > 1 more regular (default 1)
+  --max-concurrency N    open loop capped at N requests in flight (as vLLM's): a due arrival
+                         waits for a slot; reported as its own mode, since the cap reintroduces
+                         coordinated omission (latency still counts from the intended time; the
+                         wait shows as schedule lag)
   --engine autocannon|undici   closed-loop engine (default autocannon)
   --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
   --requests N           stop after N measured requests (bounded by 600 s)
   --warmup D             time before measuring; its requests are excluded (default 0)
   --sweep                step the rate/concurrency up (x2 per step, each --duration long)
   --sweep-steps N        at most N steps (default 6)
+  --repeat N             run the same configuration N times (2..20): each metric's mean, t-based
+                         95% interval and coefficient of variation, CV > 10% flagged unstable;
+                         load.json (the first run) gains repeat.values, which iari report compare
+                         tests by Welch's t over the runs; the other runs go to run-<i>/
   --shard i/n            run share i of n (0 <= i < n); merge with: iari report merge DIR...
 Requests:
   --prompts FILE         JSONL: {"messages":[...]} or {"prompt":"..."} per line (default: built-in mix)
@@ -145,10 +156,23 @@ export async function run(argv: string[]): Promise<number> {
         })
       : await runLoad(cfg);
     if (tty) process.stderr.write('\r\x1b[2K');
+    let repeat: RepeatSection | undefined;
+    if (plan.repeat > 1) {
+      // The first run is the report; each run's figures go into repeat.values and run-<i>/load.json.
+      const runs: LoadResult[] = [result];
+      for (let i = 2; i <= plan.repeat && !ac.signal.aborted; i++) {
+        if (!plan.json && !plan.quiet) process.stderr.write(`repeat ${i}/${plan.repeat}\n`);
+        const again = await runLoad({ ...cfg, runId: `${runId}-r${i}` });
+        runs.push(again.result);
+      }
+      repeat = repeatSection(runs);
+      (result as LoadResult & { repeat?: RepeatSection }).repeat = repeat;
+      runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
+    }
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
+    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

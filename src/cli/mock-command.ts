@@ -8,6 +8,7 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
   iari mock [--port N] [--host H] [--fault NAME]... [--ttft MS] [--itl MS] [--jitter MS]
             [--tokens-per-chunk N[,N...]] [--seed N] [--ledger FILE] [--accounts FILE]
             [--no-receipts] [--no-limits] [--receipt-retention N]
+            [--prefix-cache BLOCKS [--prefix-block-tokens N] [--prefill-us-per-token US]]
   iari mock --list-faults [--json]
 
   --port N             port to listen on (default 0: a free port)
@@ -28,6 +29,10 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
   --accounts FILE      accounts fixture (default fixtures/accounts.json)
   --no-receipts        turn the receipts extension off (/v1/receipts* answer 404)
   --no-limits          do not enforce requests/tokens per minute
+  --prefix-cache BLOCKS  a prefix cache of BLOCKS token blocks (LRU of chained block hashes);
+                       usage reports prompt_tokens_details.cached_tokens
+  --prefix-block-tokens N  tokens per cache block (default 16)
+  --prefill-us-per-token US  prefill time per uncached prompt token, added to TTFT (default 0)
   --list-faults        print every fault: name, kind and the requirement IDs it breaks
 
 The default account's token is IARI_TOKEN when set; otherwise one is generated and shown once.
@@ -50,6 +55,9 @@ export const mockFlagSpec = {
   'no-limits': { type: 'boolean' },
   'receipt-retention': { type: 'string' },
   'list-faults': { type: 'boolean' },
+  'prefix-cache': { type: 'string' },
+  'prefix-block-tokens': { type: 'string' },
+  'prefill-us-per-token': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -84,6 +92,18 @@ export async function run(argv: string[]): Promise<number> {
   if (tpc !== undefined) {
     tokensPerChunk = tpc.split(',').map((s) => parseIntegerFlag('mock', 'tokens-per-chunk', s.trim(), 1, 10_000) ?? 1);
   }
+  const cacheBlocks = parseIntegerFlag('mock', 'prefix-cache', values['prefix-cache'], 1, 100_000_000);
+  if (cacheBlocks === undefined && (values['prefix-block-tokens'] !== undefined || values['prefill-us-per-token'] !== undefined)) {
+    throw new HarnessError(HarnessErrorCode.USAGE, 'mock: --prefix-block-tokens and --prefill-us-per-token need --prefix-cache BLOCKS');
+  }
+  const prefixCache =
+    cacheBlocks === undefined
+      ? undefined
+      : {
+          capacityBlocks: cacheBlocks,
+          blockTokens: parseIntegerFlag('mock', 'prefix-block-tokens', values['prefix-block-tokens'], 1, 4096) ?? 16,
+          prefillMsPerToken: (parseIntegerFlag('mock', 'prefill-us-per-token', values['prefill-us-per-token'], 0, 100_000) ?? 0) / 1000,
+        };
   const envToken = process.env['IARI_TOKEN'];
   const port = parseIntegerFlag('mock', 'port', values.port, 0, 65_535) ?? 0;
   const server = await startMockServer({
@@ -97,6 +117,7 @@ export async function run(argv: string[]): Promise<number> {
     receipts: values['no-receipts'] !== true,
     limits: values['no-limits'] !== true,
     ...(tokensPerChunk === undefined ? {} : { tokensPerChunk }),
+    ...(prefixCache === undefined ? {} : { prefixCache }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(values['receipt-retention'] === undefined ? {} : { receiptRetention: parseIntegerFlag('mock', 'receipt-retention', values['receipt-retention'], 1, 100_000_000) ?? 0 }),
     ...(values.accounts === undefined ? {} : { accounts: values.accounts }),

@@ -9,6 +9,7 @@ import { writeLoadFiles } from '../report/load-files.ts';
 import { assertLoadResult, mergeResults } from '../load/merge.ts';
 import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { summaryTable } from '../load/summary.ts';
+import { COMPARE_HELP, runCompare } from './compare-command.ts';
 
 const HELP = `Usage: iari report merge DIR|FILE... [--report OUT] [--json]
 
@@ -51,10 +52,11 @@ function readResult(arg: string): { result: LoadResult; dir: string | null } {
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(HELP);
+    process.stdout.write(`${HELP}\n${COMPARE_HELP}`);
     return sub === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  if (sub !== 'merge') throw new HarnessError(HarnessErrorCode.USAGE, `iari report: unknown subcommand "${sub}"`, { hint: 'iari report merge DIR...' });
+  if (sub === 'compare') return runCompare(rest);
+  if (sub !== 'merge') throw new HarnessError(HarnessErrorCode.USAGE, `iari report: unknown subcommand "${sub}"`, { hint: 'iari report merge DIR... | iari report compare BASE NEW' });
   const { values, positionals } = parseFlags('report merge', rest, options, true);
   if (values.help === true) {
     process.stdout.write(HELP);

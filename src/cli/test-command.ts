@@ -10,6 +10,8 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
 import { formatSummary } from '../checks/summary-table.ts';
+import { applyBaseline, baselineNotes } from '../checks/apply-baseline.ts';
+import { loadBaselineFlags, writeBaselineFile } from './test-baseline.ts';
 import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { connectionFlagSpec, connectionFromFlags, connectionHelp } from '../client/connection-options.ts';
@@ -44,6 +46,15 @@ Options:
                        x-ratelimit-reset-*, else exponential backoff with jitter), a line on
                        stderr says so, and only LIMIT/HDR requirements judge it; a check whose
                        429 outlasts the budget is skipped and LIMIT-010 fails
+  --baseline FILE      known failures (YAML: known: [{id, reason, expires?, server-version?}]):
+                       a listed failure is reported "known" and does not fail the run; a new
+                       failure does; a listed ID that passes is reported fixed (remove it); an
+                       entry past its expires date (YYYY-MM-DD) fails again, saying it expired.
+                       A bad file is a configuration error naming file and line (exit 2)
+  --server-version V   the server's version: entries with server-version apply only when equal
+  --write-baseline FILE
+                       write the run's failures (fail, non-strict, known) as a baseline file,
+                       keeping the reasons and dates of entries from --baseline
   --pace R/s           send at most R requests per second, evenly spaced (e.g. 5/s, 0.5/s,
                        90/min). Default: the requests_per_minute /v1/me reports, else 10/s
                        (a full run then needs under 20 s of pacing); none on the bundled mock.
@@ -78,6 +89,9 @@ const options = {
   'max-rate-limit-wait': { type: 'string' },
   pace: { type: 'string' },
   report: { type: 'string' },
+  baseline: { type: 'string' },
+  'server-version': { type: 'string' },
+  'write-baseline': { type: 'string' },
   json: { type: 'boolean' },
   'request-timeout': { type: 'string' },
   'check-timeout': { type: 'string' },
@@ -120,13 +134,14 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'], token: readToken('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] }) }),
   };
   const valid = validateTestOptions(withoutUndefined<TestOptions>(given), 'iari test', (name) => `--${FLAG_OF[name]}`);
+  const baseline = loadBaselineFlags(values.baseline, values['server-version'], values['write-baseline']);
 
   const onSigint = (): void => process.exit(ExitCode.interrupted);
   process.once('SIGINT', onSigint);
   try {
     const runDir = createRunDir({ report: values.report });
     const tty = process.stdout.isTTY === true && values.json !== true;
-    const { report, errors, settings, secrets } = await conformanceRun(valid, {
+    const { report: raw, errors, settings, secrets } = await conformanceRun(valid, {
       startedAt,
       runId: runDir.id,
       notice: (line) => process.stderr.write(`iari: ${line}\n`),
@@ -141,6 +156,8 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     });
     if (tty) process.stdout.write('\r\x1b[2K');
     const redactor = createRedactor(secrets);
+    const applied = baseline.file === undefined ? undefined : applyBaseline(raw, baseline.file, new Date().toISOString().slice(0, 10), baseline.serverVersion);
+    const report = applied?.report ?? raw;
     const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
     const failed = report.summary.fail > 0 || errors.length > 0;
@@ -150,7 +167,12 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       process.stdout.write(redactor.string(formatSummary(report)));
       for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
       for (const note of runDeadlineNotes('after', settings, report)) process.stderr.write(`iari: ${note}\n`);
+      for (const note of applied === undefined ? [] : baselineNotes(applied.outcome)) process.stderr.write(`iari: ${redactor.string(note)}\n`);
       process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);
+    }
+    if (baseline.writeTo !== undefined) {
+      const written = writeBaselineFile(baseline.writeTo, report, baseline.file, redactor);
+      process.stderr.write(`iari: wrote ${written} known failure(s) to ${baseline.writeTo}\n`);
     }
     return failed ? ExitCode.conformanceFailed : ExitCode.ok;
   } finally {

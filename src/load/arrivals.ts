@@ -5,7 +5,7 @@
 
 import { seededRandom } from '../seeded-random.ts';
 
-export type Arrival = 'constant' | 'poisson';
+export type Arrival = 'constant' | 'poisson' | 'gamma';
 
 /** Mixes a seed with a shard index so shards draw independent streams. */
 export function shardSeed(seed: number, shardIndex: number): number {
@@ -27,6 +27,8 @@ export interface ScheduleOptions {
    * last window, or without windows, the process runs unconditioned.
    */
   windows?: readonly number[];
+  /** Gamma only: the shape K of the gaps (vLLM's --burstiness): below 1 burstier than Poisson, above 1 more regular. */
+  burstiness?: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export function arrivalTimes(o: ScheduleOptions): Generator<number, never, void>
   if (o.arrival === 'constant') return constantTimes(o.rate, n, i);
   const lambda = o.rate / n;
   const seed = n === 1 ? o.seed : shardSeed(o.seed, i);
+  if (o.arrival === 'gamma') return gammaTimes(lambda, o.burstiness ?? 1, seed);
   const windows = (o.windows ?? []).filter((length) => length > 0).map((length, w) => conditionedWindow(lambda, length, windowSeed(seed, w)));
   return poissonTimes(lambda, seed, windows);
 }
@@ -94,6 +97,40 @@ function* poissonTimes(lambda: number, seed: number, windows: readonly Condition
   for (;;) {
     t += exponential(rnd) / lambda;
     yield t;
+  }
+}
+
+/**
+ * Gamma arrivals as vLLM's `--burstiness K` draws them (vllm/benchmarks/serve.py): independent
+ * gaps of shape K and scale 1/(K·λ), so the mean rate is λ whatever K; K = 1 is Poisson. Unlike
+ * the Poisson schedule they are not conditioned on a window's count. Shards are independent
+ * processes at λ/n (their superposition is not a gamma process unless K = 1).
+ */
+function* gammaTimes(lambda: number, k: number, seed: number): Generator<number, never, void> {
+  const rnd = seededRandom(seed);
+  let t = 0;
+  for (;;) {
+    t += gammaDraw(rnd, k) / (k * lambda);
+    yield t;
+  }
+}
+
+/** A Gamma(k, 1) draw: Marsaglia and Tsang (2000), with the U^(1/k) boost for k < 1. */
+export function gammaDraw(rnd: () => number, k: number): number {
+  if (k < 1) return gammaDraw(rnd, k + 1) * Math.pow(Math.max(rnd(), 1e-300), 1 / k);
+  const d = k - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    let x: number;
+    let v: number;
+    do {
+      const u1 = Math.max(rnd(), 1e-300);
+      x = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * rnd());
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const u = rnd();
+    if (u < 1 - 0.0331 * x * x * x * x || Math.log(Math.max(u, 1e-300)) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
   }
 }
 

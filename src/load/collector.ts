@@ -11,6 +11,8 @@ import {
 import type { RequestTiming } from './request-timer.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
+import { CacheAcc } from './cache-report.ts';
+import { TurnsAcc } from './turn-report.ts';
 import type { Requested } from './workload.ts';
 
 export interface CollectorOptions {
@@ -58,6 +60,8 @@ export class Collector {
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
   readonly tokens: TokenAcc;
+  readonly cache = new CacheAcc();
+  readonly turns = new TurnsAcc();
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: IntervalHistogram | undefined;
@@ -183,6 +187,8 @@ export class Collector {
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
+        this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
+        if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
         if (ttfb !== null) record(this.hist.ttfb, ttfb);
@@ -242,7 +248,9 @@ export class Collector {
           outputTokens: tokens,
           tokenSource: t.tokenSource,
           promptTokens: t.promptTokens,
-          ...(asked === null ? {} : { requested: asked }),
+          ...(t.extras?.cachedTokens == null ? {} : { cachedTokens: t.extras.cachedTokens }),
+          ...(asked === null ? {} : { requested: { prompt: asked.prompt, output: asked.output } }),
+          ...(asked?.turn === undefined ? {} : { turn: asked.turn + 1, conversation: asked.conversation ?? 0 }),
           events: t.events,
           itlMeanUs: r1(values.itl),
           itlMaxUs: r1(itlMax),

@@ -87,3 +87,21 @@ describe('--dataset', () => {
     }
   });
 });
+
+describe('--dataset conversations for --turns', () => {
+  it('LOAD-CONVERSATION: keeps every human turn of a ShareGPT entry in order, each with its reference answer\'s length', async () => {
+    const entry = { conversations: [{ from: 'human', value: words(10) }, { from: 'gpt', value: words(20) }, { from: 'human', value: words(6, 'music') }, { from: 'gpt', value: words(12) }, { from: 'human', value: words(5, 'river') }] };
+    const { items } = await readDataset(file('turns.json', JSON.stringify([entry])), { size: 1, seed: 1, outputOverride: false });
+    expect(items[0]?.turns).toEqual([
+      { user: words(10), outputTokens: 20 },
+      { user: words(6, 'music'), outputTokens: 12 },
+      { user: words(5, 'river'), outputTokens: null },
+    ]);
+  });
+
+  it('LOAD-CONVERSATION: an iari line with several user messages is a conversation of those turns', async () => {
+    const line = { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'first' }, { role: 'assistant', content: 'old answer' }, { role: 'user', content: 'second' }], max_tokens: 9 };
+    const { items } = await readDataset(file('turns.jsonl', JSON.stringify(line) + '\n'), { size: 5, seed: 1, outputOverride: false });
+    expect(items[0]?.turns).toEqual([{ user: 'first', outputTokens: 9 }, { user: 'second', outputTokens: 9 }]);
+  });
+});

@@ -131,6 +131,8 @@ async function eachLine(file: string, onLine: (line: string, n: number) => void)
 interface Pair {
   prompt: string;
   completion: string;
+  /** The later (human, gpt) turns, for conversations replayed turn by turn (--turns). */
+  later: { user: string; reference: string | null }[];
 }
 
 /** The first two turns' text of a ShareGPT entry, or null (fewer than two turns: dropped, as in vLLM). */
@@ -139,7 +141,15 @@ function pairOf(entry: unknown): Pair | null {
   if (!Array.isArray(c) || c.length < 2) return null;
   const a = (c[0] as { value?: unknown } | null)?.value;
   const b = (c[1] as { value?: unknown } | null)?.value;
-  return typeof a === 'string' && typeof b === 'string' ? { prompt: a, completion: b } : null;
+  if (typeof a !== 'string' || typeof b !== 'string') return null;
+  const later: Pair['later'] = [];
+  for (let i = 2; i < c.length; i += 2) {
+    const user = (c[i] as { value?: unknown } | null)?.value;
+    const reference = (c[i + 1] as { value?: unknown } | null)?.value;
+    if (typeof user !== 'string' || user.length === 0) break;
+    later.push({ user, reference: typeof reference === 'string' ? reference : null });
+  }
+  return { prompt: a, completion: b, later };
 }
 
 async function firstByte(file: string): Promise<number | null> {
@@ -228,7 +238,8 @@ export async function readDataset(file: string, o: DatasetOptions): Promise<{ it
     const tooShort = promptLen < MIN_LEN || (!o.outputOverride && outputLen < MIN_LEN);
     if (tooShort || promptLen > MAX_PROMPT || (!o.outputOverride && promptLen + outputLen > MAX_TOTAL)) continue;
     rejected--;
-    items.push({ messages: [{ role: 'user', content: p.prompt }], promptTokens: promptLen, outputTokens: outputLen });
+    const turns = [{ user: p.prompt, outputTokens: outputLen }, ...p.later.map((t) => ({ user: t.user, outputTokens: t.reference === null ? null : Math.max(1, countTokens(t.reference)) }))];
+    items.push({ messages: [{ role: 'user', content: p.prompt }], promptTokens: promptLen, outputTokens: outputLen, turns });
   }
   if (items.length === 0) {
     throw unreadable(file, `no usable conversation among ${read} entries (each needs two turns, a prompt of 4-${MAX_PROMPT} tokens and an answer of at least 4, ${MAX_TOTAL} together)`, HINT);
@@ -244,5 +255,9 @@ function iariItem(file: string, value: unknown, where: string): DatasetItem {
     throw unreadable(file, `${where}: max_tokens / output_tokens must be an integer from 1 to 1000000`);
   }
   const text = messages.map((m) => m.content).join('\n');
-  return { messages, promptTokens: countTokens(text), outputTokens: typeof raw === 'number' ? raw : null };
+  const output = typeof raw === 'number' ? raw : null;
+  // A line with several user messages is a conversation: each user message is a turn (--turns replays them).
+  const users = messages.filter((m) => m.role === 'user');
+  const turns = users.length > 1 ? users.map((m) => ({ user: m.content, outputTokens: output })) : undefined;
+  return { messages, promptTokens: countTokens(text), outputTokens: output, ...(turns === undefined ? {} : { turns }) };
 }

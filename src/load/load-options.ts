@@ -21,6 +21,8 @@ export const loadFlagSpec = {
   concurrency: { type: 'string' },
   rate: { type: 'string' },
   arrival: { type: 'string' },
+  burstiness: { type: 'string' },
+  'max-concurrency': { type: 'string' },
   engine: { type: 'string' },
   duration: { type: 'string' },
   requests: { type: 'string' },
@@ -35,6 +37,7 @@ export const loadFlagSpec = {
   sweep: { type: 'boolean' },
   'sweep-steps': { type: 'string' },
   shard: { type: 'string' },
+  repeat: { type: 'string' },
   seed: { type: 'string' },
   report: { type: 'string' },
   json: { type: 'boolean' },
@@ -52,6 +55,8 @@ export interface LoadPlan extends LoadSettings {
   model: string | null;
   sweep: boolean;
   sweepSteps: number;
+  /** --repeat N: run the configuration N times (1: once). */
+  repeat: number;
   report: string | undefined;
   json: boolean;
   quiet: boolean;
@@ -104,7 +109,11 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   if (v.concurrency !== undefined && v.rate !== undefined) throw usage('give --concurrency (closed loop) or --rate (open loop), not both');
   if (v.arrival !== undefined && v.rate === undefined) throw usage('--arrival needs --rate');
   const arrival = v.arrival ?? 'constant';
-  if (arrival !== 'constant' && arrival !== 'poisson') throw usage(`--arrival must be constant or poisson, got "${arrival}"`);
+  if (arrival !== 'constant' && arrival !== 'poisson' && arrival !== 'gamma') throw usage(`--arrival must be constant, poisson or gamma, got "${arrival}"`);
+  if (v['max-concurrency'] !== undefined && v.rate === undefined) throw usage('--max-concurrency caps an open loop: it needs --rate (a closed loop takes --concurrency)');
+  const maxConcurrency = v['max-concurrency'] === undefined ? undefined : parseNumber('max-concurrency', v['max-concurrency'], 1, 100_000, true);
+  if (v.burstiness !== undefined && arrival !== 'gamma') throw usage('--burstiness needs --arrival gamma');
+  const burstiness = arrival === 'gamma' ? (v.burstiness === undefined ? 1 : parseNumber('burstiness', v.burstiness, 0.01, 100, false)) : undefined;
   const engine = v.engine ?? 'autocannon';
   if (engine !== 'autocannon' && engine !== 'undici') throw usage(`--engine must be autocannon or undici, got "${engine}"`);
   if (v.engine !== undefined && v.rate !== undefined && engine !== 'undici') throw usage('open loop (--rate) always uses the undici engine');
@@ -112,7 +121,7 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   const stream = v['no-stream'] !== true;
   const mode: ModeConfig =
     v.rate !== undefined
-      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival }
+      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival, ...(burstiness === undefined ? {} : { burstiness }), ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
       : { kind: 'closed', concurrency: v.concurrency === undefined ? 8 : parseNumber('concurrency', v.concurrency, 1, 10_000, true), engine };
   const requests = v.requests === undefined ? null : parseNumber('requests', v.requests, 1, 10_000_000, true);
   const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null ? 10 : null;
@@ -130,6 +139,8 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
     if (count < 1 || count > 10_000 || index >= count) throw usage(`--shard must be i/n with 0 <= i < n <= 10000, got "${v.shard}"`);
     shard = { index, count };
   }
+  const repeat = v.repeat === undefined ? 1 : parseNumber('repeat', v.repeat, 2, 20, true);
+  if (v.repeat !== undefined && (v.sweep === true || shard !== null)) throw usage('--repeat runs one level several times; it cannot be combined with --sweep or --shard');
   const sweepSteps = v['sweep-steps'] === undefined ? 6 : parseNumber('sweep-steps', v['sweep-steps'], 1, 20, true);
   if (v['sweep-steps'] !== undefined && v.sweep !== true) throw usage('--sweep-steps needs --sweep');
   if (v.sweep === true && shard !== null) throw usage('--sweep cannot be sharded (run shards at fixed levels and merge them)');
@@ -159,6 +170,7 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
     sloExprs,
     sweep: v.sweep === true,
     sweepSteps,
+    repeat,
     shard,
     report: v.report,
     json: v.json === true,

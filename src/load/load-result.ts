@@ -95,7 +95,7 @@ export interface ErrorSummary {
 
 export type LoadMode =
   | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
-  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson'; seed: number };
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; seed: number; burstiness?: number; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
 
 export interface RunMeta {
   schema: typeof LOAD_RESULT_SCHEMA;
@@ -141,6 +141,10 @@ export interface WorkloadMeta {
   maxTokensField: 'max_tokens' | 'max_completion_tokens' | 'both';
   /** --extra-body as given (merged into every request body). */
   extraBody: Record<string, unknown> | null;
+  /** --prefix-tokens / --prefix-groups: a shared system prompt at the start of every request. */
+  prefix?: { tokens: number; groups: number };
+  /** --turns / --think-time: multi-turn conversations. */
+  conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
@@ -173,6 +177,43 @@ export interface TokenReport {
   promptUnreported: number;
   /** One sentence per difference of more than 5% between what was asked and what was received. */
   differences: string[];
+}
+
+/** Prompt-cache figures from usage.prompt_tokens_details.cached_tokens (successful measured requests that report it). */
+export interface CacheReport {
+  requestsReporting: number;
+  /** Successful measured requests whose usage had no cached_tokens. */
+  requestsUnreported: number;
+  /** usage.prompt_tokens summed over the reporting requests. */
+  promptTokens: number;
+  cachedTokens: number;
+  /** cachedTokens / promptTokens. */
+  hitRate: number;
+  /** Requests with cached_tokens > 0. */
+  hitRequests: number;
+  requestHitRate: number;
+  /** TTFT of the requests that hit (cached_tokens > 0) and of those that did not. */
+  ttftHit: HistogramSummary | null;
+  ttftMiss: HistogramSummary | null;
+}
+
+/** Conversation workloads (--turns): figures by turn index (1 = first) beside the totals. */
+export interface TurnReport {
+  /** closed: a conversation holds its slot until its last turn; open: arrivals are conversations. */
+  loop: 'closed' | 'open';
+  thinkTimeMs: number;
+  conversationsStarted: number;
+  conversationsCompleted: number;
+  byTurn: {
+    turn: number;
+    /** The last row pools every later turn. */
+    pooled: boolean;
+    requests: number;
+    ttft: HistogramSummary | null;
+    /** usage.prompt_tokens by turn (unit: tokens, kept in the `us` slot of the histogram summary). */
+    promptTokens: HistogramSummary | null;
+    cachedTokensMean: number | null;
+  }[];
 }
 
 export interface ConnectionMeta {
@@ -340,6 +381,10 @@ export interface LoadResult {
   interrupted?: boolean;
   /** Prompt and output token distributions, asked against received (absent in files written before it existed). */
   tokens?: TokenReport;
+  /** Prompt-cache hits from usage.prompt_tokens_details.cached_tokens (absent when the server reported none). */
+  cache?: CacheReport;
+  /** Conversation workloads: per-turn figures (absent otherwise). */
+  turns?: TurnReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
@@ -360,6 +405,11 @@ export interface RequestRecord {
   tokenSource: 'usage' | 'tokenizer' | 'none';
   /** usage.prompt_tokens (0: not reported). */
   promptTokens?: number;
+  /** usage.prompt_tokens_details.cached_tokens (absent: not reported). */
+  cachedTokens?: number;
+  /** Conversations: the turn (1 = first) and the conversation's number. */
+  turn?: number;
+  conversation?: number;
   /** What the request asked for (token-length workloads): prompt length and max_tokens. */
   requested?: { prompt: number | null; output: number | null };
   events: number;

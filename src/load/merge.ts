@@ -1,3 +1,5 @@
+import { mergeCacheReports } from './cache-report.ts';
+import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
@@ -121,5 +123,17 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
+    ...cacheOf(results),
+    ...turnsOf(results),
   };
+}
+
+function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {
+  const turns = mergeTurnReports(results.map((r) => r.turns));
+  return turns === undefined ? {} : { turns };
+}
+
+function cacheOf(results: readonly LoadResult[]): Pick<LoadResult, 'cache'> {
+  const cache = mergeCacheReports(results.map((r) => r.cache));
+  return cache === undefined ? {} : { cache };
 }

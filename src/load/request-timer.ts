@@ -2,6 +2,7 @@ import { activeCheckThread, type CheckThread } from './check-thread.ts';
 import { cutAtEnd, type CutLimits } from './end-cut.ts';
 import { EventBounds, type EventRefusal } from './event-bounds.ts';
 import type { ErrorClass } from './load-result.ts';
+import type { ResponseExtras } from './response-extras.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
 /** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
@@ -31,6 +32,8 @@ export interface RequestTiming {
   abortedAtEnd: boolean;
   /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
   cutAtEnd?: true;
+  /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
+  extras?: ResponseExtras;
 }
 
 export interface RequestTimerOptions {
@@ -249,6 +252,7 @@ export class RequestTimer {
     t.events = part.events;
     t.error = part.error;
     t.abortedAtEnd = part.abortedAtEnd;
+    if (part.extras !== undefined) t.extras = part.extras;
     this.#onDone(t);
   }
 }

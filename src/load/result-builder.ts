@@ -9,10 +9,13 @@ import {
   type RunMeta,
   type ShardInfo,
   type Sweep,
+  type TurnReport,
   type Validity,
 } from './load-result.ts';
 import { evaluateSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
+import { buildCacheReport } from './cache-report.ts';
+import { buildTurnReport } from './turn-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -25,6 +28,8 @@ export interface BuildInput {
   slos: readonly Slo[];
   shard: ShardInfo | null;
   sweep?: Sweep | null;
+  /** Conversation workloads: how the loop treats them and how many started and completed. */
+  conversations?: Omit<TurnReport, 'byTurn'>;
 }
 
 function tokenSource(c: Collector): Counts['tokenSource'] {
@@ -67,7 +72,19 @@ export function buildResult(input: BuildInput): LoadResult {
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
+    ...cacheOf(c),
+    ...turnsOf(c, input.conversations),
   };
+}
+
+function cacheOf(c: Collector): Pick<LoadResult, 'cache'> {
+  const cache = buildCacheReport(c.cache);
+  return cache === undefined ? {} : { cache };
+}
+
+function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResult, 'turns'> {
+  const turns = conv === undefined ? undefined : buildTurnReport(c.turns, conv);
+  return turns === undefined ? {} : { turns };
 }
 
 type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>;

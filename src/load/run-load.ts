@@ -8,6 +8,8 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type 
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
+import { Conversations } from './conversation.ts';
+import { runClosedConversations, runOpenConversations } from './conversation-engine.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import type { Slo } from './slo.ts';
@@ -20,7 +22,7 @@ import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } f
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
-  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' };
+  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; burstiness?: number; maxConcurrency?: number };
 
 /** The settings `iari load` takes from its flags and hands to a run unchanged. */
 export interface LoadSettings {
@@ -97,7 +99,8 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
 export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   const url = new URL(cfg.baseUrl);
   const conn = cfg.connection ?? noConnectionOptions;
-  const workload = cfg.workload === undefined ? undefined : buildWorkload(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts });
+  const wo = { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts };
+  const workload = cfg.workload === undefined ? undefined : cfg.workload.conversation !== undefined ? new Conversations(cfg.workload, wo) : buildWorkload(cfg.workload, wo);
   const target: EngineTarget = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
@@ -178,9 +181,20 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   collector.startEventLoopMonitor();
   let mode: LoadMode;
   try {
-    if (cfg.mode.kind === 'open') {
-      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed };
-      await runOpenLoop(target, limits, schedule ?? [], hooks);
+    if (workload instanceof Conversations) {
+      if (cfg.mode.kind === 'open') {
+        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }) };
+        await runOpenConversations(target, limits, schedule ?? [], hooks, workload);
+      } else {
+        const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
+        const note = 'a conversation sends each turn after the previous answer, which only the undici engine can do: closed loop ran on undici';
+        mode = { kind: 'closed', engine: 'undici', concurrency, ...(cfg.mode.engine === 'autocannon' ? { engineNote: note } : {}) };
+        await runClosedConversations(target, limits, concurrency, hooks, workload);
+      }
+    } else if (cfg.mode.kind === 'open') {
+      const cap = cfg.mode.maxConcurrency === undefined ? null : Math.max(1, shareOf(cfg.mode.maxConcurrency, cfg.shard));
+      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }) };
+      await runOpenLoop(target, limits, schedule ?? [], hooks, cap);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
       const engine = cfg.mode.engine === 'autocannon' ? autocannonFallback(target.origin) : null;
@@ -230,7 +244,8 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard });
+  const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }) });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
@@ -265,6 +280,8 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     output: w.output === null ? null : { ...w.output },
     maxTokensField: w.maxTokensField,
     extraBody: w.extraBody,
+    ...(w.prefix === undefined ? {} : { prefix: { ...w.prefix } }),
+    ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs } }),
   };
 }
 
@@ -274,6 +291,7 @@ function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: '
     rate: mode.rate,
     arrival: mode.arrival,
     seed: cfg.seed,
+    ...(mode.burstiness === undefined ? {} : { burstiness: mode.burstiness }),
     ...(cfg.shard === null ? {} : { shard: cfg.shard }),
     windows: scheduleWindows(cfg.warmupS, cfg.durationS, maxRequests, shareRate(mode.rate, cfg.shard)),
   };

@@ -32,7 +32,8 @@ export function workloadText(meta: Pick<RunMeta, 'config'>): string | null {
         ? `synthetic prompts of ${len(w.input.synthetic)}`
         : `${w.input.dataset.format === 'sharegpt' ? 'ShareGPT' : 'iari JSONL'} dataset ${w.input.dataset.file} (${w.input.dataset.samples} conversations kept of ${w.input.dataset.read} read, ${w.input.dataset.skipped} left out)`;
   const output = w.output !== null ? `output ${len(w.output)} (${w.maxTokensField})` : typeof w.input === 'object' && 'dataset' in w.input ? `output lengths from the dataset (${w.maxTokensField})` : `${w.maxTokensField} ${meta.config.maxTokens}`;
-  return `${input}; ${output}${w.extraBody === null ? '' : `; extra body ${JSON.stringify(w.extraBody)}`}`;
+  const prefix = w.prefix === undefined ? '' : `; a shared prefix of ${w.prefix.tokens} tokens (${w.prefix.groups} group${w.prefix.groups === 1 ? '' : 's'})`;
+  return `${input}; ${output}${prefix}${w.extraBody === null ? '' : `; extra body ${JSON.stringify(w.extraBody)}`}`;
 }
 
 /** `mean 512.0, p50 512, p99 577 (n 340)` for a token distribution, or null. */

@@ -40,6 +40,68 @@ export function ksExponential(samples: readonly number[], rate: number): { d: nu
   return { d, pValue: kolmogorovQ((sn + 0.12 + 0.11 / sn) * d), n };
 }
 
+/**
+ * One-sample Kolmogorov-Smirnov test of `samples` against the gamma distribution of shape `k`
+ * and mean 1/rate (the gaps of a gamma arrival process; k = 1 is the exponential).
+ */
+export function ksGamma(samples: readonly number[], k: number, rate: number): { d: number; pValue: number; n: number } {
+  const x = [...samples].sort((a, b) => a - b);
+  const n = x.length;
+  const beta = k * rate;
+  let d = 0;
+  for (let i = 0; i < n; i++) {
+    const f = regularizedGammaP(k, beta * (x[i] ?? 0));
+    d = Math.max(d, (i + 1) / n - f, f - i / n);
+  }
+  const sn = Math.sqrt(n);
+  return { d, pValue: kolmogorovQ((sn + 0.12 + 0.11 / sn) * d), n };
+}
+
+/** ln Γ(z), Lanczos (g = 7, n = 9), for z > 0. */
+function logGamma(z: number): number {
+  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  if (z < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * z)) - logGamma(1 - z);
+  const zz = z - 1;
+  let a = c[0] as number;
+  const t = zz + 7.5;
+  for (let i = 1; i < 9; i++) a += (c[i] as number) / (zz + i);
+  return 0.5 * Math.log(2 * Math.PI) + (zz + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** P(a, x) = γ(a, x) / Γ(a): the series below a + 1, the continued fraction above (Numerical Recipes §6.2). */
+export function regularizedGammaP(a: number, x: number): number {
+  if (x <= 0) return 0;
+  const lnPre = a * Math.log(x) - x - logGamma(a);
+  if (x < a + 1) {
+    let sum = 1 / a;
+    let term = sum;
+    for (let n = 1; n < 1000; n++) {
+      term *= x / (a + n);
+      sum += term;
+      if (Math.abs(term) < Math.abs(sum) * 1e-15) break;
+    }
+    return Math.min(1, sum * Math.exp(lnPre));
+  }
+  const tiny = 1e-300;
+  let b = x + 1 - a;
+  let c = 1 / tiny;
+  let dd = 1 / b;
+  let h = dd;
+  for (let i = 1; i < 1000; i++) {
+    const an = -i * (i - a);
+    b += 2;
+    dd = an * dd + b;
+    if (Math.abs(dd) < tiny) dd = tiny;
+    c = b + an / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    dd = 1 / dd;
+    const del = dd * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-15) break;
+  }
+  return Math.max(0, 1 - Math.exp(lnPre) * h);
+}
+
 export interface ErrorDistribution {
   n: number;
   meanUs: number;

@@ -4,6 +4,8 @@ import { percentileKeys, type LoadResult, type MetricName } from './load-result.
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
+import { cacheLine } from './cache-report.ts';
+import { turnLines } from './turn-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -40,7 +42,7 @@ const rows: [MetricName, string][] = [
 /** The summary printed at the end of a run. */
 export function summaryTable(r: LoadResult): string {
   const m = r.meta.mode;
-  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival} (seed ${m.seed})` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
+  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   const failure = runFailure(r);
   if (failure !== null) out.push(`iari load: FAILED: ${failure}`);
@@ -65,6 +67,9 @@ export function summaryTable(r: LoadResult): string {
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
   out.push(...tokenLines(r.tokens));
+  const cache = cacheLine(r.cache, fmtUs);
+  if (cache !== null) out.push(cache);
+  out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
   for (const s of r.slos) {

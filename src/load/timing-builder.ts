@@ -3,9 +3,10 @@ import type { ErrorClass } from './load-result.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
 import { parseJsonBounded } from '../client/json-depth.ts';
+import { extrasOf } from './response-extras.ts';
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
-export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd'>;
+export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras'>;
 
 /**
  * What a response's head already decides: `check` its body; `skip-body`, an error status (its
@@ -129,6 +130,7 @@ export class TimingBuilder {
     const usage = result.assembled.usage;
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
+    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null);
     let total = completion;
     if (total === null && events.length > 0) total = countTokens(assembledText(result));
     let k: number[] = [];
@@ -169,6 +171,7 @@ export class TimingBuilder {
     const tokens = typeof usage === 'number' ? usage : countTokens(content);
     t.outputTokens = tokens;
     t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
+    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null);
     t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];

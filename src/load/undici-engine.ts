@@ -187,13 +187,13 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
 
 const isAborted = (s: AbortSignal | undefined): boolean => s?.aborted === true;
 
-function report(hooks: EngineHooks, t: RequestTiming): void {
+export function report(hooks: EngineHooks, t: RequestTiming): void {
   if (t.abortedAtEnd) hooks.collector.onAborted(t);
   else hooks.collector.onFinish(t);
   hooks.onTiming?.(t);
 }
 
-async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, limits: EngineLimits, drainMs: number, signal?: AbortSignal): Promise<void> {
+export async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, limits: EngineLimits, drainMs: number, signal?: AbortSignal): Promise<void> {
   if (pending.size > 0) {
     const ac = new AbortController();
     const onAbort = (): void => ac.abort();
@@ -207,7 +207,7 @@ async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, limits:
 }
 
 /** What both undici loops share: the pool, in-flight requests, the timers and the request counts. */
-class LoopState {
+export class LoopState {
   readonly pool: Dispatcher;
   readonly inFlight: InFlight = new Map();
   readonly pending = new Set<Promise<unknown>>();
@@ -263,7 +263,7 @@ class LoopState {
  * does. Latency is measured from the intended time; the actual send is kept for service time
  * and schedule lag. `schedule` yields intended send times in seconds after `limits.startNs` (arrivals.ts).
  */
-export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: Iterable<number>, hooks: EngineHooks): Promise<EngineRun> {
+export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, schedule: Iterable<number>, hooks: EngineHooks, maxConcurrency: number | null = null): Promise<EngineRun> {
   const loop = new LoopState(target, limits, hooks);
   const collector = hooks.collector;
   try {
@@ -281,6 +281,9 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
         if (isAborted(hooks.signal)) break;
       }
       if (isAborted(hooks.signal)) break;
+      // --max-concurrency: a due arrival waits for a free slot (its latency still counts from the intended time; the wait is schedule lag).
+      while (maxConcurrency !== null && loop.pending.size >= maxConcurrency && !isAborted(hooks.signal)) await Promise.race(loop.pending);
+      if (isAborted(hooks.signal) || now() >= limits.stopNs) break;
       const seq = loop.begin(intendedNs, warm);
       loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight, limits.deadlineMs).then((t) => report(hooks, t)));
     }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readDataset } from './dataset.ts';
-import { RESERVED_BODY_KEYS, type MaxTokensField, type TokenLength, type WorkloadSpec } from './workload.ts';
+import { durationOption } from '../duration.ts';
+import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from './workload.ts';
 
 /** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
 export const workloadFlagSpec = {
@@ -11,6 +12,10 @@ export const workloadFlagSpec = {
   dataset: { type: 'string' },
   'dataset-size': { type: 'string' },
   'max-tokens-field': { type: 'string' },
+  'prefix-tokens': { type: 'string' },
+  'prefix-groups': { type: 'string' },
+  turns: { type: 'string' },
+  'think-time': { type: 'string' },
 } as const;
 
 export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
@@ -26,6 +31,17 @@ export const workloadHelp = `Workload (token lengths; prompts counted with the o
                          first turn = prompt, second = reference answer, its length = output
                          length) or iari JSONL ({"prompt"|"messages", "max_tokens"?} per line)
   --dataset-size N       conversations kept from the dataset, a seeded sample (default 1000)
+  --prefix-tokens N      every request starts with a shared system prompt of N tokens (the same
+                         text across requests, so a prefix cache can serve it); the report
+                         reads usage.prompt_tokens_details.cached_tokens: hit rate, TTFT hit/miss
+  --prefix-groups G      G different shared prefixes, one drawn per request (default 1)
+  --turns N[,SD]         multi-turn conversations of N turns (normal, SD default 0): each turn
+                         sends the whole history with the server's own answers; with --dataset,
+                         ShareGPT conversations (or iari lines with several user messages) replay
+                         their own turns, at most N+4SD. Closed loop: a conversation holds its
+                         slot; open loop (--rate): the arrivals are conversations. The report
+                         gives TTFT and prompt tokens by turn
+  --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
 `;
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
@@ -92,13 +108,32 @@ export function workloadFromFlags(v: Values): WorkloadPlan {
     if (!/^\d+$/.test(v['dataset-size']) || Number(v['dataset-size']) < 1 || Number(v['dataset-size']) > 100_000) throw usage(`--dataset-size must be an integer from 1 to 100000, got "${v['dataset-size']}"`);
     size = Number(v['dataset-size']);
   }
+  const prefix = prefixFromFlags(v['prefix-tokens'], v['prefix-groups']);
+  if (v['think-time'] !== undefined && v.turns === undefined) throw usage('--think-time needs --turns (it is the pause between turns of a conversation)');
+  const conversation = v.turns === undefined ? undefined : { turns: parseTokenLength('turns', v.turns), thinkTimeMs: durationOption('iari load', 'think-time', v['think-time'], 0, 600) ?? 0 };
+  if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`--turns: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(conversation === undefined ? {} : { conversation }),
     input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
     output: v['output-tokens'] === undefined ? null : parseTokenLength('output-tokens', v['output-tokens']),
     maxTokensField: field as MaxTokensField,
     extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']),
   };
   return { spec, dataset: v.dataset === undefined ? null : { file: v.dataset, size } };
+}
+
+function intFlag(flag: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) throw usage(`--${flag} must be an integer from ${min} to ${max}, got "${value}"`);
+  return Number(value);
+}
+
+function prefixFromFlags(tokens: string | undefined, groups: string | undefined): PrefixSpec | undefined {
+  if (tokens === undefined) {
+    if (groups !== undefined) throw usage('--prefix-groups needs --prefix-tokens (the length of each shared prefix)');
+    return undefined;
+  }
+  return { tokens: intFlag('prefix-tokens', tokens, 1, 200_000), groups: groups === undefined ? 1 : intFlag('prefix-groups', groups, 1, 10_000) };
 }
 
 /** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */

@@ -71,3 +71,44 @@ describe('token-length workloads', () => {
     expect(workloadFromFlags({})).toEqual({ spec: undefined, dataset: null });
   });
 });
+
+describe('shared-prefix workloads (--prefix-tokens, --prefix-groups)', () => {
+  const prefixed = (groups: number) => buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 20, stdev: 0 } }, prefix: { tokens: 64, groups } }), base);
+  type Body = { messages: { role: string; content: string }[] };
+
+  it('LOAD-PREFIX: every request starts with a system prompt of exactly N tokens, one of G texts, identical within a group', () => {
+    const w = prefixed(3);
+    const byGroup = new Map<number, Set<string>>();
+    for (let seq = 0; seq < 60; seq++) {
+      const b = JSON.parse(w.body(seq)) as Body;
+      const r = w.requested(seq);
+      expect(b.messages[0]?.role).toBe('system');
+      expect(encode(b.messages[0]?.content ?? '').length).toBe(64);
+      expect(encode(b.messages[1]?.content ?? '').length).toBe(20);
+      expect(r.prompt).toBe(84);
+      const set = byGroup.get(r.prefixGroup ?? -1) ?? new Set<string>();
+      set.add(b.messages[0]?.content ?? '');
+      byGroup.set(r.prefixGroup ?? -1, set);
+    }
+    expect([...byGroup.keys()].sort()).toEqual([0, 1, 2]);
+    for (const texts of byGroup.values()) expect(texts.size).toBe(1);
+    expect(new Set([...byGroup.values()].map((s) => [...s][0])).size).toBe(3);
+  });
+
+  it('LOAD-PREFIX: --prefix-groups needs --prefix-tokens, and both take bounded integers (exit 2 before any traffic)', () => {
+    expect(() => workloadFromFlags({ 'prefix-groups': '4' })).toThrow(/--prefix-groups needs --prefix-tokens/);
+    expect(() => workloadFromFlags({ 'prefix-tokens': '0' })).toThrow(/--prefix-tokens must be an integer from 1/);
+    expect(() => workloadFromFlags({ 'prefix-tokens': '10', 'prefix-groups': 'x' })).toThrow(/--prefix-groups must be an integer/);
+    expect(workloadFromFlags({ 'prefix-tokens': '512', 'prefix-groups': '8' }).spec?.prefix).toEqual({ tokens: 512, groups: 8 });
+  });
+});
+
+describe('conversation flags (--turns, --think-time)', () => {
+  it('LOAD-CONVERSATION: --think-time needs --turns, and both are checked before any traffic', () => {
+    expect(() => workloadFromFlags({ 'think-time': '1s' })).toThrow(/--think-time needs --turns/);
+    expect(() => workloadFromFlags({ turns: 'x' })).toThrow(/--turns must be MEAN/);
+    expect(() => workloadFromFlags({ turns: '3', 'think-time': 'soon' })).toThrow(/--think-time must be a duration/);
+    expect(() => workloadFromFlags({ turns: '5000' })).toThrow(/at most 1000 turns/);
+    expect(workloadFromFlags({ turns: '4,1', 'think-time': '250ms' }).spec?.conversation).toEqual({ turns: { mean: 4, stdev: 1 }, thinkTimeMs: 250 });
+  });
+});

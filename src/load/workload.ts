@@ -22,6 +22,8 @@ export interface DatasetItem {
   promptTokens: number | null;
   /** The reference answer's length (ShareGPT: the second turn) or the line's max_tokens; null: none. */
   outputTokens: number | null;
+  /** Every user turn in order with its reference answer's length (multi-turn entries; --turns replays them). */
+  turns?: { user: string; outputTokens: number | null }[];
 }
 
 export interface DatasetInfo {
@@ -44,12 +46,33 @@ export interface WorkloadSpec {
   maxTokensField: MaxTokensField;
   /** Merged into every request body (vendor fields such as vLLM's ignore_eos, min_tokens). */
   extraBody: Record<string, unknown> | null;
+  /** Every request starts with one of `groups` shared system prompts of `tokens` tokens (absent: none). */
+  prefix?: PrefixSpec;
+  /** Multi-turn conversations (--turns, --think-time); absent: every request stands alone. */
+  conversation?: ConversationSpec;
+}
+
+export interface ConversationSpec {
+  /** Turns per synthetic conversation (a dataset conversation replays its own turns, at most mean + 4 stdev). */
+  turns: TokenLength;
+  /** Pause between an answer and the next turn (ms); the conversation keeps its slot meanwhile. */
+  thinkTimeMs: number;
+}
+
+export interface PrefixSpec {
+  tokens: number;
+  groups: number;
 }
 
 /** What a request asked for, in tokens (null: nothing specific). */
 export interface Requested {
   prompt: number | null;
   output: number | null;
+  /** The shared prefix this request starts with (--prefix-groups), absent without one. */
+  prefixGroup?: number;
+  /** Conversations: the turn index (0 = first) and the conversation's number. */
+  turn?: number;
+  conversation?: number;
 }
 
 export interface Workload {
@@ -74,7 +97,7 @@ export function drawLength(rng: () => number, l: TokenLength): number {
 }
 
 /** A per-request stream of randomness: the same (seed, seq, lane) always gives the same numbers. */
-function rngFor(seed: number, seq: number, lane: number): () => number {
+export function rngFor(seed: number, seq: number, lane: number): () => number {
   let h = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(seq + 1, 0xc2b2ae35) ^ Math.imul(lane + 1, 0x27d4eb2f);
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   return seededRandom((h ^ (h >>> 15)) >>> 0);
@@ -107,6 +130,15 @@ export function syntheticPrompt(tokens: number, rng: () => number): string {
 }
 
 /**
+ * The G shared prefixes: each a system prompt of exactly `tokens` o200k tokens, drawn from the
+ * seed and the group index, so every request of a group (and every run with the same seed) sends
+ * byte-identical prefix text and a server's prefix cache can serve it.
+ */
+export function sharedPrefixes(p: PrefixSpec, seed: number): string[] {
+  return Array.from({ length: p.groups }, (_, g) => syntheticPrompt(p.tokens, rngFor(seed ^ 0x51ed27, g, 5)));
+}
+
+/**
  * The request bodies and requested lengths of a run. Built-in or --prompts messages cycle from a
  * seeded offset (as before); synthetic prompts are drawn per request; dataset conversations cycle
  * from a seeded offset (the dataset itself is already a seeded sample, see dataset.ts).
@@ -125,13 +157,23 @@ export function buildWorkload(
     if (input.kind !== 'dataset' || input.items.length === 0) return null;
     return input.items[(seq + (o.seed % input.items.length)) % input.items.length] ?? null;
   };
+  const prefix = spec.prefix;
+  const prefixes = prefix === undefined ? [] : sharedPrefixes(prefix, o.seed);
+  const groupOf = (seq: number): number => (prefix === undefined ? 0 : Math.floor(rngFor(o.seed, seq, 4)() * prefix.groups));
   const requested = (seq: number): Requested => {
     const item = itemOf(seq);
-    const prompt = input.kind === 'synthetic' ? drawLength(rngFor(o.seed, seq, 1), input.length) : (item?.promptTokens ?? null);
-    return { prompt, output: outputOf(seq, item) };
+    const own = input.kind === 'synthetic' ? drawLength(rngFor(o.seed, seq, 1), input.length) : (item?.promptTokens ?? null);
+    if (prefix === undefined) return { prompt: own, output: outputOf(seq, item) };
+    return { prompt: own === null ? null : own + prefix.tokens, output: outputOf(seq, item), prefixGroup: groupOf(seq) };
   };
+  const ownTokens = (seq: number, r: Requested): number => (r.prompt ?? 1) - (prefix?.tokens ?? 0);
   const messagesOf = (seq: number, r: Requested): readonly ChatMessage[] => {
-    if (input.kind === 'synthetic') return [{ role: 'user', content: syntheticPrompt(r.prompt ?? 1, rngFor(o.seed, seq, 3)) }];
+    const own = ownMessagesOf(seq, r);
+    if (prefix === undefined) return own;
+    return [{ role: 'system', content: prefixes[r.prefixGroup ?? 0] ?? '' }, ...own];
+  };
+  const ownMessagesOf = (seq: number, r: Requested): readonly ChatMessage[] => {
+    if (input.kind === 'synthetic') return [{ role: 'user', content: syntheticPrompt(ownTokens(seq, r), rngFor(o.seed, seq, 3)) }];
     const item = itemOf(seq);
     if (item !== null) return item.messages;
     return o.prompts[(seq + (o.seed % Math.max(1, o.prompts.length))) % Math.max(1, o.prompts.length)] ?? [];

@@ -66,6 +66,8 @@ export function orderedResult(r: RequirementResult): RequirementResult {
       return { ...head, verdict: r.verdict, note: r.note, ...tail };
     case 'skipped':
       return { ...head, verdict: r.verdict, reason: r.reason, ...tail };
+    case 'known':
+      return { ...head, verdict: r.verdict, known: { ...r.known }, failures: r.failures.map(orderedFailure), ...tail };
   }
 }
 
@@ -103,6 +105,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
               .map(usageDayFields),
           },
     ...(report.discovered === undefined ? {} : { discovered: report.discovered }),
+    ...(report.baseline === undefined ? {} : { baseline: report.baseline }),
   };
 }
 
@@ -119,7 +122,7 @@ export function resultsNdjson(report: ConformanceReport, redactor: Redactor): st
 }
 
 export function failureText(r: RequirementResult): string {
-  if (r.verdict !== 'fail' && r.verdict !== 'non-strict') return '';
+  if (r.verdict !== 'fail' && r.verdict !== 'non-strict' && r.verdict !== 'known') return '';
   const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(sortKeysDeep(v)));
   return r.failures
     .map((f) =>
@@ -148,14 +151,16 @@ export function conformanceJunit(report: ConformanceReport, redactor: Redactor):
         ? { kind: 'failure', message: r.failures[0]?.message ?? 'failed', type: r.grade, details: failureText(r) }
         : r.verdict === 'skipped'
           ? { kind: 'skipped', message: r.reason }
-          : { kind: 'passed' };
+          : r.verdict === 'known'
+            ? { kind: 'skipped', message: `known failure: ${r.known.reason}${r.known.expires === undefined ? '' : ` (until ${r.known.expires})`}` }
+            : { kind: 'passed' };
     const c: JUnitCase = {
       name: `${r.id}: ${r.title}`,
       classname: `iari.${r.area}`,
       timeSeconds: r.durationMs / 1000,
       outcome,
       properties: { requirement: r.id, grade: r.grade, verdict: r.verdict },
-      ...(r.verdict === 'non-strict' ? { systemOut: failureText(r) } : r.verdict === 'informational' ? { systemOut: r.note } : {}),
+      ...(r.verdict === 'non-strict' || r.verdict === 'known' ? { systemOut: failureText(r) } : r.verdict === 'informational' ? { systemOut: r.note } : {}),
     };
     suites.set(r.area, [...(suites.get(r.area) ?? []), c]);
   }

@@ -16,6 +16,7 @@ export const verdictTone: Record<Verdict, Tone> = {
   'non-strict': 'warn',
   informational: 'info',
   skipped: 'muted',
+  known: 'muted',
 };
 
 const gradeTone = { MUST: 'bad', SHOULD: 'warn', INFO: 'info' } as const;
@@ -50,6 +51,8 @@ function detailText(r: RequirementResult): string {
       return r.reason;
     case 'pass':
       return '';
+    case 'known':
+      return `known failure (${r.known.reason}${r.known.expires === undefined ? '' : `, until ${r.known.expires}`}): ${r.failures[0]?.message ?? ''}`;
   }
 }
 

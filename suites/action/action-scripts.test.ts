@@ -3,10 +3,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { withSlowerTtft } from '../../src/compare/sample-compare.ts';
+import { sampleLoadResult } from '../../src/report/sample-load-result.ts';
 
 // action.yml's script steps run here as the runner runs them: bash, the environment variables
 // GitHub sets (GITHUB_ACTIONS, GITHUB_ACTION_PATH, GITHUB_WORKSPACE, RUNNER_TEMP, GITHUB_PATH,
@@ -103,6 +105,7 @@ async function runAction(r: Runner, inputs: Record<string, string>, tokenEnv: Re
     if (step.run === undefined) continue;
     if (step.name === 'Install iari' && readFileSync(r.files.path, 'utf8') !== '') continue;
     if (step.if !== undefined && step.id === 'load' && !(inputs['load'] === 'true' || (inputs['slo'] ?? '') !== '')) continue;
+    if (step.if !== undefined && step.id === 'compare' && ((inputs['baseline'] ?? '') === '' || /\.ya?ml$/.test(inputs['baseline'] ?? ''))) continue;
     const env = { ...stepEnv(r, resolveEnv(step.env, inputs, outputs)), ...tokenEnv };
     const result = await bash(step.run, env, r.workspace, 240_000);
     steps[step.name] = result;
@@ -192,7 +195,34 @@ describe('action.yml', () => {
       [{ TEST_CODE: '0', LOAD_CODE: '3' }, 3],
       [{ TEST_CODE: '2', LOAD_CODE: '' }, 2],
       [{ TEST_CODE: '', LOAD_CODE: '' }, 2],
+      [{ TEST_CODE: '0', LOAD_CODE: '0', COMPARE_CODE: '3' }, 3],
+      [{ TEST_CODE: '0', LOAD_CODE: '', COMPARE_CODE: '1' }, 1],
+      [{ TEST_CODE: '0', LOAD_CODE: '', COMPARE_CODE: '0' }, 0],
     ];
     for (const [env, code] of cases) expect((await bash(verdict, stepEnv(r, env), r.workspace, 10_000)).code, JSON.stringify(env)).toBe(code);
   });
+
+  it('baseline input: a *.yaml file goes to iari test --baseline; a report directory is compared under the fail-on gates, one per line, and a load regression records exit 3', async () => {
+    const r = newRunner();
+    const compareStep = action.runs.steps.find((s) => s.id === 'compare');
+    expect(compareStep?.if).toContain('inputs.baseline');
+    expect(readFileSync(join(root, 'action/run-test.sh'), 'utf8')).toMatch(/\*\.yaml \| \*\.yml\) args\+=\(--baseline "\$INPUT_BASELINE"\)/);
+    const base = sampleLoadResult({ seed: 3, stall: false, errors: false });
+    mkdirSync(join(r.workspace, 'previous/load'), { recursive: true });
+    mkdirSync(join(r.workspace, 'reports/iari/load'), { recursive: true });
+    writeFileSync(join(r.workspace, 'previous/load/load.json'), JSON.stringify(base));
+    writeFileSync(join(r.workspace, 'reports/iari/load/load.json'), JSON.stringify(withSlowerTtft(base, 1.2)));
+    // iari from this checkout's sources, so the step does not depend on the install step's build.
+    const bin = join(r.temp, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'iari'), `#!/usr/bin/env bash\nexec "${process.execPath}" --import "${pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href}" "${join(root, 'src/cli/entry.ts')}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(r.files.path, `${bin}\n`);
+    const env = { ...stepEnv(r, resolveEnv(compareStep?.env, { baseline: 'previous', 'fail-on': 'ttft.p95>+10%\n  errors.rate>+0.5pp \n' }, {})) };
+    const result = await bash(compareStep?.run as string, env, r.workspace, 120_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readOutputs(r)['exit-code'], result.stdout + result.stderr).toBe('3');
+    expect(result.stderr).toMatch(/gate ttft\.p95>\+10% failed/);
+    expect(existsSync(join(r.workspace, 'reports/iari/compare/compare.html'))).toBe(true);
+    expect(readFileSync(r.files.summary, 'utf8')).toContain('### iari compare with the baseline');
+  }, 180_000);
 });

@@ -1,0 +1,97 @@
+import { relative } from 'node:path';
+import { parseFlags } from './args.ts';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { ExitCode } from '../exit-codes.ts';
+import { createRunDir } from '../report/run-dir.ts';
+import { createRedactor, sanitize } from '../report/redact.ts';
+import { readSide } from '../compare/compare-inputs.ts';
+import { buildComparison, compareTable } from '../compare/compare-report.ts';
+import { evaluateGates, parseGate } from '../compare/gates.ts';
+import { comparedMetrics } from '../compare/load-compare.ts';
+import { renderCompareReport } from '../compare/compare-html.ts';
+import { percentileKeys } from '../load/load-result.ts';
+
+export const COMPARE_HELP = `Usage: iari report compare BASE NEW [--fail-on GATE]... [--report DIR] [--json]
+
+Compares two runs. BASE and NEW are run directories (load.json and/or conformance.json, also under
+load/ and conformance/ as the GitHub Action writes them) or single JSON files.
+
+Load: every metric and percentile (ttft, itl, tpot, e2e, ttfb, output_tps x p50..p99.9), throughput,
+goodput and error rate, with both values, the change, a 95% interval of the change, a p-value and
+whether it is significant, by a named test:
+  bootstrap     percentiles: exact bootstrap of the sample percentile over the HDR histograms
+  timeslices    throughput: Welch's t-test over the 1 s timeslices
+  proportions   error rate, goodput: two-proportion z-test over the requests
+  repeats       any metric, when both sides were run with iari load --repeat: Welch's t over the runs
+Conformance: new failures, fixed requirements and every changed verdict, by ID.
+
+Options:
+  --fail-on GATE   regression gate (repeatable, or comma-separated):
+                     ttft.p95>+10%          relative change of a metric (throughput.rps<-5% for drops)
+                     e2e.p99>+200ms         absolute change of a duration
+                     errors.rate>+0.5pp     change of a ratio in percentage points
+                     conformance.new_fail>0 new failures (also conformance.fixed, conformance.changed)
+                   a load gate fails only when its change is also significant
+  --min-effect PCT smallest relative change called significant, e.g. 5% (default 5%): two runs
+                   of one configuration differ by more than their sampling error (machine,
+                   server state), so a smaller, statistically significant change is reported
+                   but not called significant; ratios (errors.rate, goodput.fraction) use the test alone
+  --seed N         seed of the bootstrap draws (default 1)
+  --report DIR     write compare.json and compare.html there (default reports/<run-id>/)
+  --json           print compare.json to stdout instead of the table
+
+Exit codes: 0 no gate failed, 1 a conformance gate failed, 2 usage or unreadable input,
+3 a load gate failed (1 wins when both fail).
+`;
+
+const options = {
+  'fail-on': { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  'min-effect': { type: 'string' },
+  report: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runCompare(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags('report compare', argv, options, true);
+  if (values.help === true) {
+    process.stdout.write(COMPARE_HELP);
+    return ExitCode.ok;
+  }
+  if (positionals.length !== 2) throw new HarnessError(HarnessErrorCode.USAGE, `iari report compare: give exactly two runs, BASE and NEW (got ${positionals.length})`);
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari report compare: --seed must be a non-negative integer, got "${values.seed}"`);
+  const minEffectText = values['min-effect'] ?? '5%';
+  const minEffectMatch = /^([0-9]+(?:\.[0-9]+)?)%$/.exec(minEffectText.trim());
+  if (minEffectMatch === null || Number(minEffectMatch[1]) > 100) throw new HarnessError(HarnessErrorCode.USAGE, `iari report compare: --min-effect must be a percentage from 0% to 100%, e.g. 5%, got "${minEffectText}"`);
+  const minEffect = Number(minEffectMatch[1]) / 100;
+  const loadKeys = new Set<string>([
+    ...comparedMetrics.flatMap((m) => percentileKeys.map((k) => `${m}.${k}`)),
+    'throughput.rps',
+    'throughput.ok_rps',
+    'throughput.output_tokens_per_s',
+    'errors.rate',
+    'goodput.fraction',
+    'goodput.rps',
+  ]);
+  // Gates are checked before any file is read: a typo is exit 2 whatever the inputs.
+  const gates = (values['fail-on'] ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '').map((g) => parseGate(g, loadKeys));
+  const [baseArg = '', newArg = ''] = positionals;
+  const base = readSide(baseArg);
+  const next = readSide(newArg);
+  const { report, notes } = buildComparison(base, next, seed, minEffect);
+  report.gates = evaluateGates(gates, report.load?.rows ?? null, report.conformance);
+  const redactor = createRedactor([]);
+  const dir = createRunDir({ report: values.report });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  dir.write('compare.json', sanitize(json, redactor));
+  dir.write('compare.html', sanitize(renderCompareReport(report, base.load, next.load, notes), redactor));
+  if (values.json === true) process.stdout.write(json);
+  else process.stdout.write(`${compareTable(report, notes)}\nreport: ${relative(process.cwd(), dir.path('compare.html'))}\n`);
+  const tripped = report.gates.filter((g) => g.tripped);
+  for (const g of tripped) process.stderr.write(`iari: ${g.message}\n`);
+  if (tripped.some((g) => g.scope === 'conformance')) return ExitCode.conformanceFailed;
+  if (tripped.length > 0) return ExitCode.thresholdBreached;
+  return ExitCode.ok;
+}

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'iari-baseline-'));
+let mock: MockServer;
+beforeAll(async () => {
+  // completion-no-id breaks CHAT-002 (mock-server/faults.ts); CHAT-001 and CHAT-004 keep passing.
+  mock = await startMockServer({ ttftMs: 0, itlMs: 0, faults: ['completion-no-id'] });
+});
+afterAll(async () => {
+  await mock.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function iariTest(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const argv = ['--import', 'tsx', 'src/cli/entry.ts', 'test', '--base-url', mock.url, '--only', 'CHAT-001,CHAT-002,CHAT-004', ...args];
+    execFile(process.execPath, argv, { cwd: root, env: { ...process.env, IARI_TOKEN: mock.tokens.default, GITHUB_ACTIONS: '' }, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+    });
+  });
+}
+
+function file(name: string, text: string): string {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+const today = new Date().toISOString().slice(0, 10);
+
+describe('iari test --baseline on the mock with fault completion-no-id', () => {
+  it('CHAT-002 listed: reported known, the run passes (exit 0); --write-baseline writes the failing ID', async () => {
+    const known = file('known.yaml', `known:\n  - id: CHAT-002\n    reason: ids missing, tracked upstream\n    expires: ${today}\n`);
+    const written = join(tmp, 'written.yaml');
+    const r = await iariTest(['--baseline', known, '--write-baseline', written, '--report', join(tmp, 'r1')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^KNOWN CHAT-002 \(MUST\) ids missing, tracked upstream \[until \d{4}-\d{2}-\d{2}\]: /m);
+    const report = JSON.parse(readFileSync(join(tmp, 'r1', 'conformance.json'), 'utf8')) as { summary: Record<string, number>; baseline: { known: string[] } };
+    expect(report.summary).toMatchObject({ fail: 0, known: 1 });
+    expect(report.baseline.known).toEqual(['CHAT-002']);
+    expect(readFileSync(written, 'utf8')).toMatch(/^known:\n {2}- id: CHAT-002\n {4}reason: ids missing, tracked upstream\n {4}expires: /m);
+  }, 150_000);
+
+  it('nothing listed: CHAT-002 is a new failure and fails the run (exit 1); a listed CHAT-001 that passes is reported fixed', async () => {
+    const known = file('other.yaml', 'known:\n  - id: CHAT-001\n    reason: was broken\n');
+    const r = await iariTest(['--baseline', known, '--report', join(tmp, 'r2')]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL CHAT-002 /m);
+    expect(r.stderr).toContain(`iari: baseline: fixed: CHAT-001 now passes: remove it from ${known} (line 2)`);
+    expect(r.stderr).toContain(`iari: baseline: 1 new failure(s) not in ${known}: CHAT-002`);
+  }, 150_000);
+
+  it('an expired entry fails the run again (exit 1), saying it expired', async () => {
+    const known = file('expired.yaml', 'known:\n  - id: CHAT-002\n    reason: ids missing\n    expires: 2020-01-01\n');
+    const r = await iariTest(['--baseline', known, '--report', join(tmp, 'r3')]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toContain('FAIL CHAT-002 (MUST) known-failure entry expired on 2020-01-01');
+    expect(r.stderr).toContain("iari: baseline: expired: CHAT-002's entry (line 2) expired on 2020-01-01; it counts as a failure again");
+  }, 150_000);
+
+  it('a malformed baseline is a configuration error (exit 2) naming file and line, before any request', async () => {
+    let requests = 0;
+    const count = (): void => void (requests += 1);
+    mock.httpServer.on('request', count);
+    const bad = file('bad.yaml', 'known:\n  - id: CHAT-002\n');
+    const r = await iariTest(['--baseline', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${bad}:2: entry has no "reason"`);
+    mock.httpServer.off('request', count);
+    expect(requests).toBe(0);
+  }, 60_000);
+});

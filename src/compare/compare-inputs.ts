@@ -1,0 +1,55 @@
+// Reads one side of `iari report compare`: a run directory (load.json and/or conformance.json,
+// directly or under load/ and conformance/ as the GitHub Action writes them) or one JSON file.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ConformanceReport } from '../checks/verdicts.ts';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import type { LoadResult } from '../load/load-result.ts';
+import { assertLoadResult } from '../load/merge.ts';
+
+export interface CompareSide {
+  source: string;
+  load: LoadResult | null;
+  conformance: ConformanceReport | null;
+}
+
+function unreadable(message: string): HarnessError {
+  return new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari report compare: ${message}`);
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw unreadable(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw unreadable(`${file} is not JSON`);
+  }
+}
+
+function isConformance(v: unknown): v is ConformanceReport {
+  const o = v as Partial<ConformanceReport> | null;
+  return o !== null && typeof o === 'object' && o.tool?.name === 'iari' && Array.isArray(o.results) && typeof o.summary === 'object';
+}
+
+function asSide(source: string, v: unknown, file: string): CompareSide {
+  if (isConformance(v)) return { source, load: null, conformance: v };
+  return { source, load: assertLoadResult(v, file), conformance: null };
+}
+
+export function readSide(arg: string): CompareSide {
+  if (!existsSync(arg)) throw unreadable(`${arg} does not exist`);
+  if (!statSync(arg).isDirectory()) return asSide(arg, readJson(arg), arg);
+  const first = (...names: string[]): string | undefined => names.map((n) => join(arg, n)).find((f) => existsSync(f));
+  const loadFile = first('load.json', join('load', 'load.json'));
+  const confFile = first('conformance.json', join('conformance', 'conformance.json'));
+  if (loadFile === undefined && confFile === undefined) throw unreadable(`${arg} holds neither load.json nor conformance.json (also looked in load/ and conformance/)`);
+  const load = loadFile === undefined ? null : assertLoadResult(readJson(loadFile), loadFile);
+  const confRaw = confFile === undefined ? null : readJson(confFile);
+  if (confRaw !== null && !isConformance(confRaw)) throw unreadable(`${confFile} is not an iari conformance report`);
+  return { source: arg, load, conformance: confRaw };
+}

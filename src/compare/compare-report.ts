@@ -1,0 +1,114 @@
+// compare.json: what `iari report compare` decided, and its terminal table.
+import { compareRequirementIds } from '../report/conformance-files.ts';
+import { formatUs } from '../report/load-html.ts';
+import type { CompareSide } from './compare-inputs.ts';
+import { compareConformance, type ConformanceDiff } from './conformance-compare.ts';
+import type { GateResult } from './gates.ts';
+import { compareLoad, DEFAULT_MIN_EFFECT, TESTS, type MetricRow } from './load-compare.ts';
+
+export const COMPARE_SCHEMA = 'iari.compare/1' as const;
+
+export interface CompareReport {
+  schema: typeof COMPARE_SCHEMA;
+  base: { source: string; loadRunId: string | null; conformanceRunId: string | null };
+  new: { source: string; loadRunId: string | null; conformanceRunId: string | null };
+  /** What each test name on a row means. */
+  tests: typeof TESTS;
+  load: { minEffect: number; rows: MetricRow[]; significant: string[] } | null;
+  conformance: ConformanceDiff | null;
+  gates: GateResult[];
+}
+
+function sideInfo(s: CompareSide): CompareReport['base'] {
+  return { source: s.source, loadRunId: s.load?.meta.runId ?? null, conformanceRunId: s.conformance?.run.id ?? null };
+}
+
+/** The comparison before gates; `notes` collect what could not be compared. */
+export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, minEffect = DEFAULT_MIN_EFFECT): { report: CompareReport; notes: string[] } {
+  const notes: string[] = [];
+  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect) : null;
+  if (rows === null && (base.load !== null || next.load !== null)) notes.push('load.json is on one side only: load not compared');
+  const conformance = base.conformance !== null && next.conformance !== null ? compareConformance(base.conformance, next.conformance, compareRequirementIds) : null;
+  if (conformance === null && (base.conformance !== null || next.conformance !== null)) notes.push('conformance.json is on one side only: conformance not compared');
+  if (base.load !== null && next.load !== null) {
+    const ma = base.load.meta;
+    const mb = next.load.meta;
+    const mode = (m: typeof ma): string => (m.mode.kind === 'open' ? `rate ${m.mode.rate}/s` : `concurrency ${m.mode.concurrency}`);
+    if (mode(ma) !== mode(mb)) notes.push(`the runs differ in load: base ${mode(ma)}, new ${mode(mb)}`);
+    if (ma.config.maxTokens !== mb.config.maxTokens) notes.push(`the runs differ in max_tokens: base ${ma.config.maxTokens}, new ${mb.config.maxTokens}`);
+  }
+  return {
+    report: {
+      schema: COMPARE_SCHEMA,
+      base: sideInfo(base),
+      new: sideInfo(next),
+      tests: TESTS,
+      load: rows === null ? null : { minEffect, rows, significant: rows.filter((r) => r.significant).map((r) => r.key) },
+      conformance,
+      gates: [],
+    },
+    notes,
+  };
+}
+
+export function formatValue(unit: MetricRow['unit'], v: number | null): string {
+  if (v === null) return '–';
+  switch (unit) {
+    case 'us':
+      return formatUs(v);
+    case 'millitokens_per_s':
+      return `${(v / 1000).toFixed(1)} tok/s`;
+    case 'ratio':
+      return `${(v * 100).toFixed(2)}%`;
+    case 'per_s':
+      return `${v.toFixed(2)}/s`;
+    case 'tokens_per_s':
+      return `${v.toFixed(0)} tok/s`;
+  }
+}
+
+export function formatChange(r: MetricRow): string {
+  if (r.change === null) return '–';
+  if (r.unit === 'ratio') return `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(2)}pp`;
+  if (r.relative === null) return r.change === 0 ? '0' : `${r.change > 0 ? '+' : ''}${formatValue(r.unit, r.change)}`;
+  return `${r.relative >= 0 ? '+' : ''}${(r.relative * 100).toFixed(1)}%`;
+}
+
+function pad(cells: string[], widths: number[]): string {
+  return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+}
+
+/** The terminal table: latency rows for p50/p95/p99 (all rows are in compare.json), then rates, conformance and gates. */
+export function compareTable(report: CompareReport, notes: readonly string[] = []): string {
+  const lines: string[] = [`base ${report.base.source}  ->  new ${report.new.source}`];
+  if (report.load !== null) {
+    const shown = report.load.rows.filter((r) => !/\.(p90|p99\.9)$/.test(r.key) && !r.key.startsWith('ttfb.'));
+    const headers = ['metric', 'base', 'new', 'change', '95% interval', 'p', 'significant'];
+    const body = shown.map((r) => [
+      r.key,
+      formatValue(r.unit, r.base),
+      formatValue(r.unit, r.new),
+      formatChange(r),
+      r.low === null || r.high === null ? '–' : `${formatValue(r.unit === 'ratio' ? 'ratio' : r.unit, r.low)} … ${formatValue(r.unit, r.high)}`,
+      r.p === null ? '–' : r.p < 0.001 ? '<0.001' : r.p.toFixed(3),
+      r.test === null ? 'no test' : r.significant ? `YES (${r.test})` : `no (${r.test})`,
+    ]);
+    const widths = headers.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+    lines.push('', pad(headers, widths), ...body.map((b) => pad(b, widths)));
+    lines.push('', `tests: bootstrap = ${TESTS.bootstrap}; timeslices = ${TESTS.timeslices}; proportions = ${TESTS.proportions}${report.load.rows.some((r) => r.test === 'repeats') ? `; repeats = ${TESTS.repeats}` : ''}`);
+    lines.push(`significant changes (95% interval excludes 0 and, but for ratios, at least ${(report.load.minEffect * 100).toFixed(0)}% relative): ${report.load.significant.length === 0 ? 'none' : report.load.significant.join(', ')}`);
+  }
+  if (report.conformance !== null) {
+    const c = report.conformance;
+    lines.push('', `conformance: base ${c.summary.base.fail} fail / ${c.summary.base.total}, new ${c.summary.new.fail} fail / ${c.summary.new.total}`);
+    lines.push(`  new failures: ${c.newFail.length === 0 ? 'none' : c.newFail.join(', ')}`);
+    lines.push(`  fixed: ${c.fixed.length === 0 ? 'none' : c.fixed.join(', ')}`);
+    lines.push(`  changed verdicts: ${c.changed.length === 0 ? 'none' : c.changed.map((x) => `${x.id} ${x.base}->${x.new}`).join(', ')}`);
+  }
+  for (const n of notes) lines.push(`note: ${n}`);
+  if (report.gates.length > 0) {
+    lines.push('');
+    for (const g of report.gates) lines.push(`${g.tripped ? 'FAIL' : 'ok  '} ${g.message}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { withSlowerTtft } from './sample-compare.ts';
+import { sampleLoadResult } from '../report/sample-load-result.ts';
+import { compareLoad } from './load-compare.ts';
+import { evaluateGates, parseGate } from './gates.ts';
+import { compareConformance } from './conformance-compare.ts';
+import { tinyConformanceReport } from '../report/sample-reports.ts';
+import { isHarnessError } from '../errors.ts';
+
+const slowerTtft = withSlowerTtft;
+
+const base = sampleLoadResult({ seed: 3, stall: false, errors: false });
+const keys = new Set(compareLoad(base, base).map((r) => r.key));
+
+describe('iari report compare, load', () => {
+  it('finds TTFT 20% higher significant by the named bootstrap test, and nothing else changed', () => {
+    const rows = compareLoad(base, slowerTtft(base, 1.2));
+    const p95 = rows.find((r) => r.key === 'ttft.p95');
+    expect(p95?.test).toBe('bootstrap');
+    expect(p95?.significant).toBe(true);
+    expect(p95?.relative).toBeGreaterThan(0.15);
+    expect(p95?.low).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.significant).map((r) => r.key).every((k) => k.startsWith('ttft.'))).toBe(true);
+  });
+
+  it('two samples of one configuration (different seeds) show no significant TTFT p50/p95 change', () => {
+    const rows = compareLoad(sampleLoadResult({ seed: 3, stall: false, errors: false }), sampleLoadResult({ seed: 4, stall: false, errors: false }));
+    expect(rows.filter((r) => r.key === 'ttft.p50' || r.key === 'ttft.p95').map((r) => r.significant)).toEqual([false, false]);
+  });
+
+  it('leaves a percentile with fewer than 5 samples beyond it untested instead of calling the maximum significant', () => {
+    const rows = compareLoad(base, slowerTtft(base, 1.2));
+    const n = base.metrics.ttft?.count ?? 0;
+    const p999 = rows.find((r) => r.key === 'ttft.p99.9');
+    expect(n).toBeLessThan(5000);
+    expect(p999?.test).toBeNull();
+    expect(rows.find((r) => r.key === "ttft.p95")?.test).toBe("bootstrap");
+  });
+
+  it('tests the error rate by two proportions and throughput over the timeslices', () => {
+    const withErrors = sampleLoadResult({ seed: 3, stall: false, errors: true });
+    const rows = compareLoad(base, withErrors);
+    expect(rows.find((r) => r.key === 'errors.rate')).toMatchObject({ test: 'proportions', base: 0 });
+    expect(rows.find((r) => r.key === 'throughput.rps')?.test).toBe('timeslices');
+  });
+});
+
+describe('--fail-on gates', () => {
+  it('ttft.p95>+10% fails on a significant 20% regression with a message naming the metric and the change', () => {
+    const rows = compareLoad(base, slowerTtft(base, 1.2));
+    const [g] = evaluateGates([parseGate('ttft.p95>+10%', keys)], rows, null);
+    expect(g?.tripped).toBe(true);
+    expect(g?.scope).toBe('load');
+    expect(g?.message).toMatch(/^ttft\.p95 changed \+(1[5-9]|2[0-5])\.\d% \(significant, p=<0\.001\): gate ttft\.p95>\+10% failed$/);
+    expect(evaluateGates([parseGate('ttft.p95>+30%', keys)], rows, null)[0]?.tripped).toBe(false);
+  });
+
+  it('conformance.new_fail>0 fails naming the new failure; a malformed or unknown gate is a usage error (exit 2)', () => {
+    const a = tinyConformanceReport('x-secret-1234');
+    const b = { ...a, results: a.results.map((r) => (r.id === 'AUTH-001' ? { ...r, verdict: 'fail' as const, failures: [{ message: 'now broken' }] } : r.id === 'AUTH-006' ? { ...r, verdict: 'pass' as const } : r)) };
+    const diff = compareConformance(a, b as typeof a, (x, y) => x.localeCompare(y));
+    expect(diff.newFail).toEqual(['AUTH-001']);
+    expect(diff.fixed).toEqual(['AUTH-006']);
+    expect(diff.changed).toEqual([
+      { id: 'AUTH-001', base: 'pass', new: 'fail' },
+      { id: 'AUTH-006', base: 'fail', new: 'pass' },
+    ]);
+    const [g] = evaluateGates([parseGate('conformance.new_fail>0', keys)], null, diff);
+    expect(g).toMatchObject({ tripped: true, scope: 'conformance', message: 'conformance.new_fail = 1 (AUTH-001), gate conformance.new_fail>0 failed' });
+    for (const bad of ['ttft.p95>10', 'ttft.p96>+10%', 'ttft.p95>>1%', 'throughput.rps>+5ms', 'ttft.p95>+1pp']) {
+      let code = 0;
+      try {
+        parseGate(bad, keys);
+      } catch (error) {
+        code = isHarnessError(error) ? error.exitCode : -1;
+      }
+      expect(code, bad).toBe(2);
+    }
+  });
+});

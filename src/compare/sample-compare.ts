@@ -1,0 +1,13 @@
+// Two sample runs for tests and previews of `iari report compare`: a base, and the same run with
+// every TTFT sample made `factor` times longer (what raising the mock's --ttft does).
+import * as hdr from 'hdr-histogram-js';
+import type { LoadResult } from '../load/load-result.ts';
+import { summaryFromEncoded } from '../load/hdr.ts';
+import { hdrValueCounts } from '../report/load-html.ts';
+
+export function withSlowerTtft(r: LoadResult, factor: number): LoadResult {
+  const h = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });
+  for (const { value, count } of hdrValueCounts(r.metrics.ttft?.hdr ?? '')) h.recordValueWithCount(Math.round(value * factor), count);
+  const slices = r.timeslices.map((s) => ({ ...s, ttftP50Us: s.ttftP50Us === null ? null : Math.round(s.ttftP50Us * factor), ttftP99Us: s.ttftP99Us === null ? null : Math.round(s.ttftP99Us * factor) }));
+  return { ...r, meta: { ...r.meta, runId: `${r.meta.runId}-slower` }, metrics: { ...r.metrics, ttft: summaryFromEncoded(hdr.encodeIntoCompressedBase64(h), 'us') }, timeslices: slices };
+}

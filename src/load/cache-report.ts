@@ -1,0 +1,71 @@
+import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
+import type { CacheReport } from './load-result.ts';
+
+/**
+ * Prompt-cache figures of the successful measured requests, from the server's own
+ * `usage.prompt_tokens_details.cached_tokens` (OpenAI's field; vLLM, SGLang and others fill it
+ * when prefix caching is on): the share of prompt tokens served from the cache, how many requests
+ * hit it, and TTFT split by hit (cached_tokens > 0) and miss.
+ */
+export class CacheAcc {
+  reporting = 0;
+  unreported = 0;
+  promptTokens = 0;
+  cachedTokens = 0;
+  hits = 0;
+  readonly ttftHit: Histogram = newHistogram();
+  readonly ttftMiss: Histogram = newHistogram();
+
+  /** One successful measured request: its cached_tokens (null: not reported), prompt tokens and TTFT (µs). */
+  add(cached: number | null, promptTokens: number, ttftUs: number | null): void {
+    if (cached === null) {
+      this.unreported++;
+      return;
+    }
+    this.reporting++;
+    this.promptTokens += promptTokens;
+    this.cachedTokens += cached;
+    if (cached > 0) this.hits++;
+    if (ttftUs !== null) record(cached > 0 ? this.ttftHit : this.ttftMiss, ttftUs);
+  }
+}
+
+export function buildCacheReport(c: CacheAcc): CacheReport | undefined {
+  if (c.reporting === 0) return undefined;
+  return {
+    requestsReporting: c.reporting,
+    requestsUnreported: c.unreported,
+    promptTokens: c.promptTokens,
+    cachedTokens: c.cachedTokens,
+    hitRate: c.promptTokens === 0 ? 0 : round6(c.cachedTokens / c.promptTokens),
+    hitRequests: c.hits,
+    requestHitRate: round6(c.hits / c.reporting),
+    ttftHit: c.ttftHit.totalCount === 0 ? null : summarize(c.ttftHit, 'us'),
+    ttftMiss: c.ttftMiss.totalCount === 0 ? null : summarize(c.ttftMiss, 'us'),
+  };
+}
+
+/** Adds the cache figures of several results (shards): sums, histograms bucket by bucket. */
+export function mergeCacheReports(reports: readonly (CacheReport | undefined)[]): CacheReport | undefined {
+  const acc = new CacheAcc();
+  for (const r of reports) {
+    if (r === undefined) continue;
+    acc.reporting += r.requestsReporting;
+    acc.unreported += r.requestsUnreported;
+    acc.promptTokens += r.promptTokens;
+    acc.cachedTokens += r.cachedTokens;
+    acc.hits += r.hitRequests;
+    if (r.ttftHit !== null) acc.ttftHit.add(decodeHistogram(r.ttftHit.hdr));
+    if (r.ttftMiss !== null) acc.ttftMiss.add(decodeHistogram(r.ttftMiss.hdr));
+  }
+  return buildCacheReport(acc);
+}
+
+/** The summary line (null: the server reported no cached_tokens). */
+export function cacheLine(r: CacheReport | undefined, fmt: (us: number | null | undefined) => string): string | null {
+  if (r === undefined) return null;
+  const p50 = (h: CacheReport['ttftHit']): string => fmt(h?.percentiles.p50);
+  return `prompt cache (usage cached_tokens): ${(r.hitRate * 100).toFixed(1)}% of ${r.promptTokens} prompt tokens cached; ${r.hitRequests} of ${r.requestsReporting} requests hit (${(r.requestHitRate * 100).toFixed(1)}%); TTFT p50 hit ${p50(r.ttftHit)} (n ${r.ttftHit?.count ?? 0}), miss ${p50(r.ttftMiss)} (n ${r.ttftMiss?.count ?? 0})${r.requestsUnreported > 0 ? `; ${r.requestsUnreported} requests without cached_tokens` : ''}`;
+}
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;

@@ -1,0 +1,26 @@
+/**
+ * What a response says beyond its timing and token counts, read by the checker (either thread)
+ * and carried to the collector on the request's timing: the prompt-cache figure of its usage.
+ */
+export interface ResponseExtras {
+  /** usage.prompt_tokens_details.cached_tokens; null when the server did not report it. */
+  cachedTokens: number | null;
+  /** The first choice's assembled content (at most 256 KiB), sent back as the next turn's history in conversations. */
+  answer?: string;
+}
+
+const ANSWER_LIMIT = 256 * 1024;
+
+/** OpenAI usage: `prompt_tokens_details.cached_tokens`, the prompt tokens served from the prompt cache. */
+export function cachedTokensOf(usage: unknown): number | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const details = (usage as { prompt_tokens_details?: unknown }).prompt_tokens_details;
+  if (typeof details !== 'object' || details === null) return null;
+  const cached = (details as { cached_tokens?: unknown }).cached_tokens;
+  return typeof cached === 'number' && Number.isInteger(cached) && cached >= 0 ? cached : null;
+}
+
+export function extrasOf(usage: unknown, answer: string | null): ResponseExtras {
+  const cachedTokens = cachedTokensOf(usage);
+  return answer === null ? { cachedTokens } : { cachedTokens, answer: answer.length > ANSWER_LIMIT ? answer.slice(0, ANSWER_LIMIT) : answer };
+}

@@ -1,0 +1,79 @@
+import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
+import type { TurnReport } from './load-result.ts';
+
+/** Turn indexes reported one by one; later turns are pooled into the last row ("16+"). */
+export const TURN_ROWS = 16;
+
+interface TurnAcc {
+  requests: number;
+  ttft: Histogram;
+  prompt: Histogram;
+  cachedTokens: number;
+  cachedReported: number;
+}
+
+const acc = (): TurnAcc => ({ requests: 0, ttft: newHistogram(), prompt: newHistogram(), cachedTokens: 0, cachedReported: 0 });
+
+/** Per-turn figures of the successful measured requests of a conversation workload: TTFT and prompt tokens by turn. */
+export class TurnsAcc {
+  readonly rows: TurnAcc[] = [];
+
+  add(turn: number, ttftUs: number | null, promptTokens: number, cached: number | null): void {
+    const i = Math.min(turn, TURN_ROWS - 1);
+    while (this.rows.length <= i) this.rows.push(acc());
+    const r = this.rows[i] as TurnAcc;
+    r.requests++;
+    if (ttftUs !== null) record(r.ttft, ttftUs);
+    if (promptTokens > 0) record(r.prompt, promptTokens);
+    if (cached !== null) {
+      r.cachedTokens += cached;
+      r.cachedReported++;
+    }
+  }
+}
+
+export function buildTurnReport(t: TurnsAcc, o: Omit<TurnReport, 'byTurn'>): TurnReport | undefined {
+  if (t.rows.length === 0) return undefined;
+  return {
+    ...o,
+    byTurn: t.rows.map((r, i) => ({
+      turn: i + 1,
+      pooled: i === TURN_ROWS - 1,
+      requests: r.requests,
+      ttft: r.ttft.totalCount === 0 ? null : summarize(r.ttft, 'us'),
+      promptTokens: r.prompt.totalCount === 0 ? null : summarize(r.prompt, 'us'),
+      cachedTokensMean: r.cachedReported === 0 ? null : Math.round((r.cachedTokens / r.cachedReported) * 10) / 10,
+    })),
+  };
+}
+
+/** Adds the per-turn figures of several shards (histograms bucket by bucket). */
+export function mergeTurnReports(reports: readonly (TurnReport | undefined)[]): TurnReport | undefined {
+  const present = reports.filter((r): r is TurnReport => r !== undefined);
+  const first = present[0];
+  if (first === undefined) return undefined;
+  const t = new TurnsAcc();
+  for (const r of present) {
+    for (const row of r.byTurn) {
+      const i = row.turn - 1;
+      while (t.rows.length <= i) t.rows.push(acc());
+      const a = t.rows[i] as TurnAcc;
+      a.requests += row.requests;
+      if (row.ttft !== null) a.ttft.add(decodeHistogram(row.ttft.hdr));
+      if (row.promptTokens !== null) a.prompt.add(decodeHistogram(row.promptTokens.hdr));
+    }
+  }
+  return buildTurnReport(t, { loop: first.loop, thinkTimeMs: first.thinkTimeMs, conversationsStarted: present.reduce((s, r) => s + r.conversationsStarted, 0), conversationsCompleted: present.reduce((s, r) => s + r.conversationsCompleted, 0) });
+}
+
+/** Summary lines: the loop's meaning, then TTFT and prompt tokens by turn. */
+export function turnLines(r: TurnReport | undefined, fmt: (us: number | null | undefined) => string): string[] {
+  if (r === undefined) return [];
+  const out = [
+    `conversations: ${r.conversationsStarted} started, ${r.conversationsCompleted} completed; ${r.loop === 'closed' ? 'closed loop: each slot holds one conversation from its first turn to its last' : 'open loop: the arrivals are conversations, each later turn sent when the previous answer ended'}${r.thinkTimeMs > 0 ? `, think time ${r.thinkTimeMs} ms` : ''}`,
+  ];
+  for (const row of r.byTurn) {
+    out.push(`  turn ${row.turn}${row.pooled ? '+' : ''}: ${row.requests} requests, TTFT p50 ${fmt(row.ttft?.percentiles.p50)} p99 ${fmt(row.ttft?.percentiles.p99)}, prompt tokens mean ${row.promptTokens === null ? '-' : row.promptTokens.mean.toFixed(1)}${row.cachedTokensMean === null ? '' : `, cached mean ${row.cachedTokensMean}`}`);
+  }
+  return out;
+}
