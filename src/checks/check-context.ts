@@ -26,6 +26,8 @@ export interface RunSettings {
   /** How profile requirements are graded (D-GRADE-04); absent: `default` (INFO). */
   profile?: Profile;
   includeLimits: boolean;
+  /** `--model`: the model the checks probe with, instead of the first listed one. */
+  model?: string;
   /** Sent as `x-iari-fault` on every request (meta-suite only). */
   fault?: string;
   /** Throttle to this many requests per minute (the limit /v1/me reports); absent: no throttle. */
@@ -84,6 +86,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     http,
     shared: new SharedRequests(),
     includeLimits: s.includeLimits,
+    ...(s.model === undefined ? {} : { model: s.model }),
     limitTokens: s.limitTokens ?? {},
     sleep,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,

@@ -165,7 +165,24 @@ export class CheckHttp {
     return auth === 'token' ? `Bearer ${this.#token}` : auth === 'none' ? undefined : auth.authorization;
   }
 
+  /**
+   * Requests whose answer never completed within the request deadline, by kind (method, path,
+   * streamed or not): the root cause every later request of that kind shares (issue 22). Such a
+   * request is not sent again to wait out another deadline; it fails at once, naming the first.
+   */
+  readonly #stalled = new Map<string, string>();
+
+  /** The root causes found so far: one message per kind of request that never completed. */
+  get stalls(): readonly string[] {
+    return [...this.#stalled.values()];
+  }
+
   async #sendOnce(method: string, path: string, options: RequestOptions): Promise<HttpExchange> {
+    const streamed = (options.json as { stream?: unknown } | undefined)?.stream === true;
+    const kind = `${method} ${path.split('?')[0] ?? path}${streamed ? ' stream' : ''}`;
+    const blocked = this.#stalled.get(kind);
+    // Spec, Streaming: a stream ends with `data: [DONE]`; one that did not within the deadline (HDR-012) decides every later one of its kind.
+    if (blocked !== undefined) throw new CheckHttpError(`${method} ${path}: ${blocked}`, '', undefined, true);
     const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
     const authorization = this.#authorization(options);
     if (authorization !== undefined) headers['authorization'] = authorization;
@@ -200,8 +217,14 @@ export class CheckHttp {
       if (framing !== undefined) return { message: this.redact(framing.message), violation: { ...framing, message: this.redact(framing.message) } };
       return { message: this.redact((error as Error).message) };
     };
-    const fail = (error: unknown, phase: 'head' | 'body', prefix = ''): CheckHttpError => {
+    const stall = (requestId: string | undefined): void => {
+      if (this.#stalled.has(kind)) return;
+      const what = streamed ? "the server's streams do not end" : `the server's answers to ${method} ${path.split('?')[0] ?? path} do not complete`;
+      this.#stalled.set(kind, `not decided: ${what} (HDR-012, request id ${requestId ?? 'none'})`);
+    };
+    const fail = (error: unknown, phase: 'head' | 'body', prefix = '', requestId?: string): CheckHttpError => {
       const w = why(error, phase);
+      if (w.violation?.kind === 'deadline') stall(requestId);
       return new CheckHttpError(`${method} ${path}: ${prefix}${w.message}`, curl, w.violation);
     };
     const send = () =>
@@ -237,11 +260,14 @@ export class CheckHttp {
     const read = await readBounded(res.body, responseHeaders['content-encoding'], started);
     const answered = `answered ${res.statusCode}, then `;
     // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
-    if (read.violation !== undefined) throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
+    if (read.violation !== undefined) {
+      if (read.violation.kind === 'deadline') stall(responseHeaders['x-request-id']);
+      throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
+    }
     let bodyError: string | undefined;
     let bodyViolation: BoundViolation | undefined;
     if (read.error !== undefined) {
-      if (signal.aborted) throw fail(read.error, 'body', answered);
+      if (signal.aborted) throw fail(read.error, 'body', answered, responseHeaders['x-request-id']);
       // The server broke the body off: keep what was read, so the checks judge the broken body.
       const w = why(read.error, 'body');
       bodyError = w.message;
@@ -303,10 +329,13 @@ export class CheckHttpError extends Error {
   readonly curl: string;
   /** The bound the response crossed (body-limits.ts), when that is why the request failed. */
   readonly violation: BoundViolation | undefined;
-  constructor(message: string, curl: string, violation?: BoundViolation) {
+  /** Not sent: an earlier request of the same kind never completed (the root cause is in the message). */
+  readonly blocked: boolean;
+  constructor(message: string, curl: string, violation?: BoundViolation, blocked = false) {
     super(message);
     this.curl = curl;
     this.violation = violation;
+    this.blocked = blocked;
   }
 }
 

@@ -69,6 +69,9 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
     if (giveUp !== undefined) {
       // The server's rate limit kept the check from deciding: LIMIT-010 judges that, not this check's IDs.
       judge.skipRest(`${ctx.http.redact(giveUp.message)}; LIMIT-010 reports it`);
+    } else if (error instanceof CheckHttpError && (error.blocked || error.violation?.kind === 'deadline')) {
+      // One root cause, not a cascade: what depends on an answer that never completes is blocked by it.
+      judge.blockRest({ message: error.blocked ? message : `request failed: ${message}`, ...(error.curl === '' ? {} : { curl: error.curl }) });
     } else if (error instanceof CheckHttpError) {
       judge.failRest({ message: `request failed: ${message}`, curl: error.curl });
     } else if (error instanceof CheckTimeout) {

@@ -28,6 +28,8 @@ export interface CheckContext {
   http: CheckHttp;
   shared: SharedRequests;
   includeLimits: boolean;
+  /** `iari test --model`: probe with this model, whatever GET /v1/models lists. */
+  model?: string;
   limitTokens: LimitTokens;
   /** Waits (limits checks honour Retry-After); the meta-suite replaces it with a fake clock. */
   sleep(ms: number): Promise<void>;

@@ -62,6 +62,12 @@ function idsOf(ex: HttpExchange): string[] {
  * checks still get a model. Throws (the check fails) only when no id can be found at all.
  */
 export async function modelIds(ctx: CheckContext): Promise<string[]> {
+  // `iari test --model ID`: that model first, then whatever the list gives (nothing, when it is broken).
+  if (ctx.model !== undefined) {
+    const chosen = ctx.model;
+    const listed = await modelList(ctx).then(idsOf, () => []);
+    return [chosen, ...listed.filter((id) => id !== chosen)];
+  }
   const ids = idsOf(await modelList(ctx));
   if (ids.length > 0) return ids;
   const withToken = idsOf(await ctx.shared.get('models:with-token', () => ctx.http.get('/v1/models')));
@@ -71,6 +77,7 @@ export async function modelIds(ctx: CheckContext): Promise<string[]> {
 
 /** The model the shared requests use: the first listed one. */
 export async function firstModel(ctx: CheckContext): Promise<string> {
+  if (ctx.model !== undefined) return ctx.model;
   return (await modelIds(ctx))[0] as string;
 }
 

@@ -1,14 +1,15 @@
 import type { Failure } from './verdicts.ts';
 import type { HttpExchange } from './check-http.ts';
+import { shorten } from './shorten.ts';
 
 const MAX_RECEIVED_CHARS = 2_000;
 
 /** Trims a received value so a report stays readable (a whole body can be megabytes). */
 export function clip(value: unknown): unknown {
-  if (typeof value === 'string') return value.length > MAX_RECEIVED_CHARS ? `${value.slice(0, MAX_RECEIVED_CHARS)}...` : value;
+  if (typeof value === 'string') return shorten(value, MAX_RECEIVED_CHARS);
   if (value === undefined) return undefined;
   const s = JSON.stringify(value);
-  if (s !== undefined && s.length > MAX_RECEIVED_CHARS) return `${s.slice(0, MAX_RECEIVED_CHARS)}...`;
+  if (s !== undefined && s.length > MAX_RECEIVED_CHARS) return shorten(s, MAX_RECEIVED_CHARS);
   return value;
 }
 
@@ -46,5 +47,5 @@ export function isInt(v: unknown): v is number {
 
 /** Short description of a status and body for failure messages. */
 export function describeResponse(ex: HttpExchange): string {
-  return `${ex.status} ${ex.text.length > 200 ? `${ex.text.slice(0, 200)}...` : ex.text}`;
+  return `${ex.status} ${shorten(ex.text, 200)}`;
 }

@@ -76,6 +76,18 @@ export class Judge {
     for (const id of this.#ids) if (!this.#judged.has(id)) this.violatedHard(id, failure);
   }
 
+  /**
+   * A root cause kept the rest from being decided (issue 22: a stream that never ends, HDR-012): a
+   * MUST fails (it was not decided), a SHOULD or INFO requirement is blocked, never a finding.
+   */
+  blockRest(failure: Failure): void {
+    for (const id of this.#ids) {
+      if (this.#judged.has(id)) continue;
+      if (this.#gradeOf(id) === 'MUST') this.violatedHard(id, failure);
+      else this.skip(id, `blocked: ${failure.message}`);
+    }
+  }
+
   #hard = new Set<string>();
   /** A failure of the harness's ability to decide (exception, timeout): `fail` whatever the grade. */
   violatedHard(id: string, failure: Failure): void {

@@ -18,4 +18,23 @@ describe('summary table', () => {
     expect(text).toMatch(/\n {2}stop +not-probed +reported only\n/);
     expect(formatSummary(tinyConformanceReport('sk-unused-0000000000'))).not.toContain('capabilities beyond the seed');
   });
+
+  it('HDR-012: puts one root cause first with the requirements it blocked under it, not as separate failures', () => {
+    const base = tinyConformanceReport('sk-unused-0000000000');
+    const cause = "not decided: the server's streams do not end (HDR-012, request id req_9)";
+    const report = {
+      ...base,
+      results: [
+        ...base.results,
+        { id: 'CHAT-STREAM-001', area: 'CHAT-STREAM', grade: 'MUST' as const, title: 'e', checks: [], durationMs: 0, verdict: 'fail' as const, failures: [{ message: `POST /v1/chat/completions: ${cause}` }] },
+        { id: 'HDR-002', area: 'HDR', grade: 'INFO' as const, title: 'f', checks: [], durationMs: 0, verdict: 'skipped' as const, reason: `blocked: POST /v1/chat/completions: ${cause}` },
+      ],
+    };
+    const lines = formatSummary(report).split('\n');
+    const at = lines.indexOf("ROOT CAUSE the server's streams do not end (HDR-012, request id req_9): 2 requirement(s) not decided");
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 3)).toEqual(['  FAIL    CHAT-STREAM-001 (MUST)', '  blocked HDR-002 (INFO)']);
+    expect(lines.filter((l) => l.startsWith('FAIL CHAT-STREAM-001') || /FAIL HDR-002/.test(l))).toEqual([]);
+    expect(at).toBeLessThan(lines.findIndex((l) => l.startsWith('FAIL AUTH-006')));
+  });
 });

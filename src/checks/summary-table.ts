@@ -8,6 +8,9 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
 }
 
+/** "not decided: <root cause> (HDR-012, request id …)" in a blocked requirement's message (check-http.ts). */
+const ROOT_CAUSE = /not decided: (.+ \(HDR-012, request id [^)]*\))/;
+
 /** The compact terminal summary: verdict counts per area, then each failed requirement on one line. */
 export function formatSummary(report: ConformanceReport): string {
   // The `known` column shows only when a baseline was applied, so runs without one read as before.
@@ -23,7 +26,18 @@ export function formatSummary(report: ConformanceReport): string {
   rows.push(['total', ...columns.map((v) => String(s[v]))]);
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const lines = [pad(headers, widths), ...rows.map((r) => pad(r, widths))];
-  const bad = report.results.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict');
+  // One root cause, not a cascade (issue 22): what a never-ending answer blocked is listed under it, first.
+  const causes = new Map<string, string[]>();
+  const blocked = new Set<string>();
+  for (const r of report.results) {
+    const text = r.verdict === 'fail' ? (r.failures[0]?.message ?? '') : r.verdict === 'skipped' ? r.reason : '';
+    const cause = ROOT_CAUSE.exec(text)?.[1];
+    if (cause === undefined) continue;
+    blocked.add(r.id);
+    causes.set(cause, [...(causes.get(cause) ?? []), `  ${r.verdict === 'fail' ? 'FAIL   ' : 'blocked'} ${r.id} (${r.grade})`]);
+  }
+  for (const [cause, list] of causes) lines.push('', `ROOT CAUSE ${cause}: ${list.length} requirement(s) not decided`, ...list);
+  const bad = report.results.filter((r) => (r.verdict === 'fail' || r.verdict === 'non-strict') && !blocked.has(r.id));
   if (bad.length > 0) {
     lines.push('');
     for (const r of bad) {

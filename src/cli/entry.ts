@@ -14,6 +14,15 @@ process.on('SIGINT', () => {
   process.stderr.write('\niari: interrupted, finishing up (Ctrl-C again to quit now)\n');
 });
 
+// A reader that stops early (`iari mock --list-faults | head`) closes the pipe: exit quietly, as
+// command-line tools do on a broken pipe, instead of printing an EPIPE stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok);
+    throw error;
+  });
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = interrupts > 0 ? ExitCode.interrupted : code;

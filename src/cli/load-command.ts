@@ -8,7 +8,7 @@ import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import { loadFlagSpec, planFromFlags, type LoadPlan } from '../load/load-options.ts';
 import type { LoadResult, RequestRecord } from '../load/load-result.ts';
-import { runLoad, type LoadConfig } from '../load/run-load.ts';
+import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/sweep.ts';
 import { repeatSection, repeatTable, type RepeatSection } from '../load/repeat.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
@@ -17,7 +17,8 @@ import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
 import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
 import { firstModel } from '../load/first-model.ts';
 import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
-import { END_GRACE_MS } from '../load/engine.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/engine.ts';
+import { loadRunPassed } from '../load/run-verdict.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -98,16 +99,23 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
   const m = plan.mode;
   const level = m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals)` : `closed loop, ${m.concurrency} concurrent requests`;
   const drainS = END_GRACE_MS / 1000;
+  const preS = preWindowS(plan);
+  const boundS = plan.sweep ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
   const bound = plan.sweep
     ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
     : plan.durationS !== null
       ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
       : `until ${plan.requests ?? 0} measured requests (at most 600 s)`;
-  return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight; Ctrl-C stops it\n`;
+  return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
+}
+
+/** The pre-window deadline of a plan, s (engine.ts preWindowBudgetMs). */
+function preWindowS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
+  return preWindowBudgetMs(plan.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, runLengthS(plan)) / 1000;
 }
 
 export function exitCodeFor(result: LoadResult): number {
-  return result.slosPassed ? ExitCode.ok : ExitCode.thresholdBreached;
+  return loadRunPassed(result) ? ExitCode.ok : ExitCode.thresholdBreached;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -131,10 +139,14 @@ export async function run(argv: string[]): Promise<number> {
     const baseUrl = plan.baseUrl ?? mock!.url;
     const token = plan.token ?? mock!.tokens.default;
     const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
-    const model = plan.model ?? (await firstModel('iari load', baseUrl, token, plan.connection));
+    // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
+    const preMs = preWindowS(plan) * 1000;
+    const preStart = performance.now();
+    const model = plan.model ?? (await firstModel('iari load', baseUrl, token, plan.connection, preMs));
+    const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
-    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), ...(workload === undefined ? {} : { workload }) };
+    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
     const { result, records } = plan.sweep
       ? await runSweep(cfg, {
           maxSteps: plan.sweepSteps,

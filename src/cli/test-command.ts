@@ -44,6 +44,8 @@ Options:
                        server ignores or refuses one, its requirements are skipped, unless
                        it is expected: then they fail
   --seed N             seed for generated inputs and requests (default 1)
+  --model ID           the model to probe with, instead of the first one GET /v1/models lists
+                       (gets past a model list the server breaks; MODELS-* still judge the list)
   --max-rate-limit-wait DURATION
                        longest the whole run waits out 429s, e.g. 90s, 10m (default 10m;
                        0 = never wait). A 429 is waited out (retry-after-ms, Retry-After,
@@ -90,6 +92,7 @@ const options = {
   include: { type: 'string', multiple: true },
   expect: { type: 'string', multiple: true },
   seed: { type: 'string' },
+  model: { type: 'string' },
   'max-rate-limit-wait': { type: 'string' },
   pace: { type: 'string' },
   report: { type: 'string' },
@@ -129,6 +132,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     includeLimits: include.includes('limits'),
     expect: (values.expect ?? []).flatMap((v) => v.split(',')),
     seed: parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1),
+    model: values.model,
     requestTimeoutMs: parseDurationFlag('iari test', 'request-timeout', values['request-timeout'], 0.1, 3600),
     checkTimeoutMs: parseDurationFlag('iari test', 'check-timeout', values['check-timeout'], 0.1, 24 * 3600),
     runTimeoutMs: parseDurationFlag('iari test', 'run-timeout', values['run-timeout'], 1, 7 * 24 * 3600),
@@ -194,6 +198,7 @@ const FLAG_OF: Record<keyof TestOptions, string> = {
   skip: 'skip',
   includeLimits: 'include',
   seed: 'seed',
+  model: 'model',
   requestTimeoutMs: 'request-timeout',
   checkTimeoutMs: 'check-timeout',
   runTimeoutMs: 'run-timeout',

@@ -45,6 +45,11 @@ describe('connection options', () => {
     expect(displayUrl(env.HTTPS_PROXY)).toBe('http://127.0.0.1:3128');
   });
 
+  it('a header value passed in plain sight under an ordinary name is not a secret; env: values and secret-named headers are (issue 22)', () => {
+    const conn = connectionFromFlags('test', { header: ['x-portkey-provider: openai', 'X-Org: env:ORG', 'x-portkey-api-key: pk-literal-1', 'Cookie: session=abcdef', 'X-Auth-Token: tok-literal', 'client-secret: cs-literal'] }, { ORG: 'org-from-env' });
+    expect(connectionSecrets(conn, null, {}).sort()).toEqual(['org-from-env', 'pk-literal-1', 'session=abcdef', 'tok-literal', 'cs-literal'].sort());
+  });
+
   it('picks the proxy exactly as undici EnvHttpProxyAgent does (variables, https fallback, NO_PROXY host, subdomain, port, *)', async () => {
     const envs: NodeJS.ProcessEnv[] = [
       {},

@@ -15,7 +15,7 @@ export interface ConnectionOptions {
   caFile: { path: string; pem: string } | null;
   /** `--insecure`: certificates are not verified (a warning is printed once). */
   insecure: boolean;
-  /** `--header`, in the order given; every value is redacted from reports like the token. */
+  /** `--header`, in the order given; secret values (`isSecretHeader`) are redacted from reports like the token. */
   headers: HeaderSpec[];
 }
 
@@ -40,8 +40,9 @@ export const connectionHelp = `Connection (iari load and iari test take the same
   --ca-file PATH         also trust this CA (PEM) besides the system's and Node's
   --insecure             do not verify TLS certificates (a warning is printed once)
   --header 'Name: value' extra request header, repeatable; 'Name: env:VAR' takes the value
-                         from $VAR so no secret goes on the command line; every value is
-                         redacted from reports like the token
+                         from $VAR so no secret goes on the command line; env: values and
+                         values of secret-named headers (authorization, cookie, *key*,
+                         *token*, *secret*) are redacted from reports like the token
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or lower case) are honoured (undici EnvHttpProxyAgent)
 `;
 
@@ -125,9 +126,28 @@ export function connectionFromFlags(command: string, v: ConnectionValues, env: N
   return { caFile, insecure: v.insecure === true, headers };
 }
 
-/** Every value that must never appear in a report (header values; proxy passwords). */
+/**
+ * Header names whose values are secrets whatever their source: authorization, cookie, and any
+ * name with a part (between `-` or `_`) that is a key, token or secret (x-api-key, apikey,
+ * x-auth-token, client-secret). By part, not substring: `x-portkey-provider` names a provider.
+ */
+export function isSecretHeaderName(name: string): boolean {
+  const n = name.toLowerCase();
+  return /authorization|cookie/.test(n) || n.split(/[-_.]/).some((part) => /^(?:api|access|auth|session|private)?(?:key|token|secret|password)s?$/.test(part));
+}
+
+/** Whether a `--header` value is a secret: taken from the environment (`env:VAR`), or under a secret-named header (redact.ts isSecretHeaderName). */
+export function isSecretHeader(h: HeaderSpec): boolean {
+  return h.source !== 'literal' || isSecretHeaderName(h.name);
+}
+
+/**
+ * Every value that must never appear in a report: secret header values (`isSecretHeader`; a value
+ * passed in plain sight under an ordinary name, like `x-portkey-provider: openai`, is not one) and
+ * proxy credentials.
+ */
 export function connectionSecrets(conn: ConnectionOptions, origin: string | null, env: NodeJS.ProcessEnv = process.env): string[] {
-  const out = conn.headers.map((h) => h.value);
+  const out = conn.headers.filter(isSecretHeader).map((h) => h.value);
   const proxy = origin === null ? null : proxyFor(origin, env);
   if (proxy !== null) {
     try {

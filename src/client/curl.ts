@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { isSecretHeader, type HeaderSpec } from './connection-options.ts';
 
 /** The placeholder written wherever the bearer token would go. */
 export const TOKEN_PLACEHOLDER = '$IARI_TOKEN';
@@ -20,6 +21,32 @@ export interface CurlInput {
   stream?: boolean;
   /** A longer text body is cut there and ends with "..." (a line in a report stays readable). */
   maxBodyChars?: number;
+}
+
+/**
+ * The `--header` headers of the run (installed with the connection, dispatcher.ts): the
+ * dispatcher adds them to every request, so every curl line carries them too, or pasted against
+ * a gateway it would get another answer.
+ */
+let connectionHeaders: readonly HeaderSpec[] = [];
+
+export function setCurlConnectionHeaders(headers: readonly HeaderSpec[]): void {
+  connectionHeaders = headers;
+}
+
+/** The shell variable a secret header value is written as: its env var, or IARI_HEADER_<NAME>. */
+export function headerPlaceholder(h: HeaderSpec): string {
+  return `$${h.source === 'literal' ? `IARI_HEADER_${h.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` : h.source.env}`;
+}
+
+/** `-H` arguments for the `--header` headers: secrets as `$VAR` (double-quoted so the shell expands it), the rest literal. */
+export function connectionHeaderArgs(skip: ReadonlySet<string> = new Set()): string[] {
+  const out: string[] = [];
+  for (const h of connectionHeaders) {
+    if (skip.has(h.name.toLowerCase())) continue;
+    out.push('-H', isSecretHeader(h) ? `"${h.name}: ${headerPlaceholder(h)}"` : shellQuote(`${h.name}: ${h.value}`));
+  }
+  return out;
 }
 
 /** POSIX single-quote a string: everything literal, `'` written as `'\''`. */
@@ -94,6 +121,7 @@ export function buildCurl(input: CurlInput): string {
     if (input.bearer && name.toLowerCase() === 'authorization') continue;
     parts.push('-H', word(`${name}: ${value}`, secrets));
   }
+  parts.push(...connectionHeaderArgs(new Set(Object.keys(input.headers ?? {}).map((k) => k.toLowerCase()))));
   if (input.body !== undefined) {
     const body = input.body;
     const max = input.maxBodyChars ?? Infinity;

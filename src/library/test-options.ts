@@ -28,6 +28,8 @@ export interface TestOptions {
   includeLimits?: boolean;
   /** Seed for generated inputs (default 1). */
   seed?: number;
+  /** The model the checks probe with, instead of the first one GET /v1/models lists (gets past a broken list). */
+  model?: string;
   /** Deadline of one request, body included (default 10 s on the bundled mock, 60 s otherwise). */
   requestTimeoutMs?: number;
   /** Deadline of one check (default 20 s on the bundled mock, 3 min otherwise). */
@@ -55,6 +57,7 @@ export interface ValidTestOptions {
   profile: Profile;
   includeLimits: boolean;
   seed: number;
+  model?: string;
   timeouts: { request: number | undefined; check: number | undefined; run: number | undefined };
   maxRateLimitWaitMs: number | undefined;
   pacePerSecond: number | undefined;
@@ -123,5 +126,7 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   if (unknownCaps.length > 0) {
     throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} names unknown capabilit${unknownCaps.length === 1 ? 'y' : 'ies'}: ${unknownCaps.join(', ')}`, { hint: `capabilities: ${capabilityNames.join(', ')}` });
   }
-  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, timeouts, maxRateLimitWaitMs, pacePerSecond, expect: [...new Set(expect)].filter(isCapability) };
+  const model = o.model?.trim();
+  if (model === '') throw usage(command, `${option('model')} needs a model id`);
+  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, ...(model === undefined ? {} : { model }), timeouts, maxRateLimitWaitMs, pacePerSecond, expect: [...new Set(expect)].filter(isCapability) };
 }

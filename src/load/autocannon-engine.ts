@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
 import { untilStart } from './undici-engine.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
-import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.ts';
 import { ByteBudget, encodingBreach, type BoundBreach } from './response-bounds.ts';
 
 /**
@@ -42,6 +42,8 @@ interface ClientState {
   lastByteNs: bigint;
   /** lastByteNs when a sweep first saw this request over the idle limit. */
   suspectAt: bigint;
+  /** Reads paused while the check worker catches up. */
+  paused?: boolean;
 }
 
 /**
@@ -117,7 +119,18 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       st.lastByteNs = t;
       const over = st.budget?.add(len);
       if (over !== undefined) return breach(over);
-      st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t);
+      if (st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t) != null) return dropConnection();
+      // The check worker is behind: stop reading this connection until it catches up.
+      const backlog = checkBacklog();
+      const conn = (client as unknown as { conn?: { pause(): void; resume(): void; destroyed: boolean } }).conn;
+      if (backlog !== null && conn !== undefined && !st.paused) {
+        st.paused = true;
+        conn.pause();
+        void backlog.then(() => {
+          st.paused = false;
+          if (!conn.destroyed) conn.resume();
+        });
+      }
     };
     // autocannon assigns its own kOnBody after setupClient; keep ours (the original would only
     // accumulate the body as a string, chunk by chunk, and emit the whole socket buffer).
@@ -171,7 +184,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     });
     client.on('done', () => {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.fail(now(), 'other', 'in flight when the run ended', true);
+      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
       states.delete(client);
       if (states.size === 0) allDone();
     });
@@ -268,7 +281,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     ]);
     for (const [client, st] of [...states]) {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.fail(now(), 'other', 'in flight when the run ended', true);
+      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
       st.timer = null;
       client.destroy();
     }
@@ -291,4 +304,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     hooks.signal?.removeEventListener('abort', onAbort);
   }
   return { issued, due: issued, lastStartNs };
+}
+
+function isInterrupted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

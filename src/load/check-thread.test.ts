@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CheckThread } from './check-thread.ts';
+import { CheckThread, WORKER_BYTE_BUDGET } from './check-thread.ts';
 
 describe('check worker start', () => {
   it('gives up on a worker that has not loaded within its start timeout, so checking can fall back in-process', async () => {
@@ -11,5 +11,21 @@ describe('check worker start', () => {
     expect(thread.usable).toBe(true);
     await thread.close();
     expect(thread.usable).toBe(false);
+  });
+
+  it('bounds the bytes in flight to the worker: past the budget backlog() holds reads back until the worker has checked them', async () => {
+    const thread = await CheckThread.start();
+    try {
+      expect(thread.backlog()).toBeNull();
+      const id = thread.open(() => undefined);
+      thread.headers(id, true, 200, 'text/event-stream');
+      thread.data(id, Buffer.alloc(WORKER_BYTE_BUDGET + 1, 0x0a), process.hrtime.bigint());
+      const wait = thread.backlog();
+      expect(wait).not.toBeNull();
+      await wait;
+      expect(thread.backlog()).toBeNull();
+    } finally {
+      await thread.close();
+    }
   });
 });

@@ -25,6 +25,12 @@ type Done = (part: CheckedPart) => void;
 
 /** Handing results back yields to I/O after this much work (as in-process checking does). */
 const SLICE_NS = 300_000n;
+/**
+ * Bytes handed to the worker and not yet checked: past this, reads pause (the engines stop reading
+ * their sockets) until the worker is back under half of it, so a server sending faster than the
+ * worker checks fills the socket buffers, not this process's memory (docs/load.md, "Large events").
+ */
+export const WORKER_BYTE_BUDGET = 8 * 1024 * 1024;
 /** A worker that has not loaded by then is given up: checking falls back to in-process. */
 const START_TIMEOUT_MS = 15_000;
 
@@ -41,10 +47,16 @@ export class CheckThread {
   #results: [number, CheckedPart][] = [];
   #resultHead = 0;
   #delivering = false;
+  /** Bytes posted to the worker that it has not yet reported checked. */
+  #posted = 0;
+  #drained: (() => void)[] = [];
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', (m: [number, CheckedPart][]) => {
+    worker.on('message', ([m, checkedBytes]: [[number, CheckedPart][], number]) => {
+      this.#posted -= checkedBytes;
+      if (this.#posted <= WORKER_BYTE_BUDGET / 2 && this.#drained.length > 0) for (const resume of this.#drained.splice(0)) resume();
+      if (m.length === 0) return;
       for (const r of m) this.#results.push(r);
       if (!this.#delivering) {
         this.#delivering = true;
@@ -110,6 +122,12 @@ export class CheckThread {
     this.#schedule();
   }
 
+  /** Null while the bytes in flight to the worker are within WORKER_BYTE_BUDGET; else resolves once it has caught up. */
+  backlog(): Promise<void> | null {
+    if (this.#posted + this.#bytes <= WORKER_BYTE_BUDGET || this.#failed !== null) return null;
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
   async close(): Promise<void> {
     this.#flush();
     this.#failed ??= 'closed';
@@ -154,6 +172,7 @@ export class CheckThread {
     const batch: CheckBatch = { ops: this.#ops, bytes: bytes.buffer as ArrayBuffer };
     this.#ops = [];
     this.#chunks = [];
+    this.#posted += this.#bytes;
     this.#bytes = 0;
     this.#worker.postMessage(batch, [batch.bytes]);
   }
@@ -162,6 +181,7 @@ export class CheckThread {
   #fail(why: string): void {
     if (this.#failed !== null) return;
     this.#failed = why;
+    for (const resume of this.#drained.splice(0)) resume();
     const waiting = [...this.#waiting.values()];
     this.#waiting.clear();
     for (const done of waiting) done({ endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: { class: 'other', detail: why }, abortedAtEnd: false });

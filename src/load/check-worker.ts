@@ -43,6 +43,7 @@ port.on('message', (batch: CheckBatch) => {
       i += 7;
     } else throw new Error(`check worker: unknown op ${op}`);
   }
-  if (done.length > 0) port.postMessage(done);
+  // The bytes of the batch are reported checked every time (check-thread.ts WORKER_BYTE_BUDGET).
+  port.postMessage([done, bytes.length]);
 });
 port.postMessage('ready');

@@ -153,7 +153,12 @@ export class Collector {
   }
 
   onFinish(t: RequestTiming): void {
-    const warm = this.isWarmup(t.intendedNs);
+    // Sent during warmup but still in flight at the end for the whole window: a measured timeout (docs/load.md).
+    const warm = this.isWarmup(t.intendedNs) && t.cutAtEnd !== true;
+    if (t.cutAtEnd === true && this.isWarmup(t.intendedNs)) {
+      this.started++;
+      this.inFlight++;
+    }
     const endNs = t.endNs ?? t.sentNs;
     const origin = t.intendedNs;
     const first = t.tokenEvents[0];

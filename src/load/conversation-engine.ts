@@ -60,7 +60,7 @@ export async function runClosedConversations(target: EngineTarget, limits: Engin
     await untilStart(limits.startNs, hooks.signal);
     const slots = Array.from({ length: concurrency }, () => slot());
     await Promise.race([Promise.all(slots), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
-    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
     await Promise.allSettled(slots);
   } finally {
     clearTimeout(stopTimer);
@@ -97,7 +97,7 @@ export async function runOpenConversations(target: EngineTarget, limits: EngineL
     const untilStopMs = isAborted(hooks.signal) ? 0 : Math.max(0, Number(limits.stopNs - now()) / 1e6);
     await Promise.race([Promise.allSettled([...playing]), sleepMs(untilStopMs, hooks.signal)]);
     onStop();
-    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
     await Promise.allSettled([...playing]);
   } finally {
     clearTimeout(stopTimer);

@@ -30,12 +30,27 @@ export interface EngineLimits {
   timeoutMs: number;
   /** Total deadline of one request from its actual send, body included: past it, class `timeout` (a server that keeps sending cannot hold it). */
   deadlineMs: number;
-  /** After stopNs, in-flight requests get this long to finish; the rest are aborted (not errors). */
+  /** After stopNs, in-flight requests get this long to finish; the rest are cut (see `cutAtEnd`). */
   drainMs: number;
+  /** hrtime ns at which the measured window starts (after warmup); default startNs. */
+  measureStartNs?: bigint;
 }
+
 
 /** The short fixed grace in-flight requests get after a run's end before they are aborted and counted as aborted at end. */
 export const END_GRACE_MS = 5_000;
+
+/** The most the phase before the measured window (choosing the model, the priming request) may take. */
+export const PRE_WINDOW_MAX_MS = 10_000;
+
+/**
+ * The deadline of everything before the measured window (docs/load.md, "A run ends at its
+ * bound"): at most 10 s, or --request-timeout if lower, and never longer than the run itself
+ * (warmup + duration; a requests-bound run counts its 600 s ceiling).
+ */
+export function preWindowBudgetMs(requestTimeoutMs: number, runS: number): number {
+  return Math.max(0, Math.min(PRE_WINDOW_MAX_MS, requestTimeoutMs, runS * 1000));
+}
 
 /** Default total deadline of one load request (--request-timeout). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;

@@ -5,15 +5,16 @@ import { dispatcherFor, withHeaders } from '../client/dispatcher.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { isTlsFailure } from '../client/transport-errors.ts';
 
-/** The first listed model: one bounded request (10 s in all, 4 MiB at most), never a hang on a server that misbehaves. */
-export async function firstModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions): Promise<string> {
+/** The first listed model: one bounded request (`budgetMs` in all, default 10 s; 4 MiB at most), never a hang on a server that misbehaves. */
+export async function firstModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions, budgetMs = 10_000): Promise<string> {
+  const ms = Math.max(1, Math.round(budgetMs));
   const origin = new URL(baseUrl).origin;
   const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);
-  const client = new HttpClient({ baseUrl, token, dispatcher, timeouts: { connectMs: 5_000, headersMs: 10_000, bodyIdleMs: 10_000, deadlineMs: 10_000 }, maxBodyBytes: 4 * 1024 * 1024 });
+  const client = new HttpClient({ baseUrl, token, dispatcher, timeouts: { connectMs: Math.min(5_000, ms), headersMs: ms, bodyIdleMs: ms, deadlineMs: ms }, maxBodyBytes: 4 * 1024 * 1024 });
   try {
     const res = await client.request({ path: '/v1/models', auth: 'token', keepChunks: false });
     if (res.kind !== 'ok') {
-      const message = res.kind === 'timeout' ? `no complete answer within 10 s (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message;
+      const message = res.kind === 'timeout' ? `no complete answer within ${ms / 1000} s, the deadline before the run (${res.phase})` : res.kind === 'body-too-large' ? `the body is larger than ${res.limit} bytes` : res.message;
       throw Object.assign(new Error(message), 'code' in res ? { code: res.code } : {});
     }
     const parsed = parseJsonBounded(res.body.toString('utf8'));

@@ -248,7 +248,7 @@ export interface Counts {
 export interface Throughput {
   /** Measured window length in seconds. */
   windowS: number;
-  /** Finished requests / window. */
+  /** Successful requests / window (failed requests are not throughput; the same as okRps). */
   rps: number;
   /** Successful requests / window. */
   okRps: number;
@@ -283,6 +283,15 @@ export interface Timeslice {
 
 export type SloOp = '<' | '<=' | '>' | '>=';
 
+/** How the unmeasured priming request ended by the pre-window deadline (docs/load.md, "A run ends at its bound"). */
+export interface Priming {
+  outcome: 'complete' | 'incomplete';
+  /** The pre-window deadline, ms. */
+  deadlineMs: number;
+  /** What was (not) received by then. */
+  detail?: string;
+}
+
 export interface SloResult {
   /** As written on the command line, e.g. "ttft.p95<800ms". */
   expr: string;
@@ -294,7 +303,10 @@ export interface SloResult {
   threshold: number;
   observed: number | null;
   unit: MetricUnit | 'ratio' | 'per_s' | 'count';
+  /** Never true without data: an SLO whose metric had no sample in the window is not met. */
   passed: boolean;
+  /** Why `observed` is null: the metric had no sample in the measured window (the SLO is then not met). */
+  noData?: string;
   /** Whether this SLO is also applied to each request for goodput (per-request metrics). */
   perRequest: boolean;
 }
@@ -363,6 +375,8 @@ export interface LoadResult {
   /** Set on a merged result: the runIds and shards it was built from. */
   mergedFrom: { runId: string; shard: ShardInfo | null }[] | null;
   validity: Validity;
+  /** Present when the unmeasured priming request had not completed by the pre-window deadline (evidence, not a sample). */
+  priming?: Priming;
   /** True when the run was stopped by Ctrl-C (SIGINT): the figures cover the window up to the interrupt. */
   interrupted?: boolean;
   /** Prompt and output token distributions, asked against received (absent in files written before it existed). */

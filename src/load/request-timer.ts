@@ -1,4 +1,6 @@
 import { activeCheckThread, type CheckThread } from './check-thread.ts';
+import { cutAtEnd, type CutLimits } from './end-cut.ts';
+import { EventBounds, type EventRefusal } from './event-bounds.ts';
 import type { ErrorClass } from './load-result.ts';
 import type { ResponseExtras } from './response-extras.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
@@ -28,6 +30,8 @@ export interface RequestTiming {
   error: { class: ErrorClass; detail: string; finding?: string } | null;
   /** Still in flight when the run ended and cut off: neither a sample nor an error. */
   abortedAtEnd: boolean;
+  /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
+  cutAtEnd?: true;
   /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
   extras?: ResponseExtras;
 }
@@ -109,10 +113,12 @@ export class RequestTimer {
    * to the check worker, so one cut at the 16 MiB bound (HDR-013) is dropped here, never copied.
    */
   #held: Buffer[] = [];
+  readonly #bounds: EventBounds;
 
   constructor(options: RequestTimerOptions) {
     this.#stream = options.stream;
     this.#onDone = options.onDone;
+    this.#bounds = new EventBounds(options.stream);
     this.timing = {
       seq: options.seq,
       intendedNs: options.intendedNs,
@@ -151,17 +157,27 @@ export class RequestTimer {
     return decision;
   }
 
-  /** A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. */
-  data(chunk: Buffer, atNs: bigint): void {
-    if (this.#done || this.#skipBody) return;
+  /**
+   * A read arrived at `atNs`: stamp only; parsing and checking happen in the batch. Event size and
+   * JSON nesting are bounded here first (event-bounds.ts): a refused read fails the request and is
+   * never copied; the engine drops the connection when this returns a refusal.
+   */
+  data(chunk: Buffer, atNs: bigint): EventRefusal | null {
+    if (this.#done || this.#skipBody) return null;
+    const refused = this.#bounds.feed(chunk);
+    if (refused !== null) {
+      this.fail(atNs, this.#stream ? 'stream_nonconforming' : 'body_invalid', refused.detail);
+      return refused;
+    }
     if (this.#remote !== null) {
       if (this.#stream) this.#remote.data(this.#id, chunk, atNs);
       else this.#held.push(chunk);
-      return;
+      return null;
     }
     this.#reads[this.#unread] = chunk;
     this.#readTimes[this.#unread++] = atNs;
     this.#enqueue();
+    return null;
   }
 
   /** The response ended at `atNs`; `onDone` follows once everything before it is checked. */
@@ -188,6 +204,15 @@ export class RequestTimer {
       this.#ending = { atNs, fail: { class: errorClass, detail, abortedAtEnd } };
       this.#enqueue();
     }
+  }
+
+  /** The run ended with this request in flight: a timeout or aborted at end, as `cutAtEnd` decides. */
+  cut(atNs: bigint, limits: CutLimits, interrupted: boolean): void {
+    if (this.#done) return;
+    const timeout = cutAtEnd(this.timing.sentNs, atNs, limits, interrupted);
+    if (timeout === null) return this.fail(atNs, 'other', 'in flight when the run ended', true);
+    this.timing.cutAtEnd = true;
+    this.fail(atNs, 'timeout', timeout);
   }
 
   #enqueue(): void {
@@ -230,4 +255,9 @@ export class RequestTimer {
     if (part.extras !== undefined) t.extras = part.extras;
     this.#onDone(t);
   }
+}
+
+/** Null while the check worker keeps up; else resolves once it has caught up (engines pause their reads meanwhile). */
+export function checkBacklog(): Promise<void> | null {
+  return activeCheckThread()?.backlog() ?? null;
 }

@@ -65,7 +65,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput }),
+    ...judged(input.slos, { metrics, errors, throughput, goodput }, c.finished),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
@@ -90,8 +90,8 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
 type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
-export function judged(slos: readonly Slo[], m: Measured): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
-  const results = evaluateSlos(slos, m);
+export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
+  const results = evaluateSlos(slos, m, finished);
   return { throughput: m.throughput, metrics: m.metrics, errors: m.errors, slos: results, slosPassed: results.every((s) => s.passed), goodput: m.goodput };
 }
 
@@ -103,7 +103,7 @@ export function throughputOf(
 ): LoadResult['throughput'] {
   return {
     windowS: round(windowS, 3),
-    rps: round(c.finished / windowS, 3),
+    rps: round(c.ok / windowS, 3),
     okRps: round(c.ok / windowS, 3),
     outputTokensPerS: round(c.outputTokens / windowS, 3),
     achievedArrivalRate: open ? round(c.started / windowS, 3) : null,

@@ -4,8 +4,8 @@ import { runClosedLoopAutocannon } from './autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
 import { acquireCheckThread, activeCheckThread, releaseCheckThread } from './check-thread.ts';
 import { Collector } from './collector.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
-import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
+import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
 import { bodyFactory, type ChatMessage } from './prompts.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import { Conversations } from './conversation.ts';
@@ -57,6 +57,12 @@ export interface LoadConfig extends LoadSettings {
   connection?: ConnectionOptions;
   /** Send one unrecorded request first, so lazy compilation and connection setup stay out of the stamps (default true). */
   prime?: boolean;
+  /**
+   * What is left of the pre-window deadline (engine.ts preWindowBudgetMs) when the run is handed
+   * over (the caller may have spent some choosing the model); default the whole budget. The worker's
+   * start and the priming request share it; the run starts when it is spent, whatever is in flight.
+   */
+  preWindowMs?: number;
   /** Upper bound on a requests-bound run's measured time (default 600 s). */
   maxDurationS?: number;
   extraHeaders?: EngineTarget['extraHeaders'];
@@ -122,11 +128,13 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
 
 async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const preWindowMs = cfg.preWindowMs ?? preWindowBudgetMs(requestTimeoutMs, runLengthS(cfg));
+  const preDeadline = performance.now() + preWindowMs;
   await worker;
   // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
   // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
   if (activeCheckThread() === null) countTokens('warm up the tokenizer');
-  if (cfg.prime !== false) await prime(target, cfg.timeoutMs, requestTimeoutMs);
+  const priming = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind === 'open' ? arrivalTimes(scheduleOf(cfg, cfg.mode)) : null;
@@ -153,7 +161,7 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
   // In-flight requests get a short fixed grace after the stop, then are aborted (counted as aborted at end):
   // a run ends at its bound whatever the server does.
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS };
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS, measureStartNs: startNs + warmupNs };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,
@@ -237,7 +245,8 @@ async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<vo
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
-  const result = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }) });
+  const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
 
@@ -292,16 +301,40 @@ function shareRate(rate: number, shard: ShardInfo | null): number {
   return shard === null ? rate : rate / shard.count;
 }
 
-/** One unmeasured request through the same checker path, under the same deadlines; its outcome is ignored (the run reports errors itself). */
-async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number): Promise<void> {
+/** Warmup plus the measured time (a requests-bound run: its ceiling). */
+export function runLengthS(cfg: Pick<LoadSettings, 'warmupS' | 'durationS'> & { maxDurationS?: number }): number {
+  return cfg.warmupS + (cfg.durationS ?? cfg.maxDurationS ?? 600);
+}
+
+/**
+ * One unmeasured request through the same checker path, under the same deadlines and within what is
+ * left of the pre-window deadline (`leftMs`). Its errors are the run's to report, but an answer
+ * still arriving when that deadline passes is evidence: the run starts without waiting for it, and
+ * the result says so (a stream that outlived it).
+ */
+async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number, leftMs: number, budgetMs: number): Promise<Priming> {
   const options = { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
   const pool = target.dispatcher?.(options) ?? new Pool(target.origin, options);
   const inFlight: InFlight = new Map();
   const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
+  let cut: NodeJS.Timeout | undefined;
   try {
-    await sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs);
+    const sent = sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
+    const outcome = await Promise.race([sent, new Promise<'incomplete'>((r) => (cut = setTimeout(() => r('incomplete'), Math.max(0, leftMs))))]);
+    if (outcome === 'complete') return { outcome, deadlineMs: budgetMs };
+    const entry = [...inFlight.values()][0];
+    // The response ended and is still being checked: no evidence against the server.
+    if (entry === undefined) return { outcome: 'complete', deadlineMs: budgetMs };
+    const t = entry.timer.timing;
+    const detail =
+      t.headersNs === null
+        ? `the priming request had no answer within the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s)`
+        : `the priming request's response (status ${t.status ?? '?'}) was still arriving when the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s) passed: ${target.stream ? "a stream that outlived it (the server's streams may not end, HDR-012)" : 'a body that outlived it'}`;
+    for (const e of inFlight.values()) e.abort();
+    return { outcome, deadlineMs: budgetMs, detail };
   } finally {
+    clearTimeout(cut);
     clearInterval(sweep);
-    await pool.destroy().catch(() => undefined);
+    void pool.destroy().catch(() => undefined);
   }
 }

@@ -102,10 +102,15 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
   return true;
 }
 
-/** Evaluates every SLO against a finished (or merged) result. A metric with no samples fails. */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>): SloResult[] {
+/**
+ * Evaluates every SLO against a finished (or merged) result. A metric with no sample in the
+ * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
+ * `finished` is the number of measured requests that finished (ok or failed).
+ */
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>, finished: number): SloResult[] {
   return slos.map((s) => {
-    const observed = observe(s, r);
+    const observed = finished === 0 ? null : observe(s, r);
+    const noData = finished === 0 ? 'no request finished in the measured window' : observed === null ? `no successful request gave a ${s.metric} sample in the measured window` : undefined;
     return {
       expr: s.expr,
       metric: s.metric,
@@ -116,6 +121,7 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
       unit: s.unit,
       passed: observed !== null && compare(observed, s.op, s.threshold),
       perRequest: s.perRequest,
+      ...(noData === undefined ? {} : { noData }),
     };
   });
 }

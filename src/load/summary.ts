@@ -2,6 +2,7 @@ import type { Collector } from './collector.ts';
 import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
 import { connectionText, engineNote, workloadText } from './run-text.ts';
+import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
 import { cacheLine } from './cache-report.ts';
 import { turnLines } from './turn-report.ts';
@@ -43,6 +44,8 @@ export function summaryTable(r: LoadResult): string {
   const m = r.meta.mode;
   const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
+  const failure = runFailure(r);
+  if (failure !== null) out.push(`iari load: FAILED: ${failure}`);
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
   const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
   if (conn !== null) out.push(`target: ${r.meta.baseUrl} (${conn})`);
@@ -60,7 +63,7 @@ export function summaryTable(r: LoadResult): string {
   const tps = r.metrics.output_tps;
   if (tps !== undefined) cells.push(['output tok/s per request', ...percentileKeys.map((p) => (tps.percentiles[p] / 1000).toFixed(1)), (tps.mean / 1000).toFixed(1), (tps.max / 1000).toFixed(1), String(tps.count)]);
   out.push(pad(cells));
-  out.push(`throughput: ${r.throughput.rps} req/s, ${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  out.push(`throughput: ${r.throughput.rps} successful req/s, ${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
   out.push(...tokenLines(r.tokens));
@@ -68,16 +71,16 @@ export function summaryTable(r: LoadResult): string {
   if (cache !== null) out.push(cache);
   out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
-  const classes = Object.entries(r.errors.byClass).filter(([, n]) => n > 0);
-  out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${classes.length > 0 ? ' ' + classes.map(([c, n]) => `${c}=${n}`).join(' ') : ''}`);
+  out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
   for (const s of r.slos) {
-    const obs = s.observed === null ? 'no data' : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
+    const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
     out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr} (observed ${obs})`);
   }
   if (r.sweep !== null) {
     out.push(`sweep (${r.sweep.kind}): best ${r.sweep.best ?? 'none'}, stopped: ${r.sweep.stopReason}`);
     for (const s of r.sweep.steps) out.push(`  ${String(s.level).padStart(8)}  ${s.achievedRps} rps  ttft p99 ${fmtUs(s.ttftP99Us)}  itl p99 ${fmtUs(s.itlP99Us)}  errors ${(s.errorRate * 100).toFixed(1)}%  ${s.slosMet ? 'SLOs met' : 'SLOs breached'}${s.saturated ? ' saturated' : ''}`);
   }
+  if (r.priming?.detail !== undefined) out.push(`priming: ${r.priming.detail}`);
   for (const w of r.validity.warnings) out.push(`warning: ${w}`);
   return out.join('\n') + '\n';
 }

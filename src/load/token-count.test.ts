@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { apportionTokens } from './token-count.ts';
+import { tokenizer } from '../tokenizer.ts';
+import { apportionTokens, boundedPieces, countTokens, LONG_RUN_CHARS, tokensByOffsets } from './token-count.ts';
 
 describe('splitting the usage total over token-bearing events', () => {
   it('keeps the exact total and at least one token per event', () => {
@@ -27,5 +28,19 @@ describe('token counts per event from one tokenization of the whole text', () =>
     expect(whole).not.toBeNull();
     expect(whole!.reduce((a, b) => a + b, 0)).toBe(countTokens(fragments.join('')));
     expect(whole![1]).toBe(0);
+  });
+});
+
+describe('long runs without a space', () => {
+  it('are split into pieces of at most LONG_RUN_CHARS characters, so BPE never sees a pre-token longer than that (one 7 MB word stalled the checker)', () => {
+    const pieces = boundedPieces(`hello ${'a'.repeat(1000)} world`);
+    expect(pieces.join('')).toBe(`hello ${'a'.repeat(1000)} world`);
+    expect(Math.max(...pieces.map((p) => Math.max(...p.split(/\s+/).map((w) => w.length))))).toBeLessThanOrEqual(LONG_RUN_CHARS);
+    expect(boundedPieces('ordinary text, short words')).toEqual(['ordinary text, short words']);
+  });
+
+  it('are counted in pieces with the count of the whole where BPE merges within the piece length', () => {
+    expect(countTokens('a'.repeat(2048))).toBe(tokenizer().countTokens('a'.repeat(2048)));
+    expect(tokensByOffsets('a'.repeat(1000), [500, 500])).toBeNull();
   });
 });

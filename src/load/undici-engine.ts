@@ -2,7 +2,8 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
-import { RequestTimer, type RequestTiming } from './request-timer.ts';
+import type { CutLimits } from './end-cut.ts';
+import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.ts';
 import { isTlsFailure, transportClass } from '../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
@@ -10,7 +11,8 @@ import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 export interface InFlightEntry {
   timer: RequestTimer;
   lastByteNs: bigint;
-  abort: () => void;
+  /** The run ended: with `limits`, the request is cut as a timeout or aborted at end (end-cut.ts); without, aborted at end. */
+  abort: (limits?: CutLimits, interrupted?: boolean) => void;
   idle: () => void;
   /** Past the request's total deadline (however many bytes still arrive). */
   expire: () => void;
@@ -114,7 +116,8 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
-      abort: () => {
+      abort: (limits, interrupted = false) => {
+        if (limits !== undefined) timer.cut(now(), limits, interrupted);
         abortedAtEnd = true;
         controller?.abort(new AbortedAtEnd('run ended'));
       },
@@ -150,7 +153,14 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         // At most 16 MiB of one response is read (HDR-013): past it the request fails and its socket is dropped.
         const breach = budget.add(chunk.length);
         if (breach !== undefined) return c.abort(breach);
-        if (!budget.breached) timer.data(chunk, t);
+        if (budget.breached) return;
+        if (timer.data(chunk, t) !== null) return c.abort(new DecidedAtHead('refused on the main thread'));
+        // The check worker is behind: stop reading this response until it catches up.
+        const backlog = checkBacklog();
+        if (backlog !== null && !c.paused) {
+          c.pause();
+          void backlog.then(() => c.aborted || c.resume());
+        }
       },
       onResponseEnd() {
         const t = now();
@@ -183,7 +193,7 @@ export function report(hooks: EngineHooks, t: RequestTiming): void {
   hooks.onTiming?.(t);
 }
 
-export async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, drainMs: number, signal?: AbortSignal): Promise<void> {
+export async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, limits: EngineLimits, drainMs: number, signal?: AbortSignal): Promise<void> {
   if (pending.size > 0) {
     const ac = new AbortController();
     const onAbort = (): void => ac.abort();
@@ -192,7 +202,7 @@ export async function drain(inFlight: InFlight, pending: Set<Promise<unknown>>, 
     ac.abort();
     signal?.removeEventListener('abort', onAbort);
   }
-  for (const f of inFlight.values()) f.abort();
+  for (const f of inFlight.values()) f.abort(limits, isAborted(signal));
   await Promise.allSettled([...pending]);
 }
 
@@ -280,7 +290,7 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
     // The run's bound is its stop time, not its last arrival: requests in flight may finish until then,
     // and only after it does the fixed grace start.
     const untilStopMs = isAborted(hooks.signal) ? 0 : Math.max(0, Number(limits.stopNs - now()) / 1e6);
-    await drain(loop.inFlight, loop.pending, untilStopMs + limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits, untilStopMs + limits.drainMs, hooks.signal);
   } finally {
     await loop.close();
   }
@@ -317,7 +327,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
     await untilStart(limits.startNs, hooks.signal);
     const workers = Array.from({ length: concurrency }, () => worker());
     await Promise.race([Promise.all(workers), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
-    await drain(loop.inFlight, loop.pending, limits.drainMs, hooks.signal);
+    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
     await Promise.allSettled(workers);
   } finally {
     clearTimeout(stopTimer);

@@ -34,6 +34,13 @@ describe('redact', () => {
     expect(out['self']).toBe(out);
   });
 
+  it('scrubs a short secret by exact value only, never out of an ordinary word (issue 22: "openai" became "[REDACTED]-node")', () => {
+    const r = createRedactor(['openai']);
+    expect(r.string('{"provider":"openai","sdk":"openai-node","x":"myopenai","y":"openai2"}')).toBe(`{"provider":"${REDACTED}","sdk":"${REDACTED}-node","x":"myopenai","y":"openai2"}`);
+    const long = createRedactor([secret]);
+    expect(long.string(`abc${secret}def`)).toBe(`abc${REDACTED}def`);
+  });
+
   it('ignores empty and very short secrets instead of shredding the text', () => {
     const r = createRedactor(['', 'ab', undefined]);
     expect(r.string('abc ab')).toBe('abc ab');

@@ -21,6 +21,13 @@ export interface Redactor {
 import { MIN_SECRET_LENGTH } from '../client/token.ts';
 
 export { MIN_SECRET_LENGTH };
+/**
+ * A secret at least this long is scrubbed wherever it appears, even inside a longer run of letters
+ * (no ordinary word is that long); a shorter one only as a whole value, never out of a word
+ * ("myorg1" is scrubbed from `org=myorg1` but not from "myorg12").
+ */
+export const SUBSTRING_SECRET_LENGTH = 20;
+
 
 function forms(secret: string): string[] {
   const out = new Set<string>([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
@@ -37,7 +44,9 @@ export function createRedactor(secrets: readonly (string | undefined)[]): Redact
     .filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH)
     .flatMap(forms)
     .sort((a, b) => b.length - a.length);
-  const pattern = all.length === 0 ? null : new RegExp([...new Set(all)].map(escapeRegExp).join('|'), 'g');
+  // Short values only as a whole value: not preceded or followed by a letter or digit.
+  const alternative = (f: string): string => (f.length >= SUBSTRING_SECRET_LENGTH ? escapeRegExp(f) : `(?<![A-Za-z0-9])${escapeRegExp(f)}(?![A-Za-z0-9])`);
+  const pattern = all.length === 0 ? null : new RegExp([...new Set(all)].map(alternative).join('|'), 'g');
   const string = (text: string): string => (pattern === null ? text : text.replace(pattern, REDACTED));
   const deep = (value: unknown, seen: WeakMap<object, unknown>): unknown => {
     if (typeof value === 'string') return string(value);

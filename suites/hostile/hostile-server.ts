@@ -17,6 +17,8 @@ export const hostileModes = [
   'huge-json',
   'huge-json-chunked',
   'deep-json',
+  'deep-bare',
+  'huge-event',
   'bad-chunk-size',
   'reset-mid-body',
   'garbage-status',
@@ -37,6 +39,8 @@ export const modeBehaviour: Record<HostileMode, string> = {
   'huge-json': 'a 2 GiB JSON body (Content-Length 2 GiB), generated on the fly',
   'huge-json-chunked': 'a 2 GiB JSON body sent chunked (no Content-Length: the size shows only while reading)',
   'deep-json': 'JSON nested 1,000,000 deep (in the body, or in a stream chunk)',
+  'deep-bare': 'data: and 2 MB of bare nesting [[[…]]] (1,000,000 deep, no chunk envelope) in every response',
+  'huge-event': 'one 7 MB event of valid JSON (just under the 8 MiB event limit) per response, as fast as the client reads',
   'bad-chunk-size': 'Transfer-Encoding: chunked with a chunk size that is not hex',
   'reset-mid-body': 'half the body, then a TCP reset',
   'garbage-status': 'a status line that is not HTTP',
@@ -71,6 +75,8 @@ function chunk(content: unknown): string {
 }
 
 const DEEP = 1_000_000;
+/** 7 MB of content: the event stays just under the 8 MiB event limit (CHAT-STREAM-046). */
+const HUGE_EVENT_BYTES = 7_000_000;
 const deepJson = (): string => '['.repeat(DEEP) + ']'.repeat(DEEP);
 
 function wantsStream(body: string): boolean {
@@ -171,6 +177,19 @@ function handle(mode: HostileMode, req: IncomingMessage, res: ServerResponse, bo
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`{"id":"chatcmpl-hostile","object":"chat.completion","created":1,"model":"${HOSTILE_MODEL}","choices":[{"index":0,"message":{"role":"assistant","content":${deep}},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`);
       }
+      return;
+    }
+    case 'deep-bare': {
+      const deep = deepJson();
+      res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+      res.end(stream ? `data: ${deep}\n\ndata: [DONE]\n\n` : deep);
+      return;
+    }
+    case 'huge-event': {
+      const content = 'a'.repeat(HUGE_EVENT_BYTES);
+      res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+      if (stream) res.end(`${chunk(content)}data: [DONE]\n\n`);
+      else res.end(JSON.stringify({ id: 'chatcmpl-hostile', object: 'chat.completion', created: 1, model: HOSTILE_MODEL, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
       return;
     }
     case 'bad-chunk-size':

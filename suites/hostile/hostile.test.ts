@@ -1,10 +1,10 @@
 /**
- * Hostile servers (issue 14): for every mode of suites/hostile/hostile-server.ts, both
- * `iari test` and `iari load --duration 5s` with an errors SLO, run as a user runs them (a child
- * process, compiled CLI), must end within their bounds, exit 1 (test) / 3 (load), fail the
- * relevant requirement with a message naming it, stay under 300 MiB RSS, print no stack trace and
- * leave the canary token nowhere; and a 307 to another origin never carries the token there.
- * Small deadlines keep the whole suite near two minutes on an idle two-core machine.
+ * Hostile servers (issues 14 and 22): for every mode of suites/hostile/hostile-server.ts, both
+ * `iari test --only …` and `iari load --concurrency 4 --duration 5s` with an errors SLO, run as a
+ * user runs them (a child process, compiled CLI), the load WITH DEFAULT SETTINGS (no deadline flag),
+ * must end within their bounds (25 s for the load), exit 1 (test) / 3 (load), fail the relevant
+ * requirement with a message naming it, stay under 300 MiB RSS, print no stack trace and leave the
+ * canary token nowhere; and a 307 to another origin never carries the token there.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,15 +20,15 @@ const CANARY = `sk-iari-canary-${secret}`;
 const dir = mkdtempSync(join(tmpdir(), 'iari-hostile-'));
 
 const LOAD_S = 5;
-const LOAD_ARGS = ['--concurrency', '4', '--duration', `${LOAD_S}s`, '--request-timeout', '2s', '--slo', 'errors.rate<0.01', '--quiet'];
+/** Default settings (issue 22): no deadline flag; the SLO only adds a breach to the failed run. */
+const LOAD_ARGS = ['--concurrency', '4', '--duration', `${LOAD_S}s`, '--slo', 'errors.rate<0.01', '--quiet'];
 const RSS_BOUND_MIB = 300;
 /** Runs at once: the servers hang, so the children mostly wait. */
 const PARALLEL = 4;
 
 /**
  * The bounds scale with how long the CLI takes to start on this machine (measured first: `iari test
- * --help`): a few seconds on an idle two-core box, many more on a shared one. The run's own bounds
- * (--run-timeout, the load duration and its 5 s grace) are what a hang would exceed by far.
+ * --help`): a few seconds on an idle two-core box, many more on a shared one.
  */
 let startupS = 0;
 /**
@@ -38,25 +38,37 @@ let startupS = 0;
  */
 const ONLY = 'HDR-012,HDR-013,HDR-014,HDR-015,HDR-016,CHAT-STREAM-046,AUTH-005';
 const TEST_RUN_S = 60;
-const TEST_ARGS = ['--only', ONLY, '--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${TEST_RUN_S}s`];
+/**
+ * `iari test` keeps the short deadlines (issue 22 part 3 is not yet met: with default deadlines a
+ * --only run against a never-ending stream still passed 4 minutes on a loaded machine).
+ */
+const TEST_ARGS = (only: string): string[] => ['--only', only, '--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${TEST_RUN_S}s`];
+const TEST_BOUND_S = TEST_RUN_S + 30;
 /** The full run against the endless stream: the checks get at least 15 s after startup. */
 let fullRunS = 20;
 const fullArgs = (): string[] => ['--request-timeout', '2s', '--check-timeout', '4s', '--run-timeout', `${fullRunS}s`];
 /** --run-timeout, the 30 s backstop after it, and startup and report writing. */
 const testBoundS = (runS: number): number => runS + 30 + 2 * startupS;
-/** Duration, the fixed 5 s end grace, startup and report writing. */
-const loadBoundS = (): number => LOAD_S + 5 + 20 + 3 * startupS;
+/**
+ * Issue 22 part 2: a 5 s run with default settings ends within 25 s of its start against any
+ * server (pre-window deadline 5 s + 5 s + 5 s grace, and writing its reports), plus startup.
+ */
+const loadBoundS = (): number => 25 + 2 * startupS;
 
 /** The requirement each mode must fail, the message that must say why, and the load error class it must produce. */
-const expected: Record<HostileMode, { id: string; message: RegExp; loadClass: string; loadDetail: RegExp; loadArgs?: string[] }> = {
-  'endless-stream': { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /request deadline/ },
-  'ping-only': { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /request deadline/ },
-  dribble: { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /request deadline/ },
+const expected: Record<HostileMode, { id: string; message: RegExp; loadClass: string; loadDetail: RegExp; loadArgs?: string[]; only?: string }> = {
+  'endless-stream': { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /whole measured window|request deadline/ },
+  'ping-only': { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /whole measured window|request deadline/ },
+  dribble: { id: 'HDR-012', message: /request deadline of 2 s .*\(HDR-012\)/, loadClass: 'timeout', loadDetail: /whole measured window|request deadline/ },
   'gzip-bomb': { id: 'HDR-014', message: /inflates past 16 MiB.*\(HDR-014\)/, loadClass: 'stream_nonconforming', loadDetail: /Content-Encoding gzip/ },
   'huge-json': { id: 'HDR-013', message: /longer than 16 MiB.*\(HDR-013\)/, loadClass: 'stream_nonconforming', loadDetail: /text\/event-stream/ },
   // Whole bodies: only a read past 16 MiB shows the size, so the load process reads and drops it.
   'huge-json-chunked': { id: 'HDR-013', message: /longer than 16 MiB.*\(HDR-013\)/, loadClass: 'body_invalid', loadDetail: /longer than 16 MiB; iari stopped reading/, loadArgs: ['--no-stream'] },
   'deep-json': { id: 'HDR-015', message: /nested deeper than 64 levels/, loadClass: 'stream_nonconforming', loadDetail: /HDR-015/ },
+  // Issue 22 part 4: refused on the main thread, never copied to the check worker.
+  'deep-bare': { id: 'HDR-015', message: /nested deeper than 64 levels/, loadClass: 'stream_nonconforming', loadDetail: /HDR-015 JSON nested deeper than 64 levels; iari stopped reading the stream before copying it/ },
+  // Valid JSON just under the event limit: what fails is the chunk's missing role; the bound is memory.
+  'huge-event': { id: 'CHAT-STREAM-014', message: /role/, loadClass: 'stream_nonconforming', loadDetail: /CHAT-STREAM-014/, only: 'CHAT-STREAM-014' },
   'bad-chunk-size': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
   'reset-mid-body': { id: 'HDR-016', message: /ended before the response did.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
   'garbage-status': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
@@ -94,7 +106,7 @@ async function runMode(mode: HostileMode): Promise<void> {
   const loadDir = join(dir, `load-${mode}`);
   try {
     const env = { IARI_TOKEN: CANARY };
-    const test = await runIari(['test', '--base-url', server.url, ...TEST_ARGS, '--report', testDir], env, (testBoundS(TEST_RUN_S) + 60) * 1000);
+    const test = await runIari(['test', '--base-url', server.url, ...TEST_ARGS(expected[mode].only ?? ONLY), '--report', testDir], env, (TEST_BOUND_S + 2 * startupS + 60) * 1000);
     const load = await runIari(['load', '--base-url', server.url, ...LOAD_ARGS, ...(expected[mode].loadArgs ?? []), '--report', loadDir], env, (loadBoundS() + 60) * 1000);
     runs.set(mode, { test, load, testDir, loadDir, otherOrigin: { ...server.otherOrigin } });
   } finally {
@@ -126,8 +138,8 @@ afterAll(() => {
   if (rows.length > 0) {
     const out = join(ROOT, 'reports/bench');
     mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'hostile.json'), `${JSON.stringify({ from: iariCommand().from, startupS, testArgs: TEST_ARGS, fullArgs: fullArgs(), loadArgs: LOAD_ARGS, rows }, null, 2)}\n`);
-    process.stdout.write(`\nhostile servers (${iariCommand().from}, startup ${startupS.toFixed(1)} s, test ${TEST_ARGS.join(' ')}):\n${rows.map((r) => `${r.mode.padEnd(22)} ${r.command.padEnd(17)} exit ${String(r.exit).padEnd(4)} ${String(r.wallS).padStart(5)} s ${String(r.peakRssMiB).padStart(4)} MiB (tree ${r.peakTreeRssMiB})`).join('\n')}\n`);
+    writeFileSync(join(out, 'hostile.json'), `${JSON.stringify({ from: iariCommand().from, startupS, testArgs: TEST_ARGS(ONLY), fullArgs: fullArgs(), loadArgs: LOAD_ARGS, rows }, null, 2)}\n`);
+    process.stdout.write(`\nhostile servers (${iariCommand().from}, startup ${startupS.toFixed(1)} s, load with default settings; test ${TEST_ARGS(ONLY).join(' ')}):\n${rows.map((r) => `${r.mode.padEnd(22)} ${r.command.padEnd(17)} exit ${String(r.exit).padEnd(4)} ${String(r.wallS).padStart(5)} s ${String(r.peakRssMiB).padStart(4)} MiB (tree ${r.peakTreeRssMiB})`).join('\n')}\n`);
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -154,10 +166,10 @@ function common(run: ChildRun, reportDir: string, bound: number): void {
 describe('hostile servers', () => {
   for (const mode of hostileModes) {
     const e = expected[mode];
-    it(`${e.id}: iari test against ${modeBehaviour[mode]} ends within its --run-timeout (plus startup), exits 1 and fails ${e.id} saying why, in bounded memory, leaking nothing`, () => {
+    it(`${e.id}: iari test --only … (short deadlines) against ${modeBehaviour[mode]} ends within its --run-timeout (plus startup), exits 1 and fails ${e.id} saying why, in bounded memory, leaking nothing`, () => {
       const r = runs.get(mode);
       if (r === undefined) throw new Error(`mode ${mode} did not run`);
-      common(r.test, r.testDir, testBoundS(TEST_RUN_S));
+      common(r.test, r.testDir, TEST_BOUND_S + 2 * startupS);
       expect(r.test.code, r.test.stderr).toBe(1);
       const report = JSON.parse(readFileSync(join(r.testDir, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string; failures?: { message: string; received?: unknown }[] }[] };
       const messages = report.results.flatMap((x) => (x.verdict === 'fail' ? (x.failures ?? []).map((f) => `${x.id}: ${f.message}${f.received === undefined ? '' : ` (received ${JSON.stringify(f.received)})`}`) : []));
@@ -167,7 +179,7 @@ describe('hostile servers', () => {
       expect(messages.filter((m) => m.startsWith(`${e.id}: `) && e.message.test(m) && !/not decided/.test(m)).length, messages.slice(0, 8).join('\n')).toBeGreaterThan(0);
     });
 
-    it(`${e.id}: iari load --duration 5s${e.loadArgs === undefined ? '' : ` ${e.loadArgs.join(' ')}`} against ${modeBehaviour[mode]} ends within its duration and grace (plus startup), exits 3 with ${e.loadClass} errors, in bounded memory, leaking nothing`, () => {
+    it(`${e.id}: iari load --duration 5s${e.loadArgs === undefined ? '' : ` ${e.loadArgs.join(' ')}`} with default settings against ${modeBehaviour[mode]} ends within 25 s (plus startup), exits 3 with ${e.loadClass} errors and says the run failed on its first line, in bounded memory, leaking nothing`, () => {
       const r = runs.get(mode);
       if (r === undefined) throw new Error(`mode ${mode} did not run`);
       common(r.load, r.loadDir, loadBoundS());
@@ -176,6 +188,9 @@ describe('hostile servers', () => {
       expect(result.counts.ok).toBe(0);
       expect(result.errors.byClass[e.loadClass as keyof LoadResult['errors']['byClass']], JSON.stringify(result.errors.byClass)).toBeGreaterThan(0);
       expect(result.errors.examples.map((x) => x.detail).join('\n')).toMatch(e.loadDetail);
+      // Issue 22 part 1: no request succeeded, so no SLO is met and the run is failed.
+      expect(result.slosPassed).toBe(false);
+      expect(r.load.stdout.split('\n')[0]).toMatch(/^iari load: FAILED: no request (succeeded|finished)/);
     });
   }
 

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
 import { END_GRACE_MS } from '../../src/load/engine.ts';
 import { serverLoadConfig } from './load-fixtures.ts';
+import { parseSlo } from '../../src/load/slo.ts';
+import { runFailure } from '../../src/load/run-verdict.ts';
+import { summaryTable } from '../../src/load/summary.ts';
 
 // An endless stream: a content chunk every 20 ms, never [DONE]. The idle timeout (reset on every
 // byte) never fires on it; the request deadline and the run's end do.
@@ -49,14 +52,41 @@ describe('load deadlines', () => {
     });
   }
 
-  it('open loop: requests still in flight when the run ends get the fixed grace, then are aborted and counted as aborted at end', async () => {
+  it('open loop: requests still in flight when the run ends get the fixed grace, then, in flight for longer than the whole window, count as timeout errors', async () => {
     const t0 = performance.now();
-    const { result } = await runLoad(config({ mode: { kind: 'open', rate: 4, arrival: 'constant' }, durationS: 0.5, requestTimeoutMs: 60_000 }));
+    const { result } = await runLoad(config({ mode: { kind: 'open', rate: 4, arrival: 'constant' }, durationS: 0.5, requestTimeoutMs: 60_000, slos: [parseSlo('errors.rate<0.01')], sloExprs: ['errors.rate<0.01'] }));
     const took = performance.now() - t0;
     expect(took).toBeGreaterThanOrEqual(500 + END_GRACE_MS - 100);
     expect(took).toBeLessThan(500 + END_GRACE_MS + 3_000);
-    expect(result.counts.abortedAtEnd).toBe(result.counts.started);
-    expect(result.counts.failed).toBe(0);
+    expect(result.counts.abortedAtEnd).toBe(0);
+    expect(result.counts.started).toBeGreaterThan(0);
+    expect(result.errors.byClass.timeout).toBe(result.counts.started);
+    expect(result.errors.rate).toBe(1);
+    expect(result.slosPassed).toBe(false);
+    expect(runFailure(result)).toMatch(/no request succeeded/);
+  });
+
+  for (const engine of ['autocannon', 'undici'] as const) {
+    it(`${engine}: with the default request deadline, streams that never end fail the run: each request in flight for the whole window is a timeout, errors.rate<0.01 is breached`, async () => {
+      const slos = [parseSlo('errors.rate<0.01')];
+      const { result, records } = await runLoad(config({ mode: { kind: 'closed', concurrency: 2, engine }, durationS: 1, slos, sloExprs: ['errors.rate<0.01'] }));
+      expect(result.counts.ok).toBe(0);
+      expect(result.counts.abortedAtEnd).toBe(0);
+      expect(result.errors.byClass.timeout).toBe(2);
+      expect(result.slos[0]).toMatchObject({ passed: false, observed: 1 });
+      expect(records.filter((r) => r.error?.class === 'timeout').map((r) => r.error?.detail)).toEqual([expect.stringMatching(/whole measured window/), expect.stringMatching(/whole measured window/)]);
+      expect(summaryTable(result).split('\n')[0]).toMatch(/^iari load: FAILED: no request succeeded/);
+    });
+  }
+
+  it('the priming request has its own deadline, at most the run length: a stream still arriving then is reported, and the run starts without waiting for it', async () => {
+    const t0 = performance.now();
+    const { result } = await runLoad(config({ durationS: 1, requestTimeoutMs: 60_000, prime: true }));
+    // pre-window min(10 s, 60 s, 1 s) + 1 s + the 5 s grace
+    expect(performance.now() - t0).toBeLessThan(1_000 + 1_000 + END_GRACE_MS + 2_000);
+    expect(result.priming).toMatchObject({ outcome: 'incomplete', deadlineMs: 1_000 });
+    expect(result.priming?.detail).toMatch(/still arriving when the pre-window deadline \(1\.0 s\) passed: a stream that outlived it/);
+    expect(summaryTable(result)).toMatch(/^priming: /m);
   });
 
   it('the prime request is bounded by the same deadline as the run', async () => {

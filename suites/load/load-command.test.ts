@@ -62,10 +62,14 @@ describe('iari load command', () => {
     process.env['IARI_LOAD_TEST_TOKEN'] = 'test-token-123456';
     const plan = (argv: Record<string, string>) => planFromFlags({ 'base-url': 'https://llm.example.test/v1', 'token-env': 'IARI_LOAD_TEST_TOKEN', ...argv });
     expect(announceLine(plan({ rate: '20', arrival: 'poisson', duration: '30s', warmup: '5s' }), 'https://llm.example.test/v1', {})).toBe(
-      'iari load: sending load to https://llm.example.test/v1: open loop, 20 requests/s (poisson arrivals), for 5 s warmup + 30 s, then 5 s of grace for requests in flight; Ctrl-C stops it\n',
+      'iari load: sending load to https://llm.example.test/v1: open loop, 20 requests/s (poisson arrivals), for 5 s warmup + 30 s, then 5 s of grace for requests in flight; ends within 50 s (10 s to choose the model and prime, the run, the grace), then writes its reports; Ctrl-C stops it\n',
+    );
+    // The defaults with a 5 s run: the pre-window deadline is the run's length (5 s), so 5 + 5 + 5.
+    expect(announceLine(plan({ concurrency: '4', duration: '5s' }), 'https://llm.example.test/v1', {})).toBe(
+      'iari load: sending load to https://llm.example.test/v1: closed loop, 4 concurrent requests, for 5 s, then 5 s of grace for requests in flight; ends within 15 s (5 s to choose the model and prime, the run, the grace), then writes its reports; Ctrl-C stops it\n',
     );
     expect(announceLine(plan({ requests: '500', concurrency: '16', timeout: '60s' }), 'https://llm.example.test/v1', { HTTPS_PROXY: 'http://u:p@proxy.corp:3128' })).toBe(
-      'iari load: sending load to https://llm.example.test/v1 via proxy http://proxy.corp:3128: closed loop, 16 concurrent requests, until 500 measured requests (at most 600 s), then 5 s of grace for requests in flight; Ctrl-C stops it\n',
+      'iari load: sending load to https://llm.example.test/v1 via proxy http://proxy.corp:3128: closed loop, 16 concurrent requests, until 500 measured requests (at most 600 s), then 5 s of grace for requests in flight; ends within 615 s (10 s to choose the model and prime, the run, the grace), then writes its reports; Ctrl-C stops it\n',
     );
   });
 

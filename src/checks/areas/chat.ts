@@ -8,6 +8,7 @@ import { rateLimitGiveUp } from '../rate-limit-retry.ts';
 import { bound, gate, probeCapability } from '../capability-probes.ts';
 import { capabilityNames } from '../capabilities.ts';
 import { errorMember } from '../common-requests.ts';
+import { shorten } from '../shorten.ts';
 
 const EXTENSION_PARAMS = ['top_p', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'user', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format'];
 const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'];
@@ -189,7 +190,7 @@ const missingFields: CheckDef = {
     ];
     for (const c of cases) {
       const ex = await ctx.http.post('/v1/chat/completions', c.body);
-      j.expect(c.id, ex.status === 400, () => evidence(ex, `${JSON.stringify(c.body).slice(0, 80)} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
+      j.expect(c.id, ex.status === 400, () => evidence(ex, `${shorten(JSON.stringify(c.body), 80)} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
       if (ex.status !== 400) continue;
       j.expect('CHAT-024', errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', c.param), () =>
         evidence(ex, 'the 400 does not name the offending field', { expected: { type: 'invalid_request_error', param: c.param[0] }, received: describeResponse(ex), pointer: '/error/param' }),

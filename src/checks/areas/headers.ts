@@ -125,7 +125,8 @@ const versionPrefix: CheckDef = {
     // Spec, Versioning: "The HTTP interface is versioned by the path prefix /v1."
     const models = await modelList(ctx);
     const me = await sharedMe(ctx);
-    j.expect('HDR-009', models.status === 200 && me.status === 200, () => evidence(models.status === 200 ? me : models, 'an endpoint does not answer at {origin}/v1/<path>', { expected: 200, received: [models.status, me.status] }));
+    const answers = `GET /v1/models answered ${models.status}, GET /v1/me answered ${me.status}`;
+    j.expect('HDR-009', models.status === 200 && me.status === 200, () => evidence(models.status === 200 ? me : models, `${answers}: not every endpoint answers under the /v1 prefix`, { expected: 200, received: [models.status, me.status] }));
     const bare = await ctx.http.get('/models', { auth: 'none' });
     if (bare.status === 404) j.pass('HDR-010');
     else j.informational('HDR-010', `GET {origin}/models (no /v1) answered ${bare.status}`);

@@ -2,6 +2,7 @@ import type { CheckContext, CheckDef } from '../check-types.ts';
 import { bound } from '../capability-probes.ts';
 import type { HttpExchange } from '../check-http.ts';
 import type { Judge } from '../judge.ts';
+import type { Failure } from '../verdicts.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../common-requests.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
@@ -256,6 +257,16 @@ function judgeRow(j: Judge, id: string, ex: HttpExchange, before: Snapshot, afte
   j.expect(id, judged.every((k) => moved[k] === want[k]), () => evidence(ex, 'today’s row did not grow by exactly the request’s usage', { expected, received }));
 }
 
+/** ME-025's failure says what was received: a /v1/me that did not answer 200, a spend_usd that is not a number, or one that went down. */
+function spendEvidence(ex: HttpExchange, before: Snapshot, after: Snapshot, spend: number): Failure {
+  for (const [when, s] of [['before', before], ['after', after]] as const) {
+    if (s.me.status !== 200) return evidence(s.me, `GET /v1/me answered ${s.me.status} ${when} the completion, so spend_usd could not be compared`, { expected: 200, received: describeResponse(s.me) });
+    const v = at(s.me.json, 'usage', 'spend_usd');
+    if (typeof v !== 'number') return evidence(s.me, `GET /v1/me ${when} the completion has no numeric usage.spend_usd`, { expected: 'a number', received: v, pointer: '/usage/spend_usd' });
+  }
+  return evidence(ex, `usage.spend_usd decreased by ${-spend} after a completion`, { expected: '>= 0', received: spend });
+}
+
 const growth: CheckDef = {
   name: 'usage-growth',
   area: 'usage',
@@ -281,7 +292,7 @@ const growth: CheckDef = {
     j.expect('ME-024', m.requests === 1 && m.tokens === u.total, () =>
       evidence(ex, '/v1/me did not grow by exactly one request and the response’s total_tokens', { expected: { requests: 1, tokens: u.total }, received: { requests: m.requests, tokens: m.tokens } }),
     );
-    j.expect('ME-025', Number.isFinite(m.spend) && m.spend >= 0, () => evidence(ex, 'usage.spend_usd decreased after a completion', { expected: '>= 0', received: m.spend }));
+    j.expect('ME-025', Number.isFinite(m.spend) && m.spend >= 0, () => spendEvidence(ex, before, after, m.spend));
     judgeRow(j, 'USAGE-013', ex, before, after, d, { prompt: u.prompt, completion: u.completion, total: u.total }, notFound);
   },
 };

@@ -1,0 +1,28 @@
+import type { LoadResult } from './load-result.ts';
+
+/**
+ * Why a load run failed whatever its SLOs, or null (docs/load.md, "No verdict without data"): a run
+ * in which no request finished, or none succeeded, is a failed run (exit 3), with or without --slo.
+ */
+export function runFailure(r: Pick<LoadResult, 'counts' | 'errors'>): string | null {
+  const c = r.counts;
+  if (c.finished === 0) return `no request finished in the measured window (${c.started} started, ${c.abortedAtEnd} aborted at end)`;
+  if (c.ok === 0) return `no request succeeded: all ${c.finished} finished requests failed (${errorBreakdown(r.errors)})`;
+  return null;
+}
+
+/** "http_status=4024 (500 x4024), timeout=4": errors by class, with the statuses of `http_status`. */
+export function errorBreakdown(e: Pick<LoadResult['errors'], 'byClass' | 'byStatus'>): string {
+  const parts = Object.entries(e.byClass)
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => {
+      const statuses = c === 'http_status' ? Object.entries(e.byStatus).sort((a, b) => b[1] - a[1]) : [];
+      return `${c}=${n}${statuses.length === 0 ? '' : ` (${statuses.map(([s, k]) => `${s} x${k}`).join(', ')})`}`;
+    });
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+/** Whether the run passed: every SLO met and `runFailure` null. */
+export function loadRunPassed(r: Pick<LoadResult, 'counts' | 'errors' | 'slosPassed'>): boolean {
+  return r.slosPassed && runFailure(r) === null;
+}
