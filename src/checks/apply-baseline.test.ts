@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyBaseline, baselineNotes } from './apply-baseline.ts';
 import { baselineYaml, parseBaseline } from './baseline-file.ts';
-import { formatSummary } from './summary-table.ts';
+import { formatSummary } from '../report/summary-table.ts';
 import { isHarnessError } from '../errors.ts';
 import { tinyConformanceReport } from '../report/sample-reports.ts';
 import { baselineEntriesOf } from '../cli/test-baseline.ts';

@@ -1,4 +1,3 @@
-import type { Judge } from './judge.ts';
 
 /**
  * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
@@ -142,17 +141,3 @@ export function capabilityTable(found: Partial<Record<Capability, CapabilityProb
   });
 }
 
-/**
- * Where the capability is not offered: its requirements `ids` (not judged yet) are skipped with the
- * reason, or fail when the user declared it with --expect. Returns true when the check should judge.
- */
-export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, ids: readonly string[] = capabilityDefs[cap].ids): boolean {
-  if (offered(probe.status)) return true;
-  const mine = ids.filter((id) => j.ids.includes(id) && !j.has(id));
-  if (expected.has(cap)) {
-    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
-  } else {
-    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member} (${probe.detail}); --expect ${cap} makes this fail`);
-  }
-  return false;
-}

@@ -6,7 +6,7 @@ import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-
 import { StreamValidator } from '../client/stream-checker.ts';
 import { streamChunks } from './stream-chunks.ts';
 import { rateLimitGiveUp } from './rate-limit-retry.ts';
-import { capabilityDefs, gateOn, type Capability, type CapabilityProbe } from './capabilities.ts';
+import { capabilityDefs, offered, type Capability, type CapabilityProbe } from './capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from './structured-output.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
@@ -221,4 +221,19 @@ export async function offers(ctx: CheckContext, cap: Capability): Promise<boolea
 /** `{ max_completion_tokens: n }` where the server offers the bound, else nothing: the seed's table does not show it. */
 export async function bound(ctx: CheckContext, n: number): Promise<Record<string, number>> {
   return (await offers(ctx, 'max-completion-tokens')) ? { max_completion_tokens: n } : {};
+}
+
+/**
+ * Where the capability is not offered: its requirements `ids` (not judged yet) are skipped with the
+ * reason, or fail when the user declared it with --expect. Returns true when the check should judge.
+ */
+export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, ids: readonly string[] = capabilityDefs[cap].ids): boolean {
+  if (offered(probe.status)) return true;
+  const mine = ids.filter((id) => j.ids.includes(id) && !j.has(id));
+  if (expected.has(cap)) {
+    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
+  } else {
+    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member} (${probe.detail}); --expect ${cap} makes this fail`);
+  }
+  return false;
 }

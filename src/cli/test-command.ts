@@ -9,7 +9,7 @@ import { parsePace } from '../checks/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
-import { formatSummary } from '../checks/summary-table.ts';
+import { formatSummary } from '../report/summary-table.ts';
 import { applyBaseline, baselineNotes } from '../checks/apply-baseline.ts';
 import { loadBaselineFlags, writeBaselineFile } from './test-baseline.ts';
 import { createRunDir } from '../report/run-dir.ts';

@@ -3,7 +3,7 @@
 import type { LoadResult, MetricName, Timeslice } from '../load/load-result.ts';
 import { percentileKeys, percentileValues } from '../load/load-result.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
-import { meanSummary, percentileDifference, twoProportions, welch, type DifferenceTest } from './stats.ts';
+import { meanSummary, percentileDifference, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
 
 export type RowUnit = 'us' | 'millitokens_per_s' | 'ratio' | 'per_s' | 'tokens_per_s';
 

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
 import { untilStart } from './undici-engine.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
-import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.ts';
+import { RequestTimer, type RequestTiming } from './request-timer.ts';
 import { ByteBudget, encodingBreach, type BoundBreach } from './response-bounds.ts';
 
 /**
@@ -121,7 +121,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       if (over !== undefined) return breach(over);
       if (st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t) != null) return dropConnection();
       // The check worker is behind: stop reading this connection until it catches up.
-      const backlog = checkBacklog();
+      const backlog = target.checker.backlog();
       const conn = (client as unknown as { conn?: { pause(): void; resume(): void; destroyed: boolean } }).conn;
       if (backlog !== null && conn !== undefined && !st.paused) {
         st.paused = true;
@@ -150,7 +150,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       if (!warm) measured++;
       const seq = issued++;
       outstanding++;
-      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, onDone: report });
+      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, onDone: report, checker: target.checker });
       st.budget = new ByteBudget(target.stream);
       st.lastByteNs = t;
       lastStartNs = t;

@@ -187,33 +187,3 @@ export class CheckThread {
     for (const done of waiting) done({ endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: { class: 'other', detail: why }, abortedAtEnd: false });
   }
 }
-
-let shared: { thread: Promise<CheckThread | null>; refs: number } | null = null;
-let current: CheckThread | null = null;
-
-/** The check worker the running loads share (null: check in-process). */
-export function activeCheckThread(): CheckThread | null {
-  return current !== null && current.usable ? current : null;
-}
-
-/** Starts (or joins) the shared check worker; falls back to in-process checking if it cannot start. */
-export async function acquireCheckThread(): Promise<void> {
-  if (shared === null) {
-    const entry = { thread: CheckThread.start().catch(() => null), refs: 0 };
-    shared = entry;
-    void entry.thread.then((t) => {
-      if (shared === entry) current = t;
-    });
-  }
-  shared.refs++;
-  current = await shared.thread;
-}
-
-export async function releaseCheckThread(): Promise<void> {
-  if (shared === null) return;
-  if (--shared.refs > 0) return;
-  const t = await shared.thread;
-  shared = null;
-  current = null;
-  await t?.close();
-}

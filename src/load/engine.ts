@@ -1,9 +1,12 @@
+import type { Checker } from './checker.ts';
 import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from './collector.ts';
 import type { RequestTiming } from './request-timer.ts';
 
 /** What every engine needs to send requests and report them. */
 export interface EngineTarget {
+  /** How the run checks what it reads (its worker or its in-process queue): owned by the run. */
+  checker: Checker;
   /** `scheme://host:port` (no path). */
   origin: string;
   /** `/v1/chat/completions` under the base URL's path. */

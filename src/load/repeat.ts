@@ -1,7 +1,7 @@
 // `iari load --repeat N`: one configuration run N times. Each metric gets its mean over the runs,
 // a t-based 95% interval and the coefficient of variation; a metric whose CV exceeds
 // UNSTABLE_CV is flagged unstable. `iari report compare` tests such rows by Welch's t over the runs.
-import { tInterval } from '../compare/stats.ts';
+import { tInterval } from '../statistics.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
 
 export const UNSTABLE_CV = 0.1;

@@ -1,40 +1,12 @@
-import { activeCheckThread, type CheckThread } from './check-thread.ts';
+import type { CheckThread } from './check-thread.ts';
+import type { Checker } from './checker.ts';
+import type { RequestTiming } from './request-timing.ts';
 import { cutAtEnd, type CutLimits } from './end-cut.ts';
 import { EventBounds, type EventRefusal } from './event-bounds.ts';
 import type { ErrorClass } from './load-result.ts';
-import type { ResponseExtras } from './response-extras.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
-/** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
-export interface TokenEvent {
-  atNs: bigint;
-  tokens: number;
-}
-
-/** Everything measured about one request; times are hrtime ns, durations derived later. */
-export interface RequestTiming {
-  seq: number;
-  /** Intended send (open loop) or actual send (closed loop). */
-  intendedNs: bigint;
-  sentNs: bigint;
-  headersNs: bigint | null;
-  endNs: bigint | null;
-  status: number | null;
-  requestId: string | null;
-  /** Token-bearing events in arrival order with their apportioned token counts. */
-  tokenEvents: TokenEvent[];
-  outputTokens: number;
-  promptTokens: number;
-  tokenSource: 'usage' | 'tokenizer' | 'none';
-  events: number;
-  error: { class: ErrorClass; detail: string; finding?: string } | null;
-  /** Still in flight when the run ended and cut off: neither a sample nor an error. */
-  abortedAtEnd: boolean;
-  /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
-  cutAtEnd?: true;
-  /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
-  extras?: ResponseExtras;
-}
+export type { RequestTiming, TokenEvent } from './request-timing.ts';
 
 export interface RequestTimerOptions {
   seq: number;
@@ -43,46 +15,8 @@ export interface RequestTimerOptions {
   stream: boolean;
   /** Called once, after `end` or `fail`, when the response has been parsed and checked. */
   onDone: (t: RequestTiming) => void;
-}
-
-/**
- * Stamps are taken the moment a read arrives; the parsing and checking of what arrived waits
- * until every socket that became readable in the same I/O phase has been stamped (setImmediate
- * runs after the poll phase). Otherwise, when many streams receive an event at the same instant,
- * the last socket's stamp would include the checking of all the others. `pending` holds the timers
- * with unchecked reads (each once, in the order of its first such read); `head` is the next one.
- */
-const pending: (RequestTimer | undefined)[] = [];
-let head = 0;
-let flushScheduled = false;
-
-/** Checking yields back to I/O after this much work, so reads arriving meanwhile are stamped on time. */
-const SLICE_NS = 300_000n;
-
-function flushAll(): void {
-  flushScheduled = false;
-  const deadline = process.hrtime.bigint() + SLICE_NS;
-  while (head < pending.length) {
-    const timer = pending[head] as RequestTimer;
-    pending[head++] = undefined;
-    timer.process();
-    if (head < pending.length && process.hrtime.bigint() > deadline) {
-      flushScheduled = true;
-      setImmediate(flushAll);
-      return;
-    }
-  }
-  pending.length = 0;
-  head = 0;
-}
-
-/** Queues a timer once (no allocation per read: the stamping path stays light on the garbage collector). */
-function schedule(timer: RequestTimer): void {
-  pending.push(timer);
-  if (!flushScheduled) {
-    flushScheduled = true;
-    setImmediate(flushAll);
-  }
+  /** The run's checker: its worker, or its in-process queue. */
+  checker: Checker;
 }
 
 /**
@@ -96,6 +30,7 @@ export class RequestTimer {
   readonly #stream: boolean;
   readonly #onDone: (t: RequestTiming) => void;
   readonly #remote: CheckThread | null;
+  readonly #checker: Checker;
   readonly #id: number;
   readonly #builder: TimingBuilder | null;
   /** Reads stamped but not yet checked: slots 0..#unread-1 (the arrays are reused, not reallocated). */
@@ -135,7 +70,8 @@ export class RequestTimer {
       error: null,
       abortedAtEnd: false,
     };
-    this.#remote = activeCheckThread();
+    this.#checker = options.checker;
+    this.#remote = options.checker.remote;
     this.#id = this.#remote === null ? 0 : this.#remote.open((part) => this.#report(part));
     this.#builder = this.#remote === null ? new TimingBuilder(options.stream) : null;
   }
@@ -218,7 +154,7 @@ export class RequestTimer {
   #enqueue(): void {
     if (this.#queued) return;
     this.#queued = true;
-    schedule(this);
+    this.#checker.schedule(this);
   }
 
   /** In-process checking: parses and checks the queued reads; finishes the request when it has ended. */
@@ -255,9 +191,4 @@ export class RequestTimer {
     if (part.extras !== undefined) t.extras = part.extras;
     this.#onDone(t);
   }
-}
-
-/** Null while the check worker keeps up; else resolves once it has caught up (engines pause their reads meanwhile). */
-export function checkBacklog(): Promise<void> | null {
-  return activeCheckThread()?.backlog() ?? null;
 }

@@ -2,7 +2,7 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
-import { acquireCheckThread, activeCheckThread, releaseCheckThread } from './check-thread.ts';
+import { Checker } from './checker.ts';
 import { Collector } from './collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
@@ -101,7 +101,7 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
   const conn = cfg.connection ?? noConnectionOptions;
   const wo = { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts };
   const workload = cfg.workload === undefined ? undefined : cfg.workload.conversation !== undefined ? new Conversations(cfg.workload, wo) : buildWorkload(cfg.workload, wo);
-  const target: EngineTarget = {
+  const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
     headers: {
@@ -117,23 +117,25 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
-  // The worker starts first, so that it checks the priming request too and this thread never loads the tokenizer.
-  const worker = cfg.checkIn === 'in-process' ? null : acquireCheckThread();
+  // The run's own checker (its worker) starts first, so that it checks the priming request too and
+  // this thread never loads the tokenizer; it is closed when the run ends.
+  const checker = Checker.start(cfg.checkIn === 'in-process');
   try {
-    return await measure(cfg, target, worker, workload);
+    return await measure(cfg, request, checker, workload);
   } finally {
-    if (worker !== null) await worker.then(releaseCheckThread);
+    await (await checker).close();
   }
 }
 
-async function measure(cfg: LoadConfig, target: EngineTarget, worker: Promise<void> | null, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const preWindowMs = cfg.preWindowMs ?? preWindowBudgetMs(requestTimeoutMs, runLengthS(cfg));
   const preDeadline = performance.now() + preWindowMs;
-  await worker;
+  const checker = await starting;
+  const target: EngineTarget = { ...request, checker };
   // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
   // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
-  if (activeCheckThread() === null) countTokens('warm up the tokenizer');
+  if (checker.remote === null) countTokens('warm up the tokenizer');
   const priming = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.

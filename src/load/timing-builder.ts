@@ -1,6 +1,6 @@
 import { StreamValidator, type StreamCheckResult } from '../client/stream-checker.ts';
 import type { ErrorClass } from './load-result.ts';
-import type { RequestTiming } from './request-timer.ts';
+import type { RequestTiming } from './request-timing.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
 import { parseJsonBounded } from '../client/json-depth.ts';
 import { extrasOf } from './response-extras.ts';

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from './load-result.ts';
 import type { CutLimits } from './end-cut.ts';
-import { checkBacklog, RequestTimer, type RequestTiming } from './request-timer.ts';
+import { RequestTimer, type RequestTiming } from './request-timer.ts';
 import { isTlsFailure, transportClass } from '../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
@@ -111,7 +111,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
     let idleError: IdleTimeout | RequestDeadline | undefined;
-    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve });
+    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve, checker: target.checker });
     const budget = new ByteBudget(target.stream);
     const entry: InFlightEntry = {
       timer,
@@ -156,7 +156,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         if (budget.breached) return;
         if (timer.data(chunk, t) !== null) return c.abort(new DecidedAtHead('refused on the main thread'));
         // The check worker is behind: stop reading this response until it catches up.
-        const backlog = checkBacklog();
+        const backlog = target.checker.backlog();
         if (backlog !== null && !c.paused) {
           c.pause();
           void backlog.then(() => c.aborted || c.resume());

@@ -3,7 +3,7 @@ import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
 import { firstModel, timeTool, weatherTool } from '../common-requests.ts';
 import { gate } from '../capability-probes.ts';
-import { gateOn } from '../capabilities.ts';
+import { gateOn } from '../capability-probes.ts';
 import { streamChunks } from '../stream-chunks.ts';
 
 // Tool-calling breadth (issue 19): tool_choice "required", parallel calls streamed with interleaved

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../seeded-random.ts';
-import { binomialAtLeast, percentileDifference, quantileOf, studentQuantile, studentTwoSidedP, tInterval, twoProportions, welch, meanSummary, type ValueCount } from './stats.ts';
+import { seededRandom } from './seeded-random.ts';
+import { binomialAtLeast, percentileDifference, quantileOf, studentQuantile, studentTwoSidedP, tInterval, twoProportions, welch, meanSummary, type ValueCount } from './statistics.ts';
 
 function buckets(values: number[]): ValueCount[] {
   const m = new Map<number, number>();

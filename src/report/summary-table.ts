@@ -1,5 +1,5 @@
-import type { ConformanceReport, Verdict } from './verdicts.ts';
-import { capabilityLines } from '../report/capability-table.ts';
+import type { ConformanceReport, Verdict } from '../checks/verdicts.ts';
+import { capabilityLines } from './capability-table.ts';
 
 const baseColumns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];
 const baseHeaders = ['area', 'pass', 'fail', 'non-strict', 'info', 'skipped'];

@@ -1,7 +1,7 @@
 // The significance tests of `iari report compare` (docs/load.md, "Comparing runs"). Latency is
 // skewed and heavy-tailed, so percentiles are compared by a bootstrap of the sample quantile over
 // the recorded HDR histograms, not a t-test; rates by tests that fit counts.
-import { seededRandom } from '../seeded-random.ts';
+import { seededRandom } from './seeded-random.ts';
 
 /** Natural log of the gamma function (Lanczos, g=7, n=9). */
 function logGamma(x: number): number {

@@ -1,0 +1,33 @@
+import type { ErrorClass } from './load-result.ts';
+import type { ResponseExtras } from './response-extras.ts';
+
+/** One token-bearing event as iari stamped it (ns on the process.hrtime clock). */
+export interface TokenEvent {
+  atNs: bigint;
+  tokens: number;
+}
+
+/** Everything measured about one request; times are hrtime ns, durations derived later. */
+export interface RequestTiming {
+  seq: number;
+  /** Intended send (open loop) or actual send (closed loop). */
+  intendedNs: bigint;
+  sentNs: bigint;
+  headersNs: bigint | null;
+  endNs: bigint | null;
+  status: number | null;
+  requestId: string | null;
+  /** Token-bearing events in arrival order with their apportioned token counts. */
+  tokenEvents: TokenEvent[];
+  outputTokens: number;
+  promptTokens: number;
+  tokenSource: 'usage' | 'tokenizer' | 'none';
+  events: number;
+  error: { class: ErrorClass; detail: string; finding?: string } | null;
+  /** Still in flight when the run ended and cut off: neither a sample nor an error. */
+  abortedAtEnd: boolean;
+  /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
+  cutAtEnd?: true;
+  /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
+  extras?: ResponseExtras;
+}
