@@ -26,11 +26,15 @@ afterAll(async () => {
 const tool = { type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 const requests = [
   { name: 'plain', body: { stream: true }, sse: {} },
-  { name: 'include_usage', body: { stream: true, stream_options: { include_usage: true } }, sse: { includeUsage: true } },
-  { name: 'n=2', body: { stream: true, n: 2 }, sse: { n: 2 } },
-  { name: 'tool auto', body: { stream: true, tools: [tool], tool_choice: 'auto' }, sse: {} },
+  { name: 'include_usage', body: { stream: true, stream_options: { include_usage: true } }, sse: { includeUsage: true }, extension: true },
+  { name: 'n=2', body: { stream: true, n: 2 }, sse: { n: 2 }, extension: true },
+  { name: 'tool auto', body: { stream: true, tools: [tool], tool_choice: 'auto' }, sse: {}, extension: true },
+  { name: 'tools', body: { stream: true, tools: [tool] }, sse: {} },
 ];
 const modes = ['(faithful)', ...faults.filter((f) => f.kind === 'legal').map((f) => f.name)];
+// These two serve the seed's core only: a feature beyond it (stream usage, n) is not offered there,
+// which the capability probes report (src/checks/capabilities.ts); its streams are not judged here.
+const coreOnly = new Set(['legal-core-only', 'legal-refuses-extensions']);
 
 function graded(r: HttpResult): string[] {
   if (r.kind !== 'ok') return [`transport ${r.kind}`];
@@ -41,6 +45,7 @@ function graded(r: HttpResult): string[] {
 describe('streams from the bundled mock', () => {
   it.each(modes)('%s: every stream reads with no fail or non-strict finding', async (mode) => {
     for (const req of requests) {
+      if (coreOnly.has(mode) && req.extension === true) continue;
       const r = await client.request({
         path: '/v1/chat/completions',
         json: { model, messages: [{ role: 'user', content: 'héllo wörld 😀 世界, weather in Paris?' }], ...req.body },
