@@ -44,7 +44,7 @@ describe('iari load --repeat', () => {
   it('runs the bundled mock twice, prints mean, interval and CV, writes repeat into load.json and the second run to run-2/', async () => {
     const out = join(tmp, 'rep');
     const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'load', '--repeat', '2', '--duration', '1s', '--concurrency', '2', '--quiet', '--report', out], { cwd: root, env: { ...process.env, GITHUB_ACTIONS: '' }, timeout: 90_000 }, (error, stdout, stderr) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'load', '--repeat', '2', '--duration', '3s', '--concurrency', '2', '--quiet', '--report', out], { cwd: root, env: { ...process.env, GITHUB_ACTIONS: '' }, timeout: 90_000 }, (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
       });
     });
