@@ -160,7 +160,11 @@ describe.runIf(available)('HTML reports in Chromium', () => {
         expect(box?.width ?? 0).toBeGreaterThan(5);
         const day = days.findLast((d) => (d.requests ?? 0) > 0) ?? days[0];
         if (day === undefined) throw new Error('no day');
-        await s.page.locator(`svg.chart-heatmap .heat-cell[data-date="${day.date}"]`).hover();
+        const cell = s.page.locator(`svg.chart-heatmap .heat-cell[data-date="${day.date}"]`);
+        await cell.scrollIntoViewIfNeeded();
+        await cell.hover();
+        // The tip follows mousemove: give the page its frame before reading it.
+        await s.page.waitForSelector('#tip', { state: 'visible', timeout: 3000 }).catch(() => undefined);
         expect(await s.page.isVisible('#tip')).toBe(true);
         const tip = (await s.page.textContent('#tip')) ?? '';
         expect(tip).toContain(day.date);

@@ -35,7 +35,7 @@ describe('iari load interrupted by Ctrl-C', () => {
     // Startup (tsx, the mock, the check worker, the priming request) takes about 2 s on a quiet box;
     // a SIGINT before the run starts ends it without a measured window, so wait longer when the cores are shared.
     const slow = slowdown();
-    await new Promise((r) => setTimeout(r, 3000 * slow));
+    await new Promise((r) => setTimeout(r, 5000 * slow));
     // On a busy machine the child may still be loading: wait (at most 3 s more) until it catches SIGINT.
     for (let i = 0; i < 30 && !catchesSigint(child.pid); i++) await new Promise((r) => setTimeout(r, 100));
     const sentAt = Date.now();
