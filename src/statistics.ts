@@ -3,8 +3,8 @@
 // the recorded HDR histograms, not a t-test; rates by tests that fit counts.
 import { seededRandom } from './seeded-random.ts';
 
-/** Natural log of the gamma function (Lanczos, g=7, n=9). */
-function logGamma(x: number): number {
+/** Natural log of the gamma function (Lanczos, g=7, n=9); also the gamma goodness-of-fit test's (load/stats.ts). */
+export function logGamma(x: number): number {
   const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
   const z = x - 1;

@@ -1,4 +1,5 @@
 /** Small exact statistics used by the load proofs (tests and scripts/bench-load.ts). */
+import { logGamma } from '../statistics.ts';
 
 /** Nearest-rank percentile of raw values (p in 0..100). */
 export function percentile(values: readonly number[], p: number): number {
@@ -57,16 +58,6 @@ export function ksGamma(samples: readonly number[], k: number, rate: number): { 
   return { d, pValue: kolmogorovQ((sn + 0.12 + 0.11 / sn) * d), n };
 }
 
-/** ln Γ(z), Lanczos (g = 7, n = 9), for z > 0. */
-function logGamma(z: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (z < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * z)) - logGamma(1 - z);
-  const zz = z - 1;
-  let a = c[0] as number;
-  const t = zz + 7.5;
-  for (let i = 1; i < 9; i++) a += (c[i] as number) / (zz + i);
-  return 0.5 * Math.log(2 * Math.PI) + (zz + 0.5) * Math.log(t) - t + Math.log(a);
-}
 
 /** P(a, x) = γ(a, x) / Γ(a): the series below a + 1, the continued fraction above (Numerical Recipes §6.2). */
 export function regularizedGammaP(a: number, x: number): number {
