@@ -1,3 +1,4 @@
+import { collectGarbage } from '../collect-garbage.ts';
 import { request, type Dispatcher } from 'undici';
 import { fetchVia } from '../client/dispatcher.ts';
 import type { RequestGate } from './throttle.ts';
@@ -50,12 +51,20 @@ export interface HttpExchange {
   violation?: BoundViolation;
 }
 
+/**
+ * One request of the run, kept to its end for the checks that look back over the run (ERR-015,
+ * HDR headers, LIMITS counts): the response body only for a 5xx (ERR-015 judges its shape), so the
+ * log never holds the run's bodies (eight 7 MB answers were 56 MiB of it).
+ */
+/** Past this size an answer is large: the garbage of earlier ones is collected first. */
+const LARGE_BODY_BYTES = 1024 * 1024;
+
 export interface SentRecord {
   method: string;
   path: string;
   status: number;
   requestId: string | undefined;
-  sentJson: unknown;
+  /** The parsed body of a 5xx answer; undefined for every other status. */
   json: unknown;
   headers: Record<string, string>;
 }
@@ -261,6 +270,8 @@ export class CheckHttp {
     // At most 16 MiB on the wire and 16 MiB inflated (a content coding is undone as fetch-based clients do).
     const read = await readBounded(res.body, responseHeaders['content-encoding'], started);
     const answered = `answered ${res.statusCode}, then `;
+    // The garbage of earlier large answers goes before this one is decoded and parsed (src/collect-garbage.ts).
+    if (read.bytes > LARGE_BODY_BYTES) collectGarbage();
     // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
     if (read.violation !== undefined) {
       if (read.violation.kind === 'deadline') stall(responseHeaders['x-request-id']);
@@ -275,13 +286,15 @@ export class CheckHttp {
       bodyError = w.message;
       bodyViolation = w.violation;
     }
-    const chunks = read.chunks;
     const bytes = new Uint8Array(read.bytes);
     let offset = 0;
-    for (const c of chunks) {
+    // One copy of the body: each read becomes a view into it (the reads themselves are dropped).
+    const chunks = read.chunks.map((c) => {
       bytes.set(c.bytes, offset);
+      const view = { at: c.at, bytes: bytes.subarray(offset, offset + c.bytes.byteLength) };
       offset += c.bytes.byteLength;
-    }
+      return view;
+    });
     const text = new TextDecoder().decode(bytes);
     let json: unknown;
     let jsonError: string | undefined;
@@ -297,7 +310,7 @@ export class CheckHttp {
     const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
     if (windowEntry !== undefined && typeof used === 'number') windowEntry.tokens = used;
     const sentJson = options.json;
-    this.sent.push({ method, path, status: res.statusCode, requestId, sentJson, json, headers: responseHeaders });
+    this.sent.push({ method, path, status: res.statusCode, requestId, json: res.statusCode >= 500 ? json : undefined, headers: responseHeaders });
     return {
       method,
       path,

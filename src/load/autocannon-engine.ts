@@ -120,14 +120,15 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       const over = st.budget?.add(len);
       if (over !== undefined) return breach(over);
       if (st.timer?.data(start === 0 && len === buf.length ? buf : buf.subarray(start, start + len), t) != null) return dropConnection();
-      // The check worker is behind: stop reading this connection until it catches up.
-      const backlog = target.checker.backlog();
+      // The check worker is behind, or a large event waits its turn: stop reading this connection meanwhile.
+      const wait = st.timer?.readGate() ?? null;
       const conn = (client as unknown as { conn?: { pause(): void; resume(): void; destroyed: boolean } }).conn;
-      if (backlog !== null && conn !== undefined && !st.paused) {
+      if (wait !== null && conn !== undefined && !st.paused) {
         st.paused = true;
         conn.pause();
-        void backlog.then(() => {
+        void wait.then(() => {
           st.paused = false;
+          st.lastByteNs = now();
           if (!conn.destroyed) conn.resume();
         });
       }
@@ -236,7 +237,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
         else resetConnection(client);
         continue;
       }
-      if (Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
+      if (!st.paused && Number(t - st.lastByteNs) / 1e6 > limits.timeoutMs) {
         // Confirmed on the next sweep, after an I/O phase (see idleSweep in undici-engine.ts).
         if (st.suspectAt !== st.lastByteNs) {
           st.suspectAt = st.lastByteNs;

@@ -19,6 +19,8 @@ export const OP_FAIL = 3;
 export interface CheckBatch {
   ops: unknown[];
   bytes: ArrayBuffer;
+  /** Bytes of this batch that belong to events (or bodies) past LARGE_READ_BYTES (large-reads.ts). */
+  largeBytes: number;
 }
 
 type Done = (part: CheckedPart) => void;
@@ -40,6 +42,7 @@ export class CheckThread {
   #ops: unknown[] = [];
   #chunks: Buffer[] = [];
   #bytes = 0;
+  #largeBytes = 0;
   #scheduled = false;
   #nextId = 1;
   #failed: string | null = null;
@@ -105,10 +108,11 @@ export class CheckThread {
     this.#schedule();
   }
 
-  data(id: number, chunk: Buffer, atNs: bigint): void {
+  data(id: number, chunk: Buffer, atNs: bigint, large = false): void {
     this.#ops.push(OP_DATA, id, this.#bytes, chunk.length, atNs);
     this.#chunks.push(chunk);
     this.#bytes += chunk.length;
+    if (large) this.#largeBytes += chunk.length;
     this.#schedule();
   }
 
@@ -169,9 +173,10 @@ export class CheckThread {
       bytes.set(c, at);
       at += c.length;
     }
-    const batch: CheckBatch = { ops: this.#ops, bytes: bytes.buffer as ArrayBuffer };
+    const batch: CheckBatch = { ops: this.#ops, bytes: bytes.buffer as ArrayBuffer, largeBytes: this.#largeBytes };
     this.#ops = [];
     this.#chunks = [];
+    this.#largeBytes = 0;
     this.#posted += this.#bytes;
     this.#bytes = 0;
     this.#worker.postMessage(batch, [batch.bytes]);

@@ -3,6 +3,11 @@ import { TimingBuilder, type CheckedPart } from './timing-builder.ts';
 import { countTokens } from './token-count.ts';
 import { OP_DATA, OP_END, OP_FAIL, OP_HEADERS, type CheckBatch } from './check-thread.ts';
 import type { ErrorClass } from './load-result.ts';
+import { collectGarbage } from '../collect-garbage.ts';
+
+/** After this many bytes of large events (or bodies) have been checked, their garbage is collected at once. */
+const COLLECT_AFTER_LARGE_BYTES = 16 * 1024 * 1024;
+let largeSince = 0;
 
 /**
  * The check worker: parses and checks the reads the load process stamped (src/load/check-thread.ts)
@@ -45,5 +50,10 @@ port.on('message', (batch: CheckBatch) => {
   }
   // The bytes of the batch are reported checked every time (check-thread.ts WORKER_BYTE_BUDGET).
   port.postMessage([done, bytes.length]);
+  largeSince += batch.largeBytes;
+  if (largeSince >= COLLECT_AFTER_LARGE_BYTES) {
+    largeSince = 0;
+    collectGarbage();
+  }
 });
 port.postMessage('ready');

@@ -1,4 +1,5 @@
 import { CheckThread } from './check-thread.ts';
+import { LargeReadTurns } from './large-reads.ts';
 
 /** What the in-process queue calls: a timer with reads stamped but not yet checked. */
 export interface QueuedCheck {
@@ -24,6 +25,8 @@ export class Checker {
   readonly #pending: (QueuedCheck | undefined)[] = [];
   #head = 0;
   #scheduled = false;
+  /** Responses holding a large event or body read in turns (large-reads.ts). */
+  readonly large = new LargeReadTurns();
 
   constructor(thread: CheckThread | null) {
     this.#thread = thread;
@@ -47,6 +50,18 @@ export class Checker {
   /** Null while the worker keeps up; else resolves once it has caught up (engines pause their reads meanwhile). */
   backlog(): Promise<void> | null {
     return this.remote?.backlog() ?? null;
+  }
+
+  /**
+   * Called by the engines after each read of a response: null, read on; else a promise that
+   * resolves once reading may go on (the worker caught up, and a large read has its turn).
+   */
+  readGate(who: object, openBytes: number): Promise<void> | null {
+    const turn = this.large.gate(who, openBytes);
+    const backlog = this.backlog();
+    if (turn === null) return backlog;
+    if (backlog === null) return turn;
+    return Promise.all([turn, backlog]).then(() => undefined);
   }
 
   /** Queues a timer once (no allocation per read: the stamping path stays light on the garbage collector). */

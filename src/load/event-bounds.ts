@@ -47,6 +47,7 @@ export class EventBounds {
   #isData = true;
   #afterCr = false;
   #eventBytes = 0;
+  #bodyBytes = 0;
   #depth = 0;
   #inString = false;
   #escaped = false;
@@ -63,6 +64,7 @@ export class EventBounds {
   feed(chunk: Uint8Array): EventRefusal | null {
     if (this.#refused !== null) return this.#refused;
     const n = chunk.length;
+    if (!this.#stream) this.#bodyBytes += n;
     for (let i = 0; i < n; i++) {
       const b = chunk[i] as number;
       if (this.#stream) {
@@ -122,6 +124,11 @@ export class EventBounds {
       } else if ((b === CLOSE_BRACKET || b === CLOSE_BRACE) && this.#depth > 0) this.#depth--;
     }
     return null;
+  }
+
+  /** Bytes of the event still open (streams), or of the body so far: what the checker will hold at once. */
+  get openBytes(): number {
+    return this.#stream ? this.#eventBytes : this.#bodyBytes;
   }
 
   #endEvent(): void {

@@ -3,6 +3,7 @@ import type { Checker } from './checker.ts';
 import type { RequestTiming } from './request-timing.ts';
 import { cutAtEnd, type CutLimits } from './end-cut.ts';
 import { EventBounds, type EventRefusal } from './event-bounds.ts';
+import { LARGE_READ_BYTES } from './large-reads.ts';
 import type { ErrorClass } from './load-result.ts';
 import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
 
@@ -80,6 +81,11 @@ export class RequestTimer {
     return this.#done;
   }
 
+  /** Null: the engine reads on; else it pauses this response's reads until the promise resolves (checker.ts readGate). */
+  readGate(): Promise<void> | null {
+    return this.#checker.readGate(this, this.#done ? 0 : this.#bounds.openBytes);
+  }
+
   /** The head arrived at `atNs`; returns what it decides (a `failed` response is ended by the engine at once). */
   headers(atNs: bigint, status: number, requestId: string | null, contentType: string | null): HeadDecision {
     const t = this.timing;
@@ -106,7 +112,7 @@ export class RequestTimer {
       return refused;
     }
     if (this.#remote !== null) {
-      if (this.#stream) this.#remote.data(this.#id, chunk, atNs);
+      if (this.#stream) this.#remote.data(this.#id, chunk, atNs, this.#bounds.openBytes > LARGE_READ_BYTES);
       else this.#held.push(chunk);
       return null;
     }
@@ -120,8 +126,10 @@ export class RequestTimer {
   end(atNs: bigint): void {
     if (this.#done) return;
     this.#done = true;
+    this.#checker.large.leave(this);
     if (this.#remote !== null) {
-      for (const chunk of this.#held) this.#remote.data(this.#id, chunk, atNs);
+      const large = this.#bounds.openBytes > LARGE_READ_BYTES;
+      for (const chunk of this.#held) this.#remote.data(this.#id, chunk, atNs, large);
       this.#held = [];
       this.#remote.end(this.#id, this.#stream, atNs);
     }
@@ -134,6 +142,7 @@ export class RequestTimer {
   fail(atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd = false): void {
     if (this.#done) return;
     this.#done = true;
+    this.#checker.large.leave(this);
     this.#held = [];
     if (this.#remote !== null) this.#remote.fail(this.#id, this.#stream, atNs, errorClass, detail, abortedAtEnd);
     else {

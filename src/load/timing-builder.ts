@@ -92,9 +92,9 @@ export class TimingBuilder {
     }
     if (this.#validator !== undefined) {
       const result = this.#validator.end();
-      this.#finishTokens(result);
       const bad = result.verdict === 'fail' ? result.findings.find((f) => f.severity === 'fail') : undefined;
       if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${bad.requirementId} ${bad.message}`, finding: bad.rule };
+      this.#finishTokens(result);
     } else {
       this.#finishBody();
     }
@@ -131,10 +131,13 @@ export class TimingBuilder {
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
     t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null);
+    // A failed response is never a sample: the client tokenizer (linear, but 1 s for 7 MB) does not run on it.
+    const sample = t.error === null;
     let total = completion;
-    if (total === null && events.length > 0) total = countTokens(assembledText(result));
+    if (total === null && events.length > 0 && sample) total = countTokens(assembledText(result));
     let k: number[] = [];
-    if (total !== null) {
+    if (total !== null && !sample) k = apportionTokens(events.map((e) => e.chars), total);
+    else if (total !== null) {
       if (total === events.length) k = events.map(() => 1);
       else {
         const texts = eventTexts(result);
@@ -146,7 +149,7 @@ export class TimingBuilder {
     }
     t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
     t.outputTokens = total ?? 0;
-    t.tokenSource = completion !== null ? 'usage' : events.length > 0 ? 'tokenizer' : 'none';
+    t.tokenSource = completion !== null ? 'usage' : total !== null ? 'tokenizer' : 'none';
   }
 
   #finishBody(): void {

@@ -11,6 +11,8 @@ import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 export interface InFlightEntry {
   timer: RequestTimer;
   lastByteNs: bigint;
+  /** Reads paused by iari itself (the check worker is behind, or a large event waits its turn): the server is not idle. */
+  paused: boolean;
   /** The run ended: with `limits`, the request is cut as a timeout or aborted at end (end-cut.ts); without, aborted at end. */
   abort: (limits?: CutLimits, interrupted?: boolean) => void;
   idle: () => void;
@@ -56,7 +58,7 @@ export function idleSweep(inFlight: InFlight, timeoutMs: number, deadlineMs: num
         e.expire();
         continue;
       }
-      if (n - e.lastByteNs <= limit) continue;
+      if (e.paused || n - e.lastByteNs <= limit) continue;
       if (suspects.get(e) === e.lastByteNs) e.idle();
       else suspects.set(e, e.lastByteNs);
     }
@@ -116,6 +118,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
+      paused: false,
       abort: (limits, interrupted = false) => {
         if (limits !== undefined) timer.cut(now(), limits, interrupted);
         abortedAtEnd = true;
@@ -155,11 +158,16 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         if (breach !== undefined) return c.abort(breach);
         if (budget.breached) return;
         if (timer.data(chunk, t) !== null) return c.abort(new DecidedAtHead('refused on the main thread'));
-        // The check worker is behind: stop reading this response until it catches up.
-        const backlog = target.checker.backlog();
-        if (backlog !== null && !c.paused) {
+        // The check worker is behind, or a large event waits its turn: stop reading this response meanwhile.
+        const wait = timer.readGate();
+        if (wait !== null && !c.paused) {
+          entry.paused = true;
           c.pause();
-          void backlog.then(() => c.aborted || c.resume());
+          void wait.then(() => {
+            entry.paused = false;
+            entry.lastByteNs = now();
+            if (!c.aborted) c.resume();
+          });
         }
       },
       onResponseEnd() {
