@@ -97,7 +97,7 @@ Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was 
 export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
   const proxy = proxyFor(baseUrl, env);
   const m = plan.mode;
-  const level = m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals)` : `closed loop, ${m.concurrency} concurrent requests`;
+  const level = m.kind === 'open' && m.arrival === 'trace' ? `open loop, trace replay (${plan.workloadPlan.trace?.file ?? ''}, speed x${plan.workloadPlan.trace?.options.speed ?? 1})` : m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals)` : `closed loop, ${m.concurrency} concurrent requests`;
   const drainS = END_GRACE_MS / 1000;
   const preS = preWindowS(plan);
   const boundS = plan.sweep ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
@@ -105,7 +105,9 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
     ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
     : plan.durationS !== null
       ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
-      : `until ${plan.requests ?? 0} measured requests (at most 600 s)`;
+      : plan.requests === null
+        ? 'for the length of the trace (at most 1 h)'
+        : `until ${plan.requests} measured requests (at most 600 s)`;
   return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
 }
 

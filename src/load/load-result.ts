@@ -8,6 +8,8 @@
  * value 1 µs, 3 significant digits, so shards merge exactly by adding histograms.
  */
 
+import type { TraceInfo } from './trace.ts';
+
 export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
 
 /** Percentiles reported for every histogram, in the histogram's unit. */
@@ -95,7 +97,7 @@ export interface ErrorSummary {
 
 export type LoadMode =
   | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
-  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; seed: number; burstiness?: number; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; seed: number; burstiness?: number; /** --trace: what was replayed (rate is then the replay's mean rate). */ trace?: TraceInfo; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
 
 export interface RunMeta {
   schema: typeof LOAD_RESULT_SCHEMA;
@@ -145,6 +147,8 @@ export interface WorkloadMeta {
   prefix?: { tokens: number; groups: number };
   /** --turns / --think-time: multi-turn conversations. */
   conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
+  /** --trace: the file replayed (its arrivals are in meta.mode.trace). */
+  trace?: { file: string; format: 'mooncake' | 'burstgpt' };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
