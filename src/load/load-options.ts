@@ -23,6 +23,8 @@ export const loadFlagSpec = {
   arrival: { type: 'string' },
   burstiness: { type: 'string' },
   'max-concurrency': { type: 'string' },
+  ramp: { type: 'string' },
+  'ramp-shape': { type: 'string' },
   engine: { type: 'string' },
   duration: { type: 'string' },
   requests: { type: 'string' },
@@ -107,8 +109,8 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
     readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] });
   }
   const traced = workloadPlan.trace !== undefined;
-  if (traced && (v.rate !== undefined || v.concurrency !== undefined || v.arrival !== undefined || v.burstiness !== undefined || v.sweep === true)) {
-    throw usage('--trace replays the arrivals of the trace: it takes no --rate, --concurrency, --arrival, --burstiness or --sweep (scale it with --trace-speed)');
+  if (traced && (v.rate !== undefined || v.concurrency !== undefined || v.arrival !== undefined || v.burstiness !== undefined || v.sweep === true || v.ramp !== undefined)) {
+    throw usage('--trace replays the arrivals of the trace: it takes no --rate, --concurrency, --arrival, --burstiness, --ramp or --sweep (scale it with --trace-speed)');
   }
   if (traced && v.engine !== undefined && v.engine !== 'undici') throw usage('a trace replays on the open loop, which always uses the undici engine');
   if (v.concurrency !== undefined && v.rate !== undefined) throw usage('give --concurrency (closed loop) or --rate (open loop), not both');
@@ -124,10 +126,15 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   if (v.engine !== undefined && v.rate !== undefined && engine !== 'undici') throw usage('open loop (--rate) always uses the undici engine');
   if (v.stream === true && v['no-stream'] === true) throw usage('give --stream or --no-stream, not both');
   const stream = v['no-stream'] !== true;
+  if (v.ramp !== undefined && v.rate === undefined) throw usage('--ramp raises an open loop to its rate: it needs --rate');
+  if (v['ramp-shape'] !== undefined && v.ramp === undefined) throw usage('--ramp-shape needs --ramp (the time the rate takes to rise)');
+  const rampShape = v['ramp-shape'] ?? 'linear';
+  if (rampShape !== 'linear' && rampShape !== 'exponential') throw usage(`--ramp-shape must be linear or exponential, got "${rampShape}"`);
+  const ramp = v.ramp === undefined ? undefined : { durationS: parseDuration('ramp', v.ramp, 0.001, 3600), shape: rampShape as 'linear' | 'exponential' };
   const mode: ModeConfig = traced
     ? { kind: 'open', rate: 0, arrival: 'trace', ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
     : v.rate !== undefined
-      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival, ...(burstiness === undefined ? {} : { burstiness }), ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
+      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival, ...(burstiness === undefined ? {} : { burstiness }), ...(maxConcurrency === undefined ? {} : { maxConcurrency }), ...(ramp === undefined ? {} : { ramp }) }
       : { kind: 'closed', concurrency: v.concurrency === undefined ? 8 : parseNumber('concurrency', v.concurrency, 1, 10_000, true), engine };
   const requests = v.requests === undefined ? null : parseNumber('requests', v.requests, 1, 10_000_000, true);
   // A trace lasts as long as its (windowed) replay unless --duration or --requests cut it (run-load.ts).

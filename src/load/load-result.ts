@@ -9,6 +9,7 @@
  */
 
 import type { TraceInfo } from './trace.ts';
+import type { Ramp } from './arrivals.ts';
 
 export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
 
@@ -97,7 +98,7 @@ export interface ErrorSummary {
 
 export type LoadMode =
   | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
-  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; seed: number; burstiness?: number; /** --trace: what was replayed (rate is then the replay's mean rate). */ trace?: TraceInfo; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; seed: number; burstiness?: number; /** --trace: what was replayed (rate is then the replay's mean rate). */ trace?: TraceInfo; /** --ramp: the rate rose to `rate` over the first durationS of the run. */ ramp?: Ramp; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
 
 export interface RunMeta {
   schema: typeof LOAD_RESULT_SCHEMA;

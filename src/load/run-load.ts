@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
-import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
+import { arrivalTimes, scheduleWindows, type Ramp, type ScheduleOptions } from './arrivals.ts';
 import { Checker } from './checker.ts';
 import { Collector } from './collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
@@ -24,7 +24,7 @@ import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } f
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
-  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; burstiness?: number; maxConcurrency?: number };
+  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; burstiness?: number; maxConcurrency?: number; ramp?: Ramp };
 
 /** The settings `iari load` takes from its flags and hands to a run unchanged. */
 export interface LoadSettings {
@@ -199,7 +199,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   try {
     if (workload instanceof Conversations) {
       if (cfg.mode.kind === 'open') {
-        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }) };
+        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cfg.mode.ramp === undefined ? {} : { ramp: cfg.mode.ramp }) };
         await runOpenConversations(target, limits, schedule ?? [], hooks, workload);
       } else {
         const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
@@ -211,7 +211,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
       const cap = cfg.mode.maxConcurrency === undefined ? null : Math.max(1, shareOf(cfg.mode.maxConcurrency, cfg.shard));
       const trace = cfg.workload?.trace;
       const rate = trace === undefined ? shareRate(cfg.mode.rate, cfg.shard) : round3((entries?.length ?? 0) / Math.max(trace.info.spanS, 0.001));
-      mode = { kind: 'open', engine: 'undici', rate, arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }), ...(trace === undefined ? {} : { trace: trace.info }) };
+      mode = { kind: 'open', engine: 'undici', rate, arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }), ...(cfg.mode.ramp === undefined ? {} : { ramp: cfg.mode.ramp }), ...(trace === undefined ? {} : { trace: trace.info }) };
       await runOpenLoop(target, limits, schedule ?? [], hooks, cap);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
@@ -314,6 +314,7 @@ function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: '
     arrival: mode.arrival === 'trace' ? 'constant' : mode.arrival,
     seed: cfg.seed,
     ...(mode.burstiness === undefined ? {} : { burstiness: mode.burstiness }),
+    ...(mode.ramp === undefined ? {} : { ramp: mode.ramp }),
     ...(cfg.shard === null ? {} : { shard: cfg.shard }),
     windows: scheduleWindows(cfg.warmupS, cfg.durationS, maxRequests, shareRate(mode.rate, cfg.shard)),
   };
