@@ -24,6 +24,8 @@ export const reasoningFaults: readonly FaultDefinition[] = [
 ];
 
 const THOUGHT = ['The user asks for a short reply.', ' A greeting fits;', ' keep it to one sentence.'];
+/** Streamed, the thinking comes in this many chunks, one inter-token gap apart, before the answer moves on. */
+export const REASONING_CHUNKS = THOUGHT.length;
 const THOUGHT_TEXT = THOUGHT.join('');
 
 function bodyOf(req: MockRequest): Json | undefined {
@@ -78,8 +80,13 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
     const finishAt = events.findIndex((e) => { const c = chunkOf(e); return ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['finish_reason'] !== null && ch['finish_reason'] !== undefined); });
     const at = fs.has('reasoning-after-content') && finishAt >= 0 ? finishAt : answerAt >= 0 ? answerAt : 1;
     const atMs = events[at]?.atMs ?? 0;
-    const thinking = THOUGHT.map((t) => make({ [field]: t }, atMs, countTokens(t)));
-    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${THOUGHT_TEXT}</think>` }, atMs, 0));
+    // The thinking takes time: one chunk per inter-token gap of the answer (10 ms when it has one chunk),
+    // and everything after it moves later by the reasoning phase (REASONING_CHUNKS gaps).
+    const next = events[at + 1]?.atMs;
+    const gap = next !== undefined && next > atMs ? next - atMs : 10;
+    const thinking = THOUGHT.map((t, i) => make({ [field]: t }, atMs + i * gap, countTokens(t)));
+    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${THOUGHT_TEXT}</think>` }, atMs + (THOUGHT.length - 1) * gap, 0));
+    for (let i = at; i < events.length; i++) events[i] = { ...(events[i] as StreamEvent), atMs: (events[i] as StreamEvent).atMs + THOUGHT.length * gap };
     events.splice(at, 0, ...thinking);
     for (const [i, e] of events.entries()) {
       const c = chunkOf(e);

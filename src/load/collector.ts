@@ -13,6 +13,7 @@ import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
 import { CacheAcc } from './cache-report.ts';
 import { TurnsAcc } from './turn-report.ts';
+import { ReasoningAcc } from './reasoning-report.ts';
 import type { Requested } from './workload.ts';
 
 export interface CollectorOptions {
@@ -62,6 +63,7 @@ export class Collector {
   readonly tokens: TokenAcc;
   readonly cache = new CacheAcc();
   readonly turns = new TurnsAcc();
+  readonly reasoning = new ReasoningAcc();
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: IntervalHistogram | undefined;
@@ -175,6 +177,7 @@ export class Collector {
     const ok = t.error === null;
     const asked = this.#o.requested?.(t.seq) ?? null;
     const values: RequestValues = { ttfb, ttft, itl: null, tpot, e2e };
+    let ttfo: number | null = null;
     if (!warm) {
       const slice = this.#slice(endNs);
       slice.finished++;
@@ -188,6 +191,7 @@ export class Collector {
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
         this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
+        ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
@@ -249,6 +253,7 @@ export class Collector {
           tokenSource: t.tokenSource,
           promptTokens: t.promptTokens,
           ...(t.extras?.cachedTokens == null ? {} : { cachedTokens: t.extras.cachedTokens }),
+          ...(t.reasoningTokens === undefined ? {} : { reasoningTokens: t.reasoningTokens, ttfoUs: r1(ttfo) }),
           ...(asked === null ? {} : { requested: { prompt: asked.prompt, output: asked.output } }),
           ...(asked?.turn === undefined ? {} : { turn: asked.turn + 1, conversation: asked.conversation ?? 0 }),
           events: t.events,

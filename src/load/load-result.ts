@@ -184,6 +184,28 @@ export interface TokenReport {
   differences: string[];
 }
 
+/**
+ * Reasoning-aware figures of the successful measured requests that streamed reasoning
+ * (src/load/reasoning-report.ts): TTFO, the reasoning phase, reasoning tokens, ITL all vs answer.
+ */
+export interface ReasoningReport {
+  /** Successful measured requests that streamed reasoning. */
+  requests: number;
+  /** How many of them reported usage.completion_tokens_details.reasoning_tokens (the others were counted). */
+  fromUsage: number;
+  reasoningTokens: number;
+  /** Time to the first answer token (µs), from the same origin as ttft. */
+  ttfo: HistogramSummary | null;
+  /** TTFO − TTFT (µs): the reasoning phase as the client saw it. */
+  reasoningPhase: HistogramSummary | null;
+  /** Reasoning tokens per request. */
+  reasoningTokensPerRequest: HistogramSummary | null;
+  /** Per-token ITL over every token, reasoning included (µs). */
+  itlAll: HistogramSummary | null;
+  /** Per-token ITL between answer tokens only (µs): the gap from the last reasoning token to the first answer token is not in it. */
+  itlAnswer: HistogramSummary | null;
+}
+
 /** Prompt-cache figures from usage.prompt_tokens_details.cached_tokens (successful measured requests that report it). */
 export interface CacheReport {
   requestsReporting: number;
@@ -388,6 +410,8 @@ export interface LoadResult {
   tokens?: TokenReport;
   /** Prompt-cache hits from usage.prompt_tokens_details.cached_tokens (absent when the server reported none). */
   cache?: CacheReport;
+  /** Reasoning models: TTFO, the reasoning phase, reasoning tokens, ITL all vs answer (absent when no request streamed reasoning). */
+  reasoning?: ReasoningReport;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
 }
@@ -412,6 +436,9 @@ export interface RequestRecord {
   promptTokens?: number;
   /** usage.prompt_tokens_details.cached_tokens (absent: not reported). */
   cachedTokens?: number;
+  /** Reasoning models: reasoning tokens (usage.completion_tokens_details.reasoning_tokens, else counted) and the time to the first answer token. */
+  reasoningTokens?: number;
+  ttfoUs?: number | null;
   /** Conversations: the turn (1 = first) and the conversation's number. */
   turn?: number;
   conversation?: number;

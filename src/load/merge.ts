@@ -1,4 +1,5 @@
 import { mergeCacheReports } from './cache-report.ts';
+import { mergeReasoningReports } from './reasoning-report.ts';
 import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { mergeTimeslices } from './collector.ts';
@@ -124,6 +125,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
     ...cacheOf(results),
+    ...reasoningOf(results),
     ...turnsOf(results),
   };
 }
@@ -131,6 +133,11 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
 function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {
   const turns = mergeTurnReports(results.map((r) => r.turns));
   return turns === undefined ? {} : { turns };
+}
+
+function reasoningOf(results: readonly LoadResult[]): Pick<LoadResult, 'reasoning'> {
+  const reasoning = mergeReasoningReports(results.map((r) => r.reasoning));
+  return reasoning === undefined ? {} : { reasoning };
 }
 
 function cacheOf(results: readonly LoadResult[]): Pick<LoadResult, 'cache'> {

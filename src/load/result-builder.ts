@@ -15,6 +15,7 @@ import {
 import { evaluateSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
 import { buildCacheReport } from './cache-report.ts';
+import { buildReasoningReport } from './reasoning-report.ts';
 import { buildTurnReport } from './turn-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
@@ -73,8 +74,14 @@ export function buildResult(input: BuildInput): LoadResult {
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
     ...cacheOf(c),
+    ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
   };
+}
+
+function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
+  const reasoning = buildReasoningReport(c.reasoning);
+  return reasoning === undefined ? {} : { reasoning };
 }
 
 function cacheOf(c: Collector): Pick<LoadResult, 'cache'> {

@@ -5,6 +5,7 @@ import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
 import { cacheLine } from './cache-report.ts';
+import { reasoningLine } from './reasoning-report.ts';
 import { turnLines } from './turn-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
@@ -69,6 +70,8 @@ export function summaryTable(r: LoadResult): string {
   out.push(...tokenLines(r.tokens));
   const cache = cacheLine(r.cache, fmtUs);
   if (cache !== null) out.push(cache);
+  const reasoning = reasoningLine(r.reasoning, fmtUs);
+  if (reasoning !== null) out.push(reasoning);
   out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
