@@ -48,6 +48,8 @@ export const OPTION_FLAGS = {
   traceFormat: 'trace-format',
   traceSpeed: 'trace-speed',
   traceWindow: 'trace-window',
+  tools: 'tools',
+  toolShare: 'tool-share',
   shard: 'shard',
   slo: 'slo',
   seed: 'seed',
@@ -130,6 +132,9 @@ export interface LoadOptions {
   traceSpeed?: number;
   /** Part of the trace replayed, in trace time, e.g. `'60s-120s'`, as `--trace-window`. */
   traceWindow?: string;
+  /** Requests declare tools (`'builtin'` or a JSON file of definitions) and every call is judged, as `--tools`; `toolShare` of them (default 1). */
+  tools?: string;
+  toolShare?: number;
   /** Share i of n of the load, e.g. `'0/4'`, as `--shard` (merge the results with `iari report merge`). */
   shard?: string;
   /** Thresholds such as `'ttft.p95<800ms'`; a breach sets `slosPassed` false. */

@@ -150,6 +150,8 @@ export interface WorkloadMeta {
   conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
   /** --trace: the file replayed (its arrivals are in meta.mode.trace). */
   trace?: { file: string; format: 'mooncake' | 'burstgpt' };
+  /** --tools: where the tools came from, the share of requests that declare them, their names. */
+  tools?: { source: string; share: number; functions: string[] };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
@@ -204,6 +206,27 @@ export interface ReasoningReport {
   itlAll: HistogramSummary | null;
   /** Per-token ITL between answer tokens only (µs): the gap from the last reasoning token to the first answer token is not in it. */
   itlAnswer: HistogramSummary | null;
+}
+
+/** Tool calls under load (--tools): how many requests called, and the invalid calls by kind (src/load/tool-calls.ts). */
+export interface ToolCallReport {
+  /** `builtin` or the --tools file. */
+  tools: string;
+  /** Successful measured requests that declared the tools. */
+  requestsWithTools: number;
+  /** Of those, the ones whose answer called at least one tool. */
+  requestsCalling: number;
+  callRate: number;
+  calls: number;
+  invalidCalls: number;
+  /** invalidCalls / calls (SLO tool_calls.invalid_rate). */
+  invalidRate: number;
+  invalidByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
+  invalidRateByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
+  /** Requests with at least one invalid call. */
+  requestsInvalid: number;
+  /** TTFT of the answers that called a tool (µs): the first tool-call delta when no text came before it. */
+  ttftCalling: HistogramSummary | null;
 }
 
 /** Prompt-cache figures from usage.prompt_tokens_details.cached_tokens (successful measured requests that report it). */
@@ -412,6 +435,8 @@ export interface LoadResult {
   cache?: CacheReport;
   /** Reasoning models: TTFO, the reasoning phase, reasoning tokens, ITL all vs answer (absent when no request streamed reasoning). */
   reasoning?: ReasoningReport;
+  /** --tools: tool-call validity (absent without --tools). */
+  toolCalls?: ToolCallReport;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
 }

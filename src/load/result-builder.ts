@@ -16,6 +16,7 @@ import { evaluateSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
 import { buildCacheReport } from './cache-report.ts';
 import { buildReasoningReport } from './reasoning-report.ts';
+import { buildToolCallReport } from './tool-calls.ts';
 import { buildTurnReport } from './turn-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
@@ -66,7 +67,8 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c) }, c.finished),
+    ...toolCallsOf(c),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
@@ -77,6 +79,12 @@ export function buildResult(input: BuildInput): LoadResult {
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
   };
+}
+
+function toolCallsOf(c: Collector): Pick<LoadResult, 'toolCalls'> {
+  const source = c.toolsSource;
+  const toolCalls = source === null ? undefined : buildToolCallReport(c.toolCalls, source);
+  return toolCalls === undefined ? {} : { toolCalls };
 }
 
 function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
@@ -94,7 +102,7 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

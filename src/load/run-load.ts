@@ -10,6 +10,7 @@ import { bodyFactory, type ChatMessage } from './prompts.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import { Conversations } from './conversation.ts';
 import { traceTimes, traceWorkload } from './trace-workload.ts';
+import { declaresTools, judge, withTools, type ToolsSpec } from './tool-calls.ts';
 import type { TraceEntry } from './trace.ts';
 import { runClosedConversations, runOpenConversations } from './conversation-engine.ts';
 import type { RequestTiming } from './request-timer.ts';
@@ -83,6 +84,12 @@ export interface LoadConfig extends LoadSettings {
   checkIn?: 'worker' | 'in-process';
 }
 
+/** --tools: the share of requests that declare tools get them added to their body. */
+function withToolsIf(body: (seq: number) => string, cfg: LoadConfig): (seq: number) => string {
+  const tools = cfg.workload?.tools;
+  return tools === undefined ? body : withTools(body, tools, cfg.seed);
+}
+
 const version = (): string => {
   try {
     return packageVersion();
@@ -127,7 +134,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
       'accept-encoding': 'identity',
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
-    body: workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
+    body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
@@ -169,6 +176,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
     ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
+    ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }),
     onRecord: (r) => {
       records.push(r);
       cfg.onRecord?.(r);
@@ -299,9 +307,14 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     maxTokensField: w.maxTokensField,
     extraBody: w.extraBody,
     ...(w.prefix === undefined ? {} : { prefix: { ...w.prefix } }),
+    ...(w.tools === undefined ? {} : { tools: { source: w.tools.source, share: w.tools.share, functions: w.tools.tools.map((t) => t.function.name) } }),
     ...(w.trace === undefined ? {} : { trace: { file: w.trace.info.file, format: w.trace.info.format } }),
     ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs } }),
   };
+}
+
+function toolsCollector(spec: ToolsSpec, seed: number): { source: string; declares: (seq: number) => boolean; check: ReturnType<typeof judge> } {
+  return { source: spec.source, declares: (seq) => declaresTools(spec, seed, seq), check: judge(spec.tools, spec.source) };
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -6,6 +6,7 @@ import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
 import { cacheLine } from './cache-report.ts';
 import { reasoningLine } from './reasoning-report.ts';
+import { toolCallLine } from './tool-calls.ts';
 import { turnLines } from './turn-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
@@ -72,6 +73,8 @@ export function summaryTable(r: LoadResult): string {
   if (cache !== null) out.push(cache);
   const reasoning = reasoningLine(r.reasoning, fmtUs);
   if (reasoning !== null) out.push(reasoning);
+  const tools = toolCallLine(r.toolCalls, fmtUs);
+  if (tools !== null) out.push(tools);
   out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);

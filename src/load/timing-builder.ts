@@ -130,7 +130,7 @@ export class TimingBuilder {
     const usage = result.assembled.usage;
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
-    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null);
+    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null, result.assembled.choices[0]?.toolCalls ?? []);
     // A failed response is never a sample: the client tokenizer (linear, but 1 s for 7 MB) does not run on it.
     const sample = t.error === null;
     const reasoningText = result.timing.reasoning;
@@ -192,11 +192,20 @@ export class TimingBuilder {
     const tokens = typeof usage === 'number' ? usage : countTokens(content);
     t.outputTokens = tokens;
     t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
-    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null);
+    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null, wholeToolCalls(message.tool_calls));
     t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
   }
+}
+
+/** A whole answer's message.tool_calls as name and arguments text (arguments that are not a string kept as JSON text). */
+function wholeToolCalls(raw: unknown): { name: string | null; arguments: string }[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((c) => {
+    const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    return { name: typeof f?.name === 'string' ? f.name : null, arguments: typeof f?.arguments === 'string' ? f.arguments : JSON.stringify(f?.arguments ?? null) };
+  });
 }
 
 function assembledText(r: StreamCheckResult): string {

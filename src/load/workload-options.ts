@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readDataset } from './dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from './trace.ts';
+import { toolsFromFlags } from './tool-calls.ts';
 import { durationOption } from '../duration.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from './workload.ts';
 
@@ -21,6 +22,8 @@ export const workloadFlagSpec = {
   'trace-format': { type: 'string' },
   'trace-speed': { type: 'string' },
   'trace-window': { type: 'string' },
+  tools: { type: 'string' },
+  'tool-share': { type: 'string' },
 } as const;
 
 export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
@@ -47,6 +50,11 @@ export const workloadHelp = `Workload (token lengths; prompts counted with the o
                          slot; open loop (--rate): the arrivals are conversations. The report
                          gives TTFT and prompt tokens by turn
   --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
+  --tools builtin|FILE   requests declare tools (builtin: get_weather, search_flights; FILE: a JSON
+                         array of {"type":"function","function":{name, parameters}}); every tool
+                         call is judged: arguments not JSON, unknown function, schema mismatch
+                         (rates by kind; SLO tool_calls.invalid_rate<0.01)
+  --tool-share P         share of requests that declare the tools, seeded (default 1)
 Trace replay (open loop; arrivals and lengths from the trace, latency from its intended times):
   --trace FILE           Mooncake JSONL ({"timestamp":ms,"input_length","output_length","hash_ids"}:
                          each hash id one shared 512-token block of the prompt, so a prefix cache
@@ -114,9 +122,10 @@ export interface WorkloadPlan {
 export function workloadFromFlags(v: Values): WorkloadPlan {
   const given = Object.keys(workloadFlagSpec).some((k) => v[k as keyof typeof workloadFlagSpec] !== undefined);
   if (!given) return { spec: undefined, dataset: null };
+  const tools = toolsFromFlags(v.tools, v['tool-share']);
   const trace = traceFromFlags(v);
   if (trace !== undefined) {
-    return { spec: { input: { kind: 'prompts' }, output: null, maxTokensField: (v['max-tokens-field'] ?? 'max_tokens') as MaxTokensField, extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']) }, dataset: null, trace };
+    return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (v['max-tokens-field'] ?? 'max_tokens') as MaxTokensField, extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']) }, dataset: null, trace };
   }
   if (v['input-tokens'] !== undefined && v.prompts !== undefined) throw usage('give --input-tokens (synthetic prompts) or --prompts, not both');
   if (v['input-tokens'] !== undefined && v.dataset !== undefined) throw usage('give --input-tokens (synthetic prompts) or --dataset, not both');
@@ -135,6 +144,7 @@ export function workloadFromFlags(v: Values): WorkloadPlan {
   const conversation = v.turns === undefined ? undefined : { turns: parseTokenLength('turns', v.turns), thinkTimeMs: durationOption('iari load', 'think-time', v['think-time'], 0, 600) ?? 0 };
   if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`--turns: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
+    ...(tools === undefined ? {} : { tools }),
     ...(prefix === undefined ? {} : { prefix }),
     ...(conversation === undefined ? {} : { conversation }),
     input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
