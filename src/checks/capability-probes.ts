@@ -51,6 +51,41 @@ function callsOf(ex: HttpExchange): { name: unknown }[] {
 
 const weatherAndTime = 'What is the weather in Zürich, and what time is it there? Use both tools.';
 
+const HELLO = 'Say hello.';
+
+/** The calls and finish of a turn: what tool_choice may change. */
+function turnSignature(ex: HttpExchange): string {
+  return `${callsOf(ex).map((c) => String(c.name)).sort().join(',')}|${String(at(ex.json, 'choices', 0, 'finish_reason'))}`;
+}
+
+export interface ToolChoiceEffect {
+  what: string;
+  /** `honoured`: right and unlike the baseline; `no effect`: wrong and like it; `moot`: the baseline was already right; `wrong`: unlike it and still wrong. */
+  effect: 'honoured' | 'no effect' | 'moot' | 'wrong';
+  ex: HttpExchange;
+}
+
+/** What one tool_choice variant did, judged against the same request without tool_choice. */
+export function toolChoiceEffect(what: string, baseline: HttpExchange, ex: HttpExchange, right: (calls: { name: unknown }[]) => boolean): ToolChoiceEffect {
+  if (ex.status !== 200) return { what: `${what} answered ${ex.status}`, effect: 'wrong', ex };
+  const ok = right(callsOf(ex));
+  const same = turnSignature(ex) === turnSignature(baseline);
+  return { what, effect: ok ? (same ? 'moot' : 'honoured') : same ? 'no effect' : 'wrong', ex };
+}
+
+/**
+ * Honoured when every variant that could show an effect showed the right one; ignored when none
+ * showed any; broken when one went wrong or the server honours some variants and ignores others
+ * (half an implementation is judged).
+ */
+export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): CapabilityProbe['status'] {
+  const has = (e: ToolChoiceEffect['effect']): boolean => effects.some((x) => x.effect === e);
+  if (has('wrong') || (has('honoured') && has('no effect'))) return 'broken';
+  if (has('honoured')) return 'honoured';
+  return has('no effect') ? 'ignored' : 'undecided';
+}
+
+
 const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>> = {
   async 'json-object'(ctx) {
     const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
@@ -89,18 +124,27 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, acknowledged ? 'broken' : 'ignored', `${what}: no chunk carried usage${acknowledged ? ', though chunks carry "usage": null' : ''}`);
   },
   async 'tool-choice'(ctx) {
+    // A server that ignores tool_choice answers each variant as it answers the same request without
+    // it (CHAT-020): it has not claimed the capability. Each variant is compared with that baseline.
     const model = await firstModel(ctx);
-    const body = (choice: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], tool_choice: choice });
-    const none = await ctx.http.post(CHAT, body('none'));
+    const body = (content: string, choice?: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content }], tools: [weatherTool, timeTool], ...(choice === undefined ? {} : { tool_choice: choice }) });
+    const both = await ctx.http.post(CHAT, body(weatherAndTime));
+    const failed = notServed(both, 'two tools without tool_choice');
+    if (failed !== undefined) return { ...failed, status: 'undecided' };
+    const none = await ctx.http.post(CHAT, body(weatherAndTime, 'none'));
     const refused = notServed(none, 'tool_choice "none"');
     if (refused !== undefined) return refused;
-    const named = await ctx.http.post(CHAT, body({ type: 'function', function: { name: timeTool.function.name } }));
-    const noneOk = callsOf(none).length === 0;
-    const namedCalls = named.status === 200 ? callsOf(named) : [];
-    const namedOk = namedCalls.length > 0 && namedCalls.every((c) => c.name === timeTool.function.name);
-    if (noneOk && namedOk) return found(named, 'honoured', 'tool_choice "none" gave no call and a named function was the only one called');
-    if (!noneOk && !namedOk && named.status === 200) return found(named, 'ignored', 'tool_choice "none" still gave calls and a named function did not decide which was called');
-    return found(noneOk ? named : none, 'broken', noneOk ? `a named tool_choice ${named.status === 200 ? 'called another function' : `answered ${named.status}`}` : 'tool_choice "none" still gave calls');
+    const named = await ctx.http.post(CHAT, body(weatherAndTime, { type: 'function', function: { name: timeTool.function.name } }));
+    const hello = await ctx.http.post(CHAT, body(HELLO));
+    const required = await ctx.http.post(CHAT, body(HELLO, 'required'));
+    const effects: ToolChoiceEffect[] = [
+      toolChoiceEffect('"none"', both, none, (calls) => calls.length === 0),
+      toolChoiceEffect('a named function', both, named, (calls) => calls.length > 0 && calls.every((c) => c.name === timeTool.function.name)),
+      toolChoiceEffect('"required"', hello, required, (calls) => calls.length > 0),
+    ];
+    const status = toolChoiceStatus(effects);
+    const last = effects.find((e) => e.effect === (status === 'honoured' ? 'honoured' : status === 'ignored' ? 'no effect' : 'wrong')) ?? effects[0];
+    return found(last?.ex ?? named, status, effects.map((e) => `${e.what}: ${e.effect}`).join('; '));
   },
   async 'parallel-tool-calls'(ctx) {
     const model = await firstModel(ctx);

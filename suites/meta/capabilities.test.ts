@@ -61,6 +61,23 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
   });
 }
 
+describe('tool_choice ignored is not offered', () => {
+  it('TOOLS-018, TOOLS-019, TOOLS-023: a server that silently ignores tool_choice has not claimed it: skipped by default, failing under --expect tool-choice', async () => {
+    const plain = await run('tool-choice-ignored', [], ['tools']);
+    expect(plain.table.find((r) => r.name === 'tool-choice')?.status).toBe('ignored');
+    expect(plain.bad.map((o) => o.id)).toEqual([]);
+    for (const id of ['TOOLS-018', 'TOOLS-019', 'TOOLS-023']) expect(plain.outcomes.get(id)?.verdict).toBe('skipped');
+    const expected = await run('tool-choice-ignored', ['tool-choice'], ['tools']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`).sort()).toEqual(['TOOLS-018 fail', 'TOOLS-019 fail', 'TOOLS-023 fail']);
+  }, 60_000);
+
+  it('TOOLS-023: a server that honours tool_choice but answers "required" with text is judged and fails it', async () => {
+    const { table, bad } = await run('tool-choice-required-ignored', [], ['tools']);
+    expect(table.find((r) => r.name === 'tool-choice')?.status).toBe('broken');
+    expect(bad.map((o) => o.id)).toEqual(['TOOLS-023']);
+  }, 60_000);
+});
+
 describe('capability model on the faithful mock', () => {
   it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
     const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'n', 'max-completion-tokens', 'model-retrieve', 'stop'];
