@@ -26,7 +26,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('tool-messages-rejected', ['CHAT-018', 'CHAT-026', 'TOOLS-011'], 'A conversation containing a role tool message answers 400.'),
   f('tool-choice-none-ignored', ['TOOLS-018'], 'tool_choice "none" is treated as "auto".'),
   f('tool-choice-named-swapped', ['TOOLS-019'], 'A named tool_choice calls another declared function instead.'),
-  { ...f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored (legal by default; fails under --expect parallel-tool-calls).'), expect: ['parallel-tool-calls'] },
+  { ...f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored (legal by default; fails under --expect parallel-tool-calls-false).'), expect: ['parallel-tool-calls-false'] },
   f('tool-name-unvalidated', ['TOOLS-021'], 'Function names with spaces or over 64 characters are accepted.'),
   // Completion body
   f('completion-not-object', ['CHAT-001', 'CHAT-029', 'CHAT-030', 'CHAT-031'], 'A completion is sent wrapped in a JSON array.'),

@@ -5,6 +5,7 @@ import { at, isRecord } from './evidence.ts';
 import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../client/stream-checker.ts';
 import { streamChunks } from './stream-chunks.ts';
+import { BOTH_TOOLS_PROMPT, callsByIndex, parallelToolStream, streamedCallCount, toolDeltas } from './streamed-tool-calls.ts';
 import { rateLimitGiveUp } from './rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from './capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from './structured-output.ts';
@@ -49,7 +50,7 @@ function callsOf(ex: HttpExchange): { name: unknown }[] {
   return Array.isArray(calls) ? calls.map((c) => ({ name: at(c, 'function', 'name') })) : [];
 }
 
-const weatherAndTime = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+const weatherAndTime = BOTH_TOOLS_PROMPT;
 
 const HELLO = 'Say hello.';
 
@@ -147,15 +148,24 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(last?.ex ?? named, status, effects.map((e) => `${e.what}: ${e.effect}`).join('; '));
   },
   async 'parallel-tool-calls'(ctx) {
+    // The same streamed turn TOOLS-024/025 judge: a server that never puts two calls in one turn does not offer them.
+    const ex = await parallelToolStream(ctx);
+    const failed = notServed(ex, 'two tools, streamed');
+    if (failed !== undefined) return { ...failed, status: 'undecided' };
+    const count = streamedCallCount(callsByIndex(toolDeltas(ex)));
+    return found(ex, count >= 2 ? 'honoured' : 'absent', `asked for both tools, the streamed turn carried ${count} call(s)`);
+  },
+  async 'parallel-tool-calls-false'(ctx) {
     const model = await firstModel(ctx);
     const body = (extra: Record<string, unknown>): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], ...extra });
     const both = await ctx.http.post(CHAT, body({}));
     const failed = notServed(both, 'two tools');
     if (failed !== undefined) return { ...failed, status: 'undecided' };
-    if (callsOf(both).length < 2) return found(both, 'ignored', `asked for both tools, the turn carried ${callsOf(both).length} call(s)`);
     const one = await ctx.http.post(CHAT, body({ parallel_tool_calls: false }));
     const refused = notServed(one, 'parallel_tool_calls false');
     if (refused !== undefined) return refused;
+    // A server that makes one call per turn anyway shows no effect to tell: TOOLS-020 is judged (and holds).
+    if (callsOf(both).length < 2) return found(one, 'undecided', `without the member the turn carried ${callsOf(both).length} call(s): nothing to switch off`);
     return found(one, callsOf(one).length <= 1 ? 'honoured' : 'ignored', callsOf(one).length <= 1 ? 'two calls in one turn, one with parallel_tool_calls false' : 'two calls in one turn, and still two with parallel_tool_calls false');
   },
   async stop(ctx) {

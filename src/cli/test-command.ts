@@ -38,9 +38,9 @@ Options:
   --skip IDS           comma-separated requirement IDs not to judge
   --include limits     also run the rate-limit checks (they consume quota)
   --expect CAPS        comma-separated capabilities the server must offer (json-object,
-                       json-schema, stream-usage, tool-choice, parallel-tool-calls, stop, n,
-                       seed, logprobs, max-completion-tokens, reasoning, model-retrieve,
-                       receipts). Features beyond the seed's table are probed; where the
+                       json-schema, stream-usage, tool-choice, parallel-tool-calls,
+                       parallel-tool-calls-false, stop, n, seed, logprobs,
+                       max-completion-tokens, reasoning, model-retrieve, receipts). Features beyond the seed's table are probed; where the
                        server ignores or refuses one, its requirements are skipped, unless
                        it is expected: then they fail
   --seed N             seed for generated inputs and requests (default 1)

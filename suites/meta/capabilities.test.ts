@@ -35,6 +35,7 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'max-completion-tokens', areas: ['chat'] },
   { cap: 'stream-usage', areas: ['chat', 'chat-stream'] },
   { cap: 'tool-choice', areas: ['tools'] },
+  { cap: 'parallel-tool-calls-false', areas: ['tools'] },
   { cap: 'model-retrieve', areas: ['models'] },
 ];
 
@@ -49,6 +50,18 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
       const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
       expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'model-retrieve': 'absent' });
       expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
+      // Each row lists exactly what its capability gates: a requirement skipped as "capability X not
+      // offered" is in X's row, and every requirement of a skipped row is skipped for that capability.
+      const gatedBy = new Map<string, string>();
+      for (const o of outcomes.values()) {
+        const m = o.verdict === 'skipped' ? /^capability ([a-z-]+) not offered/.exec(o.reason) : null;
+        if (m?.[1] !== undefined) gatedBy.set(o.id, m[1]);
+      }
+      const misplaced = [...gatedBy].filter(([id, cap]) => !table.find((r) => r.name === cap)?.requirementIds.includes(id)).map(([id, cap]) => `${id} skipped for ${cap}, not in its row`);
+      for (const row of table.filter((r) => r.outcome === 'skipped')) {
+        for (const id of row.requirementIds) if (outcomes.has(id) && gatedBy.get(id) !== row.name) misplaced.push(`${id} in row ${row.name} (${row.status}) but ${outcomes.get(id)?.verdict}${gatedBy.has(id) ? ` for ${gatedBy.get(id)}` : ''}`);
+      }
+      expect(misplaced).toEqual([]);
     }, 120_000);
 
     for (const { cap, areas } of cases) {
@@ -80,7 +93,7 @@ describe('tool_choice ignored is not offered', () => {
 
 describe('capability model on the faithful mock', () => {
   it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
-    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'n', 'max-completion-tokens', 'model-retrieve', 'stop'];
+    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop'];
     const { bad, table } = await run('legal-crlf', honoured, ['chat', 'chat-stream', 'tools', 'models']);
     expect(bad).toEqual([]);
     for (const cap of honoured) expect(table.find((r) => r.name === cap)?.status).toBe('honoured');

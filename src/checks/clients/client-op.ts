@@ -169,7 +169,7 @@ export function refusedExtension(t: ClientTransport): string | undefined {
 /** Request members clients send that the seed's table does not show, by the capability they carry. */
 const MEMBER_CAPABILITIES: Readonly<Record<string, Capability>> = {
   tool_choice: 'tool-choice',
-  parallel_tool_calls: 'parallel-tool-calls',
+  parallel_tool_calls: 'parallel-tool-calls-false',
   max_tokens: 'max-completion-tokens',
   max_completion_tokens: 'max-completion-tokens',
   stream_options: 'stream-usage',
