@@ -67,7 +67,7 @@ const names = new Set([...chatFaults, ...extensionModes, ...toolBreadthFaults].m
 const active = (fs: ReadonlySet<string>): boolean => fs.size > 0 && [...fs].some((n) => names.has(n));
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const KNOWN = new Set(['model', 'messages', 'stream', 'stream_options', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'metadata', 'store']);
+const KNOWN = new Set(['model', 'messages', 'stream', 'stream_options', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'metadata', 'store', 'reasoning_effort']);
 
 /** Before the chat route: the request as a server with the fault would understand it, or a refusal. */
 export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): MockRequest | { status: 400 | 500; param: string | null; message: string } {
