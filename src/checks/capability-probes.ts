@@ -222,6 +222,24 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     }
     return { status: 'absent', detail: `none of the listed models (${ids.join(', ')}) streams delta.reasoning_content or delta.reasoning`, ...(last?.requestId === undefined ? {} : { requestId: last.requestId }) };
   },
+  async 'reasoning-effort'(ctx) {
+    const reasoning = await probeCapability(ctx, 'reasoning');
+    if (!offered(reasoning.status) || reasoning.model === undefined) return { status: 'absent', detail: `no reasoning model to ask (reasoning ${reasoning.status})` };
+    const { low, high } = await effortTurns(ctx, reasoning.model);
+    const lowRefused = notServed(low, 'reasoning_effort "low"');
+    const highRefused = notServed(high, 'reasoning_effort "high"');
+    if (lowRefused?.status === 'refused' && highRefused?.status === 'refused') return lowRefused;
+    if (lowRefused !== undefined || highRefused !== undefined) {
+      const first = (lowRefused ?? highRefused) as CapabilityProbe;
+      // One effort served and the other refused is half an implementation: judged.
+      return { ...first, status: first.status === 'refused' ? 'broken' : first.status };
+    }
+    const order = effortOrder(low, high);
+    if (order === undefined) return found(high, 'undecided', 'neither answer says how much it reasoned (no reasoning_tokens, no reasoning text)');
+    const { unit, lowAmount, highAmount } = order;
+    const status = lowAmount < highAmount ? 'honoured' : lowAmount === highAmount ? 'ignored' : 'broken';
+    return found(high, status, `model ${reasoning.model}: ${unit} ${lowAmount} with "low", ${highAmount} with "high"`, { model: reasoning.model });
+  },
   async 'model-retrieve'(ctx) {
     const model = await firstModel(ctx);
     const ex = await ctx.http.get(`/v1/models/${encodeURIComponent(model)}`);
@@ -235,6 +253,33 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, ex.status === 200 ? 'honoured' : 'undecided', `GET /v1/receipts/keys answered ${ex.status}`);
   },
 };
+
+/** The same plain question at reasoning_effort "low" and "high", sent once per run (the probe and CHAT-039 read them). */
+export function effortTurns(ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> {
+  return ctx.shared.get(`reasoning-effort:${model}`, async () => {
+    const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort }));
+    const low = await ask('low');
+    return { low, high: await ask('high') };
+  });
+}
+
+/** How much a plain answer reasoned: usage reasoning_tokens where it reports them, else the reasoning text's length. */
+function reasoningAmount(ex: HttpExchange): { tokens?: number; chars: number } | undefined {
+  const tokens = at(ex.json, 'usage', 'completion_tokens_details', 'reasoning_tokens');
+  const msg = at(ex.json, 'choices', 0, 'message');
+  const text = isRecord(msg) ? (typeof msg['reasoning_content'] === 'string' ? msg['reasoning_content'] : typeof msg['reasoning'] === 'string' ? msg['reasoning'] : undefined) : undefined;
+  if (typeof tokens !== 'number' && text === undefined) return undefined;
+  return { ...(typeof tokens === 'number' ? { tokens } : {}), chars: text?.length ?? 0 };
+}
+
+/** The reasoning of the "low" and "high" answers in one unit (tokens where both report them), if both say. */
+export function effortOrder(low: HttpExchange, high: HttpExchange): { unit: 'reasoning_tokens' | 'reasoning characters'; lowAmount: number; highAmount: number } | undefined {
+  const l = reasoningAmount(low);
+  const h = reasoningAmount(high);
+  if (l === undefined || h === undefined) return undefined;
+  if (l.tokens !== undefined && h.tokens !== undefined) return { unit: 'reasoning_tokens', lowAmount: l.tokens, highAmount: h.tokens };
+  return { unit: 'reasoning characters', lowAmount: l.chars, highAmount: h.chars };
+}
 
 /** The delta member a stream carries reasoning under, if any. */
 export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reasoning' | undefined {

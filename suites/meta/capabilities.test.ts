@@ -36,6 +36,7 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'stream-usage', areas: ['chat', 'chat-stream'] },
   { cap: 'tool-choice', areas: ['tools'] },
   { cap: 'parallel-tool-calls-false', areas: ['tools'] },
+  { cap: 'reasoning-effort', areas: ['chat-stream'] },
   { cap: 'model-retrieve', areas: ['models'] },
 ];
 
@@ -48,7 +49,7 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
       expect(outcomes.get('ERR-006')?.verdict).toBe('pass');
       const status = Object.fromEntries(table.map((r) => [r.name, r.status]));
       const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
-      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'model-retrieve': 'absent' });
+      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent' });
       expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
       // Each row lists exactly what its capability gates: a requirement skipped as "capability X not
       // offered" is in X's row, and every requirement of a skipped row is skipped for that capability.
@@ -91,9 +92,23 @@ describe('tool_choice ignored is not offered', () => {
   }, 60_000);
 });
 
+describe('reasoning_effort ignored is not offered', () => {
+  it('CHAT-039: a server that accepts reasoning_effort and ignores it has not claimed it: skipped by default, failing under --expect reasoning-effort; one that inverts it fails', async () => {
+    const plain = await run('reasoning-effort-ignored', [], ['chat-stream']);
+    expect(plain.table.find((r) => r.name === 'reasoning-effort')?.status).toBe('ignored');
+    expect(plain.outcomes.get('CHAT-039')?.verdict).toBe('skipped');
+    expect(plain.bad).toEqual([]);
+    const expected = await run('reasoning-effort-ignored', ['reasoning-effort'], ['chat-stream']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`)).toEqual(['CHAT-039 fail']);
+    const inverted = await run('reasoning-effort-inverted', [], ['chat-stream']);
+    expect(inverted.table.find((r) => r.name === 'reasoning-effort')?.status).toBe('broken');
+    expect(inverted.bad.map((o) => o.id)).toEqual(['CHAT-039']);
+  }, 60_000);
+});
+
 describe('capability model on the faithful mock', () => {
   it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
-    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop'];
+    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop', 'reasoning', 'reasoning-effort'];
     const { bad, table } = await run('legal-crlf', honoured, ['chat', 'chat-stream', 'tools', 'models']);
     expect(bad).toEqual([]);
     for (const cap of honoured) expect(table.find((r) => r.name === cap)?.status).toBe('honoured');

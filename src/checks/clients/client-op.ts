@@ -179,7 +179,7 @@ const MEMBER_CAPABILITIES: Readonly<Record<string, Capability>> = {
   seed: 'seed',
   logprobs: 'logprobs',
   top_logprobs: 'logprobs',
-  reasoning_effort: 'reasoning',
+  reasoning_effort: 'reasoning-effort',
 };
 const CHAT_EXTENSION_MEMBERS = [...Object.keys(MEMBER_CAPABILITIES), 'top_p', 'user', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'metadata', 'store'];
 
