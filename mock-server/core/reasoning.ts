@@ -24,6 +24,7 @@ export const reasoningFaults: readonly FaultDefinition[] = [
   f('reasoning-tokens-exceed', ['CHAT-STREAM-050'], 'usage.completion_tokens_details.reasoning_tokens is larger than completion_tokens.'),
   f('reasoning-echo-rejected', ['CHAT-038'], 'A request whose assistant message carries the reasoning it was given back (reasoning_content or reasoning) answers 400.'),
   { ...f('reasoning-effort-ignored', ['CHAT-039'], 'reasoning_effort is accepted and ignored: every effort reasons as "medium" (legal by default; fails under --expect reasoning-effort).'), expect: ['reasoning-effort'] },
+  f('reasoning-empty-alias', ['CLIENT-027'], 'Thinking chunks carry delta.reasoning_content "" beside delta.reasoning (an empty alias): the AI SDK reads reasoning_content first and gives the application no reasoning.'),
   f('reasoning-effort-inverted', ['CHAT-039'], 'reasoning_effort "low" reasons more than "high" (the efforts are swapped).'),
 ];
 
@@ -97,7 +98,8 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
     const finishAt = events.findIndex((e) => { const c = chunkOf(e); return ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['finish_reason'] !== null && ch['finish_reason'] !== undefined); });
     const at = fs.has('reasoning-after-content') && finishAt >= 0 ? finishAt : answerAt >= 0 ? answerAt : 1;
     const atMs = events[at]?.atMs ?? 0;
-    const thinking = thought.map((t) => make({ [field]: t }, atMs, countTokens(t)));
+    const piece = (t: string): Json => (fs.has('reasoning-empty-alias') ? { reasoning_content: '', reasoning: t } : { [field]: t });
+    const thinking = thought.map((t) => make(piece(t), atMs, countTokens(t)));
     if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${thoughtText}</think>` }, atMs, 0));
     events.splice(at, 0, ...thinking);
     for (const [i, e] of events.entries()) {
@@ -121,7 +123,7 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
   for (const c of (Array.isArray(body['choices']) ? body['choices'] : []) as Json[]) {
     const msg = c['message'] as Json | undefined;
     if (msg === undefined) continue;
-    msg[field] = thoughtText;
+    Object.assign(msg, fs.has('reasoning-empty-alias') ? { reasoning_content: '', reasoning: thoughtText } : { [field]: thoughtText });
     if (fs.has('reasoning-leaked') && typeof msg['content'] === 'string') msg['content'] = `<think>${thoughtText}</think>${msg['content']}`;
   }
   if (typeof body['usage'] === 'object' && body['usage'] !== null) withReasoningUsage(body['usage'] as Json, reasoningTokens, fs);

@@ -15,6 +15,8 @@ export interface ClientExchange {
   /** The start of the body when the server answered an error status (what the client had to work with). */
   errorBody: string | undefined;
   curl: string;
+  /** The whole body as the client read it, where the operation asked for it (`keepBodies`): bounded like the client's own read. */
+  body?: Promise<string>;
 }
 
 /**
@@ -31,6 +33,8 @@ export class ClientTransport {
   readonly exchanges: ClientExchange[] = [];
   /** Origins a client tried to reach besides the server under test. */
   readonly refused: string[] = [];
+  /** Keep each answer's body beside the client's read, for an operation that compares what the client made of it. */
+  keepBodies = false;
   readonly #ctx: CheckContext;
   readonly #origin: string;
   readonly #timeoutMs: number;
@@ -86,6 +90,10 @@ export class ClientTransport {
     exchange.requestId = res.headers.get('x-request-id') ?? undefined;
     const limited = res.body === null ? null : res.body.pipeThrough(byteLimit(this.#bodyLimit));
     const out = new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
+    if (this.keepBodies) {
+      const copy = out.clone().text().catch(() => '');
+      exchange.body = copy;
+    }
     if (res.status >= 400) {
       const text = await out.clone().text().catch(() => '');
       exchange.errorBody = this.#ctx.http.redact(text.length > 500 ? `${text.slice(0, 500)}...` : text);
