@@ -106,6 +106,18 @@ describe('reasoning_effort ignored is not offered', () => {
   }, 60_000);
 });
 
+describe('no reasoning model', () => {
+  const ids = ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'];
+  it('CHAT-STREAM-048, CLIENT-026, CLIENT-027, CLIENT-028: a server without a reasoning model skips the reasoning requirements by default, and --expect reasoning fails each of them, the client operations included', async () => {
+    const plain = await run('reasoning-absent', [], ['chat-stream', 'clients']);
+    expect(plain.table.find((r) => r.name === 'reasoning')?.status).toBe('absent');
+    expect(plain.bad.map((o) => o.id)).toEqual([]);
+    for (const id of ids) expect(plain.outcomes.get(id)?.verdict, id).toBe('skipped');
+    const expected = await run('reasoning-absent', ['reasoning'], ['chat-stream', 'clients']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`).sort()).toEqual(ids.map((id) => `${id} fail`).sort());
+  }, 120_000);
+});
+
 describe('capability model on the faithful mock', () => {
   it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
     const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop', 'reasoning', 'reasoning-effort'];

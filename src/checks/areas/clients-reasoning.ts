@@ -10,10 +10,13 @@ import { at, isRecord } from '../evidence.ts';
 // the answer text, without the reasoning in it. Seed, What the service does: "existing clients for
 // that format work when only the base address is changed".
 
-/** The reasoning model the probe found, or why the operation is skipped. */
-async function reasoner(env: OpEnv): Promise<string | { skip: string }> {
+/** The reasoning model the probe found, or why the operation is skipped (or, under --expect reasoning, fails). */
+async function reasoner(env: OpEnv): Promise<string | { skip: string } | { problem: string }> {
   const p = await probeCapability(env.ctx, 'reasoning');
-  if (!offered(p.status) || p.model === undefined) return { skip: `capability reasoning not offered (${p.detail})` };
+  if (!offered(p.status) || p.model === undefined) {
+    if (env.ctx.capabilities.expected.has('reasoning')) return { problem: `--expect reasoning: the server offers no reasoning model (${p.detail})` };
+    return { skip: `capability reasoning not offered (${p.detail})` };
+  }
   return p.model;
 }
 
