@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpExchange } from './check-http.ts';
-import { toolChoiceEffect, toolChoiceStatus } from './capability-probes.ts';
+import { effortOrder, toolChoiceEffect, toolChoiceStatus } from './capability-probes.ts';
 
 function turn(names: string[], finish: string, status = 200): HttpExchange {
   const message = names.length === 0 ? { role: 'assistant', content: 'Hello!' } : { role: 'assistant', content: null, tool_calls: names.map((name, i) => ({ id: `call_${i}`, type: 'function', function: { name, arguments: '{}' } })) };
@@ -52,5 +52,23 @@ describe('tool-choice probe', () => {
     const empty = turn([], 'tool_calls');
     expect(toolChoiceEffect('none', empty, text, noCalls).effect).toBe('honoured');
     expect(toolChoiceEffect('required', empty, empty, some).effect).toBe('no effect');
+  });
+});
+
+function answer(message: Record<string, unknown>, usage?: Record<string, unknown>): HttpExchange {
+  const ex = turn([], 'stop');
+  return { ...ex, json: { choices: [{ index: 0, message: { role: 'assistant', content: 'Hello', ...message }, finish_reason: 'stop' }], ...(usage === undefined ? {} : { usage }) } };
+}
+
+describe('reasoning-effort probe', () => {
+  it('CHAT-039: compares reasoning_tokens where both answers report them', () => {
+    const low = answer({ reasoning_content: 'a much longer text than the other one' }, { completion_tokens: 9, completion_tokens_details: { reasoning_tokens: 4 } });
+    const high = answer({ reasoning_content: 'short' }, { completion_tokens: 20, completion_tokens_details: { reasoning_tokens: 15 } });
+    expect(effortOrder(low, high)).toEqual({ unit: 'reasoning_tokens', lowAmount: 4, highAmount: 15 });
+  });
+
+  it('CHAT-039: falls back to the reasoning text (reasoning_content or reasoning) where a count is missing, and says nothing without either', () => {
+    expect(effortOrder(answer({ reasoning: 'abc' }), answer({ reasoning_content: 'abcdef' }, { completion_tokens_details: { reasoning_tokens: 9 } }))).toEqual({ unit: 'reasoning characters', lowAmount: 3, highAmount: 6 });
+    expect(effortOrder(answer({}), answer({ reasoning: 'x' }))).toBeUndefined();
   });
 });

@@ -236,6 +236,9 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     }
     const order = effortOrder(low, high);
     if (order === undefined) return found(high, 'undecided', 'neither answer says how much it reasoned (no reasoning_tokens, no reasoning text)');
+    // Both cut at the bound reason alike whatever the effort: no evidence either way.
+    const cut = (ex: HttpExchange): boolean => at(ex.json, 'choices', 0, 'finish_reason') === 'length';
+    if (cut(low) && cut(high)) return found(high, 'undecided', `both efforts were cut at ${EFFORT_TOKEN_BOUND} completion tokens`);
     const { unit, lowAmount, highAmount } = order;
     const status = lowAmount < highAmount ? 'honoured' : lowAmount === highAmount ? 'ignored' : 'broken';
     return found(high, status, `model ${reasoning.model}: ${unit} ${lowAmount} with "low", ${highAmount} with "high"`, { model: reasoning.model });
@@ -254,10 +257,15 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
   },
 };
 
+/** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
+export const EFFORT_TOKEN_BOUND = 2048;
+
 /** The same plain question at reasoning_effort "low" and "high", sent once per run (the probe and CHAT-039 read them). */
 export function effortTurns(ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> {
   return ctx.shared.get(`reasoning-effort:${model}`, async () => {
-    const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort }));
+    // A real model at "high" may reason at length: bounded where the server offers a bound (a cut turn is told apart below).
+    const limit = await bound(ctx, EFFORT_TOKEN_BOUND);
+    const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort, ...limit }));
     const low = await ask('low');
     return { low, high: await ask('high') };
   });
