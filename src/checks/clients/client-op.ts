@@ -81,6 +81,9 @@ export function clientOp(def: ClientOpDef): CheckDef {
         }
       }
       const { outcome, logged } = await withConsoleCaptured(() => def.run({ ctx, t, model }));
+      // An answer that never came decides the operation as for the checks' own requests: blocked, its root cause named.
+      const stalled = t.stall();
+      if (stalled !== undefined && ('error' in outcome || outcome.value !== undefined)) throw stalled;
       // The run's rate-limit wait budget is spent: the runner skips the check and LIMIT-010 reports it.
       const giveUp = 'error' in outcome ? rateLimitGiveUp(outcome.error) : undefined;
       if (giveUp !== undefined) throw giveUp;
