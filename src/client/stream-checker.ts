@@ -177,7 +177,9 @@ export class StreamChecker {
     for (const c of choices) {
       const d = isObject(c) ? c['delta'] : undefined;
       if (!isObject(d)) continue;
-      const r = typeof d['reasoning_content'] === 'string' ? d['reasoning_content'] : typeof d['reasoning'] === 'string' ? d['reasoning'] : '';
+      // An empty alias beside the text (reasoning_content "" with reasoning "...") must not hide it.
+      const rc = d['reasoning_content'];
+      const r = typeof rc === 'string' && rc !== '' ? rc : typeof d['reasoning'] === 'string' ? d['reasoning'] : '';
       reasoning += r;
     }
     if (reasoning !== '') {
