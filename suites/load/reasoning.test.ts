@@ -35,6 +35,8 @@ describe('reasoning-aware metrics against the mock reasoner', () => {
       const ok = records.filter((r) => r.phase === 'measure' && r.error === null);
       expect(ok.length).toBeGreaterThan(4);
       const errs: number[] = [];
+      const phases: number[] = [];
+      const answerGaps: number[] = [];
       for (const r of ok) {
         const log = mock.sendLog.get(r.requestId ?? '')!;
         const bearing = log.events.filter((e) => e.tokens > 0);
@@ -43,6 +45,9 @@ describe('reasoning-aware metrics against the mock reasoner', () => {
         expect(bearing[REASONING_CHUNKS]!.intendedMs - bearing[0]!.intendedMs).toBe(REASONING_CHUNKS * ITL_MS);
         const phaseMs = Number(bearing[REASONING_CHUNKS]!.writtenNs - bearing[0]!.writtenNs) / 1e6;
         errs.push(((r.ttfoUs ?? NaN) - (r.ttftUs ?? NaN)) / 1000 - phaseMs);
+        phases.push(phaseMs);
+        const answer = bearing.slice(REASONING_CHUNKS);
+        for (let i = 1; i < answer.length; i++) answerGaps.push(Number(answer[i]!.writtenNs - answer[i - 1]!.writtenNs) / 1e6 / answer[i]!.tokens);
         // Reasoning tokens: the mock's own count of its thinking chunks (what it reports as reasoning_tokens).
         expect(r.reasoningTokens).toBe(bearing.slice(0, REASONING_CHUNKS).reduce((a, e) => a + e.tokens, 0));
       }
@@ -55,9 +60,12 @@ describe('reasoning-aware metrics against the mock reasoner', () => {
       expect(rep.requests).toBe(ok.length);
       expect(rep.fromUsage).toBe(ok.length);
       expect(rep.ttfo?.count).toBe(ok.length);
-      // The phase is three ITL gaps; answer-only ITL is one gap per token, all-token ITL includes the thinking's.
-      expect((rep.reasoningPhase?.percentiles.p50 ?? 0) / 1000).toBeGreaterThan(REASONING_CHUNKS * ITL_MS - 2);
-      expect(Math.abs((rep.itlAnswer?.percentiles.p50 ?? 0) / 1000 - ITL_MS)).toBeLessThan(3);
+      // The report's medians are the mock's written ones: the reasoning phase, and the answer-only ITL.
+      const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+      if (result.validity.valid) {
+        expect(Math.abs((rep.reasoningPhase?.percentiles.p50 ?? 0) / 1000 - median(phases))).toBeLessThan(2);
+        expect(Math.abs((rep.itlAnswer?.percentiles.p50 ?? 0) / 1000 - median(answerGaps))).toBeLessThan(2);
+      }
       expect(result.metrics.ttft?.percentiles.p50).toBeLessThan(rep.ttfo?.percentiles.p50 ?? 0);
     }, 60_000);
   }
