@@ -10,6 +10,7 @@ import { badge, factList, html, renderPage, section, simpleTable, statGrid, type
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/run-text.ts';
+import { workloadSections } from './workload-views.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
 export function formatUs(us: number | null | undefined): string {
@@ -376,7 +377,7 @@ export function renderLoadReport(r: LoadResult): string {
     'Distributions',
     html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`,
     'distributions',
-  )}${overTimeSection(r)}${sweepSection(r)}${errorsSection(r)}`;
+  )}${workloadSections(r)}${overTimeSection(r)}${sweepSection(r)}${errorsSection(r)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

@@ -1,0 +1,179 @@
+/**
+ * The workload sections of the load `report.html`, each shown only when load.json carries its data:
+ * conversations by turn (`turns`), prompt-cache hits (`cache`), reasoning vs answer timing
+ * (`reasoning`) and tool-call validity (`toolCalls`).
+ */
+import type { CacheReport, HistogramSummary, LoadResult, ReasoningReport, ToolCallReport, TurnReport } from '../load/load-result.ts';
+import { html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
+import { barChart } from './svg-bars.ts';
+import { lineChart } from './svg-charts.ts';
+
+function us(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  const ms = value / 1000;
+  if (Math.abs(ms) >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (Math.abs(ms) >= 100) return `${ms.toFixed(0)} ms`;
+  if (Math.abs(ms) >= 10) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+function msLabel(value: number): string {
+  return `${Number(value.toPrecision(3))} ms`;
+}
+
+function num(value: number | null | undefined, digits = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+function pct(value: number): string {
+  return `${(value * 100).toFixed(value < 0.01 && value > 0 ? 2 : 1)}%`;
+}
+
+const p50 = (h: HistogramSummary | null | undefined): number | null => (h === null || h === undefined ? null : h.percentiles.p50 / 1000);
+const p95 = (h: HistogramSummary | null | undefined): number | null => (h === null || h === undefined ? null : h.percentiles.p95 / 1000);
+
+function turnsSection(t: TurnReport): Html {
+  const label = (row: TurnReport['byTurn'][number]) => `${row.turn}${row.pooled ? '+' : ''}`;
+  const rows = t.byTurn.map((row) => [
+    label(row),
+    num(row.requests, 0),
+    us(row.ttft?.percentiles.p50),
+    us(row.ttft?.percentiles.p95),
+    // Prompt tokens are kept in the histogram's `us` slot: the values are token counts.
+    num(row.promptTokens?.mean, 1),
+    num(row.promptTokens?.percentiles.p95, 0),
+    num(row.cachedTokensMean, 1),
+  ]);
+  const point = (f: (row: TurnReport['byTurn'][number]) => number | null) =>
+    t.byTurn.flatMap((row) => {
+      const y = f(row);
+      return y === null ? [] : [{ x: row.turn, y }];
+    });
+  const charts = html`<div class="charts">${lineChart({
+    title: 'TTFT by turn',
+    series: [
+      { name: 'TTFT p50', points: point((row) => p50(row.ttft)) },
+      { name: 'TTFT p95', points: point((row) => p95(row.ttft)) },
+    ],
+    xLabel: 'turn',
+    yLabel: 'ms',
+    yFormat: msLabel,
+    zeroBased: true,
+  })}${lineChart({
+    title: 'Prompt tokens by turn',
+    series: [
+      { name: 'prompt tokens (mean)', points: point((row) => row.promptTokens?.mean ?? null) },
+      { name: 'cached tokens (mean)', points: point((row) => row.cachedTokensMean) },
+    ],
+    xLabel: 'turn',
+    yLabel: 'tokens',
+    zeroBased: true,
+  })}</div>`;
+  return section(
+    'Conversations by turn',
+    html`<p>${t.loop === 'closed' ? 'Closed loop: a conversation holds its slot until its last turn' : 'Open loop: arrivals are conversations'}; think time ${num(t.thinkTimeMs, 0)} ms; ${num(t.conversationsStarted, 0)} conversations started, ${num(t.conversationsCompleted, 0)} completed.</p>${simpleTable(
+      ['turn', 'requests', 'TTFT p50', 'TTFT p95', 'prompt tokens mean', 'prompt tokens p95', 'cached tokens mean'],
+      rows,
+      [1, 2, 3, 4, 5, 6],
+    )}${charts}`,
+    'turns',
+  );
+}
+
+function cacheSection(c: CacheReport): Html {
+  const group = (name: string, h: HistogramSummary | null, requests: number) => [name, num(requests, 0), us(h?.percentiles.p50), us(h?.percentiles.p95), us(h?.percentiles.p99), us(h?.mean)];
+  return section(
+    'Prompt cache',
+    html`${statGrid([
+      { label: 'token hit rate', value: pct(c.hitRate), tone: 'info', hint: `${num(c.cachedTokens, 0)} cached of ${num(c.promptTokens, 0)} prompt tokens` },
+      { label: 'request hit rate', value: pct(c.requestHitRate), hint: `${num(c.hitRequests, 0)} of ${num(c.requestsReporting, 0)} requests had cached_tokens > 0` },
+      { label: 'TTFT p50 hit / miss', value: `${us(c.ttftHit?.percentiles.p50)} / ${us(c.ttftMiss?.percentiles.p50)}` },
+    ])}<p class="muted">From usage.prompt_tokens_details.cached_tokens of ${num(c.requestsReporting, 0)} successful requests${c.requestsUnreported > 0 ? `; ${num(c.requestsUnreported, 0)} did not report it` : ''}.</p><div class="charts">${simpleTable(
+      ['requests', 'count', 'TTFT p50', 'TTFT p95', 'TTFT p99', 'TTFT mean'],
+      [group('cache hit', c.ttftHit, c.hitRequests), group('cache miss', c.ttftMiss, c.requestsReporting - c.hitRequests)],
+      [1, 2, 3, 4, 5],
+    )}${barChart({
+      title: 'TTFT, cache hit vs miss',
+      series: ['hit', 'miss'],
+      groups: [
+        { label: 'p50', values: [p50(c.ttftHit), p50(c.ttftMiss)] },
+        { label: 'p95', values: [p95(c.ttftHit), p95(c.ttftMiss)] },
+      ],
+      xLabel: 'TTFT (ms)',
+      format: msLabel,
+    })}</div>`,
+    'cache',
+  );
+}
+
+function reasoningSection(x: ReasoningReport, ttft: HistogramSummary | undefined): Html {
+  const row = (name: string, h: HistogramSummary | null | undefined, f: (v: number | null | undefined) => string = us) => [name, f(h?.percentiles.p50), f(h?.percentiles.p95), f(h?.percentiles.p99), f(h?.mean), num(h?.count ?? 0, 0)];
+  const tokens = (v: number | null | undefined) => num(v, 0);
+  return section(
+    'Reasoning vs answer',
+    html`${statGrid([
+      { label: 'requests with reasoning', value: num(x.requests, 0), hint: `${num(x.fromUsage, 0)} reported reasoning_tokens in usage; the others were counted` },
+      { label: 'reasoning tokens', value: num(x.reasoningTokens, 0) },
+      { label: 'TTFT / TTFO p50', value: `${us(ttft?.percentiles.p50)} / ${us(x.ttfo?.percentiles.p50)}`, tone: 'info', hint: 'time to the first token (reasoning included) and to the first answer token' },
+      { label: 'ITL p50 all / answer', value: `${us(x.itlAll?.percentiles.p50)} / ${us(x.itlAnswer?.percentiles.p50)}` },
+    ])}<div class="charts">${simpleTable(
+      ['metric', 'p50', 'p95', 'p99', 'mean', 'samples'],
+      [
+        row('TTFT (first token, reasoning included)', ttft),
+        row('TTFO (first answer token)', x.ttfo),
+        row('reasoning phase (TTFO − TTFT)', x.reasoningPhase),
+        row('reasoning tokens per request', x.reasoningTokensPerRequest, tokens),
+        row('ITL, every token', x.itlAll),
+        row('ITL, answer tokens only', x.itlAnswer),
+      ],
+      [1, 2, 3, 4, 5],
+    )}${barChart({
+      title: 'Reasoning vs answer timing (p50 and p95)',
+      series: ['p50', 'p95'],
+      groups: [
+        { label: 'TTFT', values: [p50(ttft), p95(ttft)] },
+        { label: 'TTFO', values: [p50(x.ttfo), p95(x.ttfo)] },
+        { label: 'ITL all', values: [p50(x.itlAll), p95(x.itlAll)] },
+        { label: 'ITL answer', values: [p50(x.itlAnswer), p95(x.itlAnswer)] },
+      ],
+      xLabel: 'ms',
+      format: msLabel,
+    })}</div>`,
+    'reasoning',
+  );
+}
+
+const invalidKinds = [
+  ['not_json', 'arguments not JSON'],
+  ['unknown_function', 'unknown function'],
+  ['schema_mismatch', 'arguments break the schema'],
+] as const;
+
+function toolCallsSection(t: ToolCallReport): Html {
+  return section(
+    'Tool calls',
+    html`${statGrid([
+      { label: 'call rate', value: pct(t.callRate), hint: `${num(t.requestsCalling, 0)} of ${num(t.requestsWithTools, 0)} requests that declared tools called one` },
+      { label: 'calls', value: num(t.calls, 0) },
+      { label: 'invalid rate', value: pct(t.invalidRate), tone: t.invalidCalls > 0 ? 'bad' : 'good', hint: `${num(t.invalidCalls, 0)} invalid calls; ${num(t.requestsInvalid, 0)} requests had at least one` },
+      { label: 'TTFT p50 calling', value: us(t.ttftCalling?.percentiles.p50) },
+    ])}<p class="muted">Tools: ${t.tools}; ${num(t.requestsWithTools, 0)} successful requests declared them.</p><div class="charts">${simpleTable(
+      ['invalid kind', 'calls', 'share of calls'],
+      [...invalidKinds.map(([k, name]) => [html`<code>${k}</code> <span class="muted">${name}</span>`, num(t.invalidByKind[k], 0), pct(t.invalidRateByKind[k])]), [html`<strong>any</strong>`, num(t.invalidCalls, 0), pct(t.invalidRate)]],
+      [1, 2],
+    )}${barChart({
+      title: 'Invalid tool calls by kind (share of calls)',
+      series: ['invalid rate'],
+      groups: invalidKinds.map(([k]) => ({ label: k, values: [t.invalidRateByKind[k] * 100] })),
+      xLabel: '% of calls',
+      format: (v) => `${Number(v.toPrecision(3))}%`,
+    })}</div>`,
+    'tool-calls',
+  );
+}
+
+/** The sections whose data the run has, in the order turns, cache, reasoning, tool calls; '' when none. */
+export function workloadSections(r: LoadResult): Html {
+  return html`${r.turns === undefined ? '' : turnsSection(r.turns)}${r.cache === undefined ? '' : cacheSection(r.cache)}${r.reasoning === undefined ? '' : reasoningSection(r.reasoning, r.metrics.ttft)}${r.toolCalls === undefined ? '' : toolCallsSection(r.toolCalls)}`;
+}
