@@ -33,6 +33,9 @@ function pct(value: number): string {
 const p50 = (h: HistogramSummary | null | undefined): number | null => (h === null || h === undefined ? null : h.percentiles.p50 / 1000);
 const p95 = (h: HistogramSummary | null | undefined): number | null => (h === null || h === undefined ? null : h.percentiles.p95 / 1000);
 
+/** Turns are whole numbers: the ticks between them stay unlabelled. */
+const turnTick = (v: number): string => (Number.isInteger(v) ? String(v) : '');
+
 function turnsSection(t: TurnReport): Html {
   const label = (row: TurnReport['byTurn'][number]) => `${row.turn}${row.pooled ? '+' : ''}`;
   const rows = t.byTurn.map((row) => [
@@ -50,13 +53,14 @@ function turnsSection(t: TurnReport): Html {
       const y = f(row);
       return y === null ? [] : [{ x: row.turn, y }];
     });
-  const charts = html`<div class="charts">${lineChart({
+  const charts = html`<div class="charts" style="margin-top:14px">${lineChart({
     title: 'TTFT by turn',
     series: [
       { name: 'TTFT p50', points: point((row) => p50(row.ttft)) },
       { name: 'TTFT p95', points: point((row) => p95(row.ttft)) },
     ],
     xLabel: 'turn',
+    xFormat: turnTick,
     yLabel: 'ms',
     yFormat: msLabel,
     zeroBased: true,
@@ -67,6 +71,7 @@ function turnsSection(t: TurnReport): Html {
       { name: 'cached tokens (mean)', points: point((row) => row.cachedTokensMean) },
     ],
     xLabel: 'turn',
+    xFormat: turnTick,
     yLabel: 'tokens',
     zeroBased: true,
   })}</div>`;
@@ -89,7 +94,7 @@ function cacheSection(c: CacheReport): Html {
       { label: 'token hit rate', value: pct(c.hitRate), tone: 'info', hint: `${num(c.cachedTokens, 0)} cached of ${num(c.promptTokens, 0)} prompt tokens` },
       { label: 'request hit rate', value: pct(c.requestHitRate), hint: `${num(c.hitRequests, 0)} of ${num(c.requestsReporting, 0)} requests had cached_tokens > 0` },
       { label: 'TTFT p50 hit / miss', value: `${us(c.ttftHit?.percentiles.p50)} / ${us(c.ttftMiss?.percentiles.p50)}` },
-    ])}<p class="muted">From usage.prompt_tokens_details.cached_tokens of ${num(c.requestsReporting, 0)} successful requests${c.requestsUnreported > 0 ? `; ${num(c.requestsUnreported, 0)} did not report it` : ''}.</p><div class="charts">${simpleTable(
+    ])}<p class="muted">From usage.prompt_tokens_details.cached_tokens of ${num(c.requestsReporting, 0)} successful requests${c.requestsUnreported > 0 ? `; ${num(c.requestsUnreported, 0)} did not report it` : ''}.</p><div class="charts" style="margin-top:14px">${simpleTable(
       ['requests', 'count', 'TTFT p50', 'TTFT p95', 'TTFT p99', 'TTFT mean'],
       [group('cache hit', c.ttftHit, c.hitRequests), group('cache miss', c.ttftMiss, c.requestsReporting - c.hitRequests)],
       [1, 2, 3, 4, 5],
@@ -117,7 +122,7 @@ function reasoningSection(x: ReasoningReport, ttft: HistogramSummary | undefined
       { label: 'reasoning tokens', value: num(x.reasoningTokens, 0) },
       { label: 'TTFT / TTFO p50', value: `${us(ttft?.percentiles.p50)} / ${us(x.ttfo?.percentiles.p50)}`, tone: 'info', hint: 'time to the first token (reasoning included) and to the first answer token' },
       { label: 'ITL p50 all / answer', value: `${us(x.itlAll?.percentiles.p50)} / ${us(x.itlAnswer?.percentiles.p50)}` },
-    ])}<div class="charts">${simpleTable(
+    ])}<div class="charts" style="margin-top:14px">${simpleTable(
       ['metric', 'p50', 'p95', 'p99', 'mean', 'samples'],
       [
         row('TTFT (first token, reasoning included)', ttft),
@@ -158,7 +163,7 @@ function toolCallsSection(t: ToolCallReport): Html {
       { label: 'calls', value: num(t.calls, 0) },
       { label: 'invalid rate', value: pct(t.invalidRate), tone: t.invalidCalls > 0 ? 'bad' : 'good', hint: `${num(t.invalidCalls, 0)} invalid calls; ${num(t.requestsInvalid, 0)} requests had at least one` },
       { label: 'TTFT p50 calling', value: us(t.ttftCalling?.percentiles.p50) },
-    ])}<p class="muted">Tools: ${t.tools}; ${num(t.requestsWithTools, 0)} successful requests declared them.</p><div class="charts">${simpleTable(
+    ])}<p class="muted">Tools: ${t.tools}; ${num(t.requestsWithTools, 0)} successful requests declared them.</p><div class="charts" style="margin-top:14px">${simpleTable(
       ['invalid kind', 'calls', 'share of calls'],
       [...invalidKinds.map(([k, name]) => [html`<code>${k}</code> <span class="muted">${name}</span>`, num(t.invalidByKind[k], 0), pct(t.invalidRateByKind[k])]), [html`<strong>any</strong>`, num(t.invalidCalls, 0), pct(t.invalidRate)]],
       [1, 2],
