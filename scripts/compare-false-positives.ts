@@ -7,9 +7,9 @@
 //
 //   npx tsx scripts/compare-false-positives.ts [--pairs 20] [--regressions 5]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readSide } from '../src/compare/compare-inputs.ts';
@@ -17,12 +17,19 @@ import { buildComparison } from '../src/compare/compare-report.ts';
 import { DEFAULT_MIN_EFFECT } from '../src/compare/load-compare.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const { values } = parseArgs({ options: { pairs: { type: 'string' }, regressions: { type: 'string' } } });
+const { values } = parseArgs({ options: { pairs: { type: 'string' }, regressions: { type: 'string' }, keep: { type: 'string' } } });
 const pairs = Math.min(50, Number(values.pairs ?? 20));
 const regressions = Math.min(20, Number(values.regressions ?? 5));
 const token = 'iari_sk_compare_fp_local_0001';
 const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-fp-'));
+if (values.keep !== undefined) mkdirSync(values.keep, { recursive: true });
 const cli = ['--import', 'tsx', join(root, 'src/cli/entry.ts')];
+
+// --keep DIR keeps every run's directory (load.json, requests.ndjson) for re-analysis offline.
+function done(dir: string): void {
+  if (values.keep === undefined) rmSync(dir, { recursive: true, force: true });
+  else renameSync(dir, join(values.keep, basename(dir)));
+}
 
 function startMock(port: number, ttft: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...cli, 'mock', '--host', '127.0.0.1', '--port', String(port), '--ttft', String(ttft), '--no-limits'], { cwd: root, env: { ...process.env, IARI_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -61,8 +68,8 @@ try {
     for (const r of rows) aa.push({ pair: i, key: r.key, relative: r.relative, stat: r.statisticallySignificant, tested: r.test !== null });
     const sig = rows.filter((r) => r.statisticallySignificant && (r.unit === 'ratio' || Math.abs(r.relative ?? 1) >= DEFAULT_MIN_EFFECT)).map((r) => `${r.key} ${((r.relative ?? 0) * 100).toFixed(1)}%`);
     process.stdout.write(`A/A pair ${i + 1}/${pairs}: ${sig.length === 0 ? 'nothing significant' : sig.join(', ')}\n`);
-    rmSync(x, { recursive: true, force: true });
-    rmSync(y, { recursive: true, force: true });
+    done(x);
+    done(y);
   }
   const floors = [0, 0.02, 0.05, 0.1];
   const isRatio = (key: string): boolean => /\.(rate|fraction)$/.test(key);
@@ -83,8 +90,8 @@ try {
     const p95 = rows.find((r) => r.key === 'ttft.p95');
     detections.push({ pair: i, ttftP50: p50?.significant ?? false, ttftP95: p95?.significant ?? false, relativeP50: p50?.relative ?? null, relativeP95: p95?.relative ?? null });
     process.stdout.write(`A/B pair ${i + 1}/${regressions}: ttft.p50 ${((p50?.relative ?? 0) * 100).toFixed(1)}% ${p50?.significant === true ? 'significant' : 'not significant'}, ttft.p95 ${((p95?.relative ?? 0) * 100).toFixed(1)}% ${p95?.significant === true ? 'significant' : 'not significant'}\n`);
-    rmSync(x, { recursive: true, force: true });
-    rmSync(y, { recursive: true, force: true });
+    done(x);
+    done(y);
   }
   const figures = {
     pairs,
