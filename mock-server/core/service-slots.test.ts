@@ -13,6 +13,7 @@ describe('mock service capacity', () => {
     expect(slots.admit(50)).toBe(300);
     now += 1000;
     expect(slots.admit(10)).toBe(0);
+    expect(slots.meanServiceMs()).toBe(192);
   });
 
   it('MOCK-CAPACITY: a capacity below 1 or not an integer is refused', () => {

@@ -7,6 +7,8 @@
  */
 export class ServiceSlots {
   private readonly freeAt: number[];
+  private servedMs = 0;
+  private served = 0;
 
   constructor(
     readonly slots: number,
@@ -23,7 +25,14 @@ export class ServiceSlots {
     const t = this.now();
     const start = Math.max(t, this.freeAt[best] ?? 0);
     this.freeAt[best] = start + Math.max(0, serviceMs);
+    this.servedMs += Math.max(0, serviceMs);
+    this.served++;
     return start - t;
+  }
+
+  /** Mean service time of the requests admitted so far, ms (null before any): the capacity is slots / this. */
+  meanServiceMs(): number | null {
+    return this.served === 0 ? null : this.servedMs / this.served;
   }
 
   /** Requests in service or waiting at this moment. */

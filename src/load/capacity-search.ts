@@ -2,7 +2,8 @@
 // SLO holds. Brackets it by doubling (or halving) from the configured level, then narrows the interval
 // between the last level that met every SLO and the first that broke one, by interpolation on the SLO
 // ratio kept inside the middle of the interval (bisection when there is nothing to interpolate), until
-// the interval is within the tolerance. A level whose SLO ratio is near 1 is run again (best of 3).
+// the interval is within the tolerance. A level whose SLO ratio is near 1, or a first run that broke
+// (it also warmed the server and the client), is run again (best of 3).
 // Every run goes through the sweep's level runner (sweep.ts runLevel) and is kept as evidence.
 import type { CapacityLevel, CapacitySearch, LoadResult, RequestRecord, Sweep, SweepStep } from './load-result.ts';
 import type { LoadConfig } from './run-load.ts';
@@ -83,7 +84,7 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
   const start = now();
   const steps: SweepStep[] = [];
   const levels: CapacityLevel[] = [];
-  let stop: Sweep['stopReason'] = 'converged';
+  const end: { stop: Sweep['stopReason'] } = { stop: 'converged' };
   let firstRun: { result: LoadResult; records: RequestRecord[] } | null = null;
   const fits = (): boolean => now() - start + o.levelBoundS <= budgetS || steps.length === 0;
 
@@ -95,11 +96,11 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
     let first: Judged['first'] | null = null;
     while (verdicts.length < MAX_RUNS_PER_LEVEL) {
       if (base.signal?.aborted === true) {
-        stop = 'interrupted';
+        end.stop = 'interrupted';
         return null;
       }
       if (!fits()) {
-        stop = 'budget';
+        end.stop = 'budget';
         return null;
       }
       const got = await run(base, level, `c${steps.length}`);
@@ -111,7 +112,7 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
       steps.push(step);
       o.onStep?.(step, steps.length - 1);
       if (r.interrupted === true) {
-        stop = 'interrupted';
+        end.stop = 'interrupted';
         return null;
       }
       // Open loop: a server completing less than 90% of the offered rate does not serve it, whatever the SLOs say.
@@ -121,7 +122,9 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
       if (met) passing = got;
       const yes = verdicts.filter(Boolean).length;
       const no = verdicts.length - yes;
-      const near = step.sloRatio !== null && step.sloRatio !== undefined && Math.abs(step.sloRatio - 1) <= NOISE_BAND;
+      // The search's first run also warms the server and the client: when it breaks, it is run again.
+      const cold = steps.length === 1 && !met;
+      const near = cold || (step.sloRatio !== null && step.sloRatio !== undefined && Math.abs(step.sloRatio - 1) <= NOISE_BAND);
       // One clear run decides; near the boundary, the majority of up to 3.
       if ((verdicts.length === 1 && !near) || Math.max(yes, no) * 2 > MAX_RUNS_PER_LEVEL) break;
     }
@@ -144,7 +147,7 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
     if (lo !== null) {
       const up = integer ? Math.max(lo.level + 1, lo.level * 2) : lo.level * 2;
       if (up > (integer ? MAX_CONCURRENCY : MAX_RATE)) {
-        stop = 'never_broke';
+        end.stop = 'never_broke';
         break;
       }
       const j = await judge(up, 'bracket');
@@ -154,7 +157,7 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
     } else if (hi !== null) {
       const down = integer ? Math.floor(hi.level / 2) : Number((hi.level / 2).toPrecision(4));
       if (down < (integer ? 1 : MIN_RATE)) {
-        stop = 'none_met';
+        end.stop = 'none_met';
         break;
       }
       const j = await judge(down, 'bracket');
@@ -170,7 +173,7 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
     if (j.met) lo = j;
     else hi = j;
   }
-  if (stop === 'converged' && (lo === null || hi === null)) stop = lo === null ? 'none_met' : 'never_broke';
+  if (end.stop === 'converged' && (lo === null || hi === null)) end.stop = lo === null ? 'none_met' : 'never_broke';
   const capacity: CapacitySearch = {
     tolerance,
     budgetS,
@@ -184,8 +187,8 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
   };
   const chosen = lo?.passing ?? firstRun;
   if (chosen === null) throw new Error('capacity search ran no level');
-  const sweep: Sweep = { kind: integer ? 'concurrency' : 'rate', steps, best: capacity.capacity, stopReason: stop, capacity };
-  const interrupted = stop === 'interrupted' ? { interrupted: true } : {};
+  const sweep: Sweep = { kind: integer ? 'concurrency' : 'rate', steps, best: capacity.capacity, stopReason: end.stop, capacity };
+  const interrupted = end.stop === 'interrupted' ? { interrupted: true } : {};
   const r = chosen.result;
   return { result: { ...r, meta: { ...r.meta, runId: base.runId }, sweep, slosPassed: lo !== null && r.slosPassed, ...interrupted }, records: chosen.records };
 }
