@@ -46,8 +46,9 @@ Load:
   --find-capacity        search for the highest rate (with --rate) or concurrency meeting every
                          --slo: doubles (or halves) from the given level until one breaks, then
                          interpolates between the last level that held and the first that broke
-                         until the interval is within --tolerance; a level within 10% of an SLO
-                         threshold is run again (best of 3); each level runs --duration
+                         until the interval is within --tolerance; a level that breaks an SLO or
+                         is within 10% of a threshold is run again (best of 3); each run lasts
+                         --duration; report.html plots the runs' Pareto view
   --tolerance P          relative width of the final interval (default 5%; 0.1%..50%)
   --budget D             total time of the search (default 10m): no level starts that could end
                          past it; the bound is printed before any traffic

@@ -35,6 +35,8 @@ describe('iari load --find-capacity', () => {
       expect(c?.breaking).toBeGreaterThan(truth);
       expect(c?.relativeWidth).toBeLessThanOrEqual(0.05);
       expect(s.calls.slice(0, 2)).toEqual([4, 8]);
+      // Every breaking level ran twice (the second run confirmed the break: a majority of 3).
+      for (const l of c?.levels ?? []) if (!l.met) expect(l.runs).toBe(2);
       expect(result.sweep?.best).toBe(c?.capacity);
       expect(result.slosPassed).toBe(true);
       expect(result.sweep?.steps.map((x) => x.phase)[0]).toBe('bracket');
@@ -52,7 +54,7 @@ describe('iari load --find-capacity', () => {
   it('LOAD-CAPACITY: halves when the first level breaks, and says none met when even the lowest breaks', async () => {
     const s = fakeServer(1.5);
     const { result } = await runCapacitySearch(open, { levelBoundS: 1, run: s.run });
-    // The first run broke: it is run again (it also warmed the server), then the level halves.
+    // A break is confirmed by a second run, then the level halves.
     expect(s.calls.slice(0, 3)).toEqual([4, 4, 2]);
     expect(result.sweep?.capacity?.capacity).toBeLessThanOrEqual(1.5);
     const none = fakeServer(0);
