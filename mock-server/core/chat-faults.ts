@@ -26,7 +26,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('tool-messages-rejected', ['CHAT-018', 'CHAT-026', 'TOOLS-011'], 'A conversation containing a role tool message answers 400.'),
   f('tool-choice-none-ignored', ['TOOLS-018'], 'tool_choice "none" is treated as "auto".'),
   f('tool-choice-named-swapped', ['TOOLS-019'], 'A named tool_choice calls another declared function instead.'),
-  { ...f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored (legal by default; fails under --expect parallel-tool-calls).'), expect: ['parallel-tool-calls'] },
+  { ...f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored (legal by default; fails under --expect parallel-tool-calls-false).'), expect: ['parallel-tool-calls-false'] },
   f('tool-name-unvalidated', ['TOOLS-021'], 'Function names with spaces or over 64 characters are accepted.'),
   // Completion body
   f('completion-not-object', ['CHAT-001', 'CHAT-029', 'CHAT-030', 'CHAT-031'], 'A completion is sent wrapped in a JSON array.'),
@@ -67,7 +67,7 @@ const names = new Set([...chatFaults, ...extensionModes, ...toolBreadthFaults].m
 const active = (fs: ReadonlySet<string>): boolean => fs.size > 0 && [...fs].some((n) => names.has(n));
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const KNOWN = new Set(['model', 'messages', 'stream', 'stream_options', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'metadata', 'store']);
+const KNOWN = new Set(['model', 'messages', 'stream', 'stream_options', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'seed', 'user', 'presence_penalty', 'frequency_penalty', 'response_format', 'tools', 'tool_choice', 'parallel_tool_calls', 'logprobs', 'top_logprobs', 'logit_bias', 'metadata', 'store', 'reasoning_effort']);
 
 /** Before the chat route: the request as a server with the fault would understand it, or a refusal. */
 export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): MockRequest | { status: 400 | 500; param: string | null; message: string } {

@@ -258,7 +258,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
       body: renderCompletion(plan, renderCtx),
       requestId: ctx.requestId,
       delayMs: lastStep,
-      done: (sent) => (sent ? settle('ok', plan.completionTokens, null) : settle('interrupted', 0, new Map())),
+      done: (sent, extra = 0) => (sent ? settle('ok', plan.completionTokens + extra, null) : settle('interrupted', 0, new Map())),
     };
   }
   let events = renderStream(plan, request.includeUsage, renderCtx, times);
@@ -285,14 +285,14 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     framing: legalModesOf(f),
     framingSeed: requestNo,
     ...(f.size === 0 && !failsMidStream ? { wire: streamWire(plan, request.includeUsage, renderCtx, events) } : {}),
-    finish: ({ sent, interrupted }) => {
+    finish: ({ sent, interrupted, events: written = events }) => {
       let tokens = 0;
       let failed = false;
       // A faultless stream sent to the end carried every piece: its output is the whole plan (null), as the pieces join to it.
-      const whole = f.size === 0 && !failsMidStream && sent >= events.length;
+      const whole = f.size === 0 && !failsMidStream && sent >= written.length;
       const sentText = new Map<string, string[]>();
-      for (let k = 0; k < sent && k < events.length; k++) {
-        const e = events[k] as StreamEvent;
+      for (let k = 0; k < sent && k < written.length; k++) {
+        const e = written[k] as StreamEvent;
         tokens += e.tokens;
         if (e.action === 'destroy') failed = true;
         if (!whole && e.text !== undefined && e.choice !== undefined) {
@@ -302,7 +302,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
           else list.push(e.text);
         }
       }
-      if (sent < events.length && events[sent]?.action === 'destroy') failed = true;
+      if (sent < written.length && written[sent]?.action === 'destroy') failed = true;
       settle(failed || (failsMidStream && !interrupted) ? 'failed' : interrupted ? 'interrupted' : 'ok', tokens, whole ? null : sentText);
     },
   };

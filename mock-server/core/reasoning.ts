@@ -6,7 +6,9 @@ import { countTokens } from './generator.ts';
 // reasoning comes first as delta.reasoning_content (DeepSeek, vLLM before PR 27752), or as
 // delta.reasoning under legal-reasoning-field (vLLM after it, Ollama); not streamed, it is
 // message.reasoning_content. usage.completion_tokens counts it, and
-// usage.completion_tokens_details.reasoning_tokens says how much of it was reasoning.
+// usage.completion_tokens_details.reasoning_tokens says how much of it was reasoning; the account's
+// ledger counts it too, streamed or not. reasoning_effort sets how much it thinks (OpenAI: "Reducing
+// reasoning effort can result in ... fewer tokens used on reasoning"; Ollama: "none" turns thinking off).
 
 type Json = Record<string, unknown>;
 
@@ -21,10 +23,25 @@ export const reasoningFaults: readonly FaultDefinition[] = [
   f('reasoning-after-content', ['CHAT-STREAM-049'], 'The reasoning model streams its thinking after the answer.'),
   f('reasoning-tokens-exceed', ['CHAT-STREAM-050'], 'usage.completion_tokens_details.reasoning_tokens is larger than completion_tokens.'),
   f('reasoning-echo-rejected', ['CHAT-038'], 'A request whose assistant message carries the reasoning it was given back (reasoning_content or reasoning) answers 400.'),
+  { ...f('reasoning-effort-ignored', ['CHAT-039'], 'reasoning_effort is accepted and ignored: every effort reasons as "medium" (legal by default; fails under --expect reasoning-effort).'), expect: ['reasoning-effort'] },
+  { ...f('reasoning-absent', ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'], 'iari-reasoner answers without reasoning, as a server with no reasoning model does (legal by default; fails under --expect reasoning).'), expect: ['reasoning'] },
+  f('reasoning-empty-alias', ['CLIENT-027'], 'Thinking chunks carry delta.reasoning_content "" beside delta.reasoning (an empty alias): the AI SDK reads reasoning_content first and gives the application no reasoning.'),
+  f('reasoning-effort-inverted', ['CHAT-039'], 'reasoning_effort "low" reasons more than "high" (the efforts are swapped).'),
 ];
 
-const THOUGHT = ['The user asks for a short reply.', ' A greeting fits;', ' keep it to one sentence.'];
-const THOUGHT_TEXT = THOUGHT.join('');
+const THOUGHT_LOW = ['The user asks for a short reply.'];
+const THOUGHT_MEDIUM = [...THOUGHT_LOW, ' A greeting fits;', ' keep it to one sentence.'];
+const THOUGHT_HIGH = [...THOUGHT_MEDIUM, ' Check the tone once more:', ' friendly, plain,', ' and without a question back.'];
+
+/** The reasoning pieces for a request's reasoning_effort (none: no reasoning at all, as Ollama does). */
+export function thoughtFor(effort: unknown, fs: ReadonlySet<string>): readonly string[] {
+  if (fs.has('reasoning-effort-ignored') || typeof effort !== 'string') return THOUGHT_MEDIUM;
+  const level = fs.has('reasoning-effort-inverted') ? ({ low: 'high', minimal: 'high', high: 'low', xhigh: 'low' } as Record<string, string>)[effort] ?? effort : effort;
+  if (level === 'none') return [];
+  if (level === 'minimal' || level === 'low') return THOUGHT_LOW;
+  if (level === 'high' || level === 'xhigh') return THOUGHT_HIGH;
+  return THOUGHT_MEDIUM;
+}
 
 function bodyOf(req: MockRequest): Json | undefined {
   try {
@@ -65,9 +82,13 @@ function withReasoningUsage(usage: Json, reasoning: number, fs: ReadonlySet<stri
 /** The reasoning model's answer: thinking added before (or, faulted, after) the answer, and counted. */
 export function applyReasoning(req: MockRequest, res: MockResponse, fs: ReadonlySet<string>): MockResponse {
   if (res.status !== 200 || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return res;
-  if (bodyOf(req)?.['model'] !== REASONING_MODEL) return res;
+  const request = bodyOf(req);
+  if (request?.['model'] !== REASONING_MODEL) return res;
   const field = fs.has('legal-reasoning-field') ? 'reasoning' : 'reasoning_content';
-  const reasoningTokens = countTokens(THOUGHT_TEXT);
+  const thought = fs.has('reasoning-absent') ? [] : thoughtFor(request['reasoning_effort'], fs);
+  if (thought.length === 0) return res;
+  const thoughtText = thought.join('');
+  const reasoningTokens = countTokens(thoughtText);
   if (res.kind === 'stream') {
     const events = [...res.events];
     const first = events.map(chunkOf).find((c) => c !== undefined && Array.isArray(c['choices']) && (c['choices'] as unknown[]).length > 0);
@@ -78,8 +99,9 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
     const finishAt = events.findIndex((e) => { const c = chunkOf(e); return ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['finish_reason'] !== null && ch['finish_reason'] !== undefined); });
     const at = fs.has('reasoning-after-content') && finishAt >= 0 ? finishAt : answerAt >= 0 ? answerAt : 1;
     const atMs = events[at]?.atMs ?? 0;
-    const thinking = THOUGHT.map((t) => make({ [field]: t }, atMs, countTokens(t)));
-    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${THOUGHT_TEXT}</think>` }, atMs, 0));
+    const piece = (t: string): Json => (fs.has('reasoning-empty-alias') ? { reasoning_content: '', reasoning: t } : { [field]: t });
+    const thinking = thought.map((t) => make(piece(t), atMs, countTokens(t)));
+    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${thoughtText}</think>` }, atMs, 0));
     events.splice(at, 0, ...thinking);
     for (const [i, e] of events.entries()) {
       const c = chunkOf(e);
@@ -89,7 +111,8 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
       events[i] = { ...e, data: `data: ${JSON.stringify(c)}\n\n` };
     }
     const { wire: _fastPath, ...rest } = res;
-    return { ...rest, events };
+    // The ledger counts the events really written, the thinking among them (as usage.completion_tokens does).
+    return { ...rest, events, finish: (result) => res.finish({ ...result, events }) };
   }
   if (typeof res.body !== 'string') return res;
   let body: Json;
@@ -101,9 +124,11 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
   for (const c of (Array.isArray(body['choices']) ? body['choices'] : []) as Json[]) {
     const msg = c['message'] as Json | undefined;
     if (msg === undefined) continue;
-    msg[field] = THOUGHT_TEXT;
-    if (fs.has('reasoning-leaked') && typeof msg['content'] === 'string') msg['content'] = `<think>${THOUGHT_TEXT}</think>${msg['content']}`;
+    Object.assign(msg, fs.has('reasoning-empty-alias') ? { reasoning_content: '', reasoning: thoughtText } : { [field]: thoughtText });
+    if (fs.has('reasoning-leaked') && typeof msg['content'] === 'string') msg['content'] = `<think>${thoughtText}</think>${msg['content']}`;
   }
   if (typeof body['usage'] === 'object' && body['usage'] !== null) withReasoningUsage(body['usage'] as Json, reasoningTokens, fs);
-  return { ...res, body: JSON.stringify(body) };
+  // The ledger counts the reasoning of a plain answer as it does a streamed one's.
+  const done = res.done;
+  return { ...res, body: JSON.stringify(body), ...(done === undefined ? {} : { done: (sent: boolean) => done(sent, reasoningTokens) }) };
 }

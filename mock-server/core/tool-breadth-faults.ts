@@ -12,6 +12,8 @@ const legal = (name: string, exercises: string[], description: string): FaultDef
 
 export const toolBreadthFaults: readonly FaultDefinition[] = [
   f('tool-choice-required-ignored', ['TOOLS-023'], 'tool_choice "required" is treated as "none": the answer is text.'),
+  // A server that drops tool_choice (as @dwmkerr/mock-llm's default rule, which never reads the body) has not claimed it: skipped by default.
+  { ...f('tool-choice-ignored', ['TOOLS-018', 'TOOLS-019', 'TOOLS-023'], 'tool_choice is silently ignored: every request is answered as with "auto" (legal by default; fails under --expect tool-choice).'), expect: ['tool-choice'] },
   f('parallel-calls-one-index', ['TOOLS-024'], 'Streamed parallel tool calls are all sent at index 0, as Ollama does (each with its own id and name).'),
   f('parallel-calls-same-id', ['TOOLS-003', 'TOOLS-025'], 'Every tool call of a turn carries the id of the first one (streamed and not).'),
   f('tool-args-nested-stringified', ['TOOLS-026'], 'Non-streamed tool arguments carry each nested object or array as a JSON string.'),
@@ -23,6 +25,7 @@ export const toolBreadthNames: ReadonlySet<string> = new Set(toolBreadthFaults.m
 /** tool_choice as a server with tool-choice-required-ignored understands it. */
 export function rewriteToolChoice(body: Json, fs: ReadonlySet<string>): void {
   if (fs.has('tool-choice-required-ignored') && body['tool_choice'] === 'required') body['tool_choice'] = 'none';
+  if (fs.has('tool-choice-ignored')) delete body['tool_choice'];
 }
 
 /** Non-streamed completion: ids made equal, nested arguments stringified. */

@@ -20,8 +20,11 @@ export interface FullResponse {
   body: string | Uint8Array;
   requestId: string;
   delayMs?: number;
-  /** Called by the adapter once the body was written (`sent`) or the client went away first. */
-  done?: (sent: boolean) => void;
+  /**
+   * Called by the adapter once the body was written (`sent`) or the client went away first;
+   * `extraCompletionTokens` are tokens a rewrite after the route added (a reasoning model's thinking).
+   */
+  done?: (sent: boolean, extraCompletionTokens?: number) => void;
   /** A fault: the Content-Length declared (longer than the body); the adapter closes the connection after the body. */
   declaredLength?: number;
 }
@@ -52,6 +55,8 @@ export interface StreamEndResult {
   /** Number of events fully written. */
   sent: number;
   interrupted: boolean;
+  /** The events really written, where a rewrite after the route replaced the route's own (a reasoning model's thinking). */
+  events?: readonly StreamEvent[];
 }
 
 export interface StreamResponse {

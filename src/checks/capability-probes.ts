@@ -5,6 +5,7 @@ import { at, isRecord } from './evidence.ts';
 import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../client/stream-checker.ts';
 import { streamChunks } from './stream-chunks.ts';
+import { BOTH_TOOLS_PROMPT, callsByIndex, parallelToolStream, streamedCallCount, toolDeltas } from './streamed-tool-calls.ts';
 import { rateLimitGiveUp } from './rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from './capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from './structured-output.ts';
@@ -49,7 +50,42 @@ function callsOf(ex: HttpExchange): { name: unknown }[] {
   return Array.isArray(calls) ? calls.map((c) => ({ name: at(c, 'function', 'name') })) : [];
 }
 
-const weatherAndTime = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+const weatherAndTime = BOTH_TOOLS_PROMPT;
+
+const HELLO = 'Say hello.';
+
+/** The calls and finish of a turn: what tool_choice may change. */
+function turnSignature(ex: HttpExchange): string {
+  return `${callsOf(ex).map((c) => String(c.name)).sort().join(',')}|${String(at(ex.json, 'choices', 0, 'finish_reason'))}`;
+}
+
+export interface ToolChoiceEffect {
+  what: string;
+  /** `honoured`: right and unlike the baseline; `no effect`: wrong and like it; `moot`: the baseline was already right; `wrong`: unlike it and still wrong. */
+  effect: 'honoured' | 'no effect' | 'moot' | 'wrong';
+  ex: HttpExchange;
+}
+
+/** What one tool_choice variant did, judged against the same request without tool_choice. */
+export function toolChoiceEffect(what: string, baseline: HttpExchange, ex: HttpExchange, right: (calls: { name: unknown }[]) => boolean): ToolChoiceEffect {
+  if (ex.status !== 200) return { what: `${what} answered ${ex.status}`, effect: 'wrong', ex };
+  const ok = right(callsOf(ex));
+  const same = turnSignature(ex) === turnSignature(baseline);
+  return { what, effect: ok ? (same ? 'moot' : 'honoured') : same ? 'no effect' : 'wrong', ex };
+}
+
+/**
+ * Honoured when every variant that could show an effect showed the right one; ignored when none
+ * showed any; broken when one went wrong or the server honours some variants and ignores others
+ * (half an implementation is judged).
+ */
+export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): CapabilityProbe['status'] {
+  const has = (e: ToolChoiceEffect['effect']): boolean => effects.some((x) => x.effect === e);
+  if (has('wrong') || (has('honoured') && has('no effect'))) return 'broken';
+  if (has('honoured')) return 'honoured';
+  return has('no effect') ? 'ignored' : 'undecided';
+}
+
 
 const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>> = {
   async 'json-object'(ctx) {
@@ -89,29 +125,47 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, acknowledged ? 'broken' : 'ignored', `${what}: no chunk carried usage${acknowledged ? ', though chunks carry "usage": null' : ''}`);
   },
   async 'tool-choice'(ctx) {
+    // A server that ignores tool_choice answers each variant as it answers the same request without
+    // it (CHAT-020): it has not claimed the capability. Each variant is compared with that baseline.
     const model = await firstModel(ctx);
-    const body = (choice: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], tool_choice: choice });
-    const none = await ctx.http.post(CHAT, body('none'));
+    const body = (content: string, choice?: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content }], tools: [weatherTool, timeTool], ...(choice === undefined ? {} : { tool_choice: choice }) });
+    const both = await ctx.http.post(CHAT, body(weatherAndTime));
+    const failed = notServed(both, 'two tools without tool_choice');
+    if (failed !== undefined) return { ...failed, status: 'undecided' };
+    const none = await ctx.http.post(CHAT, body(weatherAndTime, 'none'));
     const refused = notServed(none, 'tool_choice "none"');
     if (refused !== undefined) return refused;
-    const named = await ctx.http.post(CHAT, body({ type: 'function', function: { name: timeTool.function.name } }));
-    const noneOk = callsOf(none).length === 0;
-    const namedCalls = named.status === 200 ? callsOf(named) : [];
-    const namedOk = namedCalls.length > 0 && namedCalls.every((c) => c.name === timeTool.function.name);
-    if (noneOk && namedOk) return found(named, 'honoured', 'tool_choice "none" gave no call and a named function was the only one called');
-    if (!noneOk && !namedOk && named.status === 200) return found(named, 'ignored', 'tool_choice "none" still gave calls and a named function did not decide which was called');
-    return found(noneOk ? named : none, 'broken', noneOk ? `a named tool_choice ${named.status === 200 ? 'called another function' : `answered ${named.status}`}` : 'tool_choice "none" still gave calls');
+    const named = await ctx.http.post(CHAT, body(weatherAndTime, { type: 'function', function: { name: timeTool.function.name } }));
+    const hello = await ctx.http.post(CHAT, body(HELLO));
+    const required = await ctx.http.post(CHAT, body(HELLO, 'required'));
+    const effects: ToolChoiceEffect[] = [
+      toolChoiceEffect('"none"', both, none, (calls) => calls.length === 0),
+      toolChoiceEffect('a named function', both, named, (calls) => calls.length > 0 && calls.every((c) => c.name === timeTool.function.name)),
+      toolChoiceEffect('"required"', hello, required, (calls) => calls.length > 0),
+    ];
+    const status = toolChoiceStatus(effects);
+    const last = effects.find((e) => e.effect === (status === 'honoured' ? 'honoured' : status === 'ignored' ? 'no effect' : 'wrong')) ?? effects[0];
+    return found(last?.ex ?? named, status, effects.map((e) => `${e.what}: ${e.effect}`).join('; '));
   },
   async 'parallel-tool-calls'(ctx) {
+    // The same streamed turn TOOLS-024/025 judge: a server that never puts two calls in one turn does not offer them.
+    const ex = await parallelToolStream(ctx);
+    const failed = notServed(ex, 'two tools, streamed');
+    if (failed !== undefined) return { ...failed, status: 'undecided' };
+    const count = streamedCallCount(callsByIndex(toolDeltas(ex)));
+    return found(ex, count >= 2 ? 'honoured' : 'absent', `asked for both tools, the streamed turn carried ${count} call(s)`);
+  },
+  async 'parallel-tool-calls-false'(ctx) {
     const model = await firstModel(ctx);
     const body = (extra: Record<string, unknown>): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], ...extra });
     const both = await ctx.http.post(CHAT, body({}));
     const failed = notServed(both, 'two tools');
     if (failed !== undefined) return { ...failed, status: 'undecided' };
-    if (callsOf(both).length < 2) return found(both, 'ignored', `asked for both tools, the turn carried ${callsOf(both).length} call(s)`);
     const one = await ctx.http.post(CHAT, body({ parallel_tool_calls: false }));
     const refused = notServed(one, 'parallel_tool_calls false');
     if (refused !== undefined) return refused;
+    // A server that makes one call per turn anyway shows no effect to tell: TOOLS-020 is judged (and holds).
+    if (callsOf(both).length < 2) return found(one, 'undecided', `without the member the turn carried ${callsOf(both).length} call(s): nothing to switch off`);
     return found(one, callsOf(one).length <= 1 ? 'honoured' : 'ignored', callsOf(one).length <= 1 ? 'two calls in one turn, one with parallel_tool_calls false' : 'two calls in one turn, and still two with parallel_tool_calls false');
   },
   async stop(ctx) {
@@ -168,6 +222,27 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     }
     return { status: 'absent', detail: `none of the listed models (${ids.join(', ')}) streams delta.reasoning_content or delta.reasoning`, ...(last?.requestId === undefined ? {} : { requestId: last.requestId }) };
   },
+  async 'reasoning-effort'(ctx) {
+    const reasoning = await probeCapability(ctx, 'reasoning');
+    if (!offered(reasoning.status) || reasoning.model === undefined) return { status: 'absent', detail: `no reasoning model to ask (reasoning ${reasoning.status})` };
+    const { low, high } = await effortTurns(ctx, reasoning.model);
+    const lowRefused = notServed(low, 'reasoning_effort "low"');
+    const highRefused = notServed(high, 'reasoning_effort "high"');
+    if (lowRefused?.status === 'refused' && highRefused?.status === 'refused') return lowRefused;
+    if (lowRefused !== undefined || highRefused !== undefined) {
+      const first = (lowRefused ?? highRefused) as CapabilityProbe;
+      // One effort served and the other refused is half an implementation: judged.
+      return { ...first, status: first.status === 'refused' ? 'broken' : first.status };
+    }
+    const order = effortOrder(low, high);
+    if (order === undefined) return found(high, 'undecided', 'neither answer says how much it reasoned (no reasoning_tokens, no reasoning text)');
+    // Both cut at the bound reason alike whatever the effort: no evidence either way.
+    const cut = (ex: HttpExchange): boolean => at(ex.json, 'choices', 0, 'finish_reason') === 'length';
+    if (cut(low) && cut(high)) return found(high, 'undecided', `both efforts were cut at ${EFFORT_TOKEN_BOUND} completion tokens`);
+    const { unit, lowAmount, highAmount } = order;
+    const status = lowAmount < highAmount ? 'honoured' : lowAmount === highAmount ? 'ignored' : 'broken';
+    return found(high, status, `model ${reasoning.model}: ${unit} ${lowAmount} with "low", ${highAmount} with "high"`, { model: reasoning.model });
+  },
   async 'model-retrieve'(ctx) {
     const model = await firstModel(ctx);
     const ex = await ctx.http.get(`/v1/models/${encodeURIComponent(model)}`);
@@ -181,6 +256,38 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, ex.status === 200 ? 'honoured' : 'undecided', `GET /v1/receipts/keys answered ${ex.status}`);
   },
 };
+
+/** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
+export const EFFORT_TOKEN_BOUND = 2048;
+
+/** The same plain question at reasoning_effort "low" and "high", sent once per run (the probe and CHAT-039 read them). */
+export function effortTurns(ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> {
+  return ctx.shared.get(`reasoning-effort:${model}`, async () => {
+    // A real model at "high" may reason at length: bounded where the server offers a bound (a cut turn is told apart below).
+    const limit = await bound(ctx, EFFORT_TOKEN_BOUND);
+    const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort, ...limit }));
+    const low = await ask('low');
+    return { low, high: await ask('high') };
+  });
+}
+
+/** How much a plain answer reasoned: usage reasoning_tokens where it reports them, else the reasoning text's length. */
+function reasoningAmount(ex: HttpExchange): { tokens?: number; chars: number } | undefined {
+  const tokens = at(ex.json, 'usage', 'completion_tokens_details', 'reasoning_tokens');
+  const msg = at(ex.json, 'choices', 0, 'message');
+  const text = isRecord(msg) ? (typeof msg['reasoning_content'] === 'string' ? msg['reasoning_content'] : typeof msg['reasoning'] === 'string' ? msg['reasoning'] : undefined) : undefined;
+  if (typeof tokens !== 'number' && text === undefined) return undefined;
+  return { ...(typeof tokens === 'number' ? { tokens } : {}), chars: text?.length ?? 0 };
+}
+
+/** The reasoning of the "low" and "high" answers in one unit (tokens where both report them), if both say. */
+export function effortOrder(low: HttpExchange, high: HttpExchange): { unit: 'reasoning_tokens' | 'reasoning characters'; lowAmount: number; highAmount: number } | undefined {
+  const l = reasoningAmount(low);
+  const h = reasoningAmount(high);
+  if (l === undefined || h === undefined) return undefined;
+  if (l.tokens !== undefined && h.tokens !== undefined) return { unit: 'reasoning_tokens', lowAmount: l.tokens, highAmount: h.tokens };
+  return { unit: 'reasoning characters', lowAmount: l.chars, highAmount: h.chars };
+}
 
 /** The delta member a stream carries reasoning under, if any. */
 export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reasoning' | undefined {

@@ -44,7 +44,11 @@ export interface RunSettings {
   maxRateLimitWaitMs?: number;
   /** Capabilities declared with --expect: where the server does not offer one, its requirements fail. */
   expect?: Capability[];
+  /** What is known of the answers that never completed (stalls.ts): one record shared by the preflight and the checks. */
+  stalls?: Stalls;
 }
+
+import type { Stalls } from './stalls.ts';
 
 export type { LimitTokens } from './check-types.ts';
 
@@ -75,6 +79,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     gate,
     ...(s.fault === undefined ? {} : { fault: s.fault }),
     ...(s.requestTimeoutMs === undefined ? {} : { timeoutMs: s.requestTimeoutMs }),
+    ...(s.stalls === undefined ? {} : { stalls: s.stalls }),
   });
   for (const [name, value] of Object.entries(s.limitTokens ?? {})) {
     if (value !== undefined) http.registerSecret(value, `$IARI_TOKEN_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`);

@@ -35,11 +35,13 @@ export function formatDuration(ms: number): string {
 export interface RunDeadline {
   at: number;
   ms: number;
+  /** Time spent waiting out 429s moves the deadline back by as much, up to this (the default deadline against a real server). */
+  waitCreditMs?: number;
 }
 
-/** Milliseconds left before the run's deadline (Infinity without one). */
-export function runTimeLeft(deadline: RunDeadline | undefined, now = Date.now()): number {
-  return deadline === undefined ? Infinity : deadline.at - now;
+/** Milliseconds left before the run's deadline (Infinity without one), `waitedMs` of 429 waits credited. */
+export function runTimeLeft(deadline: RunDeadline | undefined, now = Date.now(), waitedMs = 0): number {
+  return deadline === undefined ? Infinity : deadline.at + Math.min(waitedMs, deadline.waitCreditMs ?? 0) - now;
 }
 
 /** The verdict message of a requirement whose check did not start because the run's deadline had passed. */

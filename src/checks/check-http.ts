@@ -1,3 +1,4 @@
+import { Stalls } from './stalls.ts';
 import { collectGarbage } from '../collect-garbage.ts';
 import { request, type Dispatcher } from 'undici';
 import { fetchVia } from '../client/dispatcher.ts';
@@ -93,7 +94,8 @@ export class CheckHttp {
   /** A fetch through the run's dispatcher, for the client libraries run as checks. */
   readonly fetch: typeof fetch;
 
-  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher }) {
+  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher; stalls?: Stalls }) {
+    this.stalled = options.stalls ?? new Stalls();
     this.#dispatcher = options.dispatcher;
     this.fetch = fetchVia(options.dispatcher);
     this.root = options.root.replace(/\/+$/, '');
@@ -178,20 +180,21 @@ export class CheckHttp {
    * Requests whose answer never completed within the request deadline, by kind (method, path,
    * streamed or not): the root cause every later request of that kind shares (issue 22). Such a
    * request is not sent again to wait out another deadline; it fails at once, naming the first.
+   * After one stall, a request of a new kind gets a shorter deadline (stalls.ts).
    */
-  readonly #stalled = new Map<string, string>();
+  readonly stalled: Stalls;
 
   /** The root causes found so far: one message per kind of request that never completed. */
   get stalls(): readonly string[] {
-    return [...this.#stalled.values()];
+    return this.stalled.all;
   }
 
   async #sendOnce(method: string, path: string, options: RequestOptions): Promise<HttpExchange> {
     const streamed = (options.json as { stream?: unknown } | undefined)?.stream === true;
     // A bounds probe the bundled mock answers with a fault (x-iari-probe, areas/bounds.ts) is a kind of its own.
     const probe = options.headers?.['x-iari-probe'];
-    const kind = `${method} ${path.split('?')[0] ?? path}${streamed ? ' stream' : ''}${probe === undefined ? '' : ` probe ${probe}`}`;
-    const blocked = this.#stalled.get(kind);
+    const kind = Stalls.kind(method, path, streamed, probe);
+    const blocked = this.stalled.blocked(kind);
     // Spec, Streaming: a stream ends with `data: [DONE]`; one that did not within the deadline (HDR-012) decides every later one of its kind.
     if (blocked !== undefined) throw new CheckHttpError(`${method} ${path}: ${blocked}`, '', undefined, true);
     const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
@@ -210,7 +213,8 @@ export class CheckHttp {
     const curl = this.#curl(method, url, headers, body);
     await this.#gate.acquire();
     const windowEntry = this.rateLimits?.noteSent(authorization);
-    const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
+    const asked = this.stalled.deadline(options.timeoutMs ?? this.#timeoutMs);
+    const timeoutMs = asked.ms;
     const started = performance.now();
     // A total deadline (not an idle timeout: a server that keeps sending bytes cannot keep the request
     // alive), and the running check's signal, aborted when the check passes its own deadline.
@@ -228,14 +232,17 @@ export class CheckHttp {
       if (framing !== undefined) return { message: this.redact(framing.message), violation: { ...framing, message: this.redact(framing.message) } };
       return { message: this.redact((error as Error).message) };
     };
-    const stall = (requestId: string | undefined): void => {
-      if (this.#stalled.has(kind)) return;
+    const stall = (requestId: string | undefined): string => {
       const what = streamed ? "the server's streams do not end" : `the server's answers to ${method} ${path.split('?')[0] ?? path} do not complete`;
-      this.#stalled.set(kind, `not decided: ${what} (HDR-012, request id ${requestId ?? 'none'})`);
+      return this.stalled.record(kind, what, requestId, asked.shortened ? timeoutMs : undefined);
     };
     const fail = (error: unknown, phase: 'head' | 'body', prefix = '', requestId?: string): CheckHttpError => {
       const w = why(error, phase);
-      if (w.violation?.kind === 'deadline') stall(requestId);
+      if (w.violation?.kind === 'deadline') {
+        const root = stall(requestId);
+        // A shortened deadline shows only that this answer, too, was late: not decided, not a finding (stalls.ts).
+        if (asked.shortened) return new CheckHttpError(`${method} ${path}: ${root}`, curl, undefined, true);
+      }
       return new CheckHttpError(`${method} ${path}: ${prefix}${w.message}`, curl, w.violation);
     };
     const send = () =>
@@ -274,7 +281,10 @@ export class CheckHttp {
     if (read.bytes > LARGE_BODY_BYTES) collectGarbage();
     // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
     if (read.violation !== undefined) {
-      if (read.violation.kind === 'deadline') stall(responseHeaders['x-request-id']);
+      if (read.violation.kind === 'deadline') {
+        const root = stall(responseHeaders['x-request-id']);
+        if (asked.shortened) throw new CheckHttpError(`${method} ${path}: ${answered}${root}`, curl, undefined, true);
+      }
       throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
     }
     let bodyError: string | undefined;
@@ -307,6 +317,7 @@ export class CheckHttp {
       throw new CheckHttpError(`${method} ${path}: ${answered}${v.message}`, curl, v);
     } else jsonError = parsed.error === 'not JSON' ? safeParseError(text) : parsed.error;
     const requestId = responseHeaders['x-request-id'];
+    if (read.error === undefined) this.stalled.completed(performance.now() - started);
     const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
     if (windowEntry !== undefined && typeof used === 'number') windowEntry.tokens = used;
     const sentJson = options.json;

@@ -53,7 +53,7 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
     judge.skipRest(LIMITS_SKIP_REASON);
     return judge.outcomes();
   }
-  const left = runTimeLeft(ctx.runDeadline);
+  const left = runTimeLeft(ctx.runDeadline, Date.now(), ctx.http.rateLimits?.waitedMs ?? 0);
   if (left <= 0 && ctx.runDeadline !== undefined) {
     judge.failRest({ message: notRunMessage(ctx.runDeadline) });
     return judge.outcomes();

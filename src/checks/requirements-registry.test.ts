@@ -151,3 +151,54 @@ describe('requirementIdsInTitle', () => {
     expect(requirementIdsInTitle('XME-001 and ME-0012 and FOO-001 and me-001')).toEqual([]);
   });
 });
+
+describe('the grade change log (docs/grade-changes.md, spec/DECISIONS.md D-GRADE-07)', () => {
+  const list = loadRequirements();
+  const grades = new Map(list.map((r) => [r.id, r.grade]));
+  const changes = readFileSync(new URL('../../docs/grade-changes.md', import.meta.url), 'utf8');
+  const decisions = readFileSync(new URL('../../spec/DECISIONS.md', import.meta.url), 'utf8');
+  /** The table rows of the section that starts at `heading`, up to the next heading: [id, cells...]. */
+  const rowsUnder = (text: string, heading: string): string[][] => {
+    const start = text.indexOf(heading);
+    if (start < 0) return [];
+    const rest = text.slice(start + heading.length);
+    const end = rest.search(/\n(##|\*\*D-)/);
+    return (end < 0 ? rest : rest.slice(0, end)).split('\n').filter((l) => /^\| [A-Z][A-Z-]*-\d{3} \|/.test(l)).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+  };
+  const logged = rowsUnder(changes, '## Issue 19: new requirements');
+  const decided = rowsUnder(decisions, '**D-GRADE-07');
+  /** Requirements graded before this log was kept (issue 12's retrieve and structured outputs, the buffer bounds, receipts, CLIENT-001..025). */
+  const range = (area: string, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `${area}-${String(from + i).padStart(3, '0')}`);
+  const predatesLog = new Set([
+    ...range('MODELS', 14, 18), ...range('CHAT', 34, 37), 'CHAT-STREAM-046', 'LIMIT-010', ...range('HDR', 12, 16),
+    ...['001', '002', '003', '009', '011', '013', '014', '015', '016', '017', '018', '020', '021', '022', '024', '025', '028', '029', '030', '031', '032', '034', '035', '036', '038', '039'].map((n) => `RCPT-SCHEMA-${n}`),
+    'RCPT-CHAIN-001', 'RCPT-CHAIN-002', 'RCPT-CHAIN-008', 'RCPT-PAIR-001', 'RCPT-PAIR-009', 'RCPT-HTTP-001', ...range('CLIENT', 1, 25),
+  ]);
+  const mentions = (text: string, id: string): boolean => new RegExp(`(?<![A-Z0-9-])${id}(?![0-9])`).test(text);
+
+  it('CHAT-039, CHAT-STREAM-048, TOOLS-022: every requirement added since the log was kept is in docs/grade-changes.md, and every issue 19 one in both files', () => {
+    const missing = list.filter((r) => !predatesLog.has(r.id) && !mentions(changes, r.id)).map((r) => r.id);
+    expect(missing).toEqual([]);
+    for (const id of ['CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CHAT-038', 'CHAT-039', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'TOOLS-022', 'TOOLS-023', 'TOOLS-024', 'TOOLS-025', 'TOOLS-026']) {
+      expect(logged.map((r) => r[0]), id).toContain(id);
+      expect(decided.map((r) => r[0]), id).toContain(id);
+    }
+    expect(decided.map((r) => r[0]).sort()).toEqual(logged.map((r) => r[0]).sort());
+  });
+
+  it('CHAT-039: each logged new requirement states the grade the registry gives it, a reason and a source (a URL, an observed client or a mock fault)', () => {
+    const bad: string[] = [];
+    for (const [id, change, reason, source] of logged) {
+      if (id === undefined || !grades.has(id)) bad.push(`${id}: not in the registry`);
+      else if (change !== `(new) -> ${grades.get(id)}`) bad.push(`${id}: logged "${change}", registry ${grades.get(id)}`);
+      if ((reason ?? '').length < 20) bad.push(`${id}: no reason`);
+      if (!/https:\/\/|observed against the mock|fault [a-z]/.test(source ?? '')) bad.push(`${id}: no source`);
+    }
+    for (const [id, grade, rule, why, source] of decided) {
+      if (grade !== grades.get(id ?? '')) bad.push(`${id}: D-GRADE-07 says ${grade}, registry ${grades.get(id ?? '')}`);
+      if (!/^D-GRADE-0[1-3]/.test(rule ?? '') || (why ?? '').length < 20 || !/https:\/\/|observed against the mock|fault [a-z]/.test(source ?? '')) bad.push(`${id}: D-GRADE-07 row lacks its rule, reason or source`);
+    }
+    expect(logged.length).toBeGreaterThanOrEqual(14);
+    expect(bad).toEqual([]);
+  });
+});

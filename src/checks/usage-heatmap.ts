@@ -2,6 +2,7 @@ import type { RunSettings } from './check-context.ts';
 import type { UsageSection } from './conformance-results.ts';
 import type { UsageDay } from './verdicts.ts';
 import { createCheckContext } from './check-context.ts';
+import { runTimeLeft } from './check-deadline.ts';
 import { discoverShape, readRows, type UsageDiscovery } from './usage-shape.ts';
 import { dayTotals } from './usage-discovery.ts';
 import { usageDayFields } from './usage-day.ts';
@@ -15,7 +16,7 @@ import { usageDayFields } from './usage-day.ts';
 export async function fetchUsageDays(settings: RunSettings, discovery?: UsageDiscovery): Promise<UsageSection> {
   const { fault: _fault, ...faithful } = settings;
   // After the run's deadline nothing more is sent (check-deadline.ts).
-  if (settings.runDeadline !== undefined && Date.now() >= settings.runDeadline.at) return { unavailable: 'not fetched: the run\'s deadline (--run-timeout) had passed' };
+  if (runTimeLeft(settings.runDeadline) <= 0) return { unavailable: 'not fetched: the run\'s deadline (--run-timeout) had passed' };
   const ctx = createCheckContext(faithful);
   const path = discovery === undefined || discovery.days.param === 'honoured' ? '/v1/me/usage?days=90' : discovery.path;
   try {

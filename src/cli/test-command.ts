@@ -38,8 +38,9 @@ Options:
   --skip IDS           comma-separated requirement IDs not to judge
   --include limits     also run the rate-limit checks (they consume quota)
   --expect CAPS        comma-separated capabilities the server must offer (json-object,
-                       json-schema, stream-usage, tool-choice, parallel-tool-calls, stop, n,
-                       seed, logprobs, max-completion-tokens, reasoning, model-retrieve,
+                       json-schema, stream-usage, tool-choice, parallel-tool-calls,
+                       parallel-tool-calls-false, stop, n, seed, logprobs,
+                       max-completion-tokens, reasoning, reasoning-effort, model-retrieve,
                        receipts). Features beyond the seed's table are probed; where the
                        server ignores or refuses one, its requirements are skipped, unless
                        it is expected: then they fail
@@ -70,12 +71,14 @@ Options:
 
 Deadlines (durations like 500ms, 10s, 2m, 1h):
   --request-timeout D  total deadline of one request, body included (default 10s against the
-                       bundled mock, 60s otherwise); a response still arriving then fails HDR-012
+                       bundled mock, 60s otherwise); a response still arriving then fails HDR-012;
+                       after one such answer each new kind of request gets 10s (or 3x the
+                       slowest completed answer), and what depends on an unended kind is blocked
   --check-timeout D    deadline of one check (default 20s bundled mock, 3m otherwise); its
                        requests are aborted and its undecided requirements fail
-  --run-timeout D      deadline of the whole run (default 5m bundled mock, otherwise 5m plus
-                       --max-rate-limit-wait, so 15m): checks not started by then are not
-                       run and their requirements fail as "not decided", saying so
+  --run-timeout D      deadline of the whole run (default 5m, moved back by the time spent
+                       waiting out 429s against a real server): checks not started by then are
+                       not run and their requirements fail as "not decided", saying so
 
 ${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.

@@ -5,6 +5,7 @@ import type { CheckRun } from '../checks/conformance-results.ts';
 import { runConformance as runCatalog } from '../checks/conformance-run.ts';
 import { DEFAULT_PACE_PER_SECOND } from '../checks/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/preflight.ts';
+import { Stalls } from '../checks/stalls.ts';
 import type { ConformanceReport } from '../checks/verdicts.ts';
 import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
 import { newRunId } from '../report/run-dir.ts';
@@ -93,6 +94,8 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
         ? { ...common, root: v.target.base.root, token: v.target.token, target: 'external', connection: v.target.connection }
         : { ...common, root: mock!.origin, token: mock!.tokens.default, target: 'bundled-mock', ...mockAccountSettings(mock!) };
     Object.assign(settings, testTimeouts(v.timeouts, settings.target, startedAt, v.maxRateLimitWaitMs));
+    // A /v1/me that never completes in the preflight is the run's first root cause, not a wait the checks repeat.
+    settings.stalls = new Stalls();
     // A real model can take a while per answer, and a throttled check waits for its slots.
     if (v.pacePerSecond !== undefined) settings.pacePerSecond = v.pacePerSecond;
     else if (v.target.kind === 'external') {

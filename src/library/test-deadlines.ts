@@ -6,8 +6,10 @@ import { formatPace } from '../checks/pace.ts';
 
 /**
  * The whole run's default bound (README, Exit codes): a server that hangs in any way cannot hold
- * `iari test` longer. Against a real server the run may also wait out 429s (--max-rate-limit-wait),
- * so its default adds that budget: a run that waits is not then cut by its own deadline.
+ * `iari test` longer. Against a real server the run may also wait out 429s (--max-rate-limit-wait):
+ * by default the time it actually waited moves the deadline back by as much, so a run that waits is
+ * not cut by its own deadline, and a server that hangs without ever answering 429 gets 5 minutes,
+ * not 5 plus the whole wait budget (issue 22). An explicit --run-timeout is a hard bound.
  */
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
 
@@ -26,8 +28,9 @@ export function testTimeouts(
   maxRateLimitWaitMs = DEFAULT_MAX_RATE_LIMIT_WAIT_MS,
 ): Required<Pick<RunSettings, 'requestTimeoutMs' | 'checkTimeoutMs' | 'runDeadline'>> {
   const mock = target === 'bundled-mock';
-  const runMs = flags.run ?? (mock ? DEFAULT_RUN_TIMEOUT_MS : DEFAULT_RUN_TIMEOUT_MS + maxRateLimitWaitMs);
-  const runDeadline: RunDeadline = { at: startedAt + runMs, ms: runMs };
+  const runMs = flags.run ?? DEFAULT_RUN_TIMEOUT_MS;
+  const credit = flags.run === undefined && !mock && maxRateLimitWaitMs > 0;
+  const runDeadline: RunDeadline = { at: startedAt + runMs, ms: runMs, ...(credit ? { waitCreditMs: maxRateLimitWaitMs } : {}) };
   return { requestTimeoutMs: flags.request ?? (mock ? 10_000 : 60_000), checkTimeoutMs: flags.check ?? (mock ? 20_000 : 180_000), runDeadline };
 }
 

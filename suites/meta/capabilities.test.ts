@@ -35,6 +35,8 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'max-completion-tokens', areas: ['chat'] },
   { cap: 'stream-usage', areas: ['chat', 'chat-stream'] },
   { cap: 'tool-choice', areas: ['tools'] },
+  { cap: 'parallel-tool-calls-false', areas: ['tools'] },
+  { cap: 'reasoning-effort', areas: ['chat-stream'] },
   { cap: 'model-retrieve', areas: ['models'] },
 ];
 
@@ -47,8 +49,20 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
       expect(outcomes.get('ERR-006')?.verdict).toBe('pass');
       const status = Object.fromEntries(table.map((r) => [r.name, r.status]));
       const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
-      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'model-retrieve': 'absent' });
+      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent' });
       expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
+      // Each row lists exactly what its capability gates: a requirement skipped as "capability X not
+      // offered" is in X's row, and every requirement of a skipped row is skipped for that capability.
+      const gatedBy = new Map<string, string>();
+      for (const o of outcomes.values()) {
+        const m = o.verdict === 'skipped' ? /^capability ([a-z-]+) not offered/.exec(o.reason) : null;
+        if (m?.[1] !== undefined) gatedBy.set(o.id, m[1]);
+      }
+      const misplaced = [...gatedBy].filter(([id, cap]) => !table.find((r) => r.name === cap)?.requirementIds.includes(id)).map(([id, cap]) => `${id} skipped for ${cap}, not in its row`);
+      for (const row of table.filter((r) => r.outcome === 'skipped')) {
+        for (const id of row.requirementIds) if (outcomes.has(id) && gatedBy.get(id) !== row.name) misplaced.push(`${id} in row ${row.name} (${row.status}) but ${outcomes.get(id)?.verdict}${gatedBy.has(id) ? ` for ${gatedBy.get(id)}` : ''}`);
+      }
+      expect(misplaced).toEqual([]);
     }, 120_000);
 
     for (const { cap, areas } of cases) {
@@ -61,9 +75,52 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
   });
 }
 
+describe('tool_choice ignored is not offered', () => {
+  it('TOOLS-018, TOOLS-019, TOOLS-023: a server that silently ignores tool_choice has not claimed it: skipped by default, failing under --expect tool-choice', async () => {
+    const plain = await run('tool-choice-ignored', [], ['tools']);
+    expect(plain.table.find((r) => r.name === 'tool-choice')?.status).toBe('ignored');
+    expect(plain.bad.map((o) => o.id)).toEqual([]);
+    for (const id of ['TOOLS-018', 'TOOLS-019', 'TOOLS-023']) expect(plain.outcomes.get(id)?.verdict).toBe('skipped');
+    const expected = await run('tool-choice-ignored', ['tool-choice'], ['tools']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`).sort()).toEqual(['TOOLS-018 fail', 'TOOLS-019 fail', 'TOOLS-023 fail']);
+  }, 60_000);
+
+  it('TOOLS-023: a server that honours tool_choice but answers "required" with text is judged and fails it', async () => {
+    const { table, bad } = await run('tool-choice-required-ignored', [], ['tools']);
+    expect(table.find((r) => r.name === 'tool-choice')?.status).toBe('broken');
+    expect(bad.map((o) => o.id)).toEqual(['TOOLS-023']);
+  }, 60_000);
+});
+
+describe('reasoning_effort ignored is not offered', () => {
+  it('CHAT-039: a server that accepts reasoning_effort and ignores it has not claimed it: skipped by default, failing under --expect reasoning-effort; one that inverts it fails', async () => {
+    const plain = await run('reasoning-effort-ignored', [], ['chat-stream']);
+    expect(plain.table.find((r) => r.name === 'reasoning-effort')?.status).toBe('ignored');
+    expect(plain.outcomes.get('CHAT-039')?.verdict).toBe('skipped');
+    expect(plain.bad).toEqual([]);
+    const expected = await run('reasoning-effort-ignored', ['reasoning-effort'], ['chat-stream']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`)).toEqual(['CHAT-039 fail']);
+    const inverted = await run('reasoning-effort-inverted', [], ['chat-stream']);
+    expect(inverted.table.find((r) => r.name === 'reasoning-effort')?.status).toBe('broken');
+    expect(inverted.bad.map((o) => o.id)).toEqual(['CHAT-039']);
+  }, 60_000);
+});
+
+describe('no reasoning model', () => {
+  const ids = ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'];
+  it('CHAT-STREAM-048, CLIENT-026, CLIENT-027, CLIENT-028: a server without a reasoning model skips the reasoning requirements by default, and --expect reasoning fails each of them, the client operations included', async () => {
+    const plain = await run('reasoning-absent', [], ['chat-stream', 'clients']);
+    expect(plain.table.find((r) => r.name === 'reasoning')?.status).toBe('absent');
+    expect(plain.bad.map((o) => o.id)).toEqual([]);
+    for (const id of ids) expect(plain.outcomes.get(id)?.verdict, id).toBe('skipped');
+    const expected = await run('reasoning-absent', ['reasoning'], ['chat-stream', 'clients']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`).sort()).toEqual(ids.map((id) => `${id} fail`).sort());
+  }, 120_000);
+});
+
 describe('capability model on the faithful mock', () => {
   it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
-    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'n', 'max-completion-tokens', 'model-retrieve', 'stop'];
+    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop', 'reasoning', 'reasoning-effort'];
     const { bad, table } = await run('legal-crlf', honoured, ['chat', 'chat-stream', 'tools', 'models']);
     expect(bad).toEqual([]);
     for (const cap of honoured) expect(table.find((r) => r.name === cap)?.status).toBe('honoured');

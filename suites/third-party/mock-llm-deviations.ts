@@ -4,8 +4,9 @@
 // it. `iari test` must report exactly these requirements as deviating, and nothing else. Profile
 // choices (INFO under the default profile, D-GRADE-04) are not deviations; the usage cross-checks
 // (USAGE-010..012) are skipped when there is no /v1/me/usage to discover, USAGE-001 reports that.
-// Features beyond the seed's core that it does not offer (response_format, n, stream_options.include_usage)
-// are skipped by the capability model, not deviations: the capability table says which.
+// Features beyond the seed's core that it does not offer (response_format, n, stream_options.include_usage,
+// tool_choice: every variant is answered as without it) are skipped by the capability model, not
+// deviations: the capability table says which.
 // Source paths are under node_modules/@dwmkerr/mock-llm/.
 
 export interface Deviation {
@@ -69,8 +70,6 @@ export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
   'MODELS-018': { verdict: 'non-strict', reason: `${MODEL_BY_ID}: no 404 model_not_found for an id never listed` },
   'TOOLS-002': { verdict: 'fail', reason: NO_TOOLS },
   'TOOLS-012': { verdict: 'fail', reason: NO_TOOLS },
-  'TOOLS-019': { verdict: 'non-strict', reason: NO_TOOLS },
   'TOOLS-021': { verdict: 'non-strict', reason: `${NO_VALIDATION}: tool definitions are never read` },
-  'TOOLS-023': { verdict: 'non-strict', reason: `${NO_TOOLS}: tool_choice "required" is accepted and answered without a tool call` },
   'USAGE-001': { verdict: 'fail', reason: NO_ME },
 };

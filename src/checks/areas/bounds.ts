@@ -24,6 +24,8 @@ const bounds: CheckDef = {
   title: `responses end within the request deadline, stay within 16 MiB on the wire and inflated, nest JSON at most ${responseLimits.jsonDepth} levels, are well-formed HTTP/1.1, and stream events of at most 8 MiB`,
   async run(ctx, j) {
     const headers = probeHeader(ctx);
+    // An answer that already passed the whole request deadline (the preflight's, say) is HDR-012's finding as it stands.
+    for (const root of ctx.http.stalled.unended) j.violated('HDR-012', { message: root.replace(/^not decided: /, '') });
     // Every other check meets these bounds too (its requests fail naming the ID); this one sends its own two probes.
     const probe = async (what: string, send: () => Promise<HttpExchange>): Promise<HttpExchange | undefined> => {
       try {

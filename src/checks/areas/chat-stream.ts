@@ -230,11 +230,12 @@ const sdkStream: CheckDef = {
   ids: ids(38),
   title: 'the official openai SDK iterates the stream to its end without throwing',
   async run(ctx, j) {
-    const client = await openaiClient(ctx);
-    if (client === undefined) {
+    const sdk = await openaiClient(ctx, true);
+    if (sdk === undefined) {
       j.skip('CHAT-STREAM-038', 'the openai package is not installed');
       return;
     }
+    const { client } = sdk;
     const model = await firstModel(ctx);
     await ctx.http.acquireSlot();
     try {
@@ -247,6 +248,9 @@ const sdkStream: CheckDef = {
     } catch (error) {
       // A rate limit iari stopped waiting for: the runner skips the check and LIMIT-010 reports it.
       if (rateLimitGiveUp(error) !== undefined) throw error;
+      // An answer that never came: blocked by its root cause, as for the checks' own requests.
+      const stalled = sdk.stalled(error);
+      if (stalled !== undefined) throw stalled;
       j.violated('CHAT-STREAM-038', { message: `openai SDK threw while streaming: ${ctx.http.redact((error as Error).message)}` });
     }
   },

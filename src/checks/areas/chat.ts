@@ -300,11 +300,12 @@ const sdk: CheckDef = {
   ids: ['CHAT-031'],
   title: 'the official openai SDK parses a completion with only baseURL set',
   async run(ctx, j) {
-    const client = await openaiClient(ctx);
-    if (client === undefined) {
+    const sdk = await openaiClient(ctx, false);
+    if (sdk === undefined) {
       j.skip('CHAT-031', 'the openai package is not installed');
       return;
     }
+    const { client } = sdk;
     const model = await firstModel(ctx);
     await ctx.http.acquireSlot();
     try {
@@ -313,6 +314,9 @@ const sdk: CheckDef = {
     } catch (error) {
       // A rate limit iari stopped waiting for: the runner skips the check and LIMIT-010 reports it.
       if (rateLimitGiveUp(error) !== undefined) throw error;
+      // An answer that never came: blocked by its root cause, as for the checks' own requests.
+      const stalled = sdk.stalled(error);
+      if (stalled !== undefined) throw stalled;
       j.violated('CHAT-031', { message: `openai SDK threw: ${ctx.http.redact((error as Error).message)}` });
     }
   },

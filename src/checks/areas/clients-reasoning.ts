@@ -3,16 +3,37 @@ import { CLIENT_NAMES, langchain, openaiNode, vercelAi } from '../clients/client
 import { clientCaps, clientOp, CLIENT_PROMPT, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { probeCapability } from '../capability-probes.ts';
 import { offered } from '../capabilities.ts';
+import { streamChunks } from '../stream-chunks.ts';
+import { at, isRecord } from '../evidence.ts';
 
 // What each client gives the application from a reasoning model's stream (capability reasoning):
 // the answer text, without the reasoning in it. Seed, What the service does: "existing clients for
 // that format work when only the base address is changed".
 
-/** The reasoning model the probe found, or why the operation is skipped. */
-async function reasoner(env: OpEnv): Promise<string | { skip: string }> {
+/** The reasoning model the probe found, or why the operation is skipped (or, under --expect reasoning, fails). */
+async function reasoner(env: OpEnv): Promise<string | { skip: string } | { problem: string }> {
   const p = await probeCapability(env.ctx, 'reasoning');
-  if (!offered(p.status) || p.model === undefined) return { skip: `capability reasoning not offered (${p.detail})` };
+  if (!offered(p.status) || p.model === undefined) {
+    if (env.ctx.capabilities.expected.has('reasoning')) return { problem: `--expect reasoning: the server offers no reasoning model (${p.detail})` };
+    return { skip: `capability reasoning not offered (${p.detail})` };
+  }
   return p.model;
+}
+
+/**
+ * The reasoning a stream carried as @ai-sdk/openai-compatible reads it: per delta, reasoning_content,
+ * else reasoning (openai-compatible-chat-language-model.ts: "Most openai-compatible models set
+ * `reasoning_content`, but some providers serving `gpt-oss` set `reasoning`"), the first non-empty.
+ */
+export function streamedReasoning(body: string): string {
+  let out = '';
+  for (const chunk of streamChunks({ chunks: [{ at: 0, bytes: new TextEncoder().encode(body) }] })) {
+    const d = at(chunk, 'choices', 0, 'delta');
+    if (!isRecord(d)) continue;
+    const piece = [d['reasoning_content'], d['reasoning']].find((x): x is string => typeof x === 'string' && x !== '');
+    if (piece !== undefined) out += piece;
+  }
+  return out;
 }
 
 /** The answer text an application reads must be there, and must not carry the reasoning. */
@@ -45,12 +66,13 @@ const vercel = clientOp({
   id: 'CLIENT-027',
   client: CLIENT_NAMES.vercel,
   call: 'streamText() on a reasoning model',
-  title: 'streams text parts that join to the answer without the reasoning, and no error part',
+  title: 'streams text parts that join to the answer without the reasoning, reasoning parts that carry the reasoning streamed, and no error part',
   async run(env) {
     const model = await reasoner(env);
     if (typeof model !== 'string') return model;
     const v = await vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage);
     if (v === undefined) return 'not-installed';
+    env.t.keepBodies = true;
     const res = v.ai.streamText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0, onError: () => undefined });
     let text = '';
     let reasoning = '';
@@ -65,6 +87,12 @@ const vercel = clientOp({
     if (problem !== undefined) return problem;
     // The AI SDK hands reasoning to the application as reasoning parts; it must not be in the text.
     if (reasoning !== '' && text.includes(reasoning.slice(0, 24))) return { problem: 'the text parts repeat the reasoning parts', received: text.slice(0, 200) };
+    // What the server streamed as reasoning must reach the application as reasoning parts (UIs show them, agents keep them).
+    const body = await env.t.last()?.body;
+    const sent = body === undefined ? '' : streamedReasoning(body);
+    if (sent !== '' && !reasoning.includes(sent)) {
+      return { problem: reasoning === '' ? 'the server streamed reasoning, and the AI SDK gave the application no reasoning part' : 'the reasoning parts do not carry the reasoning the server streamed', expected: sent.slice(0, 200), received: reasoning.slice(0, 200) };
+    }
     return undefined;
   },
 });

@@ -2,7 +2,7 @@ import type { CheckDef } from '../check-types.ts';
 import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
 import { PROMPT, weatherTool } from '../common-requests.ts';
-import { gate, offers, probeCapability } from '../capability-probes.ts';
+import { effortOrder, effortTurns, gate, offers, probeCapability } from '../capability-probes.ts';
 import { streamChunks } from '../stream-chunks.ts';
 
 // Reasoning models (capability reasoning): DeepSeek and vLLM before PR 27752 stream thinking as
@@ -57,7 +57,9 @@ const stream: CheckDef = {
       return;
     }
     const usage = (await offers(ctx, 'stream-usage')) ? { stream_options: { include_usage: true } } : {};
-    const ex = await ctx.http.post(CHAT, { model, messages: [{ role: 'user', content: PROMPT }], stream: true, ...usage });
+    // Where the server takes reasoning_effort, the stream is asked with it, as clients of reasoning models send it.
+    const effort = (await offers(ctx, 'reasoning-effort')) ? { reasoning_effort: 'low' } : {};
+    const ex = await ctx.http.post(CHAT, { model, messages: [{ role: 'user', content: PROMPT }], stream: true, ...usage, ...effort });
     if (ex.status !== 200) {
       j.skipRest(`the reasoning stream answered ${ex.status} (the stream checks judge it): ${describeResponse(ex)}`);
       return;
@@ -110,4 +112,33 @@ const echo: CheckDef = {
   },
 };
 
-export const reasoningChecks: CheckDef[] = [stream, echo];
+const effort: CheckDef = {
+  name: 'chat-reasoning-effort',
+  area: 'chat-stream',
+  ids: ['CHAT-039'],
+  title: 'reasoning_effort "low" reasons no more than "high", and both are answered',
+  async run(ctx, j) {
+    if (!(await gate(ctx, j, 'reasoning-effort'))) return;
+    const model = (await probeCapability(ctx, 'reasoning')).model;
+    if (model === undefined) {
+      j.skip('CHAT-039', 'the probe found no reasoning model to ask');
+      return;
+    }
+    // OpenAI, chat.completions reasoning_effort: "Reducing reasoning effort can result in faster responses and fewer tokens used on reasoning in a response."
+    const { low, high } = await effortTurns(ctx, model);
+    for (const ex of [low, high]) {
+      j.expect('CHAT-039', ex.status === 200, () => evidence(ex, `reasoning_effort "${String(at(ex.sentJson, 'reasoning_effort'))}" was not answered though the other effort was`, { expected: 200, received: describeResponse(ex) }));
+    }
+    if (low.status !== 200 || high.status !== 200) return;
+    const order = effortOrder(low, high);
+    if (order === undefined) {
+      j.skip('CHAT-039', 'neither answer says how much it reasoned (no reasoning_tokens, no reasoning text)');
+      return;
+    }
+    j.expect('CHAT-039', order.lowAmount <= order.highAmount, () =>
+      evidence(high, `reasoning_effort "low" reasoned more than "high" (${order.unit})`, { expected: `low <= high`, received: { low: order.lowAmount, high: order.highAmount } }),
+    );
+  },
+};
+
+export const reasoningChecks: CheckDef[] = [stream, echo, effort];

@@ -3,15 +3,13 @@ import type { HttpExchange } from '../check-http.ts';
 import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
 import { firstModel, timeTool, weatherTool } from '../common-requests.ts';
 import { gate } from '../capability-probes.ts';
-import { gateOn } from '../capability-probes.ts';
-import { streamChunks } from '../stream-chunks.ts';
+import { callsByIndex, parallelToolStream, toolDeltas } from '../streamed-tool-calls.ts';
 
 // Tool-calling breadth (issue 19): tool_choice "required", parallel calls streamed with interleaved
 // deltas, nested and array argument schemas. tool_choice and parallel calls are capabilities
 // (capabilities.ts): judged where the server offers them.
 
 const CHAT = '/v1/chat/completions';
-const BOTH = 'What is the weather in Zürich, and what time is it there? Use both tools.';
 
 /** A function whose parameters hold a nested object and an array of objects. */
 export const tripTool = {
@@ -29,39 +27,6 @@ export const tripTool = {
     },
   },
 } as const;
-
-/** The tool-call deltas of choice 0, in the order they were streamed (data: lines of the body). */
-export function toolDeltas(ex: HttpExchange): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  for (const chunk of streamChunks(ex)) {
-    const deltas = at(chunk, 'choices', 0, 'delta', 'tool_calls');
-    if (Array.isArray(deltas)) for (const d of deltas) if (isRecord(d)) out.push(d);
-  }
-  return out;
-}
-
-interface StreamedCall {
-  index: unknown;
-  ids: Set<string>;
-  names: Set<string>;
-  args: string;
-}
-
-/** The calls as a client that merges by index sees them (openai-node, LangChain). */
-export function callsByIndex(deltas: readonly Record<string, unknown>[]): StreamedCall[] {
-  const calls = new Map<unknown, StreamedCall>();
-  for (const d of deltas) {
-    const c = calls.get(d['index']) ?? { index: d['index'], ids: new Set<string>(), names: new Set<string>(), args: '' };
-    const id = d['id'];
-    if (typeof id === 'string' && id !== '') c.ids.add(id);
-    const name = at(d, 'function', 'name');
-    if (typeof name === 'string' && name !== '') c.names.add(name);
-    const args = at(d, 'function', 'arguments');
-    if (typeof args === 'string') c.args += args;
-    calls.set(d['index'], c);
-  }
-  return [...calls.values()];
-}
 
 function parses(text: string): boolean {
   try {
@@ -93,19 +58,14 @@ const parallelStream: CheckDef = {
   ids: ['TOOLS-024', 'TOOLS-025'],
   title: 'two parallel calls stream at their own indexes (deltas may interleave), with distinct ids and arguments that parse',
   async run(ctx, j) {
-    const ex = await ctx.http.post(CHAT, { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH }], tools: [weatherTool, timeTool], stream: true });
+    // The probe streamed this turn (streamed-tool-calls.ts): fewer than two calls in it is "absent".
+    if (!(await gate(ctx, j, 'parallel-tool-calls'))) return;
+    const ex = await parallelToolStream(ctx);
     if (ex.status !== 200) {
       j.skipRest(`the two-tool stream answered ${ex.status} (the stream checks judge it)`);
       return;
     }
-    const deltas = toolDeltas(ex);
-    const calls = callsByIndex(deltas);
-    const ids = new Set(calls.flatMap((c) => [...c.ids]));
-    const names = new Set(calls.flatMap((c) => [...c.names]));
-    if (calls.length < 2 && ids.size < 2 && names.size < 2) {
-      gateOn(j, 'parallel-tool-calls', { status: 'ignored', detail: `asked for both tools, the streamed turn carried ${calls.length} call(s)`, ...(ex.requestId === undefined ? {} : { requestId: ex.requestId }) }, ctx.capabilities.expected);
-      return;
-    }
+    const calls = callsByIndex(toolDeltas(ex));
     // Compat (chat.completion.chunk): delta.tool_calls[].index identifies the call a fragment belongs to.
     for (const c of calls) {
       // Arguments that do not parse are TOOLS-017's (models may send them); two ids or names at one index are this.

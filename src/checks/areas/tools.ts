@@ -183,7 +183,7 @@ const parallel: CheckDef = {
   ids: ids(20),
   title: 'parallel_tool_calls false yields at most one tool call',
   async run(ctx, j) {
-    if (!(await gate(ctx, j, 'parallel-tool-calls'))) return;
+    if (!(await gate(ctx, j, 'parallel-tool-calls-false'))) return;
     const ex = await ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined, tools: [weatherTool, timeTool], parallel_tool_calls: false }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-020', ex.status === 200 && (!Array.isArray(calls) || calls.length <= 1), () =>

@@ -81,6 +81,9 @@ export function clientOp(def: ClientOpDef): CheckDef {
         }
       }
       const { outcome, logged } = await withConsoleCaptured(() => def.run({ ctx, t, model }));
+      // An answer that never came decides the operation as for the checks' own requests: blocked, its root cause named.
+      const stalled = t.stall();
+      if (stalled !== undefined && ('error' in outcome || outcome.value !== undefined)) throw stalled;
       // The run's rate-limit wait budget is spent: the runner skips the check and LIMIT-010 reports it.
       const giveUp = 'error' in outcome ? rateLimitGiveUp(outcome.error) : undefined;
       if (giveUp !== undefined) throw giveUp;
@@ -169,7 +172,7 @@ export function refusedExtension(t: ClientTransport): string | undefined {
 /** Request members clients send that the seed's table does not show, by the capability they carry. */
 const MEMBER_CAPABILITIES: Readonly<Record<string, Capability>> = {
   tool_choice: 'tool-choice',
-  parallel_tool_calls: 'parallel-tool-calls',
+  parallel_tool_calls: 'parallel-tool-calls-false',
   max_tokens: 'max-completion-tokens',
   max_completion_tokens: 'max-completion-tokens',
   stream_options: 'stream-usage',
@@ -179,7 +182,7 @@ const MEMBER_CAPABILITIES: Readonly<Record<string, Capability>> = {
   seed: 'seed',
   logprobs: 'logprobs',
   top_logprobs: 'logprobs',
-  reasoning_effort: 'reasoning',
+  reasoning_effort: 'reasoning-effort',
 };
 const CHAT_EXTENSION_MEMBERS = [...Object.keys(MEMBER_CAPABILITIES), 'top_p', 'user', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'metadata', 'store'];
 

@@ -78,6 +78,15 @@ describe('ClientTransport (the fetch handed to client libraries)', () => {
     await expect(res.text()).rejects.toThrow(/exceeded 262144 bytes/);
   });
 
+  it('CLIENT-027: keeps a copy of the body the client read only when asked, so an operation can compare what the client made of it', async () => {
+    const t = transport();
+    await (await t.fetch(`${root}/v1/models`)).text();
+    expect(t.last()?.body).toBeUndefined();
+    t.keepBodies = true;
+    expect(await (await t.fetch(`${root}/v1/models`)).json()).toEqual({ ok: true });
+    expect(await t.last()?.body).toBe('{"ok":true}');
+  });
+
   it('words a client error as its class and message on one line', () => {
     class NotFoundError extends Error {}
     expect(clientErrorText(new NotFoundError('404 status code\n(no body)'))).toBe('NotFoundError: 404 status code (no body)');

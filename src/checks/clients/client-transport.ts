@@ -1,7 +1,11 @@
 import { buildCurl } from '../../client/curl.ts';
+import { violation } from '../../client/body-limits.ts';
+import { CheckHttpError } from '../check-http.ts';
+import { Stalls } from '../stalls.ts';
 import type { CheckContext } from '../check-types.ts';
 import type { Failure } from '../verdicts.ts';
 import { clip } from '../evidence.ts';
+import { formatDuration } from '../check-deadline.ts';
 
 /** Most bytes a client may read from one response before iari cuts it off (a flooding server). */
 export const CLIENT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -15,6 +19,8 @@ export interface ClientExchange {
   /** The start of the body when the server answered an error status (what the client had to work with). */
   errorBody: string | undefined;
   curl: string;
+  /** The whole body as the client read it, where the operation asked for it (`keepBodies`): bounded like the client's own read. */
+  body?: Promise<string>;
 }
 
 /**
@@ -31,11 +37,16 @@ export class ClientTransport {
   readonly exchanges: ClientExchange[] = [];
   /** Origins a client tried to reach besides the server under test. */
   readonly refused: string[] = [];
+  /** Keep each answer's body beside the client's read, for an operation that compares what the client made of it. */
+  keepBodies = false;
   readonly #ctx: CheckContext;
   readonly #origin: string;
   readonly #timeoutMs: number;
   readonly #bodyLimit: number;
   readonly #send: typeof fetch;
+  /** The kind (stalls.ts) and deadline of each request sent, to learn after the operation which never completed. */
+  readonly #deadlines: { kind: string; signal: AbortSignal; ms: number; shortened: boolean; exchange: ClientExchange }[] = [];
+  #blocked: CheckHttpError | undefined;
 
   /**
    * `rateLimit: 'retry'` (default): a rate-limit 429 is waited out and sent again like the checks'
@@ -52,6 +63,25 @@ export class ClientTransport {
 
   get baseUrl(): string {
     return this.#ctx.baseUrl;
+  }
+
+  /**
+   * After the operation: the error that decides it at once when one of its requests was not sent
+   * (its kind never completed before) or did not complete within its deadline (it becomes the root
+   * cause of its kind). The runner then blocks the requirement (check-runner.ts), as for the
+   * checks' own requests, instead of judging the library's account of an answer that never came.
+   */
+  stall(): CheckHttpError | undefined {
+    if (this.#blocked !== undefined) return this.#blocked;
+    const late = this.#deadlines.find((d) => d.signal.aborted);
+    if (late === undefined) return undefined;
+    const { method } = late.exchange;
+    const path = late.kind.replace(/^\S+ /, '').replace(/ stream$/, '');
+    const what = late.kind.endsWith(' stream') ? "the server's streams do not end" : `the server's answers to ${method} ${path} do not complete`;
+    const root = this.#ctx.http.stalled.record(late.kind, what, late.exchange.requestId, late.shortened ? late.ms : undefined);
+    if (late.shortened) return new CheckHttpError(`${method} ${path}: ${root}`, late.exchange.curl, undefined, true);
+    const v = violation('deadline', `no complete response within the request deadline of ${formatDuration(late.ms)} (--request-timeout)`);
+    return new CheckHttpError(`${method} ${path}: ${v.message}`, late.exchange.curl, v);
   }
 
   /** The last request a client sent, if any. */
@@ -78,14 +108,29 @@ export class ClientTransport {
     const body = typeof init?.body === 'string' ? init.body : undefined;
     const exchange: ClientExchange = { method, url, status: undefined, requestId: undefined, errorBody: undefined, curl: this.#curl(method, url, headers, body) };
     this.exchanges.push(exchange);
+    const rootPath = new URL(this.#ctx.http.root).pathname.replace(/\/+$/, '');
+    const path = target.pathname.startsWith(rootPath) ? target.pathname.slice(rootPath.length) : target.pathname;
+    const kind = Stalls.kind(method, path, typeof body === 'string' && /"stream"\s*:\s*true/.test(body));
+    // Spec, Streaming: a stream ends with `data: [DONE]`; one of this kind that did not (HDR-012) decides this one too.
+    const root = this.#ctx.http.stalled.blocked(kind);
+    if (root !== undefined) {
+      this.#blocked ??= new CheckHttpError(`${method} ${path}: ${root}`, exchange.curl, undefined, true);
+      throw new TypeError(`iari: not sent: ${root}`);
+    }
     await this.#ctx.http.acquireSlot();
-    const deadline = AbortSignal.timeout(this.#timeoutMs);
+    const asked = this.#ctx.http.stalled.deadline(this.#timeoutMs);
+    const deadline = AbortSignal.timeout(asked.ms);
+    this.#deadlines.push({ kind, signal: deadline, ms: asked.ms, shortened: asked.shortened, exchange });
     const signal = init?.signal == null ? deadline : AbortSignal.any([init.signal, deadline]);
     const res = await this.#send(input instanceof Request ? input : url, { ...init, method, headers, signal });
     exchange.status = res.status;
     exchange.requestId = res.headers.get('x-request-id') ?? undefined;
     const limited = res.body === null ? null : res.body.pipeThrough(byteLimit(this.#bodyLimit));
     const out = new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
+    if (this.keepBodies) {
+      const copy = out.clone().text().catch(() => '');
+      exchange.body = copy;
+    }
     if (res.status >= 400) {
       const text = await out.clone().text().catch(() => '');
       exchange.errorBody = this.#ctx.http.redact(text.length > 500 ? `${text.slice(0, 500)}...` : text);
