@@ -50,7 +50,7 @@ export function paretoChart(o: { title: string; points: readonly ParetoPoint[]; 
   const boundary =
     b === undefined
       ? ''
-      : html`<line class="marker slo-boundary" x1="${n(x(b.x))}" x2="${n(x(b.x))}" y1="${M.top}" y2="${H - M.bottom}"/><text class="marker-label" x="${n(x(b.x))}" y="${M.top + 10}" dx="3">${b.label}</text>`;
+      : html`<line class="marker slo-boundary" x1="${n(x(b.x))}" x2="${n(x(b.x))}" y1="${M.top}" y2="${H - M.bottom}"/><text class="marker-label" x="${n(x(b.x))}" y="${M.top + 10}" ${x(b.x) > (M.left + W - M.right) / 2 ? html`dx="-3" text-anchor="end"` : html`dx="3"`}>${b.label}</text>`;
   const body = html`${axes({
     x,
     y,
