@@ -4,6 +4,7 @@
 // second each request finished.
 import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/load-result.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
+import type { ValueCount } from '../statistics.ts';
 
 const sliceHdr: Partial<Record<MetricName, keyof Pick<Timeslice, 'ttftHdr' | 'e2eHdr' | 'itlHdr'>>> = { ttft: 'ttftHdr', e2e: 'e2eHdr', itl: 'itlHdr' };
 
@@ -27,19 +28,22 @@ function recordValue(m: MetricName, r: RequestRecord): number | null {
 }
 
 /** The metric's values per measured second; null when the run carries none (no slice histogram, no requests.ndjson). */
-export function metricBlocks(r: LoadResult, m: MetricName, records: readonly RequestRecord[] | null): number[][] | null {
+export function metricBlocks(r: LoadResult, m: MetricName, records: readonly RequestRecord[] | null): ValueCount[][] | null {
   const field = sliceHdr[m];
   const window = Math.max(1, Math.floor(r.throughput.windowS));
   if (field !== undefined) {
-    return measuredSlices(r.timeslices, r.throughput.windowS).map((s) => hdrValueCounts(s[field]).flatMap(({ value, count }) => new Array<number>(Math.round(count)).fill(value)));
+    return measuredSlices(r.timeslices, r.throughput.windowS).map((s) => hdrValueCounts(s[field]));
   }
   if (records === null) return null;
-  const blocks: number[][] = Array.from({ length: window }, () => []);
+  const blocks: Map<number, number>[] = Array.from({ length: window }, () => new Map());
   for (const rec of records) {
     if (rec.phase !== 'measure' || rec.error !== null || rec.e2eUs === null) continue;
     const v = recordValue(m, rec);
     const second = Math.floor((rec.sentUs + rec.e2eUs) / 1e6);
-    if (v !== null && second >= 0 && second < window) blocks[second]?.push(v);
+    // Three significant digits, as the HDR histograms record them.
+    const q = v === null ? null : Number(v.toPrecision(3));
+    const block = second >= 0 && second < window ? blocks[second] : undefined;
+    if (q !== null && block !== undefined) block.set(q, (block.get(q) ?? 0) + 1);
   }
-  return blocks;
+  return blocks.map((b) => [...b].map(([value, count]) => ({ value, count })));
 }
