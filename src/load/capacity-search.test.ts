@@ -3,6 +3,8 @@ import type { LoadResult } from './load-result.ts';
 import type { LoadConfig } from './run-load.ts';
 import { capacityBound, converged, nextLevel, runCapacitySearch } from './capacity-search.ts';
 import { sampleLoadResult } from '../report/sample-load-result.ts';
+import { planFromFlags } from './load-options.ts';
+import { isHarnessError } from '../errors.ts';
 
 const sample = sampleLoadResult({ seed: 3, stall: false, errors: false });
 
@@ -104,5 +106,21 @@ describe('iari load --find-capacity', () => {
     expect(converged(100, 105, 0.05, false)).toBe(true);
     expect(converged(100, 106, 0.05, false)).toBe(false);
     expect(converged(6, 7, 0.05, true)).toBe(true);
+  });
+
+  it('LOAD-CAPACITY: --tolerance and --budget parse before any traffic; a search without an SLO or mixed with --sweep is a usage error (exit 2)', () => {
+    expect(planFromFlags({ 'find-capacity': true, slo: ['ttft.p95<1s'], tolerance: '3%', budget: '2m' }).findCapacity).toEqual({ tolerance: 0.03, budgetS: 120 });
+    expect(planFromFlags({ 'find-capacity': true, slo: ['ttft.p95<1s'] }).findCapacity).toEqual({ tolerance: 0.05, budgetS: 600 });
+    expect(planFromFlags({}).findCapacity).toBeNull();
+    const bad = [{ 'find-capacity': true }, { 'find-capacity': true, slo: ['ttft.p95<1s'], sweep: true, duration: '1s' }, { tolerance: '5%' }, { 'find-capacity': true, slo: ['ttft.p95<1s'], tolerance: '80%' }];
+    for (const flags of bad) {
+      let code = 0;
+      try {
+        planFromFlags(flags);
+      } catch (error) {
+        code = isHarnessError(error) ? error.exitCode : -1;
+      }
+      expect(code, JSON.stringify(flags)).toBe(2);
+    }
   });
 });
