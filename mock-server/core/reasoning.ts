@@ -43,6 +43,9 @@ export function thoughtFor(effort: unknown, fs: ReadonlySet<string>): readonly s
   return THOUGHT_MEDIUM;
 }
 
+/** Streamed, the default (medium) thinking comes in this many chunks, one inter-token gap apart, before the answer moves on. */
+export const REASONING_CHUNKS = THOUGHT_MEDIUM.length;
+
 function bodyOf(req: MockRequest): Json | undefined {
   try {
     const v: unknown = JSON.parse(new TextDecoder().decode(req.body));
@@ -99,9 +102,14 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
     const finishAt = events.findIndex((e) => { const c = chunkOf(e); return ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['finish_reason'] !== null && ch['finish_reason'] !== undefined); });
     const at = fs.has('reasoning-after-content') && finishAt >= 0 ? finishAt : answerAt >= 0 ? answerAt : 1;
     const atMs = events[at]?.atMs ?? 0;
+    // The thinking takes time: one chunk per inter-token gap of the answer (10 ms when it has one chunk),
+    // and everything after it moves later by the reasoning phase (one gap per chunk).
+    const next = events[at + 1]?.atMs;
+    const gap = next !== undefined && next > atMs ? next - atMs : 10;
     const piece = (t: string): Json => (fs.has('reasoning-empty-alias') ? { reasoning_content: '', reasoning: t } : { [field]: t });
-    const thinking = thought.map((t) => make(piece(t), atMs, countTokens(t)));
-    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${thoughtText}</think>` }, atMs, 0));
+    const thinking = thought.map((t, i) => make(piece(t), atMs + i * gap, countTokens(t)));
+    if (fs.has('reasoning-leaked')) thinking.push(make({ content: `<think>${thoughtText}</think>` }, atMs + (thought.length - 1) * gap, 0));
+    for (let i = at; i < events.length; i++) events[i] = { ...(events[i] as StreamEvent), atMs: (events[i] as StreamEvent).atMs + thought.length * gap };
     events.splice(at, 0, ...thinking);
     for (const [i, e] of events.entries()) {
       const c = chunkOf(e);

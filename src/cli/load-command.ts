@@ -37,6 +37,9 @@ Load:
                          waits for a slot; reported as its own mode, since the cap reintroduces
                          coordinated omission (latency still counts from the intended time; the
                          wait shows as schedule lag)
+  --ramp D               open loop: the rate rises to --rate over the first D (e.g. 30s), then
+                         stays; the same seeded arrivals, sent on a ramped clock (time rescaling)
+  --ramp-shape linear|exponential   linear from 0 (default), or exponential from 1% of the rate
   --engine autocannon|undici   closed-loop engine (default autocannon)
   --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
   --requests N           stop after N measured requests (bounded by 600 s)
@@ -107,7 +110,7 @@ Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was 
 export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
   const proxy = proxyFor(baseUrl, env);
   const m = plan.mode;
-  const level = m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals)` : `closed loop, ${m.concurrency} concurrent requests`;
+  const level = m.kind === 'open' && m.arrival === 'trace' ? `open loop, trace replay (${plan.workloadPlan.trace?.file ?? ''}, speed x${plan.workloadPlan.trace?.options.speed ?? 1})` : m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape} over ${m.ramp.durationS} s`})` : `closed loop, ${m.concurrency} concurrent requests`;
   const drainS = END_GRACE_MS / 1000;
   const preS = preWindowS(plan);
   const boundS = plan.sweep || plan.findCapacity !== null ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
@@ -117,7 +120,9 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
     ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
     : plan.durationS !== null
       ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
-      : `until ${plan.requests ?? 0} measured requests (at most 600 s)`;
+      : plan.requests === null
+        ? 'for the length of the trace (at most 1 h)'
+        : `until ${plan.requests} measured requests (at most 600 s)`;
   return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
 }
 

@@ -169,6 +169,22 @@ export class StreamChecker {
         chars: text.length,
         tokens: this.#countTokens === undefined ? undefined : this.#countTokens(text),
       });
+      return;
+    }
+    // Reasoning models stream their thinking before the answer as delta.reasoning_content (DeepSeek,
+    // vLLM before PR 27752) or delta.reasoning (vLLM after it, Ollama): timed as tokens of their own kind.
+    let reasoning = '';
+    for (const c of choices) {
+      const d = isObject(c) ? c['delta'] : undefined;
+      if (!isObject(d)) continue;
+      // An empty alias beside the text (reasoning_content "" with reasoning "...") must not hide it.
+      const rc = d['reasoning_content'];
+      const r = typeof rc === 'string' && rc !== '' ? rc : typeof d['reasoning'] === 'string' ? d['reasoning'] : '';
+      reasoning += r;
+    }
+    if (reasoning !== '') {
+      this.timing.reasoning = (this.timing.reasoning ?? '') + reasoning;
+      this.timing.contentEvents.push({ arrivedAt: ev.arrivedAt, chunkIndex: ev.chunkIndex, byteOffset: ev.startOffset, chars: reasoning.length, tokens: undefined, reasoning: true });
     }
   }
 

@@ -39,6 +39,8 @@ export interface ContentEvent {
   chars: number;
   /** Tokens of that text, when a counter was given. */
   tokens: number | undefined;
+  /** The event carried reasoning (delta.reasoning_content or delta.reasoning) and no answer text: `chars` counts the reasoning. */
+  reasoning?: true;
 }
 
 export interface StreamTiming {
@@ -47,8 +49,10 @@ export interface StreamTiming {
   /** Arrival of the first event carrying non-empty content, refusal or a tool-call delta (the TTFT anchor). */
   firstTokenAt: bigint | undefined;
   doneAt: bigint | undefined;
-  /** Every event that carried content, refusal or tool-call deltas, in order. */
+  /** Every event that carried content, refusal or tool-call deltas, in order; and reasoning-only events, marked `reasoning`. */
   contentEvents: ContentEvent[];
+  /** The reasoning text of every choice, in arrival order (absent when none came). */
+  reasoning?: string;
 }
 
 export interface StreamCheckResult {

@@ -8,6 +8,70 @@ import { newRunId } from '../report/run-dir.ts';
 // The bundled mock's pacing for load runs is the CLI's, so both measure the same server.
 import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
 import { firstModel } from '../load/first-model.ts';
+import { resolveWorkload } from '../load/workload-options.ts';
+import type { loadFlagSpec } from '../load/load-options.ts';
+
+/**
+ * Every option and the `iari load` flag it stands for: runLoad validates them with the CLI's own
+ * planner, so both accept and refuse alike (src/library/options-parity.test.ts holds every flag
+ * to a place here or in CLI_ONLY_FLAGS).
+ */
+export const OPTION_FLAGS = {
+  model: 'model',
+  concurrency: 'concurrency',
+  rate: 'rate',
+  arrival: 'arrival',
+  burstiness: 'burstiness',
+  maxConcurrency: 'max-concurrency',
+  ramp: 'ramp',
+  rampShape: 'ramp-shape',
+  engine: 'engine',
+  duration: 'duration',
+  requests: 'requests',
+  warmup: 'warmup',
+  timeout: 'timeout',
+  requestTimeout: 'request-timeout',
+  maxTokens: 'max-tokens',
+  stream: 'no-stream',
+  prompts: 'prompts',
+  inputTokens: 'input-tokens',
+  outputTokens: 'output-tokens',
+  maxTokensField: 'max-tokens-field',
+  extraBody: 'extra-body',
+  dataset: 'dataset',
+  datasetSize: 'dataset-size',
+  prefixTokens: 'prefix-tokens',
+  prefixGroups: 'prefix-groups',
+  turns: 'turns',
+  thinkTime: 'think-time',
+  trace: 'trace',
+  traceFormat: 'trace-format',
+  traceSpeed: 'trace-speed',
+  traceWindow: 'trace-window',
+  tools: 'tools',
+  toolShare: 'tool-share',
+  shard: 'shard',
+  slo: 'slo',
+  seed: 'seed',
+} as const satisfies Record<Exclude<keyof LoadOptions, 'baseUrl' | 'token' | 'signal'>, keyof typeof loadFlagSpec>;
+
+/** Flags with no runLoad option, and why. */
+export const CLI_ONLY_FLAGS: Record<string, string> = {
+  'base-url': 'the baseUrl option',
+  'token-env': 'the token option (never the environment)',
+  'token-file': 'the token option (never a file)',
+  stream: 'the stream option (true is the default)',
+  sweep: 'the CLI steps runs; a program calls runLoad per level',
+  'sweep-steps': 'with --sweep',
+  repeat: 'the CLI repeats runs; a program calls runLoad again',
+  report: 'runLoad writes no files',
+  json: 'runLoad returns the result',
+  quiet: 'runLoad prints nothing',
+  help: 'the CLI help',
+  'ca-file': 'not offered by runLoad yet: TLS trust and headers for external targets are the CLI\'s',
+  insecure: 'as ca-file',
+  header: 'as ca-file',
+};
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 export interface LoadOptions {
@@ -21,7 +85,14 @@ export interface LoadOptions {
   concurrency?: number;
   /** Open loop: arrivals per second (exclusive with `concurrency`). */
   rate?: number;
-  arrival?: 'constant' | 'poisson';
+  arrival?: 'constant' | 'poisson' | 'gamma';
+  /** Gamma arrivals: the shape K of the gaps (vLLM's --burstiness), as `--burstiness`. */
+  burstiness?: number;
+  /** Open loop capped at N requests in flight (reported as its own mode), as `--max-concurrency`. */
+  maxConcurrency?: number;
+  /** Open loop: the rate rises to `rate` over this long, e.g. `'30s'`, as `--ramp`. */
+  ramp?: string;
+  rampShape?: 'linear' | 'exponential';
   engine?: 'autocannon' | 'undici';
   /** Measured time, e.g. `'10s'` (default 10 s unless `requests` is given). */
   duration?: string;
@@ -38,6 +109,34 @@ export interface LoadOptions {
   stream?: boolean;
   /** JSONL or ShareGPT prompts file (default: built-in prompts). */
   prompts?: string;
+  /** Synthetic prompts of MEAN[,STDEV] tokens, e.g. `'512,64'`, as `--input-tokens`. */
+  inputTokens?: string;
+  /** Output length per request MEAN[,STDEV], sent as max_tokens, as `--output-tokens`. */
+  outputTokens?: string;
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens' | 'both';
+  /** Object merged into every request body (JSON text or `@FILE`), as `--extra-body`. */
+  extraBody?: string;
+  /** ShareGPT or iari JSONL dataset file, as `--dataset`; `datasetSize` conversations sampled. */
+  dataset?: string;
+  datasetSize?: number;
+  /** Every request starts with one of `prefixGroups` shared prefixes of this many tokens, as `--prefix-tokens`. */
+  prefixTokens?: number;
+  prefixGroups?: number;
+  /** Multi-turn conversations of N[,SD] turns, e.g. `'4'`, as `--turns`; `thinkTime` between turns, e.g. `'2s'`. */
+  turns?: string;
+  thinkTime?: string;
+  /** Mooncake JSONL or BurstGPT CSV trace replayed on the open loop, as `--trace`. */
+  trace?: string;
+  traceFormat?: 'mooncake' | 'burstgpt';
+  /** Replay X times as fast, as `--trace-speed`. */
+  traceSpeed?: number;
+  /** Part of the trace replayed, in trace time, e.g. `'60s-120s'`, as `--trace-window`. */
+  traceWindow?: string;
+  /** Requests declare tools (`'builtin'` or a JSON file of definitions) and every call is judged, as `--tools`; `toolShare` of them (default 1). */
+  tools?: string;
+  toolShare?: number;
+  /** Share i of n of the load, e.g. `'0/4'`, as `--shard` (merge the results with `iari report merge`). */
+  shard?: string;
   /** Thresholds such as `'ttft.p95<800ms'`; a breach sets `slosPassed` false. */
   slo?: readonly string[];
   seed?: number;
@@ -60,24 +159,13 @@ export interface LoadOutcome {
  * console.log(result.slosPassed);
  */
 export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
-  const str = (n: number | undefined): string | undefined => (n === undefined ? undefined : String(n));
-  const flags = {
-    model: options.model,
-    concurrency: str(options.concurrency),
-    rate: str(options.rate),
-    arrival: options.arrival,
-    engine: options.engine,
-    duration: options.duration,
-    requests: str(options.requests),
-    warmup: options.warmup,
-    timeout: options.timeout,
-    'request-timeout': options.requestTimeout,
-    'max-tokens': str(options.maxTokens),
-    'no-stream': options.stream === false ? true : undefined,
-    prompts: options.prompts,
-    slo: options.slo === undefined ? undefined : [...options.slo],
-    seed: str(options.seed),
-  };
+  const flags: Record<string, string | boolean | string[] | undefined> = {};
+  for (const [key, flag] of Object.entries(OPTION_FLAGS) as [keyof typeof OPTION_FLAGS, string][]) {
+    const v = options[key];
+    if (v === undefined) continue;
+    if (key === 'stream') flags['no-stream'] = v === false ? true : undefined;
+    else flags[flag] = Array.isArray(v) ? [...(v as readonly string[])] : String(v);
+  }
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
   // The CLI's own validation of every option, the base URL and the token included; the token is
   // handed over as it is, never through flag strings or the environment.
@@ -87,8 +175,11 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
   try {
     if (target === undefined) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = target?.v1 ?? mock!.url;
+    // Datasets and traces are read (and refused, exit-2 errors) before any traffic, as the CLI does.
+    const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
     return await runEngine({
       ...plan,
+      ...(workload === undefined ? {} : { workload }),
       runId: newRunId(),
       baseUrl,
       token: target?.token ?? mock!.tokens.default,

@@ -115,3 +115,48 @@ describe('--expect (capability model)', () => {
     expect(r.report.results.find((x) => x.id === 'CHAT-034')?.verdict).toBe('pass');
   }, 120_000);
 });
+
+describe('runLoad takes every iari load option', () => {
+  it('LOAD-LIBRARY: every iari load flag is a runLoad option or listed as CLI-only with its reason', async () => {
+    const { loadFlagSpec } = await import('../load/load-options.ts');
+    const { OPTION_FLAGS, CLI_ONLY_FLAGS } = await import('./load.ts');
+    const offered = new Set<string>(Object.values(OPTION_FLAGS));
+    const missing = Object.keys(loadFlagSpec).filter((f) => !offered.has(f) && !(f in CLI_ONLY_FLAGS));
+    expect(missing).toEqual([]);
+  });
+
+  it('LOAD-LIBRARY: runLoad and iari load refuse the same trace, ramp and workload values before any traffic', async () => {
+    const bad = join(tmp, 'bad-trace.jsonl');
+    (await import('node:fs')).writeFileSync(bad, '{"timestamp":1,"input_length":5,"output_length":2}\nnot json\n');
+    process.env['IARI_PARITY_TOKEN'] = 'sk-parity-0123456789';
+    const base = `${counterOrigin}/v1`;
+    const cases: [string[], Parameters<typeof runLoad>[0]][] = [
+      [['--trace', bad], { trace: bad }],
+      [['--trace', bad, '--rate', '3'], { trace: bad, rate: 3 }],
+      [['--rate', '3', '--ramp', '2s', '--ramp-shape', 'step'], { rate: 3, ramp: '2s', rampShape: 'step' as 'linear' }],
+      [['--concurrency', '2', '--ramp', '2s'], { concurrency: 2, ramp: '2s' }],
+      [['--rate', '3', '--burstiness', '2'], { rate: 3, burstiness: 2 }],
+      [['--input-tokens', 'many'], { inputTokens: 'many' }],
+      [['--turns', '3', '--prefix-groups', '2'], { turns: '3', prefixGroups: 2 }],
+    ];
+    for (const [flags, options] of cases) {
+      const report = mkdtempSync(join(tmp, 'r-'));
+      const cli = await outcome(loadCommand(['--base-url', base, '--token-env', 'IARI_PARITY_TOKEN', '--model', 'm', '--report', report, '--quiet', ...flags]));
+      const lib = await outcome(runLoad({ baseUrl: base, token: 'sk-parity-0123456789', model: 'm', ...options }));
+      expect(cli, flags.join(' ')).not.toBe('accepted');
+      expect(lib, flags.join(' ')).toBe(cli);
+    }
+    expect(counted).toBe(0);
+  }, 60_000);
+
+  it('LOAD-LIBRARY: runLoad replays a trace, ramps an open loop and shapes the workload as the CLI does', async () => {
+    const trace = join(tmp, 'trace.jsonl');
+    (await import('node:fs')).writeFileSync(trace, [0, 100, 200, 300].map((t, i) => JSON.stringify({ timestamp: t, input_length: 600, output_length: 3, hash_ids: [1, 10 + i] })).join('\n'));
+    const replay = await runLoad({ trace, traceSpeed: 2, baseUrl: mock.origin, token: mock.tokens.default });
+    expect(replay.result.meta.mode).toMatchObject({ kind: 'open', arrival: 'trace', trace: { kept: 4, speed: 2 } });
+    expect(replay.records.map((r) => r.requested)).toEqual([0, 1, 2, 3].map(() => ({ prompt: 600, output: 3 })));
+    const ramped = await runLoad({ rate: 20, ramp: '500ms', rampShape: 'exponential', duration: '1s', inputTokens: '30', outputTokens: '3', baseUrl: mock.origin, token: mock.tokens.default });
+    expect(ramped.result.meta.mode).toMatchObject({ kind: 'open', ramp: { durationS: 0.5, shape: 'exponential' } });
+    expect(ramped.records.every((r) => r.requested?.prompt === 30 && r.requested.output === 3)).toBe(true);
+  }, 60_000);
+});

@@ -56,3 +56,51 @@ describe('gamma arrivals (--arrival gamma --burstiness K)', () => {
     expect(planFromFlags({ rate: '5', arrival: 'gamma', burstiness: '0.5' }).mode).toEqual({ kind: 'open', rate: 5, arrival: 'gamma', burstiness: 0.5 });
   });
 });
+
+describe('ramped arrivals (--ramp D, --ramp-shape)', () => {
+  // The expected count by t under each ramp to rate R over D, written out here apart from arrivals.ts.
+  const linearCount = (t: number, R: number, D: number): number => (t <= D ? (R * t * t) / (2 * D) : (R * D) / 2 + R * (t - D));
+  const expCount = (t: number, R: number, D: number): number => {
+    const a = 100;
+    return t <= D ? ((R * D) / Math.log(a)) * (Math.pow(a, t / D - 1) - 1 / a) : ((R * D) / Math.log(a)) * (1 - 1 / a) + R * (t - D);
+  };
+
+  it('LOAD-RAMP: a constant schedule ramped linearly sends its k-th arrival where the ramp has accumulated k arrivals, then keeps the full rate', () => {
+    const t = takeArrivals({ rate: 40, arrival: 'constant', seed: 1, ramp: { durationS: 2, shape: 'linear' } }, 1000, 5);
+    // 40/s rising from 0 over 2 s holds 40 arrivals in the ramp, then 40 a second.
+    expect(t.filter((x) => x < 2)).toHaveLength(40);
+    expect(t).toHaveLength(40 + 120);
+    t.forEach((x, k) => expect(linearCount(x, 40, 2)).toBeCloseTo(k, 6));
+    expect(gaps(t.filter((x) => x >= 2))).toSatisfy((g: number[]) => g.every((d) => Math.abs(d - 1 / 40) < 1e-9));
+  });
+
+  it('LOAD-RAMP: a ramped Poisson schedule rescaled by the ramp\'s expected count has unit exponential gaps (time rescaling), its raw gaps do not', () => {
+    for (const shape of ['linear', 'exponential'] as const) {
+      const count = shape === 'linear' ? linearCount : expCount;
+      const t = takeArrivals({ rate: 200, arrival: 'poisson', seed: 9, ramp: { durationS: 20, shape } }, 100_000, 20);
+      expect(Math.abs(t.length - count(20, 200, 20)) / count(20, 200, 20), shape).toBeLessThan(0.05);
+      const rescaled = t.map((x) => count(x, 200, 20));
+      expect(ksExponential(gaps(rescaled), 1).pValue, shape).toBeGreaterThan(0.01);
+      expect(ksExponential(gaps(t), t.length / 20).pValue, shape).toBeLessThan(1e-6);
+    }
+  });
+
+  it('LOAD-RAMP: an exponential ramp starts at 1% of the rate and reaches it at D; it is seeded and holds the expected count of each window exactly', () => {
+    const o = { rate: 100, arrival: 'poisson' as const, seed: 4, ramp: { durationS: 10, shape: 'exponential' as const }, windows: [2, 10] };
+    const t = takeArrivals(o, 100_000, 12);
+    expect(takeArrivals(o, 100_000, 12)).toEqual(t);
+    expect(takeArrivals({ ...o, seed: 5 }, 100_000, 12)).not.toEqual(t);
+    expect(t.filter((x) => x < 2)).toHaveLength(Math.round(expCount(2, 100, 10)));
+    expect(t.filter((x) => x >= 2)).toHaveLength(Math.round(expCount(12, 100, 10)) - Math.round(expCount(2, 100, 10)));
+    // Its last 2 s (at the full rate, about 100/s) hold many times its first 2 s (from 1/s).
+    expect(t.filter((x) => x >= 10).length).toBeGreaterThan(10 * t.filter((x) => x < 2).length);
+  });
+
+  it('LOAD-RAMP: --ramp needs --rate, --ramp-shape needs --ramp and is linear or exponential', () => {
+    expect(planFromFlags({ rate: '10', ramp: '5s', 'ramp-shape': 'exponential' }).mode).toMatchObject({ kind: 'open', ramp: { durationS: 5, shape: 'exponential' } });
+    expect(planFromFlags({ rate: '10', ramp: '5s' }).mode).toMatchObject({ ramp: { durationS: 5, shape: 'linear' } });
+    expect(() => planFromFlags({ concurrency: '4', ramp: '5s' })).toThrow(/--ramp .*needs --rate/);
+    expect(() => planFromFlags({ rate: '10', 'ramp-shape': 'linear' })).toThrow(/--ramp-shape needs --ramp/);
+    expect(() => planFromFlags({ rate: '10', ramp: '5s', 'ramp-shape': 'step' })).toThrow(/linear or exponential/);
+  });
+});

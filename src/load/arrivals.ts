@@ -29,6 +29,47 @@ export interface ScheduleOptions {
   windows?: readonly number[];
   /** Gamma only: the shape K of the gaps (vLLM's --burstiness): below 1 burstier than Poisson, above 1 more regular. */
   burstiness?: number;
+  /** --ramp: the rate rises to `rate` over the first `durationS` seconds of the schedule, then stays. */
+  ramp?: Ramp;
+}
+
+export interface Ramp {
+  durationS: number;
+  /** linear: from 0 to the rate; exponential: from 1% of the rate, x100 over the ramp. */
+  shape: 'linear' | 'exponential';
+}
+
+/** The exponential ramp starts at 1/EXP_RAMP_SPAN of the rate. */
+export const EXP_RAMP_SPAN = 100;
+
+/**
+ * A ramp is a change of clock: arrivals drawn at the full rate R at times u (constant, Poisson or
+ * gamma, seeded as without a ramp) are sent at t = Λ⁻¹(R·u), where Λ(t) is the expected number
+ * of arrivals by t under the ramped rate λ(t). A Poisson process at R mapped so is a Poisson
+ * process of rate λ(t) (the time-rescaling theorem); a constant grid lands where Λ crosses each
+ * whole arrival. `rampedTime` maps u (full-rate seconds) to t; `fullRateTime` is its inverse.
+ *   linear:      λ(t) = R·t/D             (t < D)   so u = t²/(2D)
+ *   exponential: λ(t) = R·a^(t/D − 1)      (t < D)   so u = D·(a^(t/D − 1) − 1/a)/ln a,  a = 100
+ * and after the ramp λ = R, u = u(D) + (t − D).
+ */
+export function rampedTime(u: number, r: Ramp): number {
+  const D = r.durationS;
+  if (r.shape === 'linear') return u <= D / 2 ? Math.sqrt(2 * D * u) : u + D / 2;
+  const a = EXP_RAMP_SPAN;
+  const uD = (D * (1 - 1 / a)) / Math.log(a);
+  return u <= uD ? D * (1 + Math.log((u * Math.log(a)) / D + 1 / a) / Math.log(a)) : D + (u - uD);
+}
+
+export function fullRateTime(t: number, r: Ramp): number {
+  const D = r.durationS;
+  if (r.shape === 'linear') return t <= D ? (t * t) / (2 * D) : D / 2 + (t - D);
+  const a = EXP_RAMP_SPAN;
+  const uD = (D * (1 - 1 / a)) / Math.log(a);
+  return t <= D ? (D * (Math.pow(a, t / D - 1) - 1 / a)) / Math.log(a) : uD + (t - D);
+}
+
+function* ramped(base: Generator<number, never, void>, r: Ramp): Generator<number, never, void> {
+  for (;;) yield rampedTime(base.next().value, r);
 }
 
 /**
@@ -39,6 +80,21 @@ export interface ScheduleOptions {
  * on its expected count. The conditioning work is done on the call, before the first yield.
  */
 export function arrivalTimes(o: ScheduleOptions): Generator<number, never, void> {
+  if (o.ramp !== undefined && o.ramp.durationS > 0) {
+    const r = o.ramp;
+    // Conditioning windows are in real time: the base (full-rate) schedule holds them at their full-rate lengths.
+    let end = 0;
+    let from = 0;
+    const windows = (o.windows ?? []).map((length) => {
+      end += length;
+      const to = fullRateTime(end, r);
+      const w = to - from;
+      from = to;
+      return w;
+    });
+    const { ramp: _ramp, ...flat } = o;
+    return ramped(arrivalTimes({ ...flat, ...(o.windows === undefined ? {} : { windows }) }), r);
+  }
   const n = o.shard?.count ?? 1;
   const i = o.shard?.index ?? 0;
   if (o.arrival === 'constant') return constantTimes(o.rate, n, i);

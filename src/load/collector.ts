@@ -13,6 +13,8 @@ import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
 import { CacheAcc } from './cache-report.ts';
 import { TurnsAcc } from './turn-report.ts';
+import { ReasoningAcc } from './reasoning-report.ts';
+import { ToolCallAcc, type InvalidKind, type ToolCallSeen } from './tool-calls.ts';
 import type { Requested } from './workload.ts';
 
 export interface CollectorOptions {
@@ -27,6 +29,8 @@ export interface CollectorOptions {
   requested?: (seq: number) => Requested;
   /** Whether requested output lengths are targets or max_tokens caps (default cap). */
   outputIs?: 'target' | 'cap';
+  /** --tools: which requests declared tools, and the judge of their calls (tool-calls.ts). */
+  tools?: { source: string; declares: (seq: number) => boolean; check: (calls: readonly ToolCallSeen[]) => InvalidKind[] };
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
   onRecord?: (record: RequestRecord, timing: RequestTiming) => void;
 }
@@ -62,6 +66,8 @@ export class Collector {
   readonly tokens: TokenAcc;
   readonly cache = new CacheAcc();
   readonly turns = new TurnsAcc();
+  readonly reasoning = new ReasoningAcc();
+  readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: IntervalHistogram | undefined;
@@ -70,6 +76,7 @@ export class Collector {
   constructor(o: CollectorOptions) {
     this.#o = o;
     this.tokens = new TokenAcc(o.outputIs ?? 'cap');
+    this.toolCalls = new ToolCallAcc(o.tools?.check);
     this.hist = {} as Record<MetricName, Histogram>;
     for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps'] as const) {
       this.hist[m] = newHistogram();
@@ -107,6 +114,11 @@ export class Collector {
       prev = p;
     }
     eld.reset();
+  }
+
+  /** --tools: where the tools came from (null: no request declared tools). */
+  get toolsSource(): string | null {
+    return this.#o.tools?.source ?? null;
   }
 
   isWarmup(intendedNs: bigint): boolean {
@@ -175,6 +187,7 @@ export class Collector {
     const ok = t.error === null;
     const asked = this.#o.requested?.(t.seq) ?? null;
     const values: RequestValues = { ttfb, ttft, itl: null, tpot, e2e };
+    let ttfo: number | null = null;
     if (!warm) {
       const slice = this.#slice(endNs);
       slice.finished++;
@@ -188,6 +201,8 @@ export class Collector {
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
         this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
+        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, ttft);
+        ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
@@ -249,6 +264,7 @@ export class Collector {
           tokenSource: t.tokenSource,
           promptTokens: t.promptTokens,
           ...(t.extras?.cachedTokens == null ? {} : { cachedTokens: t.extras.cachedTokens }),
+          ...(t.reasoningTokens === undefined ? {} : { reasoningTokens: t.reasoningTokens, ttfoUs: r1(ttfo) }),
           ...(asked === null ? {} : { requested: { prompt: asked.prompt, output: asked.output } }),
           ...(asked?.turn === undefined ? {} : { turn: asked.turn + 1, conversation: asked.conversation ?? 0 }),
           events: t.events,

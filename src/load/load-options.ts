@@ -24,6 +24,8 @@ export const loadFlagSpec = {
   arrival: { type: 'string' },
   burstiness: { type: 'string' },
   'max-concurrency': { type: 'string' },
+  ramp: { type: 'string' },
+  'ramp-shape': { type: 'string' },
   engine: { type: 'string' },
   duration: { type: 'string' },
   requests: { type: 'string' },
@@ -131,11 +133,16 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   } else if (v['token-env'] !== undefined || v['token-file'] !== undefined) {
     readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] });
   }
+  const traced = workloadPlan.trace !== undefined;
+  if (traced && (v.rate !== undefined || v.concurrency !== undefined || v.arrival !== undefined || v.burstiness !== undefined || v.sweep === true || v.ramp !== undefined)) {
+    throw usage('--trace replays the arrivals of the trace: it takes no --rate, --concurrency, --arrival, --burstiness, --ramp or --sweep (scale it with --trace-speed)');
+  }
+  if (traced && v.engine !== undefined && v.engine !== 'undici') throw usage('a trace replays on the open loop, which always uses the undici engine');
   if (v.concurrency !== undefined && v.rate !== undefined) throw usage('give --concurrency (closed loop) or --rate (open loop), not both');
   if (v.arrival !== undefined && v.rate === undefined) throw usage('--arrival needs --rate');
   const arrival = v.arrival ?? 'constant';
   if (arrival !== 'constant' && arrival !== 'poisson' && arrival !== 'gamma') throw usage(`--arrival must be constant, poisson or gamma, got "${arrival}"`);
-  if (v['max-concurrency'] !== undefined && v.rate === undefined) throw usage('--max-concurrency caps an open loop: it needs --rate (a closed loop takes --concurrency)');
+  if (v['max-concurrency'] !== undefined && v.rate === undefined && !traced) throw usage('--max-concurrency caps an open loop: it needs --rate (a closed loop takes --concurrency)');
   const maxConcurrency = v['max-concurrency'] === undefined ? undefined : parseNumber('max-concurrency', v['max-concurrency'], 1, 100_000, true);
   if (v.burstiness !== undefined && arrival !== 'gamma') throw usage('--burstiness needs --arrival gamma');
   const burstiness = arrival === 'gamma' ? (v.burstiness === undefined ? 1 : parseNumber('burstiness', v.burstiness, 0.01, 100, false)) : undefined;
@@ -144,12 +151,19 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   if (v.engine !== undefined && v.rate !== undefined && engine !== 'undici') throw usage('open loop (--rate) always uses the undici engine');
   if (v.stream === true && v['no-stream'] === true) throw usage('give --stream or --no-stream, not both');
   const stream = v['no-stream'] !== true;
-  const mode: ModeConfig =
-    v.rate !== undefined
-      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival, ...(burstiness === undefined ? {} : { burstiness }), ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
+  if (v.ramp !== undefined && v.rate === undefined) throw usage('--ramp raises an open loop to its rate: it needs --rate');
+  if (v['ramp-shape'] !== undefined && v.ramp === undefined) throw usage('--ramp-shape needs --ramp (the time the rate takes to rise)');
+  const rampShape = v['ramp-shape'] ?? 'linear';
+  if (rampShape !== 'linear' && rampShape !== 'exponential') throw usage(`--ramp-shape must be linear or exponential, got "${rampShape}"`);
+  const ramp = v.ramp === undefined ? undefined : { durationS: parseDuration('ramp', v.ramp, 0.001, 3600), shape: rampShape as 'linear' | 'exponential' };
+  const mode: ModeConfig = traced
+    ? { kind: 'open', rate: 0, arrival: 'trace', ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
+    : v.rate !== undefined
+      ? { kind: 'open', rate: parseNumber('rate', v.rate, 0.01, 100_000, false), arrival, ...(burstiness === undefined ? {} : { burstiness }), ...(maxConcurrency === undefined ? {} : { maxConcurrency }), ...(ramp === undefined ? {} : { ramp }) }
       : { kind: 'closed', concurrency: v.concurrency === undefined ? 8 : parseNumber('concurrency', v.concurrency, 1, 10_000, true), engine };
   const requests = v.requests === undefined ? null : parseNumber('requests', v.requests, 1, 10_000_000, true);
-  const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null ? 10 : null;
+  // A trace lasts as long as its (windowed) replay unless --duration or --requests cut it (run-load.ts).
+  const durationS = v.duration !== undefined ? parseDuration('duration', v.duration, 0.1, 3600) : requests === null && !traced ? 10 : null;
   const warmupS = v.warmup === undefined ? 0 : parseDuration('warmup', v.warmup, 0, 600);
   const timeoutMs = (v.timeout === undefined ? 30 : parseDuration('timeout', v.timeout, 0.1, 600)) * 1000;
   const requestTimeoutMs = (v['request-timeout'] === undefined ? DEFAULT_REQUEST_TIMEOUT_MS / 1000 : parseDuration('request-timeout', v['request-timeout'], 0.1, 3600)) * 1000;

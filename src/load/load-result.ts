@@ -8,6 +8,9 @@
  * value 1 µs, 3 significant digits, so shards merge exactly by adding histograms.
  */
 
+import type { TraceInfo } from './trace.ts';
+import type { Ramp } from './arrivals.ts';
+
 export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
 
 /** Percentiles reported for every histogram, in the histogram's unit. */
@@ -95,7 +98,7 @@ export interface ErrorSummary {
 
 export type LoadMode =
   | { kind: 'closed'; engine: 'autocannon' | 'undici'; concurrency: number; /** Why autocannon was not used although asked for. */ engineNote?: string }
-  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; seed: number; burstiness?: number; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
+  | { kind: 'open'; engine: 'undici'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; seed: number; burstiness?: number; /** --trace: what was replayed (rate is then the replay's mean rate). */ trace?: TraceInfo; /** --ramp: the rate rose to `rate` over the first durationS of the run. */ ramp?: Ramp; /** --max-concurrency: a capped open loop (arrivals wait for a slot: coordinated omission, shown as schedule lag). */ maxConcurrency?: number };
 
 export interface RunMeta {
   schema: typeof LOAD_RESULT_SCHEMA;
@@ -145,6 +148,10 @@ export interface WorkloadMeta {
   prefix?: { tokens: number; groups: number };
   /** --turns / --think-time: multi-turn conversations. */
   conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
+  /** --trace: the file replayed (its arrivals are in meta.mode.trace). */
+  trace?: { file: string; format: 'mooncake' | 'burstgpt' };
+  /** --tools: where the tools came from, the share of requests that declare them, their names. */
+  tools?: { source: string; share: number; functions: string[] };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
@@ -177,6 +184,49 @@ export interface TokenReport {
   promptUnreported: number;
   /** One sentence per difference of more than 5% between what was asked and what was received. */
   differences: string[];
+}
+
+/**
+ * Reasoning-aware figures of the successful measured requests that streamed reasoning
+ * (src/load/reasoning-report.ts): TTFO, the reasoning phase, reasoning tokens, ITL all vs answer.
+ */
+export interface ReasoningReport {
+  /** Successful measured requests that streamed reasoning. */
+  requests: number;
+  /** How many of them reported usage.completion_tokens_details.reasoning_tokens (the others were counted). */
+  fromUsage: number;
+  reasoningTokens: number;
+  /** Time to the first answer token (µs), from the same origin as ttft. */
+  ttfo: HistogramSummary | null;
+  /** TTFO − TTFT (µs): the reasoning phase as the client saw it. */
+  reasoningPhase: HistogramSummary | null;
+  /** Reasoning tokens per request. */
+  reasoningTokensPerRequest: HistogramSummary | null;
+  /** Per-token ITL over every token, reasoning included (µs). */
+  itlAll: HistogramSummary | null;
+  /** Per-token ITL between answer tokens only (µs): the gap from the last reasoning token to the first answer token is not in it. */
+  itlAnswer: HistogramSummary | null;
+}
+
+/** Tool calls under load (--tools): how many requests called, and the invalid calls by kind (src/load/tool-calls.ts). */
+export interface ToolCallReport {
+  /** `builtin` or the --tools file. */
+  tools: string;
+  /** Successful measured requests that declared the tools. */
+  requestsWithTools: number;
+  /** Of those, the ones whose answer called at least one tool. */
+  requestsCalling: number;
+  callRate: number;
+  calls: number;
+  invalidCalls: number;
+  /** invalidCalls / calls (SLO tool_calls.invalid_rate). */
+  invalidRate: number;
+  invalidByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
+  invalidRateByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
+  /** Requests with at least one invalid call. */
+  requestsInvalid: number;
+  /** TTFT of the answers that called a tool (µs): the first tool-call delta when no text came before it. */
+  ttftCalling: HistogramSummary | null;
 }
 
 /** Prompt-cache figures from usage.prompt_tokens_details.cached_tokens (successful measured requests that report it). */
@@ -417,6 +467,10 @@ export interface LoadResult {
   tokens?: TokenReport;
   /** Prompt-cache hits from usage.prompt_tokens_details.cached_tokens (absent when the server reported none). */
   cache?: CacheReport;
+  /** Reasoning models: TTFO, the reasoning phase, reasoning tokens, ITL all vs answer (absent when no request streamed reasoning). */
+  reasoning?: ReasoningReport;
+  /** --tools: tool-call validity (absent without --tools). */
+  toolCalls?: ToolCallReport;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
 }
@@ -441,6 +495,9 @@ export interface RequestRecord {
   promptTokens?: number;
   /** usage.prompt_tokens_details.cached_tokens (absent: not reported). */
   cachedTokens?: number;
+  /** Reasoning models: reasoning tokens (usage.completion_tokens_details.reasoning_tokens, else counted) and the time to the first answer token. */
+  reasoningTokens?: number;
+  ttfoUs?: number | null;
   /** Conversations: the turn (1 = first) and the conversation's number. */
   turn?: number;
   conversation?: number;

@@ -1,4 +1,6 @@
 import { mergeCacheReports } from './cache-report.ts';
+import { mergeReasoningReports } from './reasoning-report.ts';
+import { mergeToolCallReports } from './tool-calls.ts';
 import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { mergeTimeslices } from './collector.ts';
@@ -116,7 +118,8 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput }, finished),
+    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results) }, finished),
+    ...toolCallsOf(results),
     timeslices: mergeTimeslices(results.map((r) => r.timeslices), startMs),
     sweep: null,
     shard: null,
@@ -124,6 +127,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
     ...cacheOf(results),
+    ...reasoningOf(results),
     ...turnsOf(results),
   };
 }
@@ -131,6 +135,16 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
 function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {
   const turns = mergeTurnReports(results.map((r) => r.turns));
   return turns === undefined ? {} : { turns };
+}
+
+function toolCallsOf(results: readonly LoadResult[]): Pick<LoadResult, 'toolCalls'> {
+  const toolCalls = mergeToolCallReports(results.map((r) => r.toolCalls));
+  return toolCalls === undefined ? {} : { toolCalls };
+}
+
+function reasoningOf(results: readonly LoadResult[]): Pick<LoadResult, 'reasoning'> {
+  const reasoning = mergeReasoningReports(results.map((r) => r.reasoning));
+  return reasoning === undefined ? {} : { reasoning };
 }
 
 function cacheOf(results: readonly LoadResult[]): Pick<LoadResult, 'cache'> {

@@ -198,6 +198,8 @@ export class RequestTimer {
     t.error = part.error;
     t.abortedAtEnd = part.abortedAtEnd;
     if (part.extras !== undefined) t.extras = part.extras;
+    if (part.reasoningTokens !== undefined) t.reasoningTokens = part.reasoningTokens;
+    if (part.reasoningSource !== undefined) t.reasoningSource = part.reasoningSource;
     this.#onDone(t);
   }
 }

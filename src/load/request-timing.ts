@@ -5,6 +5,8 @@ import type { ResponseExtras } from './response-extras.ts';
 export interface TokenEvent {
   atNs: bigint;
   tokens: number;
+  /** Reasoning (delta.reasoning_content or delta.reasoning), not answer. */
+  reasoning?: true;
 }
 
 /** Everything measured about one request; times are hrtime ns, durations derived later. */
@@ -28,6 +30,10 @@ export interface RequestTiming {
   abortedAtEnd: boolean;
   /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
   cutAtEnd?: true;
+  /** Reasoning tokens of a reasoning model's answer (part of outputTokens); absent when it streamed no reasoning. */
+  reasoningTokens?: number;
+  /** Where reasoningTokens came from: usage.completion_tokens_details.reasoning_tokens, or the client tokenizer. */
+  reasoningSource?: 'usage' | 'tokenizer';
   /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
   extras?: ResponseExtras;
 }

@@ -7,6 +7,8 @@ export interface ResponseExtras {
   cachedTokens: number | null;
   /** The first choice's assembled content (at most 256 KiB), sent back as the next turn's history in conversations. */
   answer?: string;
+  /** The first choice's tool calls as assembled (arguments at most 64 KiB each), judged under --tools (tool-calls.ts). */
+  toolCalls?: { name: string | null; arguments: string }[];
 }
 
 const ANSWER_LIMIT = 256 * 1024;
@@ -20,7 +22,11 @@ export function cachedTokensOf(usage: unknown): number | null {
   return typeof cached === 'number' && Number.isInteger(cached) && cached >= 0 ? cached : null;
 }
 
-export function extrasOf(usage: unknown, answer: string | null): ResponseExtras {
+const ARGUMENTS_LIMIT = 64 * 1024;
+
+export function extrasOf(usage: unknown, answer: string | null, calls: readonly { name: string | null | undefined; arguments: string }[] = []): ResponseExtras {
   const cachedTokens = cachedTokensOf(usage);
-  return answer === null ? { cachedTokens } : { cachedTokens, answer: answer.length > ANSWER_LIMIT ? answer.slice(0, ANSWER_LIMIT) : answer };
+  const base: ResponseExtras = answer === null ? { cachedTokens } : { cachedTokens, answer: answer.length > ANSWER_LIMIT ? answer.slice(0, ANSWER_LIMIT) : answer };
+  if (calls.length > 0) base.toolCalls = calls.slice(0, 64).map((c) => ({ name: c.name ?? null, arguments: c.arguments.length > ARGUMENTS_LIMIT ? c.arguments.slice(0, ARGUMENTS_LIMIT) : c.arguments }));
+  return base;
 }

@@ -15,6 +15,8 @@ import {
 import { evaluateSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
 import { buildCacheReport } from './cache-report.ts';
+import { buildReasoningReport } from './reasoning-report.ts';
+import { buildToolCallReport } from './tool-calls.ts';
 import { buildTurnReport } from './turn-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
@@ -65,7 +67,8 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c) }, c.finished),
+    ...toolCallsOf(c),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
@@ -73,8 +76,20 @@ export function buildResult(input: BuildInput): LoadResult {
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
     ...cacheOf(c),
+    ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
   };
+}
+
+function toolCallsOf(c: Collector): Pick<LoadResult, 'toolCalls'> {
+  const source = c.toolsSource;
+  const toolCalls = source === null ? undefined : buildToolCallReport(c.toolCalls, source);
+  return toolCalls === undefined ? {} : { toolCalls };
+}
+
+function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
+  const reasoning = buildReasoningReport(c.reasoning);
+  return reasoning === undefined ? {} : { reasoning };
 }
 
 function cacheOf(c: Collector): Pick<LoadResult, 'cache'> {
@@ -87,7 +102,7 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { runClosedLoopAutocannon } from './autocannon-engine.ts';
-import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './arrivals.ts';
+import { arrivalTimes, scheduleWindows, type Ramp, type ScheduleOptions } from './arrivals.ts';
 import { Checker } from './checker.ts';
 import { Collector } from './collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
@@ -9,6 +9,9 @@ import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, t
 import { bodyFactory, type ChatMessage } from './prompts.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import { Conversations } from './conversation.ts';
+import { traceTimes, traceWorkload } from './trace-workload.ts';
+import { declaresTools, judge, withTools, type ToolsSpec } from './tool-calls.ts';
+import type { TraceEntry } from './trace.ts';
 import { runClosedConversations, runOpenConversations } from './conversation-engine.ts';
 import type { RequestTiming } from './request-timer.ts';
 import { buildResult } from './result-builder.ts';
@@ -22,7 +25,7 @@ import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } f
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
-  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma'; burstiness?: number; maxConcurrency?: number };
+  | { kind: 'open'; rate: number; arrival: 'constant' | 'poisson' | 'gamma' | 'trace'; burstiness?: number; maxConcurrency?: number; ramp?: Ramp };
 
 /** The settings `iari load` takes from its flags and hands to a run unchanged. */
 export interface LoadSettings {
@@ -81,6 +84,12 @@ export interface LoadConfig extends LoadSettings {
   checkIn?: 'worker' | 'in-process';
 }
 
+/** --tools: the share of requests that declare tools get them added to their body. */
+function withToolsIf(body: (seq: number) => string, cfg: LoadConfig): (seq: number) => string {
+  const tools = cfg.workload?.tools;
+  return tools === undefined ? body : withTools(body, tools, cfg.seed);
+}
+
 const version = (): string => {
   try {
     return packageVersion();
@@ -96,11 +105,23 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
 }
 
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
-export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+  const traced = given.workload?.trace;
+  // Shard i of n replays entries i, i+n, ... of the trace (together: the whole trace).
+  const entries = traced === undefined ? undefined : given.shard === null ? traced.entries : traced.entries.filter((_, k) => k % given.shard!.count === given.shard!.index);
+  // A trace lasts its replay (its last arrival, within the run) unless --duration or --requests cut it.
+  const cfg = traced === undefined || given.durationS !== null || given.requests !== null ? given : { ...given, durationS: Math.min(3600, Math.max(0.001, traced.info.spanS - given.warmupS + 0.001)) };
   const url = new URL(cfg.baseUrl);
   const conn = cfg.connection ?? noConnectionOptions;
   const wo = { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts };
-  const workload = cfg.workload === undefined ? undefined : cfg.workload.conversation !== undefined ? new Conversations(cfg.workload, wo) : buildWorkload(cfg.workload, wo);
+  const workload =
+    cfg.workload === undefined
+      ? undefined
+      : entries !== undefined
+        ? traceWorkload(entries, { model: cfg.model, stream: cfg.stream, seed: cfg.seed, maxTokensField: cfg.workload.maxTokensField, extraBody: cfg.workload.extraBody })
+        : cfg.workload.conversation !== undefined
+          ? new Conversations(cfg.workload, wo)
+          : buildWorkload(cfg.workload, wo);
   const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
     path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
@@ -113,7 +134,7 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
       'accept-encoding': 'identity',
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
-    body: workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }),
+    body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
@@ -121,13 +142,13 @@ export async function runLoad(cfg: LoadConfig): Promise<{ result: LoadResult; re
   // this thread never loads the tokenizer; it is closed when the run ends.
   const checker = Checker.start(cfg.checkIn === 'in-process');
   try {
-    return await measure(cfg, request, checker, workload);
+    return await measure(cfg, request, checker, workload, entries);
   } finally {
     await (await checker).close();
   }
 }
 
-async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, workload: Workload | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, workload: Workload | undefined, entries: readonly TraceEntry[] | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const preWindowMs = cfg.preWindowMs ?? preWindowBudgetMs(requestTimeoutMs, runLengthS(cfg));
   const preDeadline = performance.now() + preWindowMs;
@@ -139,7 +160,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const priming = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
   const records: RequestRecord[] = [];
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
-  const schedule = cfg.mode.kind === 'open' ? arrivalTimes(scheduleOf(cfg, cfg.mode)) : null;
+  const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
   const startedAt = new Date();
   // A short lead so the first arrival is not late because of setup.
   const startNs = now() + 20_000_000n;
@@ -155,6 +176,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
     ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
+    ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }),
     onRecord: (r) => {
       records.push(r);
       cfg.onRecord?.(r);
@@ -185,7 +207,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   try {
     if (workload instanceof Conversations) {
       if (cfg.mode.kind === 'open') {
-        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }) };
+        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cfg.mode.ramp === undefined ? {} : { ramp: cfg.mode.ramp }) };
         await runOpenConversations(target, limits, schedule ?? [], hooks, workload);
       } else {
         const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
@@ -195,7 +217,9 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
       }
     } else if (cfg.mode.kind === 'open') {
       const cap = cfg.mode.maxConcurrency === undefined ? null : Math.max(1, shareOf(cfg.mode.maxConcurrency, cfg.shard));
-      mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }) };
+      const trace = cfg.workload?.trace;
+      const rate = trace === undefined ? shareRate(cfg.mode.rate, cfg.shard) : round3((entries?.length ?? 0) / Math.max(trace.info.spanS, 0.001));
+      mode = { kind: 'open', engine: 'undici', rate, arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }), ...(cfg.mode.ramp === undefined ? {} : { ramp: cfg.mode.ramp }), ...(trace === undefined ? {} : { trace: trace.info }) };
       await runOpenLoop(target, limits, schedule ?? [], hooks, cap);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
@@ -283,17 +307,27 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     maxTokensField: w.maxTokensField,
     extraBody: w.extraBody,
     ...(w.prefix === undefined ? {} : { prefix: { ...w.prefix } }),
+    ...(w.tools === undefined ? {} : { tools: { source: w.tools.source, share: w.tools.share, functions: w.tools.tools.map((t) => t.function.name) } }),
+    ...(w.trace === undefined ? {} : { trace: { file: w.trace.info.file, format: w.trace.info.format } }),
     ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs } }),
   };
 }
+
+function toolsCollector(spec: ToolsSpec, seed: number): { source: string; declares: (seq: number) => boolean; check: ReturnType<typeof judge> } {
+  return { source: spec.source, declares: (seq) => declaresTools(spec, seed, seq), check: judge(spec.tools, spec.source) };
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 function scheduleOf(cfg: LoadConfig, mode: Extract<LoadConfig['mode'], { kind: 'open' }>): ScheduleOptions {
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
   return {
     rate: mode.rate,
-    arrival: mode.arrival,
+    // A trace has its own schedule (trace-workload.ts traceTimes); this one is never drawn for it.
+    arrival: mode.arrival === 'trace' ? 'constant' : mode.arrival,
     seed: cfg.seed,
     ...(mode.burstiness === undefined ? {} : { burstiness: mode.burstiness }),
+    ...(mode.ramp === undefined ? {} : { ramp: mode.ramp }),
     ...(cfg.shard === null ? {} : { shard: cfg.shard }),
     windows: scheduleWindows(cfg.warmupS, cfg.durationS, maxRequests, shareRate(mode.rate, cfg.shard)),
   };

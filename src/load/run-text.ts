@@ -25,13 +25,14 @@ export function workloadText(meta: Pick<RunMeta, 'config'>): string | null {
   const w = meta.config.workload;
   if (w === undefined) return null;
   const len = (l: { mean: number; stdev: number }): string => `${l.mean}${l.stdev > 0 ? `±${l.stdev}` : ''} tokens`;
-  const input =
-    w.input === 'prompts'
+  const input = w.trace !== undefined
+    ? `${w.trace.format === 'mooncake' ? 'Mooncake' : 'BurstGPT'} trace ${w.trace.file}: one user message per entry of its input length${w.trace.format === 'mooncake' ? ' (each hash id a shared block of 512 tokens)' : ''}`
+    : w.input === 'prompts'
       ? 'built-in or --prompts messages'
       : 'synthetic' in w.input
         ? `synthetic prompts of ${len(w.input.synthetic)}`
         : `${w.input.dataset.format === 'sharegpt' ? 'ShareGPT' : 'iari JSONL'} dataset ${w.input.dataset.file} (${w.input.dataset.samples} conversations kept of ${w.input.dataset.read} read, ${w.input.dataset.skipped} left out)`;
-  const output = w.output !== null ? `output ${len(w.output)} (${w.maxTokensField})` : typeof w.input === 'object' && 'dataset' in w.input ? `output lengths from the dataset (${w.maxTokensField})` : `${w.maxTokensField} ${meta.config.maxTokens}`;
+  const output = w.trace !== undefined ? `output lengths from the trace (${w.maxTokensField})` : w.output !== null ? `output ${len(w.output)} (${w.maxTokensField})` : typeof w.input === 'object' && 'dataset' in w.input ? `output lengths from the dataset (${w.maxTokensField})` : `${w.maxTokensField} ${meta.config.maxTokens}`;
   const prefix = w.prefix === undefined ? '' : `; a shared prefix of ${w.prefix.tokens} tokens (${w.prefix.groups} group${w.prefix.groups === 1 ? '' : 's'})`;
   return `${input}; ${output}${prefix}${w.extraBody === null ? '' : `; extra body ${JSON.stringify(w.extraBody)}`}`;
 }

@@ -1,5 +1,5 @@
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloResult } from './load-result.ts';
+import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloResult, type ToolCallReport } from './load-result.ts';
 
 /** Metrics an SLO can name, with the statistics each accepts and its unit. */
 const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
@@ -12,6 +12,7 @@ const scalarMetrics: Record<string, { stats: readonly string[]; unit: SloResult[
   throughput: { stats: ['rps', 'tokens'], unit: 'per_s' },
   goodput: { stats: ['rps', 'fraction'], unit: 'per_s' },
   output_tps: { stats: [...percentileKeys, 'mean', 'min'], unit: 'per_s' },
+  tool_calls: { stats: ['invalid_rate', 'call_rate', 'not_json_rate', 'unknown_function_rate', 'schema_mismatch_rate'], unit: 'ratio' },
 };
 
 export interface Slo {
@@ -31,7 +32,8 @@ export function sloHelp(): string {
   return [
     `durations: ${durationMetrics.join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
-    'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request)',
+    'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
+    'with --tools: tool_calls.invalid_rate<0.01 (also call_rate, not_json_rate, unknown_function_rate, schema_mismatch_rate)',
   ].join('\n');
 }
 
@@ -55,8 +57,8 @@ export function parseSlo(expr: string): Slo {
   if (scalar === undefined) return bad(`unknown metric "${metric}" (known: ${[...durationMetrics, ...Object.keys(scalarMetrics)].join(', ')})`);
   if (!scalar.stats.includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${scalar.stats.join(', ')})`);
   if (unit !== undefined && unit !== '%') return bad(`${metric}.${stat} takes no time unit`);
-  const isRatio = (metric === 'errors' && stat === 'rate') || (metric === 'goodput' && stat === 'fraction');
-  if (unit === '%' && !isRatio) return bad(`% only applies to errors.rate and goodput.fraction`);
+  const isRatio = (metric === 'errors' && stat === 'rate') || (metric === 'goodput' && stat === 'fraction') || metric === 'tool_calls';
+  if (unit === '%' && !isRatio) return bad(`% only applies to errors.rate, goodput.fraction and tool_calls rates`);
   const threshold = unit === '%' ? value / 100 : value;
   if (isRatio && threshold > 1) return bad('a ratio threshold must be between 0 and 1 (or 0% to 100%)');
   const u: SloResult['unit'] = isRatio ? 'ratio' : metric === 'errors' ? 'count' : 'per_s';
@@ -107,10 +109,17 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>, finished: number): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>, finished: number): SloResult[] {
   return slos.map((s) => {
     const observed = finished === 0 ? null : observe(s, r);
-    const noData = finished === 0 ? 'no request finished in the measured window' : observed === null ? `no successful request gave a ${s.metric} sample in the measured window` : undefined;
+    const noData =
+      finished === 0
+        ? 'no request finished in the measured window'
+        : observed === null
+          ? s.metric === 'tool_calls'
+            ? 'no tool call was made in the measured window (give --tools; a server that never calls a tool has no invalid rate)'
+            : `no successful request gave a ${s.metric} sample in the measured window`
+          : undefined;
     return {
       expr: s.expr,
       metric: s.metric,
@@ -126,8 +135,17 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   });
 }
 
-function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>): number | null {
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>): number | null {
   switch (s.metric) {
+    case 'tool_calls': {
+      const t = r.toolCalls;
+      if (t === undefined) return null;
+      if (s.stat === 'call_rate') return t.requestsWithTools === 0 ? null : t.callRate;
+      if (t.calls === 0) return null;
+      if (s.stat === 'invalid_rate') return t.invalidRate;
+      const kind = s.stat.replace(/_rate$/, '') as keyof ToolCallReport['invalidRateByKind'];
+      return t.invalidRateByKind[kind];
+    }
     case 'errors':
       return s.stat === 'rate' ? r.errors.rate : r.errors.total;
     case 'throughput':

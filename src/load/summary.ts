@@ -5,6 +5,8 @@ import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
 import { cacheLine } from './cache-report.ts';
+import { reasoningLine } from './reasoning-report.ts';
+import { toolCallLine } from './tool-calls.ts';
 import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
 
@@ -43,7 +45,7 @@ const rows: [MetricName, string][] = [
 /** The summary printed at the end of a run. */
 export function summaryTable(r: LoadResult): string {
   const m = r.meta.mode;
-  const mode = m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
+  const mode = m.kind === 'open' && m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests${m.trace.skipped > 0 ? `, ${m.trace.skipped} failed rows skipped` : ''}, speed x${m.trace.speed}${m.trace.window === null ? '' : `, window ${m.trace.window.startS}s-${m.trace.window.endS ?? ''}${m.trace.window.endS === null ? '' : 's'}`}, mean ${m.rate}/s over ${m.trace.spanS.toFixed(3)} s)${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight`}` : m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`}${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape === 'linear' ? 'linearly from 0' : 'exponentially from 1%'} to the rate over ${m.ramp.durationS} s`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   const failure = runFailure(r);
   if (failure !== null) out.push(`iari load: FAILED: ${failure}`);
@@ -70,6 +72,10 @@ export function summaryTable(r: LoadResult): string {
   out.push(...tokenLines(r.tokens));
   const cache = cacheLine(r.cache, fmtUs);
   if (cache !== null) out.push(cache);
+  const reasoning = reasoningLine(r.reasoning, fmtUs);
+  if (reasoning !== null) out.push(reasoning);
+  const tools = toolCallLine(r.toolCalls, fmtUs);
+  if (tools !== null) out.push(tools);
   out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);

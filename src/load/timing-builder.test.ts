@@ -34,3 +34,56 @@ describe('TimingBuilder tokens', () => {
     expect(part.outputTokens).toBe(7);
   });
 });
+
+describe('TimingBuilder reasoning', () => {
+  const usageWith = (n: number, reasoning?: number): string =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n, ...(reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }) } })}\n\n`;
+  const timed = (events: [string, bigint][]): ReturnType<TimingBuilder['end']> => {
+    const b = new TimingBuilder(true);
+    b.headers(200, 'text/event-stream');
+    for (const [e, at] of events) b.feed(Buffer.from(e), at);
+    return b.end(100n);
+  };
+
+  for (const field of ['reasoning_content', 'reasoning']) {
+    it(`LOAD-REASONING: delta.${field} events are token events of their own kind, first in time; usage reasoning_tokens splits the total`, () => {
+      const part = timed([
+        [chunk({ role: 'assistant', content: '' }), 1n],
+        [chunk({ [field]: 'Think about' }), 10n],
+        [chunk({ [field]: ' the question.' }), 20n],
+        [chunk({ content: 'Hello' }), 50n],
+        [chunk({ content: ' there' }), 60n],
+        [chunk({}, 'stop') + usageWith(9, 5) + 'data: [DONE]\n\n', 70n],
+      ]);
+      expect(part.error).toBeNull();
+      expect(part.tokenEvents.map((e) => [e.atNs, e.reasoning === true])).toEqual([
+        [10n, true],
+        [20n, true],
+        [50n, false],
+        [60n, false],
+      ]);
+      expect(part.reasoningTokens).toBe(5);
+      expect(part.reasoningSource).toBe('usage');
+      expect(part.tokenEvents.filter((e) => e.reasoning === true).reduce((a, e) => a + e.tokens, 0)).toBe(5);
+      expect(part.tokenEvents.reduce((a, e) => a + e.tokens, 0)).toBe(9);
+    });
+  }
+
+  it('LOAD-REASONING: without completion_tokens_details the reasoning tokens are counted with the client tokenizer', () => {
+    const part = timed([
+      [chunk({ role: 'assistant', content: '' }), 1n],
+      [chunk({ reasoning_content: 'one two three' }), 10n],
+      [chunk({ content: 'four' }), 20n],
+      [chunk({}, 'stop') + usageWith(4) + 'data: [DONE]\n\n', 30n],
+    ]);
+    expect(part.reasoningSource).toBe('tokenizer');
+    expect(part.reasoningTokens).toBe(3);
+    expect(part.tokenEvents.map((e) => e.tokens)).toEqual([3, 1]);
+  });
+
+  it('LOAD-REASONING: a stream without reasoning has no reasoning figures', () => {
+    const part = timed([[`${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'hi' })}${chunk({}, 'stop')}${usageWith(1)}data: [DONE]\n\n`, 1n]]);
+    expect(part.reasoningTokens).toBeUndefined();
+    expect(part.tokenEvents.every((e) => e.reasoning === undefined)).toBe(true);
+  });
+});

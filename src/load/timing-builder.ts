@@ -1,4 +1,4 @@
-import { StreamValidator, type StreamCheckResult } from '../client/stream-checker.ts';
+import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../client/stream-checker.ts';
 import type { ErrorClass } from './load-result.ts';
 import type { RequestTiming } from './request-timing.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
@@ -6,7 +6,7 @@ import { parseJsonBounded } from '../client/json-depth.ts';
 import { extrasOf } from './response-extras.ts';
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
-export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras'>;
+export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;
 
 /**
  * What a response's head already decides: `check` its body; `skip-body`, an error status (its
@@ -125,31 +125,49 @@ export class TimingBuilder {
     const t = this.t;
     t.events = result.reader.events;
     // Spec, Streamed chunk: "The text fragment is at choices[0].delta.content and may be absent."
-    // So TTFT and ITL use only the events the checker saw carrying text or a tool call (D-LOAD-02).
+    // So TTFT and ITL use only the events the checker saw carrying text, a tool call or reasoning (D-LOAD-02).
     const events = result.timing.contentEvents;
     const usage = result.assembled.usage;
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
-    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null);
+    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null, result.assembled.choices[0]?.toolCalls ?? []);
     // A failed response is never a sample: the client tokenizer (linear, but 1 s for 7 MB) does not run on it.
     const sample = t.error === null;
+    const reasoningText = result.timing.reasoning;
     let total = completion;
-    if (total === null && events.length > 0 && sample) total = countTokens(assembledText(result));
+    if (total === null && events.length > 0 && sample) total = countTokens(assembledText(result)) + (reasoningText === undefined ? 0 : countTokens(reasoningText));
     let k: number[] = [];
-    if (total !== null && !sample) k = apportionTokens(events.map((e) => e.chars), total);
+    if (reasoningText === undefined) k = this.#split(events, total, sample, () => eventTexts(result, events));
     else if (total !== null) {
-      if (total === events.length) k = events.map(() => 1);
-      else {
-        const texts = eventTexts(result);
-        const chars = events.map((e) => e.chars);
-        const byTokenizer = texts === null ? null : tokensByOffsets(texts.join(''), chars);
-        const sum = byTokenizer?.reduce((a, b) => a + b, 0);
-        k = byTokenizer !== null && sum === total ? byTokenizer : apportionTokens(byTokenizer ?? chars, total);
-      }
+      // usage.completion_tokens counts the reasoning too; completion_tokens_details.reasoning_tokens says how much (else it is counted).
+      const reported = reasoningTokensOf(usage);
+      const reasoning = Math.min(total, reported ?? (sample ? countTokens(reasoningText) : 0));
+      t.reasoningTokens = reasoning;
+      t.reasoningSource = reported !== null ? 'usage' : 'tokenizer';
+      const ofKind = (r: boolean): number[] => events.flatMap((e, i) => ((e.reasoning === true) === r ? [i] : []));
+      const [ri, ai] = [ofKind(true), ofKind(false)];
+      const texts = eventTexts(result, events);
+      const rk = this.#split(ri.map((i) => events[i]!), reasoning, sample, () => (texts === null ? null : ri.map((i) => texts[i] ?? '')));
+      const ak = this.#split(ai.map((i) => events[i]!), total - reasoning, sample, () => (texts === null ? null : ai.map((i) => texts[i] ?? '')));
+      k = events.map(() => 0);
+      ri.forEach((i, j) => (k[i] = rk[j] ?? 0));
+      ai.forEach((i, j) => (k[i] = ak[j] ?? 0));
     }
-    t.tokenEvents = events.map((e, i) => ({ atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
+    t.tokenEvents = events.map((e, i) => (e.reasoning === true ? { atNs: e.arrivedAt, tokens: k[i] ?? 0, reasoning: true as const } : { atNs: e.arrivedAt, tokens: k[i] ?? 0 }));
     t.outputTokens = total ?? 0;
     t.tokenSource = completion !== null ? 'usage' : total !== null ? 'tokenizer' : 'none';
+  }
+
+  /** Splits `total` tokens over `events` (one tokenization of their texts when they line up, else by characters). */
+  #split(events: readonly ContentEvent[], total: number | null, sample: boolean, texts: () => string[] | null): number[] {
+    if (total === null) return [];
+    if (!sample) return apportionTokens(events.map((e) => e.chars), total);
+    if (total === events.length) return events.map(() => 1);
+    const chars = events.map((e) => e.chars);
+    const tx = texts();
+    const byTokenizer = tx === null ? null : tokensByOffsets(tx.join(''), chars);
+    const sum = byTokenizer?.reduce((a, b) => a + b, 0);
+    return byTokenizer !== null && sum === total ? byTokenizer : apportionTokens(byTokenizer ?? chars, total);
   }
 
   #finishBody(): void {
@@ -174,11 +192,20 @@ export class TimingBuilder {
     const tokens = typeof usage === 'number' ? usage : countTokens(content);
     t.outputTokens = tokens;
     t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
-    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null);
+    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null, wholeToolCalls(message.tool_calls));
     t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
   }
+}
+
+/** A whole answer's message.tool_calls as name and arguments text (arguments that are not a string kept as JSON text). */
+function wholeToolCalls(raw: unknown): { name: string | null; arguments: string }[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((c) => {
+    const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+    return { name: typeof f?.name === 'string' ? f.name : null, arguments: typeof f?.arguments === 'string' ? f.arguments : JSON.stringify(f?.arguments ?? null) };
+  });
 }
 
 function assembledText(r: StreamCheckResult): string {
@@ -190,17 +217,33 @@ function assembledText(r: StreamCheckResult): string {
   return text;
 }
 
-/** Each content event's text, recovered from the assembled content (single choice, content only). */
-function eventTexts(r: StreamCheckResult): string[] | null {
+/** Each event's text, recovered from the assembled content and reasoning (single choice, content only). */
+function eventTexts(r: StreamCheckResult, events: readonly ContentEvent[]): string[] | null {
   const choices = r.assembled.choices;
   const c = choices[0];
   if (choices.length !== 1 || c === undefined || c.refusal !== null || c.toolCalls.length > 0) return null;
   const content = c.content ?? '';
+  const reasoning = r.timing.reasoning ?? '';
   let pos = 0;
-  const texts = r.timing.contentEvents.map((e) => {
+  let rpos = 0;
+  const texts = events.map((e) => {
+    if (e.reasoning === true) {
+      const piece = reasoning.slice(rpos, rpos + e.chars);
+      rpos += e.chars;
+      return piece;
+    }
     const piece = content.slice(pos, pos + e.chars);
     pos += e.chars;
     return piece;
   });
-  return pos === content.length ? texts : null;
+  return pos === content.length && rpos === reasoning.length ? texts : null;
+}
+
+/** usage.completion_tokens_details.reasoning_tokens (OpenAI; vLLM, DeepSeek), or null. */
+export function reasoningTokensOf(usage: unknown): number | null {
+  if (typeof usage !== 'object' || usage === null) return null;
+  const d = (usage as { completion_tokens_details?: unknown }).completion_tokens_details;
+  if (typeof d !== 'object' || d === null) return null;
+  const n = (d as { reasoning_tokens?: unknown }).reasoning_tokens;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }

@@ -291,7 +291,8 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
       if (isAborted(hooks.signal)) break;
       // --max-concurrency: a due arrival waits for a free slot (its latency still counts from the intended time; the wait is schedule lag).
       while (maxConcurrency !== null && loop.pending.size >= maxConcurrency && !isAborted(hooks.signal)) await Promise.race(loop.pending);
-      if (isAborted(hooks.signal) || now() >= limits.stopNs) break;
+      // A due arrival is sent however late the client is (its lag is measured); only one that waited for a slot past the stop is not.
+      if (isAborted(hooks.signal) || (maxConcurrency !== null && now() >= limits.stopNs)) break;
       const seq = loop.begin(intendedNs, warm);
       loop.track(sendOne(loop.pool, target, seq, intendedNs, s, loop.inFlight, limits.deadlineMs).then((t) => report(hooks, t)));
     }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readDataset } from './dataset.ts';
+import { parseTraceWindow, readTrace, type TraceOptions } from './trace.ts';
+import { toolsFromFlags } from './tool-calls.ts';
 import { durationOption } from '../duration.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from './workload.ts';
 
@@ -16,6 +18,12 @@ export const workloadFlagSpec = {
   'prefix-groups': { type: 'string' },
   turns: { type: 'string' },
   'think-time': { type: 'string' },
+  trace: { type: 'string' },
+  'trace-format': { type: 'string' },
+  'trace-speed': { type: 'string' },
+  'trace-window': { type: 'string' },
+  tools: { type: 'string' },
+  'tool-share': { type: 'string' },
 } as const;
 
 export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
@@ -42,6 +50,22 @@ export const workloadHelp = `Workload (token lengths; prompts counted with the o
                          slot; open loop (--rate): the arrivals are conversations. The report
                          gives TTFT and prompt tokens by turn
   --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
+  --tools builtin|FILE   requests declare tools (builtin: get_weather, search_flights; FILE: a JSON
+                         array of {"type":"function","function":{name, parameters}}); every tool
+                         call is judged: arguments not JSON, unknown function, schema mismatch
+                         (rates by kind; SLO tool_calls.invalid_rate<0.01)
+  --tool-share P         share of requests that declare the tools, seeded (default 1)
+Trace replay (open loop; arrivals and lengths from the trace, latency from its intended times):
+  --trace FILE           Mooncake JSONL ({"timestamp":ms,"input_length","output_length","hash_ids"}:
+                         each hash id one shared 512-token block of the prompt, so a prefix cache
+                         sees the trace's sharing) or BurstGPT CSV (Timestamp in s, Request tokens,
+                         Response tokens; rows with 0 response tokens skipped); a bad line exits 2
+                         naming the file and line, before any traffic. The run lasts the trace
+                         (or --duration / --requests, whichever ends first)
+  --trace-format mooncake|burstgpt   default: from the first line
+  --trace-speed X        replay X times as fast (default 1; 0.5 = half speed)
+  --trace-window START-END   replay only this part of the trace, in trace time, e.g. 60s-120s,
+                         10m- (to the end); default: from its first timestamp to its end
 `;
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
@@ -90,12 +114,19 @@ export interface WorkloadPlan {
   /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
   spec: WorkloadSpec | undefined;
   dataset: { file: string; size: number } | null;
+  /** --trace: read by `resolveWorkload` (before any traffic). */
+  trace?: { file: string; options: TraceOptions };
 }
 
 /** Validates the workload flags before any traffic (exit 2 on a bad or contradictory one). */
 export function workloadFromFlags(v: Values): WorkloadPlan {
   const given = Object.keys(workloadFlagSpec).some((k) => v[k as keyof typeof workloadFlagSpec] !== undefined);
   if (!given) return { spec: undefined, dataset: null };
+  const tools = toolsFromFlags(v.tools, v['tool-share']);
+  const trace = traceFromFlags(v);
+  if (trace !== undefined) {
+    return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (v['max-tokens-field'] ?? 'max_tokens') as MaxTokensField, extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']) }, dataset: null, trace };
+  }
   if (v['input-tokens'] !== undefined && v.prompts !== undefined) throw usage('give --input-tokens (synthetic prompts) or --prompts, not both');
   if (v['input-tokens'] !== undefined && v.dataset !== undefined) throw usage('give --input-tokens (synthetic prompts) or --dataset, not both');
   if (v.dataset !== undefined && v.prompts !== undefined) throw usage('give --dataset or --prompts, not both (--dataset reads the --prompts format too)');
@@ -113,6 +144,7 @@ export function workloadFromFlags(v: Values): WorkloadPlan {
   const conversation = v.turns === undefined ? undefined : { turns: parseTokenLength('turns', v.turns), thinkTimeMs: durationOption('iari load', 'think-time', v['think-time'], 0, 600) ?? 0 };
   if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`--turns: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
+    ...(tools === undefined ? {} : { tools }),
     ...(prefix === undefined ? {} : { prefix }),
     ...(conversation === undefined ? {} : { conversation }),
     input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
@@ -121,6 +153,27 @@ export function workloadFromFlags(v: Values): WorkloadPlan {
     extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']),
   };
   return { spec, dataset: v.dataset === undefined ? null : { file: v.dataset, size } };
+}
+
+const TRACE_EXCLUSIVE = ['input-tokens', 'output-tokens', 'dataset', 'dataset-size', 'prefix-tokens', 'prefix-groups', 'turns', 'think-time', 'prompts', 'max-tokens'] as const;
+
+function traceFromFlags(v: Values): WorkloadPlan['trace'] {
+  if (v.trace === undefined) {
+    for (const f of ['trace-format', 'trace-speed', 'trace-window'] as const) if (v[f] !== undefined) throw usage(`--${f} needs --trace`);
+    return undefined;
+  }
+  for (const f of TRACE_EXCLUSIVE) if (v[f] !== undefined) throw usage(`--${f} cannot be combined with --trace: the trace gives every request's lengths (and Mooncake's hash_ids its shared prefixes)`);
+  const format = v['trace-format'];
+  if (format !== undefined && format !== 'mooncake' && format !== 'burstgpt') throw usage(`--trace-format must be mooncake or burstgpt, got "${format}"`);
+  let speed = 1;
+  if (v['trace-speed'] !== undefined) {
+    speed = Number(v['trace-speed']);
+    if (!/^\d+(\.\d+)?$/.test(v['trace-speed'].trim()) || speed < 0.001 || speed > 10_000) throw usage(`--trace-speed must be a number from 0.001 to 10000, got "${v['trace-speed']}"`);
+  }
+  const field = v['max-tokens-field'] ?? 'max_tokens';
+  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw usage(`--max-tokens-field must be max_tokens, max_completion_tokens or both, got "${field}"`);
+  const window = v['trace-window'] === undefined ? null : parseTraceWindow(v['trace-window']);
+  return { file: v.trace, options: { speed, window, ...(format === undefined ? {} : { format }) } };
 }
 
 function intFlag(flag: string, value: string, min: number, max: number): number {
@@ -138,6 +191,7 @@ function prefixFromFlags(tokens: string | undefined, groups: string | undefined)
 
 /** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */
 export async function resolveWorkload(plan: WorkloadPlan, seed: number): Promise<WorkloadSpec | undefined> {
+  if (plan.spec !== undefined && plan.trace !== undefined) return { ...plan.spec, trace: await readTrace(plan.trace.file, plan.trace.options) };
   if (plan.spec === undefined || plan.dataset === null) return plan.spec;
   const { items, info } = await readDataset(plan.dataset.file, { size: plan.dataset.size, seed, outputOverride: plan.spec.output !== null });
   return { ...plan.spec, input: { kind: 'dataset', items, info } };

@@ -1,6 +1,8 @@
 import { tokenizer } from '../tokenizer.ts';
 import { seededRandom } from '../seeded-random.ts';
 import type { ChatMessage } from './prompts.ts';
+import type { TraceSpec } from './trace.ts';
+import type { ToolsSpec } from './tool-calls.ts';
 
 /**
  * What each request of a run asks for: its messages (built-in or --prompts, synthetic prompts of
@@ -50,6 +52,10 @@ export interface WorkloadSpec {
   prefix?: PrefixSpec;
   /** Multi-turn conversations (--turns, --think-time); absent: every request stands alone. */
   conversation?: ConversationSpec;
+  /** --trace: arrival times and lengths replayed from a production trace (the input kind is then unused). */
+  trace?: TraceSpec;
+  /** --tools: the share of requests that declare tools, and the tools. */
+  tools?: ToolsSpec;
 }
 
 export interface ConversationSpec {

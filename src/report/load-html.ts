@@ -107,7 +107,7 @@ function comparisonText(c: TokenComparison | null): string {
 
 function modeText(r: LoadResult): string {
   const m = r.meta.mode;
-  return m.kind === 'closed' ? `closed loop, concurrency ${m.concurrency} (${m.engine})` : `open loop, ${m.rate}/s ${m.arrival} arrivals (seed ${m.seed}, ${m.engine})`;
+  return m.kind === 'closed' ? `closed loop, concurrency ${m.concurrency} (${m.engine})` : m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests, speed x${m.trace.speed}, mean ${m.rate}/s)` : `open loop, ${m.rate}/s ${m.arrival} arrivals (seed ${m.seed}, ${m.engine})`;
 }
 
 function sloObserved(s: SloResult): string {

@@ -12,7 +12,9 @@ import { iari, loopbackName, makeCertificates, startConnectProxy, startHeaderGat
  * that is not `localhost`, behind a gateway that needs a header. Everything listens on loopback.
  */
 
-const loadArgs = ['--duration', '1s', '--concurrency', '2', '--model', 'iari-mini', '--quiet'];
+/** A fixed count, not a duration: on a loaded machine a 1 s TLS run finished only 2 requests once. */
+const REQUESTS = 8;
+const loadArgs = ['--requests', String(REQUESTS), '--concurrency', '2', '--model', 'iari-mini', '--quiet'];
 
 describe('iari load against real-deployment targets (loopback stand-ins)', () => {
   let dir: string;
@@ -50,7 +52,7 @@ describe('iari load against real-deployment targets (loopback stand-ins)', () =>
     expect(r.meta.connection?.trust).toContain(certs.caFile);
     expect(r.meta.mode).toMatchObject({ kind: 'closed', engine: 'undici' });
     expect(r.meta.mode.kind === 'closed' ? r.meta.mode.engineNote : '').toMatch(/autocannon does not verify TLS certificates/);
-    expect(r.counts.ok).toBeGreaterThan(5);
+    expect(r.counts.ok).toBe(REQUESTS);
     expect(r.errors.total).toBe(0);
     expect(tls.connections).toBeGreaterThan(before);
     expect(out.stdout).toContain('TLS verified');
@@ -80,7 +82,7 @@ describe('iari load against real-deployment targets (loopback stand-ins)', () =>
       const r = result(report);
       expect(r.meta.connection?.proxy).toBe(proxy.url);
       expect(r.meta.mode.kind === 'closed' ? r.meta.mode.engineNote : '').toMatch(/autocannon cannot go through a proxy/);
-      expect(r.counts.ok).toBeGreaterThan(5);
+      expect(r.counts.ok).toBe(REQUESTS);
       expect(r.errors.total).toBe(0);
       const tunnels = proxy.tunnels.length;
       const direct = await iari(['load', '--base-url', `https://127.0.0.1:${tls.port}/v1`, '--ca-file', certs.caFile, ...loadArgs, '--report', join(dir, 'no-proxy')], { ...env, HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' });
@@ -104,11 +106,11 @@ describe('iari load against real-deployment targets (loopback stand-ins)', () =>
       const base = `http://${name.name}:${new URL(target.origin).port}/v1`;
       const out = await iari(['load', '--base-url', base, ...loadArgs, '--report', report], { IARI_TOKEN: target.tokens.default });
       expect(out.code).toBe(0);
-      expect(out.stderr).toContain(`iari load: sending load to ${base}: closed loop, 2 concurrent requests, for 1 s, then 5 s of grace for requests in flight`);
+      expect(out.stderr).toContain(`iari load: sending load to ${base}: closed loop, 2 concurrent requests, until ${REQUESTS} measured requests (at most 600 s), then 5 s of grace for requests in flight; ends within 615 s`);
       const r = result(report);
       expect(r.meta.baseUrl).toBe(base);
       expect(r.meta.mode).toMatchObject({ engine: 'autocannon' });
-      expect(r.counts.ok).toBeGreaterThan(5);
+      expect(r.counts.ok).toBe(REQUESTS);
     } finally {
       if (target !== mock) await target.close();
     }
