@@ -225,7 +225,10 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   const requestNo = ++state.requestCounter;
   const id = newCompletionId();
   const renderCtx = { id, created: Math.floor(now / 1000), model: request.model, faults: f };
-  const times = stepTimes(streamStepCount(plan, request.includeUsage), latency, (state.seed ^ Math.imul(requestNo, 0x9e3779b1)) >>> 0);
+  let times = stepTimes(streamStepCount(plan, request.includeUsage), latency, (state.seed ^ Math.imul(requestNo, 0x9e3779b1)) >>> 0);
+  // --capacity: a request waits for a free service slot before its first token (service-slots.ts).
+  const queuedMs = state.serviceSlots?.admit(times[times.length - 1] ?? 0) ?? 0;
+  if (queuedMs > 0) times = times.map((t) => t + queuedMs);
   let finished = false;
   const settle = (status: OutcomeStatus, completionTokens: number, sentText: Map<string, string[]> | null) => {
     if (finished) return;

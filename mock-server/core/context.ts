@@ -2,6 +2,7 @@ import type { AccountRegistry, AccountState } from './accounts.ts';
 import type { ModelCatalogue, ModelInput } from './models.ts';
 import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import type { PrefixCache } from './prefix-cache.ts';
+import type { ServiceSlots } from './service-slots.ts';
 
 export interface LatencySettings {
   ttftMs: number;
@@ -33,6 +34,8 @@ export interface CoreState {
   requestCounter: number;
   /** The prefix cache of the latency model; null when off. */
   prefixCache: PrefixCache | null;
+  /** The service capacity of the latency model (--capacity N); null when unbounded. */
+  serviceSlots: ServiceSlots | null;
   /** performance.now() until which the server stalls (freeze control); 0 when not frozen. */
   frozenUntil: number;
 }

@@ -13,6 +13,7 @@ import { newRequestId } from './ids.ts';
 import { json } from './json-response.ts';
 import { freeze } from './freeze.ts';
 import { PrefixCache, type PrefixCacheOptions } from './prefix-cache.ts';
+import { ServiceSlots } from './service-slots.ts';
 import { meBody, usage } from './account-routes.ts';
 import { admin } from './admin-routes.ts';
 import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
@@ -38,6 +39,8 @@ export interface CoreOptions {
   receipts?: ReceiptIssuer | null;
   /** A prefix cache in the latency model: cached_tokens in usage, prefill time for uncached tokens. */
   prefixCache?: PrefixCacheOptions;
+  /** At most this many requests in service at once; the rest queue and their TTFT grows (default unbounded). */
+  capacity?: number;
   /** Enforce RPM/TPM limits (default true). */
   limits?: boolean;
   now?: () => number;
@@ -92,6 +95,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     schedule: [...(options.modelSchedule ?? [])].sort((a, b) => a.atMs - b.atMs),
     requestCounter: 0,
     prefixCache: options.prefixCache === undefined ? null : new PrefixCache(options.prefixCache),
+    serviceSlots: options.capacity === undefined ? null : new ServiceSlots(options.capacity),
     frozenUntil: 0,
   };
   return {

@@ -35,33 +35,33 @@ const conf = tinyConformanceReport('iari_sk_compare_test_1');
 const broken = { ...conf, results: conf.results.map((r) => (r.id === 'AUTH-001' ? { ...r, verdict: 'fail', failures: [{ message: 'now broken' }] } : r)) };
 
 describe('iari report compare', () => {
-  it('a 20% TTFT regression trips ttft.p95>+10%: exit 3, a message naming the metric and change, compare.json and compare.html written', async () => {
+  it('a 20% TTFT regression trips ttft.p50>+10%: exit 3, a message naming the metric and change, compare.json and compare.html written', async () => {
     const a = runDir('a', { 'load.json': base });
     const b = runDir('b', { 'load.json': withSlowerTtft(base, 1.2) });
     const out = join(tmp, 'out1');
-    const r = await iari([a, b, '--fail-on', 'ttft.p95>+10%', '--fail-on', 'errors.rate>+0.5pp', '--report', out]);
+    const r = await iari([a, b, '--fail-on', 'ttft.p50>+10%', '--fail-on', 'errors.rate>+0.5pp', '--report', out]);
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stderr).toMatch(/^iari: ttft\.p95 changed \+\d+\.\d% \(significant, p=<0\.001\): gate ttft\.p95>\+10% failed$/m);
-    expect(r.stdout).toMatch(/^ttft\.p95 .* YES \(bootstrap\)$/m);
+    expect(r.stderr).toMatch(/^iari: ttft\.p50 changed \+\d+\.\d% \(significant, p=<0\.001\): gate ttft\.p50>\+10% failed$/m);
+    expect(r.stdout).toMatch(/^ttft\.p50 .* YES \(blocks\)$/m);
     expect(r.stdout).toMatch(/^ok {3}errors\.rate changed \+0\.00pp/m);
     const json = JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8')) as { schema: string; load: { significant: string[] }; gates: { tripped: boolean }[] };
     expect(json.schema).toBe('iari.compare/1');
-    expect(json.load.significant).toContain('ttft.p95');
+    expect(json.load.significant).toContain('ttft.p50');
     expect(json.gates.map((g) => g.tripped)).toEqual([true, false]);
     expect(readFileSync(join(out, 'compare.html'), 'utf8')).toContain('TTFT CDF, base and new');
   }, 90_000);
 
   it('the same run on both sides: nothing significant, exit 0', async () => {
     const a = runDir('same', { 'load.json': base });
-    const r = await iari([a, join(a, 'load.json'), '--fail-on', 'ttft.p95>+10%', '--report', join(tmp, 'out2')]);
+    const r = await iari([a, join(a, 'load.json'), '--fail-on', 'ttft.p50>+10%', '--report', join(tmp, 'out2')]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('significant changes (95% interval excludes 0 and, but for ratios, at least 5% relative): none');
+    expect(r.stdout).toContain("significant changes (95% interval excludes 0 and, but for ratios, at least 5% relative, or the percentile's noise floor): none");
   }, 90_000);
 
   it('conformance.new_fail>0 fails (exit 1, before a load gate) naming the new failure, from the Action layout conformance/ and load/', async () => {
     const a = runDir('ca', { 'conformance/conformance.json': conf, 'load/load.json': base });
     const b = runDir('cb', { 'conformance/conformance.json': broken, 'load/load.json': withSlowerTtft(base, 1.2) });
-    const r = await iari([a, b, '--fail-on', 'conformance.new_fail>0,ttft.p95>+10%', '--report', join(tmp, 'out3')]);
+    const r = await iari([a, b, '--fail-on', 'conformance.new_fail>0,ttft.p50>+10%', '--report', join(tmp, 'out3')]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('iari: conformance.new_fail = 1 (AUTH-001), gate conformance.new_fail>0 failed');
     expect(r.stdout).toContain('changed verdicts: AUTH-001 pass->fail');

@@ -7,9 +7,10 @@ import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import { loadFlagSpec, planFromFlags, type LoadPlan } from '../load/load-options.ts';
-import type { LoadResult, RequestRecord } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord, SweepStep } from '../load/load-result.ts';
 import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/sweep.ts';
+import { capacityBound, runCapacitySearch } from '../load/capacity-search.ts';
 import { repeatSection, repeatTable, type RepeatSection } from '../load/repeat.ts';
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
@@ -45,6 +46,15 @@ Load:
   --warmup D             time before measuring; its requests are excluded (default 0)
   --sweep                step the rate/concurrency up (x2 per step, each --duration long)
   --sweep-steps N        at most N steps (default 6)
+  --find-capacity        search for the highest rate (with --rate) or concurrency meeting every
+                         --slo: doubles (or halves) from the given level until one breaks, then
+                         interpolates between the last level that held and the first that broke
+                         until the interval is within --tolerance; a level that breaks an SLO or
+                         is within 10% of a threshold is run again (best of 3); each run lasts
+                         --duration; report.html plots the runs' Pareto view
+  --tolerance P          relative width of the final interval (default 5%; 0.1%..50%)
+  --budget D             total time of the search (default 10m): no level starts that could end
+                         past it; the bound is printed before any traffic
   --repeat N             run the same configuration N times (2..20): each metric's mean, t-based
                          95% interval and coefficient of variation, CV > 10% flagged unstable;
                          load.json (the first run) gains repeat.values, which iari report compare
@@ -103,8 +113,10 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
   const level = m.kind === 'open' && m.arrival === 'trace' ? `open loop, trace replay (${plan.workloadPlan.trace?.file ?? ''}, speed x${plan.workloadPlan.trace?.options.speed ?? 1})` : m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape} over ${m.ramp.durationS} s`})` : `closed loop, ${m.concurrency} concurrent requests`;
   const drainS = END_GRACE_MS / 1000;
   const preS = preWindowS(plan);
-  const boundS = plan.sweep ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
-  const bound = plan.sweep
+  const boundS = plan.sweep || plan.findCapacity !== null ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
+  const bound = plan.findCapacity !== null
+    ? `capacity search with levels of ${plan.durationS ?? 0} s, ${capacityBound(plan.findCapacity.budgetS, levelBoundS(plan)).line}`
+    : plan.sweep
     ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
     : plan.durationS !== null
       ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
@@ -112,6 +124,19 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
         ? 'for the length of the trace (at most 1 h)'
         : `until ${plan.requests} measured requests (at most 600 s)`;
   return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
+}
+
+/** The longest one level of a capacity search can take, s: pre-window, warmup, the run, the grace. */
+function levelBoundS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
+  return preWindowS(plan) + plan.warmupS + (plan.durationS ?? 600) + END_GRACE_MS / 1000;
+}
+
+/** Said before any traffic, whatever the target: what the search does and when it ends at the latest. */
+export function capacityLine(plan: LoadPlan): string {
+  const f = plan.findCapacity;
+  if (f === null) return '';
+  const what = plan.mode.kind === 'open' ? `rate from ${plan.mode.rate} req/s` : `concurrency from ${plan.mode.concurrency}`;
+  return `iari load: capacity search on ${what} against ${plan.sloExprs.join(', ')}, to within ${+(f.tolerance * 100).toFixed(2)}%: ${capacityBound(f.budgetS, levelBoundS(plan)).line}\n`;
 }
 
 /** The pre-window deadline of a plan, s (engine.ts preWindowBudgetMs). */
@@ -142,6 +167,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = plan.baseUrl ?? mock!.url;
+    // Before any traffic (the announce line says it for a host that is not loopback).
+    if (plan.findCapacity !== null && isLoopbackHost(new URL(baseUrl).hostname)) process.stderr.write(capacityLine(plan));
     const token = plan.token ?? mock!.tokens.default;
     const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
@@ -152,14 +179,14 @@ export async function run(argv: string[]): Promise<number> {
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
     const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
-    const { result, records } = plan.sweep
-      ? await runSweep(cfg, {
-          maxSteps: plan.sweepSteps,
-          onStep: (s, i) => {
-            if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}sweep step ${i}: level ${s.level} -> ${s.achievedRps} rps, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}\n`);
-          },
-        })
-      : await runLoad(cfg);
+    const step = (s: SweepStep, i: number): void => {
+      if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${plan.sweep ? 'sweep step' : 'level'} ${i}: ${s.level} -> ${s.achievedRps.toFixed(2)} req/s, TTFT p95 ${s.ttftP95Us === null ? '-' : `${Math.round(s.ttftP95Us / 1000)} ms`}, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}${s.phase === 'repeat' ? ' (run again to confirm)' : ''}\n`);
+    };
+    const { result, records } = plan.findCapacity !== null
+      ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep: step })
+      : plan.sweep
+        ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep: step })
+        : await runLoad(cfg);
     if (tty) process.stderr.write('\r\x1b[2K');
     let repeat: RepeatSection | undefined;
     if (plan.repeat > 1) {

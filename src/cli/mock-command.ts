@@ -6,7 +6,7 @@ import { isLoopbackHost } from '../client/connection-options.ts';
 const USAGE = `iari mock: run the bundled mock server (faithful, or broken on purpose)
 
   iari mock [--port N] [--host H] [--fault NAME]... [--ttft MS] [--itl MS] [--jitter MS]
-            [--tokens-per-chunk N[,N...]] [--seed N] [--ledger FILE] [--accounts FILE]
+            [--tokens-per-chunk N[,N...]] [--capacity N] [--seed N] [--ledger FILE] [--accounts FILE]
             [--no-receipts] [--no-limits] [--receipt-retention N]
             [--prefix-cache BLOCKS [--prefix-block-tokens N] [--prefill-us-per-token US]]
   iari mock --list-faults [--json]
@@ -20,6 +20,9 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
   --itl MS             inter-token interval (default 15)
   --jitter MS          +/- uniform jitter on both (default 5)
   --tokens-per-chunk   tokens per content chunk, or a pattern cycled through (default 1)
+  --capacity N         at most N requests in service at once; the others wait in line (FIFO)
+                       and the wait is added to their TTFT, so the capacity is N streams, or
+                       N / service time requests per second (default unbounded)
   --seed N             seed of the deterministic generator (default 0)
   --ledger FILE        append receipts durably to FILE (a restart continues the chain)
   --receipt-retention N
@@ -48,6 +51,7 @@ export const mockFlagSpec = {
   itl: { type: 'string' },
   jitter: { type: 'string' },
   'tokens-per-chunk': { type: 'string' },
+  capacity: { type: 'string' },
   seed: { type: 'string' },
   ledger: { type: 'string' },
   accounts: { type: 'string' },
@@ -114,6 +118,7 @@ export async function run(argv: string[]): Promise<number> {
     itlMs: parseIntegerFlag('mock', 'itl', values.itl, 0, 600_000) ?? 15,
     jitterMs: parseIntegerFlag('mock', 'jitter', values.jitter, 0, 600_000) ?? 5,
     seed: parseIntegerFlag('mock', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 0,
+    ...(values.capacity === undefined ? {} : { capacity: parseIntegerFlag('mock', 'capacity', values.capacity, 1, 1_000_000) ?? 1 }),
     receipts: values['no-receipts'] !== true,
     limits: values['no-limits'] !== true,
     ...(tokensPerChunk === undefined ? {} : { tokensPerChunk }),

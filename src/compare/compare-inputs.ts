@@ -1,16 +1,35 @@
 // Reads one side of `iari report compare`: a run directory (load.json and/or conformance.json,
 // directly or under load/ and conformance/ as the GitHub Action writes them) or one JSON file.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { ConformanceReport } from '../checks/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import type { LoadResult } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../load/load-result.ts';
 import { assertLoadResult } from '../load/merge.ts';
 
 export interface CompareSide {
   source: string;
   load: LoadResult | null;
   conformance: ConformanceReport | null;
+  /** requests.ndjson beside load.json (the 1 s blocks of the ttfb, tpot and output_tps tests); null when absent. */
+  records?: RequestRecord[] | null;
+}
+
+/** Larger request logs are not read (their percentiles are then left untested). */
+const MAX_RECORDS_BYTES = 256 * 1024 * 1024;
+
+function readRecords(file: string | undefined): RequestRecord[] | null {
+  if (file === undefined || statSync(file).size > MAX_RECORDS_BYTES) return null;
+  const out: RequestRecord[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line) as RequestRecord);
+    } catch {
+      throw unreadable(`${file} has a line that is not JSON`);
+    }
+  }
+  return out;
 }
 
 function unreadable(message: string): HarnessError {
@@ -37,8 +56,9 @@ function isConformance(v: unknown): v is ConformanceReport {
 }
 
 function asSide(source: string, v: unknown, file: string): CompareSide {
-  if (isConformance(v)) return { source, load: null, conformance: v };
-  return { source, load: assertLoadResult(v, file), conformance: null };
+  if (isConformance(v)) return { source, load: null, conformance: v, records: null };
+  const beside = join(dirname(file), 'requests.ndjson');
+  return { source, load: assertLoadResult(v, file), conformance: null, records: readRecords(existsSync(beside) ? beside : undefined) };
 }
 
 export function readSide(arg: string): CompareSide {
@@ -51,5 +71,6 @@ export function readSide(arg: string): CompareSide {
   const load = loadFile === undefined ? null : assertLoadResult(readJson(loadFile), loadFile);
   const confRaw = confFile === undefined ? null : readJson(confFile);
   if (confRaw !== null && !isConformance(confRaw)) throw unreadable(`${confFile} is not an iari conformance report`);
-  return { source: arg, load, conformance: confRaw };
+  const records = loadFile === undefined ? null : readRecords(first(join(dirname(relative(arg, loadFile)), 'requests.ndjson')));
+  return { source: arg, load, conformance: confRaw, records };
 }

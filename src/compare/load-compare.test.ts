@@ -6,6 +6,7 @@ import { evaluateGates, parseGate } from './gates.ts';
 import { compareConformance } from './conformance-compare.ts';
 import { tinyConformanceReport } from '../report/sample-reports.ts';
 import { isHarnessError } from '../errors.ts';
+import { noiseFloor } from './noise-floors.ts';
 
 const slowerTtft = withSlowerTtft;
 
@@ -13,14 +14,24 @@ const base = sampleLoadResult({ seed: 3, stall: false, errors: false });
 const keys = new Set(compareLoad(base, base).map((r) => r.key));
 
 describe('iari report compare, load', () => {
-  it('finds TTFT 20% higher significant by the named bootstrap test, and nothing else changed', () => {
+  it('LOAD-COMPARE: finds TTFT 20% higher significant at p50 by the named block bootstrap, and nothing else changed', () => {
     const rows = compareLoad(base, slowerTtft(base, 1.2));
-    const p95 = rows.find((r) => r.key === 'ttft.p95');
-    expect(p95?.test).toBe('bootstrap');
-    expect(p95?.significant).toBe(true);
-    expect(p95?.relative).toBeGreaterThan(0.15);
-    expect(p95?.low).toBeGreaterThan(0);
+    const p50 = rows.find((r) => r.key === 'ttft.p50');
+    expect(p50?.test).toBe('blocks');
+    expect(p50?.significant).toBe(true);
+    expect(p50?.relative).toBeGreaterThan(0.15);
+    expect(p50?.low).toBeGreaterThan(0);
     expect(rows.filter((r) => r.significant).map((r) => r.key).every((k) => k.startsWith('ttft.'))).toBe(true);
+  });
+
+  it("LOAD-COMPARE: a change inside the percentile's run-to-run noise floor is not significant, though its test alone says so", () => {
+    const p95 = compareLoad(base, slowerTtft(base, 1.2)).find((r) => r.key === 'ttft.p95');
+    expect(p95?.statisticallySignificant).toBe(true);
+    expect(p95?.minEffect).toBe(noiseFloor('ttft.p95'));
+    expect(p95?.minEffect).toBeGreaterThan(0.2);
+    expect(p95?.significant).toBe(false);
+    const far = compareLoad(base, slowerTtft(base, 2.5)).find((r) => r.key === 'ttft.p95');
+    expect(far?.significant).toBe(true);
   });
 
   it('two samples of one configuration (different seeds) show no significant TTFT p50/p95 change', () => {
@@ -34,7 +45,7 @@ describe('iari report compare, load', () => {
     const p999 = rows.find((r) => r.key === 'ttft.p99.9');
     expect(n).toBeLessThan(5000);
     expect(p999?.test).toBeNull();
-    expect(rows.find((r) => r.key === "ttft.p95")?.test).toBe("bootstrap");
+    expect(rows.find((r) => r.key === 'ttft.p95')?.test).toBe('blocks');
   });
 
   it('tests the error rate by two proportions and throughput over the timeslices', () => {
@@ -46,13 +57,13 @@ describe('iari report compare, load', () => {
 });
 
 describe('--fail-on gates', () => {
-  it('ttft.p95>+10% fails on a significant 20% regression with a message naming the metric and the change', () => {
+  it('ttft.p50>+10% fails on a significant 20% regression with a message naming the metric and the change', () => {
     const rows = compareLoad(base, slowerTtft(base, 1.2));
-    const [g] = evaluateGates([parseGate('ttft.p95>+10%', keys)], rows, null);
+    const [g] = evaluateGates([parseGate('ttft.p50>+10%', keys)], rows, null);
     expect(g?.tripped).toBe(true);
     expect(g?.scope).toBe('load');
-    expect(g?.message).toMatch(/^ttft\.p95 changed \+(1[5-9]|2[0-5])\.\d% \(significant, p=<0\.001\): gate ttft\.p95>\+10% failed$/);
-    expect(evaluateGates([parseGate('ttft.p95>+30%', keys)], rows, null)[0]?.tripped).toBe(false);
+    expect(g?.message).toMatch(/^ttft\.p50 changed \+(1[5-9]|2[0-5])\.\d% \(significant, p=<0\.001\): gate ttft\.p50>\+10% failed$/);
+    expect(evaluateGates([parseGate('ttft.p50>+30%', keys)], rows, null)[0]?.tripped).toBe(false);
   });
 
   it('conformance.new_fail>0 fails naming the new failure; a malformed or unknown gate is a usage error (exit 2)', () => {

@@ -1,14 +1,17 @@
 // The load half of `iari report compare`: every metric and percentile of two load.json files, the
 // change, and whether it is significant by a test named on each row (docs/load.md, "Comparing runs").
-import type { LoadResult, MetricName, Timeslice } from '../load/load-result.ts';
+import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/load-result.ts';
 import { percentileKeys, percentileValues } from '../load/load-result.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
-import { meanSummary, percentileDifference, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
+import { meanSummary, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
+import { blockPercentileDifferences } from './block-bootstrap.ts';
+import { measuredSlices, metricBlocks } from './run-blocks.ts';
+import { noiseFloor } from './noise-floors.ts';
 
 export type RowUnit = 'us' | 'millitokens_per_s' | 'ratio' | 'per_s' | 'tokens_per_s';
 
 export const TESTS = {
-  bootstrap: 'bootstrap of the percentile over the HDR histograms (4000 draws, 95% interval of the difference)',
+  blocks: 'block bootstrap of the percentile over the 1 s timeslices (whole seconds of requests resampled, 2000 draws, 95% interval of the difference), significant only beyond the run-to-run noise floor of that percentile (the minEffect of the row)',
   proportions: 'two-proportion z-test over the requests',
   timeslices: "Welch's t-test over the 1 s timeslices",
   repeats: "Welch's t-test over the repeated runs' values (--repeat)",
@@ -32,7 +35,9 @@ export interface MetricRow {
   p: number | null;
   /** The test's 95% interval of the change excludes 0. */
   statisticallySignificant: boolean;
-  /** Statistically significant and, except for ratios, at least --min-effect in relative size. */
+  /** The relative change this row needs to be significant: --min-effect, or the percentile's run-to-run noise floor (noise-floors.ts) when larger and the runs were not repeated. */
+  minEffect: number;
+  /** Statistically significant and, except for ratios, at least minEffect in relative size. */
   significant: boolean;
 }
 
@@ -53,7 +58,8 @@ function row(key: string, unit: RowUnit, base: number | null, next: number | nul
   const stat = t?.significant ?? false;
   // Two runs of one configuration differ by more than their within-run sampling error (the machine,
   // the server's state): a floor on the effect keeps such noise from being reported as a change.
-  const large = unit === 'ratio' || relative === null || Math.abs(relative) >= minEffect;
+  const floor = test === 'blocks' ? Math.max(minEffect, noiseFloor(key)) : minEffect;
+  const large = unit === 'ratio' || relative === null || Math.abs(relative) >= floor;
   return {
     key,
     unit,
@@ -66,13 +72,9 @@ function row(key: string, unit: RowUnit, base: number | null, next: number | nul
     high: t?.high ?? null,
     p: t?.p ?? null,
     statisticallySignificant: stat,
+    minEffect: floor,
     significant: stat && large,
   };
-}
-
-function measuredSlices(slices: readonly Timeslice[], windowS: number): Timeslice[] {
-  // Whole seconds inside the window: the last, partial one would bias the per-second rate down.
-  return slices.filter((s) => s.tS >= 0 && s.tS + 1 <= Math.max(1, Math.floor(windowS)));
 }
 
 function repeatsOf(r: LoadResult): RepeatValues | null {
@@ -81,7 +83,7 @@ function repeatsOf(r: LoadResult): RepeatValues | null {
 }
 
 /** Compares two load results metric by metric; intervals of repeated runs are used when both have them. */
-export function compareLoad(base: LoadResult, next: LoadResult, seed = 1, minEffect = DEFAULT_MIN_EFFECT): MetricRow[] {
+export function compareLoad(base: LoadResult, next: LoadResult, seed = 1, minEffect = DEFAULT_MIN_EFFECT, records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null }): MetricRow[] {
   const rows: MetricRow[] = [];
   const ra = repeatsOf(base);
   const rb = repeatsOf(next);
@@ -97,16 +99,19 @@ export function compareLoad(base: LoadResult, next: LoadResult, seed = 1, minEff
     const va = a === undefined ? [] : hdrValueCounts(a.hdr);
     const vb = b === undefined ? [] : hdrValueCounts(b.hdr);
     const unit: RowUnit = m === 'output_tps' ? 'millitokens_per_s' : 'us';
-    for (const k of percentileKeys) {
+    const ba = a === undefined ? null : metricBlocks(base, m, records.base);
+    const bb = b === undefined ? null : metricBlocks(next, m, records.next);
+    const blockTests = ba === null || bb === null ? percentileKeys.map(() => null) : blockPercentileDifferences(ba, bb, percentileKeys.map((k) => percentileValues[k]), seed);
+    percentileKeys.forEach((k, i) => {
       const key = `${m}.${k}`;
       const rep = byRepeats(key);
       // A percentile with fewer than MIN_TAIL samples beyond it on either side is near the maximum,
       // where the bootstrap is known to be unreliable (Bickel & Freedman 1981): left untested.
-      const tail = (v: typeof va): number => v.reduce((n, b) => n + b.count, 0) * (1 - percentileValues[k] / 100);
+      const tail = (v: typeof va): number => v.reduce((n, x) => n + x.count, 0) * (1 - percentileValues[k] / 100);
       const testable = tail(va) >= MIN_TAIL && tail(vb) >= MIN_TAIL;
-      const t = rep ?? (testable ? percentileDifference(va, vb, percentileValues[k], seed) : null);
-      rows.push(row(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, rep === null ? 'bootstrap' : 'repeats', t, minEffect));
-    }
+      const t = rep ?? (testable ? (blockTests[i] ?? null) : null);
+      rows.push(row(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, rep === null ? 'blocks' : 'repeats', t, minEffect));
+    });
   }
   const ta = measuredSlices(base.timeslices, base.throughput.windowS);
   const tb = measuredSlices(next.timeslices, next.throughput.windowS);

@@ -5,9 +5,13 @@ import type { LoadResult } from '../load/load-result.ts';
 import { summaryFromEncoded } from '../load/hdr.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
 
-export function withSlowerTtft(r: LoadResult, factor: number): LoadResult {
+function scaled(encoded: string, factor: number): string {
   const h = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });
-  for (const { value, count } of hdrValueCounts(r.metrics.ttft?.hdr ?? '')) h.recordValueWithCount(Math.round(value * factor), count);
-  const slices = r.timeslices.map((s) => ({ ...s, ttftP50Us: s.ttftP50Us === null ? null : Math.round(s.ttftP50Us * factor), ttftP99Us: s.ttftP99Us === null ? null : Math.round(s.ttftP99Us * factor) }));
-  return { ...r, meta: { ...r.meta, runId: `${r.meta.runId}-slower` }, metrics: { ...r.metrics, ttft: summaryFromEncoded(hdr.encodeIntoCompressedBase64(h), 'us') }, timeslices: slices };
+  for (const { value, count } of hdrValueCounts(encoded)) h.recordValueWithCount(Math.round(value * factor), count);
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+export function withSlowerTtft(r: LoadResult, factor: number): LoadResult {
+  const slices = r.timeslices.map((s) => ({ ...s, ttftHdr: scaled(s.ttftHdr, factor), ttftP50Us: s.ttftP50Us === null ? null : Math.round(s.ttftP50Us * factor), ttftP99Us: s.ttftP99Us === null ? null : Math.round(s.ttftP99Us * factor) }));
+  return { ...r, meta: { ...r.meta, runId: `${r.meta.runId}-slower` }, metrics: { ...r.metrics, ttft: summaryFromEncoded(scaled(r.metrics.ttft?.hdr ?? '', factor), 'us') }, timeslices: slices };
 }

@@ -12,6 +12,7 @@ import type { LoadSettings, ModeConfig } from './run-load.ts';
 import { parseSlos } from './slo.ts';
 import { workloadFlagSpec, workloadFromFlags, type WorkloadPlan } from './workload-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './engine.ts';
+import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from './capacity-search.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -38,6 +39,9 @@ export const loadFlagSpec = {
   slo: { type: 'string', multiple: true },
   sweep: { type: 'boolean' },
   'sweep-steps': { type: 'string' },
+  'find-capacity': { type: 'boolean' },
+  tolerance: { type: 'string' },
+  budget: { type: 'string' },
   shard: { type: 'string' },
   repeat: { type: 'string' },
   seed: { type: 'string' },
@@ -57,6 +61,8 @@ export interface LoadPlan extends LoadSettings {
   model: string | null;
   sweep: boolean;
   sweepSteps: number;
+  /** --find-capacity: tolerance (relative width of the final interval) and total budget, s; null when off. */
+  findCapacity: { tolerance: number; budgetS: number } | null;
   /** --repeat N: run the configuration N times (1: once). */
   repeat: number;
   report: string | undefined;
@@ -83,6 +89,25 @@ function parseNumber(flag: string, value: string, min: number, max: number, inte
   return n;
 }
 
+
+/** --find-capacity, --tolerance (5% or 0.05; default 5%) and --budget (default 10m). */
+function capacityFromFlags(v: Values, other: { sweep: boolean; repeat: boolean; shard: boolean; requests: boolean; slos: number }): LoadPlan['findCapacity'] {
+  if (v['find-capacity'] !== true) {
+    if (v.tolerance !== undefined || v.budget !== undefined) throw usage('--tolerance and --budget need --find-capacity');
+    return null;
+  }
+  if (other.slos === 0) throw usage('--find-capacity searches for the highest level meeting every SLO: give at least one --slo', "e.g. --slo 'ttft.p95<500ms'");
+  if (other.sweep || other.repeat || other.shard || other.requests) throw usage('--find-capacity chooses its own levels, each --duration long: it cannot be combined with --sweep, --repeat, --shard or --requests');
+  let tolerance = DEFAULT_TOLERANCE;
+  if (v.tolerance !== undefined) {
+    const t = v.tolerance.trim();
+    const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(t);
+    tolerance = m === null ? NaN : Number(m[1]) / (m[2] === '%' ? 100 : 1);
+    if (!(tolerance >= 0.001 && tolerance <= 0.5)) throw usage(`--tolerance must be from 0.1% to 50% (or 0.001 to 0.5), got "${v.tolerance}"`);
+  }
+  const budgetS = v.budget === undefined ? DEFAULT_BUDGET_S : parseDuration('budget', v.budget, 1, 24 * 3600);
+  return { tolerance, budgetS };
+}
 
 type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] extends { multiple: true } ? string[] : (typeof loadFlagSpec)[K]['type'] extends 'boolean' ? boolean : string };
 
@@ -159,6 +184,7 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
   if (v['sweep-steps'] !== undefined && v.sweep !== true) throw usage('--sweep-steps needs --sweep');
   if (v.sweep === true && shard !== null) throw usage('--sweep cannot be sharded (run shards at fixed levels and merge them)');
   if (v.sweep === true && durationS === null) throw usage('--sweep needs --duration (the length of each step)');
+  const findCapacity = capacityFromFlags(v, { sweep: v.sweep === true, repeat: v.repeat !== undefined, shard: shard !== null, requests: v.requests !== undefined, slos: sloExprs.length });
   let prompts: ChatMessage[][] = builtinPrompts.map((p) => [...p]);
   let promptsSource: LoadPlan['promptsSource'] = 'builtin';
   if (v.prompts !== undefined) {
@@ -184,6 +210,7 @@ export function planFromFlags(v: Values, given: { token?: string; who?: string }
     sloExprs,
     sweep: v.sweep === true,
     sweepSteps,
+    findCapacity,
     repeat,
     shard,
     report: v.report,

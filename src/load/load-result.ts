@@ -382,6 +382,38 @@ export interface SweepStep {
   goodputRps: number;
   slosMet: boolean;
   saturated: boolean;
+  /** Median of the per-request output tokens/s (what one user sees); absent in files written before it. */
+  perUserTokensPerS?: number | null;
+  /** The SLO nearest to breaking: observed / threshold (threshold / observed for '>' SLOs); > 1 breaks it. */
+  sloRatio?: number | null;
+  /** Capacity search: how this run was chosen (`repeat`: the level again, its verdict being near the boundary). */
+  phase?: 'bracket' | 'search' | 'repeat';
+}
+
+/** One level of a capacity search: its verdict over its runs (majority when repeated). */
+export interface CapacityLevel {
+  level: number;
+  runs: number;
+  met: boolean;
+  /** Median SLO ratio over the runs (sweep step sloRatio). */
+  sloRatio: number | null;
+}
+
+/** `iari load --find-capacity`: the highest level meeting every SLO, bracketed to within the tolerance. */
+export interface CapacitySearch {
+  tolerance: number;
+  budgetS: number;
+  /** The time one level may take, s (pre-window, warmup, duration, grace): the budget's unit. */
+  levelBoundS: number;
+  wallS: number;
+  /** Highest level that met every SLO (null when none did). */
+  capacity: number | null;
+  /** Lowest level above it that broke one (null when none broke within the budget). */
+  breaking: number | null;
+  /** (breaking - capacity) / capacity. */
+  relativeWidth: number | null;
+  converged: boolean;
+  levels: CapacityLevel[];
 }
 
 export interface Sweep {
@@ -389,7 +421,9 @@ export interface Sweep {
   steps: SweepStep[];
   /** Highest level at which every SLO held (null when none did). */
   best: number | null;
-  stopReason: 'slo_breached' | 'saturated' | 'max_steps' | 'errors' | 'interrupted';
+  stopReason: 'slo_breached' | 'saturated' | 'max_steps' | 'errors' | 'interrupted' | 'converged' | 'budget' | 'none_met' | 'never_broke';
+  /** Present when the steps are a capacity search (--find-capacity) rather than a sweep. */
+  capacity?: CapacitySearch;
 }
 
 export interface ShardInfo {

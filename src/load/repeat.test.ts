@@ -38,7 +38,7 @@ describe('iari load --repeat', () => {
     const row = compareLoad(a, b).find((r) => r.key === 'ttft.p50');
     expect(row?.test).toBe('repeats');
     expect(row?.significant).toBe(true);
-    expect(compareLoad(runs[0] as LoadResult, slower[0] as LoadResult).find((r) => r.key === 'ttft.p50')?.test).toBe('bootstrap');
+    expect(compareLoad(runs[0] as LoadResult, slower[0] as LoadResult).find((r) => r.key === 'ttft.p50')?.test).toBe('blocks');
   });
 
   it('runs the bundled mock twice, prints mean, interval and CV, writes repeat into load.json and the second run to run-2/', async () => {

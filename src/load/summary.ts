@@ -8,6 +8,7 @@ import { cacheLine } from './cache-report.ts';
 import { reasoningLine } from './reasoning-report.ts';
 import { toolCallLine } from './tool-calls.ts';
 import { turnLines } from './turn-report.ts';
+import { capacityLines } from './capacity-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -82,7 +83,8 @@ export function summaryTable(r: LoadResult): string {
     const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
     out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr} (observed ${obs})`);
   }
-  if (r.sweep !== null) {
+  if (r.sweep?.capacity !== undefined) out.push(...capacityLines(r.sweep, fmtUs));
+  else if (r.sweep !== null) {
     out.push(`sweep (${r.sweep.kind}): best ${r.sweep.best ?? 'none'}, stopped: ${r.sweep.stopReason}`);
     for (const s of r.sweep.steps) out.push(`  ${String(s.level).padStart(8)}  ${s.achievedRps} rps  ttft p99 ${fmtUs(s.ttftP99Us)}  itl p99 ${fmtUs(s.itlP99Us)}  errors ${(s.errorRate * 100).toFixed(1)}%  ${s.slosMet ? 'SLOs met' : 'SLOs breached'}${s.saturated ? ' saturated' : ''}`);
   }

@@ -14,10 +14,24 @@ const RATE_SATURATION = 0.9;
 /** Closed loop: saturated when doubling concurrency adds less than this share of throughput. */
 const CONCURRENCY_GAIN = 1.1;
 /** A step whose error rate exceeds this stops the sweep. */
-const ERROR_STOP = 0.5;
+export const ERROR_STOP = 0.5;
 
-function stepOf(level: number, r: LoadResult, saturated: boolean): SweepStep {
+/** The SLO nearest to breaking, as observed / threshold (inverted for '>' SLOs): > 1 breaks it; null without SLOs. */
+export function sloRatio(r: LoadResult): number | null {
+  let worst: number | null = null;
+  for (const s of r.slos) {
+    const o = s.observed;
+    const up = s.op === '<' || s.op === '<=';
+    const ratio = o === null ? Infinity : up ? (s.threshold === 0 ? (o === 0 ? 0 : Infinity) : o / s.threshold) : o === 0 ? Infinity : s.threshold / o;
+    worst = worst === null ? ratio : Math.max(worst, ratio);
+  }
+  return worst;
+}
+
+export function stepOf(level: number, r: LoadResult, saturated: boolean): SweepStep {
   const p = (m: 'ttft' | 'itl' | 'e2e', k: 'p95' | 'p99'): number | null => r.metrics[m]?.percentiles[k] ?? null;
+  const perUser = r.metrics.output_tps?.percentiles.p50;
+  const ratio = sloRatio(r);
   return {
     level,
     achievedRps: r.throughput.okRps,
@@ -30,7 +44,25 @@ function stepOf(level: number, r: LoadResult, saturated: boolean): SweepStep {
     goodputRps: r.goodput.goodputRps,
     slosMet: r.slosPassed && r.counts.finished > 0,
     saturated,
+    perUserTokensPerS: perUser === undefined ? null : perUser / 1000,
+    sloRatio: ratio === null || Number.isFinite(ratio) ? ratio : null,
   };
+}
+
+/** The load config of one level: the rate (open loop) or the concurrency, rounded (closed loop). */
+export function atLevel(base: LoadConfig, level: number, tag: string): LoadConfig {
+  const mode = base.mode.kind === 'open' ? { ...base.mode, rate: level } : { ...base.mode, concurrency: Math.round(level) };
+  return { ...base, mode, runId: `${base.runId}-${tag}` };
+}
+
+/** Runs one level: the runner shared by the sweep and the capacity search (capacity-search.ts). */
+export function runLevel(base: LoadConfig, level: number, tag: string): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+  return runLoad(atLevel(base, level, tag));
+}
+
+/** Open loop: the server completed less than RATE_SATURATION of the offered rate. */
+export function rateSaturated(level: number, r: LoadResult): boolean {
+  return r.throughput.okRps < RATE_SATURATION * level;
 }
 
 /**
@@ -54,8 +86,7 @@ export async function runSweep(base: LoadConfig, o: SweepOptions = {}): Promise<
       stopReason = 'interrupted';
       break;
     }
-    const mode = base.mode.kind === 'open' ? { ...base.mode, rate: level } : { ...base.mode, concurrency: Math.round(level) };
-    const { result, records } = await runLoad({ ...base, mode, runId: `${base.runId}-step${i}` });
+    const { result, records } = await runLevel(base, level, `step${i}`);
     results.push(result);
     if (i === 0) firstRecords = records;
     // Ctrl-C: this step was cut short at the interrupt; keep its partial figures on the curve and stop.
@@ -67,7 +98,7 @@ export async function runSweep(base: LoadConfig, o: SweepOptions = {}): Promise<
       stopReason = 'interrupted';
       break;
     }
-    const saturated = base.mode.kind === 'open' ? result.throughput.okRps < RATE_SATURATION * level : i > 0 && result.throughput.okRps < CONCURRENCY_GAIN * prevRps;
+    const saturated = base.mode.kind === 'open' ? rateSaturated(level, result) : i > 0 && result.throughput.okRps < CONCURRENCY_GAIN * prevRps;
     const step = stepOf(level, result, saturated);
     steps.push(step);
     o.onStep?.(step, i);

@@ -68,7 +68,8 @@ describe('load-html', () => {
     const r = sampleLoadResult({ durationS: 5, sweep: true });
     const page = renderLoadReport(r);
     expect(page).toContain('data-chart="sweep"');
-    expect(page.match(/class="step dot-/g)).toHaveLength(r.sweep?.steps.length ?? -1);
+    // Three charts plot every step: TTFT p95 by level, the Pareto view, TTFT p95 by aggregate tokens/s.
+    expect(page.match(/class="step dot-/g)).toHaveLength(3 * (r.sweep?.steps.length ?? -1));
     expect(page).toContain(`best ${r.sweep?.best}`);
   });
 

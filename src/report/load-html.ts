@@ -7,6 +7,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice, TokenComparison } from '../load/load-result.ts';
 import { errorClasses, percentileKeys } from '../load/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
+import { paretoCharts, capacityNote } from './pareto-section.ts';
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/run-text.ts';
@@ -337,7 +338,7 @@ function sweepSection(r: LoadResult): Html | '' {
   ]);
   return section(
     'Sweep',
-    html`<p>Highest ${sweep.kind} meeting every SLO: <strong>${sweep.best === null ? 'none' : String(sweep.best)}</strong> (stopped: ${sweep.stopReason.replace(/_/g, ' ')}).</p><div class="charts">${chart}</div>${simpleTable(
+    html`<p>Highest ${sweep.kind} meeting every SLO: <strong>${sweep.best === null ? 'none' : String(sweep.best)}</strong>${capacityNote(sweep)} (stopped: ${sweep.stopReason.replace(/_/g, ' ')}).</p><div class="charts">${chart}${paretoCharts(r)}</div>${simpleTable(
       [sweep.kind, 'achieved req/s', 'output tok/s', 'TTFT p95', 'ITL p99', 'errors', 'goodput/s', 'SLOs', 'saturated'],
       rows,
       [0, 1, 2, 3, 4, 5, 6],

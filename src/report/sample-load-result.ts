@@ -152,6 +152,7 @@ export function sampleLoadResult(options: SampleLoadOptions = {}): LoadResult {
       goodputRps: level * (i >= 3 ? 0.6 : 0.99),
       slosMet: i < 3,
       saturated: i >= 4,
+      perUserTokensPerS: [60, 58, 52, 38, 20][i] ?? null,
     };
   });
   const windowS = durationS;

@@ -37,12 +37,12 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   return ticks;
 }
 
-function linear(d0: number, d1: number, r0: number, r1: number): (v: number) => number {
+export function linear(d0: number, d1: number, r0: number, r1: number): (v: number) => number {
   const span = d1 - d0 || 1;
   return (v) => r0 + ((v - d0) / span) * (r1 - r0);
 }
 
-function extent(values: readonly number[]): [number, number] {
+export function extent(values: readonly number[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
   for (const v of values) {
@@ -91,7 +91,7 @@ interface AxesOptions {
   yLabel: string;
 }
 
-function axes(o: AxesOptions): Html {
+export function axes(o: AxesOptions): Html {
   const x0 = M.left;
   const x1 = W - M.right;
   const y0 = H - M.bottom;

@@ -20,7 +20,7 @@ describe.runIf(chromiumAvailable())('compare.html in Chromium', () => {
     const base = sampleLoadResult({ seed: 3, stall: false, errors: false });
     const next = withSlowerTtft(base, 1.2);
     const { report, notes } = buildComparison({ source: 'base', load: base, conformance: null }, { source: 'new', load: next, conformance: null });
-    report.gates = evaluateGates([parseGate('ttft.p95>+10%', new Set(report.load?.rows.map((r) => r.key)))], report.load?.rows ?? null, null);
+    report.gates = evaluateGates([parseGate('ttft.p50>+10%', new Set(report.load?.rows.map((r) => r.key)))], report.load?.rows ?? null, null);
     const file = join(mkdtempSync(join(tmpdir(), 'iari-compare-html-')), 'compare.html');
     writeFileSync(file, renderCompareReport(report, base, next, notes));
     const seen = await withReportPage(file, async (s) => {
@@ -31,7 +31,7 @@ describe.runIf(chromiumAvailable())('compare.html in Chromium', () => {
       return { charts, status, bad, problems: s.problems };
     });
     expect(seen.problems).toEqual({ consoleErrors: [], pageErrors: [], networkRequests: [] });
-    expect(seen.status).toMatch(/1 gate\(s\) failed: ttft\.p95 changed \+\d+\.\d%/);
+    expect(seen.status).toMatch(/1 gate\(s\) failed: ttft\.p50 changed \+\d+\.\d%/);
     expect(seen.charts.filter((c) => c.series === 2)).toHaveLength(5);
     expect(seen.bad).toBeGreaterThan(0);
   }, 60_000);

@@ -202,7 +202,7 @@ describe.runIf(available)('HTML reports in Chromium', () => {
             return { kind: f.getAttribute('data-chart'), width: r?.width ?? 0, height: r?.height ?? 0, marks: svg?.querySelectorAll('rect.bar, path.line, circle').length ?? 0 };
           }),
         );
-        expect(charts.map((c) => c.kind).sort()).toEqual(['cdf', 'cdf', 'histogram', 'histogram', 'line', 'line', 'line', 'line', 'sweep']);
+        expect(charts.map((c) => c.kind).sort()).toEqual(['cdf', 'cdf', 'histogram', 'histogram', 'line', 'line', 'line', 'line', 'pareto', 'sweep', 'sweep']);
         for (const c of charts) {
           expect(c.width, `${c.kind} width`).toBeGreaterThan(200);
           expect(c.height, `${c.kind} height`).toBeGreaterThan(80);
@@ -215,6 +215,15 @@ describe.runIf(available)('HTML reports in Chromium', () => {
         await s.page.locator('figure[data-chart="sweep"] circle.step').last().hover();
         expect(await s.page.textContent('#tip')).toContain('breaks SLOs');
         await s.screenshot(join(shots, 'load-sweep.png'), false);
+        // LOAD-PARETO: the frontier joins the runs no other beats on both axes; the SLO boundary is drawn at the best level.
+        const pareto = await s.page.$$eval('figure[data-chart="pareto"] circle.step', (cs) => cs.map((c) => ({ frontier: c.getAttribute('data-frontier'), ok: c.getAttribute('data-ok') })));
+        expect(pareto).toHaveLength(5);
+        expect(pareto.filter((p) => p.frontier === 'true').length).toBeGreaterThanOrEqual(2);
+        expect(await s.page.locator('figure[data-chart="pareto"] line.slo-boundary').count()).toBe(1);
+        await s.page.locator('figure[data-chart="pareto"]').scrollIntoViewIfNeeded();
+        await s.page.locator('figure[data-chart="pareto"] circle.frontier').first().hover();
+        expect(await s.page.textContent('#tip')).toContain('on the Pareto frontier');
+        await s.screenshot(join(shots, 'load-pareto.png'), false);
         await s.page.evaluate(() => window.scrollTo(0, 0));
         await s.screenshot(join(shots, 'load-report.png'), true);
         noProblems(s);
