@@ -162,6 +162,7 @@ export class StreamChecker {
     }
     if (bearing) {
       if (this.timing.firstTokenAt === undefined) this.timing.firstTokenAt = ev.arrivedAt;
+      if (this.timing.firstToolCallAt === undefined && choices.some(carriesToolCall)) this.timing.firstToolCallAt = ev.arrivedAt;
       this.timing.contentEvents.push({
         arrivedAt: ev.arrivedAt,
         chunkIndex: ev.chunkIndex,
@@ -408,4 +409,10 @@ export function checkStream(reads: Uint8Array | readonly Uint8Array[], options: 
 export async function loadGptTokenCounter(): Promise<(text: string) => number> {
   const { encode } = tokenizer();
   return (text: string) => encode(text).length;
+}
+
+/** A choice whose delta carries at least one tool-call entry. */
+function carriesToolCall(c: unknown): boolean {
+  const d = isObject(c) ? c['delta'] : undefined;
+  return isObject(d) && Array.isArray(d['tool_calls']) && d['tool_calls'].length > 0;
 }

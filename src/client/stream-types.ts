@@ -48,6 +48,8 @@ export interface StreamTiming {
   firstChunkAt: bigint | undefined;
   /** Arrival of the first event carrying non-empty content, refusal or a tool-call delta (the TTFT anchor). */
   firstTokenAt: bigint | undefined;
+  /** Arrival of the first event carrying a tool-call delta (iari load's latency to the first tool call). */
+  firstToolCallAt?: bigint;
   doneAt: bigint | undefined;
   /** Every event that carried content, refusal or tool-call deltas, in order; and reasoning-only events, marked `reasoning`. */
   contentEvents: ContentEvent[];

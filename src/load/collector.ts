@@ -201,7 +201,7 @@ export class Collector {
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
         this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
-        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, ttft);
+        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin));
         ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
         slice.outputTokens += tokens;

@@ -225,8 +225,8 @@ export interface ToolCallReport {
   invalidRateByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
   /** Requests with at least one invalid call. */
   requestsInvalid: number;
-  /** TTFT of the answers that called a tool (µs): the first tool-call delta when no text came before it. */
-  ttftCalling: HistogramSummary | null;
+  /** Latency from the intended send to the first tool-call delta of the answers that called one (a whole answer: its end). */
+  firstToolCall: HistogramSummary | null;
 }
 
 /** Prompt-cache figures from usage.prompt_tokens_details.cached_tokens (successful measured requests that report it). */

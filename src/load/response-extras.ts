@@ -9,6 +9,8 @@ export interface ResponseExtras {
   answer?: string;
   /** The first choice's tool calls as assembled (arguments at most 64 KiB each), judged under --tools (tool-calls.ts). */
   toolCalls?: { name: string | null; arguments: string }[];
+  /** When the first tool-call delta arrived (a whole answer: its end), for the latency to the first tool call. */
+  firstToolCallNs?: bigint;
 }
 
 const ANSWER_LIMIT = 256 * 1024;

@@ -42,7 +42,7 @@ describe('tool-call SLOs', () => {
     expect(() => parseSlo('tool_calls.invalid_rate<5ms')).toThrow(/no time unit/);
     expect(() => parseSlo('tool_calls.bad_rate<0.1')).toThrow(/unknown statistic/);
     const base = { metrics: {}, errors: { total: 0, rate: 0, byClass: {}, byStatus: {}, byFinding: {}, examples: [] }, throughput: {}, goodput: {} } as never;
-    const report = (calls: number, invalid: number) => ({ tools: 'builtin', requestsWithTools: 10, requestsCalling: 10, callRate: 1, calls, invalidCalls: invalid, invalidRate: calls === 0 ? 0 : invalid / calls, invalidByKind: { not_json: invalid, unknown_function: 0, schema_mismatch: 0 }, invalidRateByKind: { not_json: calls === 0 ? 0 : invalid / calls, unknown_function: 0, schema_mismatch: 0 }, requestsInvalid: invalid, ttftCalling: null });
+    const report = (calls: number, invalid: number) => ({ tools: 'builtin', requestsWithTools: 10, requestsCalling: 10, callRate: 1, calls, invalidCalls: invalid, invalidRate: calls === 0 ? 0 : invalid / calls, invalidByKind: { not_json: invalid, unknown_function: 0, schema_mismatch: 0 }, invalidRateByKind: { not_json: calls === 0 ? 0 : invalid / calls, unknown_function: 0, schema_mismatch: 0 }, requestsInvalid: invalid, firstToolCall: null });
     const slo = [parseSlo('tool_calls.invalid_rate<0.01'), parseSlo('tool_calls.not_json_rate<0.01')];
     expect(evaluateSlos(slo, { ...(base as object), toolCalls: report(200, 1) } as never, 10).map((s) => s.passed)).toEqual([true, true]);
     expect(evaluateSlos(slo, { ...(base as object), toolCalls: report(200, 4) } as never, 10).map((s) => s.passed)).toEqual([false, false]);

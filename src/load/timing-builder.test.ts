@@ -87,3 +87,27 @@ describe('TimingBuilder reasoning', () => {
     expect(part.tokenEvents.every((e) => e.reasoning === undefined)).toBe(true);
   });
 });
+
+describe('TimingBuilder tool calls', () => {
+  const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
+
+  it('LOAD-TOOLS: the latency to the first tool call is the arrival of the first tool-call delta, not of the text before it', () => {
+    const b = new TimingBuilder(true);
+    b.headers(200, 'text/event-stream');
+    const reads = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Let me check that.' }), chunk({ tool_calls: [call] }), chunk({}, 'tool_calls'), `${usage(9)}data: [DONE]\n\n`];
+    reads.forEach((r, i) => b.feed(Buffer.from(r), BigInt(100 * (i + 1))));
+    const part = b.end(1000n);
+    expect(part.tokenEvents[0]?.atNs, 'TTFT: the text').toBe(200n);
+    expect(part.extras?.toolCalls?.map((c) => c.name)).toEqual(['get_weather']);
+    expect(part.extras?.firstToolCallNs).toBe(300n);
+  });
+
+  it('LOAD-TOOLS: a whole answer carries its tool calls at its end, and an answer without calls has no first-call time', () => {
+    const whole = new TimingBuilder(false);
+    whole.headers(200, 'application/json');
+    whole.feed(Buffer.from(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })), 50n);
+    expect(whole.end(70n).extras?.firstToolCallNs).toBe(70n);
+    const plain = run(`${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'hi' })}${chunk({}, 'stop')}${usage(1)}data: [DONE]\n\n`);
+    expect(plain.extras?.firstToolCallNs).toBeUndefined();
+  });
+});

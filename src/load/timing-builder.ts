@@ -131,6 +131,7 @@ export class TimingBuilder {
     const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
     if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
     t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null, result.assembled.choices[0]?.toolCalls ?? []);
+    if (result.timing.firstToolCallAt !== undefined && t.extras.toolCalls !== undefined) t.extras.firstToolCallNs = result.timing.firstToolCallAt;
     // A failed response is never a sample: the client tokenizer (linear, but 1 s for 7 MB) does not run on it.
     const sample = t.error === null;
     const reasoningText = result.timing.reasoning;
@@ -193,6 +194,8 @@ export class TimingBuilder {
     t.outputTokens = tokens;
     t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
     t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null, wholeToolCalls(message.tool_calls));
+    // A whole answer's tool calls arrive with its end.
+    if (t.extras.toolCalls !== undefined && t.endNs !== null) t.extras.firstToolCallNs = t.endNs;
     t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];

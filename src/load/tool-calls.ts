@@ -126,12 +126,12 @@ export class ToolCallAcc {
   requestsInvalid = 0;
   calls = 0;
   invalid: Record<InvalidKind, number> = { not_json: 0, unknown_function: 0, schema_mismatch: 0 };
-  readonly ttft: Histogram = newHistogram();
+  readonly firstCall: Histogram = newHistogram();
 
   constructor(readonly check: (calls: readonly ToolCallSeen[]) => InvalidKind[] = () => []) {}
 
-  /** One successful measured request that declared tools: the calls it made and its TTFT (µs; the first tool-call delta when no text came first). */
-  add(calls: readonly ToolCallSeen[] | undefined, ttftUs: number | null): void {
+  /** One successful measured request that declared tools: the calls it made and the latency to its first tool-call delta (µs, from the intended send). */
+  add(calls: readonly ToolCallSeen[] | undefined, firstCallUs: number | null): void {
     this.requestsWithTools++;
     if (calls === undefined || calls.length === 0) return;
     this.requestsCalling++;
@@ -139,7 +139,7 @@ export class ToolCallAcc {
     const bad = this.check(calls);
     if (bad.length > 0) this.requestsInvalid++;
     for (const k of bad) this.invalid[k]++;
-    if (ttftUs !== null) record(this.ttft, ttftUs);
+    if (firstCallUs !== null) record(this.firstCall, firstCallUs);
   }
 }
 
@@ -159,7 +159,7 @@ export function buildToolCallReport(a: ToolCallAcc, source: string): ToolCallRep
     invalidByKind: { ...a.invalid },
     invalidRateByKind: { not_json: ratio(a.invalid.not_json, a.calls), unknown_function: ratio(a.invalid.unknown_function, a.calls), schema_mismatch: ratio(a.invalid.schema_mismatch, a.calls) },
     requestsInvalid: a.requestsInvalid,
-    ttftCalling: a.ttft.totalCount === 0 ? null : summarize(a.ttft, 'us'),
+    firstToolCall: a.firstCall.totalCount === 0 ? null : summarize(a.firstCall, 'us'),
   };
 }
 
@@ -174,7 +174,7 @@ export function mergeToolCallReports(reports: readonly (ToolCallReport | undefin
     a.requestsInvalid += r.requestsInvalid;
     a.calls += r.calls;
     for (const k of ['not_json', 'unknown_function', 'schema_mismatch'] as const) a.invalid[k] += r.invalidByKind[k];
-    if (r.ttftCalling !== null) a.ttft.add(decodeHistogram(r.ttftCalling.hdr));
+    if (r.firstToolCall !== null) a.firstCall.add(decodeHistogram(r.firstToolCall.hdr));
   }
   return buildToolCallReport(a, source);
 }
@@ -182,5 +182,5 @@ export function mergeToolCallReports(reports: readonly (ToolCallReport | undefin
 export function toolCallLine(r: ToolCallReport | undefined, fmt: (us: number | null | undefined) => string): string | null {
   if (r === undefined) return null;
   const pct = (x: number): string => `${(x * 100).toFixed(2)}%`;
-  return `tool calls (--tools ${r.tools}): ${r.requestsCalling} of ${r.requestsWithTools} requests with tools called one (${pct(r.callRate)}); ${r.calls} calls, ${r.invalidCalls} invalid (${pct(r.invalidRate)}): arguments not JSON ${r.invalidByKind.not_json}, unknown function ${r.invalidByKind.unknown_function}, schema mismatch ${r.invalidByKind.schema_mismatch}; ttft of calling answers p50 ${fmt(r.ttftCalling?.percentiles.p50)}`;
+  return `tool calls (--tools ${r.tools}): ${r.requestsCalling} of ${r.requestsWithTools} requests with tools called one (${pct(r.callRate)}); ${r.calls} calls, ${r.invalidCalls} invalid (${pct(r.invalidRate)}): arguments not JSON ${r.invalidByKind.not_json}, unknown function ${r.invalidByKind.unknown_function}, schema mismatch ${r.invalidByKind.schema_mismatch}; first tool-call delta p50 ${fmt(r.firstToolCall?.percentiles.p50)}`;
 }

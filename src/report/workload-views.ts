@@ -162,7 +162,7 @@ function toolCallsSection(t: ToolCallReport): Html {
       { label: 'call rate', value: pct(t.callRate), hint: `${num(t.requestsCalling, 0)} of ${num(t.requestsWithTools, 0)} requests that declared tools called one` },
       { label: 'calls', value: num(t.calls, 0) },
       { label: 'invalid rate', value: pct(t.invalidRate), tone: t.invalidCalls > 0 ? 'bad' : 'good', hint: `${num(t.invalidCalls, 0)} invalid calls; ${num(t.requestsInvalid, 0)} requests had at least one` },
-      { label: 'TTFT p50 calling', value: us(t.ttftCalling?.percentiles.p50) },
+      { label: 'first tool call p50', value: us(t.firstToolCall?.percentiles.p50) },
     ])}<p class="muted">Tools: ${t.tools}; ${num(t.requestsWithTools, 0)} successful requests declared them.</p><div class="charts" style="margin-top:14px">${simpleTable(
       ['invalid kind', 'calls', 'share of calls'],
       [...invalidKinds.map(([k, name]) => [html`<code>${k}</code> <span class="muted">${name}</span>`, num(t.invalidByKind[k], 0), pct(t.invalidRateByKind[k])]), [html`<strong>any</strong>`, num(t.invalidCalls, 0), pct(t.invalidRate)]],
