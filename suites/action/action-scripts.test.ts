@@ -217,11 +217,12 @@ describe('action.yml', () => {
     mkdirSync(bin);
     writeFileSync(join(bin, 'iari'), `#!/usr/bin/env bash\nexec "${process.execPath}" --import "${pathToFileURL(join(root, 'node_modules/tsx/dist/loader.mjs')).href}" "${join(root, 'src/cli/entry.ts')}" "$@"\n`, { mode: 0o755 });
     writeFileSync(r.files.path, `${bin}\n`);
-    const env = { ...stepEnv(r, resolveEnv(compareStep?.env, { baseline: 'previous', 'fail-on': 'ttft.p95>+10%\n  errors.rate>+0.5pp \n' }, {})) };
+    const env = { ...stepEnv(r, resolveEnv(compareStep?.env, { baseline: 'previous', 'fail-on': 'ttft.p50>+10%\n  errors.rate>+0.5pp \n' }, {})) };
     const result = await bash(compareStep?.run as string, env, r.workspace, 120_000);
     expect(result.code, result.stderr).toBe(0);
     expect(readOutputs(r)['exit-code'], result.stdout + result.stderr).toBe('3');
-    expect(result.stderr).toMatch(/gate ttft\.p95>\+10% failed/);
+    // p50: a +20% p95 between two single runs is inside its measured noise floor (src/compare/noise-floors.ts).
+    expect(result.stderr).toMatch(/gate ttft\.p50>\+10% failed/);
     expect(existsSync(join(r.workspace, 'reports/iari/compare/compare.html'))).toBe(true);
     expect(readFileSync(r.files.summary, 'utf8')).toContain('### iari compare with the baseline');
   }, 180_000);
