@@ -94,6 +94,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     ...(s.model === undefined ? {} : { model: s.model }),
     limitTokens: s.limitTokens ?? {},
     sleep,
+    now: hooks.now ?? Date.now,
     checkTimeoutMs: s.checkTimeoutMs ?? 20_000,
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},

@@ -33,6 +33,8 @@ export interface CheckContext {
   limitTokens: LimitTokens;
   /** Waits (limits checks honour Retry-After); the meta-suite replaces it with a fake clock. */
   sleep(ms: number): Promise<void>;
+  /** The run's clock, epoch ms: the one `sleep` advances (the verifier's clock for IAT_FUTURE, D-RCPT-08). */
+  now(): number;
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
   /** The whole run's deadline (--run-timeout): no check starts after it (check-deadline.ts). */

@@ -131,3 +131,22 @@ describe('rate limits stay where they belong', { timeout: 120_000 }, () => {
     expect(changedVerdicts(run, await faithful(), [], ['HDR-004', 'HDR-005', 'HDR-006', 'HDR-007'])).toEqual([]);
   });
 });
+
+describe('the run keeps one clock', { timeout: 60_000 }, () => {
+  it('RCPT-CHAIN-006: the served chain is verified by the run\'s clock, so waits that advance it (and the mock\'s iat) report no IAT_FUTURE', async () => {
+    let clock = Date.now();
+    const mock = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0, now: () => clock });
+    try {
+      const settings: RunSettings = { root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false };
+      const ctx = createCheckContext(settings, { sleep: async (ms) => { clock += ms; }, now: () => clock });
+      // Ten minutes of 429 waits on the run's clock, as under rate-limit-no-retry-after, before the receipts are fetched.
+      await ctx.sleep(10 * 60_000);
+      const { outcomes } = await runChecksInProcess(ctx, catalog.filter((c) => c.area === 'receipts'));
+      const o = outcomes.get('RCPT-CHAIN-006');
+      expect(o?.verdict === 'informational' ? o.note : o?.verdict).toBe('pass');
+      await ctx.close();
+    } finally {
+      await mock.close();
+    }
+  });
+});

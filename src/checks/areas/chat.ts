@@ -37,7 +37,7 @@ const basicShape: CheckDef = {
     // Spec, Chat completion: "created | integer | Unix time in seconds".
     const created = at(body, 'created');
     j.expect('CHAT-005', isInt(created) && created < 1e10, () => evidence(ex, 'created is not an integer number of seconds', { expected: 'integer < 10^10', received: created, pointer: '/created' }));
-    const now = Date.now() / 1000;
+    const now = ctx.now() / 1000;
     if (isInt(created) && created < 1e10) {
       j.expect('CHAT-006', Math.abs(created - now) <= DAY, () => evidence(ex, 'created is not within a day of now', { expected: Math.round(now), received: created, pointer: '/created' }));
     } else j.skip('CHAT-006', 'created is not integer seconds (CHAT-005)');

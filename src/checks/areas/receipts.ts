@@ -49,6 +49,14 @@ function levelOf(data: readonly unknown[]): 1 | 2 | 3 {
   return 1;
 }
 
+/**
+ * D-RCPT-08: IAT_FUTURE compares iat with the verifier's clock. The harness's clock is the run's:
+ * the one its waits advance (a fake one in the meta-suite, whose mock stamps iat by it too).
+ */
+function clockSeconds(ctx: CheckContext): number {
+  return Math.floor(ctx.now() / 1000);
+}
+
 async function verifyServed(ctx: CheckContext, label: string, auth: Auth): Promise<Served> {
   const ex = await fetchChain(ctx, auth);
   const data = chainData(ex);
@@ -57,6 +65,7 @@ async function verifyServed(ctx: CheckContext, label: string, auth: Auth): Promi
   const grantId = at(ex.json, 'mandate', 'grant_id');
   const result = verifyChain(data, {
     level,
+    now: clockSeconds(ctx),
     trustedIssuers: await trustedKeys(ctx),
     ...(typeof head === 'string' ? { expectedHead: head } : {}),
     ...(typeof grantId === 'string' ? { grantId } : {}),
@@ -224,14 +233,14 @@ const signatures: CheckDef = {
       j.skip('RCPT-SIG-006', 'no served Receipt carries actor_sig');
       j.skip('RCPT-SIG-009', 'no served Receipt carries actor_sig');
     } else {
-      const withoutGrant = verifyChain(s.data, { level: s.level, trustedIssuers: await trustedKeys(ctx) });
+      const withoutGrant = verifyChain(s.data, { level: s.level, now: clockSeconds(ctx), trustedIssuers: await trustedKeys(ctx) });
       const reported = [...withoutGrant.errors, ...withoutGrant.warnings].some((f) => f.code === 'GRANT_ID_UNAVAILABLE');
       j.expect('RCPT-SIG-009', reported, () => evidence(s.ex, 'verifying actor_sig without the grant id did not report GRANT_ID_UNAVAILABLE'));
     }
     if (!s.data.some((r) => at(r, 'approval') !== undefined)) j.skip('RCPT-SIG-007', 'no served Receipt carries an approval');
     // D-RCPT: digests and signatures are over JCS bytes, so member order and whitespace must not matter.
-    const again = verifyChain(s.data.map(reordered), { level: s.level, trustedIssuers: await trustedKeys(ctx) });
-    const first = verifyChain(s.data, { level: s.level, trustedIssuers: await trustedKeys(ctx) });
+    const again = verifyChain(s.data.map(reordered), { level: s.level, now: clockSeconds(ctx), trustedIssuers: await trustedKeys(ctx) });
+    const first = verifyChain(s.data, { level: s.level, now: clockSeconds(ctx), trustedIssuers: await trustedKeys(ctx) });
     j.expect('RCPT-SIG-008', again.valid === first.valid && again.head === first.head, () =>
       evidence(s.ex, 'reordering members changed the verification result', { expected: { valid: first.valid, head: first.head }, received: { valid: again.valid, head: again.head } }),
     );
