@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadRequirements } from '../src/checks/requirements-registry.ts';
+import { loadRequirements } from '../src/checks/registry/requirements-registry.ts';
 import { HarnessError } from '../src/errors.ts';
 import { coreFaults } from './core/fault-catalogue.ts';
 import { createCore, type MockCore } from './core/handler.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from './index.ts';
 import { openShapeModes } from './core/open-shapes.ts';
-import { counterKinds, discoverShape, readRows } from '../src/checks/usage-shape.ts';
+import { counterKinds, discoverShape, readRows } from '../src/checks/wire/usage-shape.ts';
 
 // The legal usage shapes carry the faithful numbers, only written otherwise: read with the shape
 // iari discovers, every counter a shape carries equals the profile row's.

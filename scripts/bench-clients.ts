@@ -10,7 +10,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { loadRequirements } from '../src/checks/requirements-registry.ts';
+import { loadRequirements } from '../src/checks/registry/requirements-registry.ts';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../', import.meta.url));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { faults } from '../faults.ts';
 import { coreFaults } from './fault-catalogue.ts';
 import { clientExercisedModes, clientImpactFaults, withClientBreaks } from './client-impact.ts';
-import { loadRequirements } from '../../src/checks/requirements-registry.ts';
+import { loadRequirements } from '../../src/checks/registry/requirements-registry.ts';
 
 describe('client impact table', () => {
   it('names only faults that exist, never a legal mode', () => {

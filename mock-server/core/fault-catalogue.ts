@@ -12,7 +12,7 @@ export interface FaultDefinition {
   /** IDs among `breaks` the fault makes a deviation clients survive: non-strict at most, whatever their grade. */
   deviates?: string[];
   /**
-   * Capabilities (src/checks/capabilities.ts) the fault matrix declares with --expect: the fault makes the
+   * Capabilities (src/checks/registry/capabilities.ts) the fault matrix declares with --expect: the fault makes the
    * server ignore or refuse one, which by default only skips its requirements, and fails them when expected.
    */
   expect?: string[];

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { HarnessError } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { loadRequirements } from '../checks/requirements-registry.ts';
-import { testTitlesIn } from '../checks/suite-coverage.ts';
+import { loadRequirements } from '../checks/registry/requirements-registry.ts';
+import { testTitlesIn } from '../checks/registry/suite-coverage.ts';
 import { run } from './requirements-command.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'iari-req-cmd-'));

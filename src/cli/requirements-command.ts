@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { areas, loadRequirements, type Requirement } from '../checks/requirements-registry.ts';
-import { computeCoverage, scanSuites, type SuiteTest } from '../checks/suite-coverage.ts';
+import { areas, loadRequirements, type Requirement } from '../checks/registry/requirements-registry.ts';
+import { computeCoverage, scanSuites, type SuiteTest } from '../checks/registry/suite-coverage.ts';
 import { parseFlags } from './args.ts';
 
 const USAGE = `iari requirements: list the requirement registry (spec/requirements.yaml)
@@ -34,9 +34,9 @@ export function formatRegistryTable(requirements: Requirement[]): string {
   return `${table(rows)}\n${requirements.length} requirements\n`;
 }
 
-/** The catalog's checks as tests: each decides the IDs its title names (src/checks/catalog.ts). */
+/** The catalog's checks as tests: each decides the IDs its title names (src/checks/framework/catalog.ts). */
 async function catalogTests(): Promise<SuiteTest[]> {
-  const { catalog, testTitle } = await import('../checks/catalog.ts');
+  const { catalog, testTitle } = await import('../checks/framework/catalog.ts');
   return catalog.map((def) => ({ file: `src/checks/areas (${def.area})`, title: testTitle(def), ids: [...def.ids] }));
 }
 

@@ -33,7 +33,7 @@ const requests = [
 ];
 const modes = ['(faithful)', ...faults.filter((f) => f.kind === 'legal').map((f) => f.name)];
 // These two serve the seed's core only: a feature beyond it (stream usage, n) is not offered there,
-// which the capability probes report (src/checks/capabilities.ts); its streams are not judged here.
+// which the capability probes report (src/checks/registry/capabilities.ts); its streams are not judged here.
 const coreOnly = new Set(['legal-core-only', 'legal-refuses-extensions']);
 
 function graded(r: HttpResult): string[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadRequirements } from '../checks/requirements-registry.ts';
+import { loadRequirements } from '../checks/registry/requirements-registry.ts';
 import { severityOfGrade, streamRuleCodes, streamRules } from './stream-rules.ts';
 
 describe('stream rule table', () => {

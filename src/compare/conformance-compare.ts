@@ -1,5 +1,5 @@
 // The conformance half of `iari report compare`: requirement verdicts of two conformance.json files.
-import type { ConformanceReport, Verdict } from '../checks/verdicts.ts';
+import type { ConformanceReport, Verdict } from '../checks/framework/verdicts.ts';
 
 export interface ConformanceDiff {
   /** Failing now (verdict fail), not failing in the base run. */

@@ -1,12 +1,12 @@
 // The conformance run: the core that `iari test` (its shell: flags, terminal, report files) and the
 // library's `runConformance` share. Same options, validation, deadlines, catalog and report object.
-import type { RunSettings } from '../checks/check-context.ts';
-import type { CheckRun } from '../checks/conformance-results.ts';
-import { runConformance as runCatalog } from '../checks/conformance-run.ts';
-import { DEFAULT_PACE_PER_SECOND } from '../checks/pace.ts';
-import { preflightRequestsPerMinute } from '../checks/preflight.ts';
-import { Stalls } from '../checks/stalls.ts';
-import type { ConformanceReport } from '../checks/verdicts.ts';
+import type { RunSettings } from '../checks/framework/check-context.ts';
+import type { CheckRun } from '../checks/framework/conformance-results.ts';
+import { runConformance as runCatalog } from '../checks/framework/conformance-run.ts';
+import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
+import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
+import { Stalls } from '../checks/http/stalls.ts';
+import type { ConformanceReport } from '../checks/framework/verdicts.ts';
 import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRun } from './conformance.ts';
 import { validateTestOptions } from './test-options.ts';
-import { DEFAULT_PACE_PER_SECOND } from '../checks/pace.ts';
+import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { isHarnessError } from '../errors.ts';
 
 // iari test --pace R/s: the default is the limit /v1/me reports, else DEFAULT_PACE_PER_SECOND.

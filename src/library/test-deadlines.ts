@@ -1,8 +1,8 @@
-import type { RunSettings } from '../checks/check-context.ts';
-import { formatDuration, type RunDeadline } from '../checks/check-deadline.ts';
-import type { ConformanceReport } from '../checks/verdicts.ts';
-import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from '../checks/rate-limit-retry.ts';
-import { formatPace } from '../checks/pace.ts';
+import type { RunSettings } from '../checks/framework/check-context.ts';
+import { formatDuration, type RunDeadline } from '../checks/framework/check-deadline.ts';
+import type { ConformanceReport } from '../checks/framework/verdicts.ts';
+import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from '../checks/rate-limits/rate-limit-retry.ts';
+import { formatPace } from '../checks/rate-limits/pace.ts';
 
 /**
  * The whole run's default bound (README, Exit codes): a server that hangs in any way cannot hold

@@ -4,12 +4,12 @@ import type { ConnectionOptions } from '../client/connection-options.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
 import { checkToken } from '../client/token.ts';
-import type { Selection } from '../checks/conformance-results.ts';
-import { MAX_PACE_PER_SECOND } from '../checks/pace.ts';
-import { requirementInfos } from '../checks/registry-view.ts';
-import { profiles, type Profile } from '../checks/verdicts.ts';
+import type { Selection } from '../checks/framework/conformance-results.ts';
+import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
+import { requirementInfos } from '../checks/registry/registry-view.ts';
+import { profiles, type Profile } from '../checks/framework/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { capabilityNames, isCapability, type Capability } from '../checks/capabilities.ts';
+import { capabilityNames, isCapability, type Capability } from '../checks/registry/capabilities.ts';
 
 export interface TestOptions {
   /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
@@ -42,7 +42,7 @@ export interface TestOptions {
   pacePerSecond?: number;
   /** TLS trust and extra headers for `baseUrl`. */
   connection?: ConnectionOptions;
-  /** Capabilities beyond the seed the server must offer (src/checks/capabilities.ts): where it does not, their requirements fail instead of being skipped. */
+  /** Capabilities beyond the seed the server must offer (src/checks/registry/capabilities.ts): where it does not, their requirements fail instead of being skipped. */
   expect?: readonly string[];
 }
 

@@ -1,4 +1,4 @@
-import type { CapabilityRow } from '../checks/capabilities.ts';
+import type { CapabilityRow } from '../checks/registry/capabilities.ts';
 
 // The capability table of every report format (terminal, conformance.json, report.html, the GitHub
 // step summary): which features beyond the seed's core the server offers, and what iari did with

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ConformanceReport, RequirementResult } from '../checks/verdicts.ts';
-import { loadRequirements } from '../checks/requirements-registry.ts';
+import type { ConformanceReport, RequirementResult } from '../checks/framework/verdicts.ts';
+import { loadRequirements } from '../checks/registry/requirements-registry.ts';
 import {
   compareRequirementIds,
   conformanceAnnotations,

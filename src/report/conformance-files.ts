@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { CAPABILITY_HEADERS, capabilityCells } from './capability-table.ts';
 import { relative } from 'node:path';
-import type { ConformanceReport, Failure, RequirementResult } from '../checks/verdicts.ts';
-import { verdicts } from '../checks/verdicts.ts';
-import { DEFAULT_REGISTRY_PATH } from '../checks/requirements-registry.ts';
-import { usageDayFields } from '../checks/usage-day.ts';
+import type { ConformanceReport, Failure, RequirementResult } from '../checks/framework/verdicts.ts';
+import { verdicts } from '../checks/framework/verdicts.ts';
+import { DEFAULT_REGISTRY_PATH } from '../checks/registry/requirements-registry.ts';
+import { usageDayFields } from '../checks/wire/usage-day.ts';
 import { renderConformanceReport } from './conformance-html.ts';
 import { emitAnnotations, isGitHubActions, markdownTable, writeStepSummary, type Annotation } from './github-actions.ts';
 import { junitXml, type JUnitCase, type JUnitSuite } from './junit-xml.ts';

@@ -1,4 +1,4 @@
-import type { ConformanceReport, Verdict } from '../checks/verdicts.ts';
+import type { ConformanceReport, Verdict } from '../checks/framework/verdicts.ts';
 import { capabilityLines } from './capability-table.ts';
 
 const baseColumns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];

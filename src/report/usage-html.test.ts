@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { discoveryBlock, usageTip } from './usage-html.ts';
-import type { UsageDiscovery } from '../checks/usage-shape.ts';
+import type { UsageDiscovery } from '../checks/wire/usage-shape.ts';
 
 describe('the usage section of report.html', () => {
   it('USAGE-013: names only the counters the server rows carry in each tooltip', () => {

@@ -3,8 +3,8 @@
  * "from which an overview heatmap is built") drawn from the counters iari discovered, and what it
  * discovered about the shape (DECISIONS.md D-HTTP-43).
  */
-import type { ConformanceReport, UsageDay } from '../checks/verdicts.ts';
-import { counterKinds, type UsageDiscovery } from '../checks/usage-shape.ts';
+import type { ConformanceReport, UsageDay } from '../checks/framework/verdicts.ts';
+import { counterKinds, type UsageDiscovery } from '../checks/wire/usage-shape.ts';
 import { factList, html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { calendarHeatmap } from './svg-charts.ts';
 

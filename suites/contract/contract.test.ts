@@ -4,11 +4,11 @@
 // One test per check, titled with the requirement IDs it decides; a test fails when one of them
 // fails (a MUST broken, or not decided). The same catalog, options and deadlines as `iari test`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { areas, type CheckContext } from '../../src/checks/check-types.ts';
-import { checksOfArea, testTitle } from '../../src/checks/catalog.ts';
-import { createCheckContext } from '../../src/checks/check-context.ts';
-import { runCheck } from '../../src/checks/check-runner.ts';
-import { gradeFor } from '../../src/checks/registry-view.ts';
+import { areas, type CheckContext } from '../../src/checks/framework/check-types.ts';
+import { checksOfArea, testTitle } from '../../src/checks/framework/catalog.ts';
+import { createCheckContext } from '../../src/checks/framework/check-context.ts';
+import { runCheck } from '../../src/checks/framework/check-runner.ts';
+import { gradeFor } from '../../src/checks/registry/registry-view.ts';
 import { readToken } from '../../src/client/token.ts';
 import { openRun, type OpenRun } from '../../src/library/conformance.ts';
 import { validateTestOptions } from '../../src/library/test-options.ts';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
-import { catalog } from '../../src/checks/catalog.ts';
-import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
-import { capabilityDefs, capabilityTable, type Capability } from '../../src/checks/capabilities.ts';
+import { catalog } from '../../src/checks/framework/catalog.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/framework/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { capabilityDefs, capabilityTable, type Capability } from '../../src/checks/registry/capabilities.ts';
 
 // Issue 19, capability model: a server that implements the seed and nothing beyond it, whether it
 // ignores the members beyond the seed's table or refuses them with 400, passes with default

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, faults, type MockServer } from '../../mock-server/index.ts';
 import type { FaultDefinition } from '../../mock-server/faults.ts';
-import { catalog } from '../../src/checks/catalog.ts';
-import type { CheckDef, CheckOutcome } from '../../src/checks/check-types.ts';
-import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
-import { gradeFor, gradeOf } from '../../src/checks/registry-view.ts';
-import { loadRequirements } from '../../src/checks/requirements-registry.ts';
-import { capabilityOfId, isCapability, type Capability } from '../../src/checks/capabilities.ts';
+import { catalog } from '../../src/checks/framework/catalog.ts';
+import type { CheckDef, CheckOutcome } from '../../src/checks/framework/check-types.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/framework/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { gradeFor, gradeOf } from '../../src/checks/registry/registry-view.ts';
+import { loadRequirements } from '../../src/checks/registry/requirements-registry.ts';
+import { capabilityOfId, isCapability, type Capability } from '../../src/checks/registry/capabilities.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
 // everything; each fault makes exactly the IDs it breaks fail (or non-strict where graded SHOULD)

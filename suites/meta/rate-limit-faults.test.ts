@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockServer } from '../../mock-server/index.ts';
 import { faultByName } from '../../mock-server/faults.ts';
-import { catalog } from '../../src/checks/catalog.ts';
-import type { CheckOutcome } from '../../src/checks/check-types.ts';
-import { createCheckContext, type RunSettings } from '../../src/checks/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/run-catalog.ts';
-import { gradeOf } from '../../src/checks/registry-view.ts';
-import { OBSERVED_IDS } from '../../src/checks/rate-limit-findings.ts';
-import type { RateLimitEvent } from '../../src/checks/rate-limit-retry.ts';
+import { catalog } from '../../src/checks/framework/catalog.ts';
+import type { CheckOutcome } from '../../src/checks/framework/check-types.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/framework/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { gradeOf } from '../../src/checks/registry/registry-view.ts';
+import { OBSERVED_IDS } from '../../src/checks/rate-limits/rate-limit-findings.ts';
+import type { RateLimitEvent } from '../../src/checks/rate-limits/rate-limit-retry.ts';
 
 // Issue 10, part 4: a server's rate limit is judged by the LIMIT and HDR requirements only. The
 // whole catalog runs with `iari test`'s default settings against a fresh mock per rate-limit fault

@@ -14,7 +14,7 @@ import { mockLlmDeviations } from './mock-llm-deviations.ts';
 // that shows it), without crashing and without a stack trace.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// With no /v1/me to read limits from, iari paces itself at 10 requests per second (src/checks/pace.ts): seconds.
+// With no /v1/me to read limits from, iari paces itself at 10 requests per second (src/checks/rate-limits/pace.ts): seconds.
 const RUN_TIMEOUT_MS = 5 * 60_000;
 let server: MockLlm;
 let reportDir: string;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject } from 'ajv';
-import { requirementInfos } from '../../src/checks/registry-view.ts';
+import { requirementInfos } from '../../src/checks/registry/registry-view.ts';
 import { packagePath } from '../../src/package-root.ts';
 
 /**

@@ -1,9 +1,9 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { bound } from '../capability-probes.ts';
-import type { HttpExchange } from '../check-http.ts';
-import type { Auth } from '../check-http.ts';
-import { evidence, at, describeResponse } from '../evidence.ts';
-import { chatBody, errorOf, errorMemberIs, firstModel, modelList, sharedMe } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { bound } from '../requests/capability-probes.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import type { Auth } from '../http/check-http.ts';
+import { evidence, at, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorOf, errorMemberIs, firstModel, modelList, sharedMe } from '../requests/common-requests.ts';
 
 // Spec, Authentication 2: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
 const privateRoutes = [

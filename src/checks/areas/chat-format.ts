@@ -1,10 +1,10 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import type { HttpExchange } from '../check-http.ts';
-import { evidence, isRecord, at, describeResponse } from '../evidence.ts';
-import { chatBody, errorMemberIs, firstModel } from '../common-requests.ts';
-import { checkExchange } from '../stream-findings.ts';
-import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, schemaProblem } from '../structured-output.ts';
-import { gate } from '../capability-probes.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import { evidence, isRecord, at, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
+import { checkExchange } from '../wire/stream-findings.ts';
+import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, schemaProblem } from '../wire/structured-output.ts';
+import { gate } from '../requests/capability-probes.ts';
 
 export { WEATHER_SCHEMA };
 

@@ -1,14 +1,14 @@
-import type { CheckDef } from '../check-types.ts';
-import { requirementIds } from '../check-types.ts';
-import { evidence, describeResponse } from '../evidence.ts';
-import { chatBody, errorOf, firstModel, unknownModelId, PROMPT } from '../common-requests.ts';
-import { toolBody } from '../tool-requests.ts';
-import { gate, offers } from '../capability-probes.ts';
-import { checkedStreams, checkExchange, judgeFindings } from '../stream-findings.ts';
-import { failAfterEventsHeader } from '../mock-admin.ts';
-import { openaiClient } from '../openai-sdk.ts';
-import { rateLimitGiveUp } from '../rate-limit-retry.ts';
-import { at } from '../evidence.ts';
+import type { CheckDef } from '../framework/check-types.ts';
+import { requirementIds } from '../framework/check-types.ts';
+import { evidence, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
+import { toolBody } from '../requests/tool-requests.ts';
+import { gate, offers } from '../requests/capability-probes.ts';
+import { checkedStreams, checkExchange, judgeFindings } from '../wire/stream-findings.ts';
+import { failAfterEventsHeader } from '../http/mock-admin.ts';
+import { openaiClient } from '../http/openai-sdk.ts';
+import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
+import { at } from '../framework/evidence.ts';
 import { toMessage, type AssembledChoice } from '../../client/stream-assembly.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('CHAT-STREAM', ...n);

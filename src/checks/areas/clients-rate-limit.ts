@@ -1,7 +1,7 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { bound } from '../capability-probes.ts';
-import { at, isInt } from '../evidence.ts';
-import { chatBody, firstModel } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { bound } from '../requests/capability-probes.ts';
+import { at, isInt } from '../framework/evidence.ts';
+import { chatBody, firstModel } from '../requests/common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
 import { judgeResult, withConsoleCaptured, type OpResult } from '../clients/client-op.ts';

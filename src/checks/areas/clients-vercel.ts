@@ -1,10 +1,10 @@
-import type { CheckDef } from '../check-types.ts';
-import { unknownModelId } from '../common-requests.ts';
+import type { CheckDef } from '../framework/check-types.ts';
+import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, vercelAi } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
-import { rateLimitGiveUp } from '../rate-limit-retry.ts';
+import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
 // is changed". The Vercel AI SDK (`ai`) with its OpenAI-compatible provider is the documented way

@@ -1,11 +1,11 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { offers } from '../capability-probes.ts';
-import { requirementIds } from '../check-types.ts';
-import type { HttpExchange } from '../check-http.ts';
-import type { Judge } from '../judge.ts';
-import { evidence, describeResponse } from '../evidence.ts';
-import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../common-requests.ts';
-import { sampleNegativeInputs } from '../negative-inputs.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { offers } from '../requests/capability-probes.ts';
+import { requirementIds } from '../framework/check-types.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import type { Judge } from '../framework/judge.ts';
+import { evidence, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
+import { sampleNegativeInputs } from '../requests/negative-inputs.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 

@@ -1,8 +1,8 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { requirementIds } from '../check-types.ts';
-import type { HttpExchange } from '../check-http.ts';
-import { evidence, at } from '../evidence.ts';
-import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { requirementIds } from '../framework/check-types.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import { evidence, at } from '../framework/evidence.ts';
+import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../requests/common-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('HDR', ...n);
 

@@ -1,9 +1,9 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { bound } from '../capability-probes.ts';
-import { requirementIds } from '../check-types.ts';
-import type { HttpExchange, Auth } from '../check-http.ts';
-import { evidence, at, isInt, describeResponse } from '../evidence.ts';
-import { chatBody, errorMemberIs, firstModel } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { bound } from '../requests/capability-probes.ts';
+import { requirementIds } from '../framework/check-types.ts';
+import type { HttpExchange, Auth } from '../http/check-http.ts';
+import { evidence, at, isInt, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('LIMIT', ...n);
 

@@ -1,9 +1,9 @@
-import type { CheckDef } from '../check-types.ts';
-import { requirementIdRange } from '../check-types.ts';
-import type { Judge } from '../judge.ts';
-import type { HttpExchange } from '../check-http.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { sharedMe } from '../common-requests.ts';
+import type { CheckDef } from '../framework/check-types.ts';
+import { requirementIdRange } from '../framework/check-types.ts';
+import type { Judge } from '../framework/judge.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { sharedMe } from '../requests/common-requests.ts';
 
 // Spec, Current user: the table of fields of GET /v1/me.
 const seedMembers: Record<string, readonly string[]> = {

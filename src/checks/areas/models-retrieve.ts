@@ -1,7 +1,7 @@
-import type { CheckDef } from '../check-types.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { errorMemberIs, firstModel, unknownModelId } from '../common-requests.ts';
-import { gate } from '../capability-probes.ts';
+import type { CheckDef } from '../framework/check-types.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { errorMemberIs, firstModel, unknownModelId } from '../requests/common-requests.ts';
+import { gate } from '../requests/capability-probes.ts';
 
 /** The path of one model: ids may hold `/` (`org/model`), so the id is one encoded segment, as openai-node sends it. */
 const modelPath = (id: string): string => `/v1/models/${encodeURIComponent(id)}`;

@@ -1,8 +1,8 @@
-import type { CheckDef } from '../check-types.ts';
-import { bound } from '../capability-probes.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { chatBody, errorMember, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../common-requests.ts';
-import { mockAdmin } from '../mock-admin.ts';
+import type { CheckDef } from '../framework/check-types.ts';
+import { bound } from '../requests/capability-probes.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorMember, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../requests/common-requests.ts';
+import { mockAdmin } from '../http/mock-admin.ts';
 import { retrieveModel } from './models-retrieve.ts';
 
 const listShape: CheckDef = {

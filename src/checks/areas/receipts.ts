@@ -1,12 +1,12 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { bound } from '../capability-probes.ts';
-import { requirementIdRange } from '../check-types.ts';
-import type { HttpExchange, Auth } from '../check-http.ts';
-import type { Judge } from '../judge.ts';
-import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
-import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { bound } from '../requests/capability-probes.ts';
+import { requirementIdRange } from '../framework/check-types.ts';
+import type { HttpExchange, Auth } from '../http/check-http.ts';
+import type { Judge } from '../framework/judge.ts';
+import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
+import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { decodeKeyref, digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
-import { requirementIdsOfFinding } from '../receipt-finding-ids.ts';
+import { requirementIdsOfFinding } from '../registry/receipt-finding-ids.ts';
 
 const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)';
 

@@ -1,12 +1,12 @@
-import type { CheckDef } from '../check-types.ts';
-import { requirementIds } from '../check-types.ts';
-import type { HttpExchange } from '../check-http.ts';
-import type { Judge } from '../judge.ts';
-import { evidence, at, isRecord, describeResponse } from '../evidence.ts';
-import { basicCompletion, firstModel, weatherTool, timeTool } from '../common-requests.ts';
-import { toolBody, toolCompletion } from '../tool-requests.ts';
-import { gate } from '../capability-probes.ts';
-import { checkedStreams, judgeFindings } from '../stream-findings.ts';
+import type { CheckDef } from '../framework/check-types.ts';
+import { requirementIds } from '../framework/check-types.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import type { Judge } from '../framework/judge.ts';
+import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
+import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/common-requests.ts';
+import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
+import { gate } from '../requests/capability-probes.ts';
+import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];

@@ -1,13 +1,13 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import { bound } from '../capability-probes.ts';
-import type { HttpExchange } from '../check-http.ts';
-import type { Judge } from '../judge.ts';
-import type { Failure } from '../verdicts.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../evidence.ts';
-import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import { bound } from '../requests/capability-probes.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import type { Judge } from '../framework/judge.ts';
+import type { Failure } from '../framework/verdicts.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
-import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../usage-shape.ts';
-import { dayTotals, discoverUsage, readUsage, tokensOf, utcDate, type UsageDiscovery } from '../usage-discovery.ts';
+import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
+import { dayTotals, discoverUsage, readUsage, tokensOf, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
 
 // Seed, Daily usage: "Fields of the response: not shown. It holds a day-by-day breakdown of
 // activity". The profile's shape (D-HTTP-09..11) is judged by USAGE-002..009 at their grades; the

@@ -1,11 +1,11 @@
-import type { CheckContext, CheckDef } from '../check-types.ts';
-import type { Capability } from '../capabilities.ts';
-import { offers } from '../capability-probes.ts';
-import type { Judge } from '../judge.ts';
-import type { Failure } from '../verdicts.ts';
-import { firstModel, PROMPT, weatherTool } from '../common-requests.ts';
+import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { Capability } from '../registry/capabilities.ts';
+import { offers } from '../requests/capability-probes.ts';
+import type { Judge } from '../framework/judge.ts';
+import type { Failure } from '../framework/verdicts.ts';
+import { firstModel, PROMPT, weatherTool } from '../requests/common-requests.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
-import { rateLimitGiveUp } from '../rate-limit-retry.ts';
+import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 
 /** What an operation hands back: nothing (it worked), a problem in the client's terms, or a reason not to judge. */
 /** `deviation`: the client raised another class for another legal status, with the server's message intact: SHOULD at most. */

@@ -1,11 +1,11 @@
 import { buildCurl } from '../../client/curl.ts';
 import { violation } from '../../client/body-limits.ts';
-import { CheckHttpError } from '../check-http.ts';
-import { Stalls } from '../stalls.ts';
-import type { CheckContext } from '../check-types.ts';
-import type { Failure } from '../verdicts.ts';
-import { clip } from '../evidence.ts';
-import { formatDuration } from '../check-deadline.ts';
+import { CheckHttpError } from '../http/check-http.ts';
+import { Stalls } from '../http/stalls.ts';
+import type { CheckContext } from '../framework/check-types.ts';
+import type { Failure } from '../framework/verdicts.ts';
+import { clip } from '../framework/evidence.ts';
+import { formatDuration } from '../framework/check-deadline.ts';
 
 /** Most bytes a client may read from one response before iari cuts it off (a flooding server). */
 export const CLIENT_BODY_LIMIT = 16 * 1024 * 1024;

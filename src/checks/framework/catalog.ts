@@ -1,0 +1,41 @@
+import type { Area, CheckDef } from './check-types.ts';
+import { authChecks } from '../areas/auth.ts';
+import { modelsChecks } from '../areas/models.ts';
+import { meChecks } from '../areas/me.ts';
+import { usageChecks } from '../areas/usage.ts';
+import { chatChecks } from '../areas/chat.ts';
+import { chatFormatChecks } from '../areas/chat-format.ts';
+import { chatStreamChecks } from '../areas/chat-stream.ts';
+import { toolsChecks } from '../areas/tools.ts';
+import { toolsBreadthChecks } from '../areas/tools-breadth.ts';
+import { reasoningChecks } from '../areas/reasoning.ts';
+import { reasoningClientChecks } from '../areas/clients-reasoning.ts';
+import { errorsChecks } from '../areas/errors.ts';
+import { headersChecks } from '../areas/headers.ts';
+import { boundsChecks } from '../areas/bounds.ts';
+import { limitsChecks } from '../areas/limits.ts';
+import { receiptsChecks } from '../areas/receipts.ts';
+import { openaiClientChecks } from '../areas/clients-openai.ts';
+import { vercelClientChecks } from '../areas/clients-vercel.ts';
+import { langchainClientChecks } from '../areas/clients-langchain.ts';
+import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
+
+/** Every check, in the order the suites run them (area by area). */
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks];
+
+const byName = new Map(catalog.map((c) => [c.name, c]));
+
+export function checkByName(name: string): CheckDef {
+  const c = byName.get(name);
+  if (c === undefined) throw new Error(`no check named "${name}"`);
+  return c;
+}
+
+export function checksOfArea(area: Area): CheckDef[] {
+  return catalog.filter((c) => c.area === area);
+}
+
+/** The contract test title of a check: its requirement IDs, then its behaviour sentence. */
+export function testTitle(def: CheckDef): string {
+  return `${def.ids.join(', ')}: ${def.title}`;
+}

@@ -1,0 +1,98 @@
+import type { Grade } from './verdicts.ts';
+import type { CheckContext, CheckDef, CheckOutcome } from './check-types.ts';
+import { Judge } from './judge.ts';
+import { CheckHttpError } from '../http/check-http.ts';
+import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
+import { judgeRateLimitEvents, reportedLimitsOf } from '../rate-limits/rate-limit-findings.ts';
+import { checkDeadlineMessage, notRunMessage, runInCheckScope, runTimeLeft, type RunDeadline } from './check-deadline.ts';
+
+export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
+
+class CheckTimeout extends Error {}
+
+/**
+ * Races the check against its deadline: `ownMs`, extended by the time spent waiting out rate limits
+ * (`paused()`: they do not count against a check's budget), but never past `hardMs`, what is left of
+ * the run. At the deadline `onTimeout` runs (aborting the check's requests) and a CheckTimeout is thrown.
+ */
+function withTimeout<T>(p: Promise<T>, ownMs: number, hardMs: number, run: RunDeadline | undefined, onTimeout: (message: string) => void, paused: () => number = () => 0): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const started = performance.now();
+  const timeout = new Promise<never>((_, reject) => {
+    let credited = paused();
+    let budget = ownMs;
+    const arm = (): void => {
+      timer = setTimeout(() => {
+        const extra = paused() - credited;
+        credited += extra;
+        if (extra > 0 && budget < hardMs) {
+          budget += extra;
+          arm();
+          return;
+        }
+        const message = checkDeadlineMessage(ownMs, hardMs <= budget ? run : undefined);
+        onTimeout(message);
+        reject(new CheckTimeout(message));
+      }, Math.max(0, Math.min(budget, hardMs) - (performance.now() - started)));
+    };
+    arm();
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs one check, fail-closed: an exception, a timeout or a transport error inside the check
+ * becomes a `fail` with evidence on every ID the check had not yet decided; it never escapes.
+ * The check gets the smaller of its own deadline and what is left of the run's; past it, its
+ * requests are aborted (they carry its signal: check-deadline.ts) and it is abandoned. After the
+ * run's deadline no check starts: its IDs fail as not decided, saying why.
+ */
+export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
+  const judge = new Judge(def.ids, gradeOf);
+  if (def.needsLimits === true && !ctx.includeLimits) {
+    judge.skipRest(LIMITS_SKIP_REASON);
+    return judge.outcomes();
+  }
+  const left = runTimeLeft(ctx.runDeadline, Date.now(), ctx.http.rateLimits?.waitedMs ?? 0);
+  if (left <= 0 && ctx.runDeadline !== undefined) {
+    judge.failRest({ message: notRunMessage(ctx.runDeadline) });
+    return judge.outcomes();
+  }
+  const rateLimits = ctx.http.rateLimits;
+  rateLimits?.drain();
+  const abort = new AbortController();
+  try {
+    await withTimeout(runInCheckScope(abort.signal, () => def.run(ctx, judge)), def.timeoutMs ?? ctx.checkTimeoutMs, left, ctx.runDeadline, (m) => abort.abort(new Error(m)), () => rateLimits?.waitedMs ?? 0);
+  } catch (error) {
+    const message = ctx.http.redact(error instanceof Error ? error.message : String(error));
+    const giveUp = rateLimitGiveUp(error);
+    if (giveUp !== undefined) {
+      // The server's rate limit kept the check from deciding: LIMIT-010 judges that, not this check's IDs.
+      judge.skipRest(`${ctx.http.redact(giveUp.message)}; LIMIT-010 reports it`);
+    } else if (error instanceof CheckHttpError && (error.blocked || error.violation?.kind === 'deadline')) {
+      // One root cause, not a cascade: what depends on an answer that never completes is blocked by it.
+      judge.blockRest({ message: error.blocked ? message : `request failed: ${message}`, ...(error.curl === '' ? {} : { curl: error.curl }) });
+    } else if (error instanceof CheckHttpError) {
+      judge.failRest({ message: `request failed: ${message}`, curl: error.curl });
+    } else if (error instanceof CheckTimeout) {
+      judge.failRest({ message });
+    } else {
+      judge.failRest({ message: `the check could not decide: ${message}` });
+    }
+  }
+  return [...judge.outcomes(), ...(await rateLimitOutcomes(ctx, gradeOf))];
+}
+
+/** The 429s this check met, judged by the LIMIT and HDR requirements only (rate-limit-findings.ts). */
+async function rateLimitOutcomes(ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
+  const events = ctx.http.rateLimits?.drain() ?? [];
+  if (events.length === 0) return [];
+  let limits;
+  try {
+    limits = reportedLimitsOf((await ctx.shared.get('rate-limits:me', () => ctx.http.get('/v1/me'))).json);
+  } catch {
+    limits = undefined;
+  }
+  events.push(...(ctx.http.rateLimits?.drain() ?? []));
+  return judgeRateLimitEvents(events, limits, gradeOf).map((o) => (o.verdict === 'fail' || o.verdict === 'non-strict' ? { ...o, failures: o.failures.map((f) => ({ ...f, message: ctx.http.redact(f.message) })) } : o));
+}

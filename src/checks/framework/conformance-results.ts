@@ -1,0 +1,102 @@
+import type { ConformanceReport, Grade, RequirementResult, UsageDay, Verdict } from './verdicts.ts';
+import { verdicts } from './verdicts.ts';
+import type { CheckOutcome } from './check-types.ts';
+import { mergeOutcomes } from './judge.ts';
+import type { Discoveries } from '../wire/usage-shape.ts';
+
+/** The registry facts a report needs about one requirement. */
+export interface RequirementInfo {
+  id: string;
+  grade: Grade;
+  title: string;
+}
+
+/** One check's run: the test that ran it and the graded outcomes it produced. */
+export interface CheckRun {
+  title: string;
+  ids: readonly string[];
+  outcomes: readonly CheckOutcome[];
+  durationMs: number;
+  /** What the run had discovered about open shapes when this check ended. */
+  discovered?: Discoveries;
+}
+
+export interface Selection {
+  grade: 'must' | 'should' | 'all';
+  only: readonly string[];
+  skip: readonly string[];
+}
+
+/** The area of a requirement ID: everything before the final `-NNN`. */
+export function areaOfId(id: string): string {
+  return id.replace(/-\d+$/, '');
+}
+
+const gradeRank: Record<Grade, number> = { MUST: 0, SHOULD: 1, INFO: 2 };
+const selectionRank: Record<Selection['grade'], number> = { must: 0, should: 1, all: 2 };
+
+/** Why a requirement is not selected by `--grade/--only/--skip`, or undefined when it is. */
+export function deselectionReason(req: RequirementInfo, sel: Selection): string | undefined {
+  if (sel.only.length > 0 && !sel.only.includes(req.id)) return 'not selected (--only)';
+  if (sel.skip.includes(req.id)) return 'excluded by --skip';
+  if (gradeRank[req.grade] > selectionRank[sel.grade]) return `not selected (--grade ${sel.grade})`;
+  return undefined;
+}
+
+export function compareIds(a: string, b: string): number {
+  const [aa, an] = [areaOfId(a), Number(/(\d+)$/.exec(a)?.[1] ?? 0)];
+  const [ba, bn] = [areaOfId(b), Number(/(\d+)$/.exec(b)?.[1] ?? 0)];
+  if (aa !== ba) return aa < ba ? -1 : 1;
+  return an - bn;
+}
+
+/**
+ * Folds check runs into one result per registry requirement, sorted by ID. Several checks may
+ * decide one requirement: the worst verdict wins. A requirement no check exercises is `skipped`
+ * (and listed as unexercised in the coverage).
+ */
+export function buildResults(requirements: readonly RequirementInfo[], runs: readonly CheckRun[], sel: Selection): RequirementResult[] {
+  const byId = new Map<string, { outcomes: CheckOutcome[]; checks: string[]; durationMs: number }>();
+  for (const run of runs) {
+    for (const o of run.outcomes) {
+      const entry = byId.get(o.id) ?? { outcomes: [], checks: [], durationMs: 0 };
+      entry.outcomes.push(o);
+      if (!entry.checks.includes(run.title)) entry.checks.push(run.title);
+      entry.durationMs += run.durationMs / Math.max(1, run.ids.length);
+      byId.set(o.id, entry);
+    }
+  }
+  const results: RequirementResult[] = [];
+  for (const req of [...requirements].sort((a, b) => compareIds(a.id, b.id))) {
+    const base = { id: req.id, area: areaOfId(req.id), grade: req.grade, title: req.title };
+    const entry = byId.get(req.id);
+    const checks = [...(entry?.checks ?? [])].sort();
+    const durationMs = Math.round(entry?.durationMs ?? 0);
+    const reason = deselectionReason(req, sel);
+    if (reason !== undefined) {
+      results.push({ ...base, checks, durationMs: 0, verdict: 'skipped', reason });
+      continue;
+    }
+    if (entry === undefined) {
+      results.push({ ...base, checks, durationMs, verdict: 'skipped', reason: 'no check exercises this requirement' });
+      continue;
+    }
+    const merged = mergeOutcomes(req.id, entry.outcomes);
+    results.push({ ...merged, ...base, checks, durationMs } as RequirementResult);
+  }
+  return results;
+}
+
+export function summarize(results: readonly RequirementResult[]): Record<Verdict, number> & { total: number } {
+  const summary = Object.fromEntries(verdicts.map((v) => [v, 0])) as Record<Verdict, number>;
+  for (const r of results) summary[r.verdict] += 1;
+  return { ...summary, total: results.length };
+}
+
+/** IDs named in the contract suites' titles, against the registry. */
+export function coverageOf(requirements: readonly RequirementInfo[], exercisedIds: ReadonlySet<string>): ConformanceReport['coverage'] {
+  const unexercised = requirements.map((r) => r.id).filter((id) => !exercisedIds.has(id)).sort(compareIds);
+  return { exercised: requirements.length - unexercised.length, registry: requirements.length, unexercised };
+}
+
+export type UsageSection = { days: UsageDay[] } | { unavailable: string };

@@ -1,0 +1,134 @@
+/**
+ * Verdicts are a closed set and fail-closed: a requirement starts as `fail` and only evidence
+ * moves it to another verdict (autobahn's `self.behavior = Case.FAILED`).
+ */
+export const verdicts = ['pass', 'fail', 'non-strict', 'informational', 'skipped', 'known'] as const;
+export type Verdict = (typeof verdicts)[number];
+
+export const grades = ['MUST', 'SHOULD', 'INFO'] as const;
+export type Grade = (typeof grades)[number];
+
+export const sources = ['seed', 'compat', 'profile'] as const;
+export type Source = (typeof sources)[number];
+
+/**
+ * How `profile` requirements are graded (spec/DECISIONS.md D-GRADE-04): `default` keeps them INFO
+ * (iari never fails or flags a server for a choice the seed leaves open); `strict` raises them to
+ * SHOULD, for people who want this project's profile.
+ */
+export const profiles = ['default', 'strict'] as const;
+export type Profile = (typeof profiles)[number];
+
+/** What a failing (or non-strict) check saw; everything a reader needs to reproduce it. */
+export interface Failure {
+  message: string;
+  expected?: unknown;
+  received?: unknown;
+  /** Byte offset into a response stream, where the finding is about a stream. */
+  byteOffset?: number;
+  /** JSON Pointer into the response body or chunk, where it applies. */
+  pointer?: string;
+  /** The server's x-request-id of the request that showed the failure. */
+  requestId?: string;
+  /** A curl line that reproduces the request, with the token written as $IARI_TOKEN. */
+  curl?: string;
+}
+
+interface ResultBase {
+  id: string;
+  area: string;
+  grade: Grade;
+  title: string;
+  /** Titles of the tests that decided this requirement. */
+  checks: string[];
+  durationMs: number;
+}
+
+export type RequirementResult =
+  | (ResultBase & { verdict: 'pass' })
+  | (ResultBase & { verdict: 'fail' | 'non-strict'; failures: Failure[] })
+  | (ResultBase & { verdict: 'informational'; note: string })
+  | (ResultBase & { verdict: 'skipped'; reason: string })
+  /** A failure listed in the run's known-failures baseline (`iari test --baseline`): shown, never a finding. */
+  | (ResultBase & { verdict: 'known'; failures: Failure[]; known: KnownEntryRef });
+
+/** The baseline entry that made a failure `known`. */
+export interface KnownEntryRef {
+  reason: string;
+  expires?: string;
+  serverVersion?: string;
+}
+
+/** One day of account usage; a counter the server's rows do not carry is absent (usage-shape.ts). */
+export interface UsageDay {
+  date: string;
+  requests?: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  spend_usd?: number;
+}
+
+export interface ConformanceReport {
+  tool: { name: 'iari'; version: string };
+  run: {
+    id: string;
+    startedAt: string;
+    durationMs: number;
+    /** The base URL with any credentials removed. */
+    baseUrl: string;
+    target: 'bundled-mock' | 'external';
+    seed: number;
+    grade: 'must' | 'should' | 'all';
+    /** Which profile judged the run (D-GRADE-04): `strict` grades profile requirements SHOULD. */
+    profile: Profile;
+    only: string[];
+    skip: string[];
+    include: string[];
+  };
+  summary: Record<Verdict, number> & { total: number };
+  /** Sorted by requirement ID; identical across runs with the same seed apart from timings. */
+  results: RequirementResult[];
+  coverage: { exercised: number; registry: number; unexercised: string[] };
+  usage: { days: UsageDay[] } | { unavailable: string };
+  /** What iari worked out where the seed leaves a shape open (the usage rows and `days`), D-HTTP-43. */
+  discovered?: import('../wire/usage-shape.ts').Discoveries;
+  /** Which features beyond the seed's core the server offers (capabilities.ts), and whether their requirements were judged. */
+  capabilities?: import('../registry/capabilities.ts').CapabilityRow[];
+  /** What `--baseline FILE` did to the verdicts (src/checks/framework/apply-baseline.ts). */
+  baseline?: BaselineOutcome;
+}
+
+/** How a known-failures baseline applied to a run. */
+export interface BaselineOutcome {
+  file: string;
+  /** The --server-version the run was given, when it was. */
+  serverVersion?: string;
+  /** Listed and failing: reported `known`. */
+  known: string[];
+  /** Listed, no longer failing: the entry can go. */
+  fixed: { id: string; line: number; hint: string }[];
+  /** Listed, past its expiry and failing: a failure again. */
+  expired: { id: string; line: number; expires: string }[];
+  /** Listed for another server version: not applied. */
+  otherVersion: { id: string; line: number; serverVersion: string }[];
+  /** Failing and not listed. */
+  new: string[];
+}
+
+/** What one check concluded about one requirement it decides (before grading by the registry). */
+export type Judgement =
+  | { kind: 'pass' }
+  /** The requirement is broken; its grade decides fail (MUST), non-strict (SHOULD) or informational (INFO). */
+  | { kind: 'violated'; failure: Failure }
+  /** Broken in a way this check grades non-strict at most, whatever the requirement's grade. */
+  | { kind: 'non-strict'; failure: Failure }
+  | { kind: 'informational'; note: string }
+  | { kind: 'skipped'; reason: string };
+
+/** The graded outcome of one requirement from one check: the verdict-space form of a Judgement. */
+export type CheckOutcome =
+  | { id: string; verdict: 'pass' }
+  | { id: string; verdict: 'fail' | 'non-strict'; failures: Failure[] }
+  | { id: string; verdict: 'informational'; note: string }
+  | { id: string; verdict: 'skipped'; reason: string };

@@ -1,0 +1,376 @@
+import { Stalls } from './stalls.ts';
+import { collectGarbage } from '../../collect-garbage.ts';
+import { request, type Dispatcher } from 'undici';
+import { fetchVia } from '../../client/dispatcher.ts';
+import type { RequestGate } from '../rate-limits/throttle.ts';
+import { checkScopeSignal, formatDuration } from '../framework/check-deadline.ts';
+import { framingViolation, violation, type BoundViolation } from '../../client/body-limits.ts';
+import { readBounded } from '../../client/bounded-read.ts';
+import { isReset } from '../../client/transport-errors.ts';
+import { buildCurl } from '../../client/curl.ts';
+import { parseJsonBounded, type BoundedJson } from '../../client/json-depth.ts';
+import { retryingFetch, type RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
+
+export type { Auth } from '../../client/http-client.ts';
+import type { Auth } from '../../client/http-client.ts';
+
+export interface RequestOptions {
+  auth?: Auth;
+  /** A JSON value to send as `application/json`, or raw bytes with an explicit content type. */
+  json?: unknown;
+  raw?: { body: string | Uint8Array; contentType: string | null };
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** Do not add the run's fault header (used by checks that must see the faithful behaviour). */
+  noFault?: boolean;
+  /** `raw`: a 429 goes to the check as it is, never waited out (checks that exhaust limits on purpose). */
+  rateLimit?: 'retry' | 'raw';
+}
+
+export interface HttpExchange {
+  method: string;
+  path: string;
+  status: number;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  bytes: Uint8Array;
+  text: string;
+  /** The parsed body when it is JSON, else undefined (see `jsonError`). */
+  json: unknown;
+  jsonError: string | undefined;
+  requestId: string | undefined;
+  /** Reproduces the request; the token is written as $IARI_TOKEN. */
+  curl: string;
+  /** Chunks as they arrived, with arrival time in ms since the request was sent (streams). */
+  chunks: { at: number; bytes: Uint8Array }[];
+  durationMs: number;
+  /** The JSON body that was sent, if any. */
+  sentJson: unknown;
+  /** Set when the server broke the body off (connection closed or reset); bounds iari keeps throw instead. */
+  bodyError: string | undefined;
+  /** The bound the server's broken body crossed (HDR-016 for a reset or a short body), when bodyError is set. */
+  violation?: BoundViolation;
+}
+
+/**
+ * One request of the run, kept to its end for the checks that look back over the run (ERR-015,
+ * HDR headers, LIMITS counts): the response body only for a 5xx (ERR-015 judges its shape), so the
+ * log never holds the run's bodies (eight 7 MB answers were 56 MiB of it).
+ */
+/** Past this size an answer is large: the garbage of earlier ones is collected first. */
+const LARGE_BODY_BYTES = 1024 * 1024;
+
+export interface SentRecord {
+  method: string;
+  path: string;
+  status: number;
+  requestId: string | undefined;
+  /** The parsed body of a 5xx answer; undefined for every other status. */
+  json: unknown;
+  headers: Record<string, string>;
+}
+
+
+/**
+ * The checks' HTTP client (undici): every request has a timeout, a body cap and a curl line,
+ * carries the run's fault header when one is set, passes the throttle, and is logged so later
+ * checks (usage, receipts) can tie server records to the requests that caused them.
+ */
+export class CheckHttp {
+  readonly root: string;
+  readonly #token: string;
+  /** Secret values and the shell text that stands for them in reports and curl lines, longest first. */
+  readonly #secrets: [string, string][] = [];
+  readonly secondToken: string | undefined;
+  readonly #fault: string | undefined;
+  readonly #gate: RequestGate;
+  readonly #timeoutMs: number;
+  readonly sent: SentRecord[] = [];
+  /** Waits out 429s (absent: every 429 goes to the check as it is). */
+  readonly rateLimits: RateLimitRetry | undefined;
+
+  /** The run's dispatcher: every request of the run, the client libraries' included, goes through it. */
+  readonly #dispatcher: Dispatcher;
+  /** A fetch through the run's dispatcher, for the client libraries run as checks. */
+  readonly fetch: typeof fetch;
+
+  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher; stalls?: Stalls }) {
+    this.stalled = options.stalls ?? new Stalls();
+    this.#dispatcher = options.dispatcher;
+    this.fetch = fetchVia(options.dispatcher);
+    this.root = options.root.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.secondToken = options.secondToken;
+    this.registerSecret(options.token, '$IARI_TOKEN');
+    if (options.secondToken !== undefined) this.registerSecret(options.secondToken, '$IARI_TOKEN_2');
+    this.#fault = options.fault;
+    this.#gate = options.gate;
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.rateLimits = options.rateLimits;
+  }
+
+  get fault(): string | undefined {
+    return this.#fault;
+  }
+
+  /** The total deadline of one request (--request-timeout); also given to the client libraries of the CLIENT area. */
+  get timeoutMs(): number {
+    return this.#timeoutMs;
+  }
+
+  /** Registers a secret (or a piece of one) to be written as `placeholder` wherever it would appear. */
+  registerSecret(value: string, placeholder: string): void {
+    if (value.length === 0) return;
+    this.#secrets.push([value, placeholder]);
+    this.#secrets.sort((a, b) => b[0].length - a[0].length);
+  }
+
+  /** The registered secrets with the shell variable written for each, longest first (for curl lines). */
+  get secretPairs(): readonly (readonly [string, string])[] {
+    return this.#secrets;
+  }
+
+  /** Replaces every registered secret in `s` with its shell placeholder (`$IARI_TOKEN`...). */
+  redact(s: string): string {
+    let out = s;
+    for (const [value, placeholder] of this.#secrets) out = out.split(value).join(placeholder);
+    return out;
+  }
+
+  /**
+   * The run's token, for checks that must send it in a wrong form (another scheme, truncated).
+   * Pieces of it must be registered with `registerSecret` before they are sent.
+   */
+  tokenForProbe(): string {
+    return this.#token;
+  }
+
+  /** Waits for the throttle, for requests sent by other clients (the openai SDK). */
+  acquireSlot(): Promise<void> {
+    return this.#gate.acquire();
+  }
+
+  /** A `fetch` for SDK clients whose 429s are waited out like the checks' own (undefined: use the SDK's default). */
+  sdkFetch(timeoutMs: number, fetchImpl?: typeof fetch): typeof fetch | undefined {
+    return this.rateLimits === undefined ? undefined : retryingFetch(this.rateLimits, this.#gate, { timeoutMs, fetchImpl: fetchImpl ?? this.fetch });
+  }
+
+  get(path: string, options: RequestOptions = {}): Promise<HttpExchange> {
+    return this.send('GET', path, options);
+  }
+
+  post(path: string, json: unknown, options: RequestOptions = {}): Promise<HttpExchange> {
+    return this.send('POST', path, { ...options, json });
+  }
+
+  /** Sends a request; a rate-limit 429 is waited out and the request sent again (rate-limit-retry.ts) unless `rateLimit: 'raw'`. */
+  send(method: string, path: string, options: RequestOptions = {}): Promise<HttpExchange> {
+    const retry = this.rateLimits;
+    if (retry === undefined || options.rateLimit === 'raw') return this.#sendOnce(method, path, options);
+    const account = (options.auth ?? 'token') === 'token' ? 'run' : 'other';
+    return retry.run({ method, path, authorization: this.#authorization(options), account }, () => this.#sendOnce(method, path, options), (ex) => ex);
+  }
+
+  #authorization(options: RequestOptions): string | undefined {
+    const auth = options.auth ?? 'token';
+    return auth === 'token' ? `Bearer ${this.#token}` : auth === 'none' ? undefined : auth.authorization;
+  }
+
+  /**
+   * Requests whose answer never completed within the request deadline, by kind (method, path,
+   * streamed or not): the root cause every later request of that kind shares (issue 22). Such a
+   * request is not sent again to wait out another deadline; it fails at once, naming the first.
+   * After one stall, a request of a new kind gets a shorter deadline (stalls.ts).
+   */
+  readonly stalled: Stalls;
+
+  /** The root causes found so far: one message per kind of request that never completed. */
+  get stalls(): readonly string[] {
+    return this.stalled.all;
+  }
+
+  async #sendOnce(method: string, path: string, options: RequestOptions): Promise<HttpExchange> {
+    const streamed = (options.json as { stream?: unknown } | undefined)?.stream === true;
+    // A bounds probe the bundled mock answers with a fault (x-iari-probe, areas/bounds.ts) is a kind of its own.
+    const probe = options.headers?.['x-iari-probe'];
+    const kind = Stalls.kind(method, path, streamed, probe);
+    const blocked = this.stalled.blocked(kind);
+    // Spec, Streaming: a stream ends with `data: [DONE]`; one that did not within the deadline (HDR-012) decides every later one of its kind.
+    if (blocked !== undefined) throw new CheckHttpError(`${method} ${path}: ${blocked}`, '', undefined, true);
+    const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
+    const authorization = this.#authorization(options);
+    if (authorization !== undefined) headers['authorization'] = authorization;
+    if (this.#fault !== undefined && options.noFault !== true) headers['x-iari-fault'] = this.#fault;
+    let body: string | Uint8Array | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+    } else if (options.raw !== undefined) {
+      body = options.raw.body;
+      if (options.raw.contentType !== null) headers['content-type'] = options.raw.contentType;
+    }
+    const url = this.root + path;
+    const curl = this.#curl(method, url, headers, body);
+    await this.#gate.acquire();
+    const windowEntry = this.rateLimits?.noteSent(authorization);
+    const asked = this.stalled.deadline(options.timeoutMs ?? this.#timeoutMs);
+    const timeoutMs = asked.ms;
+    const started = performance.now();
+    // A total deadline (not an idle timeout: a server that keeps sending bytes cannot keep the request
+    // alive), and the running check's signal, aborted when the check passes its own deadline.
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const scoped = checkScopeSignal();
+    const signal = scoped === undefined ? deadline : AbortSignal.any([deadline, scoped]);
+    // What ended the exchange early: a bound iari keeps (HDR-012, HDR-016...) or the check's abandonment.
+    const why = (error: unknown, phase: 'head' | 'body'): { message: string; violation?: BoundViolation } => {
+      if (deadline.aborted) {
+        const v = violation('deadline', `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`);
+        return { message: v.message, violation: v };
+      }
+      if (scoped?.aborted === true) return { message: `aborted: ${(scoped.reason as Error | undefined)?.message ?? 'the check was abandoned'}` };
+      const framing = framingViolation(error, phase);
+      if (framing !== undefined) return { message: this.redact(framing.message), violation: { ...framing, message: this.redact(framing.message) } };
+      return { message: this.redact((error as Error).message) };
+    };
+    const stall = (requestId: string | undefined): string => {
+      const what = streamed ? "the server's streams do not end" : `the server's answers to ${method} ${path.split('?')[0] ?? path} do not complete`;
+      return this.stalled.record(kind, what, requestId, asked.shortened ? timeoutMs : undefined);
+    };
+    const fail = (error: unknown, phase: 'head' | 'body', prefix = '', requestId?: string): CheckHttpError => {
+      const w = why(error, phase);
+      if (w.violation?.kind === 'deadline') {
+        const root = stall(requestId);
+        // A shortened deadline shows only that this answer, too, was late: not decided, not a finding (stalls.ts).
+        if (asked.shortened) return new CheckHttpError(`${method} ${path}: ${root}`, curl, undefined, true);
+      }
+      return new CheckHttpError(`${method} ${path}: ${prefix}${w.message}`, curl, w.violation);
+    };
+    const send = () =>
+      request(url, {
+        method: method as 'GET',
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+        dispatcher: this.#dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    let res;
+    try {
+      res = await send();
+    } catch (error) {
+      // A kept-alive socket the server closed meanwhile is the transport's race, not the server's answer:
+      // an idempotent GET is sent once more; anything else fails the check.
+      const retriable = method === 'GET' && !signal.aborted && isReset(error);
+      if (!retriable) throw fail(error, 'head');
+      try {
+        res = await send();
+      } catch (again) {
+        throw fail(again, 'head');
+      }
+    }
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v === undefined) continue;
+      responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+    }
+    // At most 16 MiB on the wire and 16 MiB inflated (a content coding is undone as fetch-based clients do).
+    const read = await readBounded(res.body, responseHeaders['content-encoding'], started);
+    const answered = `answered ${res.statusCode}, then `;
+    // The garbage of earlier large answers goes before this one is decoded and parsed (src/collect-garbage.ts).
+    if (read.bytes > LARGE_BODY_BYTES) collectGarbage();
+    // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
+    if (read.violation !== undefined) {
+      if (read.violation.kind === 'deadline') {
+        const root = stall(responseHeaders['x-request-id']);
+        if (asked.shortened) throw new CheckHttpError(`${method} ${path}: ${answered}${root}`, curl, undefined, true);
+      }
+      throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
+    }
+    let bodyError: string | undefined;
+    let bodyViolation: BoundViolation | undefined;
+    if (read.error !== undefined) {
+      if (signal.aborted) throw fail(read.error, 'body', answered, responseHeaders['x-request-id']);
+      // The server broke the body off: keep what was read, so the checks judge the broken body.
+      const w = why(read.error, 'body');
+      bodyError = w.message;
+      bodyViolation = w.violation;
+    }
+    const bytes = new Uint8Array(read.bytes);
+    let offset = 0;
+    // One copy of the body: each read becomes a view into it (the reads themselves are dropped).
+    const chunks = read.chunks.map((c) => {
+      bytes.set(c.bytes, offset);
+      const view = { at: c.at, bytes: bytes.subarray(offset, offset + c.bytes.byteLength) };
+      offset += c.bytes.byteLength;
+      return view;
+    });
+    const text = new TextDecoder().decode(bytes);
+    let json: unknown;
+    let jsonError: string | undefined;
+    // Only what looks like JSON is parsed, and only after its nesting was checked (HDR-015).
+    const first = /^\s*(\S)/.exec(text.length > 256 ? text.slice(0, 256) : text)?.[1];
+    const parsed: BoundedJson = first !== undefined && '{["-0123456789tfn'.includes(first) ? parseJsonBounded(text) : { ok: false, tooDeep: false, error: 'not JSON' };
+    if (parsed.ok) json = parsed.value;
+    else if (parsed.tooDeep) {
+      const v = violation('json-depth', `the body is ${parsed.error}`);
+      throw new CheckHttpError(`${method} ${path}: ${answered}${v.message}`, curl, v);
+    } else jsonError = parsed.error === 'not JSON' ? safeParseError(text) : parsed.error;
+    const requestId = responseHeaders['x-request-id'];
+    if (read.error === undefined) this.stalled.completed(performance.now() - started);
+    const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
+    if (windowEntry !== undefined && typeof used === 'number') windowEntry.tokens = used;
+    const sentJson = options.json;
+    this.sent.push({ method, path, status: res.statusCode, requestId, json: res.statusCode >= 500 ? json : undefined, headers: responseHeaders });
+    return {
+      method,
+      path,
+      status: res.statusCode,
+      headers: responseHeaders,
+      bytes,
+      text,
+      json,
+      jsonError,
+      requestId,
+      curl,
+      chunks,
+      durationMs: performance.now() - started,
+      sentJson,
+      bodyError,
+      ...(bodyViolation === undefined ? {} : { violation: bodyViolation }),
+    };
+  }
+
+  /** The one curl builder (src/client/curl.ts): every registered secret written as its $VAR, the body cut at 4 KiB. */
+  #curl(method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | undefined): string {
+    const shown = Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'accept'));
+    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer: false, secrets: this.#secrets, stream: true, maxBodyChars: 4096 });
+  }
+
+}
+
+/** A transport failure (refused, reset, timeout, oversized body); the calling check fails with it. */
+export class CheckHttpError extends Error {
+  override readonly name = 'CheckHttpError';
+  readonly curl: string;
+  /** The bound the response crossed (body-limits.ts), when that is why the request failed. */
+  readonly violation: BoundViolation | undefined;
+  /** Not sent: an earlier request of the same kind never completed (the root cause is in the message). */
+  readonly blocked: boolean;
+  constructor(message: string, curl: string, violation?: BoundViolation, blocked = false) {
+    super(message);
+    this.curl = curl;
+    this.violation = violation;
+    this.blocked = blocked;
+  }
+}
+
+/** JSON.parse's own message for a body that does not look like JSON (it fails on the first character: cheap). */
+function safeParseError(text: string): string {
+  try {
+    JSON.parse(text.length > 64 ? text.slice(0, 64) : text);
+    return 'not JSON';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

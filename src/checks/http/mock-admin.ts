@@ -1,0 +1,27 @@
+import type { CheckContext } from '../framework/check-types.ts';
+
+export interface MockAdmin {
+  addModel(id: string): Promise<void>;
+  retireModel(id: string): Promise<void>;
+}
+
+/**
+ * The bundled mock's debug routes (outside /v1), used by checks that must change server state a
+ * real server does not let a client change (the model catalogue). Undefined for external servers.
+ */
+export function mockAdmin(ctx: CheckContext): MockAdmin | undefined {
+  if (ctx.target !== 'bundled-mock') return undefined;
+  const post = async (path: string, id: string): Promise<void> => {
+    const ex = await ctx.http.send('POST', path, { auth: 'none', json: { id }, noFault: true });
+    if (ex.status !== 200) throw new Error(`mock admin ${path} answered ${ex.status}`);
+  };
+  return {
+    addModel: (id) => post('/_iari/models/add', id),
+    retireModel: (id) => post('/_iari/models/retire', id),
+  };
+}
+
+/** Bundled mock only: ask the server to fail a stream after `events` events (header x-iari-fail-after-events). */
+export function failAfterEventsHeader(ctx: CheckContext, events: number): Record<string, string> | undefined {
+  return ctx.target === 'bundled-mock' ? { 'x-iari-fail-after-events': String(events) } : undefined;
+}

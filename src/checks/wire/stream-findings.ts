@@ -1,0 +1,72 @@
+import type { CheckContext } from '../framework/check-types.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import type { Judge } from '../framework/judge.ts';
+import type { StreamCheckResult } from '../../client/stream-checker.ts';
+import { StreamValidator } from '../../client/stream-checker.ts';
+import { evidence } from '../framework/evidence.ts';
+import { basicStream, emptyOptionsStream, twoChoiceStream, usageStream } from '../requests/common-requests.ts';
+import { toolStream } from '../requests/tool-requests.ts';
+import { offers } from '../requests/capability-probes.ts';
+
+export interface CheckedStream {
+  name: string;
+  ex: HttpExchange;
+  result: StreamCheckResult;
+}
+
+/** Feeds the reads of an exchange, as they arrived, through the strict reader and the stream checker. */
+export function checkExchange(ex: HttpExchange, options: { includeUsage?: boolean; n?: number } = {}): StreamCheckResult {
+  const v = new StreamValidator(options);
+  ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));
+  return v.end();
+}
+
+/** The run's successful streams (plain, include_usage, empty stream_options, forced tool, n=2), checked once. */
+export function checkedStreams(ctx: CheckContext): Promise<CheckedStream[]> {
+  return ctx.shared.get('streams:checked', async () => {
+    // stream_options and n are capabilities (capabilities.ts): their streams are judged where the server offers them.
+    const usage = await offers(ctx, 'stream-usage');
+    const n = await offers(ctx, 'n');
+    const specs = [
+      { name: 'plain stream', get: basicStream, opts: {} },
+      ...(usage ? [{ name: 'stream with include_usage', get: usageStream, opts: { includeUsage: true } }, { name: 'stream with stream_options {}', get: emptyOptionsStream, opts: {} }] : []),
+      { name: 'streamed forced tool call', get: toolStream, opts: {} },
+      ...(n ? [{ name: 'stream with n=2', get: twoChoiceStream, opts: { n: 2 } }] : []),
+    ];
+    const out: CheckedStream[] = [];
+    for (const s of specs) {
+      const ex = await s.get(ctx);
+      out.push({ name: s.name, ex, result: checkExchange(ex, s.opts) });
+    }
+    return out;
+  });
+}
+
+/**
+ * Judges the stream checker's findings on the IDs this check owns: each finding's severity
+ * (fail / non-strict / informational, from the rule table) becomes the judgement; an owned ID
+ * with no finding in any stream passes.
+ */
+export function judgeFindings(j: Judge, streams: readonly CheckedStream[], owned: readonly string[]): void {
+  for (const s of streams) {
+    if (s.ex.status !== 200) {
+      for (const id of owned) j.violated(id, evidence(s.ex, `${s.name}: answered ${s.ex.status}, not a 200 event stream`, { expected: 200, received: s.ex.status }));
+      continue;
+    }
+    for (const f of s.result.findings) {
+      if (!owned.includes(f.requirementId)) continue;
+      // A body the server broke off says so (HDR-016), so "no [DONE]" is not read as the server's choice.
+      const cut = s.ex.bodyError === undefined ? '' : ` (the server broke the body off: ${s.ex.bodyError})`;
+      const failure = evidence(s.ex, `${s.name}: ${f.message}${cut}`, {
+        ...(f.expected === undefined ? {} : { expected: f.expected }),
+        ...(f.received === undefined ? {} : { received: f.received }),
+        ...(f.pointer === undefined ? {} : { pointer: f.pointer }),
+        byteOffset: f.byteOffset,
+      });
+      if (f.severity === 'fail') j.violated(f.requirementId, failure);
+      else if (f.severity === 'non-strict') j.nonStrict(f.requirementId, failure);
+      else j.informational(f.requirementId, failure.message);
+    }
+  }
+  for (const id of owned) if (!j.has(id)) j.pass(id);
+}

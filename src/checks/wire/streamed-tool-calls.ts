@@ -1,0 +1,56 @@
+import type { CheckContext } from '../framework/check-types.ts';
+import type { HttpExchange } from '../http/check-http.ts';
+import { at, isRecord } from '../framework/evidence.ts';
+import { firstModel, timeTool, weatherTool } from '../requests/common-requests.ts';
+import { streamChunks } from './stream-chunks.ts';
+
+/** A prompt that asks for both declared tools in one turn. */
+export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+
+/**
+ * The streamed two-tool turn, sent once per run: the parallel-tool-calls probe and TOOLS-024/025
+ * read the same exchange, so the capability table and the verdicts cannot disagree.
+ */
+export function parallelToolStream(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('tools:parallel-stream', async () =>
+    ctx.http.post('/v1/chat/completions', { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
+  );
+}
+
+/** The tool-call deltas of choice 0, in the order they were streamed (data: lines of the body). */
+export function toolDeltas(ex: HttpExchange): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const chunk of streamChunks(ex)) {
+    const deltas = at(chunk, 'choices', 0, 'delta', 'tool_calls');
+    if (Array.isArray(deltas)) for (const d of deltas) if (isRecord(d)) out.push(d);
+  }
+  return out;
+}
+
+export interface StreamedCall {
+  index: unknown;
+  ids: Set<string>;
+  names: Set<string>;
+  args: string;
+}
+
+/** The calls as a client that merges by index sees them (openai-node, LangChain). */
+export function callsByIndex(deltas: readonly Record<string, unknown>[]): StreamedCall[] {
+  const calls = new Map<unknown, StreamedCall>();
+  for (const d of deltas) {
+    const c = calls.get(d['index']) ?? { index: d['index'], ids: new Set<string>(), names: new Set<string>(), args: '' };
+    const id = d['id'];
+    if (typeof id === 'string' && id !== '') c.ids.add(id);
+    const name = at(d, 'function', 'name');
+    if (typeof name === 'string' && name !== '') c.names.add(name);
+    const args = at(d, 'function', 'arguments');
+    if (typeof args === 'string') c.args += args;
+    calls.set(d['index'], c);
+  }
+  return [...calls.values()];
+}
+
+/** How many calls a streamed turn carries, counting distinct indexes, ids or names (calls sharing one index still count). */
+export function streamedCallCount(calls: readonly StreamedCall[]): number {
+  return Math.max(calls.length, new Set(calls.flatMap((c) => [...c.ids])).size, new Set(calls.flatMap((c) => [...c.names])).size);
+}
