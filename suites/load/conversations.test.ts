@@ -14,6 +14,8 @@ interface Seen {
 /**
  * Conversations against the mock: what the mock received (its handler wrapped) is the ground truth
  * that every later turn carries the whole history with the mock's own earlier answers, in order.
+ * Responses are checked in-process: no check worker to start per run (fidelity.test.ts shows both
+ * check the same events, token counts and stamps).
  */
 describe('multi-turn conversations against the mock', () => {
   let mock: MockServer;
@@ -46,7 +48,7 @@ describe('multi-turn conversations against the mock', () => {
 
   it('LOAD-CONVERSATION: closed loop: each turn sends the whole history with the mock\'s own answers; a slot holds its conversation through the think time; the report gives TTFT and prompt tokens by turn', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'autocannon' }, { durationS: 2, workload: spec(4, 50), onRecord: (r) => records.push(r) }));
+    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'autocannon' }, { checkIn: 'in-process', durationS: 2, workload: spec(4, 50), onRecord: (r) => records.push(r) }));
     expect(result.counts.failed).toBe(0);
     expect(result.meta.mode).toMatchObject({ kind: 'closed', engine: 'undici', concurrency: 3 });
     const convs = byConversation(records);
@@ -87,7 +89,7 @@ describe('multi-turn conversations against the mock', () => {
 
   it('LOAD-CONVERSATION: open loop: the arrivals are conversations, each later turn timed from the end of the previous answer', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 4, arrival: 'constant' }, { durationS: 2, workload: spec(3, 0), onRecord: (r) => records.push(r) }));
+    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 4, arrival: 'constant' }, { checkIn: 'in-process', durationS: 2, workload: spec(3, 0), onRecord: (r) => records.push(r) }));
     expect(result.counts.failed).toBe(0);
     const t = result.turns!;
     expect(t.loop).toBe('open');

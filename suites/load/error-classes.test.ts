@@ -4,6 +4,8 @@ import { runLoad } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 // Every stream under load goes through the strict reader and checker, not a sample.
+// Responses are checked in-process: no check worker to start per run (fidelity.test.ts shows both
+// check the same events, token counts and stamps).
 describe('errors by class under load', () => {
   let mock: MockServer;
   beforeAll(async () => {
@@ -12,7 +14,7 @@ describe('errors by class under load', () => {
   afterAll(() => mock.close());
 
   const run = (fault: string, engine: 'autocannon' | 'undici' = 'undici') =>
-    runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { durationS: null, requests: 6, prime: false, extraHeaders: () => ({ 'x-iari-fault': fault }) }));
+    runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 6, prime: false, extraHeaders: () => ({ 'x-iari-fault': fault }) }));
 
   it('every stream that breaks the format is a stream_nonconforming error, counted by checker rule', async () => {
     for (const engine of ['autocannon', 'undici'] as const) {
@@ -33,7 +35,7 @@ describe('errors by class under load', () => {
   });
 
   it('an HTTP error status is counted by its code', async () => {
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: null, requests: 4, prime: false, token: 'wrong-token-123456' }));
+    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { checkIn: 'in-process', durationS: null, requests: 4, prime: false, token: 'wrong-token-123456' }));
     expect(result.errors.byClass.http_status).toBe(4);
     expect(result.errors.byStatus).toEqual({ '401': 4 });
     expect(result.errors.examples[0]?.requestId).toMatch(/^req_/);

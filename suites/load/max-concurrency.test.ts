@@ -8,6 +8,8 @@ import { loadConfig, startLoadMock } from './load-fixtures.ts';
  * An open loop with --max-concurrency: the cap holds (the mock never sees more streams at once),
  * arrivals wait for a slot, and the wait shows as schedule lag while latency still counts from the
  * intended time; the same schedule without a cap shows no such lag.
+ * Responses are checked in-process: no check worker to start per run (fidelity.test.ts shows both
+ * check the same events, token counts and stamps).
  */
 describe('open loop capped by --max-concurrency', () => {
   let mock: MockServer;
@@ -21,7 +23,7 @@ describe('open loop capped by --max-concurrency', () => {
     const records: RequestRecord[] = [];
     let peak = 0;
     const timer = setInterval(() => (peak = Math.max(peak, mock.admin.activeStreams())), 5);
-    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant', maxConcurrency: 2 }, { durationS: 2, onRecord: (r) => records.push(r) }));
+    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant', maxConcurrency: 2 }, { checkIn: 'in-process', durationS: 2, onRecord: (r) => records.push(r) }));
     clearInterval(timer);
     expect(result.meta.mode).toMatchObject({ kind: 'open', rate: 20, maxConcurrency: 2 });
     expect(peak).toBeLessThanOrEqual(2);
@@ -36,7 +38,7 @@ describe('open loop capped by --max-concurrency', () => {
     for (const r of measured) expect(r.e2eUs!).toBeGreaterThanOrEqual(r.sentUs - r.intendedUs);
 
     const free: RequestRecord[] = [];
-    const { result: uncapped } = await runLoad(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant' }, { durationS: 2, onRecord: (r) => free.push(r) }));
+    const { result: uncapped } = await runLoad(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant' }, { checkIn: 'in-process', durationS: 2, onRecord: (r) => free.push(r) }));
     expect(uncapped.meta.mode).not.toHaveProperty('maxConcurrency');
     expect(uncapped.counts.started).toBe(40);
     expect(uncapped.metrics.schedule_lag!.percentiles.p50).toBeLessThan(50_000);

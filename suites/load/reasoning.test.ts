@@ -11,6 +11,8 @@ const ITL_MS = 12;
  * The mock's reasoning model thinks in REASONING_CHUNKS chunks, one inter-token gap apart, before
  * it answers (mock-server/core/reasoning.ts); its send log holds the true write time and token count
  * of every event. TTFO − TTFT that iari reports is the reasoning phase the mock wrote, request by request.
+ * Responses are checked in-process: no check worker to start per run (fidelity.test.ts shows both
+ * check the same events, token counts and stamps).
  */
 describe('reasoning-aware metrics against the mock reasoner', () => {
   let mock: MockServer;
@@ -24,6 +26,7 @@ describe('reasoning-aware metrics against the mock reasoner', () => {
       const records: RequestRecord[] = [];
       const { result } = await runLoad(
         loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
+          checkIn: 'in-process',
           model: REASONING_MODEL,
           durationS: 1.5,
           // Past the cold start (first compilation on both sides), when the mock writes its first events late and together.

@@ -17,6 +17,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
  * breaks its calls on request (x-iari-fault): tool-arguments-invalid-json (the closing brace cut),
  * tool-name-undeclared ("<name>_v2"). Its generator ignores `pattern`, so a schema with one is not
  * met. The fault goes on every other request, so the rate of the kind is the faulted share of calls.
+ * Responses are checked in-process: no check worker to start per run (fidelity.test.ts shows both
+ * check the same events, token counts and stamps).
  */
 describe('tool calls under load against the mock', () => {
   let mock: MockServer;
@@ -29,6 +31,7 @@ describe('tool calls under load against the mock', () => {
     const records: RequestRecord[] = [];
     const { result } = await runLoad(
       loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
+        checkIn: 'in-process',
         durationS: 1,
         seed: 3,
         stream,
