@@ -98,10 +98,13 @@ beforeAll(async () => {
   const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root, 120_000);
   packed = (JSON.parse(pack.stdout) as Packed[])[0] as Packed;
   const clients = { openai: pinned('openai'), ai: pinned('ai'), '@ai-sdk/openai-compatible': pinned('@ai-sdk/openai-compatible') };
-  // The newest msw 2.x that runs on Node 20 (iari's devDependency), with TypeScript, @types/node and vitest as a user has them.
-  await consumer('newest', { msw: pinned('msw'), ...clients, typescript: pinned('typescript'), '@types/node': pinned('@types/node'), vitest: pinned('vitest') });
-  // The oldest msw 2.x (iari's `msw-oldest` alias devDependency), installed as `msw`.
-  await consumer('oldest', { msw: pinned('msw-oldest').replace(/^npm:msw@/, ''), ...clients }, { from: 'msw-oldest', to: 'msw' });
+  // Both installs at once (each waits on the disk and the cache as much as on a core).
+  await Promise.all([
+    // The newest msw 2.x that runs on Node 20 (iari's devDependency), with TypeScript, @types/node and vitest as a user has them.
+    consumer('newest', { msw: pinned('msw'), ...clients, typescript: pinned('typescript'), '@types/node': pinned('@types/node'), vitest: pinned('vitest') }),
+    // The oldest msw 2.x (iari's `msw-oldest` alias devDependency), installed as `msw`.
+    consumer('oldest', { msw: pinned('msw-oldest').replace(/^npm:msw@/, ''), ...clients }, { from: 'msw-oldest', to: 'msw' }),
+  ]);
   const figures = {
     tarball: { file: packed.filename, bytes: packed.size, unpackedBytes: packed.unpackedSize, files: packed.entryCount },
     installBytes: projects['newest'] === undefined ? null : duBytes(join(projects['newest'].dir, 'node_modules')),
@@ -123,6 +126,9 @@ function project(name: string): string {
   return p?.dir as string;
 }
 
+// The client runs and the strict type-check (the longest) are independent child processes with no
+// deadline of their own: they run at once (it.concurrent). The iari test and library runs judge
+// deadlines, so they run first, alone.
 describe('the packed tarball, installed offline as a user installs it', () => {
   it('builds, and the tarball holds dist (JS and .d.ts), bin, spec, the accounts fixture, README and LICENSE, and no tests or scripts', () => {
     expect(buildRun.code, buildRun.stderr.slice(-3000)).toBe(0);
@@ -163,7 +169,15 @@ describe('the packed tarball, installed offline as a user installs it', () => {
     expect(r.stdout).toMatch(/exercised by the suites/);
   }, 320_000);
 
-  it('iari/msw in plain Node ESM, with the newest msw 2.x of the user, serves the openai SDK and the Vercel AI SDK: models, a completion, a stream, a tool round trip, structured output', async () => {
+  it('the iari and iari/receipts entry points work from plain Node ESM: runConformance, runLoad, startMockServer, ChainBuilder and verifyChain', async () => {
+    const r = await run('node', ['library.mjs'], project('newest'), 180_000);
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const got = JSON.parse(r.stdout) as { passed: boolean; judged: string[]; finished: number; models: number; chainValid: boolean; errors: unknown[] };
+    expect(got).toMatchObject({ passed: true, judged: ['CHAT-001:pass', 'MODELS-001:pass'], finished: 4, chainValid: true });
+    expect(got.models).toBeGreaterThan(0);
+  }, 190_000);
+
+  it.concurrent('iari/msw in plain Node ESM, with the newest msw 2.x of the user, serves the openai SDK and the Vercel AI SDK: models, a completion, a stream, a tool round trip, structured output', async () => {
     const r = await run('node', ['run-clients.mjs'], project('newest'), 120_000);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const got = JSON.parse(r.stdout) as Record<string, any>;
@@ -181,27 +195,19 @@ describe('the packed tarball, installed offline as a user installs it', () => {
     }
   }, 130_000);
 
-  it('the same client run passes inside the user\'s vitest', async () => {
+  it.concurrent('the same client run passes inside the user\'s vitest', async () => {
     const r = await run('npx', ['--offline', 'vitest', 'run', 'clients.test.mjs'], project('newest'), 180_000);
     expect(r.code, `${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`).toBe(0);
     expect(r.stdout).toMatch(/1 passed/);
   }, 190_000);
 
-  it('the iari and iari/receipts entry points work from plain Node ESM: runConformance, runLoad, startMockServer, ChainBuilder and verifyChain', async () => {
-    const r = await run('node', ['library.mjs'], project('newest'), 180_000);
-    expect(r.code, r.stderr.slice(-3000)).toBe(0);
-    const got = JSON.parse(r.stdout) as { passed: boolean; judged: string[]; finished: number; models: number; chainValid: boolean; errors: unknown[] };
-    expect(got).toMatchObject({ passed: true, judged: ['CHAT-001:pass', 'MODELS-001:pass'], finished: 4, chainValid: true });
-    expect(got.models).toBeGreaterThan(0);
-  }, 190_000);
-
-  it('tsc --strict --module nodenext type-checks code using the three entry points with 0 errors', async () => {
+  it.concurrent('tsc --strict --module nodenext type-checks code using the three entry points with 0 errors', async () => {
     const r = await run('npx', ['--offline', 'tsc', '--strict', '--module', 'nodenext', '--noEmit', 'consumer.ts'], project('newest'), 180_000);
     expect(`${r.stdout}${r.stderr}`.match(/error TS\d+/g) ?? []).toEqual([]);
     expect(r.code).toBe(0);
   }, 190_000);
 
-  it('iari/msw works with the oldest msw 2.x too (the peer range ^2.0.0 holds): the same clients, the same answers', async () => {
+  it.concurrent('iari/msw works with the oldest msw 2.x too (the peer range ^2.0.0 holds): the same clients, the same answers', async () => {
     const r = await run('node', ['run-clients.mjs'], project('oldest'), 120_000);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const got = JSON.parse(r.stdout) as Record<string, any>;
