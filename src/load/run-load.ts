@@ -68,6 +68,8 @@ export interface LoadConfig extends LoadSettings {
   preWindowMs?: number;
   /** Upper bound on a requests-bound run's measured time (default 600 s). */
   maxDurationS?: number;
+  /** The fixed grace after the stop for requests still in flight, ms (default END_GRACE_MS; tests shorten it). */
+  endGraceMs?: number;
   extraHeaders?: EngineTarget['extraHeaders'];
   onTiming?: (t: RequestTiming) => void;
   onRecord?: (r: RequestRecord) => void;
@@ -185,7 +187,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const maxRequests = cfg.requests === null ? null : shareOf(cfg.requests, cfg.shard);
   // In-flight requests get a short fixed grace after the stop, then are aborted (counted as aborted at end):
   // a run ends at its bound whatever the server does.
-  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: END_GRACE_MS, measureStartNs: startNs + warmupNs };
+  const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: cfg.endGraceMs ?? END_GRACE_MS, measureStartNs: startNs + warmupNs };
   let lastEndNs = startNs + warmupNs;
   const hooks: EngineHooks = {
     collector,

@@ -14,7 +14,10 @@ import { mockLlmDeviations } from './mock-llm-deviations.ts';
 // that shows it), without crashing and without a stack trace.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// With no /v1/me to read limits from, iari paces itself at 10 requests per second (src/checks/rate-limits/pace.ts): seconds.
+// With no /v1/me to read limits from, iari would pace itself at 10 requests per second
+// (src/checks/rate-limits/pace.ts; src/library/pace-default.test.ts proves that default): about
+// 20 s of waiting. mock-llm on loopback has no rate limit, so the run asks for --pace 100/s.
+const PACE = '100/s';
 const RUN_TIMEOUT_MS = 5 * 60_000;
 let server: MockLlm;
 let reportDir: string;
@@ -69,7 +72,7 @@ describe(`@dwmkerr/mock-llm ${MOCK_LLM_VERSION} (a third-party server)`, () => {
   it(
     'iari test exits 1 with exactly the deviations mock-llm really has, and no crash or stack trace',
     async () => {
-      run = await iariTest(['--base-url', server.url, '--json', '--report', reportDir]);
+      run = await iariTest(['--base-url', server.url, '--pace', PACE, '--json', '--report', reportDir]);
       const { code, stdout, stderr } = run;
       // A stack trace is a line "    at fn (file:line:col)"; iari reports errors as one line each.
       expect(`${stderr}\n${stdout}`).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
