@@ -1,9 +1,9 @@
-import { Stalls } from './stalls.ts';
+import { deadlineViolation, Stalls, type LateAnswer } from './stalls.ts';
 import { collectGarbage } from '../../collect-garbage.ts';
 import { request, type Dispatcher } from 'undici';
 import { fetchVia } from '../../client/dispatcher.ts';
 import type { RequestGate } from '../rate-limits/throttle.ts';
-import { checkScopeSignal, formatDuration } from '../framework/check-deadline.ts';
+import { checkScopeSignal } from '../framework/check-deadline.ts';
 import { framingViolation, violation, type BoundViolation } from '../../client/body-limits.ts';
 import { readBounded } from '../../client/bounded-read.ts';
 import { isReset } from '../../client/transport-errors.ts';
@@ -192,11 +192,8 @@ export class CheckHttp {
   async #sendOnce(method: string, path: string, options: RequestOptions): Promise<HttpExchange> {
     const streamed = (options.json as { stream?: unknown } | undefined)?.stream === true;
     // A bounds probe the bundled mock answers with a fault (x-iari-probe, areas/bounds.ts) is a kind of its own.
-    const probe = options.headers?.['x-iari-probe'];
-    const kind = Stalls.kind(method, path, streamed, probe);
-    const blocked = this.stalled.blocked(kind);
-    // Spec, Streaming: a stream ends with `data: [DONE]`; one that did not within the deadline (HDR-012) decides every later one of its kind.
-    if (blocked !== undefined) throw new CheckHttpError(`${method} ${path}: ${blocked}`, '', undefined, true);
+    const guard = this.stalled.guard({ method, path, streamed, probe: options.headers?.['x-iari-probe'] });
+    if (guard.kind === 'refused') throw CheckHttpError.refused(`${method} ${path}`, guard.root, '');
     const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
     const authorization = this.#authorization(options);
     if (authorization !== undefined) headers['authorization'] = authorization;
@@ -213,7 +210,7 @@ export class CheckHttp {
     const curl = this.#curl(method, url, headers, body);
     await this.#gate.acquire();
     const windowEntry = this.rateLimits?.noteSent(authorization);
-    const asked = this.stalled.deadline(options.timeoutMs ?? this.#timeoutMs);
+    const asked = guard.deadline(options.timeoutMs ?? this.#timeoutMs);
     const timeoutMs = asked.ms;
     const started = performance.now();
     // A total deadline (not an idle timeout: a server that keeps sending bytes cannot keep the request
@@ -224,7 +221,7 @@ export class CheckHttp {
     // What ended the exchange early: a bound iari keeps (HDR-012, HDR-016...) or the check's abandonment.
     const why = (error: unknown, phase: 'head' | 'body'): { message: string; violation?: BoundViolation } => {
       if (deadline.aborted) {
-        const v = violation('deadline', `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`);
+        const v = deadlineViolation(timeoutMs);
         return { message: v.message, violation: v };
       }
       if (scoped?.aborted === true) return { message: `aborted: ${(scoped.reason as Error | undefined)?.message ?? 'the check was abandoned'}` };
@@ -232,17 +229,9 @@ export class CheckHttp {
       if (framing !== undefined) return { message: this.redact(framing.message), violation: { ...framing, message: this.redact(framing.message) } };
       return { message: this.redact((error as Error).message) };
     };
-    const stall = (requestId: string | undefined): string => {
-      const what = streamed ? "the server's streams do not end" : `the server's answers to ${method} ${path.split('?')[0] ?? path} do not complete`;
-      return this.stalled.record(kind, what, requestId, asked.shortened ? timeoutMs : undefined);
-    };
     const fail = (error: unknown, phase: 'head' | 'body', prefix = '', requestId?: string): CheckHttpError => {
       const w = why(error, phase);
-      if (w.violation?.kind === 'deadline') {
-        const root = stall(requestId);
-        // A shortened deadline shows only that this answer, too, was late: not decided, not a finding (stalls.ts).
-        if (asked.shortened) return new CheckHttpError(`${method} ${path}: ${root}`, curl, undefined, true);
-      }
+      if (w.violation?.kind === 'deadline') return CheckHttpError.late(`${method} ${path}`, asked.expired(requestId), curl, prefix);
       return new CheckHttpError(`${method} ${path}: ${prefix}${w.message}`, curl, w.violation);
     };
     const send = () =>
@@ -281,10 +270,6 @@ export class CheckHttp {
     if (read.bytes > LARGE_BODY_BYTES) collectGarbage();
     // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
     if (read.violation !== undefined) {
-      if (read.violation.kind === 'deadline') {
-        const root = stall(responseHeaders['x-request-id']);
-        if (asked.shortened) throw new CheckHttpError(`${method} ${path}: ${answered}${root}`, curl, undefined, true);
-      }
       throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
     }
     let bodyError: string | undefined;
@@ -362,6 +347,16 @@ export class CheckHttpError extends Error {
     this.curl = curl;
     this.violation = violation;
     this.blocked = blocked;
+  }
+
+  /** `what` (method and path) was not sent: its kind never completed before (stalls.ts); `root` names the first. */
+  static refused(what: string, root: string, curl: string): CheckHttpError {
+    return new CheckHttpError(`${what}: ${root}`, curl, undefined, true);
+  }
+
+  /** `what` did not complete within its deadline (stalls.ts): blocked on its root cause, or the HDR-012 violation after `prefix`. */
+  static late(what: string, late: LateAnswer, curl: string, prefix = ''): CheckHttpError {
+    return late.kind === 'not-decided' ? CheckHttpError.refused(what, late.root, curl) : new CheckHttpError(`${what}: ${prefix}${late.violation.message}`, curl, late.violation);
   }
 }
 
