@@ -1,7 +1,6 @@
 import { checkScopeSignal } from '../framework/check-deadline.ts';
-import { formatBytes, responseLimits, violation } from '../../client/body-limits.ts';
+import { deadlineViolation, formatBytes, responseLimits, violation } from '../../client/body-limits.ts';
 import { RequestDeadline } from '../../client/transport-errors.ts';
-import { deadlineViolation } from './stalls.ts';
 import { jsonDepthExceeded, SseJsonDepthGuard } from '../../client/json-depth.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { formatDuration } from '../framework/check-deadline.ts';
-import { violation, type BoundViolation } from '../../client/body-limits.ts';
+import { deadlineViolation, type BoundViolation } from '../../client/body-limits.ts';
 
 /**
  * Once the server held one answer open past its request deadline, a request of a kind not yet
@@ -39,11 +39,6 @@ export interface StallDeadline {
  * the HDR-012 `deadline` violation (the root cause of its kind from now on).
  */
 export type LateAnswer = { kind: 'not-decided'; root: string } | { kind: 'deadline'; violation: BoundViolation };
-
-/** The HDR-012 violation of a request that had no complete response within `ms`. */
-export function deadlineViolation(ms: number): BoundViolation {
-  return violation('deadline', `no complete response within the request deadline of ${formatDuration(ms)} (--request-timeout)`);
-}
 
 /** What is known of the answers that never completed in this run, by kind (method, path, streamed, probe). */
 export class Stalls {
