@@ -1,15 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedFetch } from './bounded-fetch.ts';
 import { isRequestDeadline, RequestDeadline } from '../../client/transport-errors.ts';
+import { startEndlessServer, type EndlessServer } from '../framework/endless-server-fixtures.ts';
 
-let server: Server;
+let server: EndlessServer;
 let root: string;
-const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startEndlessServer((req, res) => {
     req.resume();
     if (req.url === '/v1/silent') return; // never answers
     if (req.url === '/v1/endless') {
@@ -24,17 +22,9 @@ beforeAll(async () => {
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = server.root;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 const bounded = boundedFetch(150, fetch);
 
