@@ -27,3 +27,14 @@ export function durationOption(command: string, option: string, value: string | 
   if (ms < minS * 1000 || ms > maxS * 1000) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: --${option} must be between ${minS}s and ${maxS}s, got ${ms / 1000}s`);
   return ms;
 }
+
+/** "250 ms", "10 s", "5 min", "1 h 30 min": how deadlines are written in messages. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60 || !Number.isInteger(s)) return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+  if (s % 60 !== 0) return `${s} s`;
+  const min = s / 60;
+  if (min < 60 || min % 60 !== 0) return `${min} min`;
+  return `${min / 60} h`;
+}

@@ -10,6 +10,10 @@ import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
 import { firstModel } from '../load/first-model.ts';
 import { resolveWorkload } from '../load/workload-options.ts';
 import type { loadFlagSpec } from '../load/load-options.ts';
+import { connectionFromOptions, type ConnectionNames } from '../client/connection-options.ts';
+
+/** How runLoad's messages name its connection options. */
+const RUN_LOAD_NAMES: ConnectionNames = { who: 'runLoad', header: 'headers', caFile: 'caFile', insecure: 'insecure' };
 
 /**
  * Every option and the `iari load` flag it stands for: runLoad validates them with the CLI's own
@@ -53,6 +57,9 @@ export const OPTION_FLAGS = {
   shard: 'shard',
   slo: 'slo',
   seed: 'seed',
+  caFile: 'ca-file',
+  insecure: 'insecure',
+  headers: 'header',
 } as const satisfies Record<Exclude<keyof LoadOptions, 'baseUrl' | 'token' | 'signal'>, keyof typeof loadFlagSpec>;
 
 /** Flags with no runLoad option, and why. */
@@ -71,10 +78,10 @@ export const CLI_ONLY_FLAGS: Record<string, string> = {
   json: 'runLoad returns the result',
   quiet: 'runLoad prints nothing',
   help: 'the CLI help',
-  'ca-file': 'not offered by runLoad yet: TLS trust and headers for external targets are the CLI\'s',
-  insecure: 'as ca-file',
-  header: 'as ca-file',
 };
+
+/** The connection options: validated as typed values (connection-options.ts), never as flag strings. */
+const CONNECTION_OPTIONS = new Set<keyof LoadOptions>(['caFile', 'insecure', 'headers']);
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 export interface LoadOptions {
@@ -143,6 +150,17 @@ export interface LoadOptions {
   /** Thresholds such as `'ttft.p95<800ms'`; a breach sets `slosPassed` false. */
   slo?: readonly string[];
   seed?: number;
+  /** A private CA (PEM file) trusted besides the system's, as `--ca-file`; refused when unreadable or not PEM. */
+  caFile?: string;
+  /** Do not verify TLS certificates, as `--insecure` (not with `caFile`). */
+  insecure?: boolean;
+  /**
+   * Extra request headers for `baseUrl` (a gateway's), as `--header`: refused alike (not a valid
+   * field name, one iari sets itself such as Authorization or Content-Type, a control character
+   * such as CR or LF, empty, or given twice in another case). Values are literal: a program keeps
+   * its secrets in memory, so there is no `env:VAR` form. Only with `baseUrl`.
+   */
+  headers?: Readonly<Record<string, string>>;
   /** Stops the run early; the result covers what was measured. */
   signal?: AbortSignal;
 }
@@ -165,14 +183,15 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
   const flags: Record<string, string | boolean | string[] | undefined> = {};
   for (const [key, flag] of Object.entries(OPTION_FLAGS) as [keyof typeof OPTION_FLAGS, string][]) {
     const v = options[key];
-    if (v === undefined) continue;
+    if (v === undefined || CONNECTION_OPTIONS.has(key)) continue;
     if (key === 'stream') flags['no-stream'] = v === false ? true : undefined;
     else flags[flag] = Array.isArray(v) ? [...(v as readonly string[])] : String(v);
   }
   const given = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined));
-  // The CLI's own validation of every option, the base URL and the token included; the token is
-  // handed over as it is, never through flag strings or the environment.
-  const plan = planFromFlags(options.baseUrl === undefined ? given : { ...given, 'base-url': options.baseUrl }, options.baseUrl === undefined ? { who: 'runLoad' } : { token: options.token ?? '', who: 'runLoad' });
+  // The CLI's own validation of every option, the base URL and the token included; the token and
+  // the connection options are handed over as they are, never through flag strings or the environment.
+  const connection = connectionFromOptions(RUN_LOAD_NAMES, { caFile: options.caFile, insecure: options.insecure, headers: options.headers });
+  const plan = planFromFlags(options.baseUrl === undefined ? given : { ...given, 'base-url': options.baseUrl }, options.baseUrl === undefined ? { who: 'runLoad', connection } : { token: options.token ?? '', who: 'runLoad', connection });
   const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
   let mock: MockServer | undefined;
   try {
@@ -186,7 +205,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
       runId: newRunId(),
       baseUrl,
       token: target?.token ?? mock!.tokens.default,
-      model: plan.model ?? (await firstModel('runLoad', baseUrl, target?.token ?? mock!.tokens.default)),
+      model: plan.model ?? (await firstModel('runLoad', baseUrl, target?.token ?? mock!.tokens.default, plan.connection)),
       target: mock === undefined ? 'external' : 'bundled-mock',
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });

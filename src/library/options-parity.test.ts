@@ -160,3 +160,74 @@ describe('runLoad takes every iari load option', () => {
     expect(ramped.records.every((r) => r.requested?.prompt === 30 && r.requested.output === 3)).toBe(true);
   }, 60_000);
 });
+
+describe('runLoad takes the connection options of iari load', () => {
+  it('LOAD-LIBRARY: iari load and runLoad refuse the same headers and CA files before any traffic, with the same codes', async () => {
+    process.env['IARI_PARITY_TOKEN'] = 'sk-parity-0123456789';
+    const notPem = join(tmp, 'not-a-ca.pem');
+    (await import('node:fs')).writeFileSync(notPem, 'hello\n');
+    const base = `${counterOrigin}/v1`;
+    const cases: [string, string[], Parameters<typeof runLoad>[0]][] = [
+      ['a header value with CR/LF', ['--header', 'X-Gateway: a\r\nInjected: 1'], { headers: { 'X-Gateway': 'a\r\nInjected: 1' } }],
+      ['a header value with NUL', ['--header', 'X-Gateway: a\u0000b'], { headers: { 'X-Gateway': 'a\u0000b' } }],
+      ['a header iari sets itself', ['--header', 'Authorization: Bearer other-key'], { headers: { Authorization: 'Bearer other-key' } }],
+      ['a header that frames the body', ['--header', 'Content-Length: 5'], { headers: { 'Content-Length': '5' } }],
+      ['a name that is no HTTP token', ['--header', 'Bad Name: v'], { headers: { 'Bad Name': 'v' } }],
+      ['an empty value', ['--header', 'X-Gateway:'], { headers: { 'X-Gateway': '' } }],
+      ['a header given twice in another case', ['--header', 'X-Org: one-value', '--header', 'x-org: two-value'], { headers: { 'X-Org': 'one-value', 'x-org': 'two-value' } }],
+      ['a missing CA file', ['--ca-file', join(tmp, 'missing-ca.pem')], { caFile: join(tmp, 'missing-ca.pem') }],
+      ['a CA file with no PEM certificate', ['--ca-file', notPem], { caFile: notPem }],
+      ['a CA file and insecure together', ['--ca-file', notPem, '--insecure'], { caFile: notPem, insecure: true }],
+    ];
+    const seen: Record<string, [string, string]> = {};
+    for (const [name, flags, options] of cases) {
+      const report = mkdtempSync(join(tmp, 'r-'));
+      const cli = await outcome(loadCommand(['--base-url', base, '--token-env', 'IARI_PARITY_TOKEN', '--model', 'm', '--requests', '1', '--report', report, '--quiet', ...flags]));
+      const lib = await outcome(runLoad({ baseUrl: base, token: 'sk-parity-0123456789', model: 'm', requests: 1, ...options }));
+      seen[name] = [cli, lib];
+    }
+    expect(seen).toEqual({
+      'a header value with CR/LF': ['IARI_CONFIG_INVALID', 'IARI_CONFIG_INVALID'],
+      'a header value with NUL': ['IARI_CONFIG_INVALID', 'IARI_CONFIG_INVALID'],
+      'a header iari sets itself': ['IARI_USAGE', 'IARI_USAGE'],
+      'a header that frames the body': ['IARI_USAGE', 'IARI_USAGE'],
+      'a name that is no HTTP token': ['IARI_USAGE', 'IARI_USAGE'],
+      'an empty value': ['IARI_USAGE', 'IARI_USAGE'],
+      'a header given twice in another case': ['IARI_USAGE', 'IARI_USAGE'],
+      'a missing CA file': ['IARI_INPUT_UNREADABLE', 'IARI_INPUT_UNREADABLE'],
+      'a CA file with no PEM certificate': ['IARI_INPUT_UNREADABLE', 'IARI_INPUT_UNREADABLE'],
+      'a CA file and insecure together': ['IARI_USAGE', 'IARI_USAGE'],
+    });
+    // Without a server of their own (the bundled mock is plain http) both refuse them too.
+    expect(await outcome(runLoad({ requests: 1, headers: { 'X-Gateway': 'org-1' } }))).toBe('IARI_USAGE');
+    expect(await outcome(loadCommand(['--requests', '1', '--header', 'X-Gateway: org-1', '--report', mkdtempSync(join(tmp, 'r-')), '--quiet']))).toBe('IARI_USAGE');
+    expect(counted).toBe(0);
+  }, 60_000);
+
+  it('LOAD-LIBRARY: iari load and runLoad accept the same header and send it with every request, the model choice included', async () => {
+    const got: { path: string; org: string | undefined }[] = [];
+    const recorder = createServer((req, res) => {
+      got.push({ path: new URL(req.url ?? '/', 'http://x').pathname, org: req.headers['x-gateway-org'] as string | undefined });
+      req.resume();
+      if (req.url?.endsWith('/models') === true) res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"m"}]}');
+      else res.writeHead(503).end();
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/v1`;
+    try {
+      process.env['IARI_PARITY_TOKEN'] = 'sk-parity-0123456789';
+      const cli = await outcome(loadCommand(['--base-url', base, '--token-env', 'IARI_PARITY_TOKEN', '--requests', '1', '--concurrency', '1', '--header', 'X-Gateway-Org: org-42', '--report', mkdtempSync(join(tmp, 'r-')), '--quiet']));
+      const byCli = got.splice(0);
+      const lib = await outcome(runLoad({ baseUrl: base, token: 'sk-parity-0123456789', requests: 1, concurrency: 1, headers: { 'X-Gateway-Org': 'org-42' } }));
+      expect([cli, lib]).toEqual(['accepted', 'accepted']);
+      for (const sent of [byCli, got]) {
+        expect(sent.some((r) => r.path === '/v1/models')).toBe(true);
+        expect(sent.some((r) => r.path === '/v1/chat/completions')).toBe(true);
+        expect(sent.filter((r) => r.org !== 'org-42')).toEqual([]);
+      }
+    } finally {
+      await new Promise<void>((resolve) => recorder.close(() => resolve()));
+    }
+  }, 60_000);
+});
+

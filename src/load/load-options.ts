@@ -116,10 +116,11 @@ type Values = { [K in keyof typeof loadFlagSpec]?: (typeof loadFlagSpec)[K] exte
  * `runLoad` passes its token in `given` (never through the environment); the CLI reads it from
  * --token-env / --token-file.
  */
-export function planFromFlags(v: Values, given: { token?: string; who?: string } = {}): LoadPlan {
+export function planFromFlags(v: Values, given: { token?: string; who?: string; connection?: ConnectionOptions } = {}): LoadPlan {
   const who = given.who ?? 'iari load';
   const sloExprs = v.slo ?? [];
-  const connection = connectionFromFlags('load', v);
+  // The library validates its typed connection options itself (connectionFromOptions), with the same rules.
+  const connection = given.connection ?? connectionFromFlags('load', v);
   const workloadPlan = workloadFromFlags(v);
   if (v['base-url'] === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
     throw usage('--ca-file, --insecure and --header apply to a server given with --base-url (the bundled mock is plain http)');

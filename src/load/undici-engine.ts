@@ -4,7 +4,7 @@ import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type
 import type { ErrorClass } from './load-result.ts';
 import type { CutLimits } from './end-cut.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
-import { isTlsFailure, transportClass } from '../client/transport-errors.ts';
+import { isTlsFailure, RequestDeadline, transportClass } from '../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
@@ -33,11 +33,6 @@ class DecidedAtHead extends Error {
 class IdleTimeout extends Error {
   override readonly name = 'IdleTimeout';
   readonly code = 'IARI_IDLE_TIMEOUT';
-}
-
-class RequestDeadline extends Error {
-  override readonly name = 'RequestDeadline';
-  readonly code = 'IARI_REQUEST_DEADLINE';
 }
 
 /**
