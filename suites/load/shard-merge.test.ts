@@ -57,7 +57,7 @@ describe('sharded runs merge exactly', () => {
     expect(merged.meta.mode).toMatchObject({ kind: 'open', rate: 40 });
     expect(merged.timeslices.reduce((a, t) => a + t.finished, 0)).toBe(merged.counts.finished);
     expect(merged.mergedFrom?.map((m) => m.shard?.index).sort()).toEqual([0, 1, 2, 3]);
-    expect(merged.slos.map((s) => s.expr)).toEqual(['ttft.p99<2s', 'errors.rate<0.01']);
+    expect(merged.slos.map((s) => s.expr)).toEqual(['ttft.p99<30s', 'errors.rate<0.01']);
   });
 
   it('iari report merge writes the merged load.json, requests.ndjson and report.html from the shard directories', async () => {
