@@ -126,10 +126,12 @@ export const CLI_ONLY_FLAGS: Record<string, string> = {
   help: 'the CLI help',
 };
 
+const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };
+
 /** `iari load` names each option by its flag. */
 export const CLI_LOAD_NAMES: LoadNames = {
   who: 'iari load',
-  name: (option: LoadOptionName) => (option === 'stream' ? '--stream / --no-stream' : option === 'token' ? '--token-env' : `--${{ ...OPTION_FLAGS, ...SHELL_FLAGS }[option]}`),
+  name: (option: LoadOptionName) => (option === 'stream' ? '--stream / --no-stream' : option === 'token' ? '--token-env' : `--${FLAGS[option]}`),
   connection: cliConnectionNames('load'),
 };
 
@@ -137,6 +139,9 @@ export type LoadFlagValues = { [K in Flag]?: (typeof loadFlagSpec)[K] extends { 
 
 /** Options that may be given as undefined (an absent flag), dropped before validation. */
 type Loose<T> = { [K in keyof T]?: T[K] | undefined };
+
+/** exactOptionalPropertyTypes: an absent flag is an absent option, never `undefined` given. */
+const given = <T extends object>(loose: Loose<T>): T => Object.fromEntries(Object.entries(loose).filter(([, value]) => value !== undefined)) as T;
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
 
@@ -150,10 +155,10 @@ function numberFlag(option: NumberOption, value: string | undefined): number | u
 }
 
 /** The flags as typed options (the connection validated here: `--header 'Name: env:VAR'` reads the environment). */
-export function loadOptionsFromFlags(v: LoadFlagValues): LoadOptions & ShellLoadOptions {
+export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions; shell: ShellLoadOptions } {
   const connection = connectionFromFlags('load', v);
   if (v.stream === true && v['no-stream'] === true) throw usage('give --stream or --no-stream, not both');
-  const typed: Loose<LoadOptions & ShellLoadOptions> = {
+  const typed: Loose<LoadOptions> = {
     baseUrl: v['base-url'],
     model: v.model,
     concurrency: numberFlag('concurrency', v.concurrency),
@@ -191,6 +196,8 @@ export function loadOptionsFromFlags(v: LoadFlagValues): LoadOptions & ShellLoad
     shard: v.shard,
     slo: v.slo,
     seed: numberFlag('seed', v.seed),
+  };
+  const shell: Loose<ShellLoadOptions> = {
     sweep: v.sweep,
     sweepSteps: numberFlag('sweepSteps', v['sweep-steps']),
     findCapacity: v['find-capacity'],
@@ -202,13 +209,12 @@ export function loadOptionsFromFlags(v: LoadFlagValues): LoadOptions & ShellLoad
     quiet: v.quiet,
     connection,
   };
-  // exactOptionalPropertyTypes: an absent flag is an absent option, never `undefined` given.
-  return Object.fromEntries(Object.entries(typed).filter(([, value]) => value !== undefined)) as LoadOptions & ShellLoadOptions;
+  return { options: given(typed), shell: given(shell) };
 }
 
 /** `iari load`'s flags, parsed and validated before any traffic (exit 2 on a bad one). */
 export function planFromFlags(v: LoadFlagValues): LoadPlan {
-  const options = loadOptionsFromFlags(v);
+  const { options, shell } = loadOptionsFromFlags(v);
   const tokenGiven = v['base-url'] !== undefined || v['token-env'] !== undefined || v['token-file'] !== undefined;
-  return validateLoadOptions(options, CLI_LOAD_NAMES, tokenGiven ? () => readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] }) : undefined);
+  return validateLoadOptions(options, CLI_LOAD_NAMES, tokenGiven ? { ...shell, readToken: () => readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] }) } : shell);
 }

@@ -57,17 +57,22 @@ function capacityFrom(o: ShellLoadOptions, names: LoadNames, other: { sweep: boo
   return { tolerance, budgetS };
 }
 
+/** What only `iari load` hands the validator: its loops and output, and its token source (--token-env / --token-file), given when it has one to read. */
+export interface LoadShell extends ShellLoadOptions {
+  readToken?: () => string;
+}
+
 /**
  * Validates every option before any traffic, naming them as `names` does: a bad value is a usage
- * error (exit 2). `readToken` is the CLI's token source (--token-env / --token-file), given when
- * it has one to read; the library gives `token` and never reaches the environment.
+ * error (exit 2). The library gives `token` in the options and never reaches the environment; only
+ * the CLI passes `shell`.
  */
-export function validateLoadOptions(o: LoadOptions & ShellLoadOptions, names: LoadNames = RUN_LOAD_NAMES, readToken?: () => string): LoadPlan {
+export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_NAMES, shell: LoadShell = {}): LoadPlan {
   const n = names.name;
   const usage = (message: string): ReturnType<typeof loadUsage> => loadUsage(names, message);
   if (o.slo !== undefined && (!Array.isArray(o.slo) || !o.slo.every((e) => typeof e === 'string'))) throw usage(`${n('slo')} must be a list of thresholds such as 'ttft.p95<800ms'`);
   const sloExprs = [...(o.slo ?? [])];
-  const connection = o.connection ?? connectionFromOptions(names.connection, { caFile: o.caFile, insecure: o.insecure, headers: o.headers });
+  const connection = shell.connection ?? connectionFromOptions(names.connection, { caFile: o.caFile, insecure: o.insecure, headers: o.headers });
   const workloadPlan = validateWorkload(o, names);
   if (o.baseUrl === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
     throw usage(`${n('caFile')}, ${n('insecure')} and ${n('headers')} apply to a server given with ${n('baseUrl')} (the bundled mock is plain http)`);
@@ -77,12 +82,12 @@ export function validateLoadOptions(o: LoadOptions & ShellLoadOptions, names: Lo
   let token: string | null = null;
   if (o.baseUrl !== undefined) {
     baseUrl = normalizeBaseUrl(checkText(names, 'baseUrl', o.baseUrl), names.who).v1;
-    token = readToken !== undefined ? readToken() : checkToken(names.who, o.token);
+    token = shell.readToken !== undefined ? shell.readToken() : checkToken(names.who, o.token);
   } else {
-    readToken?.();
+    shell.readToken?.();
   }
   const traced = workloadPlan.trace !== undefined;
-  if (traced && (o.rate !== undefined || o.concurrency !== undefined || o.arrival !== undefined || o.burstiness !== undefined || o.sweep === true || o.ramp !== undefined)) {
+  if (traced && (o.rate !== undefined || o.concurrency !== undefined || o.arrival !== undefined || o.burstiness !== undefined || shell.sweep === true || o.ramp !== undefined)) {
     throw usage(`${n('trace')} replays the arrivals of the trace: it takes no ${n('rate')}, ${n('concurrency')}, ${n('arrival')}, ${n('burstiness')}, ${n('ramp')} or ${n('sweep')} (scale it with ${n('traceSpeed')})`);
   }
   if (traced && o.engine !== undefined && o.engine !== 'undici') throw usage('a trace replays on the open loop, which always uses the undici engine');
@@ -126,13 +131,13 @@ export function validateLoadOptions(o: LoadOptions & ShellLoadOptions, names: Lo
     if (count < 1 || count > 10_000 || index >= count) throw usage(`${n('shard')} must be i/n with 0 <= i < n <= 10000, got "${o.shard}"`);
     shard = { index, count };
   }
-  const repeat = o.repeat === undefined ? 1 : checkNumber(names, 'repeat', o.repeat);
-  if (o.repeat !== undefined && (o.sweep === true || shard !== null)) throw usage(`${n('repeat')} runs one level several times; it cannot be combined with ${n('sweep')} or ${n('shard')}`);
-  const sweepSteps = o.sweepSteps === undefined ? 6 : checkNumber(names, 'sweepSteps', o.sweepSteps);
-  if (o.sweepSteps !== undefined && o.sweep !== true) throw usage(`${n('sweepSteps')} needs ${n('sweep')}`);
-  if (o.sweep === true && shard !== null) throw usage(`${n('sweep')} cannot be sharded (run shards at fixed levels and merge them)`);
-  if (o.sweep === true && durationS === null) throw usage(`${n('sweep')} needs ${n('duration')} (the length of each step)`);
-  const findCapacity = capacityFrom(o, names, { sweep: o.sweep === true, repeat: o.repeat !== undefined, shard: shard !== null, requests: o.requests !== undefined, slos: sloExprs.length });
+  const repeat = shell.repeat === undefined ? 1 : checkNumber(names, 'repeat', shell.repeat);
+  if (shell.repeat !== undefined && (shell.sweep === true || shard !== null)) throw usage(`${n('repeat')} runs one level several times; it cannot be combined with ${n('sweep')} or ${n('shard')}`);
+  const sweepSteps = shell.sweepSteps === undefined ? 6 : checkNumber(names, 'sweepSteps', shell.sweepSteps);
+  if (shell.sweepSteps !== undefined && shell.sweep !== true) throw usage(`${n('sweepSteps')} needs ${n('sweep')}`);
+  if (shell.sweep === true && shard !== null) throw usage(`${n('sweep')} cannot be sharded (run shards at fixed levels and merge them)`);
+  if (shell.sweep === true && durationS === null) throw usage(`${n('sweep')} needs ${n('duration')} (the length of each step)`);
+  const findCapacity = capacityFrom(shell, names, { sweep: shell.sweep === true, repeat: shell.repeat !== undefined, shard: shard !== null, requests: o.requests !== undefined, slos: sloExprs.length });
   let prompts: ChatMessage[][] = builtinPrompts.map((p) => [...p]);
   let promptsSource: LoadPlan['promptsSource'] = 'builtin';
   if (o.prompts !== undefined) {
@@ -158,14 +163,14 @@ export function validateLoadOptions(o: LoadOptions & ShellLoadOptions, names: Lo
     requestTimeoutMs,
     slos,
     sloExprs,
-    sweep: o.sweep === true,
+    sweep: shell.sweep === true,
     sweepSteps,
     findCapacity,
     repeat,
     shard,
-    report: o.report,
-    json: o.json === true,
-    quiet: o.quiet === true,
+    report: shell.report,
+    json: shell.json === true,
+    quiet: shell.quiet === true,
     connection,
     workloadPlan,
   };
