@@ -1,10 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
-// Suites whose assertions are clocks and memory measured against ground truth (load timing,
-// hostile servers' wall time and peak RSS) or that load the whole machine (npm pack and install):
-// they run last, one file at a time, alone. Everything else runs two files at a time: most of it
-// waits on sockets and child processes, so a second worker fills the idle core.
-const alone = ['suites/load/**/*.test.ts', 'suites/hostile/**/*.test.ts', 'suites/pack/**/*.test.ts'];
+// Three tiers (README, "Tests"). `npm test` runs `shared` and `alone`; `npm run test:all` (what
+// .ci/run runs) adds `slow`.
+// - shared: everything that is not below, two files at a time: most of it waits on sockets and
+//   child processes, so a second worker fills the idle core.
+// - alone: suites whose assertions are clocks measured against ground truth (load timing): they
+//   run after shared, one file at a time.
+// - slow: whole-product runs that take minutes and load the whole machine: hostile servers with
+//   default deadlines (wall time and peak RSS), npm pack and offline installs, the GitHub Action's
+//   scripts, a third-party server, and the capacity search (dozens of load runs). Last, alone.
+const slow = [
+  'suites/hostile/**/*.test.ts',
+  'suites/pack/**/*.test.ts',
+  'suites/action/**/*.test.ts',
+  'suites/third-party/**/*.test.ts',
+  'suites/load/capacity-search.test.ts',
+];
+const alone = ['suites/load/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -22,7 +34,7 @@ export default defineConfig({
           name: 'shared',
           // suites/contract is the vitest adapter over the check catalog; without IARI_BASE_URL it judges the bundled mock.
           include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts'],
-          exclude: ['node_modules/**', ...alone],
+          exclude: ['node_modules/**', ...alone, ...slow],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -32,9 +44,19 @@ export default defineConfig({
         test: {
           name: 'alone',
           include: alone,
-          exclude: ['node_modules/**'],
+          exclude: ['node_modules/**', ...slow],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'slow',
+          include: slow,
+          exclude: ['node_modules/**'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -12,33 +12,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../mock-server/index.ts';
 import { runCapacitySearch } from '../src/load/capacity-search.ts';
-import { builtinPrompts } from '../src/load/prompts.ts';
 import type { LoadConfig, ModeConfig } from '../src/load/run-load.ts';
 import { parseSlos } from '../src/load/slo.ts';
+import { loadConfig } from '../suites/load/load-fixtures.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const slos = ['ttft.p95<100ms'];
 const mock = await startMockServer({ limits: false, receipts: false, ttftMs: 40, itlMs: 8, jitterMs: 0, tokensPerChunk: 1, completionTokens: 24, capacity: 4 });
-const cfg = (mode: ModeConfig, durationS: number): LoadConfig => ({
-  runId: 'bench-capacity',
-  baseUrl: mock.url,
-  token: mock.tokens.default,
-  model: mock.admin.models().available[0] ?? 'unknown',
-  target: 'bundled-mock',
-  mode,
-  durationS,
-  requests: null,
-  warmupS: 0,
-  maxTokens: 64,
-  stream: true,
-  prompts: builtinPrompts.map((p) => [...p]),
-  promptsSource: 'builtin',
-  seed: 1,
-  timeoutMs: 10_000,
-  slos: parseSlos(slos),
-  sloExprs: slos,
-  shard: null,
-});
+const cfg = (mode: ModeConfig, durationS: number): LoadConfig => loadConfig(mock, mode, { runId: 'bench-capacity', durationS, slos: parseSlos(slos), sloExprs: slos });
 try {
   const out = [];
   for (const [name, mode, durationS] of [

@@ -2,6 +2,7 @@ import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse, MockRequest, MockResponse, StreamEvent } from './types.ts';
 import { coreOnlyBody, extensionModes } from './extension-modes.ts';
 import { mutateToolCalls, mutateToolEvents, rewriteToolChoice, toolBreadthFaults } from './tool-breadth-faults.ts';
+import { chunkBase, chunkOf, withChunk } from './event-chunks.ts';
 
 // Chat, stream and tool faults applied around the chat route: a request rewrite before it (the
 // server ignores or mishandles one request member) or a rewrite of the finished completion / of the
@@ -150,16 +151,6 @@ function mutateCompletion(body: Json, fs: ReadonlySet<string>): void {
   }
 }
 
-function chunkOf(e: StreamEvent): Json | undefined {
-  if (!e.data.startsWith('data: {')) return undefined;
-  try {
-    return JSON.parse(e.data.slice(6)) as Json;
-  } catch {
-    return undefined;
-  }
-}
-
-const withChunk = (e: StreamEvent, chunk: Json): StreamEvent => ({ ...e, data: `data: ${JSON.stringify(chunk)}\n\n` });
 const extra = (atMs: number, chunk: Json): StreamEvent => ({ atMs, data: `data: ${JSON.stringify(chunk)}\n\n`, tokens: 0, content: false });
 
 function mutateEvents(events: readonly StreamEvent[], fs: ReadonlySet<string>): StreamEvent[] {
@@ -184,7 +175,7 @@ function mutateEvents(events: readonly StreamEvent[], fs: ReadonlySet<string>): 
     });
   }
   if (first !== undefined) {
-    const base = { id: first['id'], object: first['object'], created: first['created'], model: first['model'], ...('usage' in first ? { usage: null } : {}) };
+    const base = chunkBase(first);
     if (has('stream-empty-choices-chunk')) out.splice(1, 0, extra(firstAt, { ...base, choices: [] }));
     if (has('stream-choices-missing')) out.splice(1, 0, extra(firstAt, { ...base }));
     if (has('stream-content-number')) out.splice(1, 0, extra(firstAt, { ...base, choices: [{ index: 0, delta: { content: 0 }, logprobs: null, finish_reason: null }] }));

@@ -1,6 +1,7 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { MockRequest, MockResponse, StreamEvent } from './types.ts';
 import { countTokens } from './generator.ts';
+import { chunkBase, chunkOf, withChunk } from './event-chunks.ts';
 
 // The mock's reasoning model (issue 19): `iari-reasoner` thinks before it answers. Streamed, its
 // reasoning comes first as delta.reasoning_content (DeepSeek, vLLM before PR 27752), or as
@@ -64,15 +65,6 @@ export function reasoningRefusal(req: MockRequest, fs: ReadonlySet<string>): { s
   return at < 0 ? undefined : { status: 400, param: `messages[${at}]`, message: `Invalid 'messages[${at}]': reasoning is not accepted in input messages.` };
 }
 
-function chunkOf(e: StreamEvent): Json | undefined {
-  if (!e.data.startsWith('data: {')) return undefined;
-  try {
-    return JSON.parse(e.data.slice(6)) as Json;
-  } catch {
-    return undefined;
-  }
-}
-
 const delta0 = (c: Json | undefined): Json | undefined => ((Array.isArray(c?.['choices']) ? (c['choices'] as Json[]) : [])[0]?.['delta'] as Json | undefined);
 
 function withReasoningUsage(usage: Json, reasoning: number, fs: ReadonlySet<string>): void {
@@ -96,7 +88,7 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
     const events = [...res.events];
     const first = events.map(chunkOf).find((c) => c !== undefined && Array.isArray(c['choices']) && (c['choices'] as unknown[]).length > 0);
     if (first === undefined) return res;
-    const base = { id: first['id'], object: first['object'], created: first['created'], model: first['model'], ...('usage' in first ? { usage: null } : {}) };
+    const base = chunkBase(first);
     const make = (d: Json, atMs: number, tokens: number): StreamEvent => ({ atMs, data: `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: d, logprobs: null, finish_reason: null }] })}\n\n`, tokens, content: tokens > 0 });
     const answerAt = events.findIndex((e) => { const d = delta0(chunkOf(e)); return d !== undefined && ((typeof d['content'] === 'string' && d['content'] !== '') || Array.isArray(d['tool_calls'])); });
     const finishAt = events.findIndex((e) => { const c = chunkOf(e); return ((c?.['choices'] ?? []) as Json[]).some((ch) => ch['finish_reason'] !== null && ch['finish_reason'] !== undefined); });
@@ -116,7 +108,7 @@ export function applyReasoning(req: MockRequest, res: MockResponse, fs: Readonly
       const usage = c?.['usage'];
       if (c === undefined || typeof usage !== 'object' || usage === null) continue;
       withReasoningUsage(usage as Json, reasoningTokens, fs);
-      events[i] = { ...e, data: `data: ${JSON.stringify(c)}\n\n` };
+      events[i] = withChunk(e, c);
     }
     const { wire: _fastPath, ...rest } = res;
     // The ledger counts the events really written, the thinking among them (as usage.completion_tokens does).

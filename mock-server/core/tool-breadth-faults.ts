@@ -1,5 +1,6 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { StreamEvent } from './types.ts';
+import { chunkOf, withChunk } from './event-chunks.ts';
 
 // Faults of tool-calling breadth (issue 19): parallel calls streamed at one index (Ollama) or with one
 // id, nested arguments sent as strings, tool_choice "required" ignored, and a legal mode whose
@@ -47,15 +48,6 @@ export function mutateToolCalls(calls: Json[], fs: ReadonlySet<string>): void {
   }
 }
 
-function chunkOf(e: StreamEvent): Json | undefined {
-  if (!e.data.startsWith('data: {')) return undefined;
-  try {
-    return JSON.parse(e.data.slice(6)) as Json;
-  } catch {
-    return undefined;
-  }
-}
-
 function deltasOf(c: Json | undefined): Json[] {
   const choice = (Array.isArray(c?.['choices']) ? (c['choices'] as Json[]) : [])[0];
   const delta = choice?.['delta'] as Json | undefined;
@@ -77,7 +69,7 @@ export function mutateToolEvents(events: StreamEvent[], fs: ReadonlySet<string>)
         if (fs.has('parallel-calls-one-index')) d['index'] = 0;
         if (fs.has('parallel-calls-same-id') && d['id'] !== undefined) d['id'] = firstId;
       }
-      return { ...e, data: `data: ${JSON.stringify(c)}\n\n` };
+      return withChunk(e, c);
     });
   }
   if (fs.has('legal-interleaved-tool-deltas')) {

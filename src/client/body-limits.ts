@@ -7,6 +7,7 @@
  */
 
 import { errorCodeOf, transportClass } from './transport-errors.ts';
+import { formatDuration } from '../duration.ts';
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +47,11 @@ export interface BoundViolation {
 export function violation(kind: BoundKind, what: string): BoundViolation {
   const requirementId = boundRequirement[kind];
   return { kind, requirementId, message: `${what} (${requirementId})` };
+}
+
+/** The HDR-012 violation of a request that had no complete response within its total deadline of `ms` (--request-timeout). */
+export function deadlineViolation(ms: number): BoundViolation {
+  return violation('deadline', `no complete response within the request deadline of ${formatDuration(ms)} (--request-timeout)`);
 }
 
 export { errorCodeOf } from './transport-errors.ts';

@@ -69,35 +69,58 @@ const RESERVED = new Map<string, string>([
   ['expect', 'it is managed by the connection pool'],
 ]);
 
-function configError(command: string, message: string, hint?: string): HarnessError {
-  return new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari ${command}: ${message}`, hint === undefined ? {} : { hint });
+/**
+ * How an entry point names the connection options in its messages: `iari load` and `iari test` by
+ * their flags, the library (runLoad) by its option names. Both validate with the same code.
+ */
+export interface ConnectionNames {
+  /** `iari load`, `iari test`, `runLoad`. */
+  who: string;
+  header: string;
+  caFile: string;
+  insecure: string;
+}
+
+/** The CLI's flag names for `iari COMMAND`. */
+export function cliConnectionNames(command: string): ConnectionNames {
+  return { who: `iari ${command}`, header: '--header', caFile: '--ca-file', insecure: '--insecure' };
+}
+
+function configError(who: string, message: string, hint?: string): HarnessError {
+  return new HarnessError(HarnessErrorCode.CONFIG_INVALID, `${who}: ${message}`, hint === undefined ? {} : { hint });
 }
 
 /** `Name: value` or `Name: env:VAR`; a bad header is a usage error before any traffic. */
 export function parseHeader(command: string, raw: string, env: NodeJS.ProcessEnv = process.env): HeaderSpec {
+  const names = cliConnectionNames(command);
   const colon = raw.indexOf(':');
   if (colon <= 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: --header must be 'Name: value', got ${JSON.stringify(raw.length > 40 ? raw.slice(0, 20) + '...' : raw.split(':')[0])}`);
   const name = raw.slice(0, colon).trim();
   const written = raw.slice(colon + 1).trim();
-  if (!TOKEN.test(name)) throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: --header name ${JSON.stringify(name)} is not a valid HTTP field name`);
-  const why = RESERVED.get(name.toLowerCase());
-  if (why !== undefined) throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: --header cannot set ${name}: ${why}`);
+  checkHeaderName(names, name);
   const ref = ENV_REF.exec(written);
-  let value = written;
-  let source: HeaderSpec['source'] = 'literal';
-  if (ref !== null) {
-    const variable = ref[1] as string;
-    const fromEnv = env[variable];
-    if (fromEnv === undefined || fromEnv.trim() === '') throw configError(command, `--header ${name}: $${variable} is not set`, `export ${variable} before running iari`);
-    value = fromEnv.trim();
-    source = { env: variable };
-    // A value this short would also match ordinary text, so it cannot be kept out of reports.
-    if (value.length < MIN_SECRET_LENGTH) throw configError(command, `--header ${name}: $${variable} has ${value.length} characters; at least ${MIN_SECRET_LENGTH} are needed to keep it out of reports`);
-  }
+  if (ref === null) return checkHeader(names, { name, value: written, source: 'literal' });
+  const variable = ref[1] as string;
+  const fromEnv = env[variable];
+  if (fromEnv === undefined || fromEnv.trim() === '') throw configError(names.who, `--header ${name}: $${variable} is not set`, `export ${variable} before running iari`);
+  const value = fromEnv.trim();
+  // A value this short would also match ordinary text, so it cannot be kept out of reports.
+  if (value.length < MIN_SECRET_LENGTH) throw configError(names.who, `--header ${name}: $${variable} has ${value.length} characters; at least ${MIN_SECRET_LENGTH} are needed to keep it out of reports`);
+  return checkHeader(names, { name, value, source: { env: variable } });
+}
+
+function checkHeaderName(names: ConnectionNames, name: string): void {
+  if (!TOKEN.test(name)) throw new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${names.header} name ${JSON.stringify(name)} is not a valid HTTP field name`);
+  const why = RESERVED.get(name.toLowerCase());
+  if (why !== undefined) throw new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${names.header} cannot set ${name}: ${why}`);
+}
+
+/** A header's value as every entry point checks it. */
+function checkHeader(names: ConnectionNames, h: HeaderSpec): HeaderSpec {
   // Never echo the value: it may be a secret.
-  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw configError(command, `--header ${name}: the value contains a control character (CR, LF, NUL...)`);
-  if (value === '') throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: --header ${name} has an empty value`);
-  return { name, value, source };
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(h.value)) throw configError(names.who, `${names.header} ${h.name}: the value contains a control character (CR, LF, NUL...)`);
+  if (h.value === '') throw new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${names.header} ${h.name} has an empty value`);
+  return h;
 }
 
 type ConnectionValues = { 'ca-file'?: string | undefined; insecure?: boolean | undefined; header?: string[] | undefined };
@@ -105,25 +128,51 @@ type ConnectionValues = { 'ca-file'?: string | undefined; insecure?: boolean | u
 /** Validates the connection flags (before any traffic); reads --ca-file and header env vars. */
 export function connectionFromFlags(command: string, v: ConnectionValues, env: NodeJS.ProcessEnv = process.env): ConnectionOptions {
   const headers = (v.header ?? []).map((h) => parseHeader(command, h, env));
+  return validateConnection(cliConnectionNames(command), { headers, caFile: v['ca-file'], insecure: v.insecure });
+}
+
+/**
+ * The library's connection options (runLoad), typed: `headers` by name with literal values (a
+ * program holds its secrets in memory, so no `env:` indirection), `caFile` a path, `insecure`.
+ * Checked as the flags are: the same names refused, the same control characters, the CA file read
+ * and refused alike.
+ */
+export interface ConnectionInput {
+  caFile?: string | undefined;
+  insecure?: boolean | undefined;
+  headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Validates the library's connection options with the CLI's rules, naming them as `names` does (before any traffic). */
+export function connectionFromOptions(names: ConnectionNames, input: ConnectionInput): ConnectionOptions {
+  const headers = Object.entries(input.headers ?? {}).map(([raw, value]) => {
+    const name = raw.trim();
+    checkHeaderName(names, name);
+    return checkHeader(names, { name, value: String(value).trim(), source: 'literal' });
+  });
+  return validateConnection(names, { headers, caFile: input.caFile, insecure: input.insecure });
+}
+
+function validateConnection(names: ConnectionNames, v: { headers: HeaderSpec[]; caFile: string | undefined; insecure: boolean | undefined }): ConnectionOptions {
   const seen = new Set<string>();
-  for (const h of headers) {
+  for (const h of v.headers) {
     const key = h.name.toLowerCase();
-    if (seen.has(key)) throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: --header ${h.name} is given twice`);
+    if (seen.has(key)) throw new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${names.header} ${h.name} is given twice`);
     seen.add(key);
   }
-  if (v.insecure === true && v['ca-file'] !== undefined) throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: give --ca-file or --insecure, not both`);
+  if (v.insecure === true && v.caFile !== undefined) throw new HarnessError(HarnessErrorCode.USAGE, `${names.who}: give ${names.caFile} or ${names.insecure}, not both`);
   let caFile: ConnectionOptions['caFile'] = null;
-  if (v['ca-file'] !== undefined) {
+  if (v.caFile !== undefined) {
     let pem: string;
     try {
-      pem = readFileSync(v['ca-file'], 'utf8');
+      pem = readFileSync(v.caFile, 'utf8');
     } catch (error) {
-      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari ${command}: cannot read --ca-file ${v['ca-file']}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: cannot read ${names.caFile} ${v.caFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari ${command}: --ca-file ${v['ca-file']} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-    caFile = { path: v['ca-file'], pem };
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.caFile} ${v.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    caFile = { path: v.caFile, pem };
   }
-  return { caFile, insecure: v.insecure === true, headers };
+  return { caFile, insecure: v.insecure === true, headers: v.headers };
 }
 
 /**

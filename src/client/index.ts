@@ -12,6 +12,7 @@ export {
 } from './stream-checker.ts';
 export { streamRules, streamRuleCodes, severityOfGrade, type StreamRuleCode, type StreamSeverity } from './stream-rules.ts';
 export { toMessage, type AssembledCompletion, type AssembledChoice, type AssembledToolCall, type AssembledMessage } from './stream-assembly.ts';
-export { HttpClient, defaultTimeouts, type HttpClientOptions, type HttpRequest, type HttpResult, type ResponseData, type Timeouts, type ChunkRecord } from './http-client.ts';
+export { HttpCore, type CoreRequest, type CoreResult, type Ended } from './http-core.ts';
+export { Secrets } from './secrets.ts';
 export { normalizeBaseUrl, type NormalizedBaseUrl } from './base-url.ts';
 export { buildCurl, shellQuote, TOKEN_PLACEHOLDER } from './curl.ts';

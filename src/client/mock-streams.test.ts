@@ -1,25 +1,40 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faults, startMockServer, type MockServer } from '../../mock-server/index.ts';
-import { HttpClient, type HttpResult } from './http-client.ts';
+import { Agent } from 'undici';
+import { normalizeBaseUrl } from './base-url.ts';
+import { HttpCore } from './http-core.ts';
+import { checkStream, type StreamCheckOptions, type StreamCheckResult } from './stream-checker.ts';
 
-// The client and the stream checker against the bundled mock: the faithful mock and every legal
+// The HTTP core and the stream checker against the bundled mock: the faithful mock and every legal
 // framing mode (CRLF, lone CR, comments, no space, tiny writes, UTF-8 split inside characters,
 // multi-line data) must give no fail and no non-strict finding (zero false positives).
 
 let mock: MockServer;
-let client: HttpClient;
+const agent = new Agent();
+const core = new HttpCore(agent);
 let model: string;
+
+/** A stream as it arrived: its reads, each fed to the checker in order; or why there is none. */
+type Streamed = { kind: 'ok'; status: number; reads: Uint8Array[]; sse: StreamCheckResult } | { kind: 'failed'; why: string };
+
+async function stream(json: unknown, sse: StreamCheckOptions, fault?: string): Promise<Streamed> {
+  const headers: Record<string, string> = { authorization: `Bearer ${mock.tokens.default}`, 'content-type': 'application/json', accept: 'text/event-stream' };
+  if (fault !== undefined) headers['x-iari-fault'] = fault;
+  const r = await core.send({ method: 'POST', url: `${normalizeBaseUrl(mock.url).root}/v1/chat/completions`, headers, body: JSON.stringify(json), deadlineMs: 10_000 });
+  if (r.kind === 'failed' || r.ended !== undefined || r.body.violation !== undefined) return { kind: 'failed', why: r.kind === 'failed' ? r.ended.message : (r.ended?.message ?? r.body.violation?.message ?? '') };
+  const reads = r.body.chunks.map((c) => c.bytes);
+  return { kind: 'ok', status: r.status, reads, sse: checkStream(reads, sse) };
+}
 
 beforeAll(async () => {
   mock = await startMockServer({ receipts: false });
-  client = new HttpClient({ baseUrl: mock.url, token: mock.tokens.default, timeouts: { deadlineMs: 10_000 } });
-  const r = await client.request({ path: '/v1/models', auth: 'none' });
-  if (r.kind !== 'ok') throw new Error(`GET /v1/models: ${r.kind}`);
-  model = (JSON.parse(r.body.toString('utf8')) as { data: { id: string }[] }).data[0]?.id ?? '';
+  const r = await core.send({ method: 'GET', url: `${normalizeBaseUrl(mock.url).root}/v1/models`, headers: {}, deadlineMs: 10_000 });
+  if (r.kind !== 'answered') throw new Error(`GET /v1/models: ${r.ended.message}`);
+  model = (JSON.parse(Buffer.concat(r.body.chunks.map((c) => c.bytes)).toString('utf8')) as { data: { id: string }[] }).data[0]?.id ?? '';
 });
 
 afterAll(async () => {
-  await client.close();
+  await agent.close();
   await mock.close();
 });
 
@@ -36,34 +51,29 @@ const modes = ['(faithful)', ...faults.filter((f) => f.kind === 'legal').map((f)
 // which the capability probes report (src/checks/registry/capabilities.ts); its streams are not judged here.
 const coreOnly = new Set(['legal-core-only', 'legal-refuses-extensions']);
 
-function graded(r: HttpResult): string[] {
-  if (r.kind !== 'ok') return [`transport ${r.kind}`];
+function graded(r: Streamed): string[] {
+  if (r.kind !== 'ok') return [`transport ${r.why}`];
   if (r.status !== 200) return [`status ${r.status}`];
-  return (r.sse?.findings ?? []).filter((f) => f.severity !== 'informational').map((f) => `${f.requirementId} ${f.message}`);
+  return r.sse.findings.filter((f) => f.severity !== 'informational').map((f) => `${f.requirementId} ${f.message}`);
 }
 
 describe('streams from the bundled mock', () => {
   it.each(modes)('%s: every stream reads with no fail or non-strict finding', async (mode) => {
     for (const req of requests) {
       if (coreOnly.has(mode) && req.extension === true) continue;
-      const r = await client.request({
-        path: '/v1/chat/completions',
-        json: { model, messages: [{ role: 'user', content: 'héllo wörld 😀 世界, weather in Paris?' }], ...req.body },
-        sse: req.sse,
-        ...(mode === '(faithful)' ? {} : { fault: mode }),
-      });
+      const r = await stream({ model, messages: [{ role: 'user', content: 'héllo wörld 😀 世界, weather in Paris?' }], ...req.body }, req.sse, mode === '(faithful)' ? undefined : mode);
       expect(graded(r), `${mode} ${req.name}`).toEqual([]);
-      if (r.kind === 'ok') expect(r.sse?.assembled.done).toBe(true);
+      if (r.kind === 'ok') expect(r.sse.assembled.done).toBe(true);
     }
   });
 
   it('CHAT-STREAM-035: tiny writes reach the client as many reads and assemble the same message as one write', async () => {
     const body = { model, messages: [{ role: 'user', content: 'héllo 😀' }], stream: true, seed: 7 };
-    const whole = await client.request({ path: '/v1/chat/completions', json: body, sse: {} });
-    const tiny = await client.request({ path: '/v1/chat/completions', json: body, sse: {}, fault: 'legal-tiny-writes' });
+    const whole = await stream(body, {});
+    const tiny = await stream(body, {}, 'legal-tiny-writes');
     expect(whole.kind === 'ok' && tiny.kind === 'ok').toBe(true);
     if (whole.kind !== 'ok' || tiny.kind !== 'ok') return;
-    expect(tiny.chunks.length).toBeGreaterThan(whole.chunks.length);
-    expect(tiny.sse?.assembled.choices.map((c) => c.content)).toEqual(whole.sse?.assembled.choices.map((c) => c.content));
+    expect(tiny.reads.length).toBeGreaterThan(whole.reads.length);
+    expect(tiny.sse.assembled.choices.map((c) => c.content)).toEqual(whole.sse.assembled.choices.map((c) => c.content));
   });
 });

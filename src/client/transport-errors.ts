@@ -15,6 +15,21 @@ const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_C
 /** Certificate and handshake failures (Node puts OpenSSL's verify code in `code`). */
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_|HOSTNAME_MISMATCH)/;
 
+/**
+ * iari's own total deadline for one exchange passed (the request, its head and its whole body): the
+ * error every bounded path raises for it, so a caller (or a library wrapping it as its `cause`)
+ * is matched by class or code, never by its wording.
+ */
+export class RequestDeadline extends Error {
+  override readonly name = 'RequestDeadline';
+  readonly code = 'IARI_REQUEST_DEADLINE';
+}
+
+/** True when `err`, or an error it wraps, is iari's own request deadline (RequestDeadline). */
+export function isRequestDeadline(err: unknown): boolean {
+  return errorCodeOf(err) === 'IARI_REQUEST_DEADLINE';
+}
+
 /** The error code of an error, looking through `cause` and an AggregateError's first error. */
 export function errorCodeOf(err: unknown): string | undefined {
   const seen = new Set<unknown>();

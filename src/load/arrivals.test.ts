@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gammaDraw, takeArrivals } from './arrivals.ts';
 import { ksExponential, ksGamma, regularizedGammaP } from './stats.ts';
 import { seededRandom } from '../seeded-random.ts';
-import { planFromFlags } from './load-options.ts';
+import { planFromFlags } from '../cli/load-flags.ts';
 
 const gaps = (t: readonly number[]): number[] => t.slice(1).map((x, i) => x - (t[i] ?? 0));
 const cv = (xs: readonly number[]): number => {

@@ -3,7 +3,7 @@ import type { LoadResult } from './load-result.ts';
 import type { LoadConfig } from './run-load.ts';
 import { capacityBound, converged, nextLevel, runCapacitySearch } from './capacity-search.ts';
 import { sampleLoadResult } from '../report/sample-load-result.ts';
-import { planFromFlags } from './load-options.ts';
+import { planFromFlags } from '../cli/load-flags.ts';
 import { isHarnessError } from '../errors.ts';
 
 const sample = sampleLoadResult({ seed: 3, stall: false, errors: false });

@@ -1,7 +1,7 @@
 import type { Conversation, Conversations } from './conversation.ts';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { RequestTiming } from './request-timer.ts';
-import { drain, LoopState, report, sendOne, untilStart } from './undici-engine.ts';
+import { drain, LoopState, report, runClosedSlots, runStop, sendOne, untilDue } from './undici-engine.ts';
 
 /**
  * Conversations on the undici engine. Closed loop: each of N slots holds one conversation from
@@ -44,64 +44,37 @@ async function play(loop: LoopState, target: EngineTarget, limits: EngineLimits,
 
 export async function runClosedConversations(target: EngineTarget, limits: EngineLimits, concurrency: number, hooks: EngineHooks, convs: Conversations): Promise<EngineRun> {
   const loop = new LoopState(target, limits, hooks);
-  const stopAc = new AbortController();
-  const onStop = (): void => stopAc.abort();
-  hooks.signal?.addEventListener('abort', onStop, { once: true });
-  if (hooks.signal?.aborted === true) onStop();
-  const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
-  const slot = async (): Promise<void> => {
-    while (!stopAc.signal.aborted && now() < limits.stopNs) {
+  return runClosedSlots(loop, limits, hooks, concurrency, async (stop) => {
+    while (!stop.aborted && now() < limits.stopNs) {
       const before = loop.issued;
-      await play(loop, target, limits, hooks, convs, convs.start(), now(), stopAc.signal);
+      await play(loop, target, limits, hooks, convs, convs.start(), now(), stop);
       if (loop.issued === before) return;
     }
-  };
-  try {
-    await untilStart(limits.startNs, hooks.signal);
-    const slots = Array.from({ length: concurrency }, () => slot());
-    await Promise.race([Promise.all(slots), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
-    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
-    await Promise.allSettled(slots);
-  } finally {
-    clearTimeout(stopTimer);
-    hooks.signal?.removeEventListener('abort', onStop);
-    await loop.close();
-  }
-  return loop.run();
+  });
 }
 
 export async function runOpenConversations(target: EngineTarget, limits: EngineLimits, schedule: Iterable<number>, hooks: EngineHooks, convs: Conversations): Promise<EngineRun> {
   const loop = new LoopState(target, limits, hooks);
-  const stopAc = new AbortController();
-  const onStop = (): void => stopAc.abort();
-  hooks.signal?.addEventListener('abort', onStop, { once: true });
-  const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
+  const stop = runStop(limits, hooks.signal);
   const playing = new Set<Promise<void>>();
   try {
     for (const s of schedule) {
       const intendedNs = limits.startNs + BigInt(Math.round(s * 1e9));
       if (intendedNs >= limits.stopNs || isAborted(hooks.signal)) break;
-      for (;;) {
-        const left = Number(intendedNs - now()) / 1e6;
-        if (left <= 0.05) break;
-        if (left > 2) await sleepMs(left - 1.5, hooks.signal);
-        else await new Promise<void>((r) => setImmediate(r));
-        if (isAborted(hooks.signal)) break;
-      }
+      await untilDue(intendedNs, hooks.signal);
       if (isAborted(hooks.signal)) break;
       if (loop.budgetSpent(hooks.collector.isWarmup(intendedNs))) break;
-      const p = play(loop, target, limits, hooks, convs, convs.start(), intendedNs, stopAc.signal);
+      const p = play(loop, target, limits, hooks, convs, convs.start(), intendedNs, stop.signal);
       playing.add(p);
       void p.finally(() => playing.delete(p));
     }
     const untilStopMs = isAborted(hooks.signal) ? 0 : Math.max(0, Number(limits.stopNs - now()) / 1e6);
     await Promise.race([Promise.allSettled([...playing]), sleepMs(untilStopMs, hooks.signal)]);
-    onStop();
+    stop.stop();
     await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
     await Promise.allSettled([...playing]);
   } finally {
-    clearTimeout(stopTimer);
-    hooks.signal?.removeEventListener('abort', onStop);
+    stop.dispose();
     await loop.close();
   }
   return loop.run();

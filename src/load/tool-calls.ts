@@ -5,6 +5,7 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
 import type { ToolCallReport } from './load-result.ts';
 import { seededRandom } from '../seeded-random.ts';
+import { checkNumber, loadUsage, RUN_LOAD_NAMES, type LoadNames } from './load-option-names.ts';
 
 /**
  * Tool calls under load (`--tools builtin|FILE`, `--tool-share P`): a share of the requests
@@ -55,26 +56,23 @@ export const BUILTIN_TOOLS: ToolDef[] = [
   },
 ];
 
-const usage = (m: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${m}`);
-
-/** `--tools builtin|FILE` (a JSON array of {"type":"function","function":{name, parameters}}) and `--tool-share P`. */
-export function toolsFromFlags(tools: string | undefined, share: string | undefined): ToolsSpec | undefined {
+/** `tools` (`--tools builtin|FILE`: a JSON array of {"type":"function","function":{name, parameters}}) and `toolShare` (`--tool-share P`), typed. */
+export function toolsFromOptions(tools: string | undefined, share: number | undefined, names: LoadNames = RUN_LOAD_NAMES): ToolsSpec | undefined {
   if (tools === undefined) {
-    if (share !== undefined) throw usage('--tool-share needs --tools');
+    if (share !== undefined) throw loadUsage(names, `${names.name('toolShare')} needs ${names.name('tools')}`);
     return undefined;
   }
-  const p = share === undefined ? 1 : Number(share);
-  if (share !== undefined && (!/^\d+(\.\d+)?$/.test(share.trim()) || p <= 0 || p > 1)) throw usage(`--tool-share must be a number in (0, 1], got "${share}"`);
+  const p = share === undefined ? 1 : checkNumber(names, 'toolShare', share);
   if (tools === 'builtin') return { source: 'builtin', tools: BUILTIN_TOOLS, share: p };
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(tools, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: --tools ${tools}: ${code ?? `not JSON (${(error as Error).message})`}`);
+    throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.name('tools')} ${tools}: ${code ?? `not JSON (${(error as Error).message})`}`);
   }
   const ok = Array.isArray(parsed) && parsed.length > 0 && parsed.every((t) => typeof t === 'object' && t !== null && (t as ToolDef).type === 'function' && typeof (t as ToolDef).function?.name === 'string');
-  if (!ok) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: --tools ${tools}: must be a non-empty JSON array of {"type":"function","function":{"name":...,"parameters":{...}}}`);
+  if (!ok) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.name('tools')} ${tools}: must be a non-empty JSON array of {"type":"function","function":{"name":...,"parameters":{...}}}`);
   const defs = parsed as ToolDef[];
   judge(defs, tools);
   return { source: tools, tools: defs, share: p };
@@ -102,7 +100,7 @@ export function judge(defs: readonly ToolDef[], source = 'builtin'): (calls: rea
     try {
       byName.set(d.function.name, ajv.compile(d.function.parameters ?? { type: 'object' }));
     } catch (error) {
-      throw usage(`--tools ${source}: the parameters of ${d.function.name} are not a JSON Schema ajv can compile: ${(error as Error).message}`);
+      throw new HarnessError(HarnessErrorCode.USAGE, `iari load: --tools ${source}: the parameters of ${d.function.name} are not a JSON Schema ajv can compile: ${(error as Error).message}`);
     }
   }
   return (calls) =>

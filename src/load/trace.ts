@@ -91,12 +91,12 @@ const bad = (file: string, line: number, why: string): HarnessError =>
   });
 
 /** `START-END` in trace time (durations: 60, 60s, 1m30s; END may be empty: to the end). */
-export function parseTraceWindow(value: string): { startS: number; endS: number | null } {
+export function parseTraceWindow(value: string, who = 'iari load', label = '--trace-window'): { startS: number; endS: number | null } {
   const m = /^\s*([^-\s]+)\s*-\s*([^-\s]*)\s*$/.exec(value);
   const start = m?.[1] === undefined ? undefined : parseDuration(m[1]);
   const end = m?.[2] === undefined || m[2] === '' ? null : parseDuration(m[2]);
   if (m === null || start === undefined || end === undefined || (end !== null && end <= start)) {
-    throw new HarnessError(HarnessErrorCode.USAGE, `iari load: --trace-window must be START-END in trace time with END after START, e.g. 60s-120s, 0-30 or 10m- (to the end); got "${value}"`);
+    throw new HarnessError(HarnessErrorCode.USAGE, `${who}: ${label} must be START-END in trace time with END after START, e.g. 60s-120s, 0-30 or 10m- (to the end); got "${value}"`);
   }
   return { startS: start / 1000, endS: end === null ? null : end / 1000 };
 }

@@ -4,7 +4,7 @@ import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type
 import type { ErrorClass } from './load-result.ts';
 import type { CutLimits } from './end-cut.ts';
 import { RequestTimer, type RequestTiming } from './request-timer.ts';
-import { isTlsFailure, transportClass } from '../client/transport-errors.ts';
+import { isTlsFailure, RequestDeadline, transportClass } from '../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from './response-bounds.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
@@ -33,11 +33,6 @@ class DecidedAtHead extends Error {
 class IdleTimeout extends Error {
   override readonly name = 'IdleTimeout';
   readonly code = 'IARI_IDLE_TIMEOUT';
-}
-
-class RequestDeadline extends Error {
-  override readonly name = 'RequestDeadline';
-  readonly code = 'IARI_REQUEST_DEADLINE';
 }
 
 /**
@@ -73,6 +68,17 @@ export async function untilStart(startNs: bigint, signal?: AbortSignal): Promise
   const ms = Number(startNs - now()) / 1e6;
   if (ms > 2) await sleepMs(ms - 1, signal);
   while (now() < startNs && signal?.aborted !== true) await new Promise<void>((r) => setImmediate(r));
+}
+
+/** Waits for an arrival's intended time: a timer for the bulk, then yields to I/O until due (or the caller aborts). */
+export async function untilDue(intendedNs: bigint, signal?: AbortSignal): Promise<void> {
+  for (;;) {
+    const left = Number(intendedNs - now()) / 1e6;
+    if (left <= 0.05) return;
+    if (left > 2) await sleepMs(left - 1.5, signal);
+    else await new Promise<void>((r) => setImmediate(r));
+    if (signal?.aborted === true) return;
+  }
 }
 
 export { isTlsFailure };
@@ -280,14 +286,7 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
       if (intendedNs >= limits.stopNs || hooks.signal?.aborted === true) break;
       const warm = collector.isWarmup(intendedNs);
       if (loop.budgetSpent(warm)) break;
-      // Wait for the intended time: a timer for the bulk, then yield to I/O until due.
-      for (;;) {
-        const left = Number(intendedNs - now()) / 1e6;
-        if (left <= 0.05) break;
-        if (left > 2) await sleepMs(left - 1.5, hooks.signal);
-        else await new Promise<void>((r) => setImmediate(r));
-        if (isAborted(hooks.signal)) break;
-      }
+      await untilDue(intendedNs, hooks.signal);
       if (isAborted(hooks.signal)) break;
       // --max-concurrency: a due arrival waits for a free slot (its latency still counts from the intended time; the wait is schedule lag).
       while (maxConcurrency !== null && loop.pending.size >= maxConcurrency && !isAborted(hooks.signal)) await Promise.race(loop.pending);
@@ -306,18 +305,49 @@ export async function runOpenLoop(target: EngineTarget, limits: EngineLimits, sc
   return loop.run();
 }
 
+/** The run's stop: at its stop time, or when the caller aborts (at once if it already has). */
+export function runStop(limits: EngineLimits, signal: AbortSignal | undefined): { signal: AbortSignal; stop(): void; dispose(): void } {
+  const ac = new AbortController();
+  const stop = (): void => ac.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  if (signal?.aborted === true) stop();
+  const timer = setTimeout(stop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
+  return {
+    signal: ac.signal,
+    stop,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
+    },
+  };
+}
+
+/**
+ * What the closed loops share (requests, conversations): from t = 0, `concurrency` slots run until
+ * the run stops (`stop`: its stop time or the caller's abort); then the requests in flight drain.
+ */
+export async function runClosedSlots(loop: LoopState, limits: EngineLimits, hooks: EngineHooks, concurrency: number, slot: (stop: AbortSignal) => Promise<void>): Promise<EngineRun> {
+  const stop = runStop(limits, hooks.signal);
+  try {
+    await untilStart(limits.startNs, hooks.signal);
+    const slots = Array.from({ length: concurrency }, () => slot(stop.signal));
+    await Promise.race([Promise.all(slots), new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }))]);
+    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
+    await Promise.allSettled(slots);
+  } finally {
+    stop.dispose();
+    await loop.close();
+  }
+  return loop.run();
+}
+
 /** Closed loop with undici: N workers, each sends its next request when the previous one ends. */
 export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLimits, concurrency: number, hooks: EngineHooks): Promise<EngineRun> {
   const loop = new LoopState(target, limits, hooks);
   const collector = hooks.collector;
-  const stopAc = new AbortController();
-  const onStop = (): void => stopAc.abort();
-  hooks.signal?.addEventListener('abort', onStop, { once: true });
-  if (hooks.signal?.aborted === true) onStop();
-  const stopTimer = setTimeout(onStop, Math.max(0, Number(limits.stopNs - now()) / 1e6));
-  const worker = async (): Promise<void> => {
+  return runClosedSlots(loop, limits, hooks, concurrency, async (stop) => {
     for (;;) {
-      if (stopAc.signal.aborted) return;
+      if (stop.aborted) return;
       const t = now();
       if (t >= limits.stopNs) return;
       const warm = collector.isWarmup(t);
@@ -329,19 +359,7 @@ export async function runClosedLoopUndici(target: EngineTarget, limits: EngineLi
       loop.pending.delete(p);
       report(hooks, timing);
       // A refused connection fails at once: pause so a dead server is not hammered in a tight loop.
-      if (timing.error?.class === 'connect') await sleepMs(100, stopAc.signal);
+      if (timing.error?.class === 'connect') await sleepMs(100, stop);
     }
-  };
-  try {
-    await untilStart(limits.startNs, hooks.signal);
-    const workers = Array.from({ length: concurrency }, () => worker());
-    await Promise.race([Promise.all(workers), new Promise<void>((r) => stopAc.signal.addEventListener('abort', () => r(), { once: true }))]);
-    await drain(loop.inFlight, loop.pending, limits, limits.drainMs, hooks.signal);
-    await Promise.allSettled(workers);
-  } finally {
-    clearTimeout(stopTimer);
-    hooks.signal?.removeEventListener('abort', onStop);
-    await loop.close();
-  }
-  return loop.run();
+  });
 }

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readDataset } from './dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from './trace.ts';
-import { toolsFromFlags } from './tool-calls.ts';
-import { durationOption } from '../duration.ts';
+import { toolsFromOptions } from './tool-calls.ts';
+import { checkDuration } from '../duration.ts';
+import { checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from './workload.ts';
 
 /** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
@@ -68,47 +69,50 @@ Trace replay (open loop; arrivals and lengths from the trace, latency from its i
                          10m- (to the end); default: from its first timestamp to its end
 `;
 
-const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
-
 /** `MEAN[,STDEV]` in tokens. */
-export function parseTokenLength(flag: string, value: string): TokenLength {
+export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
+  const label = names.name(option);
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:,\s*(\d+(?:\.\d+)?)\s*)?$/.exec(value);
-  if (m === null) throw usage(`--${flag} must be MEAN or MEAN,STDEV in tokens, e.g. 512 or 512,64; got "${value}"`);
+  if (m === null) throw loadUsage(names, `${label} must be MEAN or MEAN,STDEV in tokens, e.g. 512 or 512,64; got "${value}"`);
   const mean = Number(m[1]);
   const stdev = m[2] === undefined ? 0 : Number(m[2]);
-  if (mean < 1 || mean > 1_000_000) throw usage(`--${flag}: the mean must be from 1 to 1000000 tokens, got ${mean}`);
-  if (stdev > mean * 10) throw usage(`--${flag}: the standard deviation ${stdev} is more than ten times the mean`);
+  if (mean < 1 || mean > 1_000_000) throw loadUsage(names, `${label}: the mean must be from 1 to 1000000 tokens, got ${mean}`);
+  if (stdev > mean * 10) throw loadUsage(names, `${label}: the standard deviation ${stdev} is more than ten times the mean`);
   return { mean, stdev };
 }
 
-/** `--extra-body JSON` or `@FILE`: a JSON object that does not set what iari sets itself. */
-export function parseExtraBody(value: string): Record<string, unknown> {
+/** `extraBody` (`--extra-body`): JSON text or `@FILE`, a JSON object that does not set what iari sets itself. */
+export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES): Record<string, unknown> {
+  const n = names.name;
   let text = value;
   if (value.startsWith('@')) {
     try {
       text = readFileSync(value.slice(1), 'utf8');
     } catch (error) {
-      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: cannot read --extra-body ${value}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: cannot read ${n('extraBody')} ${value}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw usage(`--extra-body is not JSON: ${(error as Error).message}`);
+    throw loadUsage(names, `${n('extraBody')} is not JSON: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usage('--extra-body must be a JSON object, e.g. \'{"ignore_eos":true}\'');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw loadUsage(names, `${n('extraBody')} must be a JSON object, e.g. '{"ignore_eos":true}'`);
   const body = parsed as Record<string, unknown>;
   for (const key of RESERVED_BODY_KEYS) {
     if (key in body) {
-      const use = key === 'max_tokens' || key === 'max_completion_tokens' ? '--output-tokens, --max-tokens or --max-tokens-field' : key === 'model' ? '--model' : key === 'messages' ? '--prompts, --dataset or --input-tokens' : '--stream / --no-stream';
-      throw usage(`--extra-body cannot set "${key}": iari sets it (use ${use})`);
+      const use = key === 'max_tokens' || key === 'max_completion_tokens' ? `${n('outputTokens')}, ${n('maxTokens')} or ${n('maxTokensField')}` : key === 'model' ? n('model') : key === 'messages' ? `${n('prompts')}, ${n('dataset')} or ${n('inputTokens')}` : n('stream');
+      throw loadUsage(names, `${n('extraBody')} cannot set "${key}": iari sets it (use ${use})`);
     }
   }
   return body;
 }
 
-type Values = { [K in keyof typeof workloadFlagSpec]?: string | undefined } & { prompts?: string | undefined; 'max-tokens'?: string | undefined };
+export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
+
+/** The options that shape what each request asks for (the flags of workloadFlagSpec). */
+const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare'] as const satisfies readonly (keyof LoadOptions)[];
 
 export interface WorkloadPlan {
   /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
@@ -118,75 +122,69 @@ export interface WorkloadPlan {
   trace?: { file: string; options: TraceOptions };
 }
 
-/** Validates the workload flags before any traffic (exit 2 on a bad or contradictory one). */
-export function workloadFromFlags(v: Values): WorkloadPlan {
-  const given = Object.keys(workloadFlagSpec).some((k) => v[k as keyof typeof workloadFlagSpec] !== undefined);
-  if (!given) return { spec: undefined, dataset: null };
-  const tools = toolsFromFlags(v.tools, v['tool-share']);
-  const trace = traceFromFlags(v);
+/** Validates the typed workload options before any traffic (exit 2 on a bad or contradictory one), naming them as `names` does. */
+export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD_NAMES): WorkloadPlan {
+  const n = names.name;
+  const usage = (message: string): HarnessError => loadUsage(names, message);
+  if (!WORKLOAD_OPTIONS.some((k) => o[k] !== undefined)) return { spec: undefined, dataset: null };
+  const tools = toolsFromOptions(o.tools === undefined ? undefined : checkText(names, 'tools', o.tools), o.toolShare, names);
+  const extraBody = (): Record<string, unknown> | null => (o.extraBody === undefined ? null : parseExtraBody(checkText(names, 'extraBody', o.extraBody), names));
+  const trace = traceFromOptions(o, names);
   if (trace !== undefined) {
-    return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (v['max-tokens-field'] ?? 'max_tokens') as MaxTokensField, extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']) }, dataset: null, trace };
+    return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (o.maxTokensField ?? 'max_tokens') as MaxTokensField, extraBody: extraBody() }, dataset: null, trace };
   }
-  if (v['input-tokens'] !== undefined && v.prompts !== undefined) throw usage('give --input-tokens (synthetic prompts) or --prompts, not both');
-  if (v['input-tokens'] !== undefined && v.dataset !== undefined) throw usage('give --input-tokens (synthetic prompts) or --dataset, not both');
-  if (v.dataset !== undefined && v.prompts !== undefined) throw usage('give --dataset or --prompts, not both (--dataset reads the --prompts format too)');
-  if (v['output-tokens'] !== undefined && v['max-tokens'] !== undefined) throw usage('give --output-tokens (a length per request) or --max-tokens (one cap), not both');
-  if (v['dataset-size'] !== undefined && v.dataset === undefined) throw usage('--dataset-size needs --dataset');
-  const field = v['max-tokens-field'] ?? 'max_tokens';
-  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw usage(`--max-tokens-field must be max_tokens, max_completion_tokens or both, got "${field}"`);
-  let size = 1000;
-  if (v['dataset-size'] !== undefined) {
-    if (!/^\d+$/.test(v['dataset-size']) || Number(v['dataset-size']) < 1 || Number(v['dataset-size']) > 100_000) throw usage(`--dataset-size must be an integer from 1 to 100000, got "${v['dataset-size']}"`);
-    size = Number(v['dataset-size']);
-  }
-  const prefix = prefixFromFlags(v['prefix-tokens'], v['prefix-groups']);
-  if (v['think-time'] !== undefined && v.turns === undefined) throw usage('--think-time needs --turns (it is the pause between turns of a conversation)');
-  const conversation = v.turns === undefined ? undefined : { turns: parseTokenLength('turns', v.turns), thinkTimeMs: durationOption('iari load', 'think-time', v['think-time'], 0, 600) ?? 0 };
-  if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`--turns: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
+  if (o.inputTokens !== undefined && o.prompts !== undefined) throw usage(`give ${n('inputTokens')} (synthetic prompts) or ${n('prompts')}, not both`);
+  if (o.inputTokens !== undefined && o.dataset !== undefined) throw usage(`give ${n('inputTokens')} (synthetic prompts) or ${n('dataset')}, not both`);
+  if (o.dataset !== undefined && o.prompts !== undefined) throw usage(`give ${n('dataset')} or ${n('prompts')}, not both (${n('dataset')} reads the ${n('prompts')} format too)`);
+  if (o.outputTokens !== undefined && o.maxTokens !== undefined) throw usage(`give ${n('outputTokens')} (a length per request) or ${n('maxTokens')} (one cap), not both`);
+  if (o.datasetSize !== undefined && o.dataset === undefined) throw usage(`${n('datasetSize')} needs ${n('dataset')}`);
+  const field = checkField(o.maxTokensField, names);
+  const size = o.datasetSize === undefined ? 1000 : checkNumber(names, 'datasetSize', o.datasetSize);
+  const prefix = prefixFromOptions(o.prefixTokens, o.prefixGroups, names);
+  if (o.thinkTime !== undefined && o.turns === undefined) throw usage(`${n('thinkTime')} needs ${n('turns')} (it is the pause between turns of a conversation)`);
+  const conversation = o.turns === undefined ? undefined : { turns: parseTokenLength('turns', checkText(names, 'turns', o.turns), names), thinkTimeMs: o.thinkTime === undefined ? 0 : checkDuration(names.who, n('thinkTime'), o.thinkTime, 0, 600) };
+  if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`${n('turns')}: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
     ...(tools === undefined ? {} : { tools }),
     ...(prefix === undefined ? {} : { prefix }),
     ...(conversation === undefined ? {} : { conversation }),
-    input: v['input-tokens'] !== undefined ? { kind: 'synthetic', length: parseTokenLength('input-tokens', v['input-tokens']) } : { kind: 'prompts' },
-    output: v['output-tokens'] === undefined ? null : parseTokenLength('output-tokens', v['output-tokens']),
-    maxTokensField: field as MaxTokensField,
-    extraBody: v['extra-body'] === undefined ? null : parseExtraBody(v['extra-body']),
+    input: o.inputTokens !== undefined ? { kind: 'synthetic', length: parseTokenLength('inputTokens', checkText(names, 'inputTokens', o.inputTokens), names) } : { kind: 'prompts' },
+    output: o.outputTokens === undefined ? null : parseTokenLength('outputTokens', checkText(names, 'outputTokens', o.outputTokens), names),
+    maxTokensField: field,
+    extraBody: extraBody(),
   };
-  return { spec, dataset: v.dataset === undefined ? null : { file: v.dataset, size } };
+  return { spec, dataset: o.dataset === undefined ? null : { file: checkText(names, 'dataset', o.dataset), size } };
 }
 
-const TRACE_EXCLUSIVE = ['input-tokens', 'output-tokens', 'dataset', 'dataset-size', 'prefix-tokens', 'prefix-groups', 'turns', 'think-time', 'prompts', 'max-tokens'] as const;
+function checkField(value: unknown, names: LoadNames): MaxTokensField {
+  const field = value ?? 'max_tokens';
+  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw loadUsage(names, `${names.name('maxTokensField')} must be max_tokens, max_completion_tokens or both, got "${String(field)}"`);
+  return field;
+}
 
-function traceFromFlags(v: Values): WorkloadPlan['trace'] {
-  if (v.trace === undefined) {
-    for (const f of ['trace-format', 'trace-speed', 'trace-window'] as const) if (v[f] !== undefined) throw usage(`--${f} needs --trace`);
+const TRACE_EXCLUSIVE = ['inputTokens', 'outputTokens', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'prompts', 'maxTokens'] as const;
+
+function traceFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadPlan['trace'] {
+  const n = names.name;
+  if (o.trace === undefined) {
+    for (const f of ['traceFormat', 'traceSpeed', 'traceWindow'] as const) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} needs ${n('trace')}`);
     return undefined;
   }
-  for (const f of TRACE_EXCLUSIVE) if (v[f] !== undefined) throw usage(`--${f} cannot be combined with --trace: the trace gives every request's lengths (and Mooncake's hash_ids its shared prefixes)`);
-  const format = v['trace-format'];
-  if (format !== undefined && format !== 'mooncake' && format !== 'burstgpt') throw usage(`--trace-format must be mooncake or burstgpt, got "${format}"`);
-  let speed = 1;
-  if (v['trace-speed'] !== undefined) {
-    speed = Number(v['trace-speed']);
-    if (!/^\d+(\.\d+)?$/.test(v['trace-speed'].trim()) || speed < 0.001 || speed > 10_000) throw usage(`--trace-speed must be a number from 0.001 to 10000, got "${v['trace-speed']}"`);
-  }
-  const field = v['max-tokens-field'] ?? 'max_tokens';
-  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw usage(`--max-tokens-field must be max_tokens, max_completion_tokens or both, got "${field}"`);
-  const window = v['trace-window'] === undefined ? null : parseTraceWindow(v['trace-window']);
-  return { file: v.trace, options: { speed, window, ...(format === undefined ? {} : { format }) } };
+  for (const f of TRACE_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('trace')}: the trace gives every request's lengths (and Mooncake's hash_ids its shared prefixes)`);
+  const format = o.traceFormat;
+  if (format !== undefined && format !== 'mooncake' && format !== 'burstgpt') throw loadUsage(names, `${n('traceFormat')} must be mooncake or burstgpt, got "${String(format)}"`);
+  const speed = o.traceSpeed === undefined ? 1 : checkNumber(names, 'traceSpeed', o.traceSpeed);
+  checkField(o.maxTokensField, names);
+  const window = o.traceWindow === undefined ? null : parseTraceWindow(checkText(names, 'traceWindow', o.traceWindow), names.who, n('traceWindow'));
+  return { file: checkText(names, 'trace', o.trace), options: { speed, window, ...(format === undefined ? {} : { format }) } };
 }
 
-function intFlag(flag: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) throw usage(`--${flag} must be an integer from ${min} to ${max}, got "${value}"`);
-  return Number(value);
-}
-
-function prefixFromFlags(tokens: string | undefined, groups: string | undefined): PrefixSpec | undefined {
+function prefixFromOptions(tokens: number | undefined, groups: number | undefined, names: LoadNames): PrefixSpec | undefined {
   if (tokens === undefined) {
-    if (groups !== undefined) throw usage('--prefix-groups needs --prefix-tokens (the length of each shared prefix)');
+    if (groups !== undefined) throw loadUsage(names, `${names.name('prefixGroups')} needs ${names.name('prefixTokens')} (the length of each shared prefix)`);
     return undefined;
   }
-  return { tokens: intFlag('prefix-tokens', tokens, 1, 200_000), groups: groups === undefined ? 1 : intFlag('prefix-groups', groups, 1, 10_000) };
+  return { tokens: checkNumber(names, 'prefixTokens', tokens), groups: groups === undefined ? 1 : checkNumber(names, 'prefixGroups', groups) };
 }
 
 /** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer';
 import { buildWorkload, drawLength, syntheticPrompt, type WorkloadSpec } from './workload.ts';
-import { parseExtraBody, parseTokenLength, workloadFromFlags } from './workload-options.ts';
+import { parseExtraBody, parseTokenLength } from './workload-options.ts';
+import { CLI_LOAD_NAMES, planFromFlags } from '../cli/load-flags.ts';
+
+const workloadFromFlags = (v: Parameters<typeof planFromFlags>[0]) => planFromFlags(v).workloadPlan;
 import { seededRandom } from '../seeded-random.ts';
 
 const base = { model: 'm', maxTokens: 64, stream: true, seed: 7, prompts: [[{ role: 'user' as const, content: 'hi' }]] };
@@ -50,10 +53,10 @@ describe('token-length workloads', () => {
   });
 
   it('rejects bad lengths, non-object or reserved --extra-body, and contradictory flags (exit 2)', () => {
-    expect(parseTokenLength('input-tokens', '512,64')).toEqual({ mean: 512, stdev: 64 });
-    for (const bad of ['', 'abc', '0', '-5', '10,-1', '5,100']) expect(() => parseTokenLength('input-tokens', bad)).toThrow(/input-tokens/);
-    expect(parseExtraBody('{"ignore_eos":true}')).toEqual({ ignore_eos: true });
-    for (const bad of ['[1]', 'null', '{bad', '{"max_tokens":5}', '{"model":"x"}', '{"messages":[]}', '{"stream":false}']) expect(() => parseExtraBody(bad)).toThrow(/--extra-body/);
+    expect(parseTokenLength('inputTokens', '512,64', CLI_LOAD_NAMES)).toEqual({ mean: 512, stdev: 64 });
+    for (const bad of ['', 'abc', '0', '-5', '10,-1', '5,100']) expect(() => parseTokenLength('inputTokens', bad, CLI_LOAD_NAMES)).toThrow(/input-tokens/);
+    expect(parseExtraBody('{"ignore_eos":true}', CLI_LOAD_NAMES)).toEqual({ ignore_eos: true });
+    for (const bad of ['[1]', 'null', '{bad', '{"max_tokens":5}', '{"model":"x"}', '{"messages":[]}', '{"stream":false}']) expect(() => parseExtraBody(bad, CLI_LOAD_NAMES)).toThrow(/--extra-body/);
     const code = (v: Record<string, string>): string | undefined => {
       try {
         workloadFromFlags(v);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseFlags } from '../../src/cli/args.ts';
 import { mockFlagSpec } from '../../src/cli/mock-command.ts';
-import { loadFlagSpec, planFromFlags } from '../../src/load/load-options.ts';
+import { loadFlagSpec, planFromFlags } from '../../src/cli/load-flags.ts';
 
 /**
  * deploy/k8s/ checked offline: every object against the Kubernetes OpenAPI schemas (the

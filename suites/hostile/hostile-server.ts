@@ -274,6 +274,11 @@ export async function startHostileServer(mode: HostileMode): Promise<HostileServ
     });
   });
   track(server);
+  // Node starts its 5 s keep-alive timer when a response is handed to the kernel, not when the client
+  // has read it: a client that needs over 5 s to read and parse a 7 MB answer (huge-event, on a loaded
+  // machine) can send its next request as the server closes that connection, and meets "other side
+  // closed" instead of the fault under test. Each mode is about one fault, so the connection stays.
+  server.keepAliveTimeout = 120_000;
   const url = await listen(server);
   return {
     url: `${url}/v1`,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { announceLine, run } from '../../src/cli/load-command.ts';
-import { planFromFlags } from '../../src/load/load-options.ts';
+import { planFromFlags } from '../../src/cli/load-flags.ts';
 import { isHarnessError } from '../../src/errors.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
 

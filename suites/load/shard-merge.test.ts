@@ -20,7 +20,8 @@ describe('sharded runs merge exactly', () => {
   beforeAll(async () => {
     mock = await startLoadMock({ ttftMs: 20, itlMs: 4, completionTokens: 6 });
     dir = mkdtempSync(join(tmpdir(), 'iari-shards-'));
-    const sloExprs = ['ttft.p99<2s', 'errors.rate<0.01'];
+    // The merge is judged here, not the machine: a TTFT bound a loaded CI machine cannot break.
+    const sloExprs = ['ttft.p99<30s', 'errors.rate<0.01'];
     // Four shards of one open-loop run, at the same time against one mock (as four pods would).
     const runs = await Promise.all(
       [0, 1, 2, 3].map((index) =>
@@ -56,14 +57,14 @@ describe('sharded runs merge exactly', () => {
     expect(merged.meta.mode).toMatchObject({ kind: 'open', rate: 40 });
     expect(merged.timeslices.reduce((a, t) => a + t.finished, 0)).toBe(merged.counts.finished);
     expect(merged.mergedFrom?.map((m) => m.shard?.index).sort()).toEqual([0, 1, 2, 3]);
-    expect(merged.slos.map((s) => s.expr)).toEqual(['ttft.p99<2s', 'errors.rate<0.01']);
+    expect(merged.slos.map((s) => s.expr)).toEqual(['ttft.p99<30s', 'errors.rate<0.01']);
   });
 
   it('iari report merge writes the merged load.json, requests.ndjson and report.html from the shard directories', async () => {
     const out = join(dir, 'merged');
     const code = await reportCommand(['merge', ...[0, 1, 2, 3].map((i) => join(dir, `shard${i}`)), '--report', out, '--json']);
-    expect(code).toBe(0);
     const merged = JSON.parse(readFileSync(join(out, 'load.json'), 'utf8')) as LoadResult;
+    expect(code, JSON.stringify({ slos: merged.slos, errors: merged.errors, counts: merged.counts })).toBe(0);
     expect(merged.counts.finished).toBe(shards.reduce((a, s) => a + s.result.counts.finished, 0));
     const lines = readFileSync(join(out, 'requests.ndjson'), 'utf8').trim().split('\n');
     expect(lines.length).toBe(shards.reduce((a, s) => a + s.records.length, 0));

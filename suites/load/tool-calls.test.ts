@@ -6,7 +6,7 @@ import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { parseSlos } from '../../src/load/slo.ts';
-import { BUILTIN_TOOLS, declaresTools, toolsFromFlags, type ToolsSpec } from '../../src/load/tool-calls.ts';
+import { BUILTIN_TOOLS, declaresTools, toolsFromOptions, type ToolsSpec } from '../../src/load/tool-calls.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iari-tools-'));
@@ -82,7 +82,7 @@ describe('tool calls under load against the mock', () => {
   it('LOAD-TOOLS: arguments that break the declared schema (a pattern the mock ignores) are schema_mismatch; --tool-share declares tools on the seeded share of requests', async () => {
     const file = join(tmp, 'tools.json');
     writeFileSync(file, JSON.stringify([{ type: 'function', function: { name: 'lookup_order', parameters: { type: 'object', properties: { order_id: { type: 'string', pattern: '^[0-9]{8}$' } }, required: ['order_id'] } } }]));
-    const tools = toolsFromFlags(file, '0.5')!;
+    const tools = toolsFromOptions(file, 0.5)!;
     const { result, records } = await run(tools, null);
     const ok = records.filter((r) => r.phase === 'measure' && r.error === null);
     const declared = ok.filter((r) => declaresTools(tools, 3, r.seq)).length;

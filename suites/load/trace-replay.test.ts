@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import type { RequestRecord } from '../../src/load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { readTrace, TRACE_BLOCK_TOKENS } from '../../src/load/trace.ts';
+import { readTrace, TRACE_BLOCK_TOKENS, type TraceSpec } from '../../src/load/trace.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
@@ -57,11 +57,8 @@ describe('trace replay against the mock (its request log and prefix cache are th
   });
   afterAll(() => mock.close());
 
-  it('LOAD-TRACE: a Mooncake trace arrives at the mock at its timestamps, each prompt is its input_length, and the cached tokens are 512 per shared hash id, as the mock\'s log says', async () => {
-    const { lines, expectedCached } = mooncakeTrace(30, 11);
-    const file = join(tmp, 'mooncake.jsonl');
-    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const trace = await readTrace(file, { speed: 1, window: null });
+  /** Replays `trace` open loop until its last entry: the run's result, its records as they came, and its start on the monotonic clock. */
+  async function replay(trace: TraceSpec): Promise<{ result: LoadResult; records: RequestRecord[]; startNs: bigint }> {
     const records: RequestRecord[] = [];
     let startNs = 0n;
     const { result } = await runLoad(
@@ -72,6 +69,15 @@ describe('trace replay against the mock (its request log and prefix cache are th
         onRecord: (r) => records.push(r),
       }),
     );
+    return { result, records, startNs };
+  }
+
+  it('LOAD-TRACE: a Mooncake trace arrives at the mock at its timestamps, each prompt is its input_length, and the cached tokens are 512 per shared hash id, as the mock\'s log says', async () => {
+    const { lines, expectedCached } = mooncakeTrace(30, 11);
+    const file = join(tmp, 'mooncake.jsonl');
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const trace = await readTrace(file, { speed: 1, window: null });
+    const { result, records, startNs } = await replay(trace);
     expect(result.counts.failed).toBe(0);
     expect(records).toHaveLength(30);
     expect(result.meta.mode).toMatchObject({ kind: 'open', arrival: 'trace', trace: { format: 'mooncake', kept: 30 } });
@@ -116,16 +122,7 @@ describe('trace replay against the mock (its request log and prefix cache are th
     const window = { startS: (lines[5]?.timestamp ?? 0) / 1000, endS: (lines[25]?.timestamp ?? 0) / 1000 };
     const trace = await readTrace(file, { speed: 2, window });
     expect(trace.entries).toHaveLength(20);
-    const records: RequestRecord[] = [];
-    let startNs = 0n;
-    const { result } = await runLoad(
-      loadConfig(mock, { kind: 'open', rate: 0, arrival: 'trace' }, {
-        durationS: null,
-        workload: { input: { kind: 'prompts' }, output: null, maxTokensField: 'max_tokens', extraBody: null, trace },
-        onStart: (ns) => (startNs = ns),
-        onRecord: (r) => records.push(r),
-      }),
-    );
+    const { result, records, startNs } = await replay(trace);
     expect(records).toHaveLength(20);
     const late = records.map((r) => {
       const line = lines[r.seq + 5]!;
@@ -143,16 +140,7 @@ describe('trace replay against the mock (its request log and prefix cache are th
     writeFileSync(file, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n' + rows.map(([t, m, i, o]) => `${t},${m},${i},${o},${i + o},Conversation log`).join('\n') + '\n');
     const trace = await readTrace(file, { speed: 1, window: null });
     expect(trace.info).toMatchObject({ format: 'burstgpt', read: 4, kept: 3, skipped: 1 });
-    const records: RequestRecord[] = [];
-    let startNs = 0n;
-    await runLoad(
-      loadConfig(mock, { kind: 'open', rate: 0, arrival: 'trace' }, {
-        durationS: null,
-        workload: { input: { kind: 'prompts' }, output: null, maxTokensField: 'max_tokens', extraBody: null, trace },
-        onStart: (ns) => (startNs = ns),
-        onRecord: (r) => records.push(r),
-      }),
-    );
+    const { records, startNs } = await replay(trace);
     const kept = rows.filter((r) => r[3] > 0);
     expect(records.map((r) => r.requested)).toEqual(kept.map(([, , i, o]) => ({ prompt: i, output: o })));
     for (const r of records) {

@@ -1,6 +1,6 @@
 import type { CheckDef } from '../framework/check-types.ts';
 import { CLIENT_NAMES, langchain, openaiNode, vercelAi } from '../clients/client-libraries.ts';
-import { clientCaps, clientOp, CLIENT_PROMPT, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientCaps, clientOp, CLIENT_PROMPT, type ClientOpDef, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { probeCapability } from '../requests/capability-probes.ts';
 import { offered } from '../registry/capabilities.ts';
 import { streamChunks } from '../wire/stream-chunks.ts';
@@ -43,75 +43,99 @@ function answerProblem(text: unknown): OpResult {
   return undefined;
 }
 
-const openai = clientOp({
-  name: 'client-openai-reasoning-stream',
-  id: 'CLIENT-026',
-  client: CLIENT_NAMES.openai,
-  call: 'client.chat.completions.create({ stream: true }) on a reasoning model',
-  title: 'yields content deltas that join to the answer without the reasoning',
-  async run(env) {
-    const model = await reasoner(env);
-    if (typeof model !== 'string') return model;
-    const c = await openaiNode(env.t, env.ctx.http.tokenForProbe());
-    if (c === undefined) return 'not-installed';
-    const stream = await c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], stream: true });
-    let text = '';
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    return answerProblem(text);
-  },
-});
+/** What a library gave the application from the stream. */
+interface Streamed {
+  /** The answer text, joined. */
+  text: string;
+  /** A library that hands reasoning to the application apart (the AI SDK's reasoning parts): what it handed. */
+  reasoningParts?: string;
+  /** A library that reports errors as parts of the stream (the AI SDK): what they said. */
+  errorParts?: string[];
+}
 
-const vercel = clientOp({
-  name: 'client-vercel-reasoning-stream',
-  id: 'CLIENT-027',
-  client: CLIENT_NAMES.vercel,
-  call: 'streamText() on a reasoning model',
-  title: 'streams text parts that join to the answer without the reasoning, reasoning parts that carry the reasoning streamed, and no error part',
-  async run(env) {
-    const model = await reasoner(env);
-    if (typeof model !== 'string') return model;
-    const v = await vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage);
-    if (v === undefined) return 'not-installed';
-    env.t.keepBodies = true;
-    const res = v.ai.streamText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0, onError: () => undefined });
-    let text = '';
-    let reasoning = '';
-    const errors: string[] = [];
-    for await (const part of res.fullStream) {
-      if (part.type === 'text-delta') text += part.text;
-      else if (part.type === 'reasoning-delta') reasoning += part.text;
-      else if (part.type === 'error') errors.push(String(part.error));
-    }
-    if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
-    const problem = answerProblem(text);
-    if (problem !== undefined) return problem;
-    // The AI SDK hands reasoning to the application as reasoning parts; it must not be in the text.
-    if (reasoning !== '' && text.includes(reasoning.slice(0, 24))) return { problem: 'the text parts repeat the reasoning parts', received: text.slice(0, 200) };
-    // What the server streamed as reasoning must reach the application as reasoning parts (UIs show them, agents keep them).
-    const body = await env.t.last()?.body;
-    const sent = body === undefined ? '' : streamedReasoning(body);
-    if (sent !== '' && !reasoning.includes(sent)) {
-      return { problem: reasoning === '' ? 'the server streamed reasoning, and the AI SDK gave the application no reasoning part' : 'the reasoning parts do not carry the reasoning the server streamed', expected: sent.slice(0, 200), received: reasoning.slice(0, 200) };
-    }
-    return undefined;
-  },
-});
+/** One library's reasoning-stream operation: what differs from library to library. */
+interface ReasoningStreamClient<L> extends Pick<ClientOpDef, 'name' | 'id' | 'client' | 'call' | 'title'> {
+  /** The library, set up for the server; undefined when it is not installed. */
+  open(env: OpEnv, model: string): Promise<L | undefined>;
+  /** Streams one completion of CLIENT_PROMPT from `model` as an application does. */
+  stream(lib: L, model: string, env: OpEnv): Promise<Streamed>;
+}
 
-const lc = clientOp({
-  name: 'client-langchain-reasoning-stream',
-  id: 'CLIENT-028',
-  client: CLIENT_NAMES.langchain,
-  call: 'ChatOpenAI.stream() on a reasoning model',
-  title: 'yields AIMessageChunks whose content is the answer without the reasoning',
-  async run(env) {
-    const model = await reasoner(env);
-    if (typeof model !== 'string') return model;
-    const l = await langchain(env.t, env.ctx.http.tokenForProbe(), model, env.t.baseUrl, await clientCaps(env.ctx));
-    if (l === undefined) return 'not-installed';
-    let text = '';
-    for await (const chunk of await l.chat.stream([new l.messages.HumanMessage(CLIENT_PROMPT)])) text += typeof chunk.content === 'string' ? chunk.content : '';
-    return answerProblem(text);
-  },
-});
+function reasoningStreamOp<L>(c: ReasoningStreamClient<L>): CheckDef {
+  return clientOp({
+    name: c.name,
+    id: c.id,
+    client: c.client,
+    call: c.call,
+    title: c.title,
+    async run(env) {
+      const model = await reasoner(env);
+      if (typeof model !== 'string') return model;
+      const lib = await c.open(env, model);
+      if (lib === undefined) return 'not-installed';
+      const got = await c.stream(lib, model, env);
+      if (got.errorParts !== undefined && got.errorParts.length > 0) return { problem: `the stream carried an error part: ${got.errorParts.join('; ')}` };
+      return answerProblem(got.text) ?? (got.reasoningParts === undefined ? undefined : reasoningPartsProblem(got.text, got.reasoningParts, env));
+    },
+  });
+}
 
-export const reasoningClientChecks: CheckDef[] = [openai, vercel, lc];
+async function reasoningPartsProblem(text: string, reasoning: string, env: OpEnv): Promise<OpResult> {
+  // The AI SDK hands reasoning to the application as reasoning parts; it must not be in the text.
+  if (reasoning !== '' && text.includes(reasoning.slice(0, 24))) return { problem: 'the text parts repeat the reasoning parts', received: text.slice(0, 200) };
+  // What the server streamed as reasoning must reach the application as reasoning parts (UIs show them, agents keep them).
+  const body = await env.t.last()?.body;
+  const sent = body === undefined ? '' : streamedReasoning(body);
+  if (sent !== '' && !reasoning.includes(sent)) {
+    return { problem: reasoning === '' ? 'the server streamed reasoning, and the AI SDK gave the application no reasoning part' : 'the reasoning parts do not carry the reasoning the server streamed', expected: sent.slice(0, 200), received: reasoning.slice(0, 200) };
+  }
+  return undefined;
+}
+
+export const reasoningClientChecks: CheckDef[] = [
+  reasoningStreamOp({
+    name: 'client-openai-reasoning-stream',
+    id: 'CLIENT-026',
+    client: CLIENT_NAMES.openai,
+    call: 'client.chat.completions.create({ stream: true }) on a reasoning model',
+    title: 'yields content deltas that join to the answer without the reasoning',
+    open: (env) => openaiNode(env.t, env.ctx.http.tokenForProbe()),
+    async stream(c, model) {
+      let text = '';
+      for await (const chunk of await c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
+      return { text };
+    },
+  }),
+  reasoningStreamOp({
+    name: 'client-vercel-reasoning-stream',
+    id: 'CLIENT-027',
+    client: CLIENT_NAMES.vercel,
+    call: 'streamText() on a reasoning model',
+    title: 'streams text parts that join to the answer without the reasoning, reasoning parts that carry the reasoning streamed, and no error part',
+    open: async (env) => vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage),
+    async stream(v, model, env) {
+      env.t.keepBodies = true;
+      const res = v.ai.streamText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0, onError: () => undefined });
+      const got = { text: '', reasoningParts: '', errorParts: [] as string[] };
+      for await (const part of res.fullStream) {
+        if (part.type === 'text-delta') got.text += part.text;
+        else if (part.type === 'reasoning-delta') got.reasoningParts += part.text;
+        else if (part.type === 'error') got.errorParts.push(String(part.error));
+      }
+      return got;
+    },
+  }),
+  reasoningStreamOp({
+    name: 'client-langchain-reasoning-stream',
+    id: 'CLIENT-028',
+    client: CLIENT_NAMES.langchain,
+    call: 'ChatOpenAI.stream() on a reasoning model',
+    title: 'yields AIMessageChunks whose content is the answer without the reasoning',
+    open: async (env, model) => langchain(env.t, env.ctx.http.tokenForProbe(), model, env.t.baseUrl, await clientCaps(env.ctx)),
+    async stream(l) {
+      let text = '';
+      for await (const chunk of await l.chat.stream([new l.messages.HumanMessage(CLIENT_PROMPT)])) text += typeof chunk.content === 'string' ? chunk.content : '';
+      return { text };
+    },
+  }),
+];

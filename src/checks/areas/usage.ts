@@ -267,21 +267,27 @@ function spendEvidence(ex: HttpExchange, before: Snapshot, after: Snapshot, spen
   return evidence(ex, `usage.spend_usd decreased by ${-spend} after a completion`, { expected: '>= 0', received: spend });
 }
 
+/** One small completion (`extra` added to its body) between two snapshots of /v1/me and of today's row. */
+async function aroundOneCompletion(ctx: CheckContext, extra: Record<string, unknown> = {}): Promise<{ ex: HttpExchange; before: Snapshot; after: Snapshot; d: UsageDiscovery | undefined; notFound: string }> {
+  const model = await firstModel(ctx);
+  const footing = await discoverUsage(ctx);
+  const d = footing.ok ? footing.discovery : undefined;
+  const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
+  // The length bound is a capability: probed before the window, so the probe is not counted in it.
+  const limit = await bound(ctx, 16);
+  const before = await snapshot(ctx, d, notFound);
+  const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit, ...extra }));
+  const after = await snapshot(ctx, d, notFound);
+  return { ex, before, after, d, notFound };
+}
+
 const growth: CheckDef = {
   name: 'usage-growth',
   area: 'usage',
   ids: ['ME-024', 'ME-025', 'USAGE-013'],
   title: 'one small completion adds exactly its usage to /v1/me and to today’s row of /v1/me/usage',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
-    const footing = await discoverUsage(ctx);
-    const d = footing.ok ? footing.discovery : undefined;
-    const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
-    // The length bound is a capability: probed before the window, so the probe is not counted in it.
-    const limit = await bound(ctx, 16);
-    const before = await snapshot(ctx, d, notFound);
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit }));
-    const after = await snapshot(ctx, d, notFound);
+    const { ex, before, after, d, notFound } = await aroundOneCompletion(ctx);
     const u = { prompt: at(ex.json, 'usage', 'prompt_tokens'), completion: at(ex.json, 'usage', 'completion_tokens'), total: at(ex.json, 'usage', 'total_tokens') };
     if (ex.status !== 200 || !isInt(u.prompt) || !isInt(u.completion) || !isInt(u.total)) {
       j.skipRest(`the completion carried no integer usage (${ex.status}; CHAT-001/CHAT-015 judge that), so growth cannot be compared`);
@@ -303,14 +309,7 @@ const streamGrowth: CheckDef = {
   ids: ['USAGE-014'],
   title: 'a streamed completion with include_usage is counted exactly like its usage chunk',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
-    const footing = await discoverUsage(ctx);
-    const d = footing.ok ? footing.discovery : undefined;
-    const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
-    const limit = await bound(ctx, 16);
-    const before = await snapshot(ctx, d, notFound);
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit, stream: true, stream_options: { include_usage: true } }));
-    const after = await snapshot(ctx, d, notFound);
+    const { ex, before, after, d, notFound } = await aroundOneCompletion(ctx, { stream: true, stream_options: { include_usage: true } });
     const v = new StreamValidator({ includeUsage: true });
     ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));
     const usage = v.end().assembled.usage;

@@ -1,11 +1,9 @@
 import { buildCurl } from '../../client/curl.ts';
-import { violation } from '../../client/body-limits.ts';
 import { CheckHttpError } from '../http/check-http.ts';
-import { Stalls } from '../http/stalls.ts';
+import type { StallDeadline } from '../http/stalls.ts';
 import type { CheckContext } from '../framework/check-types.ts';
 import type { Failure } from '../framework/verdicts.ts';
 import { clip } from '../framework/evidence.ts';
-import { formatDuration } from '../framework/check-deadline.ts';
 
 /** Most bytes a client may read from one response before iari cuts it off (a flooding server). */
 export const CLIENT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -44,8 +42,8 @@ export class ClientTransport {
   readonly #timeoutMs: number;
   readonly #bodyLimit: number;
   readonly #send: typeof fetch;
-  /** The kind (stalls.ts) and deadline of each request sent, to learn after the operation which never completed. */
-  readonly #deadlines: { kind: string; signal: AbortSignal; ms: number; shortened: boolean; exchange: ClientExchange }[] = [];
+  /** The deadline (stalls.ts) of each request sent, to learn after the operation which never completed. */
+  readonly #deadlines: { path: string; signal: AbortSignal; deadline: StallDeadline; exchange: ClientExchange }[] = [];
   #blocked: CheckHttpError | undefined;
 
   /**
@@ -75,13 +73,7 @@ export class ClientTransport {
     if (this.#blocked !== undefined) return this.#blocked;
     const late = this.#deadlines.find((d) => d.signal.aborted);
     if (late === undefined) return undefined;
-    const { method } = late.exchange;
-    const path = late.kind.replace(/^\S+ /, '').replace(/ stream$/, '');
-    const what = late.kind.endsWith(' stream') ? "the server's streams do not end" : `the server's answers to ${method} ${path} do not complete`;
-    const root = this.#ctx.http.stalled.record(late.kind, what, late.exchange.requestId, late.shortened ? late.ms : undefined);
-    if (late.shortened) return new CheckHttpError(`${method} ${path}: ${root}`, late.exchange.curl, undefined, true);
-    const v = violation('deadline', `no complete response within the request deadline of ${formatDuration(late.ms)} (--request-timeout)`);
-    return new CheckHttpError(`${method} ${path}: ${v.message}`, late.exchange.curl, v);
+    return CheckHttpError.late(`${late.exchange.method} ${late.path}`, late.deadline.expired(late.exchange.requestId), late.exchange.curl);
   }
 
   /** The last request a client sent, if any. */
@@ -110,17 +102,15 @@ export class ClientTransport {
     this.exchanges.push(exchange);
     const rootPath = new URL(this.#ctx.http.root).pathname.replace(/\/+$/, '');
     const path = target.pathname.startsWith(rootPath) ? target.pathname.slice(rootPath.length) : target.pathname;
-    const kind = Stalls.kind(method, path, typeof body === 'string' && /"stream"\s*:\s*true/.test(body));
-    // Spec, Streaming: a stream ends with `data: [DONE]`; one of this kind that did not (HDR-012) decides this one too.
-    const root = this.#ctx.http.stalled.blocked(kind);
-    if (root !== undefined) {
-      this.#blocked ??= new CheckHttpError(`${method} ${path}: ${root}`, exchange.curl, undefined, true);
-      throw new TypeError(`iari: not sent: ${root}`);
+    const guard = this.#ctx.http.stalled.guard({ method, path, streamed: typeof body === 'string' && /"stream"\s*:\s*true/.test(body) });
+    if (guard.kind === 'refused') {
+      this.#blocked ??= CheckHttpError.refused(`${method} ${path}`, guard.root, exchange.curl);
+      throw new TypeError(`iari: not sent: ${guard.root}`);
     }
     await this.#ctx.http.acquireSlot();
-    const asked = this.#ctx.http.stalled.deadline(this.#timeoutMs);
+    const asked = guard.deadline(this.#timeoutMs);
     const deadline = AbortSignal.timeout(asked.ms);
-    this.#deadlines.push({ kind, signal: deadline, ms: asked.ms, shortened: asked.shortened, exchange });
+    this.#deadlines.push({ path, signal: deadline, deadline: asked, exchange });
     const signal = init?.signal == null ? deadline : AbortSignal.any([init.signal, deadline]);
     const res = await this.#send(input instanceof Request ? input : url, { ...init, method, headers, signal });
     exchange.status = res.status;

@@ -1,21 +1,19 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckContext } from './check-context.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { runCheck } from './check-runner.ts';
 import { formatDuration, notRunMessage } from './check-deadline.ts';
 import type { CheckDef, CheckOutcome } from './check-types.ts';
+import { startEndlessServer, type EndlessServer } from './endless-server-fixtures.ts';
 
 // A server that answers the head at once, then dribbles one byte every 50 ms for ever: an idle
 // timeout never fires on it, only a total deadline does.
-let server: Server;
+let server: EndlessServer;
 let root: string;
-const sockets = new Set<Socket>();
 let closedByClient = 0;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startEndlessServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('[');
     const t = setInterval(() => res.write(' '), 50);
@@ -24,18 +22,10 @@ beforeAll(async () => {
       closedByClient++;
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = server.root;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => server.close());
 
 const gradeMust = (): 'MUST' => 'MUST';
 const failures = (o: CheckOutcome): string => (o.verdict === 'fail' || o.verdict === 'non-strict' ? o.failures.map((f) => f.message).join('; ') : o.verdict);

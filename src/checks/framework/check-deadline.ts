@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { formatDuration } from '../../duration.ts';
 
 /**
  * Deadlines of `iari test` (README, Exit codes; docs/conformance.md, Deadlines): every request
@@ -20,16 +21,8 @@ export function checkScopeSignal(): AbortSignal | undefined {
   return scope.getStore();
 }
 
-/** "250 ms", "10 s", "5 min", "1 h 30 min": how deadlines are written in messages. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60 || !Number.isInteger(s)) return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
-  if (s % 60 !== 0) return `${s} s`;
-  const min = s / 60;
-  if (min < 60 || min % 60 !== 0) return `${min} min`;
-  return `${min / 60} h`;
-}
+/** How deadlines are written in messages (src/duration.ts). */
+export { formatDuration };
 
 /** The run's deadline as an epoch-ms instant (serialisable: it crosses into the vitest worker) with its configured length. */
 export interface RunDeadline {

@@ -3,22 +3,20 @@
  * first streamed request waits its deadline (HDR-012); every later one of the same kind is decided
  * at once, naming it; a blocked MUST fails (not decided), a blocked SHOULD or INFO is never a finding.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCheckContext } from './check-context.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { runCheck } from './check-runner.ts';
 import type { CheckDef } from './check-types.ts';
 import type { Grade } from './verdicts.ts';
+import { startEndlessServer, type EndlessServer } from './endless-server-fixtures.ts';
 
-let server: Server;
+let server: EndlessServer;
 let root: string;
-const sockets = new Set<Socket>();
 let streamsOpened = 0;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startEndlessServer((req, res) => {
     req.resume();
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -30,18 +28,10 @@ beforeAll(async () => {
     const t = setInterval(() => res.write('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'), 10);
     res.once('close', () => clearInterval(t));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = server.root;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => server.close());
 
 const stream = { model: 'm1', stream: true, messages: [{ role: 'user', content: 'hi' }] };
 

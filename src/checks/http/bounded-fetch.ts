@@ -1,5 +1,6 @@
-import { checkScopeSignal, formatDuration } from '../framework/check-deadline.ts';
-import { formatBytes, responseLimits, violation } from '../../client/body-limits.ts';
+import { checkScopeSignal } from '../framework/check-deadline.ts';
+import { deadlineViolation, formatBytes, responseLimits, violation } from '../../client/body-limits.ts';
+import { RequestDeadline } from '../../client/transport-errors.ts';
 import { jsonDepthExceeded, SseJsonDepthGuard } from '../../client/json-depth.ts';
 
 /**
@@ -9,22 +10,27 @@ import { jsonDepthExceeded, SseJsonDepthGuard } from '../../client/json-depth.ts
  * (aborted when the check passes its deadline); redirects are not followed, so the token never
  * travels to the origin a redirect names (README, Secrets). fetch inflates content codings itself:
  * the body is counted as it comes out and cut at 16 MiB, so a decompression bomb never grows past
- * it; JSON nesting is checked before the library parses anything.
+ * it; JSON nesting is checked before the library parses anything. Past the deadline, whether
+ * before the head or mid-body, the error is a RequestDeadline (transport-errors.ts) whose message
+ * is the HDR-012 violation.
  */
 export function boundedFetch(timeoutMs: number, send: typeof fetch): typeof fetch {
   return async (input, init) => {
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadlineError = (cause: unknown): RequestDeadline => new RequestDeadline(deadlineViolation(timeoutMs).message, { cause });
+    // Aborted with the RequestDeadline itself as its reason, so a body cut mid-stream errors with it too.
+    const timer = AbortSignal.timeout(timeoutMs);
+    const deadlineCtl = new AbortController();
+    timer.addEventListener('abort', () => deadlineCtl.abort(deadlineError(timer.reason)), { once: true });
+    const deadline = deadlineCtl.signal;
     const signals = [deadline];
     const scoped = checkScopeSignal();
     if (scoped !== undefined) signals.push(scoped);
     if (init?.signal != null) signals.push(init.signal);
-    const deadlineError = (cause: unknown): Error =>
-      new Error(violation('deadline', `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`).message, { cause });
     let res: Response;
     try {
       res = await send(input, { ...init, signal: AbortSignal.any(signals), redirect: 'manual' });
     } catch (error) {
-      throw deadline.aborted ? deadlineError(error) : error;
+      throw deadline.aborted ? (deadline.reason as RequestDeadline) : error;
     }
     if (res.body === null) return res;
     const coded = (res.headers.get('content-encoding') ?? '').trim() !== '';
@@ -66,7 +72,7 @@ export function boundedFetch(timeoutMs: number, send: typeof fetch): typeof fetc
         parts.push(value);
       }
     } catch (error) {
-      throw deadline.aborted ? deadlineError(error) : error;
+      throw deadline.aborted ? (deadline.reason as RequestDeadline) : error;
     }
     const bytes = Buffer.concat(parts);
     const text = bytes.toString('utf8');

@@ -1,18 +1,17 @@
-import { Stalls } from './stalls.ts';
+import { Stalls, type LateAnswer } from './stalls.ts';
 import { collectGarbage } from '../../collect-garbage.ts';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { fetchVia } from '../../client/dispatcher.ts';
 import type { RequestGate } from '../rate-limits/throttle.ts';
-import { checkScopeSignal, formatDuration } from '../framework/check-deadline.ts';
-import { framingViolation, violation, type BoundViolation } from '../../client/body-limits.ts';
-import { readBounded } from '../../client/bounded-read.ts';
-import { isReset } from '../../client/transport-errors.ts';
-import { buildCurl } from '../../client/curl.ts';
+import { checkScopeSignal } from '../framework/check-deadline.ts';
+import { violation, type BoundViolation } from '../../client/body-limits.ts';
+import { HttpCore, type Ended } from '../../client/http-core.ts';
+import { Secrets } from '../../client/secrets.ts';
 import { parseJsonBounded, type BoundedJson } from '../../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 
-export type { Auth } from '../../client/http-client.ts';
-import type { Auth } from '../../client/http-client.ts';
+/** How a request authenticates: the run's token, no Authorization header, or a literal header value. */
+export type Auth = 'token' | 'none' | { authorization: string };
 
 export interface RequestOptions {
   auth?: Auth;
@@ -72,15 +71,17 @@ export interface SentRecord {
 
 
 /**
- * The checks' HTTP client (undici): every request has a timeout, a body cap and a curl line,
- * carries the run's fault header when one is set, passes the throttle, and is logged so later
- * checks (usage, receipts) can tie server records to the requests that caused them.
+ * The checks' HTTP client: an adapter on the one HTTP core (src/client/http-core.ts: the total
+ * deadline, the body bounds, the curl line, the transport error classes) that adds what the checks
+ * need: the run's fault header, the throttle, 429s waited out (rate-limit-retry.ts), the stall
+ * record (stalls.ts), the running check's signal, JSON parsed within its depth bound, and a log of
+ * the run's requests so later checks (usage, receipts) can tie server records to them.
  */
 export class CheckHttp {
   readonly root: string;
   readonly #token: string;
-  /** Secret values and the shell text that stands for them in reports and curl lines, longest first. */
-  readonly #secrets: [string, string][] = [];
+  /** Secret values and the shell text that stands for them in reports and curl lines. */
+  readonly #secrets = new Secrets();
   readonly secondToken: string | undefined;
   readonly #fault: string | undefined;
   readonly #gate: RequestGate;
@@ -89,14 +90,14 @@ export class CheckHttp {
   /** Waits out 429s (absent: every 429 goes to the check as it is). */
   readonly rateLimits: RateLimitRetry | undefined;
 
-  /** The run's dispatcher: every request of the run, the client libraries' included, goes through it. */
-  readonly #dispatcher: Dispatcher;
+  /** The core on the run's dispatcher: every request of the run, the client libraries' included, goes through that dispatcher. */
+  readonly #core: HttpCore;
   /** A fetch through the run's dispatcher, for the client libraries run as checks. */
   readonly fetch: typeof fetch;
 
   constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher; stalls?: Stalls }) {
     this.stalled = options.stalls ?? new Stalls();
-    this.#dispatcher = options.dispatcher;
+    this.#core = new HttpCore(options.dispatcher, this.#secrets);
     this.fetch = fetchVia(options.dispatcher);
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
@@ -120,21 +121,17 @@ export class CheckHttp {
 
   /** Registers a secret (or a piece of one) to be written as `placeholder` wherever it would appear. */
   registerSecret(value: string, placeholder: string): void {
-    if (value.length === 0) return;
-    this.#secrets.push([value, placeholder]);
-    this.#secrets.sort((a, b) => b[0].length - a[0].length);
+    this.#secrets.register(value, placeholder);
   }
 
   /** The registered secrets with the shell variable written for each, longest first (for curl lines). */
   get secretPairs(): readonly (readonly [string, string])[] {
-    return this.#secrets;
+    return this.#secrets.pairs;
   }
 
   /** Replaces every registered secret in `s` with its shell placeholder (`$IARI_TOKEN`...). */
   redact(s: string): string {
-    let out = s;
-    for (const [value, placeholder] of this.#secrets) out = out.split(value).join(placeholder);
-    return out;
+    return this.#secrets.redact(s);
   }
 
   /**
@@ -192,11 +189,8 @@ export class CheckHttp {
   async #sendOnce(method: string, path: string, options: RequestOptions): Promise<HttpExchange> {
     const streamed = (options.json as { stream?: unknown } | undefined)?.stream === true;
     // A bounds probe the bundled mock answers with a fault (x-iari-probe, areas/bounds.ts) is a kind of its own.
-    const probe = options.headers?.['x-iari-probe'];
-    const kind = Stalls.kind(method, path, streamed, probe);
-    const blocked = this.stalled.blocked(kind);
-    // Spec, Streaming: a stream ends with `data: [DONE]`; one that did not within the deadline (HDR-012) decides every later one of its kind.
-    if (blocked !== undefined) throw new CheckHttpError(`${method} ${path}: ${blocked}`, '', undefined, true);
+    const guard = this.stalled.guard({ method, path, streamed, probe: options.headers?.['x-iari-probe'] });
+    if (guard.kind === 'refused') throw CheckHttpError.refused(`${method} ${path}`, guard.root, '');
     const headers: Record<string, string> = { accept: '*/*', ...(options.headers ?? {}) };
     const authorization = this.#authorization(options);
     if (authorization !== undefined) headers['authorization'] = authorization;
@@ -209,92 +203,39 @@ export class CheckHttp {
       body = options.raw.body;
       if (options.raw.contentType !== null) headers['content-type'] = options.raw.contentType;
     }
-    const url = this.root + path;
-    const curl = this.#curl(method, url, headers, body);
     await this.#gate.acquire();
     const windowEntry = this.rateLimits?.noteSent(authorization);
-    const asked = this.stalled.deadline(options.timeoutMs ?? this.#timeoutMs);
-    const timeoutMs = asked.ms;
-    const started = performance.now();
-    // A total deadline (not an idle timeout: a server that keeps sending bytes cannot keep the request
-    // alive), and the running check's signal, aborted when the check passes its own deadline.
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const asked = guard.deadline(options.timeoutMs ?? this.#timeoutMs);
+    // The running check's signal, aborted when the check passes its own deadline.
     const scoped = checkScopeSignal();
-    const signal = scoped === undefined ? deadline : AbortSignal.any([deadline, scoped]);
+    const result = await this.#core.send({
+      method,
+      url: this.root + path,
+      headers,
+      body,
+      deadlineMs: asked.ms,
+      signal: scoped,
+      resendOnReset: method === 'GET',
+      curl: { omit: ['accept'], stream: true, maxBodyChars: 4096 },
+    });
+    const { curl } = result;
     // What ended the exchange early: a bound iari keeps (HDR-012, HDR-016...) or the check's abandonment.
-    const why = (error: unknown, phase: 'head' | 'body'): { message: string; violation?: BoundViolation } => {
-      if (deadline.aborted) {
-        const v = violation('deadline', `no complete response within the request deadline of ${formatDuration(timeoutMs)} (--request-timeout)`);
-        return { message: v.message, violation: v };
-      }
-      if (scoped?.aborted === true) return { message: `aborted: ${(scoped.reason as Error | undefined)?.message ?? 'the check was abandoned'}` };
-      const framing = framingViolation(error, phase);
-      if (framing !== undefined) return { message: this.redact(framing.message), violation: { ...framing, message: this.redact(framing.message) } };
-      return { message: this.redact((error as Error).message) };
-    };
-    const stall = (requestId: string | undefined): string => {
-      const what = streamed ? "the server's streams do not end" : `the server's answers to ${method} ${path.split('?')[0] ?? path} do not complete`;
-      return this.stalled.record(kind, what, requestId, asked.shortened ? timeoutMs : undefined);
-    };
-    const fail = (error: unknown, phase: 'head' | 'body', prefix = '', requestId?: string): CheckHttpError => {
-      const w = why(error, phase);
-      if (w.violation?.kind === 'deadline') {
-        const root = stall(requestId);
-        // A shortened deadline shows only that this answer, too, was late: not decided, not a finding (stalls.ts).
-        if (asked.shortened) return new CheckHttpError(`${method} ${path}: ${root}`, curl, undefined, true);
-      }
-      return new CheckHttpError(`${method} ${path}: ${prefix}${w.message}`, curl, w.violation);
-    };
-    const send = () =>
-      request(url, {
-        method: method as 'GET',
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal,
-        dispatcher: this.#dispatcher,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-    let res;
-    try {
-      res = await send();
-    } catch (error) {
-      // A kept-alive socket the server closed meanwhile is the transport's race, not the server's answer:
-      // an idempotent GET is sent once more; anything else fails the check.
-      const retriable = method === 'GET' && !signal.aborted && isReset(error);
-      if (!retriable) throw fail(error, 'head');
-      try {
-        res = await send();
-      } catch (again) {
-        throw fail(again, 'head');
-      }
-    }
-    const responseHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (v === undefined) continue;
-      responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-    }
-    // At most 16 MiB on the wire and 16 MiB inflated (a content coding is undone as fetch-based clients do).
-    const read = await readBounded(res.body, responseHeaders['content-encoding'], started);
-    const answered = `answered ${res.statusCode}, then `;
+    const fail = (ended: Ended, prefix = '', requestId?: string): CheckHttpError =>
+      ended.cause === 'deadline' ? CheckHttpError.late(`${method} ${path}`, asked.expired(requestId), curl, prefix) : new CheckHttpError(`${method} ${path}: ${prefix}${ended.message}`, curl, ended.violation);
+    if (result.kind === 'failed') throw fail(result.ended);
+    const { status, headers: responseHeaders, body: read, startedAt: started } = result;
+    const answered = `answered ${status}, then `;
     // The garbage of earlier large answers goes before this one is decoded and parsed (src/collect-garbage.ts).
     if (read.bytes > LARGE_BODY_BYTES) collectGarbage();
-    // Cut off by iari (a deadline, a size bound): the check fails saying so, not on the truncated body.
-    if (read.violation !== undefined) {
-      if (read.violation.kind === 'deadline') {
-        const root = stall(responseHeaders['x-request-id']);
-        if (asked.shortened) throw new CheckHttpError(`${method} ${path}: ${answered}${root}`, curl, undefined, true);
-      }
-      throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
-    }
+    // Cut off by iari at a size bound: the check fails saying so, not on the truncated body.
+    if (read.violation !== undefined) throw new CheckHttpError(`${method} ${path}: ${answered}${read.violation.message}`, curl, read.violation);
     let bodyError: string | undefined;
     let bodyViolation: BoundViolation | undefined;
-    if (read.error !== undefined) {
-      if (signal.aborted) throw fail(read.error, 'body', answered, responseHeaders['x-request-id']);
+    if (result.ended !== undefined) {
+      if (result.ended.cause === 'deadline' || result.ended.cause === 'aborted') throw fail(result.ended, answered, responseHeaders['x-request-id']);
       // The server broke the body off: keep what was read, so the checks judge the broken body.
-      const w = why(read.error, 'body');
-      bodyError = w.message;
-      bodyViolation = w.violation;
+      bodyError = result.ended.message;
+      bodyViolation = result.ended.violation;
     }
     const bytes = new Uint8Array(read.bytes);
     let offset = 0;
@@ -317,15 +258,15 @@ export class CheckHttp {
       throw new CheckHttpError(`${method} ${path}: ${answered}${v.message}`, curl, v);
     } else jsonError = parsed.error === 'not JSON' ? safeParseError(text) : parsed.error;
     const requestId = responseHeaders['x-request-id'];
-    if (read.error === undefined) this.stalled.completed(performance.now() - started);
+    if (result.ended === undefined) this.stalled.completed(performance.now() - started);
     const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
     if (windowEntry !== undefined && typeof used === 'number') windowEntry.tokens = used;
     const sentJson = options.json;
-    this.sent.push({ method, path, status: res.statusCode, requestId, json: res.statusCode >= 500 ? json : undefined, headers: responseHeaders });
+    this.sent.push({ method, path, status, requestId, json: status >= 500 ? json : undefined, headers: responseHeaders });
     return {
       method,
       path,
-      status: res.statusCode,
+      status,
       headers: responseHeaders,
       bytes,
       text,
@@ -340,13 +281,6 @@ export class CheckHttp {
       ...(bodyViolation === undefined ? {} : { violation: bodyViolation }),
     };
   }
-
-  /** The one curl builder (src/client/curl.ts): every registered secret written as its $VAR, the body cut at 4 KiB. */
-  #curl(method: string, url: string, headers: Record<string, string>, body: string | Uint8Array | undefined): string {
-    const shown = Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'accept'));
-    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer: false, secrets: this.#secrets, stream: true, maxBodyChars: 4096 });
-  }
-
 }
 
 /** A transport failure (refused, reset, timeout, oversized body); the calling check fails with it. */
@@ -362,6 +296,16 @@ export class CheckHttpError extends Error {
     this.curl = curl;
     this.violation = violation;
     this.blocked = blocked;
+  }
+
+  /** `what` (method and path) was not sent: its kind never completed before (stalls.ts); `root` names the first. */
+  static refused(what: string, root: string, curl: string): CheckHttpError {
+    return new CheckHttpError(`${what}: ${root}`, curl, undefined, true);
+  }
+
+  /** `what` did not complete within its deadline (stalls.ts): blocked on its root cause, or the HDR-012 violation after `prefix`. */
+  static late(what: string, late: LateAnswer, curl: string, prefix = ''): CheckHttpError {
+    return late.kind === 'not-decided' ? CheckHttpError.refused(what, late.root, curl) : new CheckHttpError(`${what}: ${prefix}${late.violation.message}`, curl, late.violation);
   }
 }
 

@@ -2,9 +2,7 @@ import type OpenAI from 'openai';
 import type { CheckContext } from '../framework/check-types.ts';
 import { boundedFetch } from './bounded-fetch.ts';
 import { CheckHttpError } from './check-http.ts';
-import { formatDuration } from '../framework/check-deadline.ts';
-import { violation } from '../../client/body-limits.ts';
-import { Stalls } from './stalls.ts';
+import { isRequestDeadline } from '../../client/transport-errors.ts';
 
 const PATH = '/v1/chat/completions';
 
@@ -30,10 +28,9 @@ export interface SdkClient {
 export async function openaiClient(ctx: CheckContext, stream: boolean): Promise<SdkClient | undefined> {
   const mod = await import('openai').catch(() => undefined);
   if (mod === undefined) return undefined;
-  const kind = Stalls.kind('POST', PATH, stream);
-  const root = ctx.http.stalled.blocked(kind);
-  if (root !== undefined) throw new CheckHttpError(`POST ${PATH}: ${root}`, '', undefined, true);
-  const deadline = ctx.http.stalled.deadline(ctx.http.timeoutMs);
+  const guard = ctx.http.stalled.guard({ method: 'POST', path: PATH, streamed: stream });
+  if (guard.kind === 'refused') throw CheckHttpError.refused(`POST ${PATH}`, guard.root, '');
+  const deadline = guard.deadline(ctx.http.timeoutMs);
   const fault = ctx.http.fault;
   // A 429 is waited out by iari (rate-limit-retry.ts), so the SDK itself does not retry.
   const bounded = boundedFetch(deadline.ms, ctx.http.fetch);
@@ -46,17 +43,12 @@ export async function openaiClient(ctx: CheckContext, stream: boolean): Promise<
     fetch,
     ...(fault === undefined ? {} : { defaultHeaders: { 'x-iari-fault': fault } }),
   });
-  const late = `no complete response within the request deadline of ${formatDuration(deadline.ms)}`;
   return {
     client,
     stalled(error) {
-      const text = `${(error as Error)?.message ?? ''} ${((error as Error)?.cause as Error | undefined)?.message ?? ''}`;
-      if (!text.includes(late) && (error as Error)?.name !== 'APIConnectionTimeoutError' && !/request timed out/i.test(text)) return undefined;
-      const what = stream ? "the server's streams do not end" : `the server's answers to POST ${PATH} do not complete`;
-      const message = ctx.http.stalled.record(kind, what, undefined, deadline.shortened ? deadline.ms : undefined);
-      if (deadline.shortened) return new CheckHttpError(`POST ${PATH}: ${message}`, '', undefined, true);
-      const v = violation('deadline', `${late} (--request-timeout)`);
-      return new CheckHttpError(`POST ${PATH}: ${v.message}`, '', v);
+      // iari's deadline (bounded-fetch.ts raises RequestDeadline, the SDK keeps it as the cause) or the SDK's own timer at the same deadline.
+      if (!isRequestDeadline(error) && (error as Error | undefined)?.name !== 'APIConnectionTimeoutError') return undefined;
+      return CheckHttpError.late(`POST ${PATH}`, deadline.expired(undefined), '');
     },
   };
 }

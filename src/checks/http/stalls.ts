@@ -1,4 +1,5 @@
 import { formatDuration } from '../framework/check-deadline.ts';
+import { deadlineViolation, type BoundViolation } from '../../client/body-limits.ts';
 
 /**
  * Once the server held one answer open past its request deadline, a request of a kind not yet
@@ -9,6 +10,36 @@ import { formatDuration } from '../framework/check-deadline.ts';
  */
 export const AFTER_STALL_TIMEOUT_MS = 10_000;
 
+/** A request as the stall record sees it: its kind is method, path (no query), streamed or not, and the bounds probe it is. */
+export interface StallRequest {
+  method: string;
+  path: string;
+  streamed: boolean;
+  probe?: string | undefined;
+}
+
+/**
+ * What `Stalls.guard` answers: `refused`, a request of this kind never completed before and this
+ * one is not sent (`root` names the first); `admitted`, send it with the deadline `deadline` gives
+ * once the request is about to go (after the throttle: a stall meanwhile shortens it).
+ */
+export type StallGuard = { kind: 'refused'; root: string } | { kind: 'admitted'; deadline(requestedMs: number): StallDeadline };
+
+/** The deadline one request was sent with; `expired` when it did not complete within it. */
+export interface StallDeadline {
+  ms: number;
+  /** Shorter than asked: the server had already held an answer open (AFTER_STALL_TIMEOUT_MS). */
+  shortened: boolean;
+  expired(requestId: string | undefined): LateAnswer;
+}
+
+/**
+ * A request that did not complete within its deadline: after a shortened deadline, `not-decided`
+ * with the root cause of its kind (never a finding on its own); after the whole --request-timeout,
+ * the HDR-012 `deadline` violation (the root cause of its kind from now on).
+ */
+export type LateAnswer = { kind: 'not-decided'; root: string } | { kind: 'deadline'; violation: BoundViolation };
+
 /** What is known of the answers that never completed in this run, by kind (method, path, streamed, probe). */
 export class Stalls {
   readonly #byKind = new Map<string, string>();
@@ -18,6 +49,35 @@ export class Stalls {
 
   static kind(method: string, path: string, streamed: boolean, probe?: string): string {
     return `${method} ${path.split('?')[0] ?? path}${streamed ? ' stream' : ''}${probe === undefined ? '' : ` probe ${probe}`}`;
+  }
+
+  /**
+   * The one gate every request of a check passes (the checks' client, the client libraries' fetch,
+   * the openai SDK): refused at once when its kind never completed, else admitted with the deadline
+   * it gets and what a late answer means.
+   */
+  guard(request: StallRequest): StallGuard {
+    const kind = Stalls.kind(request.method, request.path, request.streamed, request.probe);
+    const root = this.blocked(kind);
+    // Spec, Streaming: a stream ends with `data: [DONE]`; one that did not within the deadline (HDR-012) decides every later one of its kind.
+    if (root !== undefined) return { kind: 'refused', root };
+    const path = request.path.split('?')[0] ?? request.path;
+    const what = request.streamed ? "the server's streams do not end" : `the server's answers to ${request.method} ${path} do not complete`;
+    return {
+      kind: 'admitted',
+      deadline: (requestedMs) => {
+        const { ms, shortened } = this.deadline(requestedMs);
+        return {
+          ms,
+          shortened,
+          expired: (requestId) => {
+            const message = this.record(kind, what, requestId, shortened ? ms : undefined);
+            // A shortened deadline shows only that this answer, too, was late: not decided, not a finding.
+            return shortened ? { kind: 'not-decided', root: message } : { kind: 'deadline', violation: deadlineViolation(ms) };
+          },
+        };
+      },
+    };
   }
 
   /** The root cause that decides a request of this kind at once, if one of its kind never completed. */

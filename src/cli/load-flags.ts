@@ -1,0 +1,220 @@
+// `iari load`'s flags: parsed into the typed LoadOptions that runLoad takes (numbers as numbers,
+// durations as their text), then validated by the one validator, validateLoadOptions
+// (src/load/load-options.ts), which names each option by its flag here.
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import { readToken } from '../client/token.ts';
+import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../client/connection-options.ts';
+import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type NumberOption } from '../load/load-option-names.ts';
+import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/load-options.ts';
+import { workloadFlagSpec } from '../load/workload-options.ts';
+
+export const loadFlagSpec = {
+  'base-url': { type: 'string' },
+  'token-env': { type: 'string' },
+  'token-file': { type: 'string' },
+  model: { type: 'string' },
+  concurrency: { type: 'string' },
+  rate: { type: 'string' },
+  arrival: { type: 'string' },
+  burstiness: { type: 'string' },
+  'max-concurrency': { type: 'string' },
+  ramp: { type: 'string' },
+  'ramp-shape': { type: 'string' },
+  engine: { type: 'string' },
+  duration: { type: 'string' },
+  requests: { type: 'string' },
+  warmup: { type: 'string' },
+  prompts: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  stream: { type: 'boolean' },
+  'no-stream': { type: 'boolean' },
+  timeout: { type: 'string' },
+  'request-timeout': { type: 'string' },
+  slo: { type: 'string', multiple: true },
+  sweep: { type: 'boolean' },
+  'sweep-steps': { type: 'string' },
+  'find-capacity': { type: 'boolean' },
+  tolerance: { type: 'string' },
+  budget: { type: 'string' },
+  shard: { type: 'string' },
+  repeat: { type: 'string' },
+  seed: { type: 'string' },
+  report: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  ...connectionFlagSpec,
+  ...workloadFlagSpec,
+} as const;
+
+type Flag = keyof typeof loadFlagSpec;
+
+/**
+ * Every runLoad option and the `iari load` flag it stands for (src/library/options-parity.test.ts
+ * holds every flag to a place here or in CLI_ONLY_FLAGS). `stream: false` is `--no-stream`.
+ */
+export const OPTION_FLAGS = {
+  baseUrl: 'base-url',
+  model: 'model',
+  concurrency: 'concurrency',
+  rate: 'rate',
+  arrival: 'arrival',
+  burstiness: 'burstiness',
+  maxConcurrency: 'max-concurrency',
+  ramp: 'ramp',
+  rampShape: 'ramp-shape',
+  engine: 'engine',
+  duration: 'duration',
+  requests: 'requests',
+  warmup: 'warmup',
+  timeout: 'timeout',
+  requestTimeout: 'request-timeout',
+  maxTokens: 'max-tokens',
+  stream: 'no-stream',
+  prompts: 'prompts',
+  inputTokens: 'input-tokens',
+  outputTokens: 'output-tokens',
+  maxTokensField: 'max-tokens-field',
+  extraBody: 'extra-body',
+  dataset: 'dataset',
+  datasetSize: 'dataset-size',
+  prefixTokens: 'prefix-tokens',
+  prefixGroups: 'prefix-groups',
+  turns: 'turns',
+  thinkTime: 'think-time',
+  trace: 'trace',
+  traceFormat: 'trace-format',
+  traceSpeed: 'trace-speed',
+  traceWindow: 'trace-window',
+  tools: 'tools',
+  toolShare: 'tool-share',
+  shard: 'shard',
+  slo: 'slo',
+  seed: 'seed',
+  caFile: 'ca-file',
+  insecure: 'insecure',
+  headers: 'header',
+} as const satisfies Record<Exclude<keyof LoadOptions, 'token' | 'signal'>, Flag>;
+
+/** The CLI-only options and their flags. */
+const SHELL_FLAGS = {
+  sweep: 'sweep',
+  sweepSteps: 'sweep-steps',
+  findCapacity: 'find-capacity',
+  tolerance: 'tolerance',
+  budget: 'budget',
+  repeat: 'repeat',
+  report: 'report',
+  json: 'json',
+  quiet: 'quiet',
+} as const satisfies Record<Exclude<keyof ShellLoadOptions, 'connection'>, Flag>;
+
+/** Flags with no runLoad option, and why. */
+export const CLI_ONLY_FLAGS: Record<string, string> = {
+  'token-env': 'the token option (never the environment)',
+  'token-file': 'the token option (never a file)',
+  stream: 'the stream option (true is the default)',
+  sweep: 'the CLI steps runs; a program calls runLoad per level',
+  'sweep-steps': 'with --sweep',
+  repeat: 'the CLI repeats runs; a program calls runLoad again',
+  'find-capacity': 'the CLI searches levels (capacity-search.ts); a program calls runLoad per level',
+  tolerance: 'with --find-capacity',
+  budget: 'with --find-capacity',
+  report: 'runLoad writes no files',
+  json: 'runLoad returns the result',
+  quiet: 'runLoad prints nothing',
+  help: 'the CLI help',
+};
+
+const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };
+
+/** `iari load` names each option by its flag. */
+export const CLI_LOAD_NAMES: LoadNames = {
+  who: 'iari load',
+  name: (option: LoadOptionName) => (option === 'stream' ? '--stream / --no-stream' : option === 'token' ? '--token-env' : `--${FLAGS[option]}`),
+  connection: cliConnectionNames('load'),
+};
+
+export type LoadFlagValues = { [K in Flag]?: (typeof loadFlagSpec)[K] extends { multiple: true } ? string[] : (typeof loadFlagSpec)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** Options that may be given as undefined (an absent flag), dropped before validation. */
+type Loose<T> = { [K in keyof T]?: T[K] | undefined };
+
+/** exactOptionalPropertyTypes: an absent flag is an absent option, never `undefined` given. */
+const given = <T extends object>(loose: Loose<T>): T => Object.fromEntries(Object.entries(loose).filter(([, value]) => value !== undefined)) as T;
+
+const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
+
+/** A numeric flag's text as a number; its range is validateLoadOptions' to check (NUMBER_RULES). */
+function numberFlag(option: NumberOption, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const rule = NUMBER_RULES[option];
+  const t = value.trim();
+  if (!(rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(t)) throw usage(numberMessage(CLI_LOAD_NAMES.name(option), rule, value));
+  return Number(t);
+}
+
+/** The flags as typed options (the connection validated here: `--header 'Name: env:VAR'` reads the environment). */
+export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions; shell: ShellLoadOptions } {
+  const connection = connectionFromFlags('load', v);
+  if (v.stream === true && v['no-stream'] === true) throw usage('give --stream or --no-stream, not both');
+  const typed: Loose<LoadOptions> = {
+    baseUrl: v['base-url'],
+    model: v.model,
+    concurrency: numberFlag('concurrency', v.concurrency),
+    rate: numberFlag('rate', v.rate),
+    arrival: v.arrival as LoadOptions['arrival'],
+    burstiness: numberFlag('burstiness', v.burstiness),
+    maxConcurrency: numberFlag('maxConcurrency', v['max-concurrency']),
+    ramp: v.ramp,
+    rampShape: v['ramp-shape'] as LoadOptions['rampShape'],
+    engine: v.engine as LoadOptions['engine'],
+    duration: v.duration,
+    requests: numberFlag('requests', v.requests),
+    warmup: v.warmup,
+    timeout: v.timeout,
+    requestTimeout: v['request-timeout'],
+    maxTokens: numberFlag('maxTokens', v['max-tokens']),
+    stream: v['no-stream'] === true ? false : undefined,
+    prompts: v.prompts,
+    inputTokens: v['input-tokens'],
+    outputTokens: v['output-tokens'],
+    maxTokensField: v['max-tokens-field'] as LoadOptions['maxTokensField'],
+    extraBody: v['extra-body'],
+    dataset: v.dataset,
+    datasetSize: numberFlag('datasetSize', v['dataset-size']),
+    prefixTokens: numberFlag('prefixTokens', v['prefix-tokens']),
+    prefixGroups: numberFlag('prefixGroups', v['prefix-groups']),
+    turns: v.turns,
+    thinkTime: v['think-time'],
+    trace: v.trace,
+    traceFormat: v['trace-format'] as LoadOptions['traceFormat'],
+    traceSpeed: numberFlag('traceSpeed', v['trace-speed']),
+    traceWindow: v['trace-window'],
+    tools: v.tools,
+    toolShare: numberFlag('toolShare', v['tool-share']),
+    shard: v.shard,
+    slo: v.slo,
+    seed: numberFlag('seed', v.seed),
+  };
+  const shell: Loose<ShellLoadOptions> = {
+    sweep: v.sweep,
+    sweepSteps: numberFlag('sweepSteps', v['sweep-steps']),
+    findCapacity: v['find-capacity'],
+    tolerance: v.tolerance,
+    budget: v.budget,
+    repeat: numberFlag('repeat', v.repeat),
+    report: v.report,
+    json: v.json,
+    quiet: v.quiet,
+    connection,
+  };
+  return { options: given(typed), shell: given(shell) };
+}
+
+/** `iari load`'s flags, parsed and validated before any traffic (exit 2 on a bad one). */
+export function planFromFlags(v: LoadFlagValues): LoadPlan {
+  const { options, shell } = loadOptionsFromFlags(v);
+  const tokenGiven = v['base-url'] !== undefined || v['token-env'] !== undefined || v['token-file'] !== undefined;
+  return validateLoadOptions(options, CLI_LOAD_NAMES, tokenGiven ? { ...shell, readToken: () => readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] }) } : shell);
+}
