@@ -39,6 +39,27 @@ describe('JSON Schema sampler', () => {
     );
   });
 
+  it('leaves out an optional property two allOf parts define differently (fast-check counterexample: const [] and enum [""])', () => {
+    const schema: Schema = {
+      type: 'object',
+      properties: {
+        a: {
+          allOf: [
+            { type: 'object', properties: { kind: { const: 'x' } }, required: ['kind'] },
+            { type: 'object', properties: { m__: { const: [] } }, required: [] },
+            { type: 'object', properties: { m__: { type: 'string', enum: [''] } }, required: [] },
+          ],
+        },
+      },
+      required: ['a'],
+    };
+    const validate = ajv.compile(schema);
+    for (let seed = 0; seed < 20; seed++) {
+      const value = sample(schema, seed);
+      expect(validate(value), JSON.stringify({ value, errors: validate.errors })).toBe(true);
+    }
+  });
+
   it('expands a recursive $defs schema to a finite tree that validates', () => {
     const validate = ajv.compile(TREE);
     for (let seed = 0; seed < 50; seed++) {

@@ -41,20 +41,38 @@ function mentionsRef(schema: unknown): boolean {
   return JSON.stringify(schema ?? null).includes('"$ref"');
 }
 
-/** allOf folded into one schema: properties and required merged, other keywords taken from the last that has them. */
+/**
+ * allOf folded into one schema: properties and required merged, other keywords taken from the last
+ * that has them. A property two parts define differently must hold under both (its own allOf); when
+ * it is optional it is left out, since the parts may contradict each other and an absent optional
+ * property satisfies every part.
+ */
 function mergeAllOf(schema: Schema, root: unknown): Schema {
   const parts = schema['allOf'];
   if (!Array.isArray(parts)) return schema;
   const { allOf: _drop, ...rest } = schema;
   let merged: Schema = { ...rest };
+  const twice = new Set<string>();
   for (const part of parts) {
     const p = isSchema(part) && typeof part['$ref'] === 'string' ? resolveRef(part['$ref'], root) : part;
     if (!isSchema(p)) continue;
     const q = mergeAllOf(p, root);
-    const properties = { ...(isSchema(merged['properties']) ? merged['properties'] : {}), ...(isSchema(q['properties']) ? q['properties'] : {}) };
+    const before = isSchema(merged['properties']) ? merged['properties'] : {};
+    const properties: Schema = { ...before };
+    for (const [key, value] of Object.entries(isSchema(q['properties']) ? q['properties'] : {})) {
+      const earlier = before[key];
+      if (earlier === undefined || JSON.stringify(earlier) === JSON.stringify(value)) properties[key] = value;
+      else {
+        properties[key] = { allOf: [earlier, value] };
+        twice.add(key);
+      }
+    }
     const required = [...new Set([...(Array.isArray(merged['required']) ? merged['required'] : []), ...(Array.isArray(q['required']) ? q['required'] : [])])];
     merged = { ...q, ...merged, properties, required };
   }
+  const required = new Set(Array.isArray(merged['required']) ? merged['required'] : []);
+  const properties = isSchema(merged['properties']) ? merged['properties'] : {};
+  for (const key of twice) if (!required.has(key)) delete properties[key];
   return merged;
 }
 
