@@ -64,14 +64,9 @@ describe('iari test', () => {
   });
 
   it('prints its deadlines in --help, with the whole run bounded at 5 minutes by default (moved back by 429 waits against a real server), and rejects a malformed one (exit 2)', async () => {
-    let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      expect(await run(['--help'])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const help = await runCli(['test', '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--request-timeout D/);
     expect(out).toMatch(/--check-timeout D/);
     expect(out).toMatch(/--run-timeout D\s+deadline of the whole run \(default 5m, moved back by the time spent\s+waiting out 429s against a real server\)/);
@@ -82,14 +77,9 @@ describe('iari test', () => {
   });
 
   it('lists --pace R/s in --help and refuses a rate it cannot read (exit 2)', async () => {
-    let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      expect(await run(['--help'])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const help = await runCli(['test', '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--pace R\/s\s+send at most R requests per second/);
     for (const bad of ['fast', '0/s', '5/h', '1e3/s']) {
       const error = await run(['--pace', bad]).catch((e: unknown) => e);
@@ -109,14 +99,9 @@ describe('iari test', () => {
   it('rejects a --max-rate-limit-wait that is not a duration (exit 2) and documents the flag in --help', async () => {
     const error = await run(['--max-rate-limit-wait', 'ten minutes']).catch((e: unknown) => e);
     expect(isHarnessError(error) && error.exitCode).toBe(2);
-    let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      expect(await run(['--help'])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const help = await runCli(['test', '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--max-rate-limit-wait DURATION\n\s+longest the whole run waits out 429s/);
   });
 
