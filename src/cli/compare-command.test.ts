@@ -1,24 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from './cli-in-process.ts';
 import { withSlowerTtft } from '../compare/sample-compare.ts';
 import { sampleLoadResult } from '../report/sample-load-result.ts';
 import { tinyConformanceReport } from '../report/sample-reports.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function iari(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'report', 'compare', ...args], { cwd: root, env: { ...process.env, GITHUB_ACTIONS: '' }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
-  });
-}
+/** `iari report compare ARGS` in this process (cli-in-process.ts). */
+const iari = (args: string[]): Promise<CliRun> => runCli(['report', 'compare', ...args]);
 
 function runDir(name: string, files: Record<string, unknown>): string {
   const dir = join(tmp, name);

@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from './cli-in-process.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'iari-baseline-'));
 let mock: MockServer;
 beforeAll(async () => {
@@ -18,13 +16,9 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function iariTest(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const argv = ['--import', 'tsx', 'src/cli/entry.ts', 'test', '--base-url', mock.url, '--only', 'CHAT-001,CHAT-002,CHAT-004', ...args];
-    execFile(process.execPath, argv, { cwd: root, env: { ...process.env, IARI_TOKEN: mock.tokens.default, GITHUB_ACTIONS: '' }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
-  });
+/** `iari test` on the mock in this process (cli-in-process.ts). */
+function iariTest(args: string[]): Promise<CliRun> {
+  return runCli(['test', '--base-url', mock.url, '--only', 'CHAT-001,CHAT-002,CHAT-004', ...args], { IARI_TOKEN: mock.tokens.default });
 }
 
 function file(name: string, text: string): string {

@@ -5,9 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { run } from './test-command.ts';
-import { reportError } from './main.ts';
+import { runCli } from './cli-in-process.ts';
 import { isHarnessError } from '../errors.ts';
 import { startMockServer } from '../../mock-server/index.ts';
 
@@ -21,25 +21,6 @@ function iari(args: string[], env: Record<string, string> = {}): Promise<{ code:
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
     });
   });
-}
-
-/** The command in this process, as src/cli/entry.ts runs it: its exit code, and what it wrote. */
-async function iariHere(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = { code: -1, stdout: '', stderr: '' };
-  for (const [k, v] of Object.entries({ ...env, GITHUB_ACTIONS: '' })) vi.stubEnv(k, v);
-  const text = (chunk: string | Uint8Array): string => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
-  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out.stdout += text(chunk)), true));
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((out.stderr += text(chunk)), true));
-  try {
-    out.code = await run(args);
-  } catch (error) {
-    out.code = reportError(error);
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-    vi.unstubAllEnvs();
-  }
-  return out;
 }
 
 function filesUnder(dir: string): string[] {
@@ -83,14 +64,9 @@ describe('iari test', () => {
   });
 
   it('prints its deadlines in --help, with the whole run bounded at 5 minutes by default (moved back by 429 waits against a real server), and rejects a malformed one (exit 2)', async () => {
-    let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      expect(await run(['--help'])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const help = await runCli(['test', '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--request-timeout D/);
     expect(out).toMatch(/--check-timeout D/);
     expect(out).toMatch(/--run-timeout D\s+deadline of the whole run \(default 5m, moved back by the time spent\s+waiting out 429s against a real server\)/);
@@ -101,14 +77,9 @@ describe('iari test', () => {
   });
 
   it('lists --pace R/s in --help and refuses a rate it cannot read (exit 2)', async () => {
-    let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      expect(await run(['--help'])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const help = await runCli(['test', '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--pace R\/s\s+send at most R requests per second/);
     for (const bad of ['fast', '0/s', '5/h', '1e3/s']) {
       const error = await run(['--pace', bad]).catch((e: unknown) => e);
@@ -128,14 +99,9 @@ describe('iari test', () => {
   it('rejects a --max-rate-limit-wait that is not a duration (exit 2) and documents the flag in --help', async () => {
     const error = await run(['--max-rate-limit-wait', 'ten minutes']).catch((e: unknown) => e);
     expect(isHarnessError(error) && error.exitCode).toBe(2);
-    let out = '';
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
-    try {
-      expect(await run(['--help'])).toBe(0);
-    } finally {
-      process.stdout.write = write;
-    }
+    const help = await runCli(['test', '--help']);
+    expect(help.code).toBe(0);
+    const out = help.stdout;
     expect(out).toMatch(/--max-rate-limit-wait DURATION\n\s+longest the whole run waits out 429s/);
   });
 
@@ -160,7 +126,7 @@ describe('iari test', () => {
     try {
       const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/v1`;
       const out = join(tmp, 'rate-limited');
-      const r = await iariHere(['--base-url', url, '--only', 'CHAT-001,CHAT-002,CHAT-031,LIMIT-009,LIMIT-010', '--report', out], { IARI_TOKEN: mock.tokens.default });
+      const r = await runCli(['test', '--base-url', url, '--only', 'CHAT-001,CHAT-002,CHAT-031,LIMIT-009,LIMIT-010', '--report', out], { IARI_TOKEN: mock.tokens.default });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/^iari: 429 on POST \/v1\/chat\/completions \(Retry-After: 1\): waiting 1 s, then sending it again \(attempt 2; 1 s of the 10 min wait budget used\)$/m);
       const results = (JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string }[] }).results;
@@ -178,7 +144,7 @@ describe('iari test', () => {
     const mock = await startMockServer({ ttftMs: 0, itlMs: 0, faults: ['legal-usage-renamed'] });
     try {
       const out = join(tmp, 'renamed-usage');
-      const r = await iariHere(['--base-url', mock.url, '--only', 'USAGE-001,USAGE-009,USAGE-010,USAGE-011,USAGE-012,USAGE-013,USAGE-014,USAGE-015,ME-024', '--report', out], { IARI_TOKEN: mock.tokens.default });
+      const r = await runCli(['test', '--base-url', mock.url, '--only', 'USAGE-001,USAGE-009,USAGE-010,USAGE-011,USAGE-012,USAGE-013,USAGE-014,USAGE-015,ME-024', '--report', out], { IARI_TOKEN: mock.tokens.default });
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as {
         results: { id: string; verdict: string; reason?: string }[];

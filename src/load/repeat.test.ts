@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { run } from '../cli/load-command.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/cli-in-process.ts';
 import { compareLoad } from '../compare/load-compare.ts';
 import { withSlowerTtft } from '../compare/sample-compare.ts';
 import { sampleLoadResult } from '../report/sample-load-result.ts';
@@ -41,20 +41,8 @@ describe('iari load --repeat', () => {
 
   it('runs the bundled mock twice, prints mean, interval and CV, writes repeat into load.json and the second run to run-2/', async () => {
     const out = join(tmp, 'rep');
-    // In this process (the command's run(), as iari's entry calls it); 2 s runs (were 3 s): the statistics need two runs, not long ones.
-    let stdout = '';
-    vi.stubEnv('GITHUB_ACTIONS', '');
-    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
-      return true;
-    });
-    let code = -1;
-    try {
-      code = await run(['--repeat', '2', '--duration', '2s', '--concurrency', '2', '--quiet', '--report', out]);
-    } finally {
-      write.mockRestore();
-      vi.unstubAllEnvs();
-    }
+    // In this process (cli-in-process.ts); 2 s runs (were 3 s): the statistics need two runs, not long ones.
+    const { code, stdout } = await runCli(['load', '--repeat', '2', '--duration', '2s', '--concurrency', '2', '--quiet', '--report', out]);
     expect(code, stdout).toBe(0);
     expect(stdout).toMatch(/^repeated 2 runs of one configuration:$/m);
     expect(stdout).toMatch(/^ttft\.p50 +[\d.]+ms +[\d.-]+ms … [\d.]+ms +[\d.]+%/m);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import type { LoadResult } from '../../src/load/load-result.ts';
-import { iari, loopbackName, makeCertificates, startConnectProxy, startHeaderGateway, startTlsFront, type Certificates, type Front } from './target-fixtures.ts';
+import { runCli } from '../../src/cli/cli-in-process.ts';
+import { iari as iariChild, loopbackName, makeCertificates, startConnectProxy, startHeaderGateway, startTlsFront, type Certificates, type Front } from './target-fixtures.ts';
 
 /**
  * `iari load` (and `iari test`, which takes the same connection flags) against a server the way a
@@ -14,6 +15,13 @@ import { iari, loopbackName, makeCertificates, startConnectProxy, startHeaderGat
 
 /** A fixed count, not a duration: on a loaded machine a 1 s TLS run finished only 2 requests once. */
 const REQUESTS = 8;
+/**
+ * iari in this process (src/cli/cli-in-process.ts), with proxy variables only as given in `env`.
+ * The proxy test runs a child (iariChild): a process reads HTTPS_PROXY and NO_PROXY from its
+ * environment as it starts.
+ */
+const iari = (args: string[], env: Record<string, string | undefined> = {}): ReturnType<typeof runCli> =>
+  runCli(args, { HTTPS_PROXY: '', HTTP_PROXY: '', NO_PROXY: '', ...Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)) });
 const loadArgs = ['--requests', String(REQUESTS), '--concurrency', '2', '--model', 'iari-mini', '--quiet'];
 
 describe('iari load against real-deployment targets (loopback stand-ins)', () => {
@@ -75,7 +83,7 @@ describe('iari load against real-deployment targets (loopback stand-ins)', () =>
     const proxy = await startConnectProxy();
     try {
       const report = join(dir, 'proxy');
-      const out = await iari(['load', '--base-url', `https://127.0.0.1:${tls.port}/v1`, '--ca-file', certs.caFile, ...loadArgs, '--report', report], { ...env, HTTPS_PROXY: proxy.url });
+      const out = await iariChild(['load', '--base-url', `https://127.0.0.1:${tls.port}/v1`, '--ca-file', certs.caFile, ...loadArgs, '--report', report], { ...env, HTTPS_PROXY: proxy.url });
       expect(out.code).toBe(0);
       expect(proxy.tunnels.length).toBeGreaterThan(0);
       expect(new Set(proxy.tunnels)).toEqual(new Set([`127.0.0.1:${tls.port}`]));
@@ -85,7 +93,7 @@ describe('iari load against real-deployment targets (loopback stand-ins)', () =>
       expect(r.counts.ok).toBe(REQUESTS);
       expect(r.errors.total).toBe(0);
       const tunnels = proxy.tunnels.length;
-      const direct = await iari(['load', '--base-url', `https://127.0.0.1:${tls.port}/v1`, '--ca-file', certs.caFile, ...loadArgs, '--report', join(dir, 'no-proxy')], { ...env, HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' });
+      const direct = await iariChild(['load', '--base-url', `https://127.0.0.1:${tls.port}/v1`, '--ca-file', certs.caFile, ...loadArgs, '--report', join(dir, 'no-proxy')], { ...env, HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' });
       expect(direct.code).toBe(0);
       expect(proxy.tunnels.length).toBe(tunnels);
       expect(result(join(dir, 'no-proxy')).meta.connection?.proxy).toBeNull();

@@ -39,7 +39,7 @@ describe('iari load token-length workloads on the bundled mock', () => {
   };
 
   it('LOAD-WORKLOAD: synthetic prompts of 512±64 and outputs of 128±16 with ignore_eos measure within 5% of the asked means', async () => {
-    const { r, lines, text } = await load('synthetic', ['--input-tokens', '512,64', '--output-tokens', '128,16', '--extra-body', '{"ignore_eos":true}', '--concurrency', '32', '--duration', '3s']);
+    const { r, lines, text } = await load('synthetic', ['--input-tokens', '512,64', '--output-tokens', '128,16', '--extra-body', '{"ignore_eos":true}', '--concurrency', '32', '--duration', '2s']);
     const t = r.tokens!;
     expect(t.prompt!.count).toBeGreaterThanOrEqual(40);
     within(t.prompt!.mean, 512);
@@ -84,7 +84,7 @@ describe('iari load token-length workloads on the bundled mock', () => {
     }));
     const file = join(dir, 'sharegpt.json');
     writeFileSync(file, JSON.stringify(entries));
-    const { r, lines } = await load('dataset', ['--dataset', file, '--dataset-size', '100', '--extra-body', '{"ignore_eos":true}', '--concurrency', '32', '--duration', '3s']);
+    const { r, lines } = await load('dataset', ['--dataset', file, '--dataset-size', '100', '--extra-body', '{"ignore_eos":true}', '--concurrency', '32', '--duration', '2s']);
     const t = r.tokens!;
     expect(r.meta.config.workload?.input).toMatchObject({ dataset: { format: 'sharegpt', samples: 100, read: 120 } });
     const sent = lines.filter((l) => l.phase === 'measure' && l.error === null);
