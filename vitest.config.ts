@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Three tiers (README, "Tests"). `npm test` runs `shared` and `alone`; `npm run test:all` (what
-// .ci/run runs) adds `slow`.
+// Three tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
+// `npm run test:slow` runs `slow`; `npm run test:all` (what .ci/run runs) runs all three in order.
 // - shared: everything that is not below, two files at a time: most of it waits on sockets and
 //   child processes, so a second worker fills the idle core.
 // - alone: suites whose assertions are clocks measured against ground truth (load timing): they
