@@ -1,16 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEndlessServer, type EndlessServer } from '../checks/framework/endless-server-fixtures.ts';
 import { firstModel } from './first-model.ts';
 
 const TOKEN = 'sk-first-model-canary-0123456789';
-let server: Server;
+let server: EndlessServer;
 let root: string;
-const sockets = new Set<Socket>();
 let answer: 'list' | 'silent' | 'huge' | 'echo-token' = 'list';
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startEndlessServer((req, res) => {
     req.resume();
     if (answer === 'silent') return;
     if (answer === 'huge') {
@@ -26,17 +24,9 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ object: 'list', data: [{ id: req.headers.authorization === `Bearer ${TOKEN}` ? 'model-a' : 'unauthenticated' }, { id: 'model-b' }] }));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  root = `${server.root}/v1`;
 });
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 async function refusal(budgetMs = 5_000): Promise<Error> {
   return firstModel('iari load', root, TOKEN, undefined, budgetMs).then(

@@ -160,7 +160,7 @@ export function numberMessage(label: string, rule: NumberRule, got: string): str
 export function checkNumber(names: LoadNames, option: NumberOption, value: unknown): number {
   const rule: NumberRule = NUMBER_RULES[option];
   if (typeof value !== 'number') throw loadUsage(names, `${names.name(option)} must be a number, got ${typeof value === 'string' ? `the text ${JSON.stringify(value)}` : typeof value}`);
-  const ok = typeof value === 'number' && Number.isFinite(value) && (!rule.integer || Number.isInteger(value)) && (rule.aboveMin === true ? value > rule.min : value >= rule.min) && value <= rule.max;
+  const ok = Number.isFinite(value) && (!rule.integer || Number.isInteger(value)) && (rule.aboveMin === true ? value > rule.min : value >= rule.min) && value <= rule.max;
   if (!ok) throw loadUsage(names, numberMessage(names.name(option), rule, String(value)));
   return value;
 }

@@ -14,8 +14,6 @@ import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from './capacity-search.ts';
 import { checkDurationS, checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
-/** Kept here too for existing importers; it lives with the other connection options. */
-export { isLoopbackHost } from '../client/connection-options.ts';
 
 export interface LoadPlan extends LoadSettings {
   /** Normalised /v1 base URL, or null for the bundled mock. */

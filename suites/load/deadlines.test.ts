@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEndlessServer, type EndlessServer } from '../../src/checks/framework/endless-server-fixtures.ts';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
 import { END_GRACE_MS } from '../../src/load/engine.ts';
 import { serverLoadConfig } from './load-fixtures.ts';
@@ -10,30 +9,21 @@ import { summaryTable } from '../../src/load/summary.ts';
 
 // An endless stream: a content chunk every 20 ms, never [DONE]. The idle timeout (reset on every
 // byte) never fires on it; the request deadline and the run's end do.
-let server: Server;
+let server: EndlessServer;
 let url: string;
-const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startEndlessServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'a' }, finish_reason: null }] })}\n\n`;
     const t = setInterval(() => res.write(chunk), 20);
     res.once('close', () => clearInterval(t));
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  url = `${server.root}/v1`;
 });
 
-afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => server.close());
 
 // The grace after the stop is shortened to GRACE_MS where a test does not measure the default
 // (the open-loop test below waits the default, END_GRACE_MS).

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
-import { isLoopbackHost } from '../../src/load/load-options.ts';
+import { isLoopbackHost } from '../../src/client/connection-options.ts';
 import type { LoadedExchange, ReplayMatch } from './corpus.ts';
 
 /**
