@@ -11,9 +11,9 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../mock-server/index.ts';
-import { runCapacitySearch } from '../src/load/capacity-search.ts';
+import { runCapacitySearch } from '../src/load/search/capacity-search.ts';
 import type { LoadConfig, ModeConfig } from '../src/load/run-load.ts';
-import { parseSlos } from '../src/load/slo.ts';
+import { parseSlos } from '../src/load/results/slo.ts';
 import { loadConfig } from '../suites/load/load-fixtures.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));

@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer } from '../mock-server/index.ts';
-import { MOCK_LOAD_OPTIONS } from '../src/load/mock-pacing.ts';
-import type { LoadResult } from '../src/load/load-result.ts';
-import { syntheticPrompt } from '../src/load/workload.ts';
+import { MOCK_LOAD_OPTIONS } from '../src/load/executors/mock-pacing.ts';
+import type { LoadResult } from '../src/load/results/load-result.ts';
+import { syntheticPrompt } from '../src/load/workloads/workload.ts';
 import { seededRandom } from '../src/seeded-random.ts';
 import { iari, makeCertificates, repoRoot, startConnectProxy, startHeaderGateway, startTlsFront } from '../suites/load/target-fixtures.ts';
 

@@ -15,10 +15,10 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { compareWithSendLog } from '../src/load/fidelity.ts';
-import { bodyFactory, builtinPrompts } from '../src/load/prompts.ts';
-import type { RequestTiming } from '../src/load/request-timer.ts';
-import { errorDistribution, type ErrorDistribution } from '../src/load/stats.ts';
+import { compareWithSendLog } from '../src/load/measure/fidelity.ts';
+import { bodyFactory, builtinPrompts } from '../src/load/workloads/prompts.ts';
+import type { RequestTiming } from '../src/load/measure/request-timer.ts';
+import { errorDistribution, type ErrorDistribution } from '../src/load/measure/stats.ts';
 import { mockLag, startChildMock, stopChild, type MockLag } from './fidelity-child-mock.ts';
 import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat, type GcFigures, type SchedDelta } from './fidelity-diagnostics.ts';
 

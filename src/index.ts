@@ -9,7 +9,7 @@ export type { CheckRun } from './checks/framework/conformance-results.ts';
 
 export { runLoad } from './library/load.ts';
 export type { LoadOptions, LoadOutcome } from './library/load.ts';
-export type { LoadResult, RequestRecord } from './load/load-result.ts';
+export type { LoadResult, RequestRecord } from './load/results/load-result.ts';
 
 export { startMockServer, faultNames } from '../mock-server/index.ts';
 export type { MockServer, MockServerOptions, ReceiptIssuer } from '../mock-server/index.ts';

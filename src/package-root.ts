@@ -37,7 +37,7 @@ export function codePath(relative: string): string {
 
 /** The entry of the load engine's check worker: compiled JS, or from source a boot file that registers tsx first. */
 export function checkWorkerUrl(): URL {
-  return codeUrl(FROM_SOURCE ? 'src/load/check-worker-boot.mjs' : 'src/load/check-worker.js');
+  return codeUrl(FROM_SOURCE ? 'src/load/measure/check-worker-boot.mjs' : 'src/load/measure/check-worker.js');
 }
 
 let version: string | undefined;

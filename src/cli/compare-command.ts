@@ -9,7 +9,7 @@ import { buildComparison, compareTable } from '../compare/compare-report.ts';
 import { evaluateGates, parseGate } from '../compare/gates.ts';
 import { comparedMetrics } from '../compare/load-compare.ts';
 import { renderCompareReport } from '../compare/compare-html.ts';
-import { percentileKeys } from '../load/load-result.ts';
+import { percentileKeys } from '../load/results/load-result.ts';
 
 export const COMPARE_HELP = `Usage: iari report compare BASE NEW [--fail-on GATE]... [--report DIR] [--json]
 

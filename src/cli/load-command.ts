@@ -6,21 +6,21 @@ import type { MockServer } from '../../mock-server/index.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
-import type { LoadPlan } from '../load/load-options.ts';
+import type { LoadPlan } from '../load/plan/load-options.ts';
 import { loadFlagSpec, planFromFlags } from './load-flags.ts';
-import type { LoadResult, RequestRecord, SweepStep } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
 import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
-import { runSweep } from '../load/sweep.ts';
-import { capacityBound, runCapacitySearch } from '../load/capacity-search.ts';
-import { repeatSection, repeatTable, type RepeatSection } from '../load/repeat.ts';
-import { progressLine, summaryTable } from '../load/summary.ts';
-import { sloHelp } from '../load/slo.ts';
-import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
+import { runSweep } from '../load/search/sweep.ts';
+import { capacityBound, runCapacitySearch } from '../load/search/capacity-search.ts';
+import { repeatSection, repeatTable, type RepeatSection } from '../load/search/repeat.ts';
+import { progressLine, summaryTable } from '../load/results/summary.ts';
+import { sloHelp } from '../load/results/slo.ts';
+import { resolveWorkload, workloadHelp } from '../load/plan/workload-options.ts';
 import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
-import { firstModel } from '../load/first-model.ts';
-import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/engine.ts';
-import { loadRunPassed } from '../load/run-verdict.ts';
+import { firstModel } from '../load/plan/first-model.ts';
+import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/executors/engine.ts';
+import { loadRunPassed } from '../load/results/run-verdict.ts';
 
 const HELP = `Usage: iari load [options]
 

@@ -1,12 +1,12 @@
 // `iari load`'s flags: parsed into the typed LoadOptions that runLoad takes (numbers as numbers,
 // durations as their text), then validated by the one validator, validateLoadOptions
-// (src/load/load-options.ts), which names each option by its flag here.
+// (src/load/plan/load-options.ts), which names each option by its flag here.
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { readToken } from '../client/token.ts';
 import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../client/connection-options.ts';
-import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type NumberOption } from '../load/load-option-names.ts';
-import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/load-options.ts';
-import { workloadFlagSpec } from '../load/workload-options.ts';
+import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type NumberOption } from '../load/plan/load-option-names.ts';
+import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/plan/load-options.ts';
+import { workloadFlagSpec } from '../load/plan/workload-options.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },

@@ -6,9 +6,9 @@ import { ExitCode } from '../exit-codes.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { writeLoadFiles } from '../report/load-files.ts';
-import { assertLoadResult, mergeResults } from '../load/merge.ts';
-import type { LoadResult, RequestRecord } from '../load/load-result.ts';
-import { summaryTable } from '../load/summary.ts';
+import { assertLoadResult, mergeResults } from '../load/results/merge.ts';
+import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
+import { summaryTable } from '../load/results/summary.ts';
 import { COMPARE_HELP, runCompare } from './compare-command.ts';
 
 const HELP = `Usage: iari report merge DIR|FILE... [--report OUT] [--json]

@@ -1,6 +1,6 @@
 // compare.html: the two runs side by side (overlaid TTFT/ITL CDFs, timeslices), every compared row
 // with its test, conformance changes and the gates. Self-contained like report.html.
-import type { LoadResult } from '../load/load-result.ts';
+import type { LoadResult } from '../load/results/load-result.ts';
 import { badge, html, renderPage, section, simpleTable, statGrid, type Html } from '../report/html-shell.ts';
 import { cdfFromHdr } from '../report/load-html.ts';
 import { lineChart, type Series } from '../report/svg-charts.ts';

@@ -4,8 +4,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import type { LoadResult, RequestRecord } from '../load/load-result.ts';
-import { assertLoadResult } from '../load/merge.ts';
+import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
+import { assertLoadResult } from '../load/results/merge.ts';
 
 export interface CompareSide {
   source: string;

@@ -1,7 +1,7 @@
 // The load half of `iari report compare`: every metric and percentile of two load.json files, the
 // change, and whether it is significant by a test named on each row (docs/load.md, "Comparing runs").
-import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/load-result.ts';
-import { percentileKeys, percentileValues } from '../load/load-result.ts';
+import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/results/load-result.ts';
+import { percentileKeys, percentileValues } from '../load/results/load-result.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
 import { meanSummary, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
 import { blockPercentileDifferences } from './block-bootstrap.ts';

@@ -6,7 +6,7 @@
 // (`npx tsx scripts/compare-false-positives.ts --keep DIR`: iari load defaults against `iari mock`
 // on a shared 2-core machine at load 5-8). Tails are wide: one client pause moves a p99 of 135 requests. Repeated runs (--repeat on both
 // sides) measure the run-to-run spread themselves and are tested without a floor.
-import type { PercentileKey } from '../load/load-result.ts';
+import type { PercentileKey } from '../load/results/load-result.ts';
 
 type Floors = Record<PercentileKey, number>;
 

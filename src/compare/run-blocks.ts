@@ -2,7 +2,7 @@
 // of a metric. TTFT, e2e and ITL come from load.json's timeslices (their histograms of the requests
 // finishing in that second); TTFB, TPOT and per-request tokens/s from requests.ndjson, grouped by the
 // second each request finished.
-import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/load-result.ts';
+import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/results/load-result.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
 import type { ValueCount } from '../statistics.ts';
 

@@ -1,17 +1,17 @@
 // The library form of `iari load`: the same engines, metrics and SLO verdicts, options named as the
 // CLI's flags (camelCase) and validated by the same code, without terminal output or report files.
-import type { LoadResult, RequestRecord } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { runLoad as runEngine } from '../load/run-load.ts';
 import { newRunId } from '../report/run-dir.ts';
 // The bundled mock's pacing for load runs is the CLI's, so both measure the same server.
-import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
-import { firstModel } from '../load/first-model.ts';
-import { resolveWorkload } from '../load/workload-options.ts';
-import { validateLoadOptions, type LoadOptions } from '../load/load-options.ts';
-import { RUN_LOAD_NAMES } from '../load/load-option-names.ts';
+import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
+import { firstModel } from '../load/plan/first-model.ts';
+import { resolveWorkload } from '../load/plan/workload-options.ts';
+import { validateLoadOptions, type LoadOptions } from '../load/plan/load-options.ts';
+import { RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
-export type { LoadOptions } from '../load/load-options.ts';
+export type { LoadOptions } from '../load/plan/load-options.ts';
 
 export interface LoadOutcome {
   /** The same object `iari load --json` prints (load.json). */

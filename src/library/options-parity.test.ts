@@ -14,8 +14,8 @@ import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { runConformance } from './conformance.ts';
 import { runLoad } from './load.ts';
 import { CLI_LOAD_NAMES, OPTION_FLAGS, planFromFlags } from '../cli/load-flags.ts';
-import { validateLoadOptions } from '../load/load-options.ts';
-import { RUN_LOAD_NAMES } from '../load/load-option-names.ts';
+import { validateLoadOptions } from '../load/plan/load-options.ts';
+import { RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iari-parity-'));
 let mock: MockServer;

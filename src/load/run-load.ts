@@ -1,27 +1,27 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { runClosedLoopAutocannon } from './autocannon-engine.ts';
-import { arrivalTimes, scheduleWindows, type Ramp, type ScheduleOptions } from './arrivals.ts';
-import { Checker } from './checker.ts';
-import { Collector } from './collector.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './engine.ts';
-import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './load-result.ts';
-import { bodyFactory, type ChatMessage } from './prompts.ts';
-import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
-import { Conversations } from './conversation.ts';
-import { traceTimes, traceWorkload } from './trace-workload.ts';
-import { declaresTools, judge, withTools, type ToolsSpec } from './tool-calls.ts';
-import type { TraceEntry } from './trace.ts';
-import { runClosedConversations, runOpenConversations } from './conversation-engine.ts';
-import type { RequestTiming } from './request-timer.ts';
-import { buildResult } from './result-builder.ts';
-import type { Slo } from './slo.ts';
-import { countTokens } from './token-count.ts';
+import { runClosedLoopAutocannon } from './executors/autocannon-engine.ts';
+import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './executors/arrivals.ts';
+import { Checker } from './measure/checker.ts';
+import { Collector } from './results/collector.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './executors/engine.ts';
+import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
+import { bodyFactory, type ChatMessage } from './workloads/prompts.ts';
+import { buildWorkload, type Workload, type WorkloadSpec } from './workloads/workload.ts';
+import { Conversations } from './workloads/conversation.ts';
+import { traceTimes, traceWorkload } from './workloads/trace-workload.ts';
+import { declaresTools, judge, withTools, type ToolsSpec } from './workloads/tool-calls.ts';
+import type { TraceEntry } from './workloads/trace.ts';
+import { runClosedConversations, runOpenConversations } from './executors/conversation-engine.ts';
+import type { RequestTiming } from './measure/request-timer.ts';
+import { buildResult } from './results/result-builder.ts';
+import type { Slo } from './results/slo.ts';
+import { countTokens } from './workloads/token-count.ts';
 import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
-import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './undici-engine.ts';
+import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LoadResult, RequestRecord } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { loadAnnotations, loadJunit, loadStepSummary, sloMessage, writeLoadFiles, writeLoadGithubOutputs } from './load-files.ts';
 import { createRedactor } from './redact.ts';
 import { createRunDir } from './run-dir.ts';

@@ -3,8 +3,8 @@
  * one testcase per SLO threshold (as k6 users do via handleSummary); under GitHub Actions the
  * step summary and one annotation per breached SLO. Every byte passes the redactor first.
  */
-import type { LoadResult, RequestRecord, SloResult } from '../load/load-result.ts';
-import { percentileKeys } from '../load/load-result.ts';
+import type { LoadResult, RequestRecord, SloResult } from '../load/results/load-result.ts';
+import { percentileKeys } from '../load/results/load-result.ts';
 import { emitAnnotations, isGitHubActions, markdownTable, writeStepSummary, type Annotation } from './github-actions.ts';
 import { junitXml, type JUnitCase } from './junit-xml.ts';
 import { formatUs, loadHtml } from './load-html.ts';

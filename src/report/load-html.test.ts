@@ -4,7 +4,7 @@ import { binsFromHdr, cdfFromHdr, formatUs, hdrValueCounts, loadHtml, renderLoad
 import { createRedactor } from './redact.ts';
 import { escapeHtml } from './html-shell.ts';
 import { sampleLoadResult } from './sample-load-result.ts';
-import type { HistogramSummary } from '../load/load-result.ts';
+import type { HistogramSummary } from '../load/results/load-result.ts';
 
 function summaryOf(values: number[]): HistogramSummary {
   const h = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });

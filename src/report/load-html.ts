@@ -4,13 +4,13 @@
  * (per-second timeslices), the sweep curve when present, and errors by class.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice, TokenComparison } from '../load/load-result.ts';
-import { errorClasses, percentileKeys } from '../load/load-result.ts';
+import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice, TokenComparison } from '../load/results/load-result.ts';
+import { errorClasses, percentileKeys } from '../load/results/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { paretoCharts, capacityNote } from './pareto-section.ts';
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
-import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/run-text.ts';
+import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */

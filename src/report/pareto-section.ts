@@ -1,6 +1,6 @@
 // The Pareto charts of report.html's sweep section (load-html.ts): aggregate against per-user
 // tokens/s, and TTFT p95 against aggregate tokens/s, each run a point, the SLO boundary marked.
-import type { LoadResult, SweepStep } from '../load/load-result.ts';
+import type { LoadResult, SweepStep } from '../load/results/load-result.ts';
 import { html, type Html } from './html-shell.ts';
 import { paretoChart } from './pareto-chart.ts';
 import { sweepChart } from './svg-charts.ts';

@@ -16,7 +16,7 @@ import {
   type Percentiles,
   type SweepStep,
   type Timeslice,
-} from '../load/load-result.ts';
+} from '../load/results/load-result.ts';
 import { seededRandom } from '../seeded-random.ts';
 
 function histogram(): Histogram {

@@ -3,7 +3,7 @@
  * conversations by turn (`turns`), prompt-cache hits (`cache`), reasoning vs answer timing
  * (`reasoning`) and tool-call validity (`toolCalls`).
  */
-import type { CacheReport, HistogramSummary, LoadResult, ReasoningReport, ToolCallReport, TurnReport } from '../load/load-result.ts';
+import type { CacheReport, HistogramSummary, LoadResult, ReasoningReport, ToolCallReport, TurnReport } from '../load/results/load-result.ts';
 import { html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { barChart } from './svg-bars.ts';
 import { lineChart } from './svg-charts.ts';

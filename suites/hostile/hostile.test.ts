@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LoadResult } from '../../src/load/load-result.ts';
+import type { LoadResult } from '../../src/load/results/load-result.ts';
 import { hostileModes, modeBehaviour, startHostileServer, type HostileMode } from './hostile-server.ts';
 import { filesUnder, iariCommand, ROOT, runIari, STACK_LINE, type ChildRun } from './run-child.ts';
 

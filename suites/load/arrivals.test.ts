@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { scheduleWindows, takeArrivals } from '../../src/load/arrivals.ts';
-import type { RequestRecord } from '../../src/load/load-result.ts';
+import { scheduleWindows, takeArrivals } from '../../src/load/executors/arrivals.ts';
+import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { fittedRate, ksExponential } from '../../src/load/stats.ts';
+import { fittedRate, ksExponential } from '../../src/load/measure/stats.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 const gaps = (t: readonly number[]): number[] => t.slice(1).map((x, i) => x - (t[i] ?? 0));

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { runCapacitySearch } from '../../src/load/capacity-search.ts';
+import { runCapacitySearch } from '../../src/load/search/capacity-search.ts';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
-import { parseSlos } from '../../src/load/slo.ts';
+import { parseSlos } from '../../src/load/results/slo.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 /**

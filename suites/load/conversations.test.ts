@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer, MockRequest, MockResponse } from '../../mock-server/index.ts';
-import type { RequestRecord } from '../../src/load/load-result.ts';
+import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import type { WorkloadSpec } from '../../src/load/workload.ts';
+import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 interface Seen {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEndlessServer, type EndlessServer } from '../../src/checks/framework/endless-server-fixtures.ts';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
-import { END_GRACE_MS } from '../../src/load/engine.ts';
+import { END_GRACE_MS } from '../../src/load/executors/engine.ts';
 import { serverLoadConfig } from './load-fixtures.ts';
-import { parseSlo } from '../../src/load/slo.ts';
-import { runFailure } from '../../src/load/run-verdict.ts';
-import { summaryTable } from '../../src/load/summary.ts';
+import { parseSlo } from '../../src/load/results/slo.ts';
+import { runFailure } from '../../src/load/results/run-verdict.ts';
+import { summaryTable } from '../../src/load/results/summary.ts';
 
 // An endless stream: a content chunk every 20 ms, never [DONE]. The idle timeout (reset on every
 // byte) never fires on it; the request deadline and the run's end do.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadResult } from '../../src/load/load-result.ts';
+import type { LoadResult } from '../../src/load/results/load-result.ts';
 import { slowdown } from './machine-slowdown.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { announceLine, run } from '../../src/cli/load-command.ts';
 import { planFromFlags } from '../../src/cli/load-flags.ts';
 import { isHarnessError } from '../../src/errors.ts';
-import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
 
 async function exitOf(argv: string[]): Promise<number> {
   try {

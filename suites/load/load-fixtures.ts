@@ -1,7 +1,7 @@
 import { startMockServer, type MockServer, type MockServerOptions } from '../../mock-server/index.ts';
-import { builtinPrompts } from '../../src/load/prompts.ts';
+import { builtinPrompts } from '../../src/load/workloads/prompts.ts';
 import type { LoadConfig, ModeConfig } from '../../src/load/run-load.ts';
-import type { SentEvent } from '../../src/load/fidelity.ts';
+import type { SentEvent } from '../../src/load/measure/fidelity.ts';
 
 /** The bundled mock with rate limits off and a fixed, jitter-free schedule. */
 export function startLoadMock(options: MockServerOptions = {}): Promise<MockServer> {

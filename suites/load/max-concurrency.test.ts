@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import type { RequestRecord } from '../../src/load/load-result.ts';
+import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 

@@ -17,7 +17,7 @@ import { verifyChain, type Receipt } from '../../src/receipts/index.ts';
 import { readLedger } from '../../mock-server/receipt-ledger.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { outageSeconds, renderLoadReport } from '../../src/report/load-html.ts';
-import { builtinPrompts } from '../../src/load/prompts.ts';
+import { builtinPrompts } from '../../src/load/workloads/prompts.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'iari-restart-'));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { REASONING_CHUNKS, REASONING_MODEL } from '../../mock-server/core/reasoning.ts';
-import type { RequestRecord } from '../../src/load/load-result.ts';
+import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 

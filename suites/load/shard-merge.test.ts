@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { run as reportCommand } from '../../src/cli/report-command.ts';
 import { writeReports } from '../../src/cli/load-command.ts';
-import { decodeHistogram, newHistogram, record } from '../../src/load/hdr.ts';
-import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
-import { mergeResults } from '../../src/load/merge.ts';
+import { decodeHistogram, newHistogram, record } from '../../src/load/results/hdr.ts';
+import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
+import { mergeResults } from '../../src/load/results/merge.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { parseSlos } from '../../src/load/slo.ts';
+import { parseSlos } from '../../src/load/results/slo.ts';
 import { createRedactor } from '../../src/report/redact.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 

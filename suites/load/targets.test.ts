@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
-import type { LoadResult } from '../../src/load/load-result.ts';
+import type { LoadResult } from '../../src/load/results/load-result.ts';
 import { runCli } from '../../src/cli/cli-in-process.ts';
 import { iari as iariChild, loopbackName, makeCertificates, startConnectProxy, startHeaderGateway, startTlsFront, type Certificates, type Front } from './target-fixtures.ts';
 

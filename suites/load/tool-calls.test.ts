@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import type { RequestRecord } from '../../src/load/load-result.ts';
+import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { parseSlos } from '../../src/load/slo.ts';
-import { BUILTIN_TOOLS, declaresTools, toolsFromOptions, type ToolsSpec } from '../../src/load/tool-calls.ts';
+import { parseSlos } from '../../src/load/results/slo.ts';
+import { BUILTIN_TOOLS, declaresTools, type ToolsSpec } from '../../src/load/workloads/tool-calls.ts';
+import { toolsFromOptions } from '../../src/load/plan/workload-options.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iari-tools-'));

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
+import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { readTrace, TRACE_BLOCK_TOKENS, type TraceSpec } from '../../src/load/trace.ts';
+import { readTrace, TRACE_BLOCK_TOKENS, type TraceSpec } from '../../src/load/workloads/trace.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli/load-command.ts';
-import type { LoadResult, RequestRecord } from '../../src/load/load-result.ts';
-import { syntheticPrompt } from '../../src/load/workload.ts';
+import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
+import { syntheticPrompt } from '../../src/load/workloads/workload.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 
 /**

@@ -1,0 +1,194 @@
+import { Worker } from 'node:worker_threads';
+import { checkWorkerUrl } from '../../package-root.ts';
+import type { ErrorClass } from '../results/load-result.ts';
+import type { CheckedPart } from './timing-builder.ts';
+
+/**
+ * The load process's side of the check worker (src/load/measure/check-worker.ts). Engines stamp reads on
+ * the main thread; the reads, their stamps and each response's end are queued here and sent to
+ * the worker once per I/O phase (setImmediate runs after the poll phase), in one message whose
+ * bytes are transferred, not copied. Parsing and checking, and the garbage they make, happen on
+ * the worker, so the main thread's stamps wait neither for checking nor for its collections.
+ */
+export const OP_HEADERS = 0;
+export const OP_DATA = 1;
+export const OP_END = 2;
+export const OP_FAIL = 3;
+
+/** Flat ops (see check-worker.ts for each op's fields) and the bytes the data ops point into. */
+export interface CheckBatch {
+  ops: unknown[];
+  bytes: ArrayBuffer;
+  /** Bytes of this batch that belong to events (or bodies) past LARGE_READ_BYTES (large-reads.ts). */
+  largeBytes: number;
+}
+
+type Done = (part: CheckedPart) => void;
+
+/** Handing results back yields to I/O after this much work (as in-process checking does). */
+const SLICE_NS = 300_000n;
+/**
+ * Bytes handed to the worker and not yet checked: past this, reads pause (the engines stop reading
+ * their sockets) until the worker is back under half of it, so a server sending faster than the
+ * worker checks fills the socket buffers, not this process's memory (docs/load.md, "Large events").
+ */
+export const WORKER_BYTE_BUDGET = 8 * 1024 * 1024;
+/** A worker that has not loaded by then is given up: checking falls back to in-process. */
+const START_TIMEOUT_MS = 15_000;
+
+export class CheckThread {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, Done>();
+  #ops: unknown[] = [];
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #largeBytes = 0;
+  #scheduled = false;
+  #nextId = 1;
+  #failed: string | null = null;
+  /** Checked responses not yet handed back; delivered in slices so reads arriving meanwhile are stamped on time. */
+  #results: [number, CheckedPart][] = [];
+  #resultHead = 0;
+  #delivering = false;
+  /** Bytes posted to the worker that it has not yet reported checked. */
+  #posted = 0;
+  #drained: (() => void)[] = [];
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on('message', ([m, checkedBytes]: [[number, CheckedPart][], number]) => {
+      this.#posted -= checkedBytes;
+      if (this.#posted <= WORKER_BYTE_BUDGET / 2 && this.#drained.length > 0) for (const resume of this.#drained.splice(0)) resume();
+      if (m.length === 0) return;
+      for (const r of m) this.#results.push(r);
+      if (!this.#delivering) {
+        this.#delivering = true;
+        setImmediate(this.#deliver);
+      }
+    });
+    worker.on('error', (err) => this.#fail(`check worker failed: ${err.message}`));
+    worker.on('exit', (code) => this.#fail(`check worker exited (${code})`));
+  }
+
+  /** Starts the worker and waits until it has loaded the checker and the tokenizer (at most `timeoutMs`). */
+  static start(timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
+    const worker = new Worker(checkWorkerUrl());
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        void worker.terminate();
+        reject(new Error(`check worker did not start within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onError = (err: Error): void => {
+        clearTimeout(timer);
+        reject(err);
+      };
+      worker.once('error', onError);
+      worker.once('message', (m) => {
+        clearTimeout(timer);
+        worker.off('error', onError);
+        if (m === 'ready') resolve(new CheckThread(worker));
+        else reject(new Error('check worker did not start'));
+      });
+    });
+  }
+
+  /** False once the worker has failed or closed (new responses are then checked in-process). */
+  get usable(): boolean {
+    return this.#failed === null;
+  }
+
+  open(done: Done): number {
+    const id = this.#nextId++;
+    this.#waiting.set(id, done);
+    return id;
+  }
+
+  headers(id: number, stream: boolean, status: number, contentType: string | null): void {
+    this.#ops.push(OP_HEADERS, id, stream, status, contentType);
+    this.#schedule();
+  }
+
+  data(id: number, chunk: Buffer, atNs: bigint, large = false): void {
+    this.#ops.push(OP_DATA, id, this.#bytes, chunk.length, atNs);
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    if (large) this.#largeBytes += chunk.length;
+    this.#schedule();
+  }
+
+  end(id: number, stream: boolean, atNs: bigint): void {
+    this.#ops.push(OP_END, id, stream, atNs);
+    this.#schedule();
+  }
+
+  fail(id: number, stream: boolean, atNs: bigint, errorClass: ErrorClass, detail: string, abortedAtEnd: boolean): void {
+    this.#ops.push(OP_FAIL, id, stream, atNs, errorClass, detail, abortedAtEnd);
+    this.#schedule();
+  }
+
+  /** Null while the bytes in flight to the worker are within WORKER_BYTE_BUDGET; else resolves once it has caught up. */
+  backlog(): Promise<void> | null {
+    if (this.#posted + this.#bytes <= WORKER_BYTE_BUDGET || this.#failed !== null) return null;
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.#flush();
+    this.#failed ??= 'closed';
+    await this.#worker.terminate();
+  }
+
+  readonly #deliver = (): void => {
+    this.#delivering = false;
+    const deadline = process.hrtime.bigint() + SLICE_NS;
+    const results = this.#results;
+    while (this.#resultHead < results.length) {
+      const [id, part] = results[this.#resultHead++] as [number, CheckedPart];
+      const done = this.#waiting.get(id);
+      this.#waiting.delete(id);
+      done?.(part);
+      if (this.#resultHead < results.length && process.hrtime.bigint() > deadline) {
+        this.#delivering = true;
+        setImmediate(this.#deliver);
+        return;
+      }
+    }
+    this.#results = [];
+    this.#resultHead = 0;
+  };
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#ops.length === 0) return;
+    // Its own ArrayBuffer (never Node's shared pool), so it can be transferred.
+    const bytes = Buffer.allocUnsafeSlow(this.#bytes);
+    let at = 0;
+    for (const c of this.#chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    const batch: CheckBatch = { ops: this.#ops, bytes: bytes.buffer as ArrayBuffer, largeBytes: this.#largeBytes };
+    this.#ops = [];
+    this.#chunks = [];
+    this.#largeBytes = 0;
+    this.#posted += this.#bytes;
+    this.#bytes = 0;
+    this.#worker.postMessage(batch, [batch.bytes]);
+  }
+
+  /** Every response still waiting fails with class `other` (never silently lost). */
+  #fail(why: string): void {
+    if (this.#failed !== null) return;
+    this.#failed = why;
+    for (const resume of this.#drained.splice(0)) resume();
+    const waiting = [...this.#waiting.values()];
+    this.#waiting.clear();
+    for (const done of waiting) done({ endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: { class: 'other', detail: why }, abortedAtEnd: false });
+  }
+}

@@ -1,0 +1,59 @@
+import { parentPort } from 'node:worker_threads';
+import { TimingBuilder, type CheckedPart } from './timing-builder.ts';
+import { countTokens } from '../workloads/token-count.ts';
+import { OP_DATA, OP_END, OP_FAIL, OP_HEADERS, type CheckBatch } from './check-thread.ts';
+import type { ErrorClass } from '../results/load-result.ts';
+import { collectGarbage } from '../../collect-garbage.ts';
+
+/** After this many bytes of large events (or bodies) have been checked, their garbage is collected at once. */
+const COLLECT_AFTER_LARGE_BYTES = 16 * 1024 * 1024;
+let largeSince = 0;
+
+/**
+ * The check worker: parses and checks the reads the load process stamped (src/load/measure/check-thread.ts)
+ * and sends back each finished response's checked part. Its allocations and garbage collection
+ * stay off the thread that stamps.
+ */
+const port = parentPort;
+if (port === null) throw new Error('check-worker.ts runs as a worker thread');
+// Load the tokenizer's tables before the run, not inside the first response.
+countTokens('warm up the tokenizer');
+const builders = new Map<number, TimingBuilder>();
+const builder = (id: number, stream: boolean): TimingBuilder => {
+  let b = builders.get(id);
+  if (b === undefined) builders.set(id, (b = new TimingBuilder(stream)));
+  return b;
+};
+port.on('message', (batch: CheckBatch) => {
+  const ops = batch.ops;
+  const bytes = Buffer.from(batch.bytes);
+  const done: [number, CheckedPart][] = [];
+  for (let i = 0; i < ops.length; ) {
+    const op = ops[i] as number;
+    const id = ops[i + 1] as number;
+    if (op === OP_HEADERS) {
+      builder(id, ops[i + 2] as boolean).headers(ops[i + 3] as number, ops[i + 4] as string | null);
+      i += 5;
+    } else if (op === OP_DATA) {
+      const at = ops[i + 2] as number;
+      builder(id, true).feed(bytes.subarray(at, at + (ops[i + 3] as number)), ops[i + 4] as bigint);
+      i += 5;
+    } else if (op === OP_END) {
+      done.push([id, builder(id, ops[i + 2] as boolean).end(ops[i + 3] as bigint)]);
+      builders.delete(id);
+      i += 4;
+    } else if (op === OP_FAIL) {
+      done.push([id, builder(id, ops[i + 2] as boolean).fail(ops[i + 3] as bigint, ops[i + 4] as ErrorClass, ops[i + 5] as string, ops[i + 6] as boolean)]);
+      builders.delete(id);
+      i += 7;
+    } else throw new Error(`check worker: unknown op ${op}`);
+  }
+  // The bytes of the batch are reported checked every time (check-thread.ts WORKER_BYTE_BUDGET).
+  port.postMessage([done, bytes.length]);
+  largeSince += batch.largeBytes;
+  if (largeSince >= COLLECT_AFTER_LARGE_BYTES) {
+    largeSince = 0;
+    collectGarbage();
+  }
+});
+port.postMessage('ready');

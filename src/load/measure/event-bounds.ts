@@ -1,0 +1,140 @@
+import { formatBytes, responseLimits } from '../../client/body-limits.ts';
+
+/**
+ * The bounds a load response is held to on the main thread, in one pass over its bytes as they
+ * arrive, before any of them is copied to the check worker (docs/load.md, "Large events"): the
+ * data of one SSE event (CHAT-STREAM-046) and the nesting of the JSON in it (HDR-015). A whole
+ * (not streamed) body is one value: only its nesting is bounded here (its size is HDR-013's).
+ * What this refuses is never copied: the request fails and its connection is dropped.
+ */
+export interface EventRefusal {
+  finding: 'json-too-deep' | 'event-too-long';
+  detail: string;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+/** "data" as bytes, compared while the field name is read. */
+const DATA = [0x64, 0x61, 0x74, 0x61];
+
+const enum Line {
+  /** At the start of a line. */
+  Start,
+  /** Reading the field name. */
+  Field,
+  /** Just after `data:` (one leading space is not part of the value). */
+  ValueStart,
+  /** Inside a data value. */
+  Data,
+  /** Inside a line that is not data (another field, a comment): skipped. */
+  Skip,
+}
+
+export class EventBounds {
+  readonly #stream: boolean;
+  readonly #maxDepth: number;
+  readonly #maxEventBytes: number;
+  #line = Line.Start;
+  #fieldAt = 0;
+  #isData = true;
+  #afterCr = false;
+  #eventBytes = 0;
+  #bodyBytes = 0;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #refused: EventRefusal | null = null;
+
+  constructor(stream: boolean, limits: { jsonDepth?: number; sseEventBytes?: number } = {}) {
+    this.#stream = stream;
+    this.#maxDepth = limits.jsonDepth ?? responseLimits.jsonDepth;
+    this.#maxEventBytes = limits.sseEventBytes ?? responseLimits.sseEventBytes;
+    if (!stream) this.#line = Line.Data;
+  }
+
+  /** Scans one read; the first refusal (then every later call returns it without scanning). */
+  feed(chunk: Uint8Array): EventRefusal | null {
+    if (this.#refused !== null) return this.#refused;
+    const n = chunk.length;
+    if (!this.#stream) this.#bodyBytes += n;
+    for (let i = 0; i < n; i++) {
+      const b = chunk[i] as number;
+      if (this.#stream) {
+        if (b === LF || b === CR) {
+          if (b === LF && this.#afterCr) {
+            this.#afterCr = false;
+            continue;
+          }
+          this.#afterCr = b === CR;
+          if (this.#line === Line.Start) this.#endEvent();
+          else {
+            // Data lines of one event are joined with a newline: it counts towards the event.
+            if (this.#line === Line.Data || this.#line === Line.ValueStart) this.#eventBytes++;
+            this.#line = Line.Start;
+          }
+          continue;
+        }
+        this.#afterCr = false;
+        let line = this.#line;
+        if (line === Line.Start) {
+          this.#fieldAt = 0;
+          this.#isData = true;
+          if (b === COLON) {
+            this.#line = Line.Skip;
+            continue;
+          }
+          line = this.#line = Line.Field;
+        }
+        if (line === Line.Field) {
+          if (b === COLON) this.#line = this.#isData && this.#fieldAt === DATA.length ? Line.ValueStart : Line.Skip;
+          else {
+            if (this.#fieldAt >= DATA.length || DATA[this.#fieldAt] !== b) this.#isData = false;
+            this.#fieldAt++;
+          }
+          continue;
+        }
+        if (line === Line.Skip) continue;
+        if (line === Line.ValueStart) {
+          this.#line = Line.Data;
+          if (b === SPACE) continue;
+        }
+        if (++this.#eventBytes > this.#maxEventBytes) {
+          return (this.#refused = { finding: 'event-too-long', detail: `CHAT-STREAM-046 event data longer than ${formatBytes(this.#maxEventBytes)}; iari stopped reading the stream before copying it to the checker` });
+        }
+      }
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (b === BACKSLASH) this.#escaped = true;
+        else if (b === QUOTE) this.#inString = false;
+        continue;
+      }
+      if (b === QUOTE) this.#inString = true;
+      else if (b === OPEN_BRACKET || b === OPEN_BRACE) {
+        if (++this.#depth > this.#maxDepth) {
+          return (this.#refused = { finding: 'json-too-deep', detail: `HDR-015 JSON nested deeper than ${this.#maxDepth} levels; iari stopped reading the ${this.#stream ? 'stream' : 'body'} before copying it to the checker` });
+        }
+      } else if ((b === CLOSE_BRACKET || b === CLOSE_BRACE) && this.#depth > 0) this.#depth--;
+    }
+    return null;
+  }
+
+  /** Bytes of the event still open (streams), or of the body so far: what the checker will hold at once. */
+  get openBytes(): number {
+    return this.#stream ? this.#eventBytes : this.#bodyBytes;
+  }
+
+  #endEvent(): void {
+    this.#eventBytes = 0;
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escaped = false;
+  }
+}

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { isHarnessError } from '../../errors.ts';
+import { checkNumber, NUMBER_RULES, RUN_LOAD_NAMES, type NumberOption } from './load-option-names.ts';
+import { validateLoadOptions } from './load-options.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
+
+function refusal(f: () => unknown): { code: string; message: string } | 'accepted' {
+  try {
+    f();
+    return 'accepted';
+  } catch (error) {
+    if (isHarnessError(error)) return { code: error.code, message: error.message };
+    throw error;
+  }
+}
+
+describe('typed load options (validateLoadOptions)', () => {
+  afterEach(() => {
+    delete process.env['IARI_TOKEN'];
+  });
+
+  it('LOAD-LIBRARY: every numeric option takes its bounds and refuses what lies outside, NaN, Infinity, text, and a fraction where an integer is due', () => {
+    for (const [option, rule] of Object.entries(NUMBER_RULES) as [NumberOption, (typeof NUMBER_RULES)[NumberOption]][]) {
+      const lowest = 'aboveMin' in rule ? rule.min + 0.5 : rule.min;
+      expect(checkNumber(RUN_LOAD_NAMES, option, lowest), option).toBe(lowest);
+      expect(checkNumber(RUN_LOAD_NAMES, option, rule.max), option).toBe(rule.max);
+      const bad: unknown[] = [rule.min - 1, rule.max + 1, Number.NaN, Number.POSITIVE_INFINITY, String(rule.max), undefined, ...('aboveMin' in rule ? [rule.min] : [])];
+      if (rule.integer) bad.push(rule.min + 0.5);
+      for (const value of bad) {
+        expect(refusal(() => checkNumber(RUN_LOAD_NAMES, option, value)), `${option} ${String(value)}`).toMatchObject({ code: 'IARI_USAGE', message: expect.stringMatching(new RegExp(`^runLoad: ${option} must be `)) });
+      }
+    }
+  });
+
+  it('LOAD-LIBRARY: the defaults of a bare run are those of a bare iari load: closed loop of 8, 10 s, 30 s idle and the default request deadline, 64 tokens, seed 1, streamed', () => {
+    const plan = validateLoadOptions({});
+    expect(plan).toMatchObject({ baseUrl: null, token: null, mode: { kind: 'closed', concurrency: 8, engine: 'autocannon' }, durationS: 10, requests: null, warmupS: 0, timeoutMs: 30_000, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, maxTokens: 64, seed: 1, stream: true, sweep: false, repeat: 1, findCapacity: null });
+  });
+
+  it('LOAD-LIBRARY: the library never reads a token from the environment: a base URL without a token is refused even with IARI_TOKEN set', () => {
+    process.env['IARI_TOKEN'] = 'sk-from-the-environment-0123';
+    expect(refusal(() => validateLoadOptions({ baseUrl: 'http://127.0.0.1:9/v1' }))).toMatchObject({ code: 'IARI_TOKEN_MISSING', message: expect.stringMatching(/^runLoad: /) });
+    expect(validateLoadOptions({ baseUrl: 'http://127.0.0.1:9', token: 'sk-given-0123456789' })).toMatchObject({ baseUrl: 'http://127.0.0.1:9/v1', token: 'sk-given-0123456789' });
+  });
+
+  it('LOAD-LIBRARY: options of the wrong type are refused, never converted: a duration as a number, a list of SLOs as one text', () => {
+    expect(refusal(() => validateLoadOptions({ duration: 10 as unknown as string }))).toMatchObject({ code: 'IARI_USAGE', message: 'runLoad: duration must be a duration like 10s, 500ms, 2m, 1h or 1m30s, got 10' });
+    expect(refusal(() => validateLoadOptions({ slo: 'ttft.p95<1s' as unknown as string[] }))).toMatchObject({ code: 'IARI_USAGE', message: expect.stringMatching(/^runLoad: slo must be a list/) });
+    expect(refusal(() => validateLoadOptions({ turns: 4 as unknown as string }))).toMatchObject({ code: 'IARI_USAGE', message: 'runLoad: turns must be a string, got number' });
+  });
+});

@@ -1,0 +1,177 @@
+// The options of a load run, typed, and how each entry point names them in its messages: `runLoad`
+// by the option (`rate`), `iari load` by its flag (`--rate`, src/cli/load-flags.ts). Both shells
+// hand these to validateLoadOptions (load-options.ts); neither goes through flag strings.
+import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { checkDuration } from '../../duration.ts';
+import type { ConnectionNames, ConnectionOptions } from '../../client/connection-options.ts';
+
+export interface LoadOptions {
+  /** Server to load, with or without `/v1`, accepted or refused as `iari load --base-url` does. Absent: the bundled mock with realistic pacing. */
+  baseUrl?: string;
+  /** Bearer token for `baseUrl` (required with it). */
+  token?: string;
+  /** Model to request (default: the first one GET /v1/models lists). */
+  model?: string;
+  /** Closed loop: this many requests in flight (default 8). */
+  concurrency?: number;
+  /** Open loop: arrivals per second (exclusive with `concurrency`). */
+  rate?: number;
+  arrival?: 'constant' | 'poisson' | 'gamma';
+  /** Gamma arrivals: the shape K of the gaps (vLLM's --burstiness), as `--burstiness`. */
+  burstiness?: number;
+  /** Open loop capped at N requests in flight (reported as its own mode), as `--max-concurrency`. */
+  maxConcurrency?: number;
+  /** Open loop: the rate rises to `rate` over this long, e.g. `'30s'`, as `--ramp`. */
+  ramp?: string;
+  rampShape?: 'linear' | 'exponential';
+  engine?: 'autocannon' | 'undici';
+  /** Measured time, e.g. `'10s'` (default 10 s unless `requests` is given). */
+  duration?: string;
+  /** Stop after this many requests instead of a duration. */
+  requests?: number;
+  /** Unmeasured warmup before the window, e.g. `'2s'`. */
+  warmup?: string;
+  /** Idle timeout of one request, reset on every byte, e.g. `'30s'` (default 30 s). */
+  timeout?: string;
+  /** Total deadline of one request, body included, e.g. `'2m'` (default 120 s), as `--request-timeout`. */
+  requestTimeout?: string;
+  maxTokens?: number;
+  /** Streamed requests (default true). */
+  stream?: boolean;
+  /** JSONL or ShareGPT prompts file (default: built-in prompts). */
+  prompts?: string;
+  /** Synthetic prompts of MEAN[,STDEV] tokens, e.g. `'512,64'`, as `--input-tokens`. */
+  inputTokens?: string;
+  /** Output length per request MEAN[,STDEV], sent as max_tokens, as `--output-tokens`. */
+  outputTokens?: string;
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens' | 'both';
+  /** Object merged into every request body (JSON text or `@FILE`), as `--extra-body`. */
+  extraBody?: string;
+  /** ShareGPT or iari JSONL dataset file, as `--dataset`; `datasetSize` conversations sampled. */
+  dataset?: string;
+  datasetSize?: number;
+  /** Every request starts with one of `prefixGroups` shared prefixes of this many tokens, as `--prefix-tokens`. */
+  prefixTokens?: number;
+  prefixGroups?: number;
+  /** Multi-turn conversations of N[,SD] turns, e.g. `'4'`, as `--turns`; `thinkTime` between turns, e.g. `'2s'`. */
+  turns?: string;
+  thinkTime?: string;
+  /** Mooncake JSONL or BurstGPT CSV trace replayed on the open loop, as `--trace`. */
+  trace?: string;
+  traceFormat?: 'mooncake' | 'burstgpt';
+  /** Replay X times as fast, as `--trace-speed`. */
+  traceSpeed?: number;
+  /** Part of the trace replayed, in trace time, e.g. `'60s-120s'`, as `--trace-window`. */
+  traceWindow?: string;
+  /** Requests declare tools (`'builtin'` or a JSON file of definitions) and every call is judged, as `--tools`; `toolShare` of them (default 1). */
+  tools?: string;
+  toolShare?: number;
+  /** Share i of n of the load, e.g. `'0/4'`, as `--shard` (merge the results with `iari report merge`). */
+  shard?: string;
+  /** Thresholds such as `'ttft.p95<800ms'`; a breach sets `slosPassed` false. */
+  slo?: readonly string[];
+  seed?: number;
+  /** A private CA (PEM file) trusted besides the system's, as `--ca-file`; refused when unreadable or not PEM. */
+  caFile?: string;
+  /** Do not verify TLS certificates, as `--insecure` (not with `caFile`). */
+  insecure?: boolean;
+  /**
+   * Extra request headers for `baseUrl` (a gateway's), as `--header`: refused alike (not a valid
+   * field name, one iari sets itself such as Authorization or Content-Type, a control character
+   * such as CR or LF, empty, or given twice in another case). Values are literal: a program keeps
+   * its secrets in memory, so there is no `env:VAR` form. Only with `baseUrl`.
+   */
+  headers?: Readonly<Record<string, string>>;
+  /** Stops the run early; the result covers what was measured. */
+  signal?: AbortSignal;
+}
+
+/** What only the CLI does around a run (loops, output), typed as the CLI parses its flags. */
+export interface ShellLoadOptions {
+  sweep?: boolean;
+  sweepSteps?: number;
+  findCapacity?: boolean;
+  /** Relative width of the final interval: `'5%'` or `'0.05'`. */
+  tolerance?: string;
+  budget?: string;
+  repeat?: number;
+  report?: string;
+  json?: boolean;
+  quiet?: boolean;
+  /** The connection, already validated from the flags (`--header 'Name: env:VAR'` reads the environment). */
+  connection?: ConnectionOptions;
+}
+
+export type LoadOptionName = Exclude<keyof LoadOptions | keyof ShellLoadOptions, 'signal' | 'connection'>;
+
+/** How an entry point names itself and its options in messages. */
+export interface LoadNames {
+  /** `iari load`, `runLoad`. */
+  who: string;
+  name: (option: LoadOptionName) => string;
+  connection: ConnectionNames;
+}
+
+/** runLoad names its options as they are spelled in LoadOptions. */
+export const RUN_LOAD_NAMES: LoadNames = {
+  who: 'runLoad',
+  name: (option) => option,
+  connection: { who: 'runLoad', header: 'headers', caFile: 'caFile', insecure: 'insecure' },
+};
+
+export const loadUsage = (names: LoadNames, message: string, hint?: string): HarnessError =>
+  new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${message}`, hint === undefined ? {} : { hint });
+
+export interface NumberRule {
+  min: number;
+  max: number;
+  integer: boolean;
+  /** The minimum itself is refused: (min, max]. */
+  aboveMin?: boolean;
+}
+
+/** Every numeric option and its range: the CLI parses the flag's text, then validateLoadOptions checks the number. */
+export const NUMBER_RULES = {
+  concurrency: { min: 1, max: 10_000, integer: true },
+  rate: { min: 0.01, max: 100_000, integer: false },
+  burstiness: { min: 0.01, max: 100, integer: false },
+  maxConcurrency: { min: 1, max: 100_000, integer: true },
+  requests: { min: 1, max: 10_000_000, integer: true },
+  maxTokens: { min: 1, max: 100_000, integer: true },
+  seed: { min: 0, max: 2 ** 31 - 1, integer: true },
+  repeat: { min: 2, max: 20, integer: true },
+  sweepSteps: { min: 1, max: 20, integer: true },
+  datasetSize: { min: 1, max: 100_000, integer: true },
+  prefixTokens: { min: 1, max: 200_000, integer: true },
+  prefixGroups: { min: 1, max: 10_000, integer: true },
+  traceSpeed: { min: 0.001, max: 10_000, integer: false },
+  toolShare: { min: 0, max: 1, integer: false, aboveMin: true },
+} as const satisfies Record<string, NumberRule>;
+
+export type NumberOption = keyof typeof NUMBER_RULES;
+
+/** `--rate must be a number from 0.01 to 100000, got "0"`: the same words for a flag's text and an option's number. */
+export function numberMessage(label: string, rule: NumberRule, got: string): string {
+  const range = rule.aboveMin === true ? `a number in (${rule.min}, ${rule.max}]` : `${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}`;
+  return `${label} must be ${range}, got "${got}"`;
+}
+
+/** A numeric option: a finite number (an integer where the rule says so) in its range. */
+export function checkNumber(names: LoadNames, option: NumberOption, value: unknown): number {
+  const rule: NumberRule = NUMBER_RULES[option];
+  if (typeof value !== 'number') throw loadUsage(names, `${names.name(option)} must be a number, got ${typeof value === 'string' ? `the text ${JSON.stringify(value)}` : typeof value}`);
+  const ok = Number.isFinite(value) && (!rule.integer || Number.isInteger(value)) && (rule.aboveMin === true ? value > rule.min : value >= rule.min) && value <= rule.max;
+  if (!ok) throw loadUsage(names, numberMessage(names.name(option), rule, String(value)));
+  return value;
+}
+
+/** A duration option (`'10s'`, `'1m30s'`) in seconds, in its range (src/duration.ts, the one parser). */
+export function checkDurationS(names: LoadNames, option: LoadOptionName, value: unknown, minS: number, maxS: number): number {
+  return checkDuration(names.who, names.name(option), value, minS, maxS) / 1000;
+}
+
+/** A text option given as something else (a program passing `turns: 4`) is refused, never stringified. */
+export function checkText(names: LoadNames, option: LoadOptionName, value: unknown): string {
+  if (typeof value !== 'string') throw loadUsage(names, `${names.name(option)} must be a string, got ${typeof value}`);
+  return value;
+}

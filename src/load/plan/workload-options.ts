@@ -1,0 +1,218 @@
+import { readFileSync } from 'node:fs';
+import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { readDataset } from '../workloads/dataset.ts';
+import { parseTraceWindow, readTrace, type TraceOptions } from '../workloads/trace.ts';
+import { BUILTIN_TOOLS, judge, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
+import { checkDuration } from '../../duration.ts';
+import { checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
+import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
+
+/** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
+export const workloadFlagSpec = {
+  'input-tokens': { type: 'string' },
+  'output-tokens': { type: 'string' },
+  'extra-body': { type: 'string' },
+  dataset: { type: 'string' },
+  'dataset-size': { type: 'string' },
+  'max-tokens-field': { type: 'string' },
+  'prefix-tokens': { type: 'string' },
+  'prefix-groups': { type: 'string' },
+  turns: { type: 'string' },
+  'think-time': { type: 'string' },
+  trace: { type: 'string' },
+  'trace-format': { type: 'string' },
+  'trace-speed': { type: 'string' },
+  'trace-window': { type: 'string' },
+  tools: { type: 'string' },
+  'tool-share': { type: 'string' },
+} as const;
+
+export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
+  --input-tokens MEAN[,STDEV]   synthetic prompts of MEAN tokens (normal, STDEV default 0),
+                         different for every request, reproducible with --seed
+  --output-tokens MEAN[,STDEV]  output length per request, sent as max_tokens; servers stop
+                         early at their end-of-sequence token unless asked not to, e.g.
+                         --extra-body '{"ignore_eos":true}' (vLLM, llama.cpp)
+  --max-tokens-field max_tokens|max_completion_tokens|both   where the length goes (default max_tokens)
+  --extra-body JSON      object merged into every request body (or @FILE), e.g.
+                         '{"ignore_eos":true,"min_tokens":128}'; written to load.json as given
+  --dataset FILE         ShareGPT conversations (JSON array or JSONL, as vLLM bench reads them:
+                         first turn = prompt, second = reference answer, its length = output
+                         length) or iari JSONL ({"prompt"|"messages", "max_tokens"?} per line)
+  --dataset-size N       conversations kept from the dataset, a seeded sample (default 1000)
+  --prefix-tokens N      every request starts with a shared system prompt of N tokens (the same
+                         text across requests, so a prefix cache can serve it); the report
+                         reads usage.prompt_tokens_details.cached_tokens: hit rate, TTFT hit/miss
+  --prefix-groups G      G different shared prefixes, one drawn per request (default 1)
+  --turns N[,SD]         multi-turn conversations of N turns (normal, SD default 0): each turn
+                         sends the whole history with the server's own answers; with --dataset,
+                         ShareGPT conversations (or iari lines with several user messages) replay
+                         their own turns, at most N+4SD. Closed loop: a conversation holds its
+                         slot; open loop (--rate): the arrivals are conversations. The report
+                         gives TTFT and prompt tokens by turn
+  --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
+  --tools builtin|FILE   requests declare tools (builtin: get_weather, search_flights; FILE: a JSON
+                         array of {"type":"function","function":{name, parameters}}); every tool
+                         call is judged: arguments not JSON, unknown function, schema mismatch
+                         (rates by kind; SLO tool_calls.invalid_rate<0.01)
+  --tool-share P         share of requests that declare the tools, seeded (default 1)
+Trace replay (open loop; arrivals and lengths from the trace, latency from its intended times):
+  --trace FILE           Mooncake JSONL ({"timestamp":ms,"input_length","output_length","hash_ids"}:
+                         each hash id one shared 512-token block of the prompt, so a prefix cache
+                         sees the trace's sharing) or BurstGPT CSV (Timestamp in s, Request tokens,
+                         Response tokens; rows with 0 response tokens skipped); a bad line exits 2
+                         naming the file and line, before any traffic. The run lasts the trace
+                         (or --duration / --requests, whichever ends first)
+  --trace-format mooncake|burstgpt   default: from the first line
+  --trace-speed X        replay X times as fast (default 1; 0.5 = half speed)
+  --trace-window START-END   replay only this part of the trace, in trace time, e.g. 60s-120s,
+                         10m- (to the end); default: from its first timestamp to its end
+`;
+
+/** `MEAN[,STDEV]` in tokens. */
+export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
+  const label = names.name(option);
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:,\s*(\d+(?:\.\d+)?)\s*)?$/.exec(value);
+  if (m === null) throw loadUsage(names, `${label} must be MEAN or MEAN,STDEV in tokens, e.g. 512 or 512,64; got "${value}"`);
+  const mean = Number(m[1]);
+  const stdev = m[2] === undefined ? 0 : Number(m[2]);
+  if (mean < 1 || mean > 1_000_000) throw loadUsage(names, `${label}: the mean must be from 1 to 1000000 tokens, got ${mean}`);
+  if (stdev > mean * 10) throw loadUsage(names, `${label}: the standard deviation ${stdev} is more than ten times the mean`);
+  return { mean, stdev };
+}
+
+/** `extraBody` (`--extra-body`): JSON text or `@FILE`, a JSON object that does not set what iari sets itself. */
+export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES): Record<string, unknown> {
+  const n = names.name;
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (error) {
+      throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: cannot read ${n('extraBody')} ${value}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw loadUsage(names, `${n('extraBody')} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw loadUsage(names, `${n('extraBody')} must be a JSON object, e.g. '{"ignore_eos":true}'`);
+  const body = parsed as Record<string, unknown>;
+  for (const key of RESERVED_BODY_KEYS) {
+    if (key in body) {
+      const use = key === 'max_tokens' || key === 'max_completion_tokens' ? `${n('outputTokens')}, ${n('maxTokens')} or ${n('maxTokensField')}` : key === 'model' ? n('model') : key === 'messages' ? `${n('prompts')}, ${n('dataset')} or ${n('inputTokens')}` : n('stream');
+      throw loadUsage(names, `${n('extraBody')} cannot set "${key}": iari sets it (use ${use})`);
+    }
+  }
+  return body;
+}
+
+export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
+
+/** The options that shape what each request asks for (the flags of workloadFlagSpec). */
+const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare'] as const satisfies readonly (keyof LoadOptions)[];
+
+export interface WorkloadPlan {
+  /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
+  spec: WorkloadSpec | undefined;
+  dataset: { file: string; size: number } | null;
+  /** --trace: read by `resolveWorkload` (before any traffic). */
+  trace?: { file: string; options: TraceOptions };
+}
+
+/** Validates the typed workload options before any traffic (exit 2 on a bad or contradictory one), naming them as `names` does. */
+export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD_NAMES): WorkloadPlan {
+  const n = names.name;
+  const usage = (message: string): HarnessError => loadUsage(names, message);
+  if (!WORKLOAD_OPTIONS.some((k) => o[k] !== undefined)) return { spec: undefined, dataset: null };
+  const tools = toolsFromOptions(o.tools === undefined ? undefined : checkText(names, 'tools', o.tools), o.toolShare, names);
+  const extraBody = (): Record<string, unknown> | null => (o.extraBody === undefined ? null : parseExtraBody(checkText(names, 'extraBody', o.extraBody), names));
+  const trace = traceFromOptions(o, names);
+  if (trace !== undefined) {
+    return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (o.maxTokensField ?? 'max_tokens') as MaxTokensField, extraBody: extraBody() }, dataset: null, trace };
+  }
+  if (o.inputTokens !== undefined && o.prompts !== undefined) throw usage(`give ${n('inputTokens')} (synthetic prompts) or ${n('prompts')}, not both`);
+  if (o.inputTokens !== undefined && o.dataset !== undefined) throw usage(`give ${n('inputTokens')} (synthetic prompts) or ${n('dataset')}, not both`);
+  if (o.dataset !== undefined && o.prompts !== undefined) throw usage(`give ${n('dataset')} or ${n('prompts')}, not both (${n('dataset')} reads the ${n('prompts')} format too)`);
+  if (o.outputTokens !== undefined && o.maxTokens !== undefined) throw usage(`give ${n('outputTokens')} (a length per request) or ${n('maxTokens')} (one cap), not both`);
+  if (o.datasetSize !== undefined && o.dataset === undefined) throw usage(`${n('datasetSize')} needs ${n('dataset')}`);
+  const field = checkField(o.maxTokensField, names);
+  const size = o.datasetSize === undefined ? 1000 : checkNumber(names, 'datasetSize', o.datasetSize);
+  const prefix = prefixFromOptions(o.prefixTokens, o.prefixGroups, names);
+  if (o.thinkTime !== undefined && o.turns === undefined) throw usage(`${n('thinkTime')} needs ${n('turns')} (it is the pause between turns of a conversation)`);
+  const conversation = o.turns === undefined ? undefined : { turns: parseTokenLength('turns', checkText(names, 'turns', o.turns), names), thinkTimeMs: o.thinkTime === undefined ? 0 : checkDuration(names.who, n('thinkTime'), o.thinkTime, 0, 600) };
+  if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`${n('turns')}: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
+  const spec: WorkloadSpec = {
+    ...(tools === undefined ? {} : { tools }),
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(conversation === undefined ? {} : { conversation }),
+    input: o.inputTokens !== undefined ? { kind: 'synthetic', length: parseTokenLength('inputTokens', checkText(names, 'inputTokens', o.inputTokens), names) } : { kind: 'prompts' },
+    output: o.outputTokens === undefined ? null : parseTokenLength('outputTokens', checkText(names, 'outputTokens', o.outputTokens), names),
+    maxTokensField: field,
+    extraBody: extraBody(),
+  };
+  return { spec, dataset: o.dataset === undefined ? null : { file: checkText(names, 'dataset', o.dataset), size } };
+}
+
+function checkField(value: unknown, names: LoadNames): MaxTokensField {
+  const field = value ?? 'max_tokens';
+  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw loadUsage(names, `${names.name('maxTokensField')} must be max_tokens, max_completion_tokens or both, got "${String(field)}"`);
+  return field;
+}
+
+const TRACE_EXCLUSIVE = ['inputTokens', 'outputTokens', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'prompts', 'maxTokens'] as const;
+
+function traceFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadPlan['trace'] {
+  const n = names.name;
+  if (o.trace === undefined) {
+    for (const f of ['traceFormat', 'traceSpeed', 'traceWindow'] as const) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} needs ${n('trace')}`);
+    return undefined;
+  }
+  for (const f of TRACE_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('trace')}: the trace gives every request's lengths (and Mooncake's hash_ids its shared prefixes)`);
+  const format = o.traceFormat;
+  if (format !== undefined && format !== 'mooncake' && format !== 'burstgpt') throw loadUsage(names, `${n('traceFormat')} must be mooncake or burstgpt, got "${String(format)}"`);
+  const speed = o.traceSpeed === undefined ? 1 : checkNumber(names, 'traceSpeed', o.traceSpeed);
+  checkField(o.maxTokensField, names);
+  const window = o.traceWindow === undefined ? null : parseTraceWindow(checkText(names, 'traceWindow', o.traceWindow), names.who, n('traceWindow'));
+  return { file: checkText(names, 'trace', o.trace), options: { speed, window, ...(format === undefined ? {} : { format }) } };
+}
+
+function prefixFromOptions(tokens: number | undefined, groups: number | undefined, names: LoadNames): PrefixSpec | undefined {
+  if (tokens === undefined) {
+    if (groups !== undefined) throw loadUsage(names, `${names.name('prefixGroups')} needs ${names.name('prefixTokens')} (the length of each shared prefix)`);
+    return undefined;
+  }
+  return { tokens: checkNumber(names, 'prefixTokens', tokens), groups: groups === undefined ? 1 : checkNumber(names, 'prefixGroups', groups) };
+}
+
+/** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */
+export async function resolveWorkload(plan: WorkloadPlan, seed: number): Promise<WorkloadSpec | undefined> {
+  if (plan.spec !== undefined && plan.trace !== undefined) return { ...plan.spec, trace: await readTrace(plan.trace.file, plan.trace.options) };
+  if (plan.spec === undefined || plan.dataset === null) return plan.spec;
+  const { items, info } = await readDataset(plan.dataset.file, { size: plan.dataset.size, seed, outputOverride: plan.spec.output !== null });
+  return { ...plan.spec, input: { kind: 'dataset', items, info } };
+}
+
+/** `tools` (`--tools builtin|FILE`: a JSON array of {"type":"function","function":{name, parameters}}) and `toolShare` (`--tool-share P`), typed. */
+export function toolsFromOptions(tools: string | undefined, share: number | undefined, names: LoadNames = RUN_LOAD_NAMES): ToolsSpec | undefined {
+  if (tools === undefined) {
+    if (share !== undefined) throw loadUsage(names, `${names.name('toolShare')} needs ${names.name('tools')}`);
+    return undefined;
+  }
+  const p = share === undefined ? 1 : checkNumber(names, 'toolShare', share);
+  if (tools === 'builtin') return { source: 'builtin', tools: BUILTIN_TOOLS, share: p };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(tools, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.name('tools')} ${tools}: ${code ?? `not JSON (${(error as Error).message})`}`);
+  }
+  const ok = Array.isArray(parsed) && parsed.length > 0 && parsed.every((t) => typeof t === 'object' && t !== null && (t as ToolDef).type === 'function' && typeof (t as ToolDef).function?.name === 'string');
+  if (!ok) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.name('tools')} ${tools}: must be a non-empty JSON array of {"type":"function","function":{"name":...,"parameters":{...}}}`);
+  const defs = parsed as ToolDef[];
+  judge(defs, tools);
+  return { source: tools, tools: defs, share: p };
+}

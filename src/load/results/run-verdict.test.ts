@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { sampleLoadResult } from '../../report/sample-load-result.ts';
+import { Collector } from './collector.ts';
+import type { RequestTiming } from '../measure/request-timer.ts';
+import { buildResult } from './result-builder.ts';
+import { loadRunPassed, runFailure } from './run-verdict.ts';
+import { parseSlos } from './slo.ts';
+import { summaryTable } from './summary.ts';
+
+const ms = (x: number): bigint => BigInt(Math.round(x * 1e6));
+
+function timing(seq: number, over: Partial<RequestTiming>): RequestTiming {
+  return { seq, intendedNs: ms(seq), sentNs: ms(seq), headersNs: ms(seq + 1), endNs: ms(seq + 2), status: 200, requestId: null, tokenEvents: [{ atNs: ms(seq + 1), tokens: 3 }], outputTokens: 3, promptTokens: 5, tokenSource: 'usage', events: 2, error: null, abortedAtEnd: false, ...over };
+}
+
+/** A 2 s window with the given requests (all measured). */
+function run(requests: Partial<RequestTiming>[], aborted = 0, slos: string[] = []): ReturnType<typeof buildResult> {
+  const parsed = parseSlos(slos);
+  const c = new Collector({ measureStartNs: 0n, measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: parsed, shard: null });
+  requests.forEach((r, i) => {
+    c.onStart(ms(i));
+    c.onFinish(timing(i, r));
+  });
+  for (let i = 0; i < aborted; i++) {
+    c.onStart(ms(i));
+    c.onAborted(timing(i, { abortedAtEnd: true }));
+  }
+  const meta = { ...sampleLoadResult().meta, measureStartEpochMs: 1_700_000_000_000, measureEndEpochMs: 1_700_000_002_000 };
+  return buildResult({ meta, collector: c, slos: parsed, shard: null });
+}
+
+const http500 = { status: 500, error: { class: 'http_status' as const, detail: 'HTTP 500' }, tokenEvents: [], outputTokens: 0 };
+
+describe('load run verdict', () => {
+  it('a run in which every request answered 500 fails without any --slo: throughput counts no request, errors are broken down by class and status', () => {
+    const r = run(Array.from({ length: 8 }, () => http500));
+    expect(r.slosPassed).toBe(true);
+    expect(loadRunPassed(r)).toBe(false);
+    expect(r.throughput.rps).toBe(0);
+    const text = summaryTable(r);
+    expect(text.split('\n')[0]).toBe('iari load: FAILED: no request succeeded: all 8 finished requests failed (http_status=8 (500 x8))');
+    expect(text).toMatch(/^errors: 8 \(100\.00%\) by class and status: http_status=8 \(500 x8\)$/m);
+    expect(text).toMatch(/^throughput: 0 successful req\/s/m);
+  });
+
+  it('throughput counts successful requests only', () => {
+    const r = run([{}, {}, {}, http500]);
+    expect(r.throughput.rps).toBe(1.5);
+    expect(loadRunPassed(r)).toBe(true);
+  });
+
+  it('an SLO with no sample in the window is not met and says "no data" with the reason; a run where no request finished is failed on its first line', () => {
+    const r = run([], 4, ['errors.rate<0.01', 'ttft.p95<1s']);
+    expect(r.slos.map((s) => [s.passed, s.observed, s.noData])).toEqual([
+      [false, null, 'no request finished in the measured window'],
+      [false, null, 'no request finished in the measured window'],
+    ]);
+    expect(r.slosPassed).toBe(false);
+    expect(runFailure(r)).toBe('no request finished in the measured window (4 started, 4 aborted at end)');
+    const text = summaryTable(r);
+    expect(text.split('\n')[0]).toMatch(/^iari load: FAILED: no request finished/);
+    expect(text).toMatch(/SLO BREACHED errors\.rate<0\.01 \(observed no data: no request finished in the measured window\)/);
+  });
+
+  it('a duration SLO with no sample (no request succeeded) is "no data", not met', () => {
+    const r = run([http500], 0, ['ttft.p95<1s']);
+    expect(r.slos[0]).toMatchObject({ passed: false, observed: null, noData: 'no successful request gave a ttft sample in the measured window' });
+  });
+});

@@ -1,0 +1,166 @@
+import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloResult, type ToolCallReport } from './load-result.ts';
+
+/** Metrics an SLO can name, with the statistics each accepts and its unit. */
+const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
+const durationStats = [...percentileKeys, 'mean', 'max'] as const;
+/** Per-request metrics: an SLO on these also decides whether each request counts for goodput. */
+const perRequestMetrics = new Set<string>(['ttfb', 'ttft', 'itl', 'tpot', 'e2e']);
+
+const scalarMetrics: Record<string, { stats: readonly string[]; unit: SloResult['unit'] }> = {
+  errors: { stats: ['rate', 'count'], unit: 'ratio' },
+  throughput: { stats: ['rps', 'tokens'], unit: 'per_s' },
+  goodput: { stats: ['rps', 'fraction'], unit: 'per_s' },
+  output_tps: { stats: [...percentileKeys, 'mean', 'min'], unit: 'per_s' },
+  tool_calls: { stats: ['invalid_rate', 'call_rate', 'not_json_rate', 'unknown_function_rate', 'schema_mismatch_rate'], unit: 'ratio' },
+};
+
+export interface Slo {
+  expr: string;
+  metric: string;
+  stat: string;
+  op: SloOp;
+  /** Canonical unit: µs for durations, ratio for rates and fractions, per second otherwise. */
+  threshold: number;
+  unit: SloResult['unit'];
+  perRequest: boolean;
+}
+
+const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)?)\s*(us|µs|ms|s|%)?$/;
+
+export function sloHelp(): string {
+  return [
+    `durations: ${durationMetrics.join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
+    'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
+    'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
+    'with --tools: tool_calls.invalid_rate<0.01 (also call_rate, not_json_rate, unknown_function_rate, schema_mismatch_rate)',
+  ].join('\n');
+}
+
+/** Parses one `--slo` value; a malformed threshold or unknown metric is a usage error (exit 2). */
+export function parseSlo(expr: string): Slo {
+  const bad = (why: string): never => {
+    throw new HarnessError(HarnessErrorCode.THRESHOLD_INVALID, `--slo '${expr}': ${why}`, { hint: sloHelp() });
+  };
+  const m = sloPattern.exec(expr.trim());
+  if (m === null) return bad('expected <metric>.<stat><op><number>[unit], e.g. ttft.p95<800ms');
+  const [, metric = '', stat = '', op = '<', num = '', unit] = m;
+  const value = Number(num);
+  if (!Number.isFinite(value)) return bad('threshold is not a number');
+  if ((durationMetrics as readonly string[]).includes(metric)) {
+    if (!(durationStats as readonly string[]).includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${durationStats.join(', ')})`);
+    if (unit === undefined || unit === '%') return bad(`a duration threshold needs a unit: us, ms or s`);
+    const scale = unit === 's' ? 1_000_000 : unit === 'ms' ? 1000 : 1;
+    return { expr, metric, stat, op: op as SloOp, threshold: value * scale, unit: 'us', perRequest: perRequestMetrics.has(metric) && (op === '<' || op === '<=') };
+  }
+  const scalar = scalarMetrics[metric];
+  if (scalar === undefined) return bad(`unknown metric "${metric}" (known: ${[...durationMetrics, ...Object.keys(scalarMetrics)].join(', ')})`);
+  if (!scalar.stats.includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${scalar.stats.join(', ')})`);
+  if (unit !== undefined && unit !== '%') return bad(`${metric}.${stat} takes no time unit`);
+  const isRatio = (metric === 'errors' && stat === 'rate') || (metric === 'goodput' && stat === 'fraction') || metric === 'tool_calls';
+  if (unit === '%' && !isRatio) return bad(`% only applies to errors.rate, goodput.fraction and tool_calls rates`);
+  const threshold = unit === '%' ? value / 100 : value;
+  if (isRatio && threshold > 1) return bad('a ratio threshold must be between 0 and 1 (or 0% to 100%)');
+  const u: SloResult['unit'] = isRatio ? 'ratio' : metric === 'errors' ? 'count' : 'per_s';
+  return { expr, metric, stat, op: op as SloOp, threshold, unit: u, perRequest: false };
+}
+
+export function parseSlos(exprs: readonly string[]): Slo[] {
+  return exprs.map(parseSlo);
+}
+
+export function compare(observed: number, op: SloOp, threshold: number): boolean {
+  switch (op) {
+    case '<':
+      return observed < threshold;
+    case '<=':
+      return observed <= threshold;
+    case '>':
+      return observed > threshold;
+    case '>=':
+      return observed >= threshold;
+  }
+}
+
+/** Per-request values used for goodput (µs). */
+export interface RequestValues {
+  ttfb: number | null;
+  ttft: number | null;
+  itl: number | null;
+  tpot: number | null;
+  e2e: number | null;
+}
+
+/** A request is good when it succeeded and meets every per-request SLO (each on its own value). */
+export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValues): boolean {
+  if (!ok) return false;
+  for (const s of slos) {
+    if (!s.perRequest) continue;
+    const x = v[s.metric as keyof RequestValues];
+    // A request with no value for the metric (e.g. one token: no ITL) does not break that SLO.
+    if (x === null || x === undefined) continue;
+    if (!compare(x, s.op, s.threshold)) return false;
+  }
+  return true;
+}
+
+/**
+ * Evaluates every SLO against a finished (or merged) result. A metric with no sample in the
+ * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
+ * `finished` is the number of measured requests that finished (ok or failed).
+ */
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>, finished: number): SloResult[] {
+  return slos.map((s) => {
+    const observed = finished === 0 ? null : observe(s, r);
+    const noData =
+      finished === 0
+        ? 'no request finished in the measured window'
+        : observed === null
+          ? s.metric === 'tool_calls'
+            ? 'no tool call was made in the measured window (give --tools; a server that never calls a tool has no invalid rate)'
+            : `no successful request gave a ${s.metric} sample in the measured window`
+          : undefined;
+    return {
+      expr: s.expr,
+      metric: s.metric,
+      stat: s.stat,
+      op: s.op,
+      threshold: s.threshold,
+      observed,
+      unit: s.unit,
+      passed: observed !== null && compare(observed, s.op, s.threshold),
+      perRequest: s.perRequest,
+      ...(noData === undefined ? {} : { noData }),
+    };
+  });
+}
+
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>): number | null {
+  switch (s.metric) {
+    case 'tool_calls': {
+      const t = r.toolCalls;
+      if (t === undefined) return null;
+      if (s.stat === 'call_rate') return t.requestsWithTools === 0 ? null : t.callRate;
+      if (t.calls === 0) return null;
+      if (s.stat === 'invalid_rate') return t.invalidRate;
+      const kind = s.stat.replace(/_rate$/, '') as keyof ToolCallReport['invalidRateByKind'];
+      return t.invalidRateByKind[kind];
+    }
+    case 'errors':
+      return s.stat === 'rate' ? r.errors.rate : r.errors.total;
+    case 'throughput':
+      return s.stat === 'rps' ? r.throughput.rps : r.throughput.outputTokensPerS;
+    case 'goodput':
+      return s.stat === 'rps' ? r.goodput.goodputRps : r.goodput.fraction;
+    default: {
+      const h = r.metrics[s.metric as MetricName];
+      if (h === undefined || h.count === 0) return null;
+      const scale = s.metric === 'output_tps' ? 1 / 1000 : 1;
+      if (s.stat === 'mean') return h.mean * scale;
+      if (s.stat === 'max') return h.max * scale;
+      if (s.stat === 'min') return h.min * scale;
+      const p = h.percentiles[s.stat as keyof typeof h.percentiles];
+      return p === undefined ? null : p * scale;
+    }
+  }
+}
