@@ -16,8 +16,9 @@ import { repeatSection, repeatTable, type RepeatSection } from '../load/repeat.t
 import { progressLine, summaryTable } from '../load/summary.ts';
 import { sloHelp } from '../load/slo.ts';
 import { resolveWorkload, workloadHelp } from '../load/workload-options.ts';
-import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
+import { connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
 import { firstModel } from '../load/first-model.ts';
+import { preflightTarget } from '../client/reachable.ts';
 import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/engine.ts';
 import { loadRunPassed } from '../load/run-verdict.ts';
@@ -101,7 +102,7 @@ Examples:
   iari load --base-url https://llm.internal.example:8443/v1 \\
     --dataset ShareGPT_V3_unfiltered_cleaned_split.json --dataset-size 500 --concurrency 16 --duration 5m
 
-Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
+Exit codes: 0 thresholds met, 2 usage or configuration error or the server cannot be reached, 3 a threshold was breached, 130 interrupted.
 `;
 
 /**
@@ -163,7 +164,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
     if (plan.baseUrl !== null) {
-      await assertTargetAllowed(new URL(plan.baseUrl).origin);
+      await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);
       if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));
     }
     if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });

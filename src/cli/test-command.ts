@@ -81,7 +81,8 @@ Deadlines (durations like 500ms, 10s, 2m, 1h):
                        not run and their requirements fail as "not decided", saying so
 
 ${connectionHelp}
-Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
+Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error or the server cannot
+be reached (connection refused, DNS, TLS trust), 130 interrupted.
 `;
 
 const options = {

@@ -7,7 +7,8 @@ import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
-import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
+import { connectionSecrets } from '../client/connection-options.ts';
+import { preflightTarget } from '../client/reachable.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
@@ -81,7 +82,8 @@ export interface OpenRun {
 export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHooks, 'mock' | 'notice' | 'startedAt'> = {}): Promise<OpenRun> {
   // The run's clock starts before the mock, the preflight and the checks: they all count.
   const startedAt = hooks.startedAt ?? Date.now();
-  if (v.target.kind === 'external') await assertTargetAllowed(v.target.base.origin);
+  // One line and exit 2 for a server that cannot be reached, before anything is judged.
+  if (v.target.kind === 'external') await preflightTarget(v.target.base.origin, v.target.connection);
   const ownMock = v.target.kind === 'bundled-mock' && hooks.mock === undefined;
   const mock = v.target.kind === 'bundled-mock' ? (hooks.mock ?? (await startBundledMock())) : undefined;
   const close = async (): Promise<void> => {

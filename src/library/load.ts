@@ -6,6 +6,7 @@ import { newRunId } from '../report/run-dir.ts';
 // The bundled mock's pacing for load runs is the CLI's, so both measure the same server.
 import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
 import { firstModel } from '../load/first-model.ts';
+import { preflightTarget } from '../client/reachable.ts';
 import { resolveWorkload } from '../load/workload-options.ts';
 import { validateLoadOptions, type LoadOptions } from '../load/load-options.ts';
 import { RUN_LOAD_NAMES } from '../load/load-option-names.ts';
@@ -35,6 +36,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
   const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
   let mock: MockServer | undefined;
   try {
+    if (target !== undefined) await preflightTarget(new URL(target.v1).origin, plan.connection);
     if (target === undefined) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = target?.v1 ?? mock!.url;
     // Datasets and traces are read (and refused, exit-2 errors) before any traffic, as the CLI does.
