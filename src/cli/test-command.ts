@@ -4,7 +4,7 @@ import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { runDeadlineNotes } from '../library/test-deadlines.ts';
-import type { CheckRun } from '../checks/framework/conformance-results.ts';
+import { runPassed, type CheckRun } from '../checks/framework/conformance-results.ts';
 import { parsePace } from '../checks/rate-limits/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -153,7 +153,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   try {
     const runDir = createRunDir({ report: values.report });
     const tty = process.stdout.isTTY === true && values.json !== true;
-    const { report: raw, errors, settings, secrets } = await conformanceRun(valid, {
+    const { report: raw, settings, secrets } = await conformanceRun(valid, {
       startedAt,
       runId: runDir.id,
       notice: (line) => process.stderr.write(`iari: ${line}\n`),
@@ -172,12 +172,12 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     const report = applied?.report ?? raw;
     const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
-    const failed = report.summary.fail > 0 || errors.length > 0;
+    // One truth: the exit code follows from the report the files hold (a baseline applied).
+    const failed = !runPassed(report);
     if (values.json === true) {
       process.stdout.write(conformanceJson(report, redactor));
     } else {
       process.stdout.write(redactor.string(formatSummary(report)));
-      for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
       for (const note of runDeadlineNotes('after', settings, report)) process.stderr.write(`iari: ${note}\n`);
       for (const note of applied === undefined ? [] : baselineNotes(applied.outcome)) process.stderr.write(`iari: ${redactor.string(note)}\n`);
       process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);

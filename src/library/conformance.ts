@@ -3,6 +3,7 @@
 import type { RunSettings } from '../checks/framework/check-context.ts';
 import type { CheckRun } from '../checks/framework/conformance-results.ts';
 import { runConformance as runCatalog } from '../checks/framework/conformance-run.ts';
+import { runPassed } from '../checks/framework/conformance-results.ts';
 import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
@@ -26,7 +27,7 @@ export interface ConformanceOutcome {
   report: ConformanceReport;
   /** Errors outside any check (a check that escaped its runner); they make the run fail. */
   errors: string[];
-  /** True when no selected requirement failed and there were no errors: `iari test` would exit 0. */
+  /** True when no selected requirement failed and `report.runFailures` is empty (runPassed): `iari test` would exit 0. */
   passed: boolean;
 }
 
@@ -130,7 +131,7 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
       runId: hooks.runId ?? newRunId(),
       ...(hooks.onResult === undefined ? {} : { onResult: hooks.onResult }),
     });
-    return { report, errors, passed: report.summary.fail === 0 && errors.length === 0, settings: run.settings, secrets: run.secrets };
+    return { report, errors, passed: runPassed(report), settings: run.settings, secrets: run.secrets };
   } finally {
     await run.close();
   }
