@@ -14,7 +14,7 @@ const requirements = [...requirementInfos().values()];
 const faultList = faults.filter((f) => f.kind === 'fault');
 const legal = faults.filter((f) => f.kind !== 'fault');
 const broken = new Set(faults.flatMap((f) => f.breaks));
-const clientOps = requirements.filter((r) => r.area === 'CLIENT' || r.id.startsWith('CLIENT-'));
+const clientOps = requirements.filter((r) => r.id.startsWith('CLIENT-'));
 
 interface Claim {
   file: string;
