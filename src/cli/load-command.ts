@@ -150,7 +150,8 @@ export function exitCodeFor(result: LoadResult): number {
   return loadRunPassed(result) ? ExitCode.ok : ExitCode.thresholdBreached;
 }
 
-export async function run(argv: string[]): Promise<number> {
+/** `deps.runId`: the run id of a caller that owns the run (iari start: one id for its three steps). */
+export async function run(argv: string[], deps: { runId?: string } = {}): Promise<number> {
   const { values } = parseFlags('load', argv, loadFlagSpec);
   if (values.help === true) {
     process.stdout.write(HELP);
@@ -178,7 +179,7 @@ export async function run(argv: string[]): Promise<number> {
     const preStart = performance.now();
     const model = plan.model ?? (await firstModel('iari load', baseUrl, token, plan.connection, preMs));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
-    const runId = newRunId();
+    const runId = deps.runId ?? newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
     const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
     const step = (s: SweepStep, i: number): void => {

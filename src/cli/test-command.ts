@@ -114,6 +114,8 @@ const options = {
 export interface TestDeps {
   /** A bundled mock already started by the caller (iari start); it stays open afterwards. */
   mock?: MockServer;
+  /** The run id of a caller that owns the run (iari start: one id for its three steps). */
+  runId?: string;
 }
 
 export async function run(argv: string[], deps: TestDeps = {}): Promise<number> {
@@ -151,7 +153,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const onSigint = (): void => process.exit(ExitCode.interrupted);
   process.once('SIGINT', onSigint);
   try {
-    const runDir = createRunDir({ report: values.report });
+    const runDir = createRunDir({ report: values.report, ...(deps.runId === undefined ? {} : { id: deps.runId }) });
     const tty = process.stdout.isTTY === true && values.json !== true;
     const { report: raw, settings, secrets } = await conformanceRun(valid, {
       startedAt,
