@@ -61,7 +61,8 @@ Options:
   --server-version V   the server's version: entries with server-version apply only when equal
   --write-baseline FILE
                        write the run's failures (fail, non-strict, known) as a baseline file,
-                       keeping the reasons and dates of entries from --baseline
+                       keeping the reasons and dates of entries from --baseline, and its entries
+                       for another --server-version as they are
   --pace R/s           send at most R requests per second, evenly spaced (e.g. 5/s, 0.5/s,
                        90/min). Default: the requests_per_minute /v1/me reports, else 10/s
                        (a full run then needs under 20 s of pacing); none on the bundled mock.
