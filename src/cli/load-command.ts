@@ -1,9 +1,9 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import type { MockServer } from '../../mock-server/index.ts';
-import { createRunDir, newRunId } from '../report/run-dir.ts';
+import { createRunDir, newRunId, shownPath } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import type { LoadPlan } from '../load/load-options.ts';
@@ -207,7 +207,7 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
+    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

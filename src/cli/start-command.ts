@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { parseFlags, parseIntegerFlag } from './args.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { createRunDir } from '../report/run-dir.ts';
+import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { run as runTest } from './test-command.ts';
 import { run as runLoad } from './load-command.ts';
@@ -100,7 +100,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const seed = parseIntegerFlag('start', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
   const runDir = createRunDir({ report: values.report });
-  const rel = (p: string): string => relative(process.cwd(), p) || '.';
+  const rel = (p: string): string => shownPath(values.report, p);
   const t0 = performance.now();
 
   const mock = await startMockServer({ seed });

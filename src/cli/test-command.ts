@@ -1,4 +1,3 @@
-import { relative } from 'node:path';
 import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
 import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
@@ -12,7 +11,7 @@ import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../r
 import { formatSummary } from '../report/summary-table.ts';
 import { applyBaseline, baselineNotes } from '../checks/framework/apply-baseline.ts';
 import { loadBaselineFlags, writeBaselineFile } from './test-baseline.ts';
-import { createRunDir } from '../report/run-dir.ts';
+import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { connectionFlagSpec, connectionFromFlags, connectionHelp } from '../client/connection-options.ts';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
@@ -183,7 +182,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       process.stdout.write(redactor.string(formatSummary(report)));
       for (const note of runDeadlineNotes('after', settings, report)) process.stderr.write(`iari: ${note}\n`);
       for (const note of applied === undefined ? [] : baselineNotes(applied.outcome)) process.stderr.write(`iari: ${redactor.string(note)}\n`);
-      process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);
+      process.stdout.write(`\nreport: ${shownPath(values.report, files.reportHtml)}\n`);
     }
     if (baseline.writeTo !== undefined) {
       const written = writeBaselineFile(baseline.writeTo, report, baseline.file, redactor);
