@@ -4,6 +4,10 @@ import type { RunSettings } from '../checks/framework/check-context.ts';
 import type { CheckRun } from '../checks/framework/conformance-results.ts';
 import { runConformance as runCatalog } from '../checks/framework/conformance-run.ts';
 import { runPassed } from '../checks/framework/conformance-results.ts';
+import { applyBaseline } from '../checks/framework/apply-baseline.ts';
+import { readBaseline } from '../checks/framework/baseline-file.ts';
+import { requirementInfos } from '../checks/registry/registry-view.ts';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
@@ -20,6 +24,14 @@ export type { TestOptions } from './test-options.ts';
 export interface ConformanceOptions extends TestOptions {
   /** Called after each check, e.g. for a progress line. */
   onResult?: (run: CheckRun, done: number, total: number) => void;
+  /**
+   * Known failures, as `iari test --baseline FILE`: a YAML file (`known: [{id, reason, expires?,
+   * server-version?}]`) read before any traffic. A listed failure is `known` and does not fail the
+   * run; `report.baseline` says what applied. A bad file throws IARI_CONFIG_INVALID naming file and line.
+   */
+  baseline?: string;
+  /** The server's version, as `--server-version`: baseline entries with a server-version apply only when equal. */
+  serverVersion?: string;
 }
 
 export interface ConformanceOutcome {
@@ -146,7 +158,15 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
  * for (const r of report.results) if (r.verdict === 'fail') console.log(r.id, r.failures[0]?.message);
  */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
-  const { onResult, ...testOptions } = options;
-  const { report, errors, passed } = await conformanceRun(validateTestOptions(testOptions), onResult === undefined ? {} : { onResult });
-  return { report, errors, passed };
+  const { onResult, baseline, serverVersion, ...testOptions } = options;
+  const valid = validateTestOptions(testOptions);
+  if (serverVersion !== undefined && (typeof serverVersion !== 'string' || serverVersion.trim() === '')) {
+    throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: serverVersion must be a non-empty string');
+  }
+  if (baseline !== undefined && (typeof baseline !== 'string' || baseline.trim() === '')) throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: baseline must be the path of a YAML file');
+  // Read before any traffic, as `iari test --baseline` does.
+  const known = baseline === undefined ? undefined : readBaseline(baseline, new Set(requirementInfos().keys()));
+  const { report: raw, errors } = await conformanceRun(valid, onResult === undefined ? {} : { onResult });
+  const report = known === undefined ? raw : applyBaseline(raw, known, new Date().toISOString().slice(0, 10), serverVersion?.trim()).report;
+  return { report, errors, passed: runPassed(report) };
 }
