@@ -17,6 +17,8 @@ export const HarnessErrorCode = {
   THRESHOLD_INVALID: 'IARI_THRESHOLD_INVALID',
   /** The test guard IARI_LOOPBACK_ONLY=1 refused a target or proxy that is not loopback. */
   TARGET_BLOCKED: 'IARI_TARGET_BLOCKED',
+  /** The server (or its proxy) refused or failed the connection: refused, DNS, TLS trust (src/client/reachable.ts). */
+  TARGET_UNREACHABLE: 'IARI_TARGET_UNREACHABLE',
   FAULT_UNKNOWN: 'IARI_FAULT_UNKNOWN',
   INTERRUPTED: 'IARI_INTERRUPTED',
   INTERNAL: 'IARI_INTERNAL',
@@ -35,6 +37,7 @@ const exitCodeOf: Record<HarnessErrorCode, ExitCode> = {
   IARI_INPUT_UNREADABLE: ExitCode.usage,
   IARI_THRESHOLD_INVALID: ExitCode.usage,
   IARI_TARGET_BLOCKED: ExitCode.usage,
+  IARI_TARGET_UNREACHABLE: ExitCode.usage,
   IARI_FAULT_UNKNOWN: ExitCode.usage,
   IARI_INTERRUPTED: ExitCode.interrupted,
   IARI_INTERNAL: ExitCode.conformanceFailed,

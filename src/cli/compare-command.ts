@@ -1,8 +1,7 @@
-import { relative } from 'node:path';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { createRunDir } from '../report/run-dir.ts';
+import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { createRedactor, sanitize } from '../report/redact.ts';
 import { readSide } from '../compare/compare-inputs.ts';
 import { buildComparison, compareTable } from '../compare/compare-report.ts';
@@ -88,7 +87,7 @@ export async function runCompare(argv: string[]): Promise<number> {
   dir.write('compare.json', sanitize(json, redactor));
   dir.write('compare.html', sanitize(renderCompareReport(report, base.load, next.load, notes), redactor));
   if (values.json === true) process.stdout.write(json);
-  else process.stdout.write(`${compareTable(report, notes)}\nreport: ${relative(process.cwd(), dir.path('compare.html'))}\n`);
+  else process.stdout.write(`${compareTable(report, notes)}\nreport: ${shownPath(values.report, dir.path('compare.html'))}\n`);
   const tripped = report.gates.filter((g) => g.tripped);
   for (const g of tripped) process.stderr.write(`iari: ${g.message}\n`);
   if (tripped.some((g) => g.scope === 'conformance')) return ExitCode.conformanceFailed;

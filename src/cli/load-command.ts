@@ -1,9 +1,9 @@
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { parseFlags } from './args.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import type { MockServer } from '../../mock-server/index.ts';
-import { createRunDir, newRunId } from '../report/run-dir.ts';
+import { createRunDir, newRunId, shownPath } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import type { LoadPlan } from '../load/plan/load-options.ts';
@@ -16,11 +16,12 @@ import { repeatSection, repeatTable, type RepeatSection } from '../load/search/r
 import { progressLine, summaryTable } from '../load/results/summary.ts';
 import { sloHelp } from '../load/results/slo.ts';
 import { resolveWorkload, workloadHelp } from '../load/plan/workload-options.ts';
-import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
+import { connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
 import { firstModel } from '../load/plan/first-model.ts';
 import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/executors/engine.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
+import { preflightTarget } from '../client/reachable.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -101,7 +102,7 @@ Examples:
   iari load --base-url https://llm.internal.example:8443/v1 \\
     --dataset ShareGPT_V3_unfiltered_cleaned_split.json --dataset-size 500 --concurrency 16 --duration 5m
 
-Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
+Exit codes: 0 thresholds met, 2 usage or configuration error or the server cannot be reached, 3 a threshold was breached, 130 interrupted.
 `;
 
 /**
@@ -149,7 +150,8 @@ export function exitCodeFor(result: LoadResult): number {
   return loadRunPassed(result) ? ExitCode.ok : ExitCode.thresholdBreached;
 }
 
-export async function run(argv: string[]): Promise<number> {
+/** `deps.runId`: the run id of a caller that owns the run (iari start: one id for its three steps). */
+export async function run(argv: string[], deps: { runId?: string } = {}): Promise<number> {
   const { values } = parseFlags('load', argv, loadFlagSpec);
   if (values.help === true) {
     process.stdout.write(HELP);
@@ -163,7 +165,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
     if (plan.baseUrl !== null) {
-      await assertTargetAllowed(new URL(plan.baseUrl).origin);
+      await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);
       if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));
     }
     if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
@@ -177,7 +179,7 @@ export async function run(argv: string[]): Promise<number> {
     const preStart = performance.now();
     const model = plan.model ?? (await firstModel('iari load', baseUrl, token, plan.connection, preMs));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
-    const runId = newRunId();
+    const runId = deps.runId ?? newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
     const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
     const step = (s: SweepStep, i: number): void => {
@@ -205,7 +207,7 @@ export async function run(argv: string[]): Promise<number> {
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
+    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

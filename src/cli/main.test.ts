@@ -24,4 +24,18 @@ describe('iari CLI dispatch', () => {
       err.mockRestore();
     }
   });
+
+  it('prints the help of the command named by `iari help test`, not the global help', async () => {
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (out.push(String(chunk)), true));
+    try {
+      expect(await main(['help', 'test'])).toBe(ExitCode.ok);
+      expect(await main(['help', 'load'])).toBe(ExitCode.ok);
+    } finally {
+      write.mockRestore();
+    }
+    expect(out[0]).toMatch(/^Usage: iari test /);
+    expect(out[1]).toMatch(/^Usage: iari load /);
+    await expect(main(['help', 'frobnicate'])).rejects.toMatchObject({ code: 'IARI_UNKNOWN_COMMAND', exitCode: 2 });
+  });
 });

@@ -21,6 +21,11 @@ export function helpText(): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // `iari help test` is `iari test --help`: the help of the command named.
+  if (name === 'help' && rest[0] !== undefined && rest[0] in commands) return (await commands[rest[0]]!()).run(['--help']);
+  if (name === 'help' && rest[0] !== undefined) {
+    throw new HarnessError(HarnessErrorCode.UNKNOWN_COMMAND, `help: unknown command "${rest[0]}"`, { hint: `commands: ${Object.keys(commands).join(', ')}` });
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(helpText());
     return name === undefined ? ExitCode.usage : ExitCode.ok;

@@ -32,8 +32,20 @@ describe('iari start (npm start)', () => {
     expect(conformance.summary.pass).toBeGreaterThan(conformance.summary.total / 2);
     expect(existsSync(join(dir, 'conformance', 'report.html'))).toBe(true);
 
-    const load = JSON.parse(readFileSync(join(dir, 'load', 'load.json'), 'utf8')) as { counts?: { ok?: number } };
+    const load = JSON.parse(readFileSync(join(dir, 'load', 'load.json'), 'utf8')) as { counts?: { ok?: number }; meta: { runId: string } };
     expect(load.counts?.ok ?? 0).toBeGreaterThan(0);
+    // One start, one run id (issue 31: it had three), and the files where the README says they are.
+    const runId = (JSON.parse(readFileSync(join(dir, 'conformance', 'conformance.json'), 'utf8')) as { run: { id: string } }).run.id;
+    expect(load.meta.runId).toBe(runId);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const file of ['conformance/report.html', 'conformance/conformance.json', 'conformance/junit.xml', 'load/report.html', 'load/load.json', 'receipts/chain.jsonl']) {
+      expect(existsSync(join(dir, file)), file).toBe(true);
+      const [folder, name] = file.split('/');
+      expect(readme, `README names ${file}`).toMatch(new RegExp(`reports/<run-id>/${folder}/[^]{0,80}${name?.replace('.', '\\.')}`));
+    }
+    // And the next step: the same against the user's own server.
+    expect(text).toContain('Next: point iari at your own server');
+    expect(text).toContain('npx iari test --base-url https://your-server.example/v1');
 
     // One gate and one outcome per completion the conformance run made: a real chain, verified.
     const chain = readFileSync(join(dir, 'receipts', 'chain.jsonl'), 'utf8').trim().split('\n');

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { parseFlags, parseIntegerFlag } from './args.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { createRunDir } from '../report/run-dir.ts';
+import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { run as runTest } from './test-command.ts';
 import { run as runLoad } from './load-command.ts';
@@ -18,7 +18,12 @@ The main job on the bundled mock server (what \`npm start\` runs):
   3. runs a short streaming load test against it (iari load, a few seconds),
   4. fetches the mock's Receipt chain over the receipts extension and verifies it
      (iari receipts verify, trusting the key the mock was started with),
-  5. prints where the reports are.
+  5. prints where the reports are, and the next step: the same against your own server.
+
+Everything goes under one run directory, one run id for the three steps:
+  reports/<run-id>/conformance/  report.html, conformance.json, results.ndjson, junit.xml
+  reports/<run-id>/load/         report.html, load.json, requests.ndjson, junit.xml
+  reports/<run-id>/receipts/     chain.jsonl (the chain that was verified)
 
 Options:
   --seed N       seed for the mock and the generated requests (default 1)
@@ -33,6 +38,12 @@ const options = {
   report: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** What a new user does after the demo: the same two commands against their own server. */
+export const NEXT_STEP = `Next: point iari at your own server (the token is read from the environment, never a flag):
+  IARI_TOKEN=... npx iari test --base-url https://your-server.example/v1
+  IARI_TOKEN=... npx iari load --base-url https://your-server.example/v1 --duration 30s --slo 'ttft.p95<1s'
+`;
 
 function heading(text: string): void {
   process.stdout.write(`\n== ${text}\n`);
@@ -89,7 +100,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const seed = parseIntegerFlag('start', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 1;
   const runDir = createRunDir({ report: values.report });
-  const rel = (p: string): string => relative(process.cwd(), p) || '.';
+  const rel = (p: string): string => shownPath(values.report, p);
   const t0 = performance.now();
 
   const mock = await startMockServer({ seed });
@@ -98,7 +109,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     heading(`conformance: iari test against the bundled mock (${mock.url})`);
     codes.push(
-      await runTest(['--seed', String(seed), '--report', join(runDir.dir, 'conformance')], { mock }),
+      await runTest(['--seed', String(seed), '--report', join(runDir.dir, 'conformance')], { mock, runId: runDir.id }),
     );
 
     heading('load: iari load, 3 s closed loop at 16 streams against a fresh bundled mock');
@@ -107,7 +118,7 @@ export async function run(argv: string[]): Promise<number> {
         '--duration', '3s', '--warmup', '1s', '--concurrency', '16', '--seed', String(seed),
         '--slo', 'errors.rate<0.01', '--slo', 'ttft.p99<2s', '--quiet',
         '--report', join(runDir.dir, 'load'),
-      ]),
+      ], { runId: runDir.id }),
     );
 
     heading('receipts: the mock\'s Receipt chain for the default account, verified');
@@ -133,6 +144,7 @@ export async function run(argv: string[]): Promise<number> {
       `load report:        ${rel(join(runDir.dir, 'load', 'report.html'))}`,
       ...(chain === undefined ? [] : [`receipt chain:      ${rel(chain.file)}`]),
       '',
+      NEXT_STEP,
     ].join('\n'),
   );
   if (codes.length === 0) throw new HarnessError(HarnessErrorCode.INTERNAL, 'iari start ran no step');

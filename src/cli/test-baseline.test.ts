@@ -70,4 +70,15 @@ describe('iari test --baseline on the mock with fault completion-no-id', () => {
     mock.httpServer.off('request', count);
     expect(requests).toBe(0);
   }, 60_000);
+
+  it('--write-baseline keeps the entries of --baseline that apply to another --server-version, whatever the run found', async () => {
+    const known = file('versions.yaml', 'known:\n  - id: CHAT-002\n    reason: ids missing\n  - id: CHAT-004\n    reason: object field was wrong before 1.4\n    server-version: "1.3"\n');
+    const written = join(tmp, 'versions-written.yaml');
+    const r = await iariTest(['--baseline', known, '--server-version', '1.4', '--write-baseline', written, '--report', join(tmp, 'r5')]);
+    expect(r.code, r.stderr).toBe(0);
+    const text = readFileSync(written, 'utf8');
+    expect(text).toMatch(/^ {2}- id: CHAT-002\n {4}reason: ids missing\n/m);
+    // CHAT-004 passes against 1.4; its 1.3 entry says nothing about 1.4 and stays.
+    expect(text).toMatch(/^ {2}- id: CHAT-004\n {4}reason: object field was wrong before 1.4\n {4}server-version: "?1\.3"?\n/m);
+  }, 150_000);
 });

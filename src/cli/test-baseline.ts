@@ -27,7 +27,11 @@ export function loadBaselineFlags(file: string | undefined, serverVersion: strin
 
 const REASON_MAX = 160;
 
-/** The entries a run's failures make: an ID already in `previous` keeps its reason, expiry and server version. */
+/**
+ * The entries a run's failures make: an ID already in `previous` keeps its reason, expiry and server
+ * version. An entry of `previous` for another server version than the run's (it was not applied, so
+ * the run says nothing about it) is kept as it is, whatever the run found.
+ */
 export function baselineEntriesOf(report: ConformanceReport, previous: Baseline | undefined): Omit<BaselineEntry, 'line'>[] {
   const before = new Map((previous?.entries ?? []).map((e) => [e.id, e]));
   const out: Omit<BaselineEntry, 'line'>[] = [];
@@ -41,6 +45,12 @@ export function baselineEntriesOf(report: ConformanceReport, previous: Baseline 
     }
     const message = (r.failures[0]?.message ?? r.verdict).replace(/\s+/g, ' ').trim();
     out.push({ id: r.id, reason: `${r.verdict}: ${message.length > REASON_MAX ? `${message.slice(0, REASON_MAX - 1)}…` : message}` });
+  }
+  const written = new Set(out.map((e) => e.id));
+  for (const e of previous?.entries ?? []) {
+    if (e.serverVersion === undefined || e.serverVersion === report.baseline?.serverVersion || written.has(e.id)) continue;
+    const { line: _line, ...kept } = e;
+    out.push(kept);
   }
   return out;
 }

@@ -128,6 +128,8 @@ describe('iari test', () => {
       const out = join(tmp, 'rate-limited');
       const r = await runCli(['test', '--base-url', url, '--only', 'CHAT-001,CHAT-002,CHAT-031,LIMIT-009,LIMIT-010', '--report', out], { IARI_TOKEN: mock.tokens.default });
       expect(r.code, r.stderr).toBe(0);
+      // --report as given (issue 31: an absolute /tmp/x printed as ../../tmp/x/report.html).
+      expect(r.stdout).toContain(`\nreport: ${join(out, 'report.html')}\n`);
       expect(r.stderr).toMatch(/^iari: 429 on POST \/v1\/chat\/completions \(Retry-After: 1\): waiting 1 s, then sending it again \(attempt 2; 1 s of the 10 min wait budget used\)$/m);
       const results = (JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string }[] }).results;
       const verdict = (id: string): string | undefined => results.find((x) => x.id === id)?.verdict;

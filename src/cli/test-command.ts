@@ -1,10 +1,9 @@
-import { relative } from 'node:path';
 import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
 import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { runDeadlineNotes } from '../library/test-deadlines.ts';
-import type { CheckRun } from '../checks/framework/conformance-results.ts';
+import { runPassed, type CheckRun } from '../checks/framework/conformance-results.ts';
 import { parsePace } from '../checks/rate-limits/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -12,7 +11,7 @@ import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../r
 import { formatSummary } from '../report/summary-table.ts';
 import { applyBaseline, baselineNotes } from '../checks/framework/apply-baseline.ts';
 import { loadBaselineFlags, writeBaselineFile } from './test-baseline.ts';
-import { createRunDir } from '../report/run-dir.ts';
+import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { connectionFlagSpec, connectionFromFlags, connectionHelp } from '../client/connection-options.ts';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
@@ -61,7 +60,8 @@ Options:
   --server-version V   the server's version: entries with server-version apply only when equal
   --write-baseline FILE
                        write the run's failures (fail, non-strict, known) as a baseline file,
-                       keeping the reasons and dates of entries from --baseline
+                       keeping the reasons and dates of entries from --baseline, and its entries
+                       for another --server-version as they are
   --pace R/s           send at most R requests per second, evenly spaced (e.g. 5/s, 0.5/s,
                        90/min). Default: the requests_per_minute /v1/me reports, else 10/s
                        (a full run then needs under 20 s of pacing); none on the bundled mock.
@@ -81,7 +81,8 @@ Deadlines (durations like 500ms, 10s, 2m, 1h):
                        not run and their requirements fail as "not decided", saying so
 
 ${connectionHelp}
-Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error, 130 interrupted.
+Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error or the server cannot
+be reached (connection refused, DNS, TLS trust), 130 interrupted.
 `;
 
 const options = {
@@ -113,6 +114,8 @@ const options = {
 export interface TestDeps {
   /** A bundled mock already started by the caller (iari start); it stays open afterwards. */
   mock?: MockServer;
+  /** The run id of a caller that owns the run (iari start: one id for its three steps). */
+  runId?: string;
 }
 
 export async function run(argv: string[], deps: TestDeps = {}): Promise<number> {
@@ -150,9 +153,9 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const onSigint = (): void => process.exit(ExitCode.interrupted);
   process.once('SIGINT', onSigint);
   try {
-    const runDir = createRunDir({ report: values.report });
+    const runDir = createRunDir({ report: values.report, ...(deps.runId === undefined ? {} : { id: deps.runId }) });
     const tty = process.stdout.isTTY === true && values.json !== true;
-    const { report: raw, errors, settings, secrets } = await conformanceRun(valid, {
+    const { report: raw, settings, secrets } = await conformanceRun(valid, {
       startedAt,
       runId: runDir.id,
       notice: (line) => process.stderr.write(`iari: ${line}\n`),
@@ -171,15 +174,15 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     const report = applied?.report ?? raw;
     const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
-    const failed = report.summary.fail > 0 || errors.length > 0;
+    // One truth: the exit code follows from the report the files hold (a baseline applied).
+    const failed = !runPassed(report);
     if (values.json === true) {
       process.stdout.write(conformanceJson(report, redactor));
     } else {
       process.stdout.write(redactor.string(formatSummary(report)));
-      for (const e of errors) process.stderr.write(`iari: ${redactor.string(e)}\n`);
       for (const note of runDeadlineNotes('after', settings, report)) process.stderr.write(`iari: ${note}\n`);
       for (const note of applied === undefined ? [] : baselineNotes(applied.outcome)) process.stderr.write(`iari: ${redactor.string(note)}\n`);
-      process.stdout.write(`\nreport: ${relative(process.cwd(), files.reportHtml) || '.'}\n`);
+      process.stdout.write(`\nreport: ${shownPath(values.report, files.reportHtml)}\n`);
     }
     if (baseline.writeTo !== undefined) {
       const written = writeBaselineFile(baseline.writeTo, report, baseline.file, redactor);

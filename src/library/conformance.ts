@@ -3,11 +3,17 @@
 import type { RunSettings } from '../checks/framework/check-context.ts';
 import type { CheckRun } from '../checks/framework/conformance-results.ts';
 import { runConformance as runCatalog } from '../checks/framework/conformance-run.ts';
+import { runPassed } from '../checks/framework/conformance-results.ts';
+import { applyBaseline } from '../checks/framework/apply-baseline.ts';
+import { readBaseline } from '../checks/framework/baseline-file.ts';
+import { requirementInfos } from '../checks/registry/registry-view.ts';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
-import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
+import { connectionSecrets } from '../client/connection-options.ts';
+import { preflightTarget } from '../client/reachable.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
@@ -18,6 +24,14 @@ export type { TestOptions } from './test-options.ts';
 export interface ConformanceOptions extends TestOptions {
   /** Called after each check, e.g. for a progress line. */
   onResult?: (run: CheckRun, done: number, total: number) => void;
+  /**
+   * Known failures, as `iari test --baseline FILE`: a YAML file (`known: [{id, reason, expires?,
+   * server-version?}]`) read before any traffic. A listed failure is `known` and does not fail the
+   * run; `report.baseline` says what applied. A bad file throws IARI_CONFIG_INVALID naming file and line.
+   */
+  baseline?: string;
+  /** The server's version, as `--server-version`: baseline entries with a server-version apply only when equal. */
+  serverVersion?: string;
 }
 
 export interface ConformanceOutcome {
@@ -25,7 +39,7 @@ export interface ConformanceOutcome {
   report: ConformanceReport;
   /** Errors outside any check (a check that escaped its runner); they make the run fail. */
   errors: string[];
-  /** True when no selected requirement failed and there were no errors: `iari test` would exit 0. */
+  /** True when no selected requirement failed and `report.runFailures` is empty (runPassed): `iari test` would exit 0. */
   passed: boolean;
 }
 
@@ -81,7 +95,8 @@ export interface OpenRun {
 export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHooks, 'mock' | 'notice' | 'startedAt'> = {}): Promise<OpenRun> {
   // The run's clock starts before the mock, the preflight and the checks: they all count.
   const startedAt = hooks.startedAt ?? Date.now();
-  if (v.target.kind === 'external') await assertTargetAllowed(v.target.base.origin);
+  // One line and exit 2 for a server that cannot be reached, before anything is judged.
+  if (v.target.kind === 'external') await preflightTarget(v.target.base.origin, v.target.connection);
   const ownMock = v.target.kind === 'bundled-mock' && hooks.mock === undefined;
   const mock = v.target.kind === 'bundled-mock' ? (hooks.mock ?? (await startBundledMock())) : undefined;
   const close = async (): Promise<void> => {
@@ -128,7 +143,7 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
       runId: hooks.runId ?? newRunId(),
       ...(hooks.onResult === undefined ? {} : { onResult: hooks.onResult }),
     });
-    return { report, errors, passed: report.summary.fail === 0 && errors.length === 0, settings: run.settings, secrets: run.secrets };
+    return { report, errors, passed: runPassed(report), settings: run.settings, secrets: run.secrets };
   } finally {
     await run.close();
   }
@@ -143,7 +158,15 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
  * for (const r of report.results) if (r.verdict === 'fail') console.log(r.id, r.failures[0]?.message);
  */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
-  const { onResult, ...testOptions } = options;
-  const { report, errors, passed } = await conformanceRun(validateTestOptions(testOptions), onResult === undefined ? {} : { onResult });
-  return { report, errors, passed };
+  const { onResult, baseline, serverVersion, ...testOptions } = options;
+  const valid = validateTestOptions(testOptions);
+  if (serverVersion !== undefined && (typeof serverVersion !== 'string' || serverVersion.trim() === '')) {
+    throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: serverVersion must be a non-empty string');
+  }
+  if (baseline !== undefined && (typeof baseline !== 'string' || baseline.trim() === '')) throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: baseline must be the path of a YAML file');
+  // Read before any traffic, as `iari test --baseline` does.
+  const known = baseline === undefined ? undefined : readBaseline(baseline, new Set(requirementInfos().keys()));
+  const { report: raw, errors } = await conformanceRun(valid, onResult === undefined ? {} : { onResult });
+  const report = known === undefined ? raw : applyBaseline(raw, known, new Date().toISOString().slice(0, 10), serverVersion?.trim()).report;
+  return { report, errors, passed: runPassed(report) };
 }

@@ -9,6 +9,7 @@ import { firstModel } from '../load/plan/first-model.ts';
 import { resolveWorkload } from '../load/plan/workload-options.ts';
 import { validateLoadOptions, type LoadOptions } from '../load/plan/load-options.ts';
 import { RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
+import { preflightTarget } from '../client/reachable.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 export type { LoadOptions } from '../load/plan/load-options.ts';
@@ -35,6 +36,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
   const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
   let mock: MockServer | undefined;
   try {
+    if (target !== undefined) await preflightTarget(new URL(target.v1).origin, plan.connection);
     if (target === undefined) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = target?.v1 ?? mock!.url;
     // Datasets and traces are read (and refused, exit-2 errors) before any traffic, as the CLI does.

@@ -121,7 +121,9 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
     const base = normalizeBaseUrl(o.baseUrl, command);
     target = { kind: 'external', base, token: checkToken(command, o.token), connection };
   }
-  const expect = (o.expect ?? []).map((s) => s.trim()).filter((s) => s !== '');
+  const expect = (o.expect ?? []).map((s) => s.trim());
+  // `--expect ''` (or `a,,b`) names nothing: a mistake, not a run that expects nothing.
+  if (expect.includes('')) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} needs capability names, comma-separated; got an empty one`, { hint: `capabilities: ${capabilityNames.join(', ')}` });
   const unknownCaps = expect.filter((c) => !isCapability(c));
   if (unknownCaps.length > 0) {
     throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} names unknown capabilit${unknownCaps.length === 1 ? 'y' : 'ies'}: ${unknownCaps.join(', ')}`, { hint: `capabilities: ${capabilityNames.join(', ')}` });

@@ -40,7 +40,10 @@ export class ReceiptSplitter {
   end(emit: (item: SplitItem) => void): void {
     if (this.#mode === 'lines') this.#flushLine(emit);
     else if (this.#mode === 'array' && !this.#closed) {
+      // D-RCPT-24: "every comma at the top level separates two elements ... an unfinished last one alike
+      // (which then gets its own JSON_SYNTAX)": `[a,b,` then the end has an empty third element.
       if (this.#inElement) this.#flushElement(emit);
+      else if (this.#sawComma) emit({ kind: 'receipt', bytes: new Uint8Array(0) });
       emit({ kind: 'syntax', detail: 'the JSON array is not closed' });
     }
   }

@@ -50,7 +50,7 @@ describe('conformance-files', () => {
     const a = conformanceJson(report, redactor);
     expect(conformanceJson(shuffled(report), redactor)).toBe(a);
     const parsed = JSON.parse(a) as ConformanceReport;
-    expect(Object.keys(parsed)).toEqual(['tool', 'run', 'summary', 'results', 'coverage', 'usage', 'capabilities']);
+    expect(Object.keys(parsed)).toEqual(['tool', 'run', 'summary', 'passed', 'runFailures', 'results', 'coverage', 'usage', 'capabilities']);
     expect(parsed.capabilities?.find((c) => c.name === 'json-object')).toMatchObject({ status: 'ignored', expected: true, outcome: 'fail', requirementIds: ['CHAT-034'] });
     const ids = parsed.results.map((r) => r.id);
     expect(ids).toEqual([...ids].sort(compareRequirementIds));

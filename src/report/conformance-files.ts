@@ -9,6 +9,7 @@ import { CAPABILITY_HEADERS, capabilityCells } from './capability-table.ts';
 import { relative } from 'node:path';
 import type { ConformanceReport, Failure, RequirementResult } from '../checks/framework/verdicts.ts';
 import { verdicts } from '../checks/framework/verdicts.ts';
+import { runPassed } from '../checks/framework/conformance-results.ts';
 import { DEFAULT_REGISTRY_PATH } from '../checks/registry/requirements-registry.ts';
 import { usageDayFields } from '../checks/wire/usage-day.ts';
 import { renderConformanceReport } from './conformance-html.ts';
@@ -91,6 +92,8 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
       include: [...run.include].sort(),
     },
     summary: { ...(Object.fromEntries(verdicts.map((v) => [v, report.summary[v]])) as Record<(typeof verdicts)[number], number>), total: report.summary.total },
+    passed: runPassed(report),
+    runFailures: [...(report.runFailures ?? [])],
     results: [...report.results].sort((a, b) => compareRequirementIds(a.id, b.id)).map(orderedResult),
     coverage: {
       exercised: report.coverage.exercised,
@@ -166,6 +169,9 @@ export function conformanceJunit(report: ConformanceReport, redactor: Redactor):
     };
     suites.set(r.area, [...(suites.get(r.area) ?? []), c]);
   }
+  // A failure outside any requirement (an unmet --expect) is a failed testcase of its own.
+  const runCases: JUnitCase[] = (ordered.runFailures ?? []).map((message, i) => ({ name: `run failure ${i + 1}: ${message}`, classname: 'iari.run', timeSeconds: 0, outcome: { kind: 'failure', message, type: 'run', details: message } }));
+  if (runCases.length > 0) suites.set('run', runCases);
   const list: JUnitSuite[] = [...suites.entries()].map(([area, cases]) => ({ name: `iari.${area}`, timestamp: ordered.run.startedAt.replace(/\.\d{3}Z$/, 'Z'), cases }));
   return sanitize(junitXml('iari conformance', list), redactor);
 }
@@ -189,9 +195,11 @@ function registryLines(path: string): Map<string, number> {
 export function conformanceAnnotations(report: ConformanceReport, redactor: Redactor, registryPath: string = DEFAULT_REGISTRY_PATH): Annotation[] {
   const lines = registryLines(registryPath);
   const file = relative(process.cwd(), registryPath) || registryPath;
-  return orderedReport(redactor.value(report))
+  const ordered = orderedReport(redactor.value(report));
+  const outside: Annotation[] = (ordered.runFailures ?? []).map((message) => ({ level: 'error', title: 'iari: a failure outside the requirements', message: sanitize(message, redactor) }));
+  return ordered
     .results.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict')
-    .map((r) => {
+    .map((r): Annotation => {
       const line = lines.get(r.id);
       return {
         level: r.verdict === 'fail' ? 'error' : 'warning',
@@ -200,7 +208,18 @@ export function conformanceAnnotations(report: ConformanceReport, redactor: Reda
         title: `${r.id} (${r.grade}, ${r.verdict}): ${r.title}`,
         message: sanitize(failureText(r), redactor),
       } satisfies Annotation;
-    });
+    })
+    .concat(outside);
+}
+
+/** "2 requirements failed; 1 failure outside the requirements": what made a run fail, in words. */
+export function failedHeadline(failedRequirements: number, runFailures: readonly string[]): string {
+  return [
+    failedRequirements > 0 ? `${failedRequirements} requirement${failedRequirements === 1 ? '' : 's'} failed` : '',
+    runFailures.length > 0 ? `${runFailures.length} failure${runFailures.length === 1 ? '' : 's'} outside the requirements (${runFailures.join('; ')})` : '',
+  ]
+    .filter((x) => x !== '')
+    .join('; ');
 }
 
 export function conformanceStepSummary(report: ConformanceReport, redactor: Redactor): string {
@@ -209,7 +228,7 @@ export function conformanceStepSummary(report: ConformanceReport, redactor: Reda
     (r): r is Extract<RequirementResult, { failures: Failure[] }> => r.verdict === 'fail' || r.verdict === 'non-strict',
   );
   const md = [
-    `## iari conformance: ${s.fail === 0 ? 'passed' : `${s.fail} requirement${s.fail === 1 ? '' : 's'} failed`}`,
+    `## iari conformance: ${runPassed(report) ? 'passed' : failedHeadline(s.fail, report.runFailures ?? [])}`,
     '',
     `Target \`${report.run.baseUrl}\`, ${s.total} requirements, run \`${report.run.id}\`.`,
     '',

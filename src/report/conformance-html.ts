@@ -5,6 +5,7 @@
  */
 import type { ConformanceReport, Failure, RequirementResult, Verdict } from '../checks/framework/verdicts.ts';
 import { verdicts } from '../checks/framework/verdicts.ts';
+import { runPassed } from '../checks/framework/conformance-results.ts';
 import { badge, factList, filterTable, html, renderPage, section, simpleTable, statGrid, type Html, type Row, type Tone } from './html-shell.ts';
 import { usageSection } from './usage-html.ts';
 import { CAPABILITY_HEADERS, capabilityOutcome } from './capability-table.ts';
@@ -67,10 +68,10 @@ function verdictBar(summary: ConformanceReport['summary']): Html {
 function summarySection(report: ConformanceReport): Html {
   const s = report.summary;
   const mustFailed = report.results.filter((r) => r.verdict === 'fail' && r.grade === 'MUST').length;
-  const status =
-    s.fail > 0
-      ? html`<p class="status status-bad">FAILED: ${s.fail} requirement${s.fail === 1 ? '' : 's'} failed${mustFailed > 0 ? ` (${mustFailed} MUST)` : ''}</p>`
-      : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}</p>`;
+  const outside = report.runFailures ?? [];
+  const status = !runPassed(report)
+    ? html`<p class="status status-bad">FAILED: ${[s.fail > 0 ? `${s.fail} requirement${s.fail === 1 ? '' : 's'} failed${mustFailed > 0 ? ` (${mustFailed} MUST)` : ''}` : '', outside.length > 0 ? `${outside.length} failure${outside.length === 1 ? '' : 's'} outside the requirements` : ''].filter((x) => x !== '').join('; ')}</p>${outside.length > 0 ? html`<ul class="run-failures">${outside.map((f) => html`<li>FAIL ${f}</li>`)}</ul>` : ''}`
+    : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}</p>`;
   const run = report.run;
   const selection = [
     `grade ${run.grade}`,

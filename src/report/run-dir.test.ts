@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createRunDir, newRunId, writeFileAtomic } from './run-dir.ts';
+import { createRunDir, newRunId, shownPath, writeFileAtomic } from './run-dir.ts';
 
 describe('run-dir', () => {
   it('names a run by its UTC timestamp and a short random suffix', () => {
@@ -43,5 +43,12 @@ describe('run-dir', () => {
     writeFileAtomic(join(dir, 'd', 'x'), 'x');
     expect(() => writeFileAtomic(join(dir, 'd'), 'y')).toThrow();
     expect(readdirSync(dir)).toEqual(['d']);
+  });
+
+  it('shows a written file under --report as the user typed it, else relative to the working directory', () => {
+    expect(shownPath('/tmp/x', '/tmp/x/report.html')).toBe('/tmp/x/report.html');
+    expect(shownPath('/tmp/x/', '/tmp/x/report.html')).toBe('/tmp/x/report.html');
+    expect(shownPath('out/run', resolve('out/run/load/report.html'))).toBe(join('out/run', 'load', 'report.html'));
+    expect(shownPath(undefined, resolve('reports/r1/report.html'))).toBe(join('reports', 'r1', 'report.html'));
   });
 });

@@ -54,6 +54,16 @@ export function createRunDir(options: RunDirOptions = {}): RunDir {
   };
 }
 
+/**
+ * A written file's path as the user should read it: under `--report DIR` as they typed DIR
+ * (`--report /tmp/x` shows /tmp/x/report.html, not ../../tmp/x/report.html), else relative to
+ * the working directory.
+ */
+export function shownPath(reportFlag: string | undefined, file: string): string {
+  if (reportFlag === undefined) return relative(process.cwd(), file) || '.';
+  return join(reportFlag, relative(resolve(reportFlag), file));
+}
+
 let counter = 0;
 
 /** Writes to `<file>.<pid>.<n>.tmp` beside the target, then renames over it. */

@@ -54,10 +54,14 @@ export function formatSummary(report: ConformanceReport): string {
       lines.push(`KNOWN ${r.id} (${r.grade}) ${r.known.reason}${r.known.expires === undefined ? '' : ` [until ${r.known.expires}]`}: ${r.failures[0]?.message ?? ''}`);
     }
   }
+  // A failure outside any requirement (an unmet --expect) fails the run: listed as a failure, and counted.
+  const outside = report.runFailures ?? [];
+  if (outside.length > 0) lines.push('', ...outside.map((f) => `FAIL ${f}`));
   const caps = capabilityLines(report.capabilities ?? []);
   if (caps.length > 0) lines.push('', ...caps);
   const c = report.coverage;
   const profile = report.run.profile === 'strict' ? 'profile strict (profile choices SHOULD)' : 'profile default (profile choices INFO)';
   lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, ${profile}, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);
+  if (outside.length > 0) lines.push(`FAILED: ${s.fail} requirement(s) failed and ${outside.length} failure(s) outside the requirements`);
   return `${lines.join('\n')}\n`;
 }

@@ -93,6 +93,11 @@ export function summarize(results: readonly RequirementResult[]): Record<Verdict
   return { ...summary, total: results.length };
 }
 
+/** The one verdict on a run: `iari test`'s exit code, runConformance's `passed`, every report file's status. */
+export function runPassed(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): boolean {
+  return report.summary.fail === 0 && (report.runFailures ?? []).length === 0;
+}
+
 /** IDs named in the contract suites' titles, against the registry. */
 export function coverageOf(requirements: readonly RequirementInfo[], exercisedIds: ReadonlySet<string>): ConformanceReport['coverage'] {
   const unexercised = requirements.map((r) => r.id).filter((id) => !exercisedIds.has(id)).sort(compareIds);

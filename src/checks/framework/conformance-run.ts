@@ -50,7 +50,8 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const results = buildResults(requirements, runs, options.selection);
   const capabilities = capabilityTable(ctx.capabilities.snapshot(), options.settings.expect ?? []);
   // --expect: a capability the server does not offer fails the run even where no check of it ran.
-  for (const row of capabilities) if (row.outcome === 'fail' && !results.some((r) => row.requirementIds.includes(r.id) && r.verdict === 'fail')) errors.push(`--expect ${row.name}: ${row.status === 'not-probed' ? 'no check probed it (deselected?)' : `the server ${row.status} it: ${row.detail}`}`);
+  const runFailures = [...errors];
+  for (const row of capabilities) if (row.outcome === 'fail' && !results.some((r) => row.requirementIds.includes(r.id) && r.verdict === 'fail')) runFailures.push(`--expect ${row.name}: ${row.status === 'not-probed' ? 'no check probed it (deselected?)' : `the server ${row.status} it: ${row.detail}`}`);
   const report: ConformanceReport = {
     tool: { name: 'iari', version: packageVersion() },
     run: {
@@ -72,6 +73,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     usage,
     discovered,
     capabilities,
+    runFailures,
   };
   return { report, errors };
 }

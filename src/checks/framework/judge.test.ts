@@ -42,6 +42,16 @@ describe('Judge', () => {
     expect(j.outcomes()[0]?.verdict).toBe('fail');
   });
 
+  it('never fails an INFO requirement: one hit by an exception or left without a verdict is skipped as not decided', () => {
+    const hit = new Judge(['A-001', 'A-003'], gradeOf);
+    hit.failRest({ message: 'request failed: connect ECONNREFUSED' });
+    expect(hit.outcomes()).toEqual([
+      { id: 'A-001', verdict: 'fail', failures: [{ message: 'request failed: connect ECONNREFUSED' }] },
+      { id: 'A-003', verdict: 'skipped', reason: 'not decided: request failed: connect ECONNREFUSED' },
+    ]);
+    expect(new Judge(['A-003'], gradeOf).outcomes()[0]?.verdict).toBe('skipped');
+  });
+
   it('refuses a judgement on an ID the check does not declare', () => {
     const j = new Judge(['A-001'], gradeOf);
     expect(() => j.pass('A-002')).toThrow(/does not declare/);

@@ -102,7 +102,8 @@ export class Judge {
   #outcome(id: string): CheckOutcome {
     const judgements = this.#judged.get(id);
     if (judgements === undefined || judgements.length === 0) {
-      return { id, verdict: 'fail', failures: [{ message: 'the check reached no verdict on this requirement' }] };
+      const message = 'the check reached no verdict on this requirement';
+      return this.#gradeOf(id) === 'INFO' ? { id, verdict: 'skipped', reason: `not decided: ${message}` } : { id, verdict: 'fail', failures: [{ message }] };
     }
     // One fold for every level: a check's judgements on an ID here, the checks' outcomes on it in conformance-results.ts.
     return mergeOutcomes(id, judgements.map((j) => this.#grade(id, j)));
@@ -121,8 +122,11 @@ export class Judge {
           ? { id, verdict: 'informational', note: j.failure.message }
           : { id, verdict: 'non-strict', failures: [j.failure] };
       case 'violated': {
-        if (this.#hard.has(id)) return { id, verdict: 'fail', failures: [j.failure] };
         const grade = this.#gradeOf(id);
+        // D-GRADE-04: an INFO requirement is never a finding, so never a FAIL; one the harness could
+        // not decide (exception, timeout, unreachable) is skipped, saying so (fail-closed: not a pass).
+        if (grade === 'INFO' && this.#hard.has(id)) return { id, verdict: 'skipped', reason: `not decided: ${j.failure.message}` };
+        if (this.#hard.has(id)) return { id, verdict: 'fail', failures: [j.failure] };
         if (grade === 'MUST') return { id, verdict: 'fail', failures: [j.failure] };
         if (grade === 'SHOULD') return { id, verdict: 'non-strict', failures: [j.failure] };
         return { id, verdict: 'informational', note: j.failure.message };

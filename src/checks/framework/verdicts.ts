@@ -97,6 +97,14 @@ export interface ConformanceReport {
   capabilities?: import('../registry/capabilities.ts').CapabilityRow[];
   /** What `--baseline FILE` did to the verdicts (src/checks/framework/apply-baseline.ts). */
   baseline?: BaselineOutcome;
+  /**
+   * Failures outside any requirement's verdict, each failing the run as a failed requirement does:
+   * a capability named with --expect that the server does not offer where no failed requirement
+   * shows it (logprobs has none), an error that escaped a check. Every output lists them.
+   */
+  runFailures?: string[];
+  /** Whether the run passed: no failed requirement and no run failure (runPassed). Written into conformance.json; the exit code follows it. */
+  passed?: boolean;
 }
 
 /** How a known-failures baseline applied to a run. */
