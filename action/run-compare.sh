@@ -2,7 +2,8 @@
 # action.yml step after the runs: when the baseline input is a previous run's reports (a directory
 # or a JSON file, not a *.yaml known-failures file), compares this run with it (iari report compare)
 # under the fail-on gates, one per line. The exit code is recorded as the step's output exit-code
-# (0, 1 a conformance gate failed, 3 a load gate failed) and verdict.sh fails the job with it.
+# (0, 1 a conformance gate failed, 3 a load gate failed, 4 a gate was inconclusive) and verdict.sh
+# fails the job with it.
 set -uo pipefail
 : "${GITHUB_OUTPUT:?}"
 

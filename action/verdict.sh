@@ -22,6 +22,7 @@ describe_compare() {
     0) echo "no gate failed" ;;
     1) echo "a conformance gate failed" ;;
     3) echo "a load gate failed" ;;
+    4) echo "a gate was inconclusive (see the compare table for what would decide it)" ;;
     *) describe "$1" ;;
   esac
 }

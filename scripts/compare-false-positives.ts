@@ -1,13 +1,16 @@
-// How often `iari report compare` calls a change significant when there is none, and whether it
-// finds a real one. Two bundled mocks run on loopback: A with --ttft 150 (the default) and B with
-// --ttft 180 (20% higher). Each run is `iari load` at its defaults (closed loop, concurrency 8,
-// 10 s). --pairs pairs of A-vs-A runs give the false-positive rate (per row and per pair); --regressions
-// pairs of A-vs-B runs give the detection rate of the TTFT regression. Bounded: every run is a
-// 10 s load run in this process (load-command.ts's run, as the CLI runs it); prints a table and
-// writes reports/bench/compare-fp.json. --keep DIR keeps the runs; --from DIR analyses kept runs
-// again without sending any traffic (the figures of a new test over the same runs).
+// What `iari report compare`'s gates decide between runs of one configuration (A/A: a trip is a
+// false alarm, a hold is a claim, an inconclusive is honest) and between a slower and a faster
+// first token (A/B: a hold would pass a regression). Two bundled mocks run on loopback: A with
+// --ttft-a (default 40 ms) and B with --ttft-b (default 60 ms). Each run is `iari load` at its
+// defaults (closed loop, concurrency 8) for --duration (default 10s), in this process. Every load
+// row gets a gate (latencies KEY>+10%, rates KEY<-10%, errors.rate>+0.5pp, goodput.fraction<-0.5pp)
+// and each gate's outcome is counted; --calibrate N first runs N identical A runs and compares
+// every pair with --noise-floors from them (iari report noise), a second set of figures.
+// Prints a table and writes reports/bench/compare-fp.json. --keep DIR keeps the runs; --from DIR
+// analyses kept runs again without traffic (a{i}x, a{i}y, r{i}x, r{i}y, cal{i}).
 //
-//   npx tsx scripts/compare-false-positives.ts [--pairs 20] [--regressions 5] [--keep DIR | --from DIR]
+//   npx tsx scripts/compare-false-positives.ts [--pairs 20] [--regressions 5] [--duration 10s]
+//     [--ttft-a 40] [--ttft-b 60] [--calibrate 5] [--keep DIR | --from DIR]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { run as runLoadCommand } from '../src/cli/load-command.ts';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,12 +20,30 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readSide } from '../src/compare/compare-inputs.ts';
 import { buildComparison } from '../src/compare/compare-report.ts';
-import { DEFAULT_MIN_EFFECT } from '../src/compare/load-compare.ts';
+import { evaluateGates, type GateOutcome } from '../src/compare/gate-outcome.ts';
+import { parseGate } from '../src/compare/gates.ts';
+import type { MetricRow } from '../src/compare/load-compare.ts';
+import { calibrate, type NoiseCalibration } from '../src/compare/noise-calibration.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const { values } = parseArgs({ options: { pairs: { type: 'string' }, regressions: { type: 'string' }, keep: { type: 'string' }, from: { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    pairs: { type: 'string' },
+    regressions: { type: 'string' },
+    duration: { type: 'string' },
+    'ttft-a': { type: 'string' },
+    'ttft-b': { type: 'string' },
+    calibrate: { type: 'string' },
+    keep: { type: 'string' },
+    from: { type: 'string' },
+  },
+});
 const pairs = Math.min(50, Number(values.pairs ?? 20));
 const regressions = Math.min(20, Number(values.regressions ?? 5));
+const calibrationRuns = Math.min(20, Number(values.calibrate ?? 0));
+const duration = values.duration ?? '10s';
+const ttftA = Number(values['ttft-a'] ?? 40);
+const ttftB = Number(values['ttft-b'] ?? 60);
 const token = 'iari_sk_compare_fp_local_0001';
 const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-fp-'));
 if (values.keep !== undefined) mkdirSync(values.keep, { recursive: true });
@@ -59,7 +80,7 @@ async function load(port: number, name: string): Promise<string> {
     process.stdout.write = (() => true) as typeof process.stdout.write;
     let code: number;
     try {
-      code = await runLoadCommand(['--base-url', `http://127.0.0.1:${port}/v1`, '--quiet', '--report', dir]);
+      code = await runLoadCommand(['--base-url', `http://127.0.0.1:${port}/v1`, '--quiet', '--duration', duration, '--report', dir]);
     } finally {
       process.stdout.write = write;
     }
@@ -69,60 +90,107 @@ async function load(port: number, name: string): Promise<string> {
   }
 }
 
+/** The gate every row gets: a 10% regression of a latency or a rate, half a point of a ratio. */
+function gateOf(r: MetricRow): string {
+  if (r.key === 'errors.rate') return 'errors.rate>+0.5pp';
+  if (r.key === 'goodput.fraction') return 'goodput.fraction<-0.5pp';
+  if (/^(throughput|goodput)\.|^output_tps\./.test(r.key)) return `${r.key}<-10%`;
+  return `${r.key}>+10%`;
+}
+
+type Tally = Record<GateOutcome, number>;
+const tally = (): Tally => ({ trip: 0, hold: 0, inconclusive: 0 });
+
+function outcomes(x: string, y: string, calibration: NoiseCalibration | null): Map<string, { outcome: GateOutcome; code: string | null }> {
+  const sx = readSide(x);
+  const sy = readSide(y);
+  const { report } = buildComparison(sx, sy, 1, 0.05, calibration);
+  const rows = report.load?.rows ?? [];
+  const keys = new Set(rows.map((r) => r.key));
+  const windowS = Math.max(sx.load?.throughput.windowS ?? 0, sy.load?.throughput.windowS ?? 0);
+  const gates = evaluateGates(rows.map((r) => parseGate(gateOf(r), keys)), rows, null, { windowS });
+  return new Map(gates.map((g) => [g.key, { outcome: g.outcome, code: g.inconclusive?.code ?? null }]));
+}
+
 const started = Date.now();
-const a = values.from === undefined ? await startMock(18801, 150) : null;
-const b = values.from === undefined ? await startMock(18802, 180) : null;
+const a = values.from === undefined ? await startMock(18801, ttftA) : null;
+const b = values.from === undefined ? await startMock(18802, ttftB) : null;
 try {
-  // Every A/A row keeps compare's default decision (significant: the named test and the row's floor).
-  const aa: { pair: number; key: string; relative: number | null; significant: boolean; stat: boolean; tested: boolean }[] = [];
+  let calibration: NoiseCalibration | null = null;
+  const calDirs: string[] = [];
+  for (let i = 0; i < calibrationRuns; i++) calDirs.push(await load(18801, `cal${i}`));
+  if (calDirs.length > 0) calibration = calibrate(calDirs.map((d) => readSide(d).load).filter((l) => l !== null));
+  const modes = calibration === null ? ([['within runs', null]] as const) : ([['within runs', null], ['with --noise-floors', calibration]] as const);
+  const aa = modes.map(() => ({ pairsWithTrip: 0, pairsAllDecided: 0, perRow: new Map<string, Tally>(), ttftP95: tally(), reasons: new Map<string, number>() }));
   for (let i = 0; i < pairs; i++) {
     const x = await load(18801, `a${i}x`);
     const y = await load(18801, `a${i}y`);
-    const rows = buildComparison(readSide(x), readSide(y)).report.load?.rows ?? [];
-    for (const r of rows) aa.push({ pair: i, key: r.key, relative: r.relative, significant: r.significant, stat: r.statisticallySignificant, tested: r.test !== null });
-    const sig = rows.filter((r) => r.significant).map((r) => `${r.key} ${((r.relative ?? 0) * 100).toFixed(1)}%`);
-    process.stdout.write(`A/A pair ${i + 1}/${pairs}: ${sig.length === 0 ? 'nothing significant' : sig.join(', ')}\n`);
+    const line: string[] = [];
+    modes.forEach(([name, cal], m) => {
+      const s = aa[m]!;
+      const o = outcomes(x, y, cal);
+      const trips = [...o].filter(([, v]) => v.outcome === 'trip').map(([k]) => k);
+      if (trips.length > 0) s.pairsWithTrip++;
+      for (const [k, v] of o) {
+        const t = s.perRow.get(k) ?? tally();
+        t[v.outcome]++;
+        s.perRow.set(k, t);
+        if (v.code !== null) s.reasons.set(v.code, (s.reasons.get(v.code) ?? 0) + 1);
+      }
+      const p95 = o.get('ttft.p95')?.outcome ?? 'inconclusive';
+      s.ttftP95[p95]++;
+      line.push(`${name}: ttft.p95 ${p95}, ${trips.length === 0 ? 'no row tripped' : `tripped ${trips.join(', ')}`}`);
+    });
+    process.stdout.write(`A/A pair ${i + 1}/${pairs}: ${line.join('; ')}\n`);
     done(x);
     done(y);
   }
-  const tested = aa.filter((r) => r.tested);
-  const keys = [...new Set(aa.map((r) => r.key))];
-  // Per metric: the share of the pairs in which compare called that row significant.
-  const perMetric = keys.map((key) => ({ key, flagged: tested.filter((r) => r.key === key && r.significant).length, statisticallySignificant: tested.filter((r) => r.key === key && r.stat).length, tested: tested.filter((r) => r.key === key).length }));
-  const flaggedRows = tested.filter((r) => r.significant).length;
-  const worst = perMetric.reduce((w, m) => (m.flagged > w.flagged ? m : w), perMetric[0] ?? { key: '-', flagged: 0, statisticallySignificant: 0, tested: 0 });
-  const detections: { pair: number; ttftP50: boolean; ttftP95: boolean; relativeP50: number | null; relativeP95: number | null }[] = [];
+  const ab = modes.map(() => ({ ttftP95: tally(), ttftP50: tally() }));
   for (let i = 0; i < regressions; i++) {
     const x = await load(18801, `r${i}x`);
     const y = await load(18802, `r${i}y`);
-    const rows = buildComparison(readSide(x), readSide(y)).report.load?.rows ?? [];
-    const p50 = rows.find((r) => r.key === 'ttft.p50');
-    const p95 = rows.find((r) => r.key === 'ttft.p95');
-    detections.push({ pair: i, ttftP50: p50?.significant ?? false, ttftP95: p95?.significant ?? false, relativeP50: p50?.relative ?? null, relativeP95: p95?.relative ?? null });
-    process.stdout.write(`A/B pair ${i + 1}/${regressions}: ttft.p50 ${((p50?.relative ?? 0) * 100).toFixed(1)}% ${p50?.significant === true ? 'significant' : 'not significant'}, ttft.p95 ${((p95?.relative ?? 0) * 100).toFixed(1)}% ${p95?.significant === true ? 'significant' : 'not significant'}\n`);
+    const line: string[] = [];
+    modes.forEach(([name, cal], m) => {
+      const o = outcomes(x, y, cal);
+      const p95 = o.get('ttft.p95')?.outcome ?? 'inconclusive';
+      const p50 = o.get('ttft.p50')?.outcome ?? 'inconclusive';
+      ab[m]!.ttftP95[p95]++;
+      ab[m]!.ttftP50[p50]++;
+      line.push(`${name}: ttft.p50>+10% ${p50}, ttft.p95>+10% ${p95}`);
+    });
+    process.stdout.write(`A/B pair ${i + 1}/${regressions}: ${line.join('; ')}\n`);
     done(x);
     done(y);
   }
+  for (const d of calDirs) done(d);
   const figures = {
     pairs,
     regressions,
-    defaultMinEffect: DEFAULT_MIN_EFFECT,
-    test: 'blocks (block bootstrap over 1 s timeslices) beyond the noise floor; Welch over timeslices for throughput; two proportions for ratios',
-    falsePositives: { flaggedRows, testedRows: tested.length, perRowRate: flaggedRows / Math.max(1, tested.length), pairsWithAny: new Set(tested.filter((r) => r.significant).map((r) => r.pair)).size, worstMetric: worst, perMetric },
-    regressionDetectedP50: detections.filter((d) => d.ttftP50).length,
-    regressionDetectedP95: detections.filter((d) => d.ttftP95).length,
-    detections,
+    duration,
+    ttftA,
+    ttftB,
+    calibrationRuns,
+    modes: modes.map(([name], m) => ({
+      name,
+      aa: { pairsWithTrip: aa[m]!.pairsWithTrip, ttftP95: aa[m]!.ttftP95, perRow: Object.fromEntries(aa[m]!.perRow), inconclusiveReasons: Object.fromEntries(aa[m]!.reasons) },
+      ab: ab[m],
+    })),
     wallS: Math.round((Date.now() - started) / 1000),
     loadavg: loadavg(),
   };
   mkdirSync(join(root, 'reports/bench'), { recursive: true });
-  if (values.from === undefined) writeFileSync(join(root, 'reports/bench/compare-fp.json'), `${JSON.stringify(figures, null, 2)}\n`);
-  process.stdout.write(`\nfalse positives over ${pairs} A/A pairs (rows tested per pair: ${Math.round(tested.length / Math.max(1, pairs))})\n`);
-  const fp = figures.falsePositives;
-  process.stdout.write(`rows called significant: ${fp.flaggedRows} of ${fp.testedRows} (${(fp.perRowRate * 100).toFixed(1)}%); pairs with any: ${fp.pairsWithAny}/${pairs}\n`);
-  process.stdout.write(`worst metric: ${worst.key} ${worst.flagged}/${pairs} (${((worst.flagged / Math.max(1, pairs)) * 100).toFixed(0)}%)\n`);
-  for (const m of perMetric.filter((x) => x.flagged > 0 || x.statisticallySignificant > 0)) process.stdout.write(`  ${m.key.padEnd(32)} significant ${m.flagged}/${m.tested}  (test alone, without the floor: ${m.statisticallySignificant}/${m.tested})\n`);
-  process.stdout.write(`regression (--ttft 150 -> 180, ${regressions} pairs, default min-effect): ttft.p50 significant ${figures.regressionDetectedP50}/${regressions}, ttft.p95 significant ${figures.regressionDetectedP95}/${regressions}\nwall ${figures.wallS} s; reports/bench/compare-fp.json\n`);
+  writeFileSync(join(root, 'reports/bench/compare-fp.json'), `${JSON.stringify(figures, null, 2)}\n`);
+  for (const m of figures.modes) {
+    const rows = Object.entries(m.aa.perRow);
+    const sum = rows.reduce((t, [, v]) => ({ trip: t.trip + v.trip, hold: t.hold + v.hold, inconclusive: t.inconclusive + v.inconclusive }), tally());
+    process.stdout.write(`\n${m.name}: ${pairs} A/A pairs (--ttft ${ttftA}, ${duration}), a gate on each of ${rows.length} rows\n`);
+    process.stdout.write(`  gates tripped ${sum.trip}, held ${sum.hold}, inconclusive ${sum.inconclusive}; pairs with any row tripped: ${m.aa.pairsWithTrip}/${pairs}\n`);
+    process.stdout.write(`  ttft.p95>+10%: tripped ${m.aa.ttftP95.trip}, held ${m.aa.ttftP95.hold}, inconclusive ${m.aa.ttftP95.inconclusive}\n`);
+    process.stdout.write(`  inconclusive by reason: ${Object.entries(m.aa.inconclusiveReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`);
+    for (const [k, v] of rows.filter(([, v]) => v.trip > 0)) process.stdout.write(`  tripped: ${k} ${v.trip}/${pairs}\n`);
+    if (regressions > 0) process.stdout.write(`  A/B (--ttft ${ttftA} -> ${ttftB}, ${regressions} pairs): ttft.p50>+10% trip ${m.ab?.ttftP50.trip} hold ${m.ab?.ttftP50.hold} inconclusive ${m.ab?.ttftP50.inconclusive}; ttft.p95>+10% trip ${m.ab?.ttftP95.trip} hold ${m.ab?.ttftP95.hold} inconclusive ${m.ab?.ttftP95.inconclusive}\n`);
+  }
+  process.stdout.write(`wall ${figures.wallS} s; reports/bench/compare-fp.json\n`);
 } finally {
   a?.kill('SIGTERM');
   b?.kill('SIGTERM');

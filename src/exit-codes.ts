@@ -4,6 +4,8 @@ export const ExitCode = {
   conformanceFailed: 1,
   usage: 2,
   thresholdBreached: 3,
+  /** iari report compare: a gate could neither trip nor hold (--inconclusive pass opts out). */
+  inconclusive: 4,
   interrupted: 130,
 } as const;
 

@@ -10,6 +10,7 @@ import { assertLoadResult, mergeResults } from '../load/results/merge.ts';
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { summaryTable } from '../load/results/summary.ts';
 import { COMPARE_HELP, runCompare } from './compare-command.ts';
+import { NOISE_HELP, runNoise } from './noise-command.ts';
 
 const HELP = `Usage: iari report merge DIR|FILE... [--report OUT] [--json]
 
@@ -52,11 +53,12 @@ function readResult(arg: string): { result: LoadResult; dir: string | null } {
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h') {
-    process.stdout.write(`${HELP}\n${COMPARE_HELP}`);
+    process.stdout.write(`${HELP}\n${COMPARE_HELP}\n${NOISE_HELP}`);
     return sub === undefined ? ExitCode.usage : ExitCode.ok;
   }
   if (sub === 'compare') return runCompare(rest);
-  if (sub !== 'merge') throw new HarnessError(HarnessErrorCode.USAGE, `iari report: unknown subcommand "${sub}"`, { hint: 'iari report merge DIR... | iari report compare BASE NEW' });
+  if (sub === 'noise') return runNoise(rest);
+  if (sub !== 'merge') throw new HarnessError(HarnessErrorCode.USAGE, `iari report: unknown subcommand "${sub}"`, { hint: 'iari report merge DIR... | iari report compare BASE NEW | iari report noise RUN...' });
   const { values, positionals } = parseFlags('report merge', rest, options, true);
   if (values.help === true) {
     process.stdout.write(HELP);

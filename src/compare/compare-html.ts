@@ -42,7 +42,7 @@ function sliceChart(title: string, yLabel: string, base: LoadResult, next: LoadR
 function loadSections(report: CompareReport, base: LoadResult, next: LoadResult): Html {
   const rows = report.load?.rows ?? [];
   const table = simpleTable(
-    ['metric', 'base', 'new', 'change', '95% interval of the change', 'p', 'test', 'significant'],
+    ['metric', 'base', 'new', 'change', '95% interval of the change', 'p', 'test', 'run-to-run noise', 'significant'],
     rows.map((r) => [
       r.key,
       formatValue(r.unit, r.base),
@@ -50,12 +50,13 @@ function loadSections(report: CompareReport, base: LoadResult, next: LoadResult)
       formatChange(r),
       r.low === null || r.high === null ? '–' : `${formatValue(r.unit, r.low)} … ${formatValue(r.unit, r.high)}`,
       r.p === null ? '–' : r.p < 0.001 ? '<0.001' : r.p.toFixed(3),
-      r.test ?? 'none',
+      r.test ?? `none: ${r.untested?.kind ?? 'missing'}`,
+      r.noise ?? (r.test === null || r.test === 'proportions' ? '–' : 'not included'),
       r.significant ? badge('yes', r.change !== null && (r.key.startsWith('throughput') || r.key.startsWith('goodput') ? r.change < 0 : r.change > 0) ? 'bad' : 'good') : badge('no', 'muted'),
     ]),
     [1, 2, 3, 5],
   );
-  const testList = html`<ul>${Object.entries(report.tests).map(([k, v]) => html`<li><b>${k}</b>: ${v}</li>`)}</ul>`;
+  const testList = html`<ul>${Object.entries(report.tests).map(([k, v]) => html`<li><b>${k}</b>: ${v}</li>`)}${Object.entries(report.noiseSources).map(([k, v]) => html`<li><b>${k}</b> (noise): ${v}</li>`)}</ul>`;
   return html`${section('Metrics', html`${table}${testList}`, 'metrics')}${section(
     'Distributions',
     html`<div class="charts">${overlaidCdf('ttft', base, next)}${overlaidCdf('itl', base, next)}</div>`,
@@ -89,14 +90,18 @@ function conformanceSection(report: CompareReport): Html {
 }
 
 export function renderCompareReport(report: CompareReport, base: LoadResult | null, next: LoadResult | null, notes: readonly string[]): string {
-  const tripped = report.gates.filter((g) => g.tripped);
+  const tripped = report.gates.filter((g) => g.outcome === 'trip');
+  const open = report.gates.filter((g) => g.outcome === 'inconclusive');
   const status =
     report.gates.length === 0
       ? html`<p class="status status-neutral">No gates given (--fail-on).</p>`
-      : tripped.length === 0
-        ? html`<p class="status status-good">Every gate holds.</p>`
-        : html`<p class="status status-bad">${tripped.length} gate(s) failed: ${tripped.map((g) => g.message).join('; ')}</p>`;
-  const gates = report.gates.length === 0 ? html`` : html`<ul>${report.gates.map((g) => html`<li>${badge(g.tripped ? 'FAIL' : 'ok', g.tripped ? 'bad' : 'good')} ${g.message}</li>`)}</ul>`;
+      : tripped.length > 0
+        ? html`<p class="status status-bad">${tripped.length} gate(s) failed: ${tripped.map((g) => g.message).join('; ')}</p>`
+        : open.length > 0
+          ? html`<p class="status status-neutral">${open.length} gate(s) inconclusive: neither tripped nor held (reasons below)</p>`
+          : html`<p class="status status-good">Every gate holds.</p>`;
+  const badgeOf = { trip: badge('FAIL', 'bad'), hold: badge('ok', 'good'), inconclusive: badge('inconclusive', 'muted') } as const;
+  const gates = report.gates.length === 0 ? html`` : html`<ul>${report.gates.map((g) => html`<li>${badgeOf[g.outcome]} ${g.message}</li>`)}</ul>`;
   const noteList = notes.length === 0 ? html`` : html`<ul>${notes.map((n) => html`<li>${n}</li>`)}</ul>`;
   const body = html`${section('Verdict', html`${status}${gates}${noteList}`, 'verdict')}${base !== null && next !== null ? loadSections(report, base, next) : ''}${conformanceSection(report)}`;
   return renderPage({

@@ -6,6 +6,7 @@ import type { ConformanceReport } from '../checks/framework/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { assertLoadResult } from '../load/results/merge.ts';
+import { assertNoiseCalibration, type NoiseCalibration } from './noise-calibration.ts';
 
 export interface CompareSide {
   source: string;
@@ -73,4 +74,11 @@ export function readSide(arg: string): CompareSide {
   if (confRaw !== null && !isConformance(confRaw)) throw unreadable(`${confFile} is not an iari conformance report`);
   const records = loadFile === undefined ? null : readRecords(first(join(dirname(relative(arg, loadFile)), 'requests.ndjson')));
   return { source: arg, load, conformance: confRaw, records };
+}
+
+/** --noise-floors: a noise.json file, or a directory holding one (iari report noise writes it). */
+export function readNoiseCalibration(arg: string): NoiseCalibration {
+  if (!existsSync(arg)) throw unreadable(`--noise-floors ${arg} does not exist`);
+  const file = statSync(arg).isDirectory() ? join(arg, 'noise.json') : arg;
+  return assertNoiseCalibration(readJson(file), file);
 }

@@ -3,10 +3,11 @@ import { compareRequirementIds } from '../report/conformance-files.ts';
 import { formatUs } from '../report/load-html.ts';
 import type { CompareSide } from './compare-inputs.ts';
 import { compareConformance, type ConformanceDiff } from './conformance-compare.ts';
-import type { GateResult } from './gates.ts';
-import { compareLoad, DEFAULT_MIN_EFFECT, TESTS, type MetricRow } from './load-compare.ts';
+import type { GateResult } from './gate-outcome.ts';
+import { compareLoad, DEFAULT_MIN_EFFECT, NOISE_SOURCES, TESTS, type MetricRow } from './load-compare.ts';
+import { loadMode, type NoiseCalibration } from './noise-calibration.ts';
 
-export const COMPARE_SCHEMA = 'iari.compare/1' as const;
+export const COMPARE_SCHEMA = 'iari.compare/2' as const;
 
 export interface CompareReport {
   schema: typeof COMPARE_SCHEMA;
@@ -14,6 +15,10 @@ export interface CompareReport {
   new: { source: string; loadRunId: string | null; conformanceRunId: string | null };
   /** What each test name on a row means. */
   tests: typeof TESTS;
+  /** What each noise source on a row means (a row with noise null has a within-run interval only). */
+  noiseSources: typeof NOISE_SOURCES;
+  /** The --noise-floors calibration used: its runs and configuration; null when none was given. */
+  calibration: { runs: number; config: NoiseCalibration['config'] } | null;
   load: { minEffect: number; rows: MetricRow[]; significant: string[] } | null;
   conformance: ConformanceDiff | null;
   gates: GateResult[];
@@ -24,9 +29,9 @@ function sideInfo(s: CompareSide): CompareReport['base'] {
 }
 
 /** The comparison before gates; `notes` collect what could not be compared. */
-export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, minEffect = DEFAULT_MIN_EFFECT): { report: CompareReport; notes: string[] } {
+export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, minEffect = DEFAULT_MIN_EFFECT, calibration: NoiseCalibration | null = null): { report: CompareReport; notes: string[] } {
   const notes: string[] = [];
-  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect, { base: base.records ?? null, next: next.records ?? null }) : null;
+  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect, { base: base.records ?? null, next: next.records ?? null }, calibration) : null;
   if (rows === null && (base.load !== null || next.load !== null)) notes.push('load.json is on one side only: load not compared');
   const conformance = base.conformance !== null && next.conformance !== null ? compareConformance(base.conformance, next.conformance, compareRequirementIds) : null;
   if (conformance === null && (base.conformance !== null || next.conformance !== null)) notes.push('conformance.json is on one side only: conformance not compared');
@@ -37,6 +42,14 @@ export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, 
     const mode = (m: typeof ma): string => (m.mode.kind === 'open' ? `rate ${m.mode.rate}/s` : `concurrency ${m.mode.concurrency}`);
     if (mode(ma) !== mode(mb)) notes.push(`the runs differ in load: base ${mode(ma)}, new ${mode(mb)}`);
     if (ma.config.maxTokens !== mb.config.maxTokens) notes.push(`the runs differ in max_tokens: base ${ma.config.maxTokens}, new ${mb.config.maxTokens}`);
+    const repeated = (s: CompareSide): boolean => (s.load as { repeat?: unknown } | null)?.repeat !== undefined;
+    if (repeated(base) !== repeated(next)) notes.push(`only the ${repeated(base) ? 'base' : 'new'} run was repeated (--repeat): rows are tested within each run; repeat both sides to include run-to-run noise`);
+    if (calibration !== null) {
+      const c = calibration.config;
+      for (const [name, r] of [['base', base.load], ['new', next.load]] as const) {
+        if (loadMode(r) !== c.mode || r.meta.config.maxTokens !== c.maxTokens) notes.push(`the noise calibration ran at ${c.mode}, max_tokens ${c.maxTokens}; the ${name} run at ${loadMode(r)}, max_tokens ${r.meta.config.maxTokens}: its spread may not apply`);
+      }
+    }
   }
   return {
     report: {
@@ -44,6 +57,8 @@ export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, 
       base: sideInfo(base),
       new: sideInfo(next),
       tests: TESTS,
+      noiseSources: NOISE_SOURCES,
+      calibration: calibration === null ? null : { runs: calibration.runs, config: calibration.config },
       load: rows === null ? null : { minEffect, rows, significant: rows.filter((r) => r.significant).map((r) => r.key) },
       conformance,
       gates: [],
@@ -79,25 +94,60 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
 }
 
-/** The terminal table: latency rows for p50/p95/p99 (all rows are in compare.json), then rates, conformance and gates. */
+function untestedShort(r: MetricRow): string {
+  const u = r.untested;
+  switch (u?.kind) {
+    case 'samples':
+      return `no test (n ${Math.min(u.base, u.new)} < ${u.need})`;
+    case 'seconds':
+      return `no test (< ${u.need} s)`;
+    case 'records':
+      return 'no test (no requests.ndjson)';
+    default:
+      return 'no test (one side)';
+  }
+}
+
+function testLabel(r: MetricRow): string {
+  if (r.test === null) return untestedShort(r);
+  const how = r.noise === 'calibration' ? `${r.test}+calibration` : r.noise === 'repeats' || r.test === 'proportions' ? r.test : `${r.test}, within run`;
+  return `${r.significant ? 'YES' : 'no'} (${how})`;
+}
+
+/** The rows the terminal table shows: p50/p95/p99 but of ttfb, rates, and every row a gate names. */
+export function shownRows(report: CompareReport): MetricRow[] {
+  const gated = new Set(report.gates.map((g) => g.key));
+  return (report.load?.rows ?? []).filter((r) => gated.has(r.key) || (!/\.(p90|p99\.9)$/.test(r.key) && !r.key.startsWith('ttfb.')));
+}
+
+const OUTCOME_LABEL = { trip: 'FAIL', hold: 'ok  ', inconclusive: '??  ' } as const;
+
+/** The terminal table: latency rows for p50/p95/p99 and gated rows (all rows are in compare.json), then rates, conformance and gates. */
 export function compareTable(report: CompareReport, notes: readonly string[] = []): string {
   const lines: string[] = [`base ${report.base.source}  ->  new ${report.new.source}`];
   if (report.load !== null) {
-    const shown = report.load.rows.filter((r) => !/\.(p90|p99\.9)$/.test(r.key) && !r.key.startsWith('ttfb.'));
+    const shown = shownRows(report);
     const headers = ['metric', 'base', 'new', 'change', '95% interval', 'p', 'significant'];
     const body = shown.map((r) => [
       r.key,
       formatValue(r.unit, r.base),
       formatValue(r.unit, r.new),
       formatChange(r),
-      r.low === null || r.high === null ? '–' : `${formatValue(r.unit === 'ratio' ? 'ratio' : r.unit, r.low)} … ${formatValue(r.unit, r.high)}`,
+      r.low === null || r.high === null ? '–' : `${formatValue(r.unit, r.low)} … ${formatValue(r.unit, r.high)}`,
       r.p === null ? '–' : r.p < 0.001 ? '<0.001' : r.p.toFixed(3),
-      r.test === null ? 'no test' : `${r.significant ? 'YES' : 'no'} (${r.test}${r.test === 'blocks' && r.minEffect > report.load!.minEffect ? `, floor ${(r.minEffect * 100).toFixed(0)}%` : ''})`,
+      testLabel(r),
     ]);
     const widths = headers.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
     lines.push('', pad(headers, widths), ...body.map((b) => pad(b, widths)));
-    lines.push('', `tests: blocks = ${TESTS.blocks}; timeslices = ${TESTS.timeslices}; proportions = ${TESTS.proportions}${report.load.rows.some((r) => r.test === 'repeats') ? `; repeats = ${TESTS.repeats}` : ''}`);
-    lines.push(`significant changes (95% interval excludes 0 and, but for ratios, at least ${(report.load.minEffect * 100).toFixed(0)}% relative, or the percentile's noise floor): ${report.load.significant.length === 0 ? 'none' : report.load.significant.join(', ')}`);
+    const used = new Set(report.load.rows.map((r) => r.test));
+    lines.push('', `tests: ${(Object.keys(TESTS) as (keyof typeof TESTS)[]).filter((t) => used.has(t)).map((t) => `${t} = ${TESTS[t]}`).join('; ')}`);
+    const noise = new Set(report.load.rows.map((r) => r.noise));
+    for (const n of ['repeats', 'calibration'] as const) if (noise.has(n)) lines.push(`noise: ${n} = ${NOISE_SOURCES[n]}`);
+    if (shown.some((r) => r.test !== null && r.noise === null && r.test !== 'proportions')) lines.push('within run: that interval does not include run-to-run noise; a gate on such a row can trip but not hold (use --repeat on both sides, --noise-floors, or see docs/load.md)');
+    const listed = new Set(shown.map((r) => r.key));
+    const significant = report.load.significant.filter((k) => listed.has(k));
+    const hidden = report.load.significant.length - significant.length;
+    lines.push(`significant changes in this table (95% interval excludes 0 and, but for ratios, at least ${(report.load.minEffect * 100).toFixed(0)}% relative): ${significant.length === 0 ? 'none' : significant.join(', ')}${hidden > 0 ? `; ${hidden} more among the rows only in compare.json` : ''}`);
   }
   if (report.conformance !== null) {
     const c = report.conformance;
@@ -105,11 +155,12 @@ export function compareTable(report: CompareReport, notes: readonly string[] = [
     lines.push(`  new failures: ${c.newFail.length === 0 ? 'none' : c.newFail.join(', ')}`);
     lines.push(`  fixed: ${c.fixed.length === 0 ? 'none' : c.fixed.join(', ')}`);
     lines.push(`  changed verdicts: ${c.changed.length === 0 ? 'none' : c.changed.map((x) => `${x.id} ${x.base}->${x.new}`).join(', ')}`);
+    if (c.untested.length > 0) lines.push(`  tested on one side only: ${c.untested.map((x) => `${x.id} ${x.base}->${x.new}`).join(', ')}`);
   }
   for (const n of notes) lines.push(`note: ${n}`);
   if (report.gates.length > 0) {
     lines.push('');
-    for (const g of report.gates) lines.push(`${g.tripped ? 'FAIL' : 'ok  '} ${g.message}`);
+    for (const g of report.gates) lines.push(`${OUTCOME_LABEL[g.outcome]} ${g.message}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -3,11 +3,9 @@
 //   ttft.p95>+50ms       absolute change of a duration
 //   errors.rate>+0.5pp   change of a ratio in percentage points
 //   conformance.new_fail>0   count of new failures (also fixed, changed)
-// A load gate trips only when its change is also significant (the row's test), so noise between
-// two runs of one configuration does not fail CI; it exits 3. A conformance gate exits 1.
+// Each gate trips, holds or is inconclusive (gate-outcome.ts); a tripped load gate exits 3, a tripped
+// conformance gate 1, an inconclusive one 4 unless --inconclusive pass.
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import type { ConformanceDiff } from './conformance-compare.ts';
-import type { MetricRow } from './load-compare.ts';
 
 export interface Gate {
   expr: string;
@@ -18,15 +16,7 @@ export interface Gate {
   value: number;
 }
 
-export interface GateResult {
-  expr: string;
-  tripped: boolean;
-  /** Which exit code the gate maps to when tripped. */
-  scope: 'load' | 'conformance';
-  message: string;
-}
-
-const conformanceKeys = ['conformance.new_fail', 'conformance.fixed', 'conformance.changed'] as const;
+export const conformanceKeys = ['conformance.new_fail', 'conformance.fixed', 'conformance.changed'] as const;
 const pattern = /^([a-z0-9_]+\.[a-z0-9_.]+?)\s*([<>])\s*([+-]?[0-9]+(?:\.[0-9]+)?)\s*(%|pp|us|µs|ms|s)?$/;
 
 function usage(expr: string, why: string): HarnessError {
@@ -57,30 +47,4 @@ export function parseGate(expr: string, loadKeys: ReadonlySet<string>): Gate {
     return { expr, key, op: op as '>' | '<', kind: 'us', value: value * scale };
   }
   throw usage(expr, 'give the change with a unit: % (relative), pp (ratios) or ms/s/us (durations)');
-}
-
-function pct(x: number): string {
-  return `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
-}
-
-export function evaluateGates(gates: readonly Gate[], rows: readonly MetricRow[] | null, conformance: ConformanceDiff | null): GateResult[] {
-  return gates.map((g): GateResult => {
-    if (g.kind === 'count') {
-      if (conformance === null) return { expr: g.expr, tripped: false, scope: 'conformance', message: `${g.expr}: no conformance.json on both sides, not evaluated` };
-      const list = g.key === 'conformance.new_fail' ? conformance.newFail : g.key === 'conformance.fixed' ? conformance.fixed : conformance.changed.map((c) => c.id);
-      const n = list.length;
-      const tripped = g.op === '>' ? n > g.value : n < g.value;
-      return { expr: g.expr, tripped, scope: 'conformance', message: `${g.key} = ${n}${n > 0 ? ` (${list.join(', ')})` : ''}${tripped ? `, gate ${g.expr} failed` : ''}` };
-    }
-    const r = rows?.find((x) => x.key === g.key);
-    if (r === undefined || r.change === null) return { expr: g.expr, tripped: false, scope: 'load', message: `${g.expr}: ${g.key} is not on both sides, not evaluated` };
-    const measured = g.kind === 'percent' ? r.relative : r.change;
-    if (measured === null) return { expr: g.expr, tripped: false, scope: 'load', message: `${g.expr}: base ${g.key} is 0, no relative change` };
-    const beyond = g.op === '>' ? measured > g.value : measured < g.value;
-    const tripped = beyond && r.significant;
-    const shown = g.kind === 'percent' ? pct(measured) : g.kind === 'pp' ? `${measured >= 0 ? '+' : ''}${(measured * 100).toFixed(2)}pp` : `${measured >= 0 ? '+' : ''}${(measured / 1000).toFixed(1)} ms`;
-    const sig = r.p === null ? 'no test' : `${r.significant ? 'significant' : 'not significant'}, p=${r.p < 0.001 ? '<0.001' : r.p.toFixed(3)}`;
-    const message = `${g.key} changed ${shown} (${sig})${tripped ? `: gate ${g.expr} failed` : beyond ? `: beyond ${g.expr} but not significant, gate holds` : ''}`;
-    return { expr: g.expr, tripped, scope: 'load', message };
-  });
 }

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { withSlowerTtft } from './sample-compare.ts';
 import { sampleLoadResult } from '../report/sample-load-result.ts';
 import { compareLoad } from './load-compare.ts';
-import { evaluateGates, parseGate } from './gates.ts';
+import { parseGate } from './gates.ts';
+import { evaluateGates } from './gate-outcome.ts';
 import { compareConformance } from './conformance-compare.ts';
 import { tinyConformanceReport } from '../report/sample-reports.ts';
 import { isHarnessError } from '../errors.ts';
-import { noiseFloor } from './noise-floors.ts';
 
 const slowerTtft = withSlowerTtft;
 
@@ -24,14 +24,12 @@ describe('iari report compare, load', () => {
     expect(rows.filter((r) => r.significant).map((r) => r.key).every((k) => k.startsWith('ttft.'))).toBe(true);
   });
 
-  it("LOAD-COMPARE: a change inside the percentile's run-to-run noise floor is not significant, though its test alone says so", () => {
+  it('LOAD-COMPARE: no constant noise floor decides a row: a 20% p95 regression whose within-run interval excludes 0 is significant, and its row says the interval has no run-to-run noise in it', () => {
     const p95 = compareLoad(base, slowerTtft(base, 1.2)).find((r) => r.key === 'ttft.p95');
     expect(p95?.statisticallySignificant).toBe(true);
-    expect(p95?.minEffect).toBe(noiseFloor('ttft.p95'));
-    expect(p95?.minEffect).toBeGreaterThan(0.2);
-    expect(p95?.significant).toBe(false);
-    const far = compareLoad(base, slowerTtft(base, 2.5)).find((r) => r.key === 'ttft.p95');
-    expect(far?.significant).toBe(true);
+    expect(p95?.minEffect).toBe(0.05);
+    expect(p95?.significant).toBe(true);
+    expect(p95?.noise).toBeNull();
   });
 
   it('two samples of one configuration (different seeds) show no significant TTFT p50/p95 change', () => {
@@ -39,12 +37,13 @@ describe('iari report compare, load', () => {
     expect(rows.filter((r) => r.key === 'ttft.p50' || r.key === 'ttft.p95').map((r) => r.significant)).toEqual([false, false]);
   });
 
-  it('leaves a percentile with fewer than 5 samples beyond it untested instead of calling the maximum significant', () => {
+  it('leaves a percentile with fewer than 5 samples beyond it untested instead of calling the maximum significant, and says why', () => {
     const rows = compareLoad(base, slowerTtft(base, 1.2));
     const n = base.metrics.ttft?.count ?? 0;
     const p999 = rows.find((r) => r.key === 'ttft.p99.9');
     expect(n).toBeLessThan(5000);
     expect(p999?.test).toBeNull();
+    expect(p999?.untested).toEqual({ kind: 'samples', need: 5000, base: n, new: n, per: 'requests', ratePerS: expect.any(Number) });
     expect(rows.find((r) => r.key === 'ttft.p95')?.test).toBe('blocks');
   });
 
@@ -57,13 +56,15 @@ describe('iari report compare, load', () => {
 });
 
 describe('--fail-on gates', () => {
-  it('ttft.p50>+10% fails on a significant 20% regression with a message naming the metric and the change', () => {
+  it('ttft.p50>+10% fails on a 20% regression whose interval lies above +10%, with a message naming the metric, the change and its interval', () => {
     const rows = compareLoad(base, slowerTtft(base, 1.2));
     const [g] = evaluateGates([parseGate('ttft.p50>+10%', keys)], rows, null);
     expect(g?.tripped).toBe(true);
+    expect(g?.outcome).toBe('trip');
     expect(g?.scope).toBe('load');
-    expect(g?.message).toMatch(/^ttft\.p50 changed \+(1[5-9]|2[0-5])\.\d% \(significant, p=<0\.001\): gate ttft\.p50>\+10% failed$/);
-    expect(evaluateGates([parseGate('ttft.p50>+30%', keys)], rows, null)[0]?.tripped).toBe(false);
+    expect(g?.message).toMatch(/^ttft\.p50 changed \+(1[5-9]|2[0-5])\.\d%, 95% interval \+1\d\.\d% … \+2\d\.\d% \(blocks, within each run\), wholly beyond \+10\.0%: gate ttft\.p50>\+10% failed$/);
+    // +30% is above the whole interval, but a within-run interval cannot hold a gate: inconclusive.
+    expect(evaluateGates([parseGate('ttft.p50>+30%', keys)], rows, null)[0]?.outcome).toBe('inconclusive');
   });
 
   it('conformance.new_fail>0 fails naming the new failure; a malformed or unknown gate is a usage error (exit 2)', () => {
@@ -77,7 +78,7 @@ describe('--fail-on gates', () => {
       { id: 'AUTH-006', base: 'fail', new: 'pass' },
     ]);
     const [g] = evaluateGates([parseGate('conformance.new_fail>0', keys)], null, diff);
-    expect(g).toMatchObject({ tripped: true, scope: 'conformance', message: 'conformance.new_fail = 1 (AUTH-001), gate conformance.new_fail>0 failed' });
+    expect(g).toMatchObject({ outcome: 'trip', tripped: true, scope: 'conformance', message: 'conformance.new_fail = 1 (AUTH-001), gate conformance.new_fail>0 failed' });
     for (const bad of ['ttft.p95>10', 'ttft.p96>+10%', 'ttft.p95>>1%', 'throughput.rps>+5ms', 'ttft.p95>+1pp']) {
       let code = 0;
       try {

@@ -4,19 +4,37 @@ import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/r
 import { percentileKeys, percentileValues } from '../load/results/load-result.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
 import { meanSummary, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
-import { blockPercentileDifferences } from './block-bootstrap.ts';
+import { blockPercentileDifferences, MIN_BLOCKS } from './block-bootstrap.ts';
 import { measuredSlices, metricBlocks } from './run-blocks.ts';
-import { noiseFloor } from './noise-floors.ts';
+import { calibratedInterval, type NoiseCalibration } from './noise-calibration.ts';
 
 export type RowUnit = 'us' | 'millitokens_per_s' | 'ratio' | 'per_s' | 'tokens_per_s';
 
 export const TESTS = {
-  blocks: 'block bootstrap of the percentile over the 1 s timeslices (whole seconds of requests resampled, 2000 draws, 95% interval of the difference), significant only beyond the run-to-run noise floor of that percentile (the minEffect of the row)',
+  blocks: 'block bootstrap of the percentile over the 1 s timeslices (whole seconds of requests resampled, 2000 draws, 95% interval of the difference); within one run, so it does not include run-to-run noise',
   proportions: 'two-proportion z-test over the requests',
-  timeslices: "Welch's t-test over the 1 s timeslices",
+  timeslices: "Welch's t-test over the 1 s timeslices (within one run, so it does not include run-to-run noise)",
   repeats: "Welch's t-test over the repeated runs' values (--repeat)",
 } as const;
 export type TestName = keyof typeof TESTS;
+
+/** Where a row's interval gets its run-to-run noise from (null: it has none, the within-run test alone). */
+export type NoiseSource = 'repeats' | 'calibration';
+export const NOISE_SOURCES: Record<NoiseSource, string> = {
+  repeats: 'both sides were run with iari load --repeat: the interval is over the runs, so it includes their run-to-run spread',
+  calibration: "--noise-floors: the within-run interval widened to the run-to-run spread of identical runs measured by iari report noise (the wider of the two)",
+};
+
+/** Why a row has no test: what a gate on it needs and the run lacked. */
+export type Untested =
+  /** A percentile needs MIN_TAIL samples beyond it on each side: `need` per side (requests, or inter-token gaps for itl). */
+  | { kind: 'samples'; need: number; base: number; new: number; per: 'requests' | 'inter-token gaps'; ratePerS: number }
+  /** The block bootstrap needs MIN_BLOCKS whole measured seconds on each side. */
+  | { kind: 'seconds'; need: number; base: number; new: number }
+  /** ttfb, tpot and output_tps blocks come from requests.ndjson, missing on a side. */
+  | { kind: 'records' }
+  /** The metric is not on both sides. */
+  | { kind: 'missing' };
 
 export interface MetricRow {
   /** As a --fail-on gate names it: ttft.p95, errors.rate, throughput.output_tokens_per_s. */
@@ -33,9 +51,16 @@ export interface MetricRow {
   low: number | null;
   high: number | null;
   p: number | null;
-  /** The test's 95% interval of the change excludes 0. */
+  /** low / base and high / base: the interval of the relative change; null when base is 0 or no test ran. */
+  relativeLow: number | null;
+  relativeHigh: number | null;
+  /** The run-to-run noise [low, high] includes; null: none (a within-run interval). */
+  noise: NoiseSource | null;
+  /** Why `test` is null. */
+  untested: Untested | null;
+  /** The 95% interval (low … high) excludes 0. */
   statisticallySignificant: boolean;
-  /** The relative change this row needs to be significant: --min-effect, or the percentile's run-to-run noise floor (noise-floors.ts) when larger and the runs were not repeated. */
+  /** The relative change this row needs to be significant: --min-effect (ratios: none). */
   minEffect: number;
   /** Statistically significant and, except for ratios, at least minEffect in relative size. */
   significant: boolean;
@@ -52,14 +77,14 @@ export const comparedMetrics: readonly MetricName[] = ['ttft', 'itl', 'tpot', 'e
 /** Relative change below which a statistically significant change is not called significant. */
 export const DEFAULT_MIN_EFFECT = 0.05;
 
-function row(key: string, unit: RowUnit, base: number | null, next: number | null, test: TestName | null, t: DifferenceTest | null, minEffect: number): MetricRow {
+function row(key: string, unit: RowUnit, base: number | null, next: number | null, test: TestName | null, t: DifferenceTest | null, minEffect: number, extra: { noise?: NoiseSource | null; untested?: Untested | null; baseMean?: number } = {}): MetricRow {
   const change = base === null || next === null ? null : next - base;
   const relative = change === null || base === null || base === 0 ? null : change / base;
   const stat = t?.significant ?? false;
-  // Two runs of one configuration differ by more than their within-run sampling error (the machine,
-  // the server's state): a floor on the effect keeps such noise from being reported as a change.
-  const floor = test === 'blocks' ? Math.max(minEffect, noiseFloor(key)) : minEffect;
-  const large = unit === 'ratio' || relative === null || Math.abs(relative) >= floor;
+  const large = unit === 'ratio' || relative === null || Math.abs(relative) >= minEffect;
+  // The interval is of new - base; repeats compare the runs' means, so their relative interval is over the base mean.
+  const over = extra.baseMean ?? base;
+  const rel = (x: number | undefined): number | null => (x === undefined || over === null || over === 0 ? null : x / over);
   return {
     key,
     unit,
@@ -71,10 +96,25 @@ function row(key: string, unit: RowUnit, base: number | null, next: number | nul
     low: t?.low ?? null,
     high: t?.high ?? null,
     p: t?.p ?? null,
+    relativeLow: rel(t?.low),
+    relativeHigh: rel(t?.high),
+    noise: t === null ? null : (extra.noise ?? null),
+    untested: t === null ? (extra.untested ?? { kind: 'missing' }) : null,
     statisticallySignificant: stat,
-    minEffect: floor,
+    minEffect,
     significant: stat && large,
   };
+}
+
+/** The within-run test widened to the calibrated run-to-run spread: the wider of the two intervals. */
+function withCalibration(key: string, t: DifferenceTest | null, base: number | null, next: number | null, calibration: NoiseCalibration | null): { t: DifferenceTest | null; noise: NoiseSource | null } {
+  const k = calibration?.keys[key];
+  if (k === undefined || base === null || next === null) return { t, noise: null };
+  const c = calibratedInterval(k, base, next);
+  if (c === null) return { t, noise: null };
+  const low = Math.min(c.low, t?.low ?? c.low);
+  const high = Math.max(c.high, t?.high ?? c.high);
+  return { t: { difference: next - base, low, high, p: t?.p ?? 1, significant: low > 0 || high < 0 }, noise: 'calibration' };
 }
 
 function repeatsOf(r: LoadResult): RepeatValues | null {
@@ -82,15 +122,48 @@ function repeatsOf(r: LoadResult): RepeatValues | null {
   return rep === undefined ? null : rep.values;
 }
 
-/** Compares two load results metric by metric; intervals of repeated runs are used when both have them. */
-export function compareLoad(base: LoadResult, next: LoadResult, seed = 1, minEffect = DEFAULT_MIN_EFFECT, records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null }): MetricRow[] {
+/** Samples a percentile needs on each side to be tested: MIN_TAIL beyond it (p95: 100, p99: 500). */
+export function samplesNeeded(percentile: number): number {
+  return Math.ceil(MIN_TAIL / (1 - percentile / 100) - 1e-9);
+}
+
+/**
+ * Compares two load results metric by metric. Intervals of repeated runs are used when both have
+ * them; otherwise the within-run test's, widened by `calibration` (iari report noise) when given.
+ */
+export function compareLoad(
+  base: LoadResult,
+  next: LoadResult,
+  seed = 1,
+  minEffect = DEFAULT_MIN_EFFECT,
+  records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null },
+  calibration: NoiseCalibration | null = null,
+): MetricRow[] {
   const rows: MetricRow[] = [];
   const ra = repeatsOf(base);
   const rb = repeatsOf(next);
-  const byRepeats = (key: string): DifferenceTest | null => {
+  const byRepeats = (key: string): { t: DifferenceTest; baseMean: number } | null => {
     const a = ra?.[key];
     const b = rb?.[key];
-    return a === undefined || b === undefined ? null : welch(meanSummary(a), meanSummary(b));
+    if (a === undefined || b === undefined) return null;
+    const sa = meanSummary(a);
+    const t = welch(sa, meanSummary(b));
+    return t === null ? null : { t, baseMean: sa.mean };
+  };
+  /** A row tested within the runs (widened by the calibration), or by the repeats when both sides have them. */
+  const push = (key: string, unit: RowUnit, a: number | null, b: number | null, test: TestName, within: DifferenceTest | null, untested: Untested | null = null): void => {
+    const rep = byRepeats(key);
+    if (rep !== null) {
+      rows.push(row(key, unit, a, b, 'repeats', rep.t, minEffect, { noise: 'repeats', baseMean: rep.baseMean }));
+      return;
+    }
+    // Too few samples for the percentile, or the metric on one side only: nothing to widen.
+    if (untested !== null && (untested.kind === 'samples' || untested.kind === 'missing')) {
+      rows.push(row(key, unit, a, b, test, null, minEffect, { untested }));
+      return;
+    }
+    const c = withCalibration(key, within, a, b, calibration);
+    rows.push(row(key, unit, a, b, test, c.t, minEffect, { noise: c.noise, untested }));
   };
   for (const m of comparedMetrics) {
     const a = base.metrics[m];
@@ -98,42 +171,52 @@ export function compareLoad(base: LoadResult, next: LoadResult, seed = 1, minEff
     if (a === undefined && b === undefined) continue;
     const va = a === undefined ? [] : hdrValueCounts(a.hdr);
     const vb = b === undefined ? [] : hdrValueCounts(b.hdr);
+    const na = va.reduce((n, x) => n + x.count, 0);
+    const nb = vb.reduce((n, x) => n + x.count, 0);
     const unit: RowUnit = m === 'output_tps' ? 'millitokens_per_s' : 'us';
     const ba = a === undefined ? null : metricBlocks(base, m, records.base);
     const bb = b === undefined ? null : metricBlocks(next, m, records.next);
     const blockTests = ba === null || bb === null ? percentileKeys.map(() => null) : blockPercentileDifferences(ba, bb, percentileKeys.map((k) => percentileValues[k]), seed);
+    const nonEmpty = (x: readonly (readonly unknown[])[] | null): number => x?.filter((s) => s.length > 0).length ?? 0;
     percentileKeys.forEach((k, i) => {
       const key = `${m}.${k}`;
-      const rep = byRepeats(key);
       // A percentile with fewer than MIN_TAIL samples beyond it on either side is near the maximum,
       // where the bootstrap is known to be unreliable (Bickel & Freedman 1981): left untested.
-      const tail = (v: typeof va): number => v.reduce((n, x) => n + x.count, 0) * (1 - percentileValues[k] / 100);
-      const testable = tail(va) >= MIN_TAIL && tail(vb) >= MIN_TAIL;
-      const t = rep ?? (testable ? (blockTests[i] ?? null) : null);
-      rows.push(row(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, rep === null ? 'blocks' : 'repeats', t, minEffect));
+      const need = samplesNeeded(percentileValues[k]);
+      const rate = Math.min(na / Math.max(1e-9, base.throughput.windowS), nb / Math.max(1e-9, next.throughput.windowS));
+      const untested: Untested | null =
+        a === undefined || b === undefined
+          ? { kind: 'missing' }
+          : na < need || nb < need
+            ? { kind: 'samples', need, base: na, new: nb, per: m === 'itl' ? 'inter-token gaps' : 'requests', ratePerS: rate }
+            : ba === null || bb === null
+              ? { kind: 'records' }
+              : blockTests[i] === null || blockTests[i] === undefined
+                ? { kind: 'seconds', need: MIN_BLOCKS, base: nonEmpty(ba), new: nonEmpty(bb) }
+                : null;
+      push(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, 'blocks', untested === null ? (blockTests[i] ?? null) : null, untested);
     });
   }
   const ta = measuredSlices(base.timeslices, base.throughput.windowS);
   const tb = measuredSlices(next.timeslices, next.throughput.windowS);
   const perSecond = (key: string, pick: (s: Timeslice) => number, a: number, b: number, unit: RowUnit): void => {
-    const rep = byRepeats(key);
-    const t = rep ?? welch(meanSummary(ta.map(pick)), meanSummary(tb.map(pick)));
-    rows.push(row(key, unit, a, b, rep === null ? 'timeslices' : 'repeats', t, minEffect));
+    const t = welch(meanSummary(ta.map(pick)), meanSummary(tb.map(pick)));
+    push(key, unit, a, b, 'timeslices', t, t === null ? { kind: 'seconds', need: 2, base: ta.length, new: tb.length } : null);
   };
   perSecond('throughput.rps', (s) => s.finished, base.throughput.rps, next.throughput.rps, 'per_s');
   perSecond('throughput.ok_rps', (s) => s.ok, base.throughput.okRps, next.throughput.okRps, 'per_s');
   perSecond('throughput.output_tokens_per_s', (s) => s.outputTokens, base.throughput.outputTokensPerS, next.throughput.outputTokensPerS, 'tokens_per_s');
   const ratio = (key: string, xa: number, na: number, xb: number, nb: number, a: number, b: number): void => {
-    const rep = byRepeats(key);
-    rows.push(row(key, 'ratio', a, b, rep === null ? 'proportions' : 'repeats', rep ?? twoProportions(xa, na, xb, nb), minEffect));
+    push(key, 'ratio', a, b, 'proportions', twoProportions(xa, na, xb, nb));
   };
   ratio('errors.rate', base.errors.total, base.counts.finished, next.errors.total, next.counts.finished, base.errors.rate, next.errors.rate);
   ratio('goodput.fraction', base.goodput.goodRequests, base.counts.finished, next.goodput.goodRequests, next.counts.finished, base.goodput.fraction, next.goodput.fraction);
   // Goodput per second moves with the fraction of good requests at a given arrival rate.
+  // Its interval is the runs' (--repeat) or none: the proportions test's is of the good fraction,
+  // not of requests per second, and a calibration of rps would not match it.
   const gRep = byRepeats('goodput.rps');
-  const gTest = gRep ?? twoProportions(base.goodput.goodRequests, base.counts.finished, next.goodput.goodRequests, next.counts.finished);
-  const g = row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, gRep === null ? 'proportions' : 'repeats', gTest, minEffect);
-  // The proportions test's interval is of the good fraction, not of requests per second.
-  rows.push(gRep === null ? { ...g, low: null, high: null } : g);
+  const gTest = twoProportions(base.goodput.goodRequests, base.counts.finished, next.goodput.goodRequests, next.counts.finished);
+  const g = gRep === null ? row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, 'proportions', gTest, minEffect) : row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, 'repeats', gRep.t, minEffect, { noise: 'repeats', baseMean: gRep.baseMean });
+  rows.push(gRep === null ? { ...g, low: null, high: null, relativeLow: null, relativeHigh: null } : g);
   return rows;
 }

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, withReportPage } from '../../src/report/browser-check.ts';
 import { renderCompareReport } from '../../src/compare/compare-html.ts';
 import { buildComparison } from '../../src/compare/compare-report.ts';
-import { evaluateGates, parseGate } from '../../src/compare/gates.ts';
+import { parseGate } from '../../src/compare/gates.ts';
+import { evaluateGates } from '../../src/compare/gate-outcome.ts';
 import { withSlowerTtft } from '../../src/compare/sample-compare.ts';
 import { sampleLoadResult } from '../../src/report/sample-load-result.ts';
 
