@@ -4,6 +4,7 @@ import type { ChatOpenAICompletions } from '@langchain/openai';
 import type { ClientTransport } from './client-transport.ts';
 import { CLIENT_MAX_TOKENS } from './client-op.ts';
 import { tokenizer } from '../../tokenizer.ts';
+import { createOpenAIClient, sealedOpenAIOptions } from '../../client/openai-client.ts';
 
 // The three client libraries of the CLIENT area, each built the way its documentation tells a
 // user to point it at an OpenAI-compatible server: only the base URL and the key are set. iari
@@ -23,17 +24,7 @@ export interface ClientOptions {
 }
 
 export async function openaiNode(t: ClientTransport, key: string): Promise<OpenAI | undefined> {
-  const mod = await import('openai').catch(() => undefined);
-  if (mod === undefined) return undefined;
-  return new mod.default({
-    apiKey: key,
-    baseURL: t.baseUrl,
-    // Explicit, so OPENAI_ORG_ID / OPENAI_PROJECT_ID in the environment are not sent to the server under test.
-    organization: null,
-    project: null,
-    maxRetries: 0,
-    fetch: t.fetch,
-  });
+  return createOpenAIClient({ apiKey: key, baseURL: t.baseUrl, fetch: t.fetch });
 }
 
 /** The AI SDK (`ai`) and its OpenAI-compatible provider, or undefined when either is missing. */
@@ -63,7 +54,8 @@ export async function langchain(t: ClientTransport, key: string, model: string, 
     ...(caps.bound ? { maxTokens: CLIENT_MAX_TOKENS } : {}),
     ...(caps.streamUsage ? {} : { streamUsage: false }),
     maxRetries: 0,
-    configuration: { baseURL, fetch: t.fetch, organization: null, project: null },
+    // The same sealed options as openai-node's (openai-client.ts): LangChain hands them to its inner client.
+    configuration: sealedOpenAIOptions({ apiKey: key, baseURL, fetch: t.fetch }),
   });
   offlineTokenCounts(chat);
   return { chat, messages };

@@ -3,6 +3,7 @@ import type { CheckContext } from '../framework/check-types.ts';
 import { boundedFetch } from './bounded-fetch.ts';
 import { CheckHttpError } from './check-http.ts';
 import { isRequestDeadline } from '../../client/transport-errors.ts';
+import { createOpenAIClient } from '../../client/openai-client.ts';
 
 const PATH = '/v1/chat/completions';
 
@@ -26,8 +27,6 @@ export interface SdkClient {
  * check is blocked at once, naming the root cause.
  */
 export async function openaiClient(ctx: CheckContext, stream: boolean): Promise<SdkClient | undefined> {
-  const mod = await import('openai').catch(() => undefined);
-  if (mod === undefined) return undefined;
   const guard = ctx.http.stalled.guard({ method: 'POST', path: PATH, streamed: stream });
   if (guard.kind === 'refused') throw CheckHttpError.refused(`POST ${PATH}`, guard.root, '');
   const deadline = guard.deadline(ctx.http.timeoutMs);
@@ -35,14 +34,8 @@ export async function openaiClient(ctx: CheckContext, stream: boolean): Promise<
   // A 429 is waited out by iari (rate-limit-retry.ts), so the SDK itself does not retry.
   const bounded = boundedFetch(deadline.ms, ctx.http.fetch);
   const fetch = ctx.http.sdkFetch(deadline.ms, bounded) ?? bounded;
-  const client = new mod.default({
-    apiKey: ctx.http.tokenForProbe(),
-    baseURL: ctx.baseUrl,
-    maxRetries: 0,
-    timeout: deadline.ms,
-    fetch,
-    ...(fault === undefined ? {} : { defaultHeaders: { 'x-iari-fault': fault } }),
-  });
+  const client = await createOpenAIClient({ apiKey: ctx.http.tokenForProbe(), baseURL: ctx.baseUrl, timeoutMs: deadline.ms, fetch, ...(fault === undefined ? {} : { headers: { 'x-iari-fault': fault } }) });
+  if (client === undefined) return undefined;
   return {
     client,
     stalled(error) {
