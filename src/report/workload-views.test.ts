@@ -7,7 +7,7 @@ import type { TokenEvent } from '../load/request-timing.ts';
 import { ToolCallAcc, buildToolCallReport, type InvalidKind } from '../load/tool-calls.ts';
 import { TurnsAcc, buildTurnReport } from '../load/turn-report.ts';
 import { renderLoadReport } from './load-html.ts';
-import { sampleLoadResult } from './sample-load-result.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import { workloadSections } from './workload-views.ts';
 
 const ids = ['turns', 'cache', 'reasoning', 'tool-calls'] as const;

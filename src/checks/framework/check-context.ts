@@ -12,7 +12,7 @@ import { RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { CapabilityBook, type Capability } from '../registry/capabilities.ts';
 
-/** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
+/** Everything a run needs to build check contexts. */
 export interface RunSettings {
   /** Origin plus any path prefix, without the trailing `/v1`. */
   root: string;

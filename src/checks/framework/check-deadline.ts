@@ -24,7 +24,7 @@ export function checkScopeSignal(): AbortSignal | undefined {
 /** How deadlines are written in messages (src/duration.ts). */
 export { formatDuration };
 
-/** The run's deadline as an epoch-ms instant (serialisable: it crosses into the vitest worker) with its configured length. */
+/** The run's deadline as an epoch-ms instant with its configured length. */
 export interface RunDeadline {
   at: number;
   ms: number;

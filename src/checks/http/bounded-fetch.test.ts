@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boundedFetch } from './bounded-fetch.ts';
 import { isRequestDeadline, RequestDeadline } from '../../client/transport-errors.ts';
-import { startEndlessServer, type EndlessServer } from '../framework/endless-server-fixtures.ts';
+import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 
 let server: EndlessServer;
 let root: string;
