@@ -13,58 +13,14 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { startDecoy, startRecordingProxy, type Recorder } from '../../test-support/recording-proxy.ts';
 
 const marker = `envcanary${randomBytes(8).toString('hex')}`;
 const token = `sk-iari-run-${randomBytes(12).toString('hex')}`;
-
-interface Seen {
-  url: string;
-  headers: IncomingHttpHeaders;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
-}
-
-/** A loopback proxy in front of the mock that records the URL and headers of every request. */
-async function startRecordingProxy(target: string): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    seen.push({ url: req.url ?? '', headers: req.headers });
-    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
-    upstream.on('error', () => {
-      res.writeHead(502);
-      res.end();
-    });
-    req.pipe(upstream);
-  });
-  const origin = await listen(server);
-  return { url: `${origin}/v1`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** A server no request may reach: the base URLs, gateways and tracing endpoints the environment names. */
-async function startDecoy(): Promise<{ origin: string; seen: Seen[]; close(): Promise<void> }> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    seen.push({ url: req.url ?? '', headers: req.headers });
-    req.resume();
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('{}');
-  });
-  const origin = await listen(server);
-  return { origin, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 /** Every variable the three libraries (and the debug/log switches of their dependencies) read. */
 function clientEnvironment(decoy: string): Record<string, string> {
@@ -126,8 +82,8 @@ function iariTest(baseUrl: string, env: Record<string, string>, reportDir: strin
 
 describe('secrets: the client libraries read nothing from the environment', () => {
   let mock: MockServer;
-  let proxy: Awaited<ReturnType<typeof startRecordingProxy>>;
-  let decoy: Awaited<ReturnType<typeof startDecoy>>;
+  let proxy: Recorder;
+  let decoy: Recorder;
 
   beforeAll(async () => {
     mock = await startMockServer({ defaultToken: token });

@@ -32,7 +32,9 @@ export async function vercelAi(t: ClientTransport, key: string, baseURL: string 
   const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
   if (ai === undefined || compat === undefined) return undefined;
   // The AI SDK prints its warnings (unsupported settings) to the console unless told not to; a
-  // run's output is iari's report. Warnings stay on each result (`result.warnings`).
+  // run's output is iari's report. Warnings stay on each result (`result.warnings`). The SDK reads
+  // this global and nothing per client (ai/dist logWarnings): a constant, the same for every run, so
+  // nothing of one run reaches another through it.
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
   // includeUsage: the provider then asks for stream_options.include_usage, as openai-node users do.
   const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage, fetch: t.fetch });
@@ -65,7 +67,8 @@ export async function langchain(t: ClientTransport, key: string, model: string, 
  * LangChain sends traces to LangSmith (api.smith.langchain.com) when any of these variables is
  * "true" in the environment (`@langchain/core/utils/callbacks.js` isTracingEnabled), and logs every
  * prompt with LANGCHAIN_VERBOSE. Neither may happen inside a conformance run, whatever the
- * user's shell exports; iari's process sets them to "false".
+ * user's shell exports; iari's process sets them to "false". LangChain reads them from the
+ * environment on every call and offers no per-model switch: constants, the same for every run.
  */
 export function keepLangChainOffline(): void {
   for (const name of ['LANGSMITH_TRACING_V2', 'LANGCHAIN_TRACING_V2', 'LANGSMITH_TRACING', 'LANGCHAIN_TRACING', 'LANGCHAIN_VERBOSE']) process.env[name] = 'false';
