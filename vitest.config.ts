@@ -33,7 +33,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           // suites/contract is the vitest adapter over the check catalog; without IARI_BASE_URL it judges the bundled mock.
-          include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'test-support/**/*.test.ts'],
           exclude: ['node_modules/**', ...alone, ...slow],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },

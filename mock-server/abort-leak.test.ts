@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { chat, startClient, waitFor } from './testing.ts';
+import { chat, startClient, waitFor } from '../test-support/mock-client.ts';
 
 function count(kind: string): number {
   return process.getActiveResourcesInfo().filter((r) => r === kind).length;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { chat, startClient, type Client } from './testing.ts';
+import { chat, startClient, type Client } from '../test-support/mock-client.ts';
 
 let c: Client;
 beforeAll(async () => {

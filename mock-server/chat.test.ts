@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { chat, chunksOf, parseSse, startClient, userMessage, weatherTool, type Chunk, type Client } from './testing.ts';
+import { chat, chunksOf, parseSse, startClient, userMessage, weatherTool, type Chunk, type Client } from '../test-support/mock-client.ts';
 
 let c: Client;
 beforeAll(async () => {

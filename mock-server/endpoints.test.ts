@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startClient, type Client } from './testing.ts';
+import { startClient, type Client } from '../test-support/mock-client.ts';
 import { startMockServer } from './index.ts';
 
 let c: Client;

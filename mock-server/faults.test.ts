@@ -6,7 +6,7 @@ import { createCore, type MockCore } from './core/handler.ts';
 import type { MockRequest } from './core/types.ts';
 import { faultNames, faults } from './faults.ts';
 import { startMockServer } from './index.ts';
-import { weatherTool } from './testing.ts';
+import { weatherTool } from '../test-support/mock-client.ts';
 
 describe('fault registry', () => {
   it('has unique names, at least 45 faults and 40 core faults, and legal modes that break nothing', () => {

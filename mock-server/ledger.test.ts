@@ -108,7 +108,7 @@ describe('receipt ledger', () => {
   });
 });
 
-const CHILD = fileURLToPath(new URL('./receipt-ledger-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../test-support/receipt-ledger-child.ts', import.meta.url));
 
 const TOKEN = 'sk-iari-crash-test-token-0001';
 

@@ -4,7 +4,7 @@ import { coreFaults } from './core/fault-catalogue.ts';
 import { createCore } from './core/handler.ts';
 import type { StreamResponse } from './core/types.ts';
 import { faultNames } from './faults.ts';
-import { chat, chunksOf, parseSse, startClient, weatherTool, type Client } from './testing.ts';
+import { chat, chunksOf, parseSse, startClient, weatherTool, type Client } from '../test-support/mock-client.ts';
 
 let c: Client;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chat, chunksOf, parseSse, startClient, type Client } from './testing.ts';
+import { chat, chunksOf, parseSse, startClient, type Client } from '../test-support/mock-client.ts';
 
 /**
  * The mock as a target for token-length workloads: max_tokens caps the answer, and the vLLM

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chat, startClient, type Client } from './testing.ts';
+import { chat, startClient, type Client } from '../test-support/mock-client.ts';
 
 let c: Client | undefined;
 afterEach(async () => {

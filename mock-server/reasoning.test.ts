@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { chat, startClient, type Client } from './testing.ts';
+import { chat, startClient, type Client } from '../test-support/mock-client.ts';
 import { readReasoningStream } from '../src/checks/areas/reasoning.ts';
 
 let c: Client;

@@ -3,8 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import OpenAI, { BadRequestError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunksOf, parseSse, startClient, type Client } from './testing.ts';
-import { strictSchema, TREE, type Schema } from './core/schema-arbitraries.ts';
+import { chunksOf, parseSse, startClient, type Client } from '../test-support/mock-client.ts';
+import { strictSchema, TREE, type Schema } from '../test-support/schema-arbitraries.ts';
 
 const ajv = new Ajv2020({ strict: false });
 addFormats.default(ajv);

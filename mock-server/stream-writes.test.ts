@@ -5,7 +5,7 @@ import { digestOf, type Receipt } from '../src/receipts/index.ts';
 import { createCore } from './core/handler.ts';
 import { faultNames } from './faults.ts';
 import { createReceiptIssuer } from './receipt-issuer.ts';
-import { parseSse, startClient, weatherTool, type Client } from './testing.ts';
+import { parseSse, startClient, weatherTool, type Client } from '../test-support/mock-client.ts';
 
 let c: Client;
 beforeAll(async () => {

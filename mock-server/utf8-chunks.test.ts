@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createCore } from './core/handler.ts';
 import { faultNames } from './faults.ts';
 import type { MockResponse } from './core/types.ts';
-import { chunksOf, parseSse, startClient } from './testing.ts';
+import { chunksOf, parseSse, startClient } from '../test-support/mock-client.ts';
 
 const SEEDS = 64;
 const PROMPTS = ['Say something.', 'Tell me about 🚀 and 日本語.', 'Grüße aus Zürich', 'ok', '👩‍💻🎉 emoji only', 'x'.repeat(300)];

@@ -28,7 +28,8 @@ if (compiled.status !== 0) {
 
 copyFileSync(join(root, 'src/cli/help.txt'), join(dist, 'src/cli/help.txt'));
 
-const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')));
+// test-support/ (fixtures, samples, reference implementations the tests share) is never shipped: a product module that imports it would bring it here.
+const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.startsWith('test-support'));
 if (leftover.length > 0 || !existsSync(join(dist, 'src/cli/entry.js'))) {
   process.stderr.write(`build: unexpected files in dist: ${leftover.join(', ') || 'src/cli/entry.js is missing'}\n`);
   rmSync(dist, { recursive: true, force: true });

@@ -38,6 +38,8 @@ export interface CoreState {
   serviceSlots: ServiceSlots | null;
   /** performance.now() until which the server stalls (freeze control); 0 when not frozen. */
   frozenUntil: number;
+  /** Unknown-role 400s answered so far under `invalid-role-status-flaps` (every second one becomes a 422): this instance's, not the process's. */
+  roleFlaps: number;
 }
 
 export interface RequestContext {

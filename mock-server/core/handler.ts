@@ -97,6 +97,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     prefixCache: options.prefixCache === undefined ? null : new PrefixCache(options.prefixCache),
     serviceSlots: options.capacity === undefined ? null : new ServiceSlots(options.capacity),
     frozenUntil: 0,
+    roleFlaps: 0,
   };
   return {
     handle: (req) => handle(state, req, knownFaults),

@@ -53,7 +53,6 @@ export const httpFaults: readonly FaultDefinition[] = [
 ];
 
 const names = new Set(httpFaults.map((x) => x.name));
-let flap = 0;
 
 function parse(res: FullResponse): Json | undefined {
   if (typeof res.body !== 'string') return undefined;
@@ -135,7 +134,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
         res.status = 405;
         rewrite(res, (b) => ({ error: { ...(b['error'] as Json), code: 'method_not_allowed' } }));
       }
-      if (has('invalid-role-status-flaps') && res.status === 400 && typeof err?.['param'] === 'string' && /^messages\[\d+\]\.role$/.test(err['param']) && flap++ % 2 === 1) res.status = 422;
+      if (has('invalid-role-status-flaps') && res.status === 400 && typeof err?.['param'] === 'string' && /^messages\[\d+\]\.role$/.test(err['param']) && state.roleFlaps++ % 2 === 1) res.status = 422;
       if (res.status === 401) {
         if (has('auth-401-wrong-type')) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'authentication_error' } }));
         const sent = req.headers['authorization'];

@@ -9,7 +9,7 @@ import { strictSchemaError } from './response-format.ts';
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 
-import { TREE, looseSchema, strictSchema, type Schema } from './schema-arbitraries.ts';
+import { TREE, looseSchema, strictSchema, type Schema } from '../../test-support/schema-arbitraries.ts';
 
 function sample(schema: Schema, seed: number): unknown {
   return sampleJson(schema, mulberry32(seed));

@@ -60,8 +60,6 @@ function typeName(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-let faultsInScope: ReadonlySet<string> = new Set();
-
 class Invalid extends Error {
   constructor(readonly error: ApiError) {
     super(error.message);
@@ -110,14 +108,14 @@ function textOf(content: unknown, param: string, allowNull: boolean): string | n
   return texts.join('');
 }
 
-function parseMessage(value: unknown, i: number): ChatMessage {
+function parseMessage(value: unknown, i: number, faults: ReadonlySet<string>): ChatMessage {
   const p = `messages[${i}]`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) wrongType(p, 'an object', value);
   const m = value as Record<string, unknown>;
   const role = m['role'] as unknown;
   if (role === undefined) fail(`${p}.role`, `Missing required parameter: '${p}.role'.`);
   if (typeof role !== 'string') wrongType(`${p}.role`, 'a string', role);
-  if (!ROLES.has(role) && !faultsInScope.has('unknown-role-accepted')) fail(`${p}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`);
+  if (!ROLES.has(role) && !faults.has('unknown-role-accepted')) fail(`${p}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`);
   const toolCalls: ToolCallIn[] = [];
   let toolCallId: string | null = null;
   if (role === 'assistant') {
@@ -227,8 +225,7 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     if (messages === undefined || messages === null) fail('messages', "Missing required parameter: 'messages'.");
     if (!Array.isArray(messages)) wrongType('messages', 'an array', messages);
     if (messages.length === 0 && !faults.has('empty-messages-accepted')) fail('messages', "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.");
-    faultsInScope = faults;
-    const parsedMessages = messages.map(parseMessage);
+    const parsedMessages = messages.map((m, i) => parseMessage(m, i, faults));
     if (parsedMessages.length === 0) parsedMessages.push({ role: 'user', text: '', toolCalls: [], toolCallId: null });
     const temperature = faults.has('temperature-unvalidated') ? null : optionalNumber(body, 'temperature', 0, 2);
     optionalNumber(body, 'top_p', 0, 1);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli-in-process.ts';
+import { runCli } from '../../test-support/cli-in-process.ts';
 import { codeUrl } from '../package-root.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 

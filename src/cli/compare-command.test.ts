@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, type CliRun } from './cli-in-process.ts';
-import { withSlowerTtft } from '../compare/sample-compare.ts';
-import { sampleLoadResult } from '../report/sample-load-result.ts';
-import { tinyConformanceReport } from '../report/sample-reports.ts';
+import { runCli, type CliRun } from '../../test-support/cli-in-process.ts';
+import { withSlowerTtft } from '../../test-support/sample-compare.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
+import { tinyConformanceReport } from '../../test-support/sample-reports.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli-in-process.ts';
+import { runCli } from '../../test-support/cli-in-process.ts';
 import { runConformance } from '../index.ts';
 
 // Issue 31: `--expect logprobs` against the mock (which ignores logprobs, and logprobs has no

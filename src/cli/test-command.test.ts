@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from './test-command.ts';
-import { runCli } from './cli-in-process.ts';
+import { runCli } from '../../test-support/cli-in-process.ts';
 import { isHarnessError } from '../errors.ts';
 import { startMockServer } from '../../mock-server/index.ts';
 

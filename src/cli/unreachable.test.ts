@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli-in-process.ts';
+import { runCli } from '../../test-support/cli-in-process.ts';
 import { codeUrl } from '../package-root.ts';
 import { runConformance, runLoad } from '../index.ts';
 

@@ -8,7 +8,6 @@ import { MIN_SECRET_LENGTH } from './token.ts';
  * How iari reaches the server under test, shared by `iari load` and `iari test`: TLS trust
  * (`--ca-file`, `--insecure`), extra request headers (`--header`), and proxies from the
  * environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, as undici's EnvHttpProxyAgent reads them).
- * Plain data: it crosses into the check workers through vitest's `provide`.
  */
 export interface ConnectionOptions {
   /** `--ca-file`: a private CA, trusted besides the system's. */

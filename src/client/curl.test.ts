@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { connectionFromFlags } from './connection-options.ts';
-import { buildCurl, setCurlConnectionHeaders, shellQuote } from './curl.ts';
+import { buildCurl, shellQuote } from './curl.ts';
 
 /** What bash makes of a word list: each argument on its own line, via printf. */
 function bashArgs(line: string, env: Record<string, string> = {}): string[] {
@@ -57,16 +57,13 @@ describe('buildCurl', () => {
 
   it('carries every --header iari sent: plain values as given, env: and secret-named values as $VAR (issue 22: the gateway answered 400 without x-portkey-provider)', () => {
     const conn = connectionFromFlags('test', { header: ['x-portkey-provider: openai', 'X-Org: env:ORG_ID', 'x-portkey-api-key: pk-literal-secret'] }, { ORG_ID: 'org-secret-value' });
-    setCurlConnectionHeaders(conn.headers);
-    try {
-      const line = buildCurl({ method: 'GET', url: 'http://127.0.0.1:8080/v1/models', bearer: true });
-      expect(line).not.toContain('org-secret-value');
-      expect(line).not.toContain('pk-literal-secret');
-      const args = bashArgs(line, { IARI_TOKEN: 'T', ORG_ID: 'ORG-EXPANDED', IARI_HEADER_X_PORTKEY_API_KEY: 'KEY-EXPANDED' });
-      expect(args).toEqual(expect.arrayContaining(['x-portkey-provider: openai', 'X-Org: ORG-EXPANDED', 'x-portkey-api-key: KEY-EXPANDED', 'Authorization: Bearer T']));
-    } finally {
-      setCurlConnectionHeaders([]);
-    }
+    const line = buildCurl({ method: 'GET', url: 'http://127.0.0.1:8080/v1/models', bearer: true, connectionHeaders: conn.headers });
+    expect(line).not.toContain('org-secret-value');
+    expect(line).not.toContain('pk-literal-secret');
+    const args = bashArgs(line, { IARI_TOKEN: 'T', ORG_ID: 'ORG-EXPANDED', IARI_HEADER_X_PORTKEY_API_KEY: 'KEY-EXPANDED' });
+    expect(args).toEqual(expect.arrayContaining(['x-portkey-provider: openai', 'X-Org: ORG-EXPANDED', 'x-portkey-api-key: KEY-EXPANDED', 'Authorization: Bearer T']));
+    // Another run's line carries its own headers only.
+    expect(buildCurl({ method: 'GET', url: 'http://127.0.0.1:8080/v1/models', bearer: true })).not.toContain('x-portkey');
   });
 });
 

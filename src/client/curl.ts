@@ -21,17 +21,12 @@ export interface CurlInput {
   stream?: boolean;
   /** A longer text body is cut there and ends with "..." (a line in a report stays readable). */
   maxBodyChars?: number;
-}
-
-/**
- * The `--header` headers of the run (installed with the connection, dispatcher.ts): the
- * dispatcher adds them to every request, so every curl line carries them too, or pasted against
- * a gateway it would get another answer.
- */
-let connectionHeaders: readonly HeaderSpec[] = [];
-
-export function setCurlConnectionHeaders(headers: readonly HeaderSpec[]): void {
-  connectionHeaders = headers;
+  /**
+   * The `--header` headers of the run's connection: its dispatcher adds them to every request
+   * (dispatcher.ts), so the curl line carries them too, or pasted against a gateway it would get
+   * another answer. A header the request sets itself wins.
+   */
+  connectionHeaders?: readonly HeaderSpec[];
 }
 
 /** The shell variable a secret header value is written as: its env var, or IARI_HEADER_<NAME>. */
@@ -40,9 +35,9 @@ export function headerPlaceholder(h: HeaderSpec): string {
 }
 
 /** `-H` arguments for the `--header` headers: secrets as `$VAR` (double-quoted so the shell expands it), the rest literal. */
-export function connectionHeaderArgs(skip: ReadonlySet<string> = new Set()): string[] {
+function connectionHeaderArgs(headers: readonly HeaderSpec[], skip: ReadonlySet<string>): string[] {
   const out: string[] = [];
-  for (const h of connectionHeaders) {
+  for (const h of headers) {
     if (skip.has(h.name.toLowerCase())) continue;
     out.push('-H', isSecretHeader(h) ? `"${h.name}: ${headerPlaceholder(h)}"` : shellQuote(`${h.name}: ${h.value}`));
   }
@@ -121,7 +116,7 @@ export function buildCurl(input: CurlInput): string {
     if (input.bearer && name.toLowerCase() === 'authorization') continue;
     parts.push('-H', word(`${name}: ${value}`, secrets));
   }
-  parts.push(...connectionHeaderArgs(new Set(Object.keys(input.headers ?? {}).map((k) => k.toLowerCase()))));
+  parts.push(...connectionHeaderArgs(input.connectionHeaders ?? [], new Set(Object.keys(input.headers ?? {}).map((k) => k.toLowerCase()))));
   if (input.body !== undefined) {
     const body = input.body;
     const max = input.maxBodyChars ?? Infinity;

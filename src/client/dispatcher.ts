@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { proxyFor, type ConnectionOptions, type HeaderSpec } from './connection-options.ts';
-import { setCurlConnectionHeaders } from './curl.ts';
 
 /**
  * Builds the undici dispatchers that carry iari's traffic to the server under test, from the
@@ -159,8 +158,6 @@ export function connectionDispatcher(conn: ConnectionOptions, origin: string, en
   const tls = tlsConnectOptions(conn, origin);
   const anyProxy = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((k) => (env[k] ?? '') !== '');
   const base: Dispatcher = anyProxy ? new EnvHttpProxyAgent({ connect: { ...tls }, requestTls: { ...tls }, proxyTls: tlsForProxy(conn, origin, env) }) : new Agent({ connect: { ...tls } });
-  // Curl lines carry the --header headers this dispatcher adds (curl.ts).
-  setCurlConnectionHeaders(conn.headers);
   return withHeaders(base, origin, conn.headers);
 }
 

@@ -2,6 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import { deadlineViolation, framingViolation, type BoundViolation } from './body-limits.ts';
 import { readBounded, type BoundedBody } from './bounded-read.ts';
 import { buildCurl } from './curl.ts';
+import type { HeaderSpec } from './connection-options.ts';
 import { Secrets } from './secrets.ts';
 import { isReset, transportClass, type TransportClass } from './transport-errors.ts';
 
@@ -62,10 +63,13 @@ export type CoreResult =
 export class HttpCore {
   readonly dispatcher: Dispatcher;
   readonly secrets: Secrets;
+  /** The `--header` headers `dispatcher` adds to every request: the curl lines carry them too. */
+  readonly connectionHeaders: readonly HeaderSpec[];
 
-  constructor(dispatcher: Dispatcher, secrets: Secrets = new Secrets()) {
+  constructor(dispatcher: Dispatcher, secrets: Secrets = new Secrets(), connectionHeaders: readonly HeaderSpec[] = []) {
     this.dispatcher = dispatcher;
     this.secrets = secrets;
+    this.connectionHeaders = connectionHeaders;
   }
 
   /** The curl line for `req`: registered secrets as their $VAR, the body cut at `curl.maxBodyChars`. */
@@ -79,6 +83,7 @@ export class HttpCore {
       ...(req.body === undefined ? {} : { body: req.body }),
       bearer: false,
       secrets: this.secrets.pairs,
+      connectionHeaders: this.connectionHeaders,
       ...(req.curl?.stream === undefined ? {} : { stream: req.curl.stream }),
       ...(req.curl?.maxBodyChars === undefined ? {} : { maxBodyChars: req.curl.maxBodyChars }),
     });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { sampleLoadResult } from '../report/sample-load-result.ts';
-import { tinyConformanceReport } from '../report/sample-reports.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
+import { tinyConformanceReport } from '../../test-support/sample-reports.ts';
 import { compareConformance } from './conformance-compare.ts';
 import { evaluateGates, type GateResult } from './gate-outcome.ts';
 import { parseGate } from './gates.ts';
 import { compareLoad, samplesNeeded, type MetricRow } from './load-compare.ts';
 import { calibrate } from './noise-calibration.ts';
-import { withSlowerTtft } from './sample-compare.ts';
+import { withSlowerTtft } from '../../test-support/sample-compare.ts';
 
 const keysOf = (rows: readonly MetricRow[]): Set<string> => new Set([...rows.map((r) => r.key)]);
 const run = (seed: number, durationS: number): ReturnType<typeof sampleLoadResult> => sampleLoadResult({ seed, durationS, rate: 17, stall: false, errors: false });

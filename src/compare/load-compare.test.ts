@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { withSlowerTtft } from './sample-compare.ts';
-import { sampleLoadResult } from '../report/sample-load-result.ts';
+import { withSlowerTtft } from '../../test-support/sample-compare.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import { compareLoad } from './load-compare.ts';
 import { parseGate } from './gates.ts';
 import { evaluateGates } from './gate-outcome.ts';
 import { compareConformance } from './conformance-compare.ts';
-import { tinyConformanceReport } from '../report/sample-reports.ts';
+import { tinyConformanceReport } from '../../test-support/sample-reports.ts';
 import { isHarnessError } from '../errors.ts';
 
 const slowerTtft = withSlowerTtft;

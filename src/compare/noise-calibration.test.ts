@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isHarnessError } from '../errors.ts';
-import { sampleLoadResult } from '../report/sample-load-result.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import { meanSummary, studentQuantile } from '../statistics.ts';
 import { compareLoad } from './load-compare.ts';
 import { assertNoiseCalibration, calibrate, calibratedInterval } from './noise-calibration.ts';

@@ -552,7 +552,7 @@ export interface components {
             };
         };
         /**
-         * @description seed: token counts; total_tokens is the sum of the two others (checked by semantic-rules.ts: JSON Schema cannot add).
+         * @description seed: token counts; total_tokens is the sum of the two others (checked by the CHAT and USAGE checks: JSON Schema cannot add).
          * @example {
          *       "prompt_tokens": 12,
          *       "completion_tokens": 3,

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ed25519, ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
 import { checkPublicKey, verifyEd25519, type SignatureCheck } from './ed25519.ts';
-import { verifyEd25519Noble, verifyEd25519Reference } from './ed25519-reference.ts';
+import { verifyEd25519Noble, verifyEd25519Reference } from '../../test-support/ed25519-reference.ts';
 
 // Issue 13: the node:crypto path (JS strictness checks + OpenSSL's cofactorless equation) against
 // (a) the same rules written with noble's point arithmetic: equal on every input, and (b) the noble

@@ -16,7 +16,7 @@ import {
 } from './conformance-files.ts';
 import { createRedactor } from './redact.ts';
 import { createRunDir } from './run-dir.ts';
-import { sampleConformanceReport, tinyConformanceReport } from './sample-reports.ts';
+import { sampleConformanceReport, tinyConformanceReport } from '../../test-support/sample-reports.ts';
 
 const canary = 'sk-iari-canary-0123456789abcdef';
 const redactor = createRedactor([canary]);

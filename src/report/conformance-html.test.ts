@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderConformanceReport, usageTip } from './conformance-html.ts';
-import { sampleConformanceReport } from './sample-reports.ts';
+import { sampleConformanceReport } from '../../test-support/sample-reports.ts';
 
 describe('conformance-html', () => {
   it('renders one table row per requirement with its area, grade and verdict as filter values', () => {

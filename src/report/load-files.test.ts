@@ -6,7 +6,7 @@ import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { loadAnnotations, loadJunit, loadStepSummary, sloMessage, writeLoadFiles, writeLoadGithubOutputs } from './load-files.ts';
 import { createRedactor } from './redact.ts';
 import { createRunDir } from './run-dir.ts';
-import { sampleLoadResult } from './sample-load-result.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 
 const secret = 'sk-iari-canary-load-5e5e5e5e';
 const redactor = createRedactor([secret]);

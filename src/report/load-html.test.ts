@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { binsFromHdr, cdfFromHdr, formatUs, hdrValueCounts, loadHtml, renderLoadReport } from './load-html.ts';
 import { createRedactor } from './redact.ts';
 import { escapeHtml } from './html-shell.ts';
-import { sampleLoadResult } from './sample-load-result.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import type { HistogramSummary } from '../load/results/load-result.ts';
 
 function summaryOf(values: number[]): HistogramSummary {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paretoChart, paretoFrontier } from './pareto-chart.ts';
 import { paretoCharts } from './pareto-section.ts';
-import { sampleLoadResult } from './sample-load-result.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 
 describe('Pareto view of a sweep or capacity search', () => {
   it('LOAD-PARETO: the frontier keeps the points no other point beats on both axes, by rising per-user rate', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatSummary } from './summary-table.ts';
-import { sampleConformanceReport, tinyConformanceReport } from './sample-reports.ts';
+import { sampleConformanceReport, tinyConformanceReport } from '../../test-support/sample-reports.ts';
 
 describe('summary table', () => {
   it('summarises per area and lists what failed', () => {

@@ -8,7 +8,7 @@ import { ToolCallAcc, buildToolCallReport } from '../load/results/tool-call-repo
 import type { InvalidKind } from '../load/workloads/tool-calls.ts';
 import { TurnsAcc, buildTurnReport } from '../load/results/turn-report.ts';
 import { renderLoadReport } from './load-html.ts';
-import { sampleLoadResult } from './sample-load-result.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import { workloadSections } from './workload-views.ts';
 
 const ids = ['turns', 'cache', 'reasoning', 'tool-calls'] as const;

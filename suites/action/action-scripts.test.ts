@@ -7,8 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
-import { withSlowerTtft } from '../../src/compare/sample-compare.ts';
-import { sampleLoadResult } from '../../src/report/sample-load-result.ts';
+import { withSlowerTtft } from '../../test-support/sample-compare.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 
 // action.yml's script steps run here as the runner runs them: bash, the environment variables
 // GitHub sets (GITHUB_ACTIONS, GITHUB_ACTION_PATH, GITHUB_WORKSPACE, RUNNER_TEMP, GITHUB_PATH,

@@ -8,13 +8,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chromiumAvailable, withReportPage } from '../../src/report/browser-check.ts';
+import { chromiumAvailable, withReportPage } from '../../test-support/browser-check.ts';
 import { renderCompareReport } from '../../src/compare/compare-html.ts';
 import { buildComparison } from '../../src/compare/compare-report.ts';
 import { parseGate } from '../../src/compare/gates.ts';
 import { evaluateGates } from '../../src/compare/gate-outcome.ts';
-import { withSlowerTtft } from '../../src/compare/sample-compare.ts';
-import { sampleLoadResult } from '../../src/report/sample-load-result.ts';
+import { withSlowerTtft } from '../../test-support/sample-compare.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 
 describe.runIf(chromiumAvailable())('compare.html in Chromium', () => {
   it('shows overlaid base/new TTFT and ITL CDFs, three timeslice charts and the failed gate, with no page error or request', async () => {

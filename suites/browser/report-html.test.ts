@@ -10,13 +10,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, withReportPage, type ReportSession } from '../../src/report/browser-check.ts';
+import { chromiumAvailable, launchChromium, withReportPage, type ReportSession } from '../../test-support/browser-check.ts';
 import { writeConformanceFiles } from '../../src/report/conformance-files.ts';
 import { loadHtml } from '../../src/report/load-html.ts';
 import { createRedactor } from '../../src/report/redact.ts';
 import { createRunDir } from '../../src/report/run-dir.ts';
-import { sampleLoadResult } from '../../src/report/sample-load-result.ts';
-import { sampleConformanceReport } from '../../src/report/sample-reports.ts';
+import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
+import { sampleConformanceReport } from '../../test-support/sample-reports.ts';
 
 const available = chromiumAvailable();
 const required = process.env['IARI_REQUIRE_BROWSER'] === '1';

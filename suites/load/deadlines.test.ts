@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEndlessServer, type EndlessServer } from '../../src/checks/framework/endless-server-fixtures.ts';
+import { startEndlessServer, type EndlessServer } from '../../test-support/endless-server-fixtures.ts';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
 import { END_GRACE_MS } from '../../src/load/executors/engine.ts';
 import { serverLoadConfig } from './load-fixtures.ts';

@@ -37,9 +37,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The mock with a ledger, in its own process (mock-server/receipt-ledger-child.ts), on a given port. */
+/** The mock with a ledger, in its own process (test-support/receipt-ledger-child.ts), on a given port. */
 function startChild(ledger: string, port: number): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', './scripts/register-ts.mjs', 'mock-server/receipt-ledger-child.ts', ledger, '41', String(port)], {
+  const child = spawn(process.execPath, ['--import', './scripts/register-ts.mjs', 'test-support/receipt-ledger-child.ts', ledger, '41', String(port)], {
     cwd: root,
     env: { ...process.env, IARI_TOKEN: TOKEN },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import type { LoadResult } from '../../src/load/results/load-result.ts';
-import { runCli } from '../../src/cli/cli-in-process.ts';
+import { runCli } from '../../test-support/cli-in-process.ts';
 import { iari as iariChild, loopbackName, makeCertificates, startConnectProxy, startHeaderGateway, startTlsFront, type Certificates, type Front } from './target-fixtures.ts';
 
 /**
@@ -16,7 +16,7 @@ import { iari as iariChild, loopbackName, makeCertificates, startConnectProxy, s
 /** A fixed count, not a duration: on a loaded machine a 1 s TLS run finished only 2 requests once. */
 const REQUESTS = 8;
 /**
- * iari in this process (src/cli/cli-in-process.ts), with proxy variables only as given in `env`.
+ * iari in this process (test-support/cli-in-process.ts), with proxy variables only as given in `env`.
  * The proxy test runs a child (iariChild): a process reads HTTPS_PROXY and NO_PROXY from its
  * environment as it starts.
  */

@@ -4,6 +4,7 @@ import type { ChatOpenAICompletions } from '@langchain/openai';
 import type { ClientTransport } from './client-transport.ts';
 import { CLIENT_MAX_TOKENS } from './client-op.ts';
 import { tokenizer } from '../../tokenizer.ts';
+import { createOpenAIClient, sealedOpenAIOptions } from '../../client/openai-client.ts';
 
 // The three client libraries of the CLIENT area, each built the way its documentation tells a
 // user to point it at an OpenAI-compatible server: only the base URL and the key are set. iari
@@ -23,17 +24,7 @@ export interface ClientOptions {
 }
 
 export async function openaiNode(t: ClientTransport, key: string): Promise<OpenAI | undefined> {
-  const mod = await import('openai').catch(() => undefined);
-  if (mod === undefined) return undefined;
-  return new mod.default({
-    apiKey: key,
-    baseURL: t.baseUrl,
-    // Explicit, so OPENAI_ORG_ID / OPENAI_PROJECT_ID in the environment are not sent to the server under test.
-    organization: null,
-    project: null,
-    maxRetries: 0,
-    fetch: t.fetch,
-  });
+  return createOpenAIClient({ apiKey: key, baseURL: t.baseUrl, fetch: t.fetch });
 }
 
 /** The AI SDK (`ai`) and its OpenAI-compatible provider, or undefined when either is missing. */
@@ -41,7 +32,9 @@ export async function vercelAi(t: ClientTransport, key: string, baseURL: string 
   const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
   if (ai === undefined || compat === undefined) return undefined;
   // The AI SDK prints its warnings (unsupported settings) to the console unless told not to; a
-  // run's output is iari's report. Warnings stay on each result (`result.warnings`).
+  // run's output is iari's report. Warnings stay on each result (`result.warnings`). The SDK reads
+  // this global and nothing per client (ai/dist logWarnings): a constant, the same for every run, so
+  // nothing of one run reaches another through it.
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
   // includeUsage: the provider then asks for stream_options.include_usage, as openai-node users do.
   const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage, fetch: t.fetch });
@@ -63,7 +56,8 @@ export async function langchain(t: ClientTransport, key: string, model: string, 
     ...(caps.bound ? { maxTokens: CLIENT_MAX_TOKENS } : {}),
     ...(caps.streamUsage ? {} : { streamUsage: false }),
     maxRetries: 0,
-    configuration: { baseURL, fetch: t.fetch, organization: null, project: null },
+    // The same sealed options as openai-node's (openai-client.ts): LangChain hands them to its inner client.
+    configuration: sealedOpenAIOptions({ apiKey: key, baseURL, fetch: t.fetch }),
   });
   offlineTokenCounts(chat);
   return { chat, messages };
@@ -73,7 +67,8 @@ export async function langchain(t: ClientTransport, key: string, model: string, 
  * LangChain sends traces to LangSmith (api.smith.langchain.com) when any of these variables is
  * "true" in the environment (`@langchain/core/utils/callbacks.js` isTracingEnabled), and logs every
  * prompt with LANGCHAIN_VERBOSE. Neither may happen inside a conformance run, whatever the
- * user's shell exports; iari's process sets them to "false".
+ * user's shell exports; iari's process sets them to "false". LangChain reads them from the
+ * environment on every call and offers no per-model switch: constants, the same for every run.
  */
 export function keepLangChainOffline(): void {
   for (const name of ['LANGSMITH_TRACING_V2', 'LANGCHAIN_TRACING_V2', 'LANGSMITH_TRACING', 'LANGCHAIN_TRACING', 'LANGCHAIN_VERBOSE']) process.env[name] = 'false';

@@ -75,7 +75,7 @@ describe('ClientTransport (the fetch handed to client libraries)', () => {
   it('cuts a response off at the byte limit, so a flooding server fails the client instead of filling memory', async () => {
     const t = transport(undefined, 256 * 1024);
     const res = await t.fetch(`${root}/v1/flood`);
-    await expect(res.text()).rejects.toThrow(/exceeded 262144 bytes/);
+    await expect(res.text()).rejects.toThrow(/longer than 256 KiB \(HDR-013\)/);
   });
 
   it('CLIENT-027: keeps a copy of the body the client read only when asked, so an operation can compare what the client made of it', async () => {

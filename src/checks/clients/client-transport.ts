@@ -1,12 +1,11 @@
 import { buildCurl } from '../../client/curl.ts';
+import { assertOrigin, bodyLimit, OriginRefused } from '../../client/fetch-policy.ts';
+import { responseLimits } from '../../client/body-limits.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import type { StallDeadline } from '../http/stalls.ts';
 import type { CheckContext } from '../framework/check-types.ts';
 import type { Failure } from '../framework/verdicts.ts';
 import { clip } from '../framework/evidence.ts';
-
-/** Most bytes a client may read from one response before iari cuts it off (a flooding server). */
-export const CLIENT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** What iari saw of one request a client library sent: for the evidence of a failed operation. */
 export interface ClientExchange {
@@ -24,7 +23,7 @@ export interface ClientExchange {
 /**
  * The `fetch` every client library is handed (all three take one: openai-node's `fetch`, the AI
  * SDK provider's `fetch`, LangChain's `configuration.fetch`). It is the only way a client reaches
- * the network during a check, so it:
+ * the network during a check, so it applies the fetch policy (client/fetch-policy.ts):
  * - refuses any origin but the server under test (the token never travels elsewhere, and a client
  *   that tries to phone home fails its operation instead of leaving the machine);
  * - waits for the run's throttle, adds the run's fault header, bounds each request in time and
@@ -55,7 +54,7 @@ export class ClientTransport {
     this.#ctx = ctx;
     this.#origin = new URL(ctx.baseUrl).origin;
     this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
-    this.#bodyLimit = options.bodyLimit ?? CLIENT_BODY_LIMIT;
+    this.#bodyLimit = options.bodyLimit ?? responseLimits.bodyBytes;
     this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch;
   }
 
@@ -84,16 +83,13 @@ export class ClientTransport {
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = input instanceof Request ? input.url : String(input);
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    let target: URL;
     try {
-      target = new URL(url);
-    } catch {
-      throw new TypeError(`iari: the client asked for an invalid URL ${JSON.stringify(url)}`);
+      assertOrigin(url, this.#origin);
+    } catch (error) {
+      if (error instanceof OriginRefused) this.refused.push(error.origin);
+      throw error;
     }
-    if (target.origin !== this.#origin) {
-      this.refused.push(target.origin);
-      throw new TypeError(`iari: the client tried to reach ${target.origin}, which is not the server under test (refused)`);
-    }
+    const target = new URL(url);
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     const fault = this.#ctx.http.fault;
     if (fault !== undefined) headers.set('x-iari-fault', fault);
@@ -111,11 +107,12 @@ export class ClientTransport {
     const asked = guard.deadline(this.#timeoutMs);
     const deadline = AbortSignal.timeout(asked.ms);
     this.#deadlines.push({ path, signal: deadline, deadline: asked, exchange });
-    const signal = init?.signal == null ? deadline : AbortSignal.any([init.signal, deadline]);
+    // The running check's signal too (CheckHttp.forCheck): an abandoned check's library requests end with it.
+    const signal = AbortSignal.any([deadline, ...(init?.signal == null ? [] : [init.signal]), ...(this.#ctx.http.signal === undefined ? [] : [this.#ctx.http.signal])]);
     const res = await this.#send(input instanceof Request ? input : url, { ...init, method, headers, signal });
     exchange.status = res.status;
     exchange.requestId = res.headers.get('x-request-id') ?? undefined;
-    const limited = res.body === null ? null : res.body.pipeThrough(byteLimit(this.#bodyLimit));
+    const limited = res.body === null ? null : res.body.pipeThrough(bodyLimit(this.#bodyLimit));
     const out = new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
     if (this.keepBodies) {
       const copy = out.clone().text().catch(() => '');
@@ -147,20 +144,8 @@ export class ClientTransport {
       if (name === 'authorization') bearer = value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
       else if (name === 'content-type' || name === 'x-iari-fault') shown[name] = value;
     });
-    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: this.#ctx.http.secretPairs });
+    return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: this.#ctx.http.secretPairs, connectionHeaders: this.#ctx.http.connectionHeaders });
   }
-}
-
-/** Passes bytes through until `limit`, then errors the stream (the client sees a broken body). */
-function byteLimit(limit: number): TransformStream<Uint8Array, Uint8Array> {
-  let seen = 0;
-  return new TransformStream({
-    transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > limit) controller.error(new Error(`iari: the response exceeded ${limit} bytes and was cut off`));
-      else controller.enqueue(chunk);
-    },
-  });
 }
 
 /** The error a client threw, as the client words it: its class name and message. */

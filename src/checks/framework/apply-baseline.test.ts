@@ -3,7 +3,7 @@ import { applyBaseline, baselineNotes } from './apply-baseline.ts';
 import { baselineYaml, parseBaseline } from './baseline-file.ts';
 import { formatSummary } from '../../report/summary-table.ts';
 import { isHarnessError } from '../../errors.ts';
-import { tinyConformanceReport } from '../../report/sample-reports.ts';
+import { tinyConformanceReport } from '../../../test-support/sample-reports.ts';
 import { baselineEntriesOf } from '../../cli/test-baseline.ts';
 
 // tinyConformanceReport: AUTH-001 pass, AUTH-006 MUST fail, CHAT-012 non-strict, LIMIT-001 skipped.

@@ -12,7 +12,7 @@ import { RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { CapabilityBook, type Capability } from '../registry/capabilities.ts';
 
-/** Everything a run needs to build check contexts; serialisable (passed to vitest workers via `provide`). */
+/** Everything a run needs to build check contexts. */
 export interface RunSettings {
   /** Origin plus any path prefix, without the trailing `/v1`. */
   root: string;
@@ -55,7 +55,8 @@ export type { LimitTokens } from './check-types.ts';
 export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number) => Promise<void>; now?: () => number; progress?: (line: string) => void } = {}): CheckContext {
   // Every client of the run (the checks' undici requests, the client libraries' fetch) sends through
   // this context's own dispatcher; `close()` ends it. Nothing is installed process-wide.
-  const dispatcher = connectionDispatcher(s.connection ?? noConnectionOptions, s.root);
+  const connection = s.connection ?? noConnectionOptions;
+  const dispatcher = connectionDispatcher(connection, s.root);
   const sleep = hooks.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const gate =
     s.pacePerSecond !== undefined
@@ -72,6 +73,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
   });
   const http = new CheckHttp({
     dispatcher,
+    connectionHeaders: connection.headers,
     rateLimits,
     root: s.root,
     token: s.token,

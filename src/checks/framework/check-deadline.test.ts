@@ -4,7 +4,7 @@ import { CheckHttpError } from '../http/check-http.ts';
 import { runCheck } from './check-runner.ts';
 import { formatDuration, notRunMessage } from './check-deadline.ts';
 import type { CheckDef, CheckOutcome } from './check-types.ts';
-import { startEndlessServer, type EndlessServer } from './endless-server-fixtures.ts';
+import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 
 // A server that answers the head at once, then dribbles one byte every 50 ms for ever: an idle
 // timeout never fires on it, only a total deadline does.

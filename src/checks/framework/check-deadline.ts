@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { formatDuration } from '../../duration.ts';
 
 /**
@@ -8,23 +7,10 @@ import { formatDuration } from '../../duration.ts';
  * a check that would start after the run's deadline is not run and fails its IDs with that reason.
  */
 
-/** The signal of the check whose code is running: aborted when that check passes its deadline. */
-const scope = new AsyncLocalStorage<AbortSignal>();
-
-/** Runs `fn` (a check's body) so that every request it sends, even after it was abandoned, carries `signal`. */
-export function runInCheckScope<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
-  return scope.run(signal, fn);
-}
-
-/** The running check's signal, or undefined outside a check (preflight, usage heatmap). */
-export function checkScopeSignal(): AbortSignal | undefined {
-  return scope.getStore();
-}
-
 /** How deadlines are written in messages (src/duration.ts). */
 export { formatDuration };
 
-/** The run's deadline as an epoch-ms instant (serialisable: it crosses into the vitest worker) with its configured length. */
+/** The run's deadline as an epoch-ms instant with its configured length. */
 export interface RunDeadline {
   at: number;
   ms: number;

@@ -4,7 +4,7 @@ import { Judge } from './judge.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { judgeRateLimitEvents, reportedLimitsOf } from '../rate-limits/rate-limit-findings.ts';
-import { checkDeadlineMessage, notRunMessage, runInCheckScope, runTimeLeft, type RunDeadline } from './check-deadline.ts';
+import { checkDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from './check-deadline.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
 
@@ -44,7 +44,7 @@ function withTimeout<T>(p: Promise<T>, ownMs: number, hardMs: number, run: RunDe
  * Runs one check, fail-closed: an exception, a timeout or a transport error inside the check
  * becomes a `fail` with evidence on every ID the check had not yet decided; it never escapes.
  * The check gets the smaller of its own deadline and what is left of the run's; past it, its
- * requests are aborted (they carry its signal: check-deadline.ts) and it is abandoned. After the
+ * requests are aborted (each carries its signal: CheckHttp.forCheck) and it is abandoned. After the
  * run's deadline no check starts: its IDs fail as not decided, saying why.
  */
 export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
@@ -62,7 +62,9 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
   rateLimits?.drain();
   const abort = new AbortController();
   try {
-    await withTimeout(runInCheckScope(abort.signal, () => def.run(ctx, judge)), def.timeoutMs ?? ctx.checkTimeoutMs, left, ctx.runDeadline, (m) => abort.abort(new Error(m)), () => rateLimits?.waitedMs ?? 0);
+    // The check's own client carries its signal in every request it sends, even after it was abandoned.
+    const own: CheckContext = { ...ctx, http: ctx.http.forCheck(abort.signal) };
+    await withTimeout(def.run(own, judge), def.timeoutMs ?? ctx.checkTimeoutMs, left, ctx.runDeadline, (m) => abort.abort(new Error(m)), () => rateLimits?.waitedMs ?? 0);
   } catch (error) {
     const message = ctx.http.redact(error instanceof Error ? error.message : String(error));
     const giveUp = rateLimitGiveUp(error);

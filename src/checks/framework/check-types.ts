@@ -3,8 +3,7 @@ import type { CheckHttp } from '../http/check-http.ts';
 import type { SharedRequests } from './shared-requests.ts';
 
 /**
- * Areas of the contract suites; one `src/checks/areas/<area>.ts` and one `suites/contract/<area>.test.ts` each,
- * run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline).
+ * Areas of the interface, one or more `src/checks/areas/<area>*.ts` each, run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline).
  */
 export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients'] as const;
 export type Area = (typeof areas)[number];

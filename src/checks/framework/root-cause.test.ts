@@ -9,7 +9,7 @@ import { CheckHttpError } from '../http/check-http.ts';
 import { runCheck } from './check-runner.ts';
 import type { CheckDef } from './check-types.ts';
 import type { Grade } from './verdicts.ts';
-import { startEndlessServer, type EndlessServer } from './endless-server-fixtures.ts';
+import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 
 let server: EndlessServer;
 let root: string;

@@ -3,9 +3,9 @@ import { collectGarbage } from '../../collect-garbage.ts';
 import type { Dispatcher } from 'undici';
 import { fetchVia } from '../../client/dispatcher.ts';
 import type { RequestGate } from '../rate-limits/throttle.ts';
-import { checkScopeSignal } from '../framework/check-deadline.ts';
 import { violation, type BoundViolation } from '../../client/body-limits.ts';
 import { HttpCore, type Ended } from '../../client/http-core.ts';
+import type { HeaderSpec } from '../../client/connection-options.ts';
 import { Secrets } from '../../client/secrets.ts';
 import { parseJsonBounded, type BoundedJson } from '../../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
@@ -22,6 +22,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Do not add the run's fault header (used by checks that must see the faithful behaviour). */
   noFault?: boolean;
+  /** Aborts the request (besides its deadline); default the running check's signal (`CheckHttp.forCheck`). */
+  signal?: AbortSignal;
   /** `raw`: a 429 goes to the check as it is, never waited out (checks that exhaust limits on purpose). */
   rateLimit?: 'retry' | 'raw';
 }
@@ -70,6 +72,20 @@ export interface SentRecord {
 }
 
 
+export interface CheckHttpOptions {
+  root: string;
+  token: string;
+  secondToken?: string;
+  fault?: string;
+  gate: RequestGate;
+  timeoutMs?: number;
+  rateLimits?: RateLimitRetry;
+  dispatcher: Dispatcher;
+  /** The `--header` headers the dispatcher adds: the curl lines carry them. */
+  connectionHeaders?: readonly HeaderSpec[];
+  stalls?: Stalls;
+}
+
 /**
  * The checks' HTTP client: an adapter on the one HTTP core (src/client/http-core.ts: the total
  * deadline, the body bounds, the curl line, the transport error classes) that adds what the checks
@@ -81,12 +97,14 @@ export class CheckHttp {
   readonly root: string;
   readonly #token: string;
   /** Secret values and the shell text that stands for them in reports and curl lines. */
-  readonly #secrets = new Secrets();
+  readonly #secrets: Secrets;
   readonly secondToken: string | undefined;
   readonly #fault: string | undefined;
   readonly #gate: RequestGate;
   readonly #timeoutMs: number;
-  readonly sent: SentRecord[] = [];
+  readonly sent: SentRecord[];
+  /** The running check's signal (`forCheck`): aborted when the check passes its deadline; undefined outside a check. */
+  readonly signal: AbortSignal | undefined;
   /** Waits out 429s (absent: every 429 goes to the check as it is). */
   readonly rateLimits: RateLimitRetry | undefined;
 
@@ -95,23 +113,45 @@ export class CheckHttp {
   /** A fetch through the run's dispatcher, for the client libraries run as checks. */
   readonly fetch: typeof fetch;
 
-  constructor(options: { root: string; token: string; secondToken?: string; fault?: string; gate: RequestGate; timeoutMs?: number; rateLimits?: RateLimitRetry; dispatcher: Dispatcher; stalls?: Stalls }) {
-    this.stalled = options.stalls ?? new Stalls();
-    this.#core = new HttpCore(options.dispatcher, this.#secrets);
-    this.fetch = fetchVia(options.dispatcher);
+  constructor(options: CheckHttpOptions, scope?: { run: CheckHttp; signal: AbortSignal }) {
+    const run = scope?.run;
+    this.signal = scope?.signal;
+    this.stalled = run?.stalled ?? options.stalls ?? new Stalls();
+    this.#secrets = run === undefined ? new Secrets() : run.#secrets;
+    this.#core = run === undefined ? new HttpCore(options.dispatcher, this.#secrets, options.connectionHeaders) : run.#core;
+    this.fetch = run?.fetch ?? fetchVia(options.dispatcher);
+    this.sent = run?.sent ?? [];
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
     this.secondToken = options.secondToken;
-    this.registerSecret(options.token, '$IARI_TOKEN');
-    if (options.secondToken !== undefined) this.registerSecret(options.secondToken, '$IARI_TOKEN_2');
+    if (run === undefined) {
+      this.registerSecret(options.token, '$IARI_TOKEN');
+      if (options.secondToken !== undefined) this.registerSecret(options.secondToken, '$IARI_TOKEN_2');
+    }
     this.#fault = options.fault;
     this.#gate = options.gate;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.rateLimits = options.rateLimits;
+    this.#options = options;
+  }
+
+  readonly #options: CheckHttpOptions;
+
+  /**
+   * The run's client for one check: the same log, secrets, stall record, throttle and dispatcher,
+   * every request carrying `signal` (aborted when the check passes its deadline, check-runner.ts).
+   */
+  forCheck(signal: AbortSignal): CheckHttp {
+    return new CheckHttp(this.#options, { run: this, signal });
   }
 
   get fault(): string | undefined {
     return this.#fault;
+  }
+
+  /** The run's `--header` headers (its dispatcher sends them): every curl line of the run carries them. */
+  get connectionHeaders(): readonly HeaderSpec[] {
+    return this.#core.connectionHeaders;
   }
 
   /** The total deadline of one request (--request-timeout); also given to the client libraries of the CLIENT area. */
@@ -206,15 +246,13 @@ export class CheckHttp {
     await this.#gate.acquire();
     const windowEntry = this.rateLimits?.noteSent(authorization);
     const asked = guard.deadline(options.timeoutMs ?? this.#timeoutMs);
-    // The running check's signal, aborted when the check passes its own deadline.
-    const scoped = checkScopeSignal();
     const result = await this.#core.send({
       method,
       url: this.root + path,
       headers,
       body,
       deadlineMs: asked.ms,
-      signal: scoped,
+      signal: options.signal ?? this.signal,
       resendOnReset: method === 'GET',
       curl: { omit: ['accept'], stream: true, maxBodyChars: 4096 },
     });

@@ -1,8 +1,9 @@
 import type OpenAI from 'openai';
 import type { CheckContext } from '../framework/check-types.ts';
-import { boundedFetch } from './bounded-fetch.ts';
+import { policedFetch } from '../../client/fetch-policy.ts';
 import { CheckHttpError } from './check-http.ts';
 import { isRequestDeadline } from '../../client/transport-errors.ts';
+import { createOpenAIClient } from '../../client/openai-client.ts';
 
 const PATH = '/v1/chat/completions';
 
@@ -20,33 +21,25 @@ export interface SdkClient {
  * The official SDK pointed at the server under test with only the base URL (and the run's
  * fault header) set, no retries of its own (iari's fetch waits out 429s); the token is handed over
  * in memory. Undefined when the SDK is not installed (the SDK checks are then skipped). Its fetch is
- * bounded like every other request of the run (bounded-fetch.ts): the request deadline (shortened
+ * bounded like every other request of the run (the fetch policy, client/fetch-policy.ts): no other origin, the request deadline (shortened
  * once the server has held an answer open, stalls.ts), the running check's deadline, the body
  * limits, no redirects followed. A chat request of a kind that never completes is not sent: the
  * check is blocked at once, naming the root cause.
  */
 export async function openaiClient(ctx: CheckContext, stream: boolean): Promise<SdkClient | undefined> {
-  const mod = await import('openai').catch(() => undefined);
-  if (mod === undefined) return undefined;
   const guard = ctx.http.stalled.guard({ method: 'POST', path: PATH, streamed: stream });
   if (guard.kind === 'refused') throw CheckHttpError.refused(`POST ${PATH}`, guard.root, '');
   const deadline = guard.deadline(ctx.http.timeoutMs);
   const fault = ctx.http.fault;
   // A 429 is waited out by iari (rate-limit-retry.ts), so the SDK itself does not retry.
-  const bounded = boundedFetch(deadline.ms, ctx.http.fetch);
+  const bounded = policedFetch(ctx.http.fetch, { deadlineMs: deadline.ms, signal: ctx.http.signal, origin: ctx.baseUrl });
   const fetch = ctx.http.sdkFetch(deadline.ms, bounded) ?? bounded;
-  const client = new mod.default({
-    apiKey: ctx.http.tokenForProbe(),
-    baseURL: ctx.baseUrl,
-    maxRetries: 0,
-    timeout: deadline.ms,
-    fetch,
-    ...(fault === undefined ? {} : { defaultHeaders: { 'x-iari-fault': fault } }),
-  });
+  const client = await createOpenAIClient({ apiKey: ctx.http.tokenForProbe(), baseURL: ctx.baseUrl, timeoutMs: deadline.ms, fetch, ...(fault === undefined ? {} : { headers: { 'x-iari-fault': fault } }) });
+  if (client === undefined) return undefined;
   return {
     client,
     stalled(error) {
-      // iari's deadline (bounded-fetch.ts raises RequestDeadline, the SDK keeps it as the cause) or the SDK's own timer at the same deadline.
+      // iari's deadline (fetch-policy.ts raises RequestDeadline, the SDK keeps it as the cause) or the SDK's own timer at the same deadline.
       if (!isRequestDeadline(error) && (error as Error | undefined)?.name !== 'APIConnectionTimeoutError') return undefined;
       return CheckHttpError.late(`POST ${PATH}`, deadline.expired(undefined), '');
     },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEndlessServer, type EndlessServer } from '../../checks/framework/endless-server-fixtures.ts';
+import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 import { firstModel } from './first-model.ts';
 
 const TOKEN = 'sk-first-model-canary-0123456789';

@@ -19,7 +19,7 @@ export async function firstModel(who: string, baseUrl: string, token: string, co
   const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);
   const secrets = new Secrets();
   secrets.register(token, TOKEN_PLACEHOLDER);
-  const core = new HttpCore(dispatcher, secrets);
+  const core = new HttpCore(dispatcher, secrets, conn.headers);
   const fail = (message: string, error?: unknown): HarnessError => {
     const hint = isTlsFailure(error) ? 'the certificate was not trusted: pass --ca-file PATH for a private CA (or --insecure)' : who === 'iari load' ? 'pass --model ID' : 'pass model';
     return new HarnessError(HarnessErrorCode.CONFIG_INVALID, `${who}: cannot pick a model: ${message}`, { hint });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleLoadResult } from '../../report/sample-load-result.ts';
+import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
 import { Collector } from './collector.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
 import { buildResult } from './result-builder.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadResult } from '../results/load-result.ts';
 import type { LoadConfig } from '../run-load.ts';
 import { capacityBound, converged, nextLevel, runCapacitySearch } from './capacity-search.ts';
-import { sampleLoadResult } from '../../report/sample-load-result.ts';
+import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
 import { planFromFlags } from '../../cli/load-flags.ts';
 import { isHarnessError } from '../../errors.ts';
 

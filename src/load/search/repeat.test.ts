@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/cli-in-process.ts';
+import { runCli } from '../../../test-support/cli-in-process.ts';
 import { compareLoad } from '../../compare/load-compare.ts';
-import { withSlowerTtft } from '../../compare/sample-compare.ts';
-import { sampleLoadResult } from '../../report/sample-load-result.ts';
+import { withSlowerTtft } from '../../../test-support/sample-compare.ts';
+import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
 import { repeatSection } from './repeat.ts';
 import type { LoadResult } from '../results/load-result.ts';
 

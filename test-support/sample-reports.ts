@@ -4,11 +4,11 @@
  * mix of verdicts, failures that carry everything a reader needs (expected/received, byte
  * offset, x-request-id, a curl line with $IARI_TOKEN), and 90 days of account usage.
  */
-import { loadRequirements, type Requirement } from '../checks/registry/requirements-registry.ts';
-import { capabilityTable } from '../checks/registry/capabilities.ts';
-import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../checks/framework/verdicts.ts';
-import { verdicts } from '../checks/framework/verdicts.ts';
-import { seededRandom } from '../seeded-random.ts';
+import { loadRequirements, type Requirement } from '../src/checks/registry/requirements-registry.ts';
+import { capabilityTable } from '../src/checks/registry/capabilities.ts';
+import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../src/checks/framework/verdicts.ts';
+import { verdicts } from '../src/checks/framework/verdicts.ts';
+import { seededRandom } from '../src/seeded-random.ts';
 
 function hex(rand: () => number, length: number): string {
   let out = '';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boundedFetch } from './bounded-fetch.ts';
-import { isRequestDeadline, RequestDeadline } from '../../client/transport-errors.ts';
-import { startEndlessServer, type EndlessServer } from '../framework/endless-server-fixtures.ts';
+import { OriginRefused, policedFetch } from './fetch-policy.ts';
+import { isRequestDeadline, RequestDeadline } from './transport-errors.ts';
+import { startEndlessServer, type EndlessServer } from '../../test-support/endless-server-fixtures.ts';
 
 let server: EndlessServer;
 let root: string;
@@ -26,9 +26,27 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const bounded = boundedFetch(150, fetch);
+const bounded = policedFetch(fetch, { deadlineMs: 150 });
 
-describe('boundedFetch (the fetch of the client libraries run as checks)', () => {
+describe('policedFetch (the fetch policy of the client libraries run as checks)', () => {
+  it('refuses another origin than the server under test before sending anything', async () => {
+    const locked = policedFetch(fetch, { deadlineMs: 1_000, origin: root });
+    const error: unknown = await locked('http://127.0.0.2:9/v1/models').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OriginRefused);
+    expect((error as OriginRefused).origin).toBe('http://127.0.0.2:9');
+    expect((await locked(`${root}/v1/ok`)).status).toBe(200);
+  });
+
+  it('aborts with the signal passed in its options (the running check passed its deadline)', async () => {
+    const check = new AbortController();
+    const scoped = policedFetch(fetch, { deadlineMs: 10_000, signal: check.signal });
+    const pending = scoped(`${root}/v1/silent`).catch((e: unknown) => e);
+    check.abort(new Error('the check did not finish within its deadline'));
+    const error = await pending;
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(RequestDeadline);
+  });
+
   it('HDR-012: a response head that never comes fails with a RequestDeadline naming the deadline', async () => {
     const error: unknown = await bounded(`${root}/v1/silent`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestDeadline);

@@ -1,10 +1,10 @@
 // Crash-test child for mock-server/ledger.test.ts: a mock server with a receipt ledger, in its own
 // process so the parent can SIGKILL it while its requests are in flight. The parent is the client
 // (another process, as in real life): a response it read completely must have its receipts on disk.
-// Usage: IARI_TOKEN=... node --import tsx mock-server/receipt-ledger-child.ts LEDGER SEED [PORT]
+// Usage: IARI_TOKEN=... node --import tsx test-support/receipt-ledger-child.ts LEDGER SEED [PORT]
 // (PORT: a restart on the same port, suites/load/mock-restart.test.ts). Bounded by itself: it exits after 60 s.
 import fs from 'node:fs';
-import { startMockServer } from './index.ts';
+import { startMockServer } from '../mock-server/index.ts';
 
 const [ledger, seedText, portText] = process.argv.slice(2);
 if (ledger === undefined || seedText === undefined) {

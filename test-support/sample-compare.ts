@@ -1,9 +1,9 @@
 // Two sample runs for tests and previews of `iari report compare`: a base, and the same run with
 // every TTFT sample made `factor` times longer (what raising the mock's --ttft does).
 import * as hdr from 'hdr-histogram-js';
-import type { LoadResult } from '../load/results/load-result.ts';
-import { summaryFromEncoded } from '../load/results/hdr.ts';
-import { hdrValueCounts } from '../report/load-html.ts';
+import type { LoadResult } from '../src/load/results/load-result.ts';
+import { summaryFromEncoded } from '../src/load/results/hdr.ts';
+import { hdrValueCounts } from '../src/report/load-html.ts';
 
 function scaled(encoded: string, factor: number): string {
   const h = hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { isCanonicalScalar, isSmallOrderEncoding, type SignatureCheck } from './ed25519.ts';
+import { isCanonicalScalar, isSmallOrderEncoding, type SignatureCheck } from '../src/receipts/ed25519.ts';
 // verifyEd25519Noble shares the byte-level checks with ed25519.ts (as iari's old path did);
 // verifyEd25519Reference uses none of them, only noble's point arithmetic and bigints.
 

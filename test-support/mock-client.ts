@@ -1,8 +1,8 @@
 // Helpers for the mock server's own tests: an authenticated fetch, an SSE splitter that follows
 // the WHATWG rules, and an in-memory receipt issuer stand-in that records what the core reports.
 import { createHash } from 'node:crypto';
-import type { GateInput, OutcomeInput, ReceiptIssuer } from './receipt-hooks.ts';
-import { startMockServer, type MockServer, type MockServerOptions } from './index.ts';
+import type { GateInput, OutcomeInput, ReceiptIssuer } from '../mock-server/receipt-hooks.ts';
+import { startMockServer, type MockServer, type MockServerOptions } from '../mock-server/index.ts';
 
 export interface Client {
   server: MockServer;

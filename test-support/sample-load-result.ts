@@ -16,8 +16,8 @@ import {
   type Percentiles,
   type SweepStep,
   type Timeslice,
-} from '../load/results/load-result.ts';
-import { seededRandom } from '../seeded-random.ts';
+} from '../src/load/results/load-result.ts';
+import { seededRandom } from '../src/seeded-random.ts';
 
 function histogram(): Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, numberOfSignificantValueDigits: 3, autoResize: true, bitBucketSize: 32 });

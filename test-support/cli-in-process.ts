@@ -1,4 +1,4 @@
-import { main, reportError } from './main.ts';
+import { main, reportError } from '../src/cli/main.ts';
 
 export interface CliRun {
   code: number;
