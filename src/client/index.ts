@@ -9,9 +9,9 @@ export {
   type StreamFinding,
   type StreamTiming,
   type ContentEvent,
-} from './stream-checker.ts';
-export { streamRules, streamRuleCodes, severityOfGrade, type StreamRuleCode, type StreamSeverity } from './stream-rules.ts';
-export { toMessage, type AssembledCompletion, type AssembledChoice, type AssembledToolCall, type AssembledMessage } from './stream-assembly.ts';
+} from '../protocols/chat-completions/stream-checker.ts';
+export { streamRules, streamRuleCodes, type StreamRuleCode } from '../protocols/chat-completions/stream-rules.ts';
+export { toMessage, type AssembledCompletion, type AssembledChoice, type AssembledToolCall, type AssembledMessage } from '../protocols/chat-completions/stream-assembly.ts';
 export { HttpCore, type CoreRequest, type CoreResult, type Ended } from './http-core.ts';
 export { Secrets } from './secrets.ts';
 export { normalizeBaseUrl, type NormalizedBaseUrl } from './base-url.ts';

@@ -1,9 +1,10 @@
-import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../client/stream-checker.ts';
+import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../protocols/chat-completions/stream-checker.ts';
 import type { ErrorClass } from './load-result.ts';
 import type { RequestTiming } from './request-timing.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
 import { parseJsonBounded } from '../client/json-depth.ts';
 import { extrasOf } from './response-extras.ts';
+import { gradeOfRule, requirementOfRule } from '../checks/registry/stream-rule-ids.ts';
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;
@@ -92,8 +93,9 @@ export class TimingBuilder {
     }
     if (this.#validator !== undefined) {
       const result = this.#validator.end();
-      const bad = result.verdict === 'fail' ? result.findings.find((f) => f.severity === 'fail') : undefined;
-      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${bad.requirementId} ${bad.message}`, finding: bad.rule };
+      // A stream that breaks a MUST requirement (the registry's grade of the rule's requirement) is nonconforming.
+      const bad = result.findings.find((f) => gradeOfRule(f.rule) === 'MUST');
+      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${requirementOfRule(bad.rule)} ${bad.message}`, finding: bad.rule };
       this.#finishTokens(result);
     } else {
       this.#finishBody();

@@ -7,6 +7,7 @@ import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
+import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
@@ -139,23 +140,23 @@ const roundTrip: CheckDef = {
 const streamDeltas: CheckDef = {
   name: 'tools-stream-deltas',
   area: 'tools',
-  ids: ids(12, 13, 14, 15, 16, 17),
+  ids: idsOfRules(['tool-index-invalid', 'tool-first-delta-incomplete', 'tool-identity-changed', 'tool-arguments-not-string', 'tool-index-gap', 'tool-arguments-not-json']),
   title: 'streamed tool-call deltas have contiguous integer indexes, a first delta with id, type and name, a stable identity and string argument fragments that join to JSON',
   async run(ctx, j) {
     const streams = await checkedStreams(ctx);
     const tool = streams.find((s) => s.name === 'streamed forced tool call');
     if (tool !== undefined && tool.ex.status === 200) {
       const calls = tool.result.assembled.choices[0]?.toolCalls ?? [];
-      if (calls.length === 0) j.violated('TOOLS-012', evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
+      if (calls.length === 0) j.violated(requirementOfRule('tool-index-invalid'), evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
       calls.forEach((c, k) => {
-        j.expect('TOOLS-016', c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
+        j.expect(requirementOfRule('tool-index-gap'), c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
         let parsed: unknown;
         try {
           parsed = JSON.parse(c.arguments);
         } catch {
           parsed = undefined;
         }
-        if (!isRecord(parsed)) j.informational('TOOLS-017', `joined arguments of tool call ${k} do not parse as a JSON object: ${c.arguments.slice(0, 80)}`);
+        if (!isRecord(parsed)) j.informational(requirementOfRule('tool-arguments-not-json'), `joined arguments of tool call ${k} do not parse as a JSON object: ${c.arguments.slice(0, 80)}`);
       });
     }
     judgeFindings(j, streams, j.ids);

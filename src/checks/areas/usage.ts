@@ -5,7 +5,7 @@ import type { Judge } from '../framework/judge.ts';
 import type { Failure } from '../framework/verdicts.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
-import { StreamValidator } from '../../client/stream-checker.ts';
+import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
 import { dayTotals, discoverUsage, readUsage, tokensOf, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
 

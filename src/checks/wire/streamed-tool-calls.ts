@@ -2,7 +2,7 @@ import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { at, isRecord } from '../framework/evidence.ts';
 import { firstModel, timeTool, weatherTool } from '../requests/common-requests.ts';
-import { streamChunks } from './stream-chunks.ts';
+import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
 
 /** A prompt that asks for both declared tools in one turn. */
 export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time is it there? Use both tools.';
