@@ -2,7 +2,7 @@ import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../p
 import type { ErrorClass } from './load-result.ts';
 import type { RequestTiming } from './request-timing.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
-import { parseJsonBounded } from '../client/json-depth.ts';
+import { parseJsonPrescanned } from '../client/json-depth.ts';
 import { extrasOf } from './response-extras.ts';
 import { gradeOfRule, requirementOfRule } from '../checks/registry/stream-rule-ids.ts';
 
@@ -48,8 +48,10 @@ export class TimingBuilder {
       if (headDecision(true, status, contentType) === 'failed') {
         this.t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
       }
-      // Every stream goes through the strict reader and checker (we ask for include_usage).
-      this.#validator = new StreamValidator({ includeUsage: true });
+      // Every stream goes through the strict reader and checker (we ask for include_usage). Its
+      // bytes reach this builder only through RequestTimer, whose EventBounds already bounded each
+      // event's size and nesting: the checker does not scan them again.
+      this.#validator = new StreamValidator({ includeUsage: true, jsonDepthChecked: true });
     }
   }
 
@@ -177,8 +179,8 @@ export class TimingBuilder {
     const t = this.t;
     const text = Buffer.concat(this.#body).toString('utf8');
     this.#body = [];
-    // Registry HDR-015: nesting is checked before parsing.
-    const bounded = parseJsonBounded(text);
+    // Registry HDR-015: nesting was checked before parsing, once, by RequestTimer's EventBounds.
+    const bounded = parseJsonPrescanned(text);
     if (!bounded.ok) {
       t.error = bounded.tooDeep ? { class: 'body_invalid', detail: `response body is ${bounded.error} (HDR-015)`, finding: 'json-too-deep' } : { class: 'body_invalid', detail: 'response body is not JSON' };
       return;

@@ -166,6 +166,18 @@ describe('StreamChecker rules', () => {
   });
 });
 
+describe('JSON nesting, scanned once', () => {
+  const deep = frame([...textCompletion(['Hi']).slice(0, 1), { ...defaultEnvelope, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }], extra: JSON.parse('['.repeat(70) + ']'.repeat(70)) as unknown }, ...textCompletion(['Hi']).slice(1)]);
+
+  it('HDR-015: reports an event nested deeper than 64 levels as json-too-deep, unparsed', () => {
+    expect(run(deep).findings.map((f) => f.rule)).toContain('json-too-deep');
+  });
+
+  it('HDR-015: with jsonDepthChecked the caller has bounded the nesting (load: event-bounds.ts) and the checker does not scan it again', () => {
+    expect(run(deep, { jsonDepthChecked: true }).findings.map((f) => f.rule)).not.toContain('json-too-deep');
+  });
+});
+
 describe('stream assembly', () => {
   it('joins content per choice and exposes it in the non-streaming message shape', () => {
     const r = run(frame([...textCompletion(['Hel', 'lo'], { usage: 'null' }), usageChunk(3, 2)]), { includeUsage: true });

@@ -4,7 +4,7 @@ import { newChoice, type AssembledCompletion } from './stream-assembly.ts';
 import { checkChoiceDelta, isNonNegInt, isObject, show, type ChoiceState, type Json, type Where } from './stream-choice-checks.ts';
 import { EnvelopeChecks, UsageChecks } from './stream-envelope-checks.ts';
 import type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming } from './stream-types.ts';
-import { parseJsonBounded } from '../../client/json-depth.ts';
+import { parseJsonBounded, parseJsonPrescanned } from '../../client/json-depth.ts';
 import { responseLimits } from '../../client/body-limits.ts';
 import { tokenizer } from '../../tokenizer.ts';
 
@@ -45,6 +45,7 @@ export class StreamChecker {
   readonly #n: number;
   readonly #maxPerRule: number;
   readonly #countTokens: ((t: string) => number) | undefined;
+  readonly #depthChecked: boolean;
   readonly #findings: StreamFinding[] = [];
   readonly #perRule = new Map<StreamRuleCode, number>();
   readonly #suppressed: Partial<Record<StreamRuleCode, number>> = {};
@@ -73,6 +74,7 @@ export class StreamChecker {
     this.#n = options.n ?? 1;
     this.#maxPerRule = options.maxFindingsPerRule ?? 5;
     this.#countTokens = options.countTokens;
+    this.#depthChecked = options.jsonDepthChecked ?? false;
   }
 
   /** Check one reader event (a dispatched block). */
@@ -120,8 +122,8 @@ export class StreamChecker {
       this.#add('empty-data', 'data field is empty', { expected: 'a JSON object or [DONE]', received: '' });
       return;
     }
-    // Nesting is checked before parsing (json-too-deep) (a million nested arrays parse, then break every walk over them).
-    const parsed = parseJsonBounded(data);
+    // Nesting is checked before parsing (json-too-deep), once: here, unless the caller already did (a million nested arrays parse, then break every walk over them).
+    const parsed = this.#depthChecked ? parseJsonPrescanned(data) : parseJsonBounded(data);
     if (!parsed.ok) {
       if (parsed.tooDeep) this.#add('json-too-deep', `data ${parsed.error}`, { expected: `at most ${responseLimits.jsonDepth} levels`, received: data.slice(0, 200) + '...' });
       else

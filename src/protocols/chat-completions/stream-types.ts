@@ -11,6 +11,11 @@ export interface StreamCheckOptions {
   nowSeconds?: number;
   /** Count the tokens of each content-bearing event (e.g. `loadGptTokenCounter()`); off by default. */
   countTokens?: (text: string) => number;
+  /**
+   * The caller has already bounded the JSON nesting of every event's data (the load engines do, on
+   * the main thread: src/load/event-bounds.ts): payloads are parsed without a second depth scan.
+   */
+  jsonDepthChecked?: boolean;
   /** Findings kept per rule before further ones are only counted (default 5). */
   maxFindingsPerRule?: number;
 }
