@@ -1,4 +1,5 @@
 import { idsOfRules } from './stream-rule-ids.ts';
+import { embeddingsRequirementIds } from './embeddings-rule-ids.ts';
 /**
  * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
  * shows: its endpoints, the fields of its tables (request members model, messages, temperature,
@@ -24,6 +25,7 @@ export const capabilityNames = [
   'reasoning-effort',
   'model-retrieve',
   'receipts',
+  'embeddings',
 ] as const;
 export type Capability = (typeof capabilityNames)[number];
 
@@ -73,6 +75,7 @@ export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   'reasoning-effort': { title: 'Reasoning effort', member: 'reasoning_effort', ids: ['CHAT-039'] },
   'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
   receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
+  embeddings: { title: 'Embeddings', member: 'POST /v1/embeddings', ids: embeddingsRequirementIds },
 };
 
 /** The capability whose requirements include `id`, if any. */
