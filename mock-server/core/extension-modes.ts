@@ -1,7 +1,7 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 
 // Legal modes of a server that implements the seed and nothing beyond it (issue 19, capability
-// model). Spec, POST /v1/chat/completions: the request table shows model, messages, temperature,
+// model). Spec, chat completions: the request table shows model, messages, temperature,
 // stream and tools, and says "Other fields: not shown". A server may ignore a member it does not
 // know (CHAT-020, DECISIONS.md D-HTTP-17) or refuse it with 400 (OpenAI: "Unrecognized request
 // argument supplied"): iari must then skip what that member carries, not fail it.

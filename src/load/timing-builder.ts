@@ -19,7 +19,7 @@ export type HeadDecision = 'check' | 'skip-body' | 'failed';
 
 export function headDecision(stream: boolean, status: number, contentType: string | null): HeadDecision {
   if (status < 200 || status > 299) return 'skip-body';
-  // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
+  // Spec, chat completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
   if (stream && (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream'))) return 'failed';
   return 'check';
 }

@@ -11,6 +11,7 @@ import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { at } from '../framework/evidence.ts';
 import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { toMessage, type AssembledChoice } from '../../protocols/chat-completions/stream-assembly.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('CHAT-STREAM', ...n);
 const ERROR_BEFORE_CHUNKS = requirementOfRule('error-before-chunks');
@@ -26,7 +27,7 @@ const framing: CheckDef = {
     const streams = await checkedStreams(ctx);
     for (const s of streams) {
       const ct = s.ex.headers['content-type'] ?? '';
-      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events".
+      // Spec, chat completions: "Response, stream true: server-sent events".
       j.expect('CHAT-STREAM-001', s.ex.status === 200 && /^text\/event-stream\b/i.test(ct), () =>
         evidence(s.ex, `${s.name}: not answered as text/event-stream`, { expected: 'text/event-stream', received: `${s.ex.status} ${ct}` }),
       );
@@ -89,7 +90,7 @@ const errorBeforeStreaming: CheckDef = {
     // An error event sent inside a 200 stream before any chunk, in the run's successful streams too.
     judgeFindings(j, await checkedStreams(ctx), [ERROR_BEFORE_CHUNKS]);
     for (const p of probes) {
-      const ex = await ctx.http.post('/v1/chat/completions', p.body);
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, p.body);
       const e = errorOf(ex);
       j.expect(ERROR_BEFORE_CHUNKS, ex.status >= 400 && e !== undefined && !/^text\/event-stream/i.test(ex.headers['content-type'] ?? ''), () =>
         evidence(ex, `a stream request with ${p.what} was not refused with a status and an error body`, { expected: '4xx + {"error":{...}}', received: describeResponse(ex) }),
@@ -111,7 +112,7 @@ const errorDuringStreaming: CheckDef = {
       judgeFindings(j, streams, [IN_STREAM_ERROR]);
       return;
     }
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
     const result = checkExchange(ex);
     judgeFindings(j, [...streams, { name: 'stream failing after 3 events', ex, result }], [IN_STREAM_ERROR]);
     if (result.assembled.error === undefined) {
@@ -195,8 +196,8 @@ const matchesCompletion: CheckDef = {
     ];
     let compared = 0;
     for (const p of pairs) {
-      const full = await ctx.http.post('/v1/chat/completions', p.body);
-      const streamEx = await ctx.http.post('/v1/chat/completions', { ...p.body, stream: true });
+      const full = await ctx.http.post(CHAT_COMPLETIONS_PATH, p.body);
+      const streamEx = await ctx.http.post(CHAT_COMPLETIONS_PATH, { ...p.body, stream: true });
       if (streamEx.status !== 200 || full.status !== 200) {
         j.skip('CHAT-STREAM-040', `${p.name}: the seeded pair was not answered (${full.status}, ${streamEx.status}; CHAT-019 judges seed)`);
         continue;

@@ -3,8 +3,9 @@ import type { CheckContext } from '../framework/check-types.ts';
 import { boundedFetch } from './bounded-fetch.ts';
 import { CheckHttpError } from './check-http.ts';
 import { isRequestDeadline } from '../../client/transport-errors.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
-const PATH = '/v1/chat/completions';
+const PATH = CHAT_COMPLETIONS_PATH;
 
 export interface SdkClient {
   client: OpenAI;

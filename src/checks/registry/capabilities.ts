@@ -4,7 +4,7 @@ import { embeddingsRequirementIds } from './embeddings-rule-ids.ts';
  * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
  * shows: its endpoints, the fields of its tables (request members model, messages, temperature,
  * stream, tools), the stream framing, tool calls and bearer auth; the rubric grades it everywhere.
- * Spec, POST /v1/chat/completions: "Other fields: not shown". Every feature beyond that table is a
+ * Spec, chat completions: "Other fields: not shown". Every feature beyond that table is a
  * capability: iari probes whether the server honours it, ignores it, refuses it or breaks it, and
  * judges the requirements it carries only where the server offers it (CHAT-020: a server may ignore
  * a member it does not know), unless the user declares it with `--expect`.

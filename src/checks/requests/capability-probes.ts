@@ -10,11 +10,12 @@ import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
 import { EMBEDDINGS_PATH, embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
 
-const CHAT = '/v1/chat/completions';
+const CHAT = CHAT_COMPLETIONS_PATH;
 
 function found(ex: HttpExchange, status: CapabilityProbe['status'], detail: string, extra: Partial<CapabilityProbe> = {}): CapabilityProbe {
   return { status, detail, ...(ex.requestId === undefined ? {} : { requestId: ex.requestId }), ...extra };
