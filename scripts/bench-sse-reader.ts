@@ -14,7 +14,7 @@ import { build } from 'hdr-histogram-js';
 import { seededRandom } from '../src/seeded-random.ts';
 import { SseReader } from '../src/client/sse-reader.ts';
 import { StreamValidator } from '../src/protocols/chat-completions/stream-checker.ts';
-import { gradeOfRule } from '../src/checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../src/checks/registry/rule-grades.ts';
 import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../src/client/stream-builder.ts';
 
 const { values } = parseArgs({

@@ -4,7 +4,8 @@ import type { RequestTiming } from './request-timing.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from './token-count.ts';
 import { parseJsonPrescanned } from '../client/json-depth.ts';
 import { extrasOf } from './response-extras.ts';
-import { gradeOfRule, requirementOfRule } from '../checks/registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../checks/registry/rule-grades.ts';
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;

@@ -1,6 +1,4 @@
 import type { EmbeddingsRuleCode } from '../../protocols/embeddings/embeddings-rules.ts';
-import type { Grade } from '../framework/verdicts.ts';
-import { gradeOf } from './registry-view.ts';
 
 /**
  * The one table from the embeddings checker's rule codes (src/protocols/embeddings/embeddings-rules.ts)
@@ -25,8 +23,3 @@ export const embeddingsRuleIds = {
 
 /** Every requirement some embeddings rule decides, each once, in table order. */
 export const embeddingsRequirementIds: readonly string[] = [...new Set(Object.values(embeddingsRuleIds))].sort();
-
-/** The registry grade of the requirement a rule decides (default profile): a load run calls an answer with a MUST finding nonconforming. */
-export function gradeOfEmbeddingsRule(rule: EmbeddingsRuleCode): Grade {
-  return gradeOf(embeddingsRuleIds[rule]);
-}

@@ -1,6 +1,4 @@
 import type { StreamRuleCode } from '../../protocols/chat-completions/stream-rules.ts';
-import type { Grade } from '../framework/verdicts.ts';
-import { gradeOf } from './registry-view.ts';
 
 /**
  * The one table from the chat-completions stream checker's rule codes
@@ -83,8 +81,3 @@ export function idsOfRules(rules: readonly StreamRuleCode[]): string[] {
 
 /** Every requirement some stream rule decides. */
 export const streamRequirementIds: readonly string[] = [...new Set(Object.values(streamRuleIds))];
-
-/** The registry grade of the requirement a rule decides (default profile). */
-export function gradeOfRule(rule: StreamRuleCode): Grade {
-  return gradeOf(streamRuleIds[rule]);
-}

@@ -7,7 +7,8 @@ import { evidence } from '../framework/evidence.ts';
 import { basicStream, emptyOptionsStream, twoChoiceStream, usageStream } from '../requests/common-requests.ts';
 import { toolStream } from '../requests/tool-requests.ts';
 import { offers } from '../requests/capability-probes.ts';
-import { gradeOfRule, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../registry/rule-grades.ts';
 
 export interface CheckedStream {
   name: string;

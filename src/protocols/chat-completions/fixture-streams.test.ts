@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectText, FIXTURE_DIR, fixturePaths, generateFixtures, type FixtureExpect } from '../../../fixtures/streams/generate.ts';
 import { checkStream, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
-import { gradeOfRule, requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 import { seededRandom } from '../../seeded-random.ts';
 

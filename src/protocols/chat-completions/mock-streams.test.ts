@@ -4,7 +4,8 @@ import { Agent } from 'undici';
 import { normalizeBaseUrl } from '../../client/base-url.ts';
 import { HttpCore } from '../../client/http-core.ts';
 import { checkStream, type StreamCheckOptions, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
-import { gradeOfRule, requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 /** A finding as the registry grades it: the requirement its rule decides and that requirement's grade. */
 const SEVERITY = { MUST: 'fail', SHOULD: 'non-strict', INFO: 'informational' } as const;

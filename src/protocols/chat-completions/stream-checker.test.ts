@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { checkStream, loadGptTokenCounter, StreamValidator, type StreamCheckOptions, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
-import { gradeOfRule, requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from '../../client/stream-builder.ts';
 import { toMessage } from './stream-assembly.ts';
