@@ -9,6 +9,7 @@ import { boundsFaults } from './core/bounds-faults.ts';
 import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { openShapeModes } from './core/open-shapes.ts';
 import { modelRouteFaults } from './core/model-route.ts';
+import { embeddingsFaults } from './core/embeddings-route.ts';
 import { responseFormatFaults } from './core/response-format.ts';
 import { extensionModes } from './core/extension-modes.ts';
 import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
@@ -27,6 +28,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...rateLimitFaults,
   ...openShapeModes,
   ...modelRouteFaults,
+  ...embeddingsFaults,
   ...responseFormatFaults,
   ...extensionModes,
   ...toolBreadthFaults,

@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import { build } from 'hdr-histogram-js';
 import { seededRandom } from '../src/seeded-random.ts';
 import { SseReader } from '../src/client/sse-reader.ts';
-import { StreamValidator } from '../src/client/stream-checker.ts';
+import { StreamValidator } from '../src/protocols/chat-completions/stream-checker.ts';
+import { gradeOfRule } from '../src/checks/registry/rule-grades.ts';
 import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../src/client/stream-builder.ts';
 
 const { values } = parseArgs({
@@ -110,7 +111,7 @@ class Full implements Consumer {
   }
   end(): unknown {
     const r = this.#v.end();
-    if (r.verdict !== 'pass') throw new Error(`benchmark stream did not pass: ${JSON.stringify(r.findings.slice(0, 3))}`);
+    if (r.findings.some((f) => gradeOfRule(f.rule) !== 'INFO')) throw new Error(`benchmark stream did not pass: ${JSON.stringify(r.findings.slice(0, 3))}`);
     return r;
   }
 }

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { GateInput, OutcomeInput, ReceiptIssuer } from '../mock-server/receipt-hooks.ts';
 import { startMockServer, type MockServer, type MockServerOptions } from '../mock-server/index.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
 
 export interface Client {
   server: MockServer;
@@ -19,7 +20,7 @@ export async function startClient(options: MockServerOptions = {}): Promise<Clie
     server,
     get: (path, token, headers = {}) => fetch(`${server.url}${path}`, { headers: { ...auth(token), ...headers } }),
     chat: (body, o = {}) =>
-      fetch(`${server.url}/chat/completions`, {
+      fetch(`${server.url}${CHAT_COMPLETIONS_ROUTE}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...auth(o.token), ...o.headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -9,6 +9,7 @@ import { capabilityTable } from '../src/checks/registry/capabilities.ts';
 import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../src/checks/framework/verdicts.ts';
 import { verdicts } from '../src/checks/framework/verdicts.ts';
 import { seededRandom } from '../src/seeded-random.ts';
+import { CHAT_COMPLETIONS_PATH } from '../src/protocols/chat-completions/chat-request.ts';
 
 function hex(rand: () => number, length: number): string {
   let out = '';
@@ -33,8 +34,8 @@ export interface SampleOptions {
 function failureFor(req: Requirement, rand: () => number): Failure {
   const requestId = `req_${hex(rand, 24)}`;
   const stream = req.area === 'CHAT-STREAM';
-  const path = req.area.startsWith('RCPT') ? '/v1/receipts' : req.area === 'MODELS' ? '/v1/models' : req.area === 'USAGE' ? '/v1/me/usage?days=30' : req.area === 'ME' ? '/v1/me' : '/v1/chat/completions';
-  const body = path === '/v1/chat/completions' ? ` -H 'Content-Type: application/json' -d '{"model":"iari-small","stream":${stream},"messages":[{"role":"user","content":"Say hi"}]}'` : '';
+  const path = req.area.startsWith('RCPT') ? '/v1/receipts' : req.area === 'MODELS' ? '/v1/models' : req.area === 'USAGE' ? '/v1/me/usage?days=30' : req.area === 'ME' ? '/v1/me' : CHAT_COMPLETIONS_PATH;
+  const body = path === CHAT_COMPLETIONS_PATH ? ` -H 'Content-Type: application/json' -d '{"model":"iari-small","stream":${stream},"messages":[{"role":"user","content":"Say hi"}]}'` : '';
   const curl = `curl -sS -N 'http://127.0.0.1:8787${path}' -H "Authorization: Bearer $IARI_TOKEN"${body}`;
   const base: Failure = { message: `${req.title}: not met`, requestId, curl };
   if (stream) {

@@ -3,6 +3,7 @@ import type { FullResponse, MockRequest, MockResponse, StreamEvent } from './typ
 import { coreOnlyBody, extensionModes } from './extension-modes.ts';
 import { mutateToolCalls, mutateToolEvents, rewriteToolChoice, toolBreadthFaults } from './tool-breadth-faults.ts';
 import { chunkBase, chunkOf, withChunk } from './event-chunks.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../src/protocols/chat-completions/chat-request.ts';
 
 // Chat, stream and tool faults applied around the chat route: a request rewrite before it (the
 // server ignores or mishandles one request member) or a rewrite of the finished completion / of the
@@ -72,7 +73,7 @@ const KNOWN = new Set(['model', 'messages', 'stream', 'stream_options', 'n', 'st
 
 /** Before the chat route: the request as a server with the fault would understand it, or a refusal. */
 export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): MockRequest | { status: 400 | 500; param: string | null; message: string } {
-  if (!active(fs) || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return req;
+  if (!active(fs) || req.method !== 'POST' || !req.path.startsWith(CHAT_COMPLETIONS_PATH)) return req;
   let body: Json;
   try {
     const v: unknown = JSON.parse(decoder.decode(req.body));

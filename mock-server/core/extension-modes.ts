@@ -1,7 +1,7 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
 
 // Legal modes of a server that implements the seed and nothing beyond it (issue 19, capability
-// model). Spec, POST /v1/chat/completions: the request table shows model, messages, temperature,
+// model). Spec, chat completions: the request table shows model, messages, temperature,
 // stream and tools, and says "Other fields: not shown". A server may ignore a member it does not
 // know (CHAT-020, DECISIONS.md D-HTTP-17) or refuse it with 400 (OpenAI: "Unrecognized request
 // argument supplied"): iari must then skip what that member carries, not fail it.
@@ -12,11 +12,11 @@ export const CORE_CHAT_MEMBERS: ReadonlySet<string> = new Set(['model', 'message
 const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
 
 export const extensionModes: readonly FaultDefinition[] = [
-  legal('legal-core-only', ['CHAT-020'], 'Every chat request member beyond the seed\'s table (model, messages, temperature, stream, tools) is silently ignored, and GET /v1/models/{id} is not served (404).'),
-  legal('legal-refuses-extensions', ['CHAT-020'], 'A chat request with a member beyond the seed\'s table answers 400 invalid_request_error naming it in param, and GET /v1/models/{id} is not served (404).'),
+  legal('legal-core-only', ['CHAT-020'], 'Every chat request member beyond the seed\'s table (model, messages, temperature, stream, tools) is silently ignored, and GET /v1/models/{id} and POST /v1/embeddings are not served (404).'),
+  legal('legal-refuses-extensions', ['CHAT-020'], 'A chat request with a member beyond the seed\'s table answers 400 invalid_request_error naming it in param, and GET /v1/models/{id} and POST /v1/embeddings are not served (404).'),
 ];
 
-/** True when a legal extension mode hides GET /v1/models/{id}. */
+/** True when a legal extension mode hides GET /v1/models/{id} (and POST /v1/embeddings, beyond the seed too). */
 export function retrieveHidden(fs: ReadonlySet<string>): boolean {
   return fs.has('legal-core-only') || fs.has('legal-refuses-extensions');
 }

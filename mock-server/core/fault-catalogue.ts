@@ -90,7 +90,7 @@ export const coreFaults: readonly FaultDefinition[] = [
   // Authentication
   f('auth-models-private', ['AUTH-004'], 'GET /v1/models requires a token (private where it must be public).'),
   f('auth-me-public', ['AUTH-001', 'AUTH-002'], '/v1/me and /v1/me/usage answer without credentials (public where they must be private).'),
-  f('auth-chat-public', ['AUTH-003'], '/v1/chat/completions answers without credentials.'),
+  f('auth-chat-public', ['AUTH-003'], 'POST chat completions answers without credentials.'),
   f('auth-any-token', ['AUTH-006'], 'Any non-empty bearer token is accepted (as the default account).'),
   f('auth-no-www-authenticate', ['AUTH-010'], '401 responses carry no WWW-Authenticate header.'),
   f('auth-401-as-403', ['AUTH-008'], 'Bad or missing credentials answer 403 instead of 401.'),

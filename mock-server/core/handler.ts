@@ -17,6 +17,8 @@ import { ServiceSlots } from './service-slots.ts';
 import { meBody, usage } from './account-routes.ts';
 import { admin } from './admin-routes.ts';
 import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
+import { handleEmbeddings } from './embeddings-route.ts';
+import { EMBEDDINGS_PATH } from '../../src/protocols/embeddings/embeddings-request.ts';
 
 export interface CoreOptions {
   /** Fault and legal-mode names applied to every request. */
@@ -186,6 +188,7 @@ const ROUTES: Record<string, string> = {
   '/v1/me': 'GET',
   '/v1/me/usage': 'GET',
   '/v1/chat/completions': 'POST',
+  [EMBEDDINGS_PATH]: 'POST',
   '/v1/receipts': 'GET',
   '/v1/receipts/keys': 'GET',
 };
@@ -248,6 +251,8 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       return usage(state, req, ctx, account);
     case '/v1/chat/completions':
       return handleChat(state, req, ctx, account);
+    case EMBEDDINGS_PATH:
+      return handleEmbeddings(state, req, ctx);
     case '/v1/receipts':
       if (state.receipts === null) return notAdvertised(ctx);
       // Served from the issuer's stored JSON text when it keeps one: no parse and re-serialisation per Receipt.

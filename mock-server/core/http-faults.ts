@@ -4,6 +4,7 @@ import type { FullResponse, MockRequest, MockResponse } from './types.ts';
 import { errorResponse, unknownUrl } from './http-errors.ts';
 import { json } from './json-response.ts';
 import { countsRejected } from './open-shapes.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../src/protocols/chat-completions/chat-request.ts';
 
 // Faults applied to a finished response (status, headers, JSON body) of the models, usage, header,
 // error and authentication families. Each rewrites exactly one aspect; `breaks` lists what the
@@ -125,7 +126,7 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
     }
     if (res.status >= 400) {
       const err = parse(res)?.['error'] as Json | undefined;
-      if ((has('rejected-requests-counted') || countsRejected(fs)) && path === '/v1/chat/completions' && res.status < 500 && ctx.account !== null) ctx.account.record(state.now(), 0, 0, 0);
+      if ((has('rejected-requests-counted') || countsRejected(fs)) && path === CHAT_COMPLETIONS_PATH && res.status < 500 && ctx.account !== null) ctx.account.record(state.now(), 0, 0, 0);
       if (has('retry-after-ms-negative')) res.headers['retry-after-ms'] = '-1';
       if (has('error-content-type-text')) res.headers['content-type'] = 'text/plain; charset=utf-8';
       if (has('bad-request-type-wrong') && res.status === 400) rewrite(res, (b) => ({ error: { ...(b['error'] as Json), type: 'bad_request' } }));

@@ -2,6 +2,7 @@ import type { FaultDefinition } from './fault-catalogue.ts';
 import type { MockRequest, MockResponse, StreamEvent } from './types.ts';
 import { countTokens } from './generator.ts';
 import { chunkBase, chunkOf, withChunk } from './event-chunks.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../src/protocols/chat-completions/chat-request.ts';
 
 // The mock's reasoning model (issue 19): `iari-reasoner` thinks before it answers. Streamed, its
 // reasoning comes first as delta.reasoning_content (DeepSeek, vLLM before PR 27752), or as
@@ -58,7 +59,7 @@ function bodyOf(req: MockRequest): Json | undefined {
 
 /** Fault reasoning-echo-rejected: the refusal of a tool turn that gives the reasoning back. */
 export function reasoningRefusal(req: MockRequest, fs: ReadonlySet<string>): { status: 400; param: string; message: string } | undefined {
-  if (!fs.has('reasoning-echo-rejected') || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return undefined;
+  if (!fs.has('reasoning-echo-rejected') || req.method !== 'POST' || !req.path.startsWith(CHAT_COMPLETIONS_PATH)) return undefined;
   const body = bodyOf(req);
   const messages = Array.isArray(body?.['messages']) ? (body['messages'] as Json[]) : [];
   const at = messages.findIndex((m) => m?.['role'] === 'assistant' && ('reasoning_content' in m || 'reasoning' in m));
@@ -76,7 +77,7 @@ function withReasoningUsage(usage: Json, reasoning: number, fs: ReadonlySet<stri
 
 /** The reasoning model's answer: thinking added before (or, faulted, after) the answer, and counted. */
 export function applyReasoning(req: MockRequest, res: MockResponse, fs: ReadonlySet<string>): MockResponse {
-  if (res.status !== 200 || req.method !== 'POST' || !req.path.startsWith('/v1/chat/completions')) return res;
+  if (res.status !== 200 || req.method !== 'POST' || !req.path.startsWith(CHAT_COMPLETIONS_PATH)) return res;
   const request = bodyOf(req);
   if (request?.['model'] !== REASONING_MODEL) return res;
   const field = fs.has('legal-reasoning-field') ? 'reasoning' : 'reasoning_content';

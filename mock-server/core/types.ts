@@ -2,7 +2,7 @@
 
 export interface MockRequest {
   method: string;
-  /** Path without the query string, e.g. "/v1/chat/completions". */
+  /** Path without the query string, e.g. "/v1/me/usage". */
   path: string;
   query: URLSearchParams;
   /** Header names lower-case. */

@@ -34,6 +34,14 @@ export type BoundedJson = { ok: true; value: unknown } | { ok: false; tooDeep: b
 export function parseJsonBounded(text: string, max: number = responseLimits.jsonDepth): BoundedJson {
   const at = jsonDepthExceeded(text, max);
   if (at >= 0) return { ok: false, tooDeep: true, error: `JSON nested deeper than ${max} levels (at character ${at}); not parsed` };
+  return parseJsonPrescanned(text);
+}
+
+/**
+ * JSON.parse of text whose nesting the caller has already bounded (the load engines bound every
+ * event on the main thread, src/load/event-bounds.ts): never throws, and does not scan again.
+ */
+export function parseJsonPrescanned(text: string): BoundedJson {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {

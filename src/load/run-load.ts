@@ -22,6 +22,7 @@ import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -126,7 +127,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
           : buildWorkload(cfg.workload, wo);
   const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
-    path: `${url.pathname.replace(/\/+$/, '')}/chat/completions`,
+    path: `${url.pathname.replace(/\/+$/, '')}${CHAT_COMPLETIONS_ROUTE}`,
     headers: {
       ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
       'content-type': 'application/json',

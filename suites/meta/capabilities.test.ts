@@ -38,6 +38,7 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'parallel-tool-calls-false', areas: ['tools'] },
   { cap: 'reasoning-effort', areas: ['chat-stream'] },
   { cap: 'model-retrieve', areas: ['models'] },
+  { cap: 'embeddings', areas: ['embeddings'] },
 ];
 
 for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
@@ -49,7 +50,7 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
       expect(outcomes.get('ERR-006')?.verdict).toBe('pass');
       const status = Object.fromEntries(table.map((r) => [r.name, r.status]));
       const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
-      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent' });
+      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent', embeddings: 'absent' });
       expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
       // Each row lists exactly what its capability gates: a requirement skipped as "capability X not
       // offered" is in X's row, and every requirement of a skipped row is skipped for that capability.
@@ -120,8 +121,8 @@ describe('no reasoning model', () => {
 
 describe('capability model on the faithful mock', () => {
   it('CHAT-034, CHAT-035: every capability the mock offers is honoured and --expect of all of them fails nothing', async () => {
-    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop', 'reasoning', 'reasoning-effort'];
-    const { bad, table } = await run('legal-crlf', honoured, ['chat', 'chat-stream', 'tools', 'models']);
+    const honoured: Capability[] = ['json-object', 'json-schema', 'stream-usage', 'tool-choice', 'parallel-tool-calls', 'parallel-tool-calls-false', 'n', 'max-completion-tokens', 'model-retrieve', 'stop', 'reasoning', 'reasoning-effort', 'embeddings'];
+    const { bad, table } = await run('legal-crlf', honoured, ['chat', 'chat-stream', 'tools', 'models', 'embeddings']);
     expect(bad).toEqual([]);
     for (const cap of honoured) expect(table.find((r) => r.name === cap)?.status).toBe('honoured');
   }, 120_000);

@@ -4,12 +4,13 @@ import type { HttpExchange } from '../http/check-http.ts';
 import type { Auth } from '../http/check-http.ts';
 import { evidence, at, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorOf, errorMemberIs, firstModel, modelList, sharedMe } from '../requests/common-requests.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
-// Spec, Authentication 2: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
+// Spec, Authentication 2: the authenticated routes are /v1/me, /v1/me/usage and chat completions.
 const privateRoutes = [
   { id: 'AUTH-001', method: 'GET', path: '/v1/me' },
   { id: 'AUTH-002', method: 'GET', path: '/v1/me/usage' },
-  { id: 'AUTH-003', method: 'POST', path: '/v1/chat/completions' },
+  { id: 'AUTH-003', method: 'POST', path: CHAT_COMPLETIONS_PATH },
 ] as const;
 
 type Variant = 'missing' | 'unknown' | 'truncated' | 'empty' | 'basic' | 'no-scheme';

@@ -3,8 +3,10 @@ import { CheckHttpError, type HttpExchange } from '../http/check-http.ts';
 import { evidence } from '../framework/evidence.ts';
 import { chatBody, firstModel, listedModels } from '../requests/common-requests.ts';
 import { checkExchange } from '../wire/stream-findings.ts';
+import { requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { at } from '../framework/evidence.ts';
 import { responseLimits } from '../../client/body-limits.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 /** The bounds this check decides (src/client/body-limits.ts): time, size, inflated size, nesting, framing, event size. */
 const IDS = ['HDR-012', 'HDR-013', 'HDR-014', 'HDR-015', 'HDR-016', 'CHAT-STREAM-046'] as const;
@@ -41,13 +43,11 @@ const bounds: CheckDef = {
     const models = await probe('GET /v1/models', () => ctx.http.get('/v1/models', { auth: 'none', headers }));
     const listed = listedModels(models?.json)?.map((m) => at(m, 'id')).find((id): id is string => typeof id === 'string' && id.length > 0);
     const model = listed ?? (await firstModel(ctx));
-    const stream = await probe('chat stream', () => ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { stream: true, stream_options: { include_usage: true } }), { headers }));
+    const stream = await probe('chat stream', () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { stream: true, stream_options: { include_usage: true } }), { headers }));
     if (stream !== undefined && stream.status === 200) {
       for (const f of checkExchange(stream, { includeUsage: true }).findings) {
-        if (f.requirementId !== 'HDR-015' && f.requirementId !== 'CHAT-STREAM-046') continue;
-        const failure = evidence(stream, `chat stream: ${f.message}`, { byteOffset: f.byteOffset });
-        if (f.severity === 'fail') j.violated(f.requirementId, failure);
-        else j.nonStrict(f.requirementId, failure);
+        if (f.rule !== 'json-too-deep' && f.rule !== 'event-too-long') continue;
+        j.violated(requirementOfRule(f.rule), evidence(stream, `chat stream: ${f.message}`, { byteOffset: f.byteOffset }));
       }
     }
     for (const id of IDS) if (!j.has(id)) j.pass(id);

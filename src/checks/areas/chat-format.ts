@@ -5,6 +5,7 @@ import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests
 import { checkExchange } from '../wire/stream-findings.ts';
 import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, schemaProblem } from '../wire/structured-output.ts';
 import { gate } from '../requests/capability-probes.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 export { WEATHER_SCHEMA };
 
@@ -28,7 +29,7 @@ const jsonObject: CheckDef = {
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'json-object'))) return;
     // Compat (OpenAI JSON mode): "the model will only generate strings that parse into valid JSON objects".
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
     if (typeof content !== 'string') {
       if (ex.status === 200) j.skip('CHAT-034', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
@@ -54,7 +55,7 @@ const jsonSchema: CheckDef = {
     if (!(await gate(ctx, j, 'json-schema'))) return;
     const model = await firstModel(ctx);
     // Compat (OpenAI Structured Outputs): with strict:true the output "will exactly match the supplied schema".
-    const ex = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, jsonSchemaBody(model, ctx));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
     if (typeof content !== 'string') {
       if (ex.status === 200) j.skip('CHAT-035', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
@@ -63,7 +64,7 @@ const jsonSchema: CheckDef = {
       const problem = schemaProblem(content);
       j.expect('CHAT-035', problem === undefined, () => evidence(ex, problem?.message ?? '', { received: problem?.received, pointer: '/choices/0/message/content' }));
     }
-    const streamed = await ctx.http.post('/v1/chat/completions', jsonSchemaBody(model, ctx, { stream: true }));
+    const streamed = await ctx.http.post(CHAT_COMPLETIONS_PATH, jsonSchemaBody(model, ctx, { stream: true }));
     if (streamed.status !== 200) {
       j.violated('CHAT-036', evidence(streamed, `the streamed structured output answered ${streamed.status}`, { expected: 200, received: describeResponse(streamed) }));
       return;
@@ -86,7 +87,7 @@ const strictRefusal: CheckDef = {
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'json-schema'))) return;
     const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'loose', schema: NOT_STRICT_SCHEMA, strict: true } } });
-    const ex = await ctx.http.post('/v1/chat/completions', body);
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, body);
     // Compat (OpenAI Structured Outputs): "Invalid schema for response_format 'loose': In context=('properties', 'details'), 'additionalProperties' is required to be supplied and to be false."
     j.expect('CHAT-037', ex.status === 400 && errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', ['response_format']), () =>
       evidence(ex, 'a strict schema outside the strict subset was not refused like OpenAI does', { expected: { status: 400, type: 'invalid_request_error', param: 'response_format' }, received: describeResponse(ex) }),

@@ -4,25 +4,30 @@ import { evidence, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { toolBody } from '../requests/tool-requests.ts';
 import { gate, offers } from '../requests/capability-probes.ts';
-import { checkedStreams, checkExchange, judgeFindings } from '../wire/stream-findings.ts';
+import { breaksMust, checkedStreams, checkExchange, judgeFindings } from '../wire/stream-findings.ts';
 import { failAfterEventsHeader } from '../http/mock-admin.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { at } from '../framework/evidence.ts';
-import { toMessage, type AssembledChoice } from '../../client/stream-assembly.ts';
+import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { toMessage, type AssembledChoice } from '../../protocols/chat-completions/stream-assembly.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('CHAT-STREAM', ...n);
+const ERROR_BEFORE_CHUNKS = requirementOfRule('error-before-chunks');
+const IN_STREAM_ERROR = requirementOfRule('error-shape');
+const CHOICE_MISSING = requirementOfRule('choice-missing');
 
 const framing: CheckDef = {
   name: 'chat-stream-framing',
   area: 'chat-stream',
-  ids: ids(1, 2, 3, 4, 5, 22, 33, 37, 41),
+  ids: [...ids(1), ...idsOfRules(['done-missing', 'ended-mid-event', 'done-not-exact', 'data-after-done', 'non-json-data', 'empty-data', 'line-too-long', 'no-chunks', 'meta-only-event', 'event-field', 'invalid-utf8'])],
   title: 'stream true answers a valid UTF-8 text/event-stream with JSON chunks, at least one chunk, no meta-only or named events, ended by exactly one [DONE]',
   async run(ctx, j) {
     const streams = await checkedStreams(ctx);
     for (const s of streams) {
       const ct = s.ex.headers['content-type'] ?? '';
-      // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events".
+      // Spec, chat completions: "Response, stream true: server-sent events".
       j.expect('CHAT-STREAM-001', s.ex.status === 200 && /^text\/event-stream\b/i.test(ct), () =>
         evidence(s.ex, `${s.name}: not answered as text/event-stream`, { expected: 'text/event-stream', received: `${s.ex.status} ${ct}` }),
       );
@@ -34,7 +39,7 @@ const framing: CheckDef = {
 const envelope: CheckDef = {
   name: 'chat-stream-envelope',
   area: 'chat-stream',
-  ids: ids(6, 7, 8, 9, 10, 11, 12, 13, 44, 47),
+  ids: idsOfRules(['object-wrong', 'id-invalid', 'id-changed', 'created-invalid', 'created-changed', 'model-invalid', 'choices-invalid', 'choice-index-invalid', 'choices-empty', 'created-stale']),
   title: 'every chunk is a chat.completion.chunk with one stable non-empty id, one created in seconds, a model and a choices array with stable indexes',
   async run(ctx, j) {
     judgeFindings(j, await checkedStreams(ctx), j.ids);
@@ -44,17 +49,17 @@ const envelope: CheckDef = {
 const deltas: CheckDef = {
   name: 'chat-stream-deltas',
   area: 'chat-stream',
-  ids: ids(14, 15, 16, 17, 18, 19, 20, 21, 39, 45),
+  ids: idsOfRules(['role-missing-first', 'role-repeated', 'delta-invalid', 'finish-reason-invalid', 'finish-reason-key-missing', 'finish-reason-count', 'finish-chunk-content', 'delta-after-finish', 'choice-missing', 'finish-reason-unknown']),
   title: 'each choice starts with role assistant once, carries string content, finishes exactly once with a known finish_reason and an empty delta, and n=2 streams both choices',
   async run(ctx, j) {
-    await gate(ctx, j, 'n', ['CHAT-STREAM-039']);
+    await gate(ctx, j, 'n', [CHOICE_MISSING]);
     const streams = await checkedStreams(ctx);
     judgeFindings(j, streams, j.ids.filter((id) => !j.has(id)));
     const two = streams.find((s) => s.name === 'stream with n=2');
     if (two !== undefined) {
       // Roles and finish reasons per choice are CHAT-STREAM-014/019's; this judges that both choices stream.
       const indexes = two.result.assembled.choices.map((c) => c.index);
-      if (JSON.stringify(indexes) !== '[0,1]') j.violated('CHAT-STREAM-039', 
+      if (JSON.stringify(indexes) !== '[0,1]') j.violated(CHOICE_MISSING, 
         evidence(two.ex, 'with n=2 the stream did not carry choices 0 and 1', { expected: [0, 1], received: indexes }));
     }
   },
@@ -63,7 +68,7 @@ const deltas: CheckDef = {
 const usage: CheckDef = {
   name: 'chat-stream-usage',
   area: 'chat-stream',
-  ids: ids(23, 24, 25, 26, 27, 28, 29),
+  ids: idsOfRules(['usage-chunk-missing', 'usage-chunk-choices', 'usage-chunk-multiple', 'usage-chunk-not-last', 'usage-non-null-interim', 'usage-null-omitted', 'usage-unrequested', 'usage-chunk-envelope', 'usage-counts']),
   title: 'include_usage adds exactly one last usage chunk with choices [] and consistent totals, and no usage is sent unless requested',
   async run(ctx, j) {
     await gate(ctx, j, 'stream-usage');
@@ -74,7 +79,7 @@ const usage: CheckDef = {
 const errorBeforeStreaming: CheckDef = {
   name: 'chat-stream-error-before-streaming',
   area: 'chat-stream',
-  ids: ids(30),
+  ids: [ERROR_BEFORE_CHUNKS],
   title: 'a stream request the server rejects answers a 4xx status with an error body, never a 200 event stream',
   async run(ctx, j) {
     const model = await firstModel(ctx);
@@ -83,11 +88,11 @@ const errorBeforeStreaming: CheckDef = {
       { what: 'empty messages', body: { model, messages: [], stream: true } },
     ];
     // An error event sent inside a 200 stream before any chunk, in the run's successful streams too.
-    judgeFindings(j, await checkedStreams(ctx), ['CHAT-STREAM-030']);
+    judgeFindings(j, await checkedStreams(ctx), [ERROR_BEFORE_CHUNKS]);
     for (const p of probes) {
-      const ex = await ctx.http.post('/v1/chat/completions', p.body);
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, p.body);
       const e = errorOf(ex);
-      j.expect('CHAT-STREAM-030', ex.status >= 400 && e !== undefined && !/^text\/event-stream/i.test(ex.headers['content-type'] ?? ''), () =>
+      j.expect(ERROR_BEFORE_CHUNKS, ex.status >= 400 && e !== undefined && !/^text\/event-stream/i.test(ex.headers['content-type'] ?? ''), () =>
         evidence(ex, `a stream request with ${p.what} was not refused with a status and an error body`, { expected: '4xx + {"error":{...}}', received: describeResponse(ex) }),
       );
     }
@@ -97,21 +102,21 @@ const errorBeforeStreaming: CheckDef = {
 const errorDuringStreaming: CheckDef = {
   name: 'chat-stream-error-during-streaming',
   area: 'chat-stream',
-  ids: ids(31),
+  ids: [IN_STREAM_ERROR],
   title: 'a failure after the first chunk is sent as an error event and the stream then ends',
   async run(ctx, j) {
     const streams = await checkedStreams(ctx);
     const header = failAfterEventsHeader(ctx, 3);
     if (header === undefined) {
       // A mid-stream failure cannot be provoked on a real server: judge the in-stream errors the run's streams carried.
-      judgeFindings(j, streams, ['CHAT-STREAM-031']);
+      judgeFindings(j, streams, [IN_STREAM_ERROR]);
       return;
     }
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
     const result = checkExchange(ex);
-    judgeFindings(j, [...streams, { name: 'stream failing after 3 events', ex, result }], ['CHAT-STREAM-031']);
+    judgeFindings(j, [...streams, { name: 'stream failing after 3 events', ex, result }], [IN_STREAM_ERROR]);
     if (result.assembled.error === undefined) {
-      j.violated('CHAT-STREAM-031', evidence(ex, 'the stream failed mid-way but carried no error event', { expected: 'data: {"error":{...}}', received: 'no error event' }));
+      j.violated(IN_STREAM_ERROR, evidence(ex, 'the stream failed mid-way but carried no error event', { expected: 'data: {"error":{...}}', received: 'no error event' }));
     }
   },
 };
@@ -119,7 +124,7 @@ const errorDuringStreaming: CheckDef = {
 const legalFraming: CheckDef = {
   name: 'chat-stream-legal-framing',
   area: 'chat-stream',
-  ids: ids(32, 34, 36, 42, 43),
+  ids: idsOfRules(['comment-lines', 'line-endings', 'data-no-space', 'ignored-field', 'bom']),
   title: 'keep-alive comments, CRLF or lone-CR line endings, data: without a space, ignored fields (unknown names, a non-digit retry, NUL in id) and a leading BOM are read as the SSE standard says',
   async run(ctx, j) {
     // SSE standard: "If value starts with a U+0020 SPACE character, remove it" - the space is optional.
@@ -130,7 +135,7 @@ const legalFraming: CheckDef = {
 const reassembly: CheckDef = {
   name: 'chat-stream-reassembly',
   area: 'chat-stream',
-  ids: ids(35),
+  ids: idsOfRules(['split-reads']),
   title: 'events and UTF-8 characters split across reads are reassembled, and the fragmentation is recorded',
   async run(ctx, j) {
     // Conformance anchors §2 #23: "Events split across TCP reads or in the middle of a UTF-8 character: the harness must reassemble them."
@@ -191,15 +196,15 @@ const matchesCompletion: CheckDef = {
     ];
     let compared = 0;
     for (const p of pairs) {
-      const full = await ctx.http.post('/v1/chat/completions', p.body);
-      const streamEx = await ctx.http.post('/v1/chat/completions', { ...p.body, stream: true });
+      const full = await ctx.http.post(CHAT_COMPLETIONS_PATH, p.body);
+      const streamEx = await ctx.http.post(CHAT_COMPLETIONS_PATH, { ...p.body, stream: true });
       if (streamEx.status !== 200 || full.status !== 200) {
         j.skip('CHAT-STREAM-040', `${p.name}: the seeded pair was not answered (${full.status}, ${streamEx.status}; CHAT-019 judges seed)`);
         continue;
       }
       const result = checkExchange(streamEx);
       const streamed = result.assembled.choices[0];
-      if (result.verdict === 'fail' || streamed === undefined) {
+      if (breaksMust(result) || streamed === undefined) {
         j.skip('CHAT-STREAM-040', `${p.name}: the stream breaks the format (judged by the other stream checks), so its message is not compared`);
         continue;
       }

@@ -9,6 +9,7 @@ import { bound, gate, probeCapability } from '../requests/capability-probes.ts';
 import { capabilityNames } from '../registry/capabilities.ts';
 import { errorMember } from '../requests/common-requests.ts';
 import { shorten } from '../framework/shorten.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const EXTENSION_PARAMS = ['top_p', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'user', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format'];
 const FINISH_REASONS = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'];
@@ -93,7 +94,7 @@ const basicShape: CheckDef = {
 };
 
 async function expectOk(ctx: CheckContext, body: unknown): Promise<HttpExchange> {
-  return ctx.http.post('/v1/chat/completions', body);
+  return ctx.http.post(CHAT_COMPLETIONS_PATH, body);
 }
 
 const roles: CheckDef = {
@@ -144,7 +145,7 @@ const params: CheckDef = {
         response_format: { type: 'text' },
       }),
     );
-    // Spec, POST /v1/chat/completions: "Other fields: not shown". These members are beyond the seed's
+    // Spec, chat completions: "Other fields: not shown". These members are beyond the seed's
     // table: a 400 that names one is a server without that capability (CHAT-020), not a fault.
     const param = errorMember(ex, 'param')?.value;
     const message = at(ex.json, 'error', 'message');
@@ -189,7 +190,7 @@ const missingFields: CheckDef = {
       { id: 'CHAT-023', body: { model, messages: [{ role: 'wizard', content: PROMPT }] }, param: ['messages[0].role', 'messages.0.role', 'messages.[0].role'] },
     ];
     for (const c of cases) {
-      const ex = await ctx.http.post('/v1/chat/completions', c.body);
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, c.body);
       j.expect(c.id, ex.status === 400, () => evidence(ex, `${shorten(JSON.stringify(c.body), 80)} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
       if (ex.status !== 400) continue;
       j.expect('CHAT-024', errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', c.param), () =>
@@ -207,7 +208,7 @@ const temperature: CheckDef = {
   async run(ctx, j) {
     const model = await firstModel(ctx);
     for (const t of [2.5, -1]) {
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { temperature: t }));
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { temperature: t }));
       j.expect('CHAT-025', ex.status === 400 && errorMemberIs(ex, 'param', ['temperature']), () =>
         evidence(ex, `temperature ${t} was not refused naming temperature`, { expected: { status: 400, param: 'temperature' }, received: describeResponse(ex) }),
       );
@@ -221,7 +222,7 @@ const toolMessageWithoutId: CheckDef = {
   ids: ['CHAT-027'],
   title: 'a tool message without tool_call_id answers 400',
   async run(ctx, j) {
-    const ex = await ctx.http.post('/v1/chat/completions', {
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, {
       model: await firstModel(ctx),
       messages: [
         { role: 'user', content: PROMPT },
@@ -241,7 +242,7 @@ const streamOptionsWithoutStream: CheckDef = {
     if (!(await gate(ctx, j, 'stream-usage'))) return;
     const model = await firstModel(ctx);
     for (const extra of [{ stream: false }, {}]) {
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...extra, stream_options: { include_usage: true } }));
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { ...extra, stream_options: { include_usage: true } }));
       j.expect('CHAT-028', ex.status === 400 && errorMemberIs(ex, 'param', ['stream_options']), () =>
         evidence(ex, 'stream_options without stream was not refused naming stream_options', { expected: { status: 400, param: 'stream_options' }, received: describeResponse(ex) }),
       );
@@ -256,7 +257,7 @@ const nChoices: CheckDef = {
   title: 'n=3 answers three choices indexed 0, 1, 2',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'n'))) return;
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { n: 3 }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { n: 3 }));
     // The indexes themselves are CHAT-009's; this judges that n choices come back.
     const choices = at(ex.json, 'choices');
     j.expect('CHAT-029', ex.status === 200 && Array.isArray(choices) && choices.length === 3, () =>
@@ -272,7 +273,7 @@ const maxTokens: CheckDef = {
   title: 'max_completion_tokens 1 bounds the completion and cut text finishes with length',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'max-completion-tokens'))) return;
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
     const ct = at(ex.json, 'usage', 'completion_tokens');
     const fr = at(ex.json, 'choices', 0, 'finish_reason');
     // Whether text was cut cannot be told from outside, so the bound is judged; the finish_reason's
@@ -289,7 +290,7 @@ const nonJson: CheckDef = {
   ids: ['CHAT-032'],
   title: 'a syntactically invalid JSON body answers 400',
   async run(ctx, j) {
-    const ex = await ctx.http.send('POST', '/v1/chat/completions', { raw: { body: '{"model": "x", "messages": [', contentType: 'application/json' } });
+    const ex = await ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: '{"model": "x", "messages": [', contentType: 'application/json' } });
     j.expect('CHAT-032', ex.status === 400, () => evidence(ex, 'invalid JSON was not refused with 400', { expected: 400, received: describeResponse(ex) }));
   },
 };

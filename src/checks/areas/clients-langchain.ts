@@ -5,6 +5,7 @@ import { CLIENT_NAMES, langchain } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
 // is changed". LangChain's @langchain/openai chat model is pointed at such servers with
@@ -150,7 +151,7 @@ const unknownRoute = clientOp({
   async run(env) {
     const l = await lc(env, { baseURL: `${env.t.baseUrl}/${UNKNOWN_PREFIX}` });
     if (l === 'not-installed') return l;
-    return expectClientError(env.t, lcError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}/chat/completions)`, () => invoke(l));
+    return expectClientError(env.t, lcError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}${CHAT_COMPLETIONS_ROUTE})`, () => invoke(l));
   },
 });
 

@@ -1,11 +1,12 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat';
 import type { CheckDef } from '../framework/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, openaiNode } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, WRONG_KEY, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
 // is changed". The official SDK (openai-node) is the first such client: each check makes one call
@@ -187,7 +188,7 @@ const unknownRoute = clientOp({
     if (c === 'not-installed') return c;
     const wrongBase = c.withOptions({ baseURL: `${env.t.baseUrl}/${UNKNOWN_PREFIX}` });
     const mt = await maxTokens(env);
-    return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}/chat/completions)`, () =>
+    return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}${CHAT_COMPLETIONS_ROUTE})`, () =>
       wrongBase.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...mt }),
     );
   },

@@ -9,6 +9,7 @@ import { ClientTransport, clientErrorText } from '../clients/client-transport.ts
 import { openaiRateLimited } from './clients-openai.ts';
 import { vercelRateLimited } from './clients-vercel.ts';
 import { langchainRateLimited } from './clients-langchain.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // Each client's error for a 429, one check per client (so a run without one library never loads it).
 
@@ -25,7 +26,7 @@ async function provoke(ctx: CheckContext, model: string): Promise<{ key: string 
   if (!isInt(rpm) || rpm < 1 || rpm > MAX_PROBES) return { skip: `requests_per_minute ${String(rpm)} cannot be exhausted within ${MAX_PROBES} requests` };
   const body = chatBody(ctx, model, { ...(await bound(ctx, 1)) });
   for (let i = 0; i <= rpm; i++) {
-    const ex = await ctx.http.post('/v1/chat/completions', body, { rateLimit: 'raw' });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, body, { rateLimit: 'raw' });
     if (ex.status === 429) return { key: ctx.http.tokenForProbe() };
   }
   return { skip: `${rpm + 1} requests within a minute drew no 429 (LIMIT-001 judges it)` };

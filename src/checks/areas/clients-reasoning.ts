@@ -3,7 +3,7 @@ import { CLIENT_NAMES, langchain, openaiNode, vercelAi } from '../clients/client
 import { clientCaps, clientOp, CLIENT_PROMPT, type ClientOpDef, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { probeCapability } from '../requests/capability-probes.ts';
 import { offered } from '../registry/capabilities.ts';
-import { streamChunks } from '../wire/stream-chunks.ts';
+import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
 import { at, isRecord } from '../framework/evidence.ts';
 
 // What each client gives the application from a reasoning model's stream (capability reasoning):
@@ -27,7 +27,7 @@ async function reasoner(env: OpEnv): Promise<string | { skip: string } | { probl
  */
 export function streamedReasoning(body: string): string {
   let out = '';
-  for (const chunk of streamChunks({ chunks: [{ at: 0, bytes: new TextEncoder().encode(body) }] })) {
+  for (const chunk of streamChunks({ chunks: [{ bytes: new TextEncoder().encode(body) }] })) {
     const d = at(chunk, 'choices', 0, 'delta');
     if (!isRecord(d)) continue;
     const piece = [d['reasoning_content'], d['reasoning']].find((x): x is string => typeof x === 'string' && x !== '');

@@ -5,6 +5,7 @@ import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTo
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
 // is changed". The Vercel AI SDK (`ai`) with its OpenAI-compatible provider is the documented way
@@ -194,7 +195,7 @@ const unknownRoute = clientOp({
   async run(env) {
     const v = await sdk(env, undefined, `${env.t.baseUrl}/${UNKNOWN_PREFIX}`);
     if (v === 'not-installed') return v;
-    return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}/chat/completions)`, () => generate(v, env.model));
+    return expectClientError(env.t, await sdkError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}${CHAT_COMPLETIONS_ROUTE})`, () => generate(v, env.model));
   },
 });
 

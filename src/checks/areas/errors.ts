@@ -6,6 +6,7 @@ import type { Judge } from '../framework/judge.ts';
 import { evidence, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { sampleNegativeInputs } from '../requests/negative-inputs.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 
@@ -25,11 +26,11 @@ function errorSamples(ctx: CheckContext): Promise<ErrorSample[]> {
     const model = await firstModel(ctx);
     const out: ErrorSample[] = [];
     out.push({ what: 'missing credentials', ex: await ctx.http.get('/v1/me', { auth: 'none' }) });
-    out.push({ what: 'missing model', ex: await ctx.http.post('/v1/chat/completions', { messages: [{ role: 'user', content: PROMPT }] }) });
-    out.push({ what: 'bad temperature', ex: await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { temperature: 'hot' })) });
-    out.push({ what: 'unknown model', ex: await ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))) });
+    out.push({ what: 'missing model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { messages: [{ role: 'user', content: PROMPT }] }) });
+    out.push({ what: 'bad temperature', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { temperature: 'hot' })) });
+    out.push({ what: 'unknown model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))) });
     out.push({ what: 'unknown route', ex: await ctx.http.get('/v1/nope') });
-    out.push({ what: 'invalid JSON', ex: await ctx.http.send('POST', '/v1/chat/completions', { raw: { body: '{not json', contentType: 'application/json' } }) });
+    out.push({ what: 'invalid JSON', ex: await ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: '{not json', contentType: 'application/json' } }) });
     // Seed, GET /v1/me/usage: "Query parameter: days. Type, default, bounds and allowed values: not shown."
     // days=0 is malformed only by this project's profile (USAGE-005, INFO): a server may clamp it.
     out.push({ what: 'days=0', ex: await ctx.http.get('/v1/me/usage?days=0'), undefinedBySeed: 'the seed shows no bounds for days' });
@@ -82,8 +83,8 @@ const negativeInputs: CheckDef = {
   async run(ctx, j) {
     const model = await firstModel(ctx);
     for (const input of sampleNegativeInputs(model, ctx.seed, NEGATIVE_INPUT_RUNS)) {
-      const ex = await ctx.http.post('/v1/chat/completions', input.body);
-      // Spec, POST /v1/chat/completions: "Other fields: not shown". A server that ignores a member beyond
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, input.body);
+      // Spec, chat completions: "Other fields: not shown". A server that ignores a member beyond
       // the seed's table (CHAT-020) answers 200 to any value of it: judged only where it offers the member.
       if (ex.status >= 200 && ex.status < 300 && !(await offersMember(ctx, input.why))) continue;
       j.expect('ERR-006', ex.status >= 400 && ex.status < 500, () =>
@@ -120,7 +121,7 @@ const sameStatus: CheckDef = {
     const statuses: number[] = [];
     let last: HttpExchange | undefined;
     for (let i = 0; i < 3; i++) {
-      last = await ctx.http.post('/v1/chat/completions', { model, messages: [{ role: 'wizard', content: 'hi' }] });
+      last = await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [{ role: 'wizard', content: 'hi' }] });
       statuses.push(last.status);
     }
     j.expect('ERR-007', new Set(statuses).size === 1, () => evidence(last, 'the same invalid request got different statuses', { expected: 'one status', received: statuses }));
@@ -131,13 +132,13 @@ function oversizedBody(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('errors:oversized', async () => {
     // HTTP profile: "413: code request_too_large (body limit 1 MiB)".
     const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
-    return ctx.http.post('/v1/chat/completions', body);
+    return ctx.http.post(CHAT_COMPLETIONS_PATH, body);
   });
 }
 
 function textPlainBody(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('errors:text-plain', async () =>
-    ctx.http.send('POST', '/v1/chat/completions', { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
+    ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
   );
 }
 
@@ -190,7 +191,7 @@ const nonObject: CheckDef = {
   title: 'a JSON body that is an array, a string or null answers 400',
   async run(ctx, j) {
     for (const raw of ['[]', '"hello"', 'null']) {
-      const ex = await ctx.http.send('POST', '/v1/chat/completions', { raw: { body: raw, contentType: 'application/json' } });
+      const ex = await ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: raw, contentType: 'application/json' } });
       j.expect('ERR-013', ex.status === 400, () => evidence(ex, `a body of ${raw} was not refused with 400`, { expected: 400, received: describeResponse(ex) }));
     }
   },
@@ -208,7 +209,7 @@ const wrongType: CheckDef = {
       { field: 'stream', body: chatBody(ctx, model, { stream: 'yes' }) },
     ];
     for (const c of cases) {
-      const ex = await ctx.http.post('/v1/chat/completions', c.body);
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, c.body);
       j.expect('ERR-014', ex.status === 400 && errorMemberIs(ex, 'param', [c.field]), () =>
         evidence(ex, `${c.field} of the wrong type was not refused naming it`, { expected: { status: 400, param: c.field }, received: describeResponse(ex) }),
       );

@@ -3,6 +3,7 @@ import { requirementIds } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at } from '../framework/evidence.ts';
 import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../requests/common-requests.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('HDR', ...n);
 
@@ -21,7 +22,7 @@ function routeSamples(ctx: CheckContext): Promise<{ what: string; ex: HttpExchan
       { what: 'chat completion', ex: await basicCompletion(ctx) },
       { what: 'chat stream', ex: await basicStream(ctx) },
       { what: '401', ex: await ctx.http.get('/v1/me', { auth: 'none' }) },
-      { what: '400', ex: await ctx.http.post('/v1/chat/completions', { model, messages: [] }) },
+      { what: '400', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [] }) },
       { what: '404', ex: await ctx.http.get('/v1/nope') },
     ];
   });

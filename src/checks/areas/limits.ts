@@ -4,6 +4,7 @@ import { requirementIds } from '../framework/check-types.ts';
 import type { HttpExchange, Auth } from '../http/check-http.ts';
 import { evidence, at, isInt, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('LIMIT', ...n);
 
@@ -46,7 +47,7 @@ const requestsPerMinute: CheckDef = {
     let limited: HttpExchange | undefined;
     for (let i = 0; i <= rpm && limited === undefined; i++) {
       // `raw`: this check exhausts the window on purpose, so its 429 must not be waited out.
-      const ex = await ctx.http.post('/v1/chat/completions', body, { auth, rateLimit: 'raw' });
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, body, { auth, rateLimit: 'raw' });
       if (ex.status === 429) limited = ex;
       else if (ex.status === 200) accepted += 1;
     }
@@ -86,7 +87,7 @@ const requestsPerMinute: CheckDef = {
       return;
     }
     await ctx.sleep(seconds * 1000);
-    const again = await ctx.http.post('/v1/chat/completions', body, { auth, rateLimit: 'raw' });
+    const again = await ctx.http.post(CHAT_COMPLETIONS_PATH, body, { auth, rateLimit: 'raw' });
     j.expect('LIMIT-004', again.status === 200, () => evidence(again, `after waiting Retry-After (${seconds} s) the request answered ${again.status}`, { expected: 200, received: describeResponse(again) }));
   },
 };
@@ -111,7 +112,7 @@ const tokensPerMinute: CheckDef = {
     const budget = Math.min(MAX_PROBES, isInt(rpm) ? rpm : MAX_PROBES);
     let tokens = 0;
     for (let i = 0; i < budget; i++) {
-      const ex = await ctx.http.post('/v1/chat/completions', body, { auth, rateLimit: 'raw' });
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, body, { auth, rateLimit: 'raw' });
       if (ex.status === 429) {
         j.expect('LIMIT-005', errorMemberIs(ex, 'code', ['rate_limit_exceeded']), () => evidence(ex, 'the tokens 429 is not rate_limit_exceeded', { expected: 'rate_limit_exceeded', received: describeResponse(ex) }));
         return;
@@ -143,7 +144,7 @@ const spendCap: CheckDef = {
       j.skip('LIMIT-006', token === undefined ? 'the account has not reached its monthly spend cap (bundled mock only provides one)' : 'the capped account is not at its cap');
       return;
     }
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth, rateLimit: 'raw' });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth, rateLimit: 'raw' });
     // HTTP profile: "Monthly spend cap reached: 429, type insufficient_quota, code insufficient_quota".
     j.expect('LIMIT-006', ex.status === 429 && errorMemberIs(ex, 'type', ['insufficient_quota']) && errorMemberIs(ex, 'code', ['insufficient_quota']), () =>
       evidence(ex, 'a request over the monthly spend cap was not refused with 429 insufficient_quota', { expected: { status: 429, code: 'insufficient_quota' }, received: describeResponse(ex) }),

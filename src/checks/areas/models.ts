@@ -4,6 +4,7 @@ import { evidence, at, isInt, isRecord, describeResponse } from '../framework/ev
 import { chatBody, errorMember, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../requests/common-requests.ts';
 import { mockAdmin } from '../http/mock-admin.ts';
 import { retrieveModel } from './models-retrieve.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const listShape: CheckDef = {
   name: 'models-list-shape',
@@ -60,7 +61,7 @@ const usable: CheckDef = {
   async run(ctx, j) {
     // Spec, GET /v1/models: "The identifiers to use are those currently returned".
     for (const model of await modelIds(ctx)) {
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...(await bound(ctx, 8)) }));
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { ...(await bound(ctx, 8)) }));
       j.expect('MODELS-008', ex.status === 200, () => evidence(ex, `chat with listed model "${model}" answered ${ex.status}`, { expected: 200, received: describeResponse(ex) }));
     }
   },
@@ -72,7 +73,7 @@ const unknownModel: CheckDef = {
   ids: ['MODELS-010'],
   title: 'a chat request naming a never-listed model answers 404 model_not_found',
   async run(ctx, j) {
-    const ex = await ctx.shared.get('chat:unknown-model', () => ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))));
+    const ex = await ctx.shared.get('chat:unknown-model', () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))));
     // DECISIONS.md D-HTTP-08: param null (as OpenAI sends it) or "model". The code must be there: a 404 whose body
     // has no error.code (vLLM's flat ErrorResponse, https://github.com/vllm-project/vllm/issues/3485) does not say
     // model_not_found; the requirement is INFO, so this is noted, never a failure.
@@ -105,7 +106,7 @@ const availability: CheckDef = {
     const gone = await ctx.http.get('/v1/models', { auth: 'none' });
     const still = listedModels(gone.json)?.some((m) => modelIdOf(m) === id) !== false;
     j.expect('MODELS-012', !still, () => evidence(gone, `retired model "${id}" is still listed`, { expected: `no ${id}` }));
-    const chat = await ctx.http.post('/v1/chat/completions', chatBody(ctx, id, { ...(await bound(ctx, 4)) }));
+    const chat = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, id, { ...(await bound(ctx, 4)) }));
     j.expect('MODELS-011', chat.status === 404 && errorMemberIs(chat, 'code', ['model_not_found']), () =>
       evidence(chat, `chat with retired model "${id}" answered ${chat.status}`, { expected: { status: 404, code: 'model_not_found' }, received: describeResponse(chat) }),
     );

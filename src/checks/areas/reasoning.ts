@@ -3,13 +3,14 @@ import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
 import { PROMPT, weatherTool } from '../requests/common-requests.ts';
 import { effortOrder, effortTurns, gate, offers, probeCapability } from '../requests/capability-probes.ts';
-import { streamChunks } from '../wire/stream-chunks.ts';
+import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // Reasoning models (capability reasoning): DeepSeek and vLLM before PR 27752 stream thinking as
 // delta.reasoning_content, vLLM after it and Ollama as delta.reasoning, before the answer; usage
 // counts it in completion_tokens_details.reasoning_tokens. Judged on the model the probe found.
 
-const CHAT = '/v1/chat/completions';
+const CHAT = CHAT_COMPLETIONS_PATH;
 const FIELDS = ['reasoning_content', 'reasoning'] as const;
 
 interface ReasoningStream {

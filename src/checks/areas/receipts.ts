@@ -7,6 +7,7 @@ import { evidence, at, isRecord, describeResponse } from '../framework/evidence.
 import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { decodeKeyref, digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
 import { requirementIdsOfFinding } from '../registry/receipt-finding-ids.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)';
 
@@ -81,12 +82,12 @@ async function verifyServed(ctx: CheckContext, label: string, auth: Auth): Promi
 function servedChains(ctx: CheckContext): Promise<Served[]> {
   return ctx.shared.get('receipts:served', async () => {
     await basicCompletion(ctx);
-    await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
+    await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
     const out = [await verifyServed(ctx, 'account chain', 'token')];
     const capped = ctx.limitTokens.capped;
     if (ctx.includeLimits && capped !== undefined) {
       const auth: Auth = { authorization: `Bearer ${capped}` };
-      await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
+      await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
       out.push(await verifyServed(ctx, 'capped account chain', auth));
     }
     return out;
@@ -301,7 +302,7 @@ const completion: CheckDef = {
     for (const stream of [false, true]) {
       const before = chainData(await fetchChain(ctx));
       const meBefore = at((await getMe(ctx)).json, 'usage', 'spend_usd');
-      const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit, ...(stream ? { stream: true } : {}) }));
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { ...limit, ...(stream ? { stream: true } : {}) }));
       const meAfter = at((await getMe(ctx)).json, 'usage', 'spend_usd');
       const afterEx = await fetchChain(ctx);
       const added = chainData(afterEx).slice(before.length);
@@ -370,8 +371,8 @@ const rejected: CheckDef = {
     if (!(await requireExtension(ctx, j))) return;
     const model = await firstModel(ctx);
     const before = chainData(await fetchChain(ctx));
-    const bad = await ctx.http.post('/v1/chat/completions', { model, messages: [] });
-    const unknown = await ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx)));
+    const bad = await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [] });
+    const unknown = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx)));
     const afterEx = await fetchChain(ctx);
     const added = chainData(afterEx).slice(before.length);
     if (bad.status < 400 || unknown.status < 400) {
@@ -399,7 +400,7 @@ const denial: CheckDef = {
     const auth: Auth = { authorization: `Bearer ${token}` };
     const limit = await bound(ctx, 1);
     const before = chainData(await fetchChain(ctx, auth));
-    const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { ...limit }), { auth });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...limit }), { auth });
     if (ex.status !== 429) {
       j.skip('RCPT-HTTP-011', `the capped request was not refused (${ex.status}; LIMIT-006 judges that)`);
       return;

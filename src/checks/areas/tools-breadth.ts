@@ -4,12 +4,13 @@ import { evidence, at, isRecord, describeResponse } from '../framework/evidence.
 import { firstModel, timeTool, weatherTool } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { callsByIndex, parallelToolStream, toolDeltas } from '../wire/streamed-tool-calls.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // Tool-calling breadth (issue 19): tool_choice "required", parallel calls streamed with interleaved
 // deltas, nested and array argument schemas. tool_choice and parallel calls are capabilities
 // (capabilities.ts): judged where the server offers them.
 
-const CHAT = '/v1/chat/completions';
+const CHAT = CHAT_COMPLETIONS_PATH;
 
 /** A function whose parameters hold a nested object and an array of objects. */
 export const tripTool = {

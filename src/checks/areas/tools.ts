@@ -7,12 +7,14 @@ import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
+import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
 
 function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
+  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
 }
 
 function judgeCalls(j: Judge, ex: HttpExchange, label: string): void {
@@ -126,7 +128,7 @@ const roundTrip: CheckDef = {
       { role: 'assistant', content: null, tool_calls: [replay] },
       { role: 'tool', tool_call_id: callId, content: '{"temperature_c": 21, "sky": "clear"}' },
     ];
-    const second = await ctx.http.post('/v1/chat/completions', body);
+    const second = await ctx.http.post(CHAT_COMPLETIONS_PATH, body);
     const ok = second.status === 200;
     j.expect('CHAT-026', ok, () => evidence(second, 'an assistant message with content null and tool_calls was refused', { expected: 200, received: describeResponse(second) }));
     // The completion's own shape is CHAT-001..017's; the round trip needs an answer with choices.
@@ -139,23 +141,23 @@ const roundTrip: CheckDef = {
 const streamDeltas: CheckDef = {
   name: 'tools-stream-deltas',
   area: 'tools',
-  ids: ids(12, 13, 14, 15, 16, 17),
+  ids: idsOfRules(['tool-index-invalid', 'tool-first-delta-incomplete', 'tool-identity-changed', 'tool-arguments-not-string', 'tool-index-gap', 'tool-arguments-not-json']),
   title: 'streamed tool-call deltas have contiguous integer indexes, a first delta with id, type and name, a stable identity and string argument fragments that join to JSON',
   async run(ctx, j) {
     const streams = await checkedStreams(ctx);
     const tool = streams.find((s) => s.name === 'streamed forced tool call');
     if (tool !== undefined && tool.ex.status === 200) {
       const calls = tool.result.assembled.choices[0]?.toolCalls ?? [];
-      if (calls.length === 0) j.violated('TOOLS-012', evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
+      if (calls.length === 0) j.violated(requirementOfRule('tool-index-invalid'), evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
       calls.forEach((c, k) => {
-        j.expect('TOOLS-016', c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
+        j.expect(requirementOfRule('tool-index-gap'), c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
         let parsed: unknown;
         try {
           parsed = JSON.parse(c.arguments);
         } catch {
           parsed = undefined;
         }
-        if (!isRecord(parsed)) j.informational('TOOLS-017', `joined arguments of tool call ${k} do not parse as a JSON object: ${c.arguments.slice(0, 80)}`);
+        if (!isRecord(parsed)) j.informational(requirementOfRule('tool-arguments-not-json'), `joined arguments of tool call ${k} do not parse as a JSON object: ${c.arguments.slice(0, 80)}`);
       });
     }
     judgeFindings(j, streams, j.ids);
@@ -169,7 +171,7 @@ const choiceNone: CheckDef = {
   title: 'tool_choice none suppresses tool calls',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'tool-choice'))) return;
-    const ex = await ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: 'none' }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: 'none' }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-018', ex.status === 200 && (calls === undefined || calls === null || (Array.isArray(calls) && calls.length === 0)), () =>
       evidence(ex, 'tool_choice none still produced tool calls (or was refused)', { expected: 'no tool_calls', received: ex.status === 200 ? calls : describeResponse(ex) }),
@@ -184,7 +186,7 @@ const parallel: CheckDef = {
   title: 'parallel_tool_calls false yields at most one tool call',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'parallel-tool-calls-false'))) return;
-    const ex = await ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined, tools: [weatherTool, timeTool], parallel_tool_calls: false }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined, tools: [weatherTool, timeTool], parallel_tool_calls: false }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-020', ex.status === 200 && (!Array.isArray(calls) || calls.length <= 1), () =>
       evidence(ex, 'parallel_tool_calls false gave more than one call (or was refused)', { expected: '<= 1 call', received: ex.status === 200 ? (Array.isArray(calls) ? calls.length : calls) : describeResponse(ex) }),
@@ -200,7 +202,7 @@ const invalidDefinition: CheckDef = {
   async run(ctx, j) {
     const model = await firstModel(ctx);
     for (const name of ['get weather', 'x'.repeat(65)]) {
-      const ex = await ctx.http.post('/v1/chat/completions', {
+      const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, {
         model,
         messages: [{ role: 'user', content: 'hi' }],
         tools: [{ type: 'function', function: { name, parameters: { type: 'object', properties: {} } } }],

@@ -5,9 +5,10 @@ import type { Judge } from '../framework/judge.ts';
 import type { Failure } from '../framework/verdicts.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
-import { StreamValidator } from '../../client/stream-checker.ts';
+import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
 import { dayTotals, discoverUsage, readUsage, tokensOf, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, Daily usage: "Fields of the response: not shown. It holds a day-by-day breakdown of
 // activity". The profile's shape (D-HTTP-09..11) is judged by USAGE-002..009 at their grades; the
@@ -276,7 +277,7 @@ async function aroundOneCompletion(ctx: CheckContext, extra: Record<string, unkn
   // The length bound is a capability: probed before the window, so the probe is not counted in it.
   const limit = await bound(ctx, 16);
   const before = await snapshot(ctx, d, notFound);
-  const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { ...limit, ...extra }));
+  const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { ...limit, ...extra }));
   const after = await snapshot(ctx, d, notFound);
   return { ex, before, after, d, notFound };
 }
@@ -339,9 +340,9 @@ const rejectedNotCounted: CheckDef = {
     const wrongToken = `${ctx.http.tokenForProbe()}x`;
     ctx.http.registerSecret(wrongToken, '${IARI_TOKEN}x');
     const probes = [
-      await ctx.http.post('/v1/chat/completions', chatBody(ctx, model), { auth: { authorization: `Bearer ${wrongToken}` } }),
-      await ctx.http.post('/v1/chat/completions', { model, messages: [] }),
-      await ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))),
+      await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model), { auth: { authorization: `Bearer ${wrongToken}` } }),
+      await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [] }),
+      await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))),
     ];
     const after = await snapshot(ctx, d, footing.ok ? '' : footing.reason);
     const refused = probes.filter((p) => p.status >= 400 && p.status < 500);

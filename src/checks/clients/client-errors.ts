@@ -7,7 +7,7 @@ export const WRONG_KEY = 'sk-iari-wrong-key-0000000000000000000000';
 /**
  * The 404 "unknown route" operations keep the client's own call (a chat completion) and put a
  * path segment the server does not serve into the base URL, the way a mistyped or foreign base
- * path does (`…/v1/<prefix>/chat/completions`). No server serves it, whatever else it implements.
+ * path does (`…/v1/<prefix>` + CHAT_COMPLETIONS_ROUTE). No server serves it, whatever else it implements.
  */
 export const UNKNOWN_PREFIX = 'iari-no-such-prefix';
 

@@ -15,13 +15,14 @@ import { headersChecks } from '../areas/headers.ts';
 import { boundsChecks } from '../areas/bounds.ts';
 import { limitsChecks } from '../areas/limits.ts';
 import { receiptsChecks } from '../areas/receipts.ts';
+import { embeddingsChecks } from '../areas/embeddings.ts';
 import { openaiClientChecks } from '../areas/clients-openai.ts';
 import { vercelClientChecks } from '../areas/clients-vercel.ts';
 import { langchainClientChecks } from '../areas/clients-langchain.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

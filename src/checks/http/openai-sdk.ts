@@ -4,8 +4,9 @@ import { policedFetch } from '../../client/fetch-policy.ts';
 import { CheckHttpError } from './check-http.ts';
 import { isRequestDeadline } from '../../client/transport-errors.ts';
 import { createOpenAIClient } from '../../client/openai-client.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
-const PATH = '/v1/chat/completions';
+const PATH = CHAT_COMPLETIONS_PATH;
 
 export interface SdkClient {
   client: OpenAI;

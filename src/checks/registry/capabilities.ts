@@ -1,9 +1,10 @@
-
+import { idsOfRules } from './stream-rule-ids.ts';
+import { embeddingsRequirementIds } from './embeddings-rule-ids.ts';
 /**
  * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
  * shows: its endpoints, the fields of its tables (request members model, messages, temperature,
  * stream, tools), the stream framing, tool calls and bearer auth; the rubric grades it everywhere.
- * Spec, POST /v1/chat/completions: "Other fields: not shown". Every feature beyond that table is a
+ * Spec, chat completions: "Other fields: not shown". Every feature beyond that table is a
  * capability: iari probes whether the server honours it, ignores it, refuses it or breaks it, and
  * judges the requirements it carries only where the server offers it (CHAT-020: a server may ignore
  * a member it does not know), unless the user declares it with `--expect`.
@@ -24,6 +25,7 @@ export const capabilityNames = [
   'reasoning-effort',
   'model-retrieve',
   'receipts',
+  'embeddings',
 ] as const;
 export type Capability = (typeof capabilityNames)[number];
 
@@ -60,12 +62,12 @@ export interface CapabilityDef {
 export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   'json-object': { title: 'JSON mode', member: 'response_format {"type":"json_object"}', ids: ['CHAT-034'] },
   'json-schema': { title: 'Structured Outputs (strict JSON Schema)', member: 'response_format {"type":"json_schema"}', ids: ['CHAT-035', 'CHAT-036', 'CHAT-037'] },
-  'stream-usage': { title: 'Usage in streams', member: 'stream_options.include_usage', ids: ['CHAT-028', 'CHAT-STREAM-023', 'CHAT-STREAM-024', 'CHAT-STREAM-026', 'CHAT-STREAM-028', 'CHAT-STREAM-029'] },
+  'stream-usage': { title: 'Usage in streams', member: 'stream_options.include_usage', ids: ['CHAT-028', ...idsOfRules(['usage-chunk-missing', 'usage-chunk-not-last', 'usage-null-omitted', 'usage-chunk-envelope', 'usage-counts'])] },
   'tool-choice': { title: 'tool_choice none, required and named', member: 'tool_choice', ids: ['TOOLS-018', 'TOOLS-019', 'TOOLS-023'] },
   'parallel-tool-calls': { title: 'Parallel tool calls', member: 'two tool calls in one streamed turn', ids: ['TOOLS-024', 'TOOLS-025'] },
   'parallel-tool-calls-false': { title: 'One call per turn on request', member: 'parallel_tool_calls false', ids: ['TOOLS-020'] },
   stop: { title: 'Stop sequences', member: 'stop', ids: [] },
-  n: { title: 'Several choices', member: 'n', ids: ['CHAT-029', 'CHAT-STREAM-039'] },
+  n: { title: 'Several choices', member: 'n', ids: ['CHAT-029', ...idsOfRules(['choice-missing'])] },
   seed: { title: 'Seeded sampling', member: 'seed', ids: [] },
   logprobs: { title: 'Log probabilities', member: 'logprobs', ids: [] },
   'max-completion-tokens': { title: 'Completion length bound', member: 'max_completion_tokens', ids: ['CHAT-030'] },
@@ -73,6 +75,7 @@ export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   'reasoning-effort': { title: 'Reasoning effort', member: 'reasoning_effort', ids: ['CHAT-039'] },
   'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
   receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
+  embeddings: { title: 'Embeddings', member: 'POST /v1/embeddings', ids: embeddingsRequirementIds },
 };
 
 /** The capability whose requirements include `id`, if any. */

@@ -22,6 +22,7 @@ export const areas = [
   'RCPT-PAIR',
   'RCPT-HTTP',
   'CLIENT',
+  'EMB',
 ] as const;
 export type Area = (typeof areas)[number];
 

@@ -3,17 +3,19 @@ import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../framework/judge.ts';
 import { at, isRecord } from '../framework/evidence.ts';
 import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
-import { StreamValidator } from '../../client/stream-checker.ts';
-import { streamChunks } from '../wire/stream-chunks.ts';
+import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
+import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
 import { BOTH_TOOLS_PROMPT, callsByIndex, parallelToolStream, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
+import { EMBEDDINGS_PATH, embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
 
-const CHAT = '/v1/chat/completions';
+const CHAT = CHAT_COMPLETIONS_PATH;
 
 function found(ex: HttpExchange, status: CapabilityProbe['status'], detail: string, extra: Partial<CapabilityProbe> = {}): CapabilityProbe {
   return { status, detail, ...(ex.requestId === undefined ? {} : { requestId: ex.requestId }), ...extra };
@@ -250,12 +252,25 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `GET /v1/models/${model} answered 200 JSON`);
     return found(ex, 'broken', `GET /v1/models/${model} answered ${ex.status}${isRecord(ex.json) ? '' : ' without a JSON object'}`);
   },
+  async embeddings(ctx) {
+    // Not in the seed: a chat-only server answers the route 404 (llama.cpp's server without --embeddings: 501).
+    const ex = await singleEmbedding(ctx);
+    const what = `POST ${EMBEDDINGS_PATH}`;
+    if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `${what} answered ${ex.status}`);
+    if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
+    return notServed(ex, what) ?? found(ex, 'broken', `${what} answered 200 without a JSON object`);
+  },
   async receipts(ctx) {
     const ex = await ctx.shared.get('receipts:keys', () => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
     if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');
     return found(ex, ex.status === 200 ? 'honoured' : 'undecided', `GET /v1/receipts/keys answered ${ex.status}`);
   },
 };
+
+/** One text embedded with the first model, sent once per run (the probe and the embeddings check read it). */
+export function singleEmbedding(ctx: CheckContext): Promise<HttpExchange> {
+  return ctx.shared.get('embeddings:single', async () => ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), 'The quick brown fox jumps over the lazy dog.')));
+}
 
 /** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
 export const EFFORT_TOKEN_BOUND = 2048;

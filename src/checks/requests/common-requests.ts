@@ -1,6 +1,7 @@
 import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { at, isRecord } from '../framework/evidence.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 /** The small prompt every shared completion sends. */
 export const PROMPT = 'Say hello to the conformance suite in a few words.';
@@ -101,31 +102,31 @@ export function sharedMe(ctx: CheckContext): Promise<HttpExchange> {
 
 /** One minimal non-streaming completion, shared by the shape checks. */
 export function basicCompletion(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:basic', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx))));
+  return ctx.shared.get('chat:basic', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx))));
 }
 
 /** The same request as `basicCompletion`, streamed. */
 export function basicStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:stream', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true })));
+  return ctx.shared.get('chat:stream', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true })));
 }
 
 /** Streamed with `stream_options.include_usage`. */
 export function usageStream(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('chat:stream-usage', async () =>
-    ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } })),
+    ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } })),
   );
 }
 
 /** Streamed with an empty `stream_options` (usage must still not be sent). */
 export function emptyOptionsStream(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('chat:stream-empty-options', async () =>
-    ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: {} })),
+    ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: {} })),
   );
 }
 
 /** Streamed with n = 2. */
 export function twoChoiceStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:stream-n2', async () => ctx.http.post('/v1/chat/completions', chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
+  return ctx.shared.get('chat:stream-n2', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
 }
 
 /** `body.error` when the body is an OpenAI-shaped error, else undefined. */

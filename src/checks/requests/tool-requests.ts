@@ -2,9 +2,10 @@ import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { firstModel, timeTool, weatherTool } from './common-requests.ts';
 import { offers } from './capability-probes.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 /**
- * The tool request of the core checks. Spec, POST /v1/chat/completions: "tools | array | no | list
+ * The tool request of the core checks. Spec, chat completions: "tools | array | no | list
  * of tools; when the model decides to invoke one, the response message carries tool_calls". The seed
  * shows no tool_choice, so the call is forced by name only where the server offers tool_choice
  * (capability tool-choice); otherwise only the weather tool is declared and the prompt asks for it.
@@ -22,10 +23,10 @@ export async function toolBody(ctx: CheckContext, model: string, extra: Record<s
 
 /** A completion where the tool is forced (or, without tool_choice, asked for), so the answer is a tool call. */
 export function toolCompletion(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx))));
+  return ctx.shared.get('chat:tool', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx))));
 }
 
 /** The same tool call, streamed. */
 export function toolStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-stream', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { stream: true })));
+  return ctx.shared.get('chat:tool-stream', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { stream: true })));
 }

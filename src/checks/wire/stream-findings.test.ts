@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { StreamValidator } from '../../client/stream-checker.ts';
-import { streamRules } from '../../client/stream-rules.ts';
+import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
+import { streamRequirementIds } from '../registry/stream-rule-ids.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { Judge } from '../framework/judge.ts';
 import { judgeFindings } from './stream-findings.ts';
@@ -10,7 +10,7 @@ import { gradeOf } from '../registry/registry-view.ts';
 import { catalog } from '../framework/catalog.ts';
 
 const dir = fileURLToPath(new URL('../../../fixtures/streams/', import.meta.url));
-const ruleIds = [...new Set(Object.values(streamRules).map((r) => r.requirementId))].sort();
+const ruleIds = [...streamRequirementIds].sort();
 
 interface Expect {
   options: { includeUsage: boolean; n: number; nowSeconds: number };

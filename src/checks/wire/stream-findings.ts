@@ -1,12 +1,14 @@
 import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../framework/judge.ts';
-import type { StreamCheckResult } from '../../client/stream-checker.ts';
-import { StreamValidator } from '../../client/stream-checker.ts';
+import type { StreamCheckResult } from '../../protocols/chat-completions/stream-checker.ts';
+import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { evidence } from '../framework/evidence.ts';
 import { basicStream, emptyOptionsStream, twoChoiceStream, usageStream } from '../requests/common-requests.ts';
 import { toolStream } from '../requests/tool-requests.ts';
 import { offers } from '../requests/capability-probes.ts';
+import { requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../registry/rule-grades.ts';
 
 export interface CheckedStream {
   name: string;
@@ -43,9 +45,9 @@ export function checkedStreams(ctx: CheckContext): Promise<CheckedStream[]> {
 }
 
 /**
- * Judges the stream checker's findings on the IDs this check owns: each finding's severity
- * (fail / non-strict / informational, from the rule table) becomes the judgement; an owned ID
- * with no finding in any stream passes.
+ * Judges the stream checker's findings on the IDs this check owns: each finding is a breach of the
+ * requirement its rule code decides (registry/stream-rule-ids.ts), graded by the judge from the
+ * registry like every other judgement; an owned ID with no finding in any stream passes.
  */
 export function judgeFindings(j: Judge, streams: readonly CheckedStream[], owned: readonly string[]): void {
   for (const s of streams) {
@@ -54,19 +56,25 @@ export function judgeFindings(j: Judge, streams: readonly CheckedStream[], owned
       continue;
     }
     for (const f of s.result.findings) {
-      if (!owned.includes(f.requirementId)) continue;
+      const id = requirementOfRule(f.rule);
+      if (!owned.includes(id)) continue;
       // A body the server broke off says so (HDR-016), so "no [DONE]" is not read as the server's choice.
       const cut = s.ex.bodyError === undefined ? '' : ` (the server broke the body off: ${s.ex.bodyError})`;
-      const failure = evidence(s.ex, `${s.name}: ${f.message}${cut}`, {
-        ...(f.expected === undefined ? {} : { expected: f.expected }),
-        ...(f.received === undefined ? {} : { received: f.received }),
-        ...(f.pointer === undefined ? {} : { pointer: f.pointer }),
-        byteOffset: f.byteOffset,
-      });
-      if (f.severity === 'fail') j.violated(f.requirementId, failure);
-      else if (f.severity === 'non-strict') j.nonStrict(f.requirementId, failure);
-      else j.informational(f.requirementId, failure.message);
+      j.violated(
+        id,
+        evidence(s.ex, `${s.name}: ${f.message}${cut}`, {
+          ...(f.expected === undefined ? {} : { expected: f.expected }),
+          ...(f.received === undefined ? {} : { received: f.received }),
+          ...(f.pointer === undefined ? {} : { pointer: f.pointer }),
+          byteOffset: f.byteOffset,
+        }),
+      );
     }
   }
   for (const id of owned) if (!j.has(id)) j.pass(id);
+}
+
+/** The stream breaks a MUST requirement (by the registry's grades): its assembled message is not to be trusted. */
+export function breaksMust(result: StreamCheckResult): boolean {
+  return result.findings.some((f) => gradeOfRule(f.rule) === 'MUST');
 }

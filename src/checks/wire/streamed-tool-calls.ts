@@ -2,7 +2,8 @@ import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { at, isRecord } from '../framework/evidence.ts';
 import { firstModel, timeTool, weatherTool } from '../requests/common-requests.ts';
-import { streamChunks } from './stream-chunks.ts';
+import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 /** A prompt that asks for both declared tools in one turn. */
 export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time is it there? Use both tools.';
@@ -13,7 +14,7 @@ export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time 
  */
 export function parallelToolStream(ctx: CheckContext): Promise<HttpExchange> {
   return ctx.shared.get('tools:parallel-stream', async () =>
-    ctx.http.post('/v1/chat/completions', { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
+    ctx.http.post(CHAT_COMPLETIONS_PATH, { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
   );
 }
 

@@ -3,6 +3,7 @@ import type { HttpExchange } from '../http/check-http.ts';
 import { at, isInt } from '../framework/evidence.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
 import { counterKinds, discoverShape, describeShape, membersOfDay, readRows, type DaysContract, type DeltaProbe, type UsageDiscovery, type UsageRow, type UsageShape } from './usage-shape.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 export type { UsageDiscovery } from './usage-shape.ts';
 
@@ -43,7 +44,7 @@ async function deltaProbe(ctx: CheckContext, path: string): Promise<{ probe: Del
   const model = await firstModel(ctx);
   const day = utcDate(new Date());
   const before = await ctx.http.get(path);
-  const ex = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { max_completion_tokens: 16 }));
+  const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { max_completion_tokens: 16 }));
   const after = await ctx.http.get(path);
   if (utcDate(new Date()) !== day) return { skipped: 'the UTC day changed during the probe' };
   const usage = { prompt_tokens: at(ex.json, 'usage', 'prompt_tokens'), completion_tokens: at(ex.json, 'usage', 'completion_tokens'), total_tokens: at(ex.json, 'usage', 'total_tokens') };

@@ -9,7 +9,7 @@ export interface EngineTarget {
   checker: Checker;
   /** `scheme://host:port` (no path). */
   origin: string;
-  /** `/v1/chat/completions` under the base URL's path. */
+  /** The chat completions route (CHAT_COMPLETIONS_ROUTE) under the base URL's path. */
   path: string;
   /** Request headers incl. authorization; never logged. */
   headers: Record<string, string>;

@@ -1,9 +1,11 @@
-import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../../client/stream-checker.ts';
+import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../../protocols/chat-completions/stream-checker.ts';
 import type { ErrorClass } from '../results/load-result.ts';
 import type { RequestTiming } from '../results/request-timing.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from '../workloads/token-count.ts';
-import { parseJsonBounded } from '../../client/json-depth.ts';
+import { parseJsonPrescanned } from '../../client/json-depth.ts';
 import { extrasOf } from '../results/response-extras.ts';
+import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;
@@ -18,7 +20,7 @@ export type HeadDecision = 'check' | 'skip-body' | 'failed';
 
 export function headDecision(stream: boolean, status: number, contentType: string | null): HeadDecision {
   if (status < 200 || status > 299) return 'skip-body';
-  // Spec, POST /v1/chat/completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
+  // Spec, chat completions: "Response, stream true: server-sent events as described under streamed chunk, ended by the literal [DONE]."
   if (stream && (contentType === null || !contentType.toLowerCase().startsWith('text/event-stream'))) return 'failed';
   return 'check';
 }
@@ -47,8 +49,10 @@ export class TimingBuilder {
       if (headDecision(true, status, contentType) === 'failed') {
         this.t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
       }
-      // Every stream goes through the strict reader and checker (we ask for include_usage).
-      this.#validator = new StreamValidator({ includeUsage: true });
+      // Every stream goes through the strict reader and checker (we ask for include_usage). Its
+      // bytes reach this builder only through RequestTimer, whose EventBounds already bounded each
+      // event's size and nesting: the checker does not scan them again.
+      this.#validator = new StreamValidator({ includeUsage: true, jsonDepthChecked: true });
     }
   }
 
@@ -92,8 +96,9 @@ export class TimingBuilder {
     }
     if (this.#validator !== undefined) {
       const result = this.#validator.end();
-      const bad = result.verdict === 'fail' ? result.findings.find((f) => f.severity === 'fail') : undefined;
-      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${bad.requirementId} ${bad.message}`, finding: bad.rule };
+      // A stream that breaks a MUST requirement (the registry's grade of the rule's requirement) is nonconforming.
+      const bad = result.findings.find((f) => gradeOfRule(f.rule) === 'MUST');
+      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${requirementOfRule(bad.rule)} ${bad.message}`, finding: bad.rule };
       this.#finishTokens(result);
     } else {
       this.#finishBody();
@@ -175,8 +180,8 @@ export class TimingBuilder {
     const t = this.t;
     const text = Buffer.concat(this.#body).toString('utf8');
     this.#body = [];
-    // Registry HDR-015: nesting is checked before parsing.
-    const bounded = parseJsonBounded(text);
+    // Registry HDR-015: nesting was checked before parsing, once, by RequestTimer's EventBounds.
+    const bounded = parseJsonPrescanned(text);
     if (!bounded.ok) {
       t.error = bounded.tooDeep ? { class: 'body_invalid', detail: `response body is ${bounded.error} (HDR-015)`, finding: 'json-too-deep' } : { class: 'body_invalid', detail: 'response body is not JSON' };
       return;

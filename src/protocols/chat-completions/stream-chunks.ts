@@ -1,8 +1,7 @@
-import type { HttpExchange } from '../http/check-http.ts';
 import { readAllSse } from '../../client/sse-reader.ts';
 
 /** The JSON chunks of a streamed exchange, read by the standard SSE reader (multi-line data, CR/CRLF, comments). */
-export function streamChunks(ex: Pick<HttpExchange, 'chunks'>): unknown[] {
+export function streamChunks(ex: { chunks: readonly { bytes: Uint8Array }[] }): unknown[] {
   const { events } = readAllSse(Buffer.concat(ex.chunks.map((c) => c.bytes)));
   const out: unknown[] = [];
   for (const e of events) {

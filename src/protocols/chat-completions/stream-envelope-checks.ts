@@ -1,4 +1,4 @@
-import type { SseEvent } from './sse-reader.ts';
+import type { SseEvent } from '../../client/sse-reader.ts';
 import type { AssembledCompletion, AssembledUsage } from './stream-assembly.ts';
 import { isNonNegInt, isObject, show, type Json, type Report, type Where } from './stream-choice-checks.ts';
 
@@ -57,7 +57,7 @@ export class EnvelopeChecks {
       const why = !('created' in p) ? 'absent' : !isNonNegInt(c) ? 'not a non-negative integer' : 'in milliseconds';
       report('created-invalid', `created ${show(c)} is ${why}`, { pointer: '/created', expected: `integer Unix seconds near ${Math.round(this.#now)}`, received: c ?? 'absent' });
     } else if (Math.abs(c - this.#now) > DAY_SECONDS) {
-      // CHAT-STREAM-047: clients pass an old created through as sent (LocalAI sent its process start time).
+      // created-stale: clients pass an old created through as sent (LocalAI sent its process start time).
       report('created-stale', `created ${show(c)} is more than a day from now`, { pointer: '/created', expected: `integer Unix seconds near ${Math.round(this.#now)}`, received: c });
     }
     if ('created' in p) {

@@ -1,6 +1,6 @@
 import type { StreamRuleCode } from './stream-rules.ts';
 import type { AssembledChoice, AssembledToolCall } from './stream-assembly.ts';
-import { previewJson } from './json-depth.ts';
+import { previewJson } from '../../client/json-depth.ts';
 
 export interface Where {
   at?: number;
@@ -22,7 +22,7 @@ export interface ChoiceState {
   lastEventIndex: number;
   tools: Map<number, AssembledToolCall>;
   highestToolIndex: number;
-  /** A finish_reason outside the enum was seen (reported under CHAT-STREAM-017). */
+  /** A finish_reason outside the enum was seen (reported as finish-reason-invalid). */
   invalidFinish: boolean;
 }
 
@@ -185,7 +185,7 @@ function checkToolDelta(state: ChoiceState, raw: unknown, ptr: string, report: R
     state.choice.toolCalls.push(call);
   } else {
     const changed: string[] = [];
-    // TOOLS-014: a later delta's id or name, even unchanged, is appended by clients that concatenate
+    // tool-identity-changed: a later delta's id or name, even unchanged, is appended by clients that concatenate
     // (openai-python accumulate_delta, openai-go's accumulator for the name, pydantic-ai, LangChain:
     // https://github.com/ggml-org/llama.cpp/issues/13774); "" and null read as absent.
     if (id !== undefined && id !== null && id !== '') changed.push(id === call.id ? `id ${show(id)} repeated` : `id ${show(call.id)} -> ${show(id)}`);

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { checkStream, loadGptTokenCounter, StreamValidator, type StreamCheckOptions, type StreamCheckResult } from './stream-checker.ts';
-import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from './stream-builder.ts';
+import { checkStream, loadGptTokenCounter, StreamValidator, type StreamCheckOptions, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
+import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+
+import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from '../../client/stream-builder.ts';
 import { toMessage } from './stream-assembly.ts';
 import type { StreamRuleCode } from './stream-rules.ts';
+
+/** A finding as the registry grades it: the requirement its rule decides and that requirement's grade. */
+const SEVERITY = { MUST: 'fail', SHOULD: 'non-strict', INFO: 'informational' } as const;
+const idOf = (f: StreamFinding): string => requirementOfRule(f.rule);
+const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOfRule(f.rule)];
+/** pass, fail or non-strict, as a stream's worst graded finding. */
+const verdictOf = (r: StreamCheckResult): 'pass' | 'fail' | 'non-strict' => (r.findings.some((f) => severityOf(f) === 'fail') ? 'fail' : r.findings.some((f) => severityOf(f) === 'non-strict') ? 'non-strict' : 'pass');
+
 
 const enc = new TextEncoder();
 const base: StreamCheckOptions = { nowSeconds: FIXTURE_CREATED };
@@ -14,7 +25,7 @@ function run(stream: string | Uint8Array, options: StreamCheckOptions = {}): Str
 
 /** Requirement IDs of the findings that count (fail or non-strict), sorted, without repeats. */
 function graded(r: StreamCheckResult): string[] {
-  return [...new Set(r.findings.filter((f) => f.severity !== 'informational').map((f) => f.requirementId))].sort();
+  return [...new Set(r.findings.filter((f) => severityOf(f) !== 'informational').map(idOf))].sort();
 }
 
 const text = textCompletion(['Hel', 'lo']);
@@ -112,12 +123,12 @@ describe('StreamChecker rules', () => {
       const bad = run(c.bad, c.options);
       const hit = bad.findings.filter((f) => f.rule === c.rule);
       expect(hit.length, JSON.stringify(bad.findings, null, 1)).toBeGreaterThan(0);
-      expect(hit[0]?.requirementId).toBe(c.id);
-      expect(hit[0]?.severity).toBe(c.severity ?? 'fail');
+      expect(hit[0] === undefined ? undefined : idOf(hit[0])).toBe(c.id);
+      expect(hit[0] === undefined ? undefined : severityOf(hit[0])).toBe(c.severity ?? 'fail');
       expect(hit[0]?.byteOffset).toBeGreaterThanOrEqual(0);
       if ((c.severity ?? 'fail') !== 'informational') expect(graded(bad), JSON.stringify(bad.findings, null, 1)).toEqual([c.id]);
       const good = run(c.good, c.options);
-      expect(good.findings.filter((f) => f.severity !== 'informational' || f.rule === c.rule), JSON.stringify(good.findings, null, 1)).toEqual([]);
+      expect(good.findings.filter((f) => severityOf(f) !== 'informational' || f.rule === c.rule), JSON.stringify(good.findings, null, 1)).toEqual([]);
     });
   }
 
@@ -151,8 +162,20 @@ describe('StreamChecker rules', () => {
 
   it('grades a conforming stream pass and records legal variants as informational', () => {
     const r = run(frame(text, { eol: '\r\n', bom: true, noSpace: true, comment: ' ping' }));
-    expect(r.verdict).toBe('pass');
-    expect(r.findings.map((f) => f.requirementId).sort()).toEqual(['CHAT-STREAM-032', 'CHAT-STREAM-034', 'CHAT-STREAM-036', 'CHAT-STREAM-043']);
+    expect(verdictOf(r)).toBe('pass');
+    expect(r.findings.map(idOf).sort()).toEqual(['CHAT-STREAM-032', 'CHAT-STREAM-034', 'CHAT-STREAM-036', 'CHAT-STREAM-043']);
+  });
+});
+
+describe('JSON nesting, scanned once', () => {
+  const deep = frame([...textCompletion(['Hi']).slice(0, 1), { ...defaultEnvelope, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }], extra: JSON.parse('['.repeat(70) + ']'.repeat(70)) as unknown }, ...textCompletion(['Hi']).slice(1)]);
+
+  it('HDR-015: reports an event nested deeper than 64 levels as json-too-deep, unparsed', () => {
+    expect(run(deep).findings.map((f) => f.rule)).toContain('json-too-deep');
+  });
+
+  it('HDR-015: with jsonDepthChecked the caller has bounded the nesting (load: event-bounds.ts) and the checker does not scan it again', () => {
+    expect(run(deep, { jsonDepthChecked: true }).findings.map((f) => f.rule)).not.toContain('json-too-deep');
   });
 });
 
@@ -176,7 +199,7 @@ describe('stream assembly', () => {
         chunk({}, { finish: 'tool_calls' }),
       ]),
     );
-    expect(r.verdict).toBe('pass');
+    expect(verdictOf(r)).toBe('pass');
     expect(toMessage(r.assembled.choices[0]!)).toEqual({
       role: 'assistant',
       content: null,
@@ -193,7 +216,7 @@ describe('stream assembly', () => {
     const b = textCompletion(['b1', 'b2'], { index: 1 });
     const interleaved = a.flatMap((c, i) => [c, b[i] as Event]);
     const r = run(frame(interleaved), { n: 2 });
-    expect(r.verdict).toBe('pass');
+    expect(verdictOf(r)).toBe('pass');
     expect(r.assembled.choices.map((c) => c.content)).toEqual(['a1a2', 'b1b2']);
   });
 
@@ -245,8 +268,8 @@ describe('StreamChecker on arbitrary payloads', () => {
       fc.property(fc.array(payload, { maxLength: 8 }), fc.boolean(), fc.integer({ min: 1, max: 3 }), (events, includeUsage, n) => {
         const data = events.map((e) => JSON.stringify(e) ?? 'undefined');
         const r = run(frame(data), { includeUsage, n });
-        expect(['pass', 'fail', 'non-strict']).toContain(r.verdict);
-        for (const f of r.findings) expect(f.requirementId).toMatch(/^(CHAT-STREAM|TOOLS)-\d{3}$/);
+        expect(['pass', 'fail', 'non-strict']).toContain(verdictOf(r));
+        for (const f of r.findings) expect(idOf(f)).toMatch(/^(CHAT-STREAM|TOOLS)-\d{3}$/);
       }),
       { numRuns: 300 },
     );

@@ -1,12 +1,12 @@
-import { SseReader, type SseEndState, type SseEvent, type SseFindingCode, type SseReaderStats } from './sse-reader.ts';
-import { severityOfGrade, streamRules, type StreamRuleCode } from './stream-rules.ts';
+import { SseReader, type SseEndState, type SseEvent, type SseFindingCode, type SseReaderStats } from '../../client/sse-reader.ts';
+import type { StreamRuleCode } from './stream-rules.ts';
 import { newChoice, type AssembledCompletion } from './stream-assembly.ts';
 import { checkChoiceDelta, isNonNegInt, isObject, show, type ChoiceState, type Json, type Where } from './stream-choice-checks.ts';
 import { EnvelopeChecks, UsageChecks } from './stream-envelope-checks.ts';
 import type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming } from './stream-types.ts';
-import { parseJsonBounded } from './json-depth.ts';
-import { responseLimits } from './body-limits.ts';
-import { tokenizer } from '../tokenizer.ts';
+import { parseJsonBounded, parseJsonPrescanned } from '../../client/json-depth.ts';
+import { responseLimits } from '../../client/body-limits.ts';
+import { tokenizer } from '../../tokenizer.ts';
 
 export type { StreamCheckOptions, StreamCheckResult, StreamFinding, StreamTiming, ContentEvent } from './stream-types.ts';
 
@@ -25,7 +25,7 @@ const readerRule: Record<SseFindingCode, StreamRuleCode> = {
 
 /**
  * Consumes the reader's events of one chat completion stream, reports every rule the format
- * forbids (tagged with requirement IDs), assembles the message per choice, and keeps the timing
+ * forbids (as rule codes, stream-rules.ts), assembles the message per choice, and keeps the timing
  * facts the load engine uses.
  */
 export class StreamChecker {
@@ -45,6 +45,7 @@ export class StreamChecker {
   readonly #n: number;
   readonly #maxPerRule: number;
   readonly #countTokens: ((t: string) => number) | undefined;
+  readonly #depthChecked: boolean;
   readonly #findings: StreamFinding[] = [];
   readonly #perRule = new Map<StreamRuleCode, number>();
   readonly #suppressed: Partial<Record<StreamRuleCode, number>> = {};
@@ -59,7 +60,7 @@ export class StreamChecker {
   #finished = false;
   #ev: SseEvent | undefined;
   readonly #eols = new Set<SseEvent['eol']>();
-  /** choices[].index went out of range: per-choice rules can no longer be attributed (reported once, as CHAT-STREAM-013). */
+  /** choices[].index went out of range: per-choice rules can no longer be attributed (reported once, as choice-index-invalid). */
   #indexBroken = false;
   readonly #deferred: StreamFinding[] = [];
   readonly #deferredPerRule = new Map<StreamRuleCode, number>();
@@ -73,6 +74,7 @@ export class StreamChecker {
     this.#n = options.n ?? 1;
     this.#maxPerRule = options.maxFindingsPerRule ?? 5;
     this.#countTokens = options.countTokens;
+    this.#depthChecked = options.jsonDepthChecked ?? false;
   }
 
   /** Check one reader event (a dispatched block). */
@@ -99,7 +101,7 @@ export class StreamChecker {
     }
     // Seed, Streamed chunk: "The final event is the literal string [DONE], not JSON."
     if (data === '[DONE]') {
-      // Registry CHAT-STREAM-003: "no trailing CR". A CR is a legal SSE line ending, so only a [DONE] line
+      // The sentinel is exactly [DONE], "no trailing CR". A CR is a legal SSE line ending, so only a [DONE] line
       // ending unlike every other event's (a CR in an LF stream) is one: line-based clients read "[DONE]\r".
       if (ev.eol !== 'lf' && this.#eols.size > 0 && !this.#eols.has(ev.eol)) {
         this.#add('done-not-exact', `the [DONE] line ends with ${ev.eol.toUpperCase()} while the other events' lines end with ${[...this.#eols].join('/').toUpperCase()}`, {
@@ -120,8 +122,8 @@ export class StreamChecker {
       this.#add('empty-data', 'data field is empty', { expected: 'a JSON object or [DONE]', received: '' });
       return;
     }
-    // Registry HDR-015: nesting is checked before parsing (a million nested arrays parse, then break every walk over them).
-    const parsed = parseJsonBounded(data);
+    // Nesting is checked before parsing (json-too-deep), once: here, unless the caller already did (a million nested arrays parse, then break every walk over them).
+    const parsed = this.#depthChecked ? parseJsonPrescanned(data) : parseJsonBounded(data);
     if (!parsed.ok) {
       if (parsed.tooDeep) this.#add('json-too-deep', `data ${parsed.error}`, { expected: `at most ${responseLimits.jsonDepth} levels`, received: data.slice(0, 200) + '...' });
       else
@@ -200,7 +202,7 @@ export class StreamChecker {
     }
     this.#framingFindings(end, stats);
     const atEnd: Where = { at: stats.bytes, chunk: Math.max(0, stats.reads - 1) };
-    // An in-stream error ends the stream (CHAT-STREAM-031); [DONE] after it is optional.
+    // An in-stream error ends the stream (chunk-after-error); [DONE] after it is optional.
     if (!this.#done && !this.#errorSeen) this.#add('done-missing', 'stream ended without data: [DONE]', { ...atEnd, expected: '[DONE]', received: 'end of stream' });
     if (this.assembled.chunks === 0 && !this.#errorSeen) this.#add('no-chunks', 'stream carried no completion chunk', { ...atEnd, expected: 'at least one chunk' });
     // A stream cut before [DONE] is reported once, as done-missing, not also as every choice or usage chunk it cut off.
@@ -210,12 +212,7 @@ export class StreamChecker {
       this.#finishChoices();
     }
     this.assembled.choices = [...this.#choices.values()].map((s) => s.choice).sort((a, b) => a.index - b.index);
-    let verdict: StreamCheckResult['verdict'] = 'pass';
-    for (const f of this.#findings) {
-      if (f.severity === 'fail') verdict = 'fail';
-      else if (f.severity === 'non-strict' && verdict === 'pass') verdict = 'non-strict';
-    }
-    return { findings: this.#findings, suppressed: this.#suppressed, verdict, assembled: this.assembled, timing: this.timing, reader: stats };
+    return { findings: this.#findings, suppressed: this.#suppressed, assembled: this.assembled, timing: this.timing, reader: stats };
   }
 
   #framingFindings(end: SseEndState, stats: SseReaderStats): void {
@@ -312,7 +309,7 @@ export class StreamChecker {
     for (const s of this.#choices.values()) {
       const c = s.choice;
       const where = { at: s.lastOffset, chunk: s.lastChunkIndex, event: s.lastEventIndex };
-      // A choice that only got an invalid finish_reason (e.g. "") is reported once, under CHAT-STREAM-017.
+      // A choice that only got an invalid finish_reason (e.g. "") is reported once, as finish-reason-invalid.
       if (!s.finished && !s.invalidFinish) this.#add('finish-reason-count', `choice ${c.index} never got a non-null finish_reason`, { ...where, expected: 'one finish_reason', received: null });
       for (const call of c.toolCalls) {
         const bounded = parseJsonBounded(call.arguments);
@@ -342,12 +339,9 @@ export class StreamChecker {
 
   #add(rule: StreamRuleCode, message: string, where: Where): void {
     if (this.#indexBroken && INDEX_DEPENDENT.has(rule)) return;
-    const def = streamRules[rule];
     const ev = this.#ev;
     const finding: StreamFinding = {
       rule,
-      requirementId: def.requirementId,
-      severity: severityOfGrade(def.grade),
       message,
       byteOffset: where.at ?? ev?.startOffset ?? this.#lastEndOffset,
       chunkIndex: where.chunk ?? ev?.chunkIndex ?? this.#lastChunkIndex,

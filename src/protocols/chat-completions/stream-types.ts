@@ -1,5 +1,5 @@
-import type { SseReaderStats } from './sse-reader.ts';
-import type { StreamRuleCode, StreamSeverity } from './stream-rules.ts';
+import type { SseReaderStats } from '../../client/sse-reader.ts';
+import type { StreamRuleCode } from './stream-rules.ts';
 import type { AssembledCompletion } from './stream-assembly.ts';
 
 export interface StreamCheckOptions {
@@ -11,14 +11,18 @@ export interface StreamCheckOptions {
   nowSeconds?: number;
   /** Count the tokens of each content-bearing event (e.g. `loadGptTokenCounter()`); off by default. */
   countTokens?: (text: string) => number;
+  /**
+   * The caller has already bounded the JSON nesting of every event's data (the load engines do, on
+   * the main thread: src/load/event-bounds.ts): payloads are parsed without a second depth scan.
+   */
+  jsonDepthChecked?: boolean;
   /** Findings kept per rule before further ones are only counted (default 5). */
   maxFindingsPerRule?: number;
 }
 
 export interface StreamFinding {
+  /** The rule broken (or the legal oddity observed); its requirement and grade are the registry's. */
   rule: StreamRuleCode;
-  requirementId: string;
-  severity: StreamSeverity;
   message: string;
   byteOffset: number;
   /** Index of the read (HTTP body chunk) where the evidence completed. */
@@ -61,8 +65,6 @@ export interface StreamCheckResult {
   findings: StreamFinding[];
   /** Findings per rule beyond `maxFindingsPerRule`, counted but not kept. */
   suppressed: Partial<Record<StreamRuleCode, number>>;
-  /** `fail` if any fail finding, else `non-strict` if any, else `pass` (informational ones do not count). */
-  verdict: 'pass' | 'fail' | 'non-strict';
   assembled: AssembledCompletion;
   timing: StreamTiming;
   reader: SseReaderStats;

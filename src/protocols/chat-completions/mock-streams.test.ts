@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faults, startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { faults, startMockServer, type MockServer } from '../../../mock-server/index.ts';
 import { Agent } from 'undici';
-import { normalizeBaseUrl } from './base-url.ts';
-import { HttpCore } from './http-core.ts';
-import { checkStream, type StreamCheckOptions, type StreamCheckResult } from './stream-checker.ts';
+import { normalizeBaseUrl } from '../../client/base-url.ts';
+import { HttpCore } from '../../client/http-core.ts';
+import { checkStream, type StreamCheckOptions, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
+import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+
+/** A finding as the registry grades it: the requirement its rule decides and that requirement's grade. */
+const SEVERITY = { MUST: 'fail', SHOULD: 'non-strict', INFO: 'informational' } as const;
+const idOf = (f: StreamFinding): string => requirementOfRule(f.rule);
+const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOfRule(f.rule)];
+
+
 
 // The HTTP core and the stream checker against the bundled mock: the faithful mock and every legal
 // framing mode (CRLF, lone CR, comments, no space, tiny writes, UTF-8 split inside characters,
@@ -54,7 +63,7 @@ const coreOnly = new Set(['legal-core-only', 'legal-refuses-extensions']);
 function graded(r: Streamed): string[] {
   if (r.kind !== 'ok') return [`transport ${r.why}`];
   if (r.status !== 200) return [`status ${r.status}`];
-  return r.sse.findings.filter((f) => f.severity !== 'informational').map((f) => `${f.requirementId} ${f.message}`);
+  return r.sse.findings.filter((f) => severityOf(f) !== 'informational').map((f) => `${idOf(f)} ${f.message}`);
 }
 
 describe('streams from the bundled mock', () => {
