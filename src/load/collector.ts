@@ -15,6 +15,7 @@ import { CacheAcc } from './cache-report.ts';
 import { TurnsAcc } from './turn-report.ts';
 import { ReasoningAcc } from './reasoning-report.ts';
 import { ToolCallAcc, type InvalidKind, type ToolCallSeen } from './tool-calls.ts';
+import { ReuseAcc } from './reuse-report.ts';
 import type { Requested } from './workload.ts';
 
 export interface CollectorOptions {
@@ -67,6 +68,8 @@ export class Collector {
   readonly cache = new CacheAcc();
   readonly turns = new TurnsAcc();
   readonly reasoning = new ReasoningAcc();
+  /** Connection reuse races of measured requests (connection-reuse.ts). */
+  readonly reuse = new ReuseAcc();
   readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
@@ -155,11 +158,13 @@ export class Collector {
         itlMaxUs: null,
         tpotUs: null,
         error: null,
+        ...retried(t, rel),
         good: false,
       },
       t,
     );
     if (this.isWarmup(t.intendedNs)) return;
+    if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
     this.abortedAtEnd++;
     this.inFlight--;
   }
@@ -192,6 +197,7 @@ export class Collector {
       const slice = this.#slice(endNs);
       slice.finished++;
       this.finished++;
+      if (t.reuseRace !== undefined) this.reuse.add(ok ? 'ok' : 'failed');
       this.inFlight--;
       this.events += t.events;
       if (ok) {
@@ -272,6 +278,7 @@ export class Collector {
           itlMaxUs: r1(itlMax),
           tpotUs: r1(tpot),
           error: t.error === null ? null : { class: t.error.class, detail: t.error.detail },
+          ...retried(t, rel),
           good,
         },
         t,
@@ -323,6 +330,12 @@ export class Collector {
       .sort((a, b) => a[0] - b[0])
       .map(([epochS, s]) => sliceOut(epochS, epochS - Math.floor(startS), s));
   }
+}
+
+/** requests.ndjson: when a request that lost a connection reuse race was sent again. */
+function retried(t: RequestTiming, rel: (ns: bigint | null) => number | null): { retriedUs?: number } {
+  const at = t.reuseRace === undefined ? null : rel(t.reuseRace.retriedNs);
+  return at === null ? {} : { retriedUs: at };
 }
 
 function sliceOut(epochS: number, tS: number, s: SliceAcc): Timeslice {

@@ -266,6 +266,21 @@ export interface TurnReport {
   }[];
 }
 
+/**
+ * How the run used connections, and the connection reuse races it met (src/load/connection-reuse.ts):
+ * measured requests written on a reused connection that closed before any byte of their answer.
+ * Each was sent once more on a fresh connection; it is one request (counted once in `counts`), timed
+ * from its intended send, and an error only when the retry failed (then in `errors` by its class).
+ */
+export interface ConnectionReuseReport {
+  /** --connection-reuse: `reuse` kept-alive connections, or `never` (a new connection per request). */
+  policy: 'reuse' | 'never';
+  /** Requests that lost a race (each retried once on a fresh connection). */
+  races: number;
+  /** How the retries ended: answered, failed (counted among the errors), or still in flight at the end. */
+  retried: { ok: number; failed: number; abortedAtEnd: number };
+}
+
 export interface ConnectionMeta {
   /** `none`: plain http; `verified`: certificates checked; `insecure`: --insecure. */
   tls: 'none' | 'verified' | 'insecure';
@@ -473,6 +488,8 @@ export interface LoadResult {
   toolCalls?: ToolCallReport;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
+  /** Connection use and reuse races (absent in files written before it existed). */
+  connectionReuse?: ConnectionReuseReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
@@ -508,6 +525,8 @@ export interface RequestRecord {
   itlMaxUs: number | null;
   tpotUs: number | null;
   error: { class: ErrorClass; detail: string } | null;
+  /** A connection reuse race: the request was sent once more on a fresh connection at this time (µs since measure start). */
+  retriedUs?: number;
   /** Met every per-request SLO (goodput). */
   good: boolean;
 }

@@ -18,6 +18,8 @@ import { buildCacheReport } from './cache-report.ts';
 import { buildReasoningReport } from './reasoning-report.ts';
 import { buildToolCallReport } from './tool-calls.ts';
 import { buildTurnReport } from './turn-report.ts';
+import { buildReuseReport } from './reuse-report.ts';
+import type { ConnectionReuse } from './connection-reuse.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -32,6 +34,8 @@ export interface BuildInput {
   sweep?: Sweep | null;
   /** Conversation workloads: how the loop treats them and how many started and completed. */
   conversations?: Omit<TurnReport, 'byTurn'>;
+  /** --connection-reuse (default reuse). */
+  connectionReuse?: ConnectionReuse;
 }
 
 function tokenSource(c: Collector): Counts['tokenSource'] {
@@ -78,6 +82,7 @@ export function buildResult(input: BuildInput): LoadResult {
     ...cacheOf(c),
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
+    connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
   };
 }
 

@@ -22,6 +22,7 @@ import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './undici-engine.ts';
+import type { ConnectionReuse } from './connection-reuse.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -47,6 +48,8 @@ export interface LoadSettings {
   shard: ShardInfo | null;
   /** Token-length workload; absent: `prompts` cycled with `maxTokens` (the default). */
   workload?: WorkloadSpec;
+  /** --connection-reuse: kept-alive connections (`reuse`, the default) or a new connection per request (`never`). */
+  connectionReuse?: ConnectionReuse;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -136,6 +139,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
       'accept-encoding': 'identity',
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
+    connectionReuse: cfg.connectionReuse ?? 'reuse',
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
@@ -273,7 +277,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }) });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
