@@ -27,6 +27,18 @@ export function mergeReuseReports(parts: readonly (ConnectionReuseReport | undef
   return { policy: first.policy, races: sum((r) => r.races), retried: { ok: sum((r) => r.retried.ok), failed: sum((r) => r.retried.failed), abortedAtEnd: sum((r) => r.retried.abortedAtEnd) } };
 }
 
+/** How the run used connections: `kept-alive connections reused` or `a new connection per request (--connection-reuse never)`. */
+export function reusePolicyText(c: ConnectionReuseReport): string {
+  return c.policy === 'never' ? 'a new connection per request (--connection-reuse never)' : 'kept-alive connections reused';
+}
+
+/** `187 reuse races (...): each sent once more ...`, or null without a race. */
+export function racesText(c: ConnectionReuseReport): string | null {
+  if (c.races === 0) return null;
+  const aborted = c.retried.abortedAtEnd > 0 ? `, ${c.retried.abortedAtEnd} still in flight at the end` : '';
+  return `${c.races} reuse race${c.races === 1 ? '' : 's'} (the server closed a kept-alive connection a request was written on, before any byte of the answer; not server errors): each sent once more on a fresh connection, ${c.retried.ok} answered, ${c.retried.failed} failed (counted in errors)${aborted}; each timed as one request from its intended send (--connection-reuse never avoids them)`;
+}
+
 /**
  * The summary's line about connections, or null when there is nothing to say (connections reused,
  * no race): `connections: 187 reuse races ...`.
@@ -34,8 +46,7 @@ export function mergeReuseReports(parts: readonly (ConnectionReuseReport | undef
 export function reuseLine(r: Pick<LoadResult, 'connectionReuse'>): string | null {
   const c = r.connectionReuse;
   if (c === undefined) return null;
-  const policy = c.policy === 'never' ? 'a new connection per request (--connection-reuse never)' : 'kept-alive connections reused';
-  if (c.races === 0) return c.policy === 'never' ? `connections: ${policy}` : null;
-  const aborted = c.retried.abortedAtEnd > 0 ? `, ${c.retried.abortedAtEnd} still in flight at the end` : '';
-  return `connections: ${policy}; ${c.races} reuse race${c.races === 1 ? '' : 's'} (the server closed a kept-alive connection the request was written on, before any byte of the answer; not server errors): each sent once more on a fresh connection, ${c.retried.ok} answered, ${c.retried.failed} failed (counted in errors)${aborted}; latency still from the first send (--connection-reuse never avoids them)`;
+  const races = racesText(c);
+  if (races === null) return c.policy === 'never' ? `connections: ${reusePolicyText(c)}` : null;
+  return `connections: ${reusePolicyText(c)}; ${races}`;
 }

@@ -1,4 +1,4 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
@@ -22,6 +22,9 @@ export interface ClosingFront {
   dropped: number;
   /** Requests answered. */
   answered: number;
+  /** The bodies of the requests dropped and of those forwarded, in arrival order. */
+  droppedBodies: string[];
+  forwardedBodies: string[];
   close(): Promise<void>;
 }
 
@@ -29,13 +32,23 @@ export async function startClosingFront(targetPort: number, mode: CloseMode): Pr
   const sockets = new Set<Socket>();
   const served = new WeakSet<Socket>();
   const state = { connections: 0, dropped: 0, answered: 0 };
+  const droppedBodies: string[] = [];
+  const forwardedBodies: string[] = [];
   const server: Server = createServer({ keepAlive: true }, (req, res) => {
     const socket = req.socket;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => forward(req, res, socket, Buffer.concat(chunks)));
+  });
+  const forward = (req: IncomingMessage, res: ServerResponse, socket: Socket, body: Buffer): void => {
+    // Closed with the whole request read and before any byte of an answer.
     if (mode === 'fresh' || (mode === 'on-next-request' && served.has(socket))) {
       state.dropped++;
+      droppedBodies.push(body.toString());
       socket.destroy();
       return;
     }
+    forwardedBodies.push(body.toString());
     const up = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
       const headers = { ...r.headers, 'keep-alive': 'timeout=5, max=100' };
       delete headers['connection'];
@@ -48,8 +61,8 @@ export async function startClosingFront(targetPort: number, mode: CloseMode): Pr
       served.add(socket);
       if (mode === 'after-answer') socket.destroy();
     });
-    req.pipe(up);
-  });
+    up.end(body);
+  };
   server.on('connection', (s: Socket) => {
     state.connections++;
     sockets.add(s);
@@ -69,6 +82,8 @@ export async function startClosingFront(targetPort: number, mode: CloseMode): Pr
     get answered() {
       return state.answered;
     },
+    droppedBodies,
+    forwardedBodies,
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();
