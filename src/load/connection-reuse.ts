@@ -1,6 +1,6 @@
-import { subscribe } from 'node:diagnostics_channel';
 import { Pool, type Dispatcher } from 'undici';
 import { transportClass } from '../client/transport-errors.ts';
+import { nothingReadSince, onNextHead, type SentOn, type SocketLike } from '../client/connection-watch.ts';
 import type { RequestTimer } from './request-timer.ts';
 
 /**
@@ -11,49 +11,15 @@ import type { RequestTimer } from './request-timer.ts';
  * connection, and the next request written on it dies about 1 ms after the send (research,
  * llama-server-2026-11.md). RFC 9112 §9.3.1 expects clients to recover from such asynchronous
  * closes; curl sends the request again on a new connection. A request that went out on a REUSED
- * connection which then closed before ANY byte of its answer never reached the server's
- * application (it read nothing of it), so iari sends it once more, on a fresh connection, and
- * counts it as a race, never as a server error. A failure on a fresh connection, or after a byte
- * of the answer, stays the error it is.
+ * connection which then closed before ANY byte of its answer is taken as never applied (RFC 9110
+ * §9.2.2 allows sending it again then): iari sends it once more, on a fresh connection, and counts
+ * it as a race, never as a server error. A failure on a fresh connection, or after a byte of the
+ * answer, stays the error it is.
  */
 
 /** --connection-reuse: `reuse` kept-alive connections (the default), or `never`: a new connection per request. */
 export const connectionReusePolicies = ['reuse', 'never'] as const;
 export type ConnectionReuse = (typeof connectionReusePolicies)[number];
-
-/** The connection one request was written on, and what had been read on it by then. */
-interface SentOn {
-  socket: SocketLike;
-  reused: boolean;
-  bytesRead: number;
-}
-
-interface SocketLike {
-  bytesRead: number;
-  encrypted?: boolean;
-}
-
-/** Requests written so far on each socket undici writes on (the load engines' pools and the race retries). */
-const written = new WeakMap<object, number>();
-let pending: ((on: SentOn) => void) | null = null;
-
-// undici publishes `undici:client:sendHeaders` ({ request, headers, socket }) as it writes a
-// request's head, right after that request's handler heard onRequestStart (undici 7,
-// lib/dispatcher/client-h1.js writeH1): the socket it goes out on.
-subscribe('undici:client:sendHeaders', (message) => {
-  const socket = (message as { socket?: SocketLike }).socket;
-  const take = pending;
-  pending = null;
-  if (socket === undefined) return;
-  const n = written.get(socket) ?? 0;
-  written.set(socket, n + 1);
-  take?.({ socket, reused: n > 0, bytesRead: socket.bytesRead });
-});
-
-/** Nothing of the answer arrived on `socket` since `bytesRead` (a TLS socket counts its records, a close alert too: there the head decides). */
-function nothingRead(socket: SocketLike, bytesRead: number): boolean {
-  return socket.encrypted === true || socket.bytesRead === bytesRead;
-}
 
 /** One undici request: which connection it went out on, and whether a failure of it is a connection reuse race. */
 export class ReuseWatch {
@@ -65,9 +31,9 @@ export class ReuseWatch {
   starting(): void {
     this.#on = null;
     this.#answered = false;
-    pending = (on) => {
+    onNextHead((on) => {
       this.#on = on;
-    };
+    });
   }
 
   /** The head of the answer arrived. */
@@ -78,7 +44,7 @@ export class ReuseWatch {
   /** Whether `err` ended the request in a connection reuse race (a reused connection closed before any byte of the answer; once per request). */
   raced(err: unknown): boolean {
     const on = this.#on;
-    if (this.#retried || this.#answered || on === null || !on.reused || !nothingRead(on.socket, on.bytesRead)) return false;
+    if (this.#retried || this.#answered || on === null || !on.reused || !nothingReadSince(on.socket, on.bytesRead)) return false;
     return transportClass(err) === 'reset';
   }
 
@@ -122,7 +88,7 @@ export class ClientConnections {
   /** Whether `timer`, the request written last, lost a connection reuse race (once per request). */
   raced(timer: RequestTimer): boolean {
     const conn = this.#conn;
-    return conn !== null && this.#reused && timer.timing.headersNs === null && timer.timing.reuseRace === undefined && nothingRead(conn, this.#bytesRead);
+    return conn !== null && this.#reused && timer.timing.headersNs === null && timer.timing.reuseRace === undefined && nothingReadSince(conn, this.#bytesRead);
   }
 }
 
