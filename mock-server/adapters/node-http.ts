@@ -173,7 +173,11 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
       for (let k = batchStart; k < index; k++) entry.written[k] = t;
     }
     if (index >= events.length) {
-      res.end();
+      // Fault keep-alive-close-after-stream: the connection closes once the stream has left, whatever its headers said.
+      if (s.closeAfter === true) {
+        const socket = res.socket;
+        res.end(() => socket?.destroy());
+      } else res.end();
       end(false);
       return;
     }

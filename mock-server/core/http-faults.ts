@@ -36,6 +36,7 @@ export const httpFaults: readonly FaultDefinition[] = [
   f('json-content-type-text', ['HDR-008'], 'Non-streaming 200 JSON responses declare Content-Type text/plain.'),
   f('unversioned-models-alias', ['HDR-010'], 'GET {origin}/models (no /v1) answers the model list instead of 404.'),
   f('retry-after-ms-negative', ['HDR-011'], 'Error responses carry retry-after-ms: -1.'),
+  f('keep-alive-close-after-stream', ['HDR-017'], 'A streamed answer to a request marked x-iari-probe: keep-alive says Keep-Alive: timeout=5, max=100 and no Connection: close, then the connection is closed as soon as the stream has ended (llama.cpp\'s server does this after every streamed answer).'),
   // Errors
   f('models-public-500-plain', ['ERR-015', 'AUTH-004', 'MODELS-001', 'MODELS-012', 'HDR-009'], 'GET /v1/models without credentials answers 500 with a plain-text body (no ErrorResponse); with a token it answers the list.'),
   f('error-content-type-text', ['ERR-008'], 'Error responses declare Content-Type text/plain.'),
@@ -144,6 +145,11 @@ export function applyHttpFaults(state: CoreState, req: MockRequest, ctx: Request
     } else if (res.status === 200 && has('json-content-type-text') && /^application\/json/.test(res.headers['content-type'] ?? '')) {
       res.headers['content-type'] = 'text/plain; charset=utf-8';
     }
+  }
+  // As llama.cpp's server: keep-alive said, the connection closed after the stream (only on the HDR-017 probe, areas/keep-alive.ts).
+  if (has('keep-alive-close-after-stream') && res.kind === 'stream' && req.headers['x-iari-probe'] === 'keep-alive') {
+    res.headers['keep-alive'] = 'timeout=5, max=100';
+    res.closeAfter = true;
   }
   if (res.status === 200) {
     if (has('ratelimit-limit-decimal')) rateHeaders(res, (k, v) => { res.headers[`x-ratelimit-limit-${k}`] = `${v}.0`; });

@@ -71,6 +71,8 @@ export interface StreamResponse {
   framingSeed: number;
   /** Called exactly once by the adapter when the stream ended or the client disconnected. */
   finish(result: StreamEndResult): void;
+  /** Close the connection as soon as the stream has ended, whatever the headers said (a fault: keep-alive-close-after-stream). */
+  closeAfter?: true;
   /**
    * The UTF-8 of `data` of events [from, to), concatenated, from bytes cached with the completion
    * plan; built for `events` and usable only while `events` is still that array.

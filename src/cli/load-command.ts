@@ -43,6 +43,14 @@ Load:
                          stays; the same seeded arrivals, sent on a ramped clock (time rescaling)
   --ramp-shape linear|exponential   linear from 0 (default), or exponential from 1% of the rate
   --engine autocannon|undici   closed-loop engine (default autocannon)
+  --connection-reuse reuse|never   reuse kept-alive connections (default), or open a new
+                         connection per request (it asks Connection: close). With reuse, a request
+                         written on a kept-alive connection the server closed before any byte of
+                         the answer (a server that says keep-alive and closes after a stream, as
+                         llama.cpp's does) is a reuse race: sent once more on a fresh connection,
+                         counted on its own line and in load.json, never a server error. Use never
+                         to measure without those races, or when each user of the service opens
+                         its own connection (connection setup is then in every TTFT)
   --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
   --requests N           stop after N measured requests (bounded by 600 s)
   --warmup D             time before measuring; its requests are excluded (default 0)
@@ -234,6 +242,7 @@ function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: st
     promptsSource: plan.promptsSource,
     seed: plan.seed,
     timeoutMs: plan.timeoutMs,
+    ...(plan.connectionReuse === undefined ? {} : { connectionReuse: plan.connectionReuse }),
     ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
     slos: plan.slos,
     sloExprs: plan.sloExprs,

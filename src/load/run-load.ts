@@ -23,6 +23,7 @@ import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } fro
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
+import type { ConnectionReuse } from './executors/connection-reuse.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -48,6 +49,8 @@ export interface LoadSettings {
   shard: ShardInfo | null;
   /** Token-length workload; absent: `prompts` cycled with `maxTokens` (the default). */
   workload?: WorkloadSpec;
+  /** --connection-reuse: kept-alive connections (`reuse`, the default) or a new connection per request (`never`). */
+  connectionReuse?: ConnectionReuse;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -137,6 +140,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
       'accept-encoding': 'identity',
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
+    connectionReuse: cfg.connectionReuse ?? 'reuse',
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
@@ -274,7 +278,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }) });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }

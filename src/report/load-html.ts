@@ -12,6 +12,7 @@ import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
+import { racesText, reusePolicyText } from '../load/results/reuse-report.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
 export function formatUs(us: number | null | undefined): string {
@@ -141,11 +142,13 @@ function summarySection(r: LoadResult): Html {
     : html`<p class="status status-warn">Timing may be unreliable: the client was overloaded (event-loop lag p99 ${formatUs(r.validity.eventLoopLagP99Us)} over a ${formatUs(r.validity.budgetUs)} budget).</p>`;
   const differs = (r.tokens?.differences ?? []).map((d) => html`<p class="status status-warn">Asked and received differ: ${d}.</p>`);
   const interrupted = r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
+  const reuse = r.connectionReuse === undefined ? null : racesText(r.connectionReuse);
+  const races = reuse === null ? '' : html`<p class="status status-warn">Connection reuse races: ${reuse}.</p>`;
   const c = r.counts;
   const config = r.meta.config;
   return section(
     'Summary',
-    html`${interrupted}${status}${validity}${differs}${statGrid([
+    html`${interrupted}${status}${validity}${differs}${races}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
@@ -158,6 +161,7 @@ function summarySection(r: LoadResult): Html {
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
       ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
       ['mode', modeText(r) + (engineNote(r.meta) === null ? '' : ` (${engineNote(r.meta)})`)],
+      ...(r.connectionReuse === undefined ? [] : [['connections', `${reusePolicyText(r.connectionReuse)}; ${r.connectionReuse.races} reuse races`] as [string, string]]),
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
       ['requests', `${config.stream ? 'streamed' : 'non-streamed'}, max_tokens ${config.maxTokens}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],

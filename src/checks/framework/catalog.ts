@@ -12,6 +12,7 @@ import { reasoningChecks } from '../areas/reasoning.ts';
 import { reasoningClientChecks } from '../areas/clients-reasoning.ts';
 import { errorsChecks } from '../areas/errors.ts';
 import { headersChecks } from '../areas/headers.ts';
+import { keepAliveChecks } from '../areas/keep-alive.ts';
 import { boundsChecks } from '../areas/bounds.ts';
 import { limitsChecks } from '../areas/limits.ts';
 import { receiptsChecks } from '../areas/receipts.ts';
@@ -22,7 +23,7 @@ import { langchainClientChecks } from '../areas/clients-langchain.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

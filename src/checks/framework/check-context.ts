@@ -1,7 +1,7 @@
 import type { Profile } from './verdicts.ts';
 import type { CheckContext, LimitTokens } from './check-types.ts';
 import type { ConnectionOptions } from '../../client/connection-options.ts';
-import { connectionDispatcher } from '../../client/dispatcher.ts';
+import { connectionDispatcher, dispatcherFor, withHeaders } from '../../client/dispatcher.ts';
 import { noConnectionOptions } from '../../client/connection-options.ts';
 import { CheckHttp } from '../http/check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
@@ -102,5 +102,10 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     discovered: {},
     capabilities: new CapabilityBook(s.expect ?? []),
     close: () => dispatcher.destroy().catch(() => undefined),
+    connect: (pool) => {
+      const conn = s.connection ?? noConnectionOptions;
+      const origin = new URL(s.root).origin;
+      return withHeaders(dispatcherFor(conn, origin, pool), origin, conn.headers);
+    },
   };
 }

@@ -44,6 +44,12 @@ export interface CheckContext {
   capabilities: import('../registry/capabilities.ts').CapabilityBook;
   /** Ends the run's connections (its own dispatcher): call once the run is over. */
   close(): Promise<void>;
+  /**
+   * A dispatcher of the caller's own for the target's origin (TLS trust, proxies and --header as the
+   * run's), with these pool options: for a probe that must know its connections (HDR-017). The
+   * caller destroys it.
+   */
+  connect(pool: import('undici').Pool.Options): import('undici').Dispatcher;
 }
 
 export interface CheckDef {

@@ -4,6 +4,7 @@ import { untilStart } from './undici-engine.ts';
 import { now, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import { RequestTimer, type RequestTiming } from '../measure/request-timer.ts';
 import { ByteBudget, encodingBreach, type BoundBreach } from '../measure/response-bounds.ts';
+import { ClientConnections, newConnectionPerRequest } from './connection-reuse.ts';
 
 /**
  * Closed loop driven by autocannon 8, with its known faults worked around (read in its sources,
@@ -19,10 +20,12 @@ import { ByteBudget, encodingBreach, type BoundBreach } from '../measure/respons
 
 interface AutocannonClient extends EventEmitter {
   parser: object;
+  conn: { bytesRead: number };
   reqsMade: number;
   responseMax: number | undefined;
   destroyed: boolean;
   _resetConnection(): void;
+  _doRequest(): void;
   destroy(): void;
 }
 
@@ -44,6 +47,10 @@ interface ClientState {
   suspectAt: bigint;
   /** Reads paused while the check worker catches up. */
   paused?: boolean;
+  /** The connection each request went out on (connection reuse races, connection-reuse.ts). */
+  conns: ClientConnections;
+  /** The body (its sequence number) of the request written last. */
+  bodySeq: number;
 }
 
 /**
@@ -71,6 +78,11 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   let issued = 0;
   let measured = 0;
   let bodySeq = 0;
+  // The body autocannon builds next (setupRequest runs right after the 'request' event of a client):
+  // a race's retry sends its request's body again; the client records what it is sent.
+  let retryBody: number | null = null;
+  let building: ClientState | null = null;
+  let lastBody = -1;
   let stopping = false;
   let lastStartNs = limits.startNs;
   const url = new URL(target.origin);
@@ -99,8 +111,16 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   };
 
   const setupClient = (client: AutocannonClient): void => {
-    const st: ClientState = { timer: null, budget: null, lastByteNs: 0n, suspectAt: -1n };
+    // autocannon built this client's first request just before calling setupClient.
+    const st: ClientState = { timer: null, budget: null, lastByteNs: 0n, suspectAt: -1n, conns: new ClientConnections(), bodySeq: lastBody };
     states.set(client, st);
+    // A race's retry is written even after the stop (its request was sent before it): one write more than the stop allowed.
+    const write = client._doRequest.bind(client);
+    client._doRequest = () => {
+      if (stopping && st.timer !== null && !st.timer.finished && st.conns.raced(st.timer)) client.responseMax = client.reqsMade + 1;
+      write();
+    };
+    if (target.connectionReuse === 'never') newConnectionPerRequest(client, () => resetConnection(client));
     const kOnBody = (client.parser.constructor as unknown as { kOnBody: number }).kOnBody;
     // Inside the parser's callbacks the connection cannot be dropped: it is reset right after.
     const dropConnection = (): void => {
@@ -140,8 +160,19 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     client.on('request', () => {
       const t = now();
       const prev = st.timer;
+      if (client.reqsMade > 0) building = st;
+      if (prev !== null && !prev.finished && !client.destroyed && st.conns.raced(prev)) {
+        // A connection reuse race (connection-reuse.ts): autocannon opened a new connection; the same request goes out on it.
+        prev.timing.reuseRace = { retriedNs: t };
+        retryBody = st.bodySeq;
+        st.conns.sending(client.conn);
+        st.budget = new ByteBudget(target.stream);
+        st.lastByteNs = t;
+        return;
+      }
       if (prev !== null && !prev.finished) prev.fail(t, 'reset', 'connection closed before the response ended', stopping);
       st.timer = null;
+      st.conns.sending(client.conn);
       if (stopping || client.destroyed) return;
       const warm = collector.isWarmup(t);
       if (t >= limits.stopNs || (!warm && limits.maxRequests !== null && measured >= limits.maxRequests)) {
@@ -180,6 +211,8 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     client.on('connError', (err: Error) => {
       const timer = st.timer;
       if (timer === null || timer.finished) return;
+      // A connection reuse race: autocannon connects anew and the 'request' event sends it again.
+      if (!client.destroyed && st.conns.raced(timer)) return;
       const cls = timer.timing.headersNs === null && /ECONNREFUSED/.test(err.message) ? 'connect' : 'reset';
       timer.fail(now(), cls, err.message, stopping);
     });
@@ -195,7 +228,11 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
   const finished = new Promise<void>((r) => (allDone = r));
 
   const setupRequest = (req: Record<string, unknown>): Record<string, unknown> => {
-    const seq = bodySeq++;
+    const seq = retryBody ?? bodySeq++;
+    retryBody = null;
+    lastBody = seq;
+    if (building !== null) building.bodySeq = seq;
+    building = null;
     const extra = target.extraHeaders?.(seq, Number(now() - limits.startNs) / 1e9);
     return extra === undefined ? { ...req, body: target.body(seq) } : { ...req, body: target.body(seq), headers: { ...target.headers, ...extra } };
   };

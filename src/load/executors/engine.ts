@@ -2,6 +2,7 @@ import type { Checker } from '../measure/checker.ts';
 import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from '../results/collector.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
+import type { ConnectionReuse } from './connection-reuse.ts';
 
 /** What every engine needs to send requests and report them. */
 export interface EngineTarget {
@@ -20,6 +21,8 @@ export interface EngineTarget {
   stream: boolean;
   /** The undici engine's dispatcher for `origin` with these pool options (TLS, proxy); default a plain Pool. */
   dispatcher?: (pool: Pool.Options) => Dispatcher;
+  /** --connection-reuse (connection-reuse.ts); default `reuse`. */
+  connectionReuse?: ConnectionReuse;
 }
 
 export interface EngineLimits {

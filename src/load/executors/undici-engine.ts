@@ -6,6 +6,7 @@ import type { CutLimits } from '../measure/end-cut.ts';
 import { RequestTimer, type RequestTiming } from '../measure/request-timer.ts';
 import { isTlsFailure, RequestDeadline, transportClass } from '../../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from '../measure/response-bounds.ts';
+import { dispatchFresh, ReuseWatch } from './connection-reuse.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
 export interface InFlightEntry {
@@ -121,6 +122,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let idleError: IdleTimeout | RequestDeadline | undefined;
     const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve, checker: target.checker });
     const budget = new ByteBudget(target.stream);
+    const reuse = new ReuseWatch();
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
@@ -143,11 +145,13 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
+        reuse.starting();
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
       },
       onResponseStart(c, status, h) {
         const t = now();
         entry.lastByteNs = t;
+        reuse.answered();
         const rid = h['x-request-id'];
         const ct = h['content-type'];
         if (timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null) === 'failed') return c.abort(new DecidedAtHead('failed at its head'));
@@ -183,6 +187,13 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       },
       onResponseError(_c, err) {
         const t = now();
+        // A connection reuse race (connection-reuse.ts): once more on a fresh connection, still timed from the intended send.
+        if (!abortedAtEnd && idleError === undefined && reuse.raced(err)) {
+          reuse.retrying();
+          timer.timing.reuseRace = { retriedNs: t };
+          entry.lastByteNs = t;
+          return send((request) => dispatchFresh(target, { headersTimeout: deadlineMs + 2000, bodyTimeout: deadlineMs + 2000 }, request, handler));
+        }
         inFlight.delete(timer);
         if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
         else if (err instanceof DecidedAtHead) timer.end(t);
@@ -190,12 +201,16 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
       },
     };
-    try {
-      pool.dispatch({ origin: target.origin, method: 'POST', path: target.path, headers, body }, handler);
-    } catch (err) {
-      inFlight.delete(timer);
-      timer.fail(now(), 'other', (err as Error).message);
-    }
+    // --connection-reuse never: every request asks for its own connection (and says Connection: close).
+    const send = (dispatch: (request: Dispatcher.DispatchOptions) => void): void => {
+      try {
+        dispatch({ origin: target.origin, method: 'POST', path: target.path, headers, body, ...(target.connectionReuse === 'never' ? { reset: true } : {}) });
+      } catch (err) {
+        inFlight.delete(timer);
+        timer.fail(now(), 'other', (err as Error).message);
+      }
+    };
+    send((request) => pool.dispatch(request, handler));
   });
 }
 

@@ -25,6 +25,13 @@ export interface LoadOptions {
   ramp?: string;
   rampShape?: 'linear' | 'exponential';
   engine?: 'autocannon' | 'undici';
+  /**
+   * `reuse` (default): kept-alive connections carry one request after another; `never`: a new
+   * connection per request (it asks `Connection: close`), as `--connection-reuse`. Under `reuse`, a
+   * request written on a reused connection that closes before any byte of its answer (a connection
+   * reuse race) is sent once more on a fresh connection and counted on its own.
+   */
+  connectionReuse?: 'reuse' | 'never';
   /** Measured time, e.g. `'10s'` (default 10 s unless `requests` is given). */
   duration?: string;
   /** Stop after this many requests instead of a duration. */

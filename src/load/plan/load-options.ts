@@ -11,6 +11,7 @@ import { parseSlos } from '../results/slo.ts';
 import { validateWorkload, type WorkloadPlan } from './workload-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
 import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from '../search/capacity-search.ts';
+import { connectionReusePolicies, type ConnectionReuse } from '../executors/connection-reuse.ts';
 import { checkDurationS, checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
@@ -100,6 +101,8 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   const engine = o.engine ?? 'autocannon';
   if (engine !== 'autocannon' && engine !== 'undici') throw usage(`${n('engine')} must be autocannon or undici, got "${String(engine)}"`);
   if (o.engine !== undefined && o.rate !== undefined && engine !== 'undici') throw usage(`open loop (${n('rate')}) always uses the undici engine`);
+  const connectionReuse = o.connectionReuse ?? 'reuse';
+  if (!(connectionReusePolicies as readonly unknown[]).includes(connectionReuse)) throw usage(`${n('connectionReuse')} must be ${connectionReusePolicies.join(' or ')}, got "${String(connectionReuse)}"`);
   if (o.stream !== undefined && typeof o.stream !== 'boolean') throw usage(`${n('stream')} must be true or false, got ${String(o.stream)}`);
   const stream = o.stream !== false;
   if (o.ramp !== undefined && o.rate === undefined) throw usage(`${n('ramp')} raises an open loop to its rate: it needs ${n('rate')}`);
@@ -159,6 +162,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
     seed,
     timeoutMs,
     requestTimeoutMs,
+    connectionReuse: connectionReuse as ConnectionReuse,
     slos,
     sloExprs,
     sweep: shell.sweep === true,

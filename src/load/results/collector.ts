@@ -17,6 +17,7 @@ import { ReasoningAcc } from './reasoning-report.ts';
 import { ToolCallAcc } from './tool-call-report.ts';
 import type { InvalidKind, ToolCallSeen } from '../workloads/tool-calls.ts';
 import type { Requested } from '../workloads/workload.ts';
+import { ReuseAcc } from './reuse-report.ts';
 
 export interface CollectorOptions {
   /** hrtime ns at which the measured window starts (warmup ends). */
@@ -68,6 +69,8 @@ export class Collector {
   readonly cache = new CacheAcc();
   readonly turns = new TurnsAcc();
   readonly reasoning = new ReasoningAcc();
+  /** Connection reuse races of measured requests (connection-reuse.ts). */
+  readonly reuse = new ReuseAcc();
   readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
@@ -156,11 +159,13 @@ export class Collector {
         itlMaxUs: null,
         tpotUs: null,
         error: null,
+        ...retried(t, rel),
         good: false,
       },
       t,
     );
     if (this.isWarmup(t.intendedNs)) return;
+    if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
     this.abortedAtEnd++;
     this.inFlight--;
   }
@@ -193,6 +198,7 @@ export class Collector {
       const slice = this.#slice(endNs);
       slice.finished++;
       this.finished++;
+      if (t.reuseRace !== undefined) this.reuse.add(ok ? 'ok' : 'failed');
       this.inFlight--;
       this.events += t.events;
       if (ok) {
@@ -273,6 +279,7 @@ export class Collector {
           itlMaxUs: r1(itlMax),
           tpotUs: r1(tpot),
           error: t.error === null ? null : { class: t.error.class, detail: t.error.detail },
+          ...retried(t, rel),
           good,
         },
         t,
@@ -324,6 +331,12 @@ export class Collector {
       .sort((a, b) => a[0] - b[0])
       .map(([epochS, s]) => sliceOut(epochS, epochS - Math.floor(startS), s));
   }
+}
+
+/** requests.ndjson: when a request that lost a connection reuse race was sent again. */
+function retried(t: RequestTiming, rel: (ns: bigint | null) => number | null): { retriedUs?: number } {
+  const at = t.reuseRace === undefined ? null : rel(t.reuseRace.retriedNs);
+  return at === null ? {} : { retriedUs: at };
 }
 
 function sliceOut(epochS: number, tS: number, s: SliceAcc): Timeslice {

@@ -272,6 +272,25 @@ export interface TurnReport {
   }[];
 }
 
+/**
+ * How the run used connections, and the connection reuse races it met (src/load/connection-reuse.ts):
+ * measured requests written on a reused connection that closed before any byte of their answer.
+ * Each was sent once more on a fresh connection; it is one request (counted once in `counts`), timed
+ * from its intended send, and an error only when the retry failed (then in `errors` by its class).
+ */
+/** --connection-reuse: keep connections alive between requests (default), or open one per request. */
+export const connectionReusePolicies = ['reuse', 'never'] as const;
+export type ConnectionReuse = (typeof connectionReusePolicies)[number];
+
+export interface ConnectionReuseReport {
+  /** --connection-reuse: `reuse` kept-alive connections, or `never` (a new connection per request). */
+  policy: 'reuse' | 'never';
+  /** Requests that lost a race (each retried once on a fresh connection). */
+  races: number;
+  /** How the retries ended: answered, failed (counted among the errors), or still in flight at the end. */
+  retried: { ok: number; failed: number; abortedAtEnd: number };
+}
+
 export interface ConnectionMeta {
   /** `none`: plain http; `verified`: certificates checked; `insecure`: --insecure. */
   tls: 'none' | 'verified' | 'insecure';
@@ -479,6 +498,8 @@ export interface LoadResult {
   toolCalls?: ToolCallReport;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
+  /** Connection use and reuse races (absent in files written before it existed). */
+  connectionReuse?: ConnectionReuseReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
@@ -514,6 +535,8 @@ export interface RequestRecord {
   itlMaxUs: number | null;
   tpotUs: number | null;
   error: { class: ErrorClass; detail: string } | null;
+  /** A connection reuse race: the request was sent once more on a fresh connection at this time (µs since measure start). */
+  retriedUs?: number;
   /** Met every per-request SLO (goodput). */
   good: boolean;
 }

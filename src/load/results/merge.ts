@@ -9,6 +9,7 @@ import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type 
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
 import { mergeTokenReports } from './token-report.ts';
+import { mergeReuseReports } from './reuse-report.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
 export function assertLoadResult(value: unknown, source: string): LoadResult {
@@ -129,7 +130,13 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     ...cacheOf(results),
     ...reasoningOf(results),
     ...turnsOf(results),
+    ...reuseOf(results),
   };
+}
+
+function reuseOf(results: readonly LoadResult[]): Pick<LoadResult, 'connectionReuse'> {
+  const connectionReuse = mergeReuseReports(results.map((r) => r.connectionReuse));
+  return connectionReuse === undefined ? {} : { connectionReuse };
 }
 
 function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {

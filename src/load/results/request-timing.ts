@@ -34,6 +34,12 @@ export interface RequestTiming {
   reasoningTokens?: number;
   /** Where reasoningTokens came from: usage.completion_tokens_details.reasoning_tokens, or the client tokenizer. */
   reasoningSource?: 'usage' | 'tokenizer';
+  /**
+   * A connection reuse race (connection-reuse.ts): the request was written on a reused connection that
+   * closed before any byte of its answer, and sent once more on a fresh one at `retriedNs`. Its
+   * latencies still count from `intendedNs`, its service times from the first `sentNs`.
+   */
+  reuseRace?: { retriedNs: bigint };
   /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
   extras?: ResponseExtras;
 }

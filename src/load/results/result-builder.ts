@@ -11,6 +11,7 @@ import {
   type Sweep,
   type TurnReport,
   type Validity,
+  type ConnectionReuse,
 } from './load-result.ts';
 import { evaluateSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
@@ -18,6 +19,7 @@ import { buildCacheReport } from './cache-report.ts';
 import { buildReasoningReport } from './reasoning-report.ts';
 import { buildToolCallReport } from './tool-call-report.ts';
 import { buildTurnReport } from './turn-report.ts';
+import { buildReuseReport } from './reuse-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -32,6 +34,8 @@ export interface BuildInput {
   sweep?: Sweep | null;
   /** Conversation workloads: how the loop treats them and how many started and completed. */
   conversations?: Omit<TurnReport, 'byTurn'>;
+  /** --connection-reuse (default reuse). */
+  connectionReuse?: ConnectionReuse;
 }
 
 function tokenSource(c: Collector): Counts['tokenSource'] {
@@ -78,6 +82,7 @@ export function buildResult(input: BuildInput): LoadResult {
     ...cacheOf(c),
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
+    connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
   };
 }
 

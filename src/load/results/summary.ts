@@ -9,6 +9,7 @@ import { reasoningLine } from './reasoning-report.ts';
 import { toolCallLine } from './tool-call-report.ts';
 import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
+import { reuseLine } from './reuse-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -79,6 +80,8 @@ export function summaryTable(r: LoadResult): string {
   out.push(...turnLines(r.turns, fmtUs));
   out.push(`goodput: ${r.goodput.goodputRps} req/s (${(r.goodput.fraction * 100).toFixed(1)}% of requests met ${r.goodput.slos.length === 0 ? 'no per-request SLO: ok requests' : r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
+  const reuse = reuseLine(r);
+  if (reuse !== null) out.push(reuse);
   for (const s of r.slos) {
     const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
     out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr} (observed ${obs})`);

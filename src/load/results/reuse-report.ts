@@ -1,0 +1,51 @@
+import type { ConnectionReuse, ConnectionReuseReport, LoadResult } from './load-result.ts';
+
+/** Counts the measured requests that lost a connection reuse race, by how their retry ended (connection-reuse.ts). */
+export class ReuseAcc {
+  races = 0;
+  ok = 0;
+  failed = 0;
+  abortedAtEnd = 0;
+
+  add(outcome: 'ok' | 'failed' | 'abortedAtEnd'): void {
+    this.races++;
+    this[outcome]++;
+  }
+}
+
+export function buildReuseReport(acc: ReuseAcc, policy: ConnectionReuse): ConnectionReuseReport {
+  return { policy, races: acc.races, retried: { ok: acc.ok, failed: acc.failed, abortedAtEnd: acc.abortedAtEnd } };
+}
+
+/** Shards add their races; absent when no shard reported them (files written before the field existed). */
+export function mergeReuseReports(parts: readonly (ConnectionReuseReport | undefined)[]): ConnectionReuseReport | undefined {
+  const given = parts.filter((p): p is ConnectionReuseReport => p !== undefined);
+  const first = given[0];
+  if (first === undefined) return undefined;
+  const sum = (f: (r: ConnectionReuseReport) => number): number => given.reduce((a, r) => a + f(r), 0);
+  return { policy: first.policy, races: sum((r) => r.races), retried: { ok: sum((r) => r.retried.ok), failed: sum((r) => r.retried.failed), abortedAtEnd: sum((r) => r.retried.abortedAtEnd) } };
+}
+
+/** How the run used connections: `kept-alive connections reused` or `a new connection per request (--connection-reuse never)`. */
+export function reusePolicyText(c: ConnectionReuseReport): string {
+  return c.policy === 'never' ? 'a new connection per request (--connection-reuse never)' : 'kept-alive connections reused';
+}
+
+/** `187 reuse races (...): each sent once more ...`, or null without a race. */
+export function racesText(c: ConnectionReuseReport): string | null {
+  if (c.races === 0) return null;
+  const aborted = c.retried.abortedAtEnd > 0 ? `, ${c.retried.abortedAtEnd} still in flight at the end` : '';
+  return `${c.races} reuse race${c.races === 1 ? '' : 's'} (the server closed a kept-alive connection a request was written on, before any byte of the answer; not server errors): each sent once more on a fresh connection, ${c.retried.ok} answered, ${c.retried.failed} failed (counted in errors)${aborted}; each timed as one request from its intended send (--connection-reuse never avoids them)`;
+}
+
+/**
+ * The summary's line about connections, or null when there is nothing to say (connections reused,
+ * no race): `connections: 187 reuse races ...`.
+ */
+export function reuseLine(r: Pick<LoadResult, 'connectionReuse'>): string | null {
+  const c = r.connectionReuse;
+  if (c === undefined) return null;
+  const races = racesText(c);
+  if (races === null) return c.policy === 'never' ? `connections: ${reusePolicyText(c)}` : null;
+  return `connections: ${reusePolicyText(c)}; ${races}`;
+}
