@@ -10,6 +10,7 @@
 
 import type { TraceInfo } from './trace.ts';
 import type { Ramp } from './arrivals.ts';
+import type { ServerSection } from '../server-metrics/server-section.ts';
 
 export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
 
@@ -331,7 +332,7 @@ export interface Timeslice {
   itlP99Us: number | null;
 }
 
-export type SloOp = '<' | '<=' | '>' | '>=';
+export type SloOp = '<' | '<=' | '>' | '>=' | '==';
 
 /** How the unmeasured priming request ended by the pre-window deadline (docs/load.md, "A run ends at its bound"). */
 export interface Priming {
@@ -473,6 +474,8 @@ export interface LoadResult {
   toolCalls?: ToolCallReport;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
+  /** --server-metrics: the server's /metrics read during the run, lined up and reconciled (absent without it). */
+  server?: ServerSection;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */

@@ -32,6 +32,8 @@ export interface BuildInput {
   sweep?: Sweep | null;
   /** Conversation workloads: how the loop treats them and how many started and completed. */
   conversations?: Omit<TurnReport, 'byTurn'>;
+  /** --server-metrics: the server section (its SLOs are judged on it). */
+  server?: LoadResult['server'];
 }
 
 function tokenSource(c: Collector): Counts['tokenSource'] {
@@ -67,7 +69,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c) }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
     ...toolCallsOf(c),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
@@ -78,6 +80,7 @@ export function buildResult(input: BuildInput): LoadResult {
     ...cacheOf(c),
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
+    ...(input.server === undefined ? {} : { server: input.server }),
   };
 }
 
@@ -102,7 +105,7 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'server'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
