@@ -3,6 +3,7 @@ import type { ModelCatalogue, ModelInput } from './models.ts';
 import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import type { PrefixCache } from './prefix-cache.ts';
 import type { ServiceSlots } from './service-slots.ts';
+import type { MockMetrics } from './metrics-route.ts';
 
 export interface LatencySettings {
   ttftMs: number;
@@ -38,6 +39,8 @@ export interface CoreState {
   serviceSlots: ServiceSlots | null;
   /** performance.now() until which the server stalls (freeze control); 0 when not frozen. */
   frozenUntil: number;
+  /** This instance's /metrics counters (metrics-route.ts). */
+  metrics: MockMetrics;
 }
 
 export interface RequestContext {
