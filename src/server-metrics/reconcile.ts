@@ -44,6 +44,8 @@ export interface ReconcileInput {
   decreaseCount: number;
   decreases: readonly { series: string; from: number; to: number }[];
   status: 'ok' | 'unmapped' | 'nothing';
+  /** Shards besides this one: their requests reach the server too, so its counters may be higher by any amount. */
+  otherShards?: number;
 }
 
 /** TTFT: the server's mean may exceed the client's by this much (clocks read at different points of one event). */
@@ -65,14 +67,16 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     out.push({ id, verdict: ok ? 'agree' : 'disagree', server, client, tolerance: { below, above, why }, message: say(server, client) });
   };
   const delta = (k: CounterKey): number | null => s.counters[k]?.delta ?? null;
+  const others = s.otherShards ?? 0;
+  // A shard shares the server with the others: only a lower bound holds here (iari report merge judges the whole).
+  const shared = (above: number | null, why: string): [number | null, string] => (others === 0 ? [above, why] : [null, `${why}; ${others} other shard(s) load the same server, so it may count more (iari report merge reconciles the whole run)`]);
   const unreported = c.requests - c.usageReported;
   judge(
     'generated_tokens',
     delta('generatedTokens'),
     c.usageReported === 0 ? null : c.completionTokens,
     0,
-    c.unreportedMaxTokens,
-    unreported === 0 ? 'every answer reported usage: exact' : `${unreported} request(s) reported no usage: the server may have generated up to their max_tokens (${n(c.unreportedMaxTokens)})`,
+    ...shared(c.unreportedMaxTokens, unreported === 0 ? 'every answer reported usage: exact' : `${unreported} request(s) reported no usage: the server may have generated up to their max_tokens (${n(c.unreportedMaxTokens)})`),
     (sv, cl) => `server counted ${n(sv)} generated tokens; the answers' usage says ${n(cl)}`,
     delta('generatedTokens') === null ? 'the server publishes no generated-token counter' : 'no answer reported usage.completion_tokens',
   );
@@ -81,8 +85,7 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     delta('promptTokens'),
     c.promptReported === 0 ? null : c.promptTokens,
     0,
-    c.promptReported === c.requests ? 0 : null,
-    c.promptReported === c.requests ? 'every answer reported usage.prompt_tokens: exact' : `${c.requests - c.promptReported} request(s) reported no prompt_tokens: the server's count may be higher by any amount`,
+    ...shared(c.promptReported === c.requests ? 0 : null, c.promptReported === c.requests ? 'every answer reported usage.prompt_tokens: exact' : `${c.requests - c.promptReported} request(s) reported no prompt_tokens: the server's count may be higher by any amount`),
     (sv, cl) => `server counted ${n(sv)} prompt tokens; the answers' usage says ${n(cl)}`,
     delta('promptTokens') === null ? 'the server publishes no prompt-token counter' : 'no answer reported usage.prompt_tokens',
   );
@@ -91,8 +94,7 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     delta('cachedTokens'),
     c.cachedReported === 0 ? null : c.cachedTokens,
     0,
-    c.cachedReported === c.requests ? 0 : null,
-    c.cachedReported === c.requests ? 'every answer reported cached_tokens: exact' : `${c.requests - c.cachedReported} request(s) reported no cached_tokens: the server's count may be higher by any amount`,
+    ...shared(c.cachedReported === c.requests ? 0 : null, c.cachedReported === c.requests ? 'every answer reported cached_tokens: exact' : `${c.requests - c.cachedReported} request(s) reported no cached_tokens: the server's count may be higher by any amount`),
     (sv, cl) => `server counted ${n(sv)} cache-hit tokens; the answers' cached_tokens say ${n(cl)}`,
     delta('cachedTokens') === null ? 'the server publishes no cache-hit counter' : 'no answer reported usage.prompt_tokens_details.cached_tokens',
   );
@@ -101,8 +103,7 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     delta('requestsFinished'),
     c.requests === 0 ? null : c.ok,
     0,
-    c.notOk,
-    c.notOk === 0 ? 'every request ended well: exact' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`,
+    ...shared(c.notOk, c.notOk === 0 ? 'every request ended well: exact' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`),
     (sv, cl) => `server counted ${n(sv)} finished requests; ${n(cl)} answers ended well`,
     delta('requestsFinished') === null ? 'the server publishes no finished-request counter' : 'no request was sent',
   );

@@ -58,6 +58,8 @@ export interface ServerSection {
   lastReadEpochMs: number | null;
   histograms: Partial<Record<HistogramKey, { first: BucketHistogram; last: BucketHistogram; window: HistogramSummaryS | null }>>;
   client: ClientTotals;
+  /** Shards besides this one whose requests the server also counted (0: none; a merged result: 0). */
+  otherShards: number;
   reconciliation: ReconcileFinding[];
   /** Counters that went down between two reads (a reset, or a server that miscounts). */
   decreases: { series: string; from: number; to: number; tS: number }[];
@@ -87,6 +89,8 @@ export interface ClientWindow {
   measureStartEpochMs: number;
   /** max_tokens of a request that says none of its own. */
   maxTokens: number;
+  /** Shards of the run besides this one (their requests reach the same server). */
+  otherShards?: number;
 }
 
 export function clientTotals(records: readonly ClientRequest[], maxTokens: number): ClientTotals {
@@ -183,6 +187,7 @@ export function buildServerSection(log: ScrapeLog, records: readonly ClientReque
     lastReadEpochMs: last === undefined ? null : Math.round(epochMsOf(last.atNs)),
     histograms,
     client,
+    otherShards: w.otherShards ?? 0,
     reconciliation: [],
     decreases,
     decreaseCount: log.decreaseCount,
@@ -193,7 +198,7 @@ export function buildServerSection(log: ScrapeLog, records: readonly ClientReque
   return { ...section, reconciliation: reconcile(section) };
 }
 
-function windowSummary(a: BucketHistogram, b: BucketHistogram): HistogramSummaryS | null {
+export function windowSummary(a: BucketHistogram, b: BucketHistogram): HistogramSummaryS | null {
   const d = histogramDelta(a, b);
   if (d === null) return null;
   const us = (r: { low: number; high: number } | null): { low: number; high: number } | null => (r === null ? null : { low: Math.round(r.low * 1e6), high: r.high === Infinity ? Infinity : Math.round(r.high * 1e6) });
@@ -230,4 +235,5 @@ export function perSecond(points: readonly Stamped[], startS: number): ServerSec
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+export const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+

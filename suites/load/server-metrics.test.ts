@@ -5,6 +5,7 @@ import type { MockServer, MockServerOptions } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { parseSlos } from '../../src/load/slo.ts';
+import { mergeResults } from '../../src/load/merge.ts';
 import type { ReconcileId } from '../../src/server-metrics/reconcile.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
@@ -91,6 +92,26 @@ describe('iari load --server-metrics against the mock', () => {
     expect(result.server!.decreases[0]?.series).toMatch(/^vllm:generation_tokens_total\{/);
     expect(result.server!.decreases[0]!.to).toBeLessThan(result.server!.decreases[0]!.from);
     expect(result.slosPassed).toBe(false);
+  });
+});
+
+describe('--shard and iari report merge', () => {
+  it('each shard holds only a lower bound (the other shard loads the same server); the merged result reconciles exactly and evaluates server.reconcile', async () => {
+    mock = await startLoadMock({ ttftMs: 5, itlMs: 1, completionTokens: [4, 12] });
+    const slos = ['server.reconcile'];
+    const shard = (index: number) => runLoad(loadConfig(mock!, { kind: 'closed', concurrency: 4, engine: 'undici' }, { runId: `s${index}`, durationS: 1, shard: { index, count: 2 }, serverMetrics: { url: null, headers: [], intervalMs: 100 }, slos: parseSlos(slos), sloExprs: slos }));
+    const [a, b] = await Promise.all([shard(0), shard(1)]);
+    for (const r of [a.result, b.result]) {
+      const g = r.server!.reconciliation.find((f) => f.id === 'generated_tokens')!;
+      expect(g).toMatchObject({ verdict: 'agree', tolerance: { below: 0, above: null } });
+      expect(g.server!).toBeGreaterThanOrEqual(g.client!);
+    }
+    const merged = mergeResults([a.result, b.result], 'merged');
+    const usage = [...a.records, ...b.records].reduce((x, r) => x + r.outputTokens, 0);
+    const g = merged.server!.reconciliation.find((f) => f.id === 'generated_tokens')!;
+    expect(g).toMatchObject({ verdict: 'agree', server: usage, client: usage, tolerance: { below: 0, above: 0 } });
+    expect(merged.server!.reconciliation.filter((f) => f.verdict === 'disagree').map((f) => f.message)).toEqual([]);
+    expect(merged.slos[0]).toMatchObject({ expr: 'server.reconcile', passed: true });
   });
 });
 
