@@ -23,6 +23,9 @@ const pts = <T>(rows: readonly T[], x: (r: T) => number, y: (r: T) => number | n
     return v === null ? [] : [{ x: x(r), y: v }];
   });
 
+/** A finding's number: TTFT means are µs, shown in ms. */
+const cell = (v: number | null, us: boolean): string => (v === null ? '–' : us ? `${(v / 1000).toFixed(1)} ms` : v.toLocaleString('en-US'));
+
 export function serverSection(r: LoadResult): Html | '' {
   const s = r.server;
   if (s === undefined) return '';
@@ -57,8 +60,8 @@ export function serverSection(r: LoadResult): Html | '' {
     ['check', 'server', 'client', 'tolerance', 'verdict', 'finding'],
     s.reconciliation.map((f) => [
       f.id.replace(/_/g, ' '),
-      f.server === null ? '–' : f.server.toLocaleString('en-US'),
-      f.client === null ? '–' : f.client.toLocaleString('en-US'),
+      cell(f.server, f.id === 'ttft'),
+      cell(f.client, f.id === 'ttft'),
       f.tolerance.why,
       badge(f.verdict === 'no_data' ? 'no data' : f.verdict, f.verdict === 'agree' ? 'good' : f.verdict === 'disagree' ? 'bad' : 'warn'),
       f.message,
