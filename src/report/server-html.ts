@@ -45,12 +45,17 @@ export function serverSection(r: LoadResult): Html | '' {
     series: [{ name: 'running', points: pts(rows, (p) => p.tS, (p) => p.running) }, { name: 'waiting', tone: 'bad', points: pts(rows, (p) => p.tS, (p) => p.waiting) }],
     yLabel: 'requests',
     ...axis,
-  })}${lineChart({
-    title: 'Server: KV-cache usage',
-    series: [{ name: 'KV-cache usage', points: pts(rows, (p) => p.tS, (p) => (p.kvCacheUsage === null ? null : p.kvCacheUsage * 100)) }],
-    yLabel: '%',
-    ...axis,
-  })}${lineChart({
+  })}${
+    // An engine that publishes no KV-cache usage (TGI, llama.cpp's server) gets no empty chart.
+    s.gauges.kvCacheUsage === undefined
+      ? ''
+      : lineChart({
+          title: 'Server: KV-cache usage',
+          series: [{ name: 'KV-cache usage', points: pts(rows, (p) => p.tS, (p) => (p.kvCacheUsage === null ? null : p.kvCacheUsage * 100)) }],
+          yLabel: '%',
+          ...axis,
+        })
+  }${lineChart({
     title: 'Generated tokens per second: counted by the server, received by the client',
     series: [{ name: 'server counted', points: pts(rows, (p) => p.tS, (p) => p.generatedPerS) }, { name: 'client received (answers ending that second)', points: pts(r.timeslices, (t) => t.tS, (t) => t.outputTokens) }],
     yLabel: 'tokens/s',
