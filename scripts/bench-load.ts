@@ -16,6 +16,7 @@
  * scheduler's run delay of both processes, iari's GC pauses and the mock's own event-loop lag;
  * `fidelityTarget` sums up issue 5's 1 ms target against iari and the floor.
  */
+import { ServerScraper } from '../src/server-metrics/scraper.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
@@ -277,6 +278,32 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
       return { events, eventsPerS: Math.round(events / wall), cpuUsPerEvent: Math.round(((c.user + c.system) / Math.max(1, events)) * 100) / 100 };
     };
     const iariUndici = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events);
+    // The cost of --server-metrics (reads of the mock's /metrics every 500 ms) on the same run,
+    // alternated with runs without it (A B A B) so drift on a shared machine falls on both.
+    const scrapeRuns: { without: number[]; with: number[] } = { without: [], with: [] };
+    for (let k = 0; k < 3; k++) {
+      for (const scraped of [false, true]) {
+        const r = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]], ...(scraped ? { serverMetrics: { url: null, headers: [], intervalMs: 500 } } : {}) }))).result.counts.events);
+        scrapeRuns[scraped ? 'with' : 'without'].push(r.eventsPerS);
+      }
+    }
+    const meanOf = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    // What one read costs this process (request, read, parse, vocabulary), measured alone: its share of
+    // one core at one read per 500 ms is the scrape's cost, free of the run-to-run noise above.
+    const scraper = new ServerScraper({ url: `${new URL(m.url).origin}/metrics`, targetOrigin: new URL(m.url).origin, token: null, headers: [] });
+    const reads = 200;
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < reads; i++) await scraper.scrapeOnce();
+    const c = process.cpuUsage(c0);
+    await scraper.stop(false);
+    const cpuUsPerRead = Math.round(((c.user + c.system) / reads) * 10) / 10;
+    const serverMetricsCost = {
+      eventsPerSWithout: scrapeRuns.without,
+      eventsPerSWith: scrapeRuns.with,
+      runCost: Math.round((1 - meanOf(scrapeRuns.with) / meanOf(scrapeRuns.without)) * 1000) / 1000,
+      cpuUsPerRead,
+      shareOfOneCoreAt500ms: Math.round((cpuUsPerRead / 500_000) * 100_000) / 100_000,
+    };
     const iariAutocannon = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'autocannon' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]] }))).result.counts.events);
     // A conversation workload on the same streams: 4 turns each, the history (with the server's answers) resent every turn.
     const iariConversation = await measure(
@@ -314,6 +341,7 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
       iariUndici,
       iariAutocannon,
       iariConversationUndici: iariConversation,
+      serverMetricsCost,
       autocannonBytesOnly: rawAutocannon,
       openaiSdkLoop: sdk,
       ratios: {

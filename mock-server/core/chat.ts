@@ -229,10 +229,12 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   // --capacity: a request waits for a free service slot before its first token (service-slots.ts).
   const queuedMs = state.serviceSlots?.admit(times[times.length - 1] ?? 0) ?? 0;
   if (queuedMs > 0) times = times.map((t) => t + queuedMs);
+  state.metrics.admit(ctx.requestId, plan.promptTokens, plan.cachedTokens ?? 0, queuedMs);
   let finished = false;
-  const settle = (status: OutcomeStatus, completionTokens: number, sentText: Map<string, string[]> | null) => {
+  const settle = (status: OutcomeStatus, completionTokens: number, sentText: Map<string, string[]> | null, firstTokenMs: number | null = null) => {
     if (finished) return;
     finished = true;
+    state.metrics.finish(ctx.requestId, completionTokens, firstTokenMs, status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop');
     const cost = costNano(model, plan.promptTokens, completionTokens);
     if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, completionTokens, f.has('spend-refunded') ? -cost : cost);
     if (state.receipts !== null && gateDigest !== null) {
@@ -258,7 +260,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
       body: renderCompletion(plan, renderCtx),
       requestId: ctx.requestId,
       delayMs: lastStep,
-      done: (sent, extra = 0) => (sent ? settle('ok', plan.completionTokens + extra, null) : settle('interrupted', 0, new Map())),
+      done: (sent, extra = 0) => (sent ? settle('ok', plan.completionTokens + extra, null, lastStep) : settle('interrupted', 0, new Map())),
     };
   }
   let events = renderStream(plan, request.includeUsage, renderCtx, times);
@@ -303,7 +305,8 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
         }
       }
       if (sent < written.length && written[sent]?.action === 'destroy') failed = true;
-      settle(failed || (failsMidStream && !interrupted) ? 'failed' : interrupted ? 'interrupted' : 'ok', tokens, whole ? null : sentText);
+      const first = written.slice(0, sent).find((e) => e.content);
+      settle(failed || (failsMidStream && !interrupted) ? 'failed' : interrupted ? 'interrupted' : 'ok', tokens, whole ? null : sentText, first === undefined ? null : first.atMs);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ModelCatalogue, ModelInput } from './models.ts';
 import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import type { PrefixCache } from './prefix-cache.ts';
 import type { ServiceSlots } from './service-slots.ts';
+import type { MockMetrics } from './metrics-route.ts';
 
 export interface LatencySettings {
   ttftMs: number;
@@ -40,6 +41,8 @@ export interface CoreState {
   frozenUntil: number;
   /** Unknown-role 400s answered so far under `invalid-role-status-flaps` (every second one becomes a 422): this instance's, not the process's. */
   roleFlaps: number;
+  /** This instance's /metrics counters (metrics-route.ts). */
+  metrics: MockMetrics;
 }
 
 export interface RequestContext {

@@ -19,6 +19,7 @@ import { admin } from './admin-routes.ts';
 import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
 import { handleEmbeddings } from './embeddings-route.ts';
 import { EMBEDDINGS_PATH } from '../../src/protocols/embeddings/embeddings-request.ts';
+import { MockMetrics, metricsResponse, type MetricsFault } from './metrics-route.ts';
 
 export interface CoreOptions {
   /** Fault and legal-mode names applied to every request. */
@@ -46,6 +47,8 @@ export interface CoreOptions {
   /** Enforce RPM/TPM limits (default true). */
   limits?: boolean;
   now?: () => number;
+  /** Mock-only faults of GET /metrics (metrics-route.ts): load-side, caught by iari load --server-metrics. */
+  metricsFaults?: readonly MetricsFault[];
 }
 
 export interface MockCore {
@@ -100,6 +103,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     serviceSlots: options.capacity === undefined ? null : new ServiceSlots(options.capacity),
     frozenUntil: 0,
     roleFlaps: 0,
+    metrics: new MockMetrics(options.metricsFaults ?? []),
   };
   return {
     handle: (req) => handle(state, req, knownFaults),
@@ -213,6 +217,7 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   const f = ctx.faults;
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
+  if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) return metricsResponse(state.metrics, state.models.ids()[0] ?? 'mock', ctx.requestId);
   // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
   const method = ROUTES[path];

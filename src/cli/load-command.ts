@@ -22,6 +22,8 @@ import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/executors/engine.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
 import { preflightTarget } from '../client/reachable.ts';
+import { serverMetricsArgv, serverMetricsFromFlags, serverMetricsHelp } from '../server-metrics/flags.ts';
+import { serverBlock } from '../server-metrics/server-summary.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -87,7 +89,7 @@ Target:
                          names the target, the mode and the bound
   --token-env NAME       environment variable holding the bearer token (default IARI_TOKEN)
   --token-file PATH      file holding the bearer token
-${connectionHelp}${workloadHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
+${connectionHelp}${workloadHelp}${serverMetricsHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
   --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
 Output:
   --report DIR           write load.json, requests.ndjson, junit.xml, report.html there
@@ -160,12 +162,13 @@ export function exitCodeFor(result: LoadResult): number {
 
 /** `deps.runId`: the run id of a caller that owns the run (iari start: one id for its three steps). */
 export async function run(argv: string[], deps: { runId?: string } = {}): Promise<number> {
-  const { values } = parseFlags('load', argv, loadFlagSpec);
+  const { values } = parseFlags('load', serverMetricsArgv(argv), loadFlagSpec);
   if (values.help === true) {
     process.stdout.write(HELP);
     return ExitCode.ok;
   }
   const plan = planFromFlags(values);
+  const serverMetrics = serverMetricsFromFlags(values);
   let mock: MockServer | undefined;
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
@@ -181,7 +184,7 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
     // Before any traffic (the announce line says it for a host that is not loopback).
     if (plan.findCapacity !== null && isLoopbackHost(new URL(baseUrl).hostname)) process.stderr.write(capacityLine(plan));
     const token = plan.token ?? mock!.tokens.default;
-    const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
+    const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(serverMetrics?.headers.map((h) => h.value) ?? [])]);
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
@@ -189,7 +192,7 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = deps.runId ?? newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
-    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
+    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }), ...(serverMetrics === null ? {} : { serverMetrics }) };
     const step = (s: SweepStep, i: number): void => {
       if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${plan.sweep ? 'sweep step' : 'level'} ${i}: ${s.level} -> ${s.achievedRps.toFixed(2)} req/s, TTFT p95 ${s.ttftP95Us === null ? '-' : `${Math.round(s.ttftP95Us / 1000)} ms`}, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}${s.phase === 'repeat' ? ' (run again to confirm)' : ''}\n`);
     };
@@ -215,7 +218,7 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    else process.stdout.write(summaryTable(result) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

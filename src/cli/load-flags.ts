@@ -7,6 +7,7 @@ import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../
 import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type NumberOption } from '../load/plan/load-option-names.ts';
 import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/plan/load-options.ts';
 import { workloadFlagSpec } from '../load/plan/workload-options.ts';
+import { serverMetricsFlagSpec } from '../server-metrics/flags.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -46,6 +47,7 @@ export const loadFlagSpec = {
   help: { type: 'boolean', short: 'h' },
   ...connectionFlagSpec,
   ...workloadFlagSpec,
+  ...serverMetricsFlagSpec,
 } as const;
 
 type Flag = keyof typeof loadFlagSpec;
@@ -126,6 +128,9 @@ export const CLI_ONLY_FLAGS: Record<string, string> = {
   json: 'runLoad returns the result',
   quiet: 'runLoad prints nothing',
   help: 'the CLI help',
+  'server-metrics': 'the serverMetrics option of the run config (src/server-metrics/flags.ts)',
+  'server-metrics-interval': 'with --server-metrics',
+  'server-metrics-header': 'with --server-metrics',
 };
 
 const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };

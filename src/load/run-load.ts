@@ -24,6 +24,7 @@ import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
+import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -51,6 +52,8 @@ export interface LoadSettings {
   workload?: WorkloadSpec;
   /** --connection-reuse: kept-alive connections (`reuse`, the default) or a new connection per request (`never`). */
   connectionReuse?: ConnectionReuse;
+  /** --server-metrics: read the server's /metrics during the run (src/server-metrics/). */
+  serverMetrics?: ServerMetricsOptions;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -166,6 +169,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   if (checker.remote === null) countTokens('warm up the tokenizer');
   const priming = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
   const records: RequestRecord[] = [];
+  // The baseline read comes after priming and before the first request: the counters' growth is the run's.
+  const serverMetrics = cfg.serverMetrics === undefined ? null : await beginServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) });
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
   const startedAt = new Date();
@@ -240,6 +245,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
+  const server = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 });
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.
   const windowMs =
@@ -278,7 +284,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }

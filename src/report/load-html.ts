@@ -13,6 +13,7 @@ import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
 import { racesText, reusePolicyText } from '../load/results/reuse-report.ts';
+import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
 export function formatUs(us: number | null | undefined): string {
@@ -376,13 +377,13 @@ nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 `;
 
 export function renderLoadReport(r: LoadResult): string {
-  const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
+  const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
   const body = html`${summarySection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
     html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`,
     'distributions',
-  )}${workloadSections(r)}${overTimeSection(r)}${sweepSection(r)}${errorsSection(r)}`;
+  )}${workloadSections(r)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

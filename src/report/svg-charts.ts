@@ -203,6 +203,8 @@ export interface LineChartOptions {
   zeroBased?: boolean;
   /** Points further apart than this on x are not joined: the line breaks where data is missing (an outage). */
   breakOver?: number;
+  /** The x range, when charts side by side share one time axis (default: the points' extent). */
+  xDomain?: readonly [number, number];
 }
 
 function seriesClass(s: Series, i: number): string {
@@ -220,7 +222,7 @@ export function lineChart(o: LineChartOptions): Html {
   if (all.length === 0) return noData('line', o.title, 'no data points');
   const xFormat = o.xFormat ?? fmt;
   const yFormat = o.yFormat ?? fmt;
-  const [xlo, xhi] = extent(all.map((p) => p.x));
+  const [xlo, xhi] = o.xDomain ?? extent(all.map((p) => p.x));
   const [ylo0, yhi0] = extent([...all.map((p) => p.y), ...(o.thresholds ?? []).map((t) => t.value)]);
   const yTicks = niceTicks(o.zeroBased === false ? ylo0 : Math.min(0, ylo0), yhi0, 5);
   const ylo = Math.min(yTicks[0] ?? ylo0, o.zeroBased === false ? ylo0 : 0);

@@ -9,6 +9,7 @@
  */
 
 import type { TraceInfo } from '../workloads/trace.ts';
+import type { ServerSection } from '../../server-metrics/server-section.ts';
 
 export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
 
@@ -356,7 +357,7 @@ export interface Timeslice {
   itlP99Us: number | null;
 }
 
-export type SloOp = '<' | '<=' | '>' | '>=';
+export type SloOp = '<' | '<=' | '>' | '>=' | '==';
 
 /** How the unmeasured priming request ended by the pre-window deadline (docs/load.md, "A run ends at its bound"). */
 export interface Priming {
@@ -500,6 +501,8 @@ export interface LoadResult {
   turns?: TurnReport;
   /** Connection use and reuse races (absent in files written before it existed). */
   connectionReuse?: ConnectionReuseReport;
+  /** --server-metrics: the server's /metrics read during the run, lined up and reconciled (absent without it). */
+  server?: ServerSection;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */

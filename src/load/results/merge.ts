@@ -1,3 +1,4 @@
+import { mergeServerSections } from '../../server-metrics/server-merge.ts';
 import { mergeCacheReports } from './cache-report.ts';
 import { mergeReasoningReports } from './reasoning-report.ts';
 import { mergeToolCallReports } from './tool-call-report.ts';
@@ -92,6 +93,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
   const tokens = mergeTokenReports(results.map((r) => r.tokens));
   const throughput = throughputOf({ started, finished, ok, outputTokens }, windowS, mode.kind === 'open');
   const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
+  const server = mergeServerSections(results.map((r) => r.server));
   const v = validity(metrics, mode.kind === 'open');
   for (const r of results) for (const w of r.validity.warnings) v.warnings.push(`shard ${r.shard?.index ?? '-'}: ${w}`);
   v.warnings.push(...warnings);
@@ -119,7 +121,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results) }, finished),
+    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results), ...(server === undefined ? {} : { server }) }, finished),
     ...toolCallsOf(results),
     timeslices: mergeTimeslices(results.map((r) => r.timeslices), startMs),
     sweep: null,
@@ -131,6 +133,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     ...reasoningOf(results),
     ...turnsOf(results),
     ...reuseOf(results),
+    ...(server === undefined ? {} : { server }),
   };
 }
 

@@ -36,6 +36,8 @@ export interface BuildInput {
   conversations?: Omit<TurnReport, 'byTurn'>;
   /** --connection-reuse (default reuse). */
   connectionReuse?: ConnectionReuse;
+  /** --server-metrics: the server section (its SLOs are judged on it). */
+  server?: LoadResult['server'];
 }
 
 function tokenSource(c: Collector): Counts['tokenSource'] {
@@ -71,7 +73,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c) }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
     ...toolCallsOf(c),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
@@ -83,6 +85,7 @@ export function buildResult(input: BuildInput): LoadResult {
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
     connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
+    ...(input.server === undefined ? {} : { server: input.server }),
   };
 }
 
@@ -107,7 +110,7 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'server'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

@@ -1,5 +1,6 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloResult, type ToolCallReport } from './load-result.ts';
+import { observeServerSlo, parseServerSlo, serverSloHelp } from '../../server-metrics/server-slo.ts';
 
 /** Metrics an SLO can name, with the statistics each accepts and its unit. */
 const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
@@ -34,6 +35,7 @@ export function sloHelp(): string {
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     'with --tools: tool_calls.invalid_rate<0.01 (also call_rate, not_json_rate, unknown_function_rate, schema_mismatch_rate)',
+    serverSloHelp,
   ].join('\n');
 }
 
@@ -42,6 +44,10 @@ export function parseSlo(expr: string): Slo {
   const bad = (why: string): never => {
     throw new HarnessError(HarnessErrorCode.THRESHOLD_INVALID, `--slo '${expr}': ${why}`, { hint: sloHelp() });
   };
+  if (expr.trim().startsWith('server.')) {
+    const server = parseServerSlo(expr);
+    return typeof server === 'string' ? bad(server) : server;
+  }
   const m = sloPattern.exec(expr.trim());
   if (m === null) return bad('expected <metric>.<stat><op><number>[unit], e.g. ttft.p95<800ms');
   const [, metric = '', stat = '', op = '<', num = '', unit] = m;
@@ -79,6 +85,8 @@ export function compare(observed: number, op: SloOp, threshold: number): boolean
       return observed > threshold;
     case '>=':
       return observed >= threshold;
+    case '==':
+      return observed === threshold;
   }
 }
 
@@ -109,8 +117,12 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>, finished: number): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'server'>, finished: number): SloResult[] {
   return slos.map((s) => {
+    if (s.metric === 'server') {
+      const { observed, noData } = observeServerSlo(s.stat, r.server);
+      return { expr: s.expr, metric: s.metric, stat: s.stat, op: s.op, threshold: s.threshold, observed, unit: s.unit, passed: observed !== null && compare(observed, s.op, s.threshold), perRequest: false, ...(noData === undefined ? {} : { noData }) };
+    }
     const observed = finished === 0 ? null : observe(s, r);
     const noData =
       finished === 0
