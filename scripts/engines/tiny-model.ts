@@ -51,6 +51,7 @@ const R_TOOLS = 53;
 const R_CALLS = 54;
 const F_CALL_END = 55;
 const R_OPEN = 56;
+const F_CLOSE = 57;
 
 const S_ANSWER = 10;
 const SINK_WEIGHT = 15;
@@ -67,12 +68,12 @@ const END_GAIN = 19.2;
 const CALL_BIAS = -10;
 const CALL_TOOLS = 450;
 const CALL_SEEN = 600;
-/** </tool_call> logit: CLOSE_BIAS + CLOSE_GAIN·o, o = 1/6 while a call is open (the grammar then lets the JSON end in </tool_call>, not in "," and another call), 0 before and after. */
+/** '"}}' logit: CLOSE_BIAS + CLOSE_GAIN·o, o = 1/6 while a call is open, 0 before and after: the call's string argument closes, and the call with it. */
 const CLOSE_BIAS = -6;
 const CLOSE_GAIN = 150;
 /** Quote tokens rise with the answer's length too, so a JSON string a grammar holds open closes after some 10-20 tokens. */
 const QUOTES = ['"', '",', '"}', '"]', '."'];
-const QUOTE_GAIN = 10;
+const QUOTE_GAIN = 5;
 
 export const TOKEN = { endOfText: 151643, imStart: 151644, imEnd: 151645, toolCall: 151657, toolCallEnd: 151658 } as const;
 
@@ -197,6 +198,7 @@ export function tinyModel(options: TinyModelOptions): Buffer {
 
   const answer = new Set(ANSWER_WORDS.map(idOf));
   const toolsWord = idOf('ĠTools');
+  const closers = new Set([idOf('"}}'), idOf('}}')]);
   // Token embeddings: random features in 0..47, the named features, and a norm of exactly √64 so
   // layer 0's RMS norm leaves every row as it is and the scores below are exact.
   const embd = new Float32Array(N_EMBD * nVocab);
@@ -208,6 +210,7 @@ export function tinyModel(options: TinyModelOptions): Buffer {
     if (t === toolsWord) features.push([F_TOOLS, 1]);
     if (t === TOKEN.toolCall) features.push([F_CALL, 1]);
     if (t === TOKEN.toolCallEnd) features.push([F_CALL_END, 1]);
+    if (closers.has(t)) features.push([F_CLOSE, 1]);
     let sq = 0;
     for (let d = 0; d < NOISE; d++) {
       const v = gauss();
@@ -301,8 +304,12 @@ export function tinyModel(options: TinyModelOptions): Buffer {
   };
   only(TOKEN.imEnd, [[R_COUNT, END_GAIN]], END_BIAS);
   only(TOKEN.toolCall, [[R_TOOLS, CALL_TOOLS], [R_CALLS, -CALL_SEEN]], CALL_BIAS);
-  // While a call is open, so are the tokens that close its JSON, so "}}," and a second call are rare.
-  for (const t of [TOKEN.toolCallEnd, idOf('}}'), idOf('"}}')]) only(t, [[R_OPEN, CLOSE_GAIN]], CLOSE_BIAS);
+  // While a call is open, '"}}' (which the grammar allows only where it ends the string and the
+  // call) tops the answer vocabulary, and right after it comes </tool_call> (the current token's
+  // feature), not "," and a second call. Neither is boosted elsewhere: the grammar lets both stand
+  // inside a JSON string.
+  for (const t of closers) only(t, [[R_OPEN, CLOSE_GAIN]], CLOSE_BIAS);
+  only(TOKEN.toolCallEnd, [[F_CLOSE, 40]], -15);
   // The server's lazy tool grammar starts at the template's marker "<tool_call>\n": right after a
   // <tool_call> (the current token's own feature) comes a newline.
   only(idOf('Ċ'), [[F_CALL, 60]], -25);
