@@ -12,6 +12,13 @@ import { writeTinyModel, type TinyModelVariant } from '../../scripts/engines/tin
 /** A cold build is 8-15 minutes on 2 cores; the bound leaves room for a loaded machine. */
 export const BUILD_TIMEOUT_MS = 45 * 60_000;
 export const START_TIMEOUT_MS = 120_000;
+/**
+ * A server-side bound on every answer (`-n`): grammar-constrained sampling (tools, schemas) checks
+ * the whole 151,936-token vocabulary whenever the model's pick breaks the grammar, 4-25 tokens/s on
+ * a quiet 2-core machine and far less on a loaded one; and the random model never ends by itself.
+ * The designed model's plain answers end well before it (17-32 tokens).
+ */
+export const SERVER_MAX_TOKENS = 96;
 
 let building: Promise<LlamaServerBuild> | undefined;
 
@@ -43,6 +50,7 @@ export async function startEngine(build: LlamaServerBuild, variant: TinyModelVar
       model,
       alias: `tiny-qwen2-${variant}`,
       readyTimeoutMs: START_TIMEOUT_MS,
+      extraArgs: ['-n', String(SERVER_MAX_TOKENS)],
       ...(apiKey !== undefined ? { apiKey } : {}),
     });
     return {
