@@ -50,7 +50,9 @@ export async function startEngine(build: LlamaServerBuild, variant: TinyModelVar
       model,
       alias: `tiny-qwen2-${variant}`,
       readyTimeoutMs: START_TIMEOUT_MS,
-      extraArgs: ['-n', String(SERVER_MAX_TOKENS)],
+      // Greedy by default and a fixed seed where a request asks for a temperature: the same
+      // answers, and so the same verdicts, on every run.
+      extraArgs: ['-n', String(SERVER_MAX_TOKENS), '--temp', '0', '--seed', '1'],
       ...(apiKey !== undefined ? { apiKey } : {}),
     });
     return {
