@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
-// `npm run test:slow` runs `slow`; `npm run test:all` (what .ci/run runs) runs all three in order.
+// Four tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
+// `npm run test:slow` runs `slow`, `npm run test:engines` runs `engines`; `npm run test:all` (what
+// .ci/run runs) runs all four in order.
 // - shared: everything that is not below, two files at a time: most of it waits on sockets and
 //   child processes, so a second worker fills the idle core.
 // - alone: suites whose assertions are clocks measured against ground truth (load timing): they
@@ -17,6 +18,9 @@ const slow = [
   'suites/load/capacity-search.test.ts',
 ];
 const alone = ['suites/load/**/*.test.ts'];
+// engines: a real engine in the loop (llama.cpp's llama-server built from source on first run,
+// cached under .cache/llama-server/; docs/engines.md). Last, one file at a time.
+const engines = ['suites/engines/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -34,7 +38,7 @@ export default defineConfig({
           name: 'shared',
           // suites/contract is the vitest adapter over the check catalog; without IARI_BASE_URL it judges the bundled mock.
           include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'test-support/**/*.test.ts'],
-          exclude: ['node_modules/**', ...alone, ...slow],
+          exclude: ['node_modules/**', ...alone, ...slow, ...engines],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -44,7 +48,7 @@ export default defineConfig({
         test: {
           name: 'alone',
           include: alone,
-          exclude: ['node_modules/**', ...slow],
+          exclude: ['node_modules/**', ...slow, ...engines],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },
@@ -54,9 +58,19 @@ export default defineConfig({
         test: {
           name: 'slow',
           include: slow,
-          exclude: ['node_modules/**'],
+          exclude: ['node_modules/**', ...engines],
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'engines',
+          include: engines,
+          exclude: ['node_modules/**'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

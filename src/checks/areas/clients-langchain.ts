@@ -2,7 +2,7 @@ import type { AIMessage, AIMessageChunk, BaseMessage } from '@langchain/core/mes
 import type { CheckDef } from '../framework/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, langchain } from '../clients/client-libraries.ts';
-import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
@@ -84,7 +84,7 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   const invalid = first.invalid_tool_calls ?? [];
   if (invalid.length > 0) return { problem: `LangChain could not parse the tool call (invalid_tool_calls: ${invalid.map((c) => c.error ?? 'invalid').join('; ')})`, received: invalid };
   const call = first.tool_calls?.[0];
-  const problem = toolCallProblem(call?.name, call?.args);
+  const problem = call === undefined ? await noToolCall(env.ctx) : toolCallProblem(call.name, call.args);
   if (problem !== undefined || call === undefined) return problem ?? { problem: 'no tool call' };
   // The documented loop: the AIMessage goes back as it came, followed by a ToolMessage for its call id.
   messages.push(first, new l.messages.ToolMessage({ tool_call_id: call.id ?? '', content: JSON.stringify(TOOL_RESULT) }));

@@ -3,7 +3,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat';
 import type { CheckDef } from '../framework/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, openaiNode } from '../clients/client-libraries.ts';
-import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, WRONG_KEY, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
@@ -114,7 +114,7 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   const first = streamed ? await c.chat.completions.stream({ ...request, tool_choice: forced }).finalChatCompletion() : await c.chat.completions.create({ ...request, tool_choice: forced });
   const message = first.choices?.[0]?.message;
   const call = message?.tool_calls?.[0];
-  const problem = toolCallProblem(call?.type === 'function' ? call.function.name : undefined, call?.type === 'function' ? parsedArguments(call.function.arguments) : undefined);
+  const problem = call === undefined ? await noToolCall(env.ctx) : toolCallProblem(call.type === 'function' ? call.function.name : undefined, call.type === 'function' ? parsedArguments(call.function.arguments) : undefined);
   if (problem !== undefined || message === undefined || call === undefined) return problem ?? { problem: 'returned no tool call', received: message };
   // The documented loop: the assistant message goes back as it came, followed by the tool's result.
   messages.push(message as ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(TOOL_RESULT) });

@@ -1,7 +1,7 @@
 import type { CheckDef } from '../framework/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, vercelAi } from '../clients/client-libraries.ts';
-import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
 import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
@@ -130,7 +130,7 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   }
   const call = steps[0]?.toolCalls[0];
   if (call?.invalid === true) return { problem: `the tool call was invalid: ${clientErrorText(call.error)}`, received: call.input };
-  const problem = toolCallProblem(call?.toolName, call?.input);
+  const problem = call === undefined ? await noToolCall(env.ctx) : toolCallProblem(call.toolName, call.input);
   if (problem !== undefined) return problem;
   if (executedWith === undefined) return { problem: 'the tool was never executed' };
   const answer = steps[1];

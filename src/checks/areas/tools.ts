@@ -5,7 +5,7 @@ import type { Judge } from '../framework/judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
 import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/common-requests.ts';
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
-import { gate } from '../requests/capability-probes.ts';
+import { gate, probeCapability } from '../requests/capability-probes.ts';
 import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
 import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -15,6 +15,18 @@ const declared = [weatherTool.function.name, timeTool.function.name] as string[]
 
 function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
   return ctx.shared.get('chat:tool-auto', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
+}
+
+/**
+ * Issue 27, judge the server, not the model: an answer that ended normally without any tool call
+ * was the model's choice unless the server forces calls (tool_choice honoured). Then the verdict is
+ * undecided with that reason; an empty tool_calls array or finish_reason tool_calls stays the server's.
+ */
+async function modelsChoice(ctx: Parameters<CheckDef['run']>[0], finishReason: unknown): Promise<string | undefined> {
+  if (finishReason !== 'stop' && finishReason !== 'length') return undefined;
+  const probe = await probeCapability(ctx, 'tool-choice');
+  if (probe.status === 'honoured') return undefined;
+  return `undecided: the model made no tool call and nothing forced one (finish reason ${JSON.stringify(finishReason)}; tool_choice ${probe.status}: ${probe.detail})`;
 }
 
 function judgeCalls(j: Judge, ex: HttpExchange, label: string): void {
@@ -62,7 +74,9 @@ const callShape: CheckDef = {
     }
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     // Spec, Chat message: "tool_calls | array | on an assistant message, present when the model decides to invoke a tool".
-    j.expect('TOOLS-002', Array.isArray(calls) && calls.length > 0, () => evidence(ex, 'a forced tool produced no message.tool_calls', { expected: 'non-empty array', received: calls, pointer: '/choices/0/message/tool_calls' }));
+    const unforced = calls === undefined || calls === null ? await modelsChoice(ctx, at(ex.json, 'choices', 0, 'finish_reason')) : undefined;
+    if (unforced !== undefined) j.skip('TOOLS-002', unforced);
+    else j.expect('TOOLS-002', Array.isArray(calls) && calls.length > 0, () => evidence(ex, 'a forced tool produced no message.tool_calls', { expected: 'non-empty array', received: calls, pointer: '/choices/0/message/tool_calls' }));
     if (await gate(ctx, j, 'tool-choice', ['TOOLS-019'])) j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
       evidence(ex, 'the forced function was not called', { expected: weatherTool.function.name, received: Array.isArray(calls) ? calls.map((c) => at(c, 'function', 'name')) : calls }),
     );
@@ -148,7 +162,9 @@ const streamDeltas: CheckDef = {
     const tool = streams.find((s) => s.name === 'streamed forced tool call');
     if (tool !== undefined && tool.ex.status === 200) {
       const calls = tool.result.assembled.choices[0]?.toolCalls ?? [];
-      if (calls.length === 0) j.violated(requirementOfRule('tool-index-invalid'), evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
+      const unforced = calls.length === 0 ? await modelsChoice(ctx, tool.result.assembled.choices[0]?.finishReason) : undefined;
+      if (unforced !== undefined) j.skip(requirementOfRule('tool-index-invalid'), unforced);
+      else if (calls.length === 0) j.violated(requirementOfRule('tool-index-invalid'), evidence(tool.ex, 'the streamed forced tool call carried no tool-call delta', { expected: 'delta.tool_calls' }));
       calls.forEach((c, k) => {
         j.expect(requirementOfRule('tool-index-gap'), c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
         let parsed: unknown;

@@ -1,6 +1,6 @@
 import type { CheckContext, CheckDef } from '../framework/check-types.ts';
 import type { Capability } from '../registry/capabilities.ts';
-import { offers } from '../requests/capability-probes.ts';
+import { offers, probeCapability } from '../requests/capability-probes.ts';
 import type { Judge } from '../framework/judge.ts';
 import type { Failure } from '../framework/verdicts.ts';
 import { firstModel, PROMPT, weatherTool } from '../requests/common-requests.ts';
@@ -203,11 +203,26 @@ export const clientWeatherTool = weatherTool;
 /** What the caller's tool answers, sent back as the tool message. */
 export const TOOL_RESULT = { city: 'Zürich', temperature_c: 21, sky: 'clear' } as const;
 
-/** A text answer is acceptable when it has text, or when the server says it ran out of tokens. */
+/**
+ * A text answer is acceptable when it has text, or when the server says it ran out of tokens. An
+ * empty answer that the server ended normally ("stop") is the model's choice, not the server's
+ * failure (issue 27: judge the server, not the model): undecided.
+ */
 export function textProblem(text: unknown, finish: unknown): OpResult {
   if (typeof text !== 'string') return { problem: 'the client returned no text', expected: 'a string', received: text };
+  if (text === '' && finish === 'stop') return { skip: 'undecided: the model answered no text (finish reason "stop"); nothing on the wire is the server\'s fault' };
   if (text === '' && finish !== 'length') return { problem: `the client returned empty text (finish reason ${JSON.stringify(finish)})`, expected: 'text, or finish reason length', received: '' };
   return undefined;
+}
+
+/**
+ * The client reported no tool call at all. Only a server that honours tool_choice forces one: then
+ * the missing call is its failure. Elsewhere the call was the model's to make (issue 27): undecided.
+ */
+export async function noToolCall(ctx: CheckContext): Promise<OpResult> {
+  const probe = await probeCapability(ctx, 'tool-choice');
+  if (probe.status === 'honoured') return { problem: 'the client reported no call of the forced tool', expected: clientWeatherTool.function.name, received: undefined };
+  return { skip: `undecided: the model made no tool call and nothing forced one (tool_choice ${probe.status}: ${probe.detail})` };
 }
 
 /** The first tool call a client reports must be the forced function with a parsed `city` argument. */
