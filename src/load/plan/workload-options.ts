@@ -69,14 +69,16 @@ Trace replay (open loop; arrivals and lengths from the trace, latency from its i
                          10m- (to the end); default: from its first timestamp to its end
 `;
 
-/** `MEAN[,STDEV]` in tokens. */
+/** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
 export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
   const label = names.name(option);
+  // --turns is a length in turns, --input-tokens and --output-tokens in tokens: the message says which.
+  const unit = option === 'turns' ? 'turns' : 'tokens';
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:,\s*(\d+(?:\.\d+)?)\s*)?$/.exec(value);
-  if (m === null) throw loadUsage(names, `${label} must be MEAN or MEAN,STDEV in tokens, e.g. 512 or 512,64; got "${value}"`);
+  if (m === null) throw loadUsage(names, `${label} must be MEAN or MEAN,STDEV in ${unit}, e.g. ${option === 'turns' ? '4 or 4,1' : '512 or 512,64'}; got "${value}"`);
   const mean = Number(m[1]);
   const stdev = m[2] === undefined ? 0 : Number(m[2]);
-  if (mean < 1 || mean > 1_000_000) throw loadUsage(names, `${label}: the mean must be from 1 to 1000000 tokens, got ${mean}`);
+  if (mean < 1 || mean > 1_000_000) throw loadUsage(names, `${label}: the mean must be from 1 to 1000000 ${unit}, got ${mean}`);
   if (stdev > mean * 10) throw loadUsage(names, `${label}: the standard deviation ${stdev} is more than ten times the mean`);
   return { mean, stdev };
 }
