@@ -42,7 +42,8 @@ Load:
                          stays; the same seeded arrivals, sent on a ramped clock (time rescaling)
   --ramp-shape linear|exponential   linear from 0 (default), or exponential from 1% of the rate
   --engine autocannon|undici   closed-loop engine (default autocannon)
-  --duration D           measured time, e.g. 10s, 500ms, 2m (default 10s unless --requests)
+  --duration D           measured time, e.g. 10s, 500ms, 2m, 1m30s; a bare number is seconds
+                         (every D below alike) (default 10s unless --requests)
   --requests N           stop after N measured requests (bounded by 600 s)
   --warmup D             time before measuring; its requests are excluded (default 0)
   --sweep                step the rate/concurrency up (x2 per step, each --duration long)

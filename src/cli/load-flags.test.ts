@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isHarnessError } from '../errors.ts';
 import { parseFlags } from './args.ts';
 import { loadFlagSpec, planFromFlags } from './load-flags.ts';
@@ -40,5 +40,18 @@ describe('iari load flags refused before any traffic', () => {
 
   it('LOAD-REASONING: ttfo is an SLO metric', () => {
     expect(refusal(['--slo', 'ttfo.p95<1s'])).toBeNull();
+  });
+
+  it('a bare number as a duration is seconds, and --help says so', async () => {
+    const plan = planFromFlags(parseFlags('load', ['--duration', '2', '--warmup', '0.5'], loadFlagSpec).values);
+    expect([plan.durationS, plan.warmupS]).toEqual([2, 0.5]);
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true));
+    try {
+      await (await import('./load-command.ts')).run(['--help']);
+    } finally {
+      write.mockRestore();
+    }
+    expect(out.join('').replace(/\s+/g, ' ')).toContain('a bare number is seconds');
   });
 });
