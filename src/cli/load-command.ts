@@ -7,7 +7,7 @@ import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import type { LoadPlan } from '../load/plan/load-options.ts';
-import { loadFlagSpec, planFromFlags } from './load-flags.ts';
+import { CLI_LOAD_NAMES, loadFlagSpec, planFromFlags } from './load-flags.ts';
 import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
 import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/search/sweep.ts';
@@ -162,7 +162,7 @@ export async function run(argv: string[]): Promise<number> {
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
   try {
-    const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
+    const workload = await resolveWorkload(plan.workloadPlan, plan.seed, CLI_LOAD_NAMES);
     if (plan.baseUrl !== null) {
       await assertTargetAllowed(new URL(plan.baseUrl).origin);
       if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));

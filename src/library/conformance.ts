@@ -11,7 +11,8 @@ import { assertTargetAllowed, connectionSecrets } from '../client/connection-opt
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
-import { validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
+import { TEST_OPTION_KEYS, validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
+import { refuseUnknownKeys } from '../option-keys.ts';
 
 export type { TestOptions } from './test-options.ts';
 
@@ -143,6 +144,7 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
  * for (const r of report.results) if (r.verdict === 'fail') console.log(r.id, r.failures[0]?.message);
  */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
+  refuseUnknownKeys('runConformance', options, [...TEST_OPTION_KEYS, 'onResult']);
   const { onResult, ...testOptions } = options;
   const { report, errors, passed } = await conformanceRun(validateTestOptions(testOptions), onResult === undefined ? {} : { onResult });
   return { report, errors, passed };

@@ -8,7 +8,8 @@ import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
 import { firstModel } from '../load/plan/first-model.ts';
 import { resolveWorkload } from '../load/plan/workload-options.ts';
 import { validateLoadOptions, type LoadOptions } from '../load/plan/load-options.ts';
-import { RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
+import { LOAD_OPTION_KEYS, RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
+import { refuseUnknownKeys } from '../option-keys.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 
 export type { LoadOptions } from '../load/plan/load-options.ts';
@@ -31,6 +32,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
   // The one validator `iari load` calls too, on the typed options as given: every rule, default and
   // deadline of the CLI, messages naming the option (`runLoad: rate must be ...`), the token never
   // through the environment.
+  refuseUnknownKeys('runLoad', options, LOAD_OPTION_KEYS);
   const plan = validateLoadOptions(options, RUN_LOAD_NAMES);
   const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
   let mock: MockServer | undefined;
@@ -38,7 +40,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
     if (target === undefined) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = target?.v1 ?? mock!.url;
     // Datasets and traces are read (and refused, exit-2 errors) before any traffic, as the CLI does.
-    const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
+    const workload = await resolveWorkload(plan.workloadPlan, plan.seed, RUN_LOAD_NAMES);
     return await runEngine({
       ...plan,
       ...(workload === undefined ? {} : { workload }),

@@ -11,7 +11,7 @@ import { parseSlos } from '../results/slo.ts';
 import { validateWorkload, type WorkloadPlan } from './workload-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
 import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from '../search/capacity-search.ts';
-import { checkDurationS, checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
+import { checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 
@@ -147,7 +147,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   let promptsSource: LoadPlan['promptsSource'] = 'builtin';
   if (o.prompts !== undefined) {
     const file = checkText(names, 'prompts', o.prompts);
-    prompts = readPromptsFile(file);
+    prompts = renamed(names, 'prompts', '--prompts', () => readPromptsFile(file));
     promptsSource = { file, count: prompts.length };
   }
   const model = o.model === undefined ? null : checkText(names, 'model', o.model);

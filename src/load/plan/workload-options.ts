@@ -4,7 +4,7 @@ import { readDataset } from '../workloads/dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from '../workloads/trace.ts';
 import { BUILTIN_TOOLS, judge, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
 import { checkDuration } from '../../duration.ts';
-import { checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
+import { checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
 
 /** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
@@ -190,10 +190,13 @@ function prefixFromOptions(tokens: number | undefined, groups: number | undefine
 }
 
 /** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */
-export async function resolveWorkload(plan: WorkloadPlan, seed: number): Promise<WorkloadSpec | undefined> {
-  if (plan.spec !== undefined && plan.trace !== undefined) return { ...plan.spec, trace: await readTrace(plan.trace.file, plan.trace.options) };
+export async function resolveWorkload(plan: WorkloadPlan, seed: number, names: LoadNames = RUN_LOAD_NAMES): Promise<WorkloadSpec | undefined> {
+  const trace = plan.trace;
+  if (plan.spec !== undefined && trace !== undefined) return { ...plan.spec, trace: await renamedAsync(names, 'trace', '--trace', () => readTrace(trace.file, trace.options)) };
   if (plan.spec === undefined || plan.dataset === null) return plan.spec;
-  const { items, info } = await readDataset(plan.dataset.file, { size: plan.dataset.size, seed, outputOverride: plan.spec.output !== null });
+  const dataset = plan.dataset;
+  const output = plan.spec.output;
+  const { items, info } = await renamedAsync(names, 'dataset', '--dataset', () => readDataset(dataset.file, { size: dataset.size, seed, outputOverride: output !== null }));
   return { ...plan.spec, input: { kind: 'dataset', items, info } };
 }
 
@@ -215,6 +218,6 @@ export function toolsFromOptions(tools: string | undefined, share: number | unde
   const ok = Array.isArray(parsed) && parsed.length > 0 && parsed.every((t) => typeof t === 'object' && t !== null && (t as ToolDef).type === 'function' && typeof (t as ToolDef).function?.name === 'string');
   if (!ok) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.name('tools')} ${tools}: must be a non-empty JSON array of {"type":"function","function":{"name":...,"parameters":{...}}}`);
   const defs = parsed as ToolDef[];
-  judge(defs, tools);
+  renamed(names, 'tools', '--tools', () => judge(defs, tools));
   return { source: tools, tools: defs, share: p };
 }

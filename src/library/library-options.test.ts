@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { isHarnessError } from '../errors.ts';
+import { runLoad } from './load.ts';
+import { runConformance } from './conformance.ts';
+
+/** The usage or input error a library call refuses with, before any traffic. */
+async function refusal(p: Promise<unknown>): Promise<{ message: string; hint: string | undefined; exitCode: number }> {
+  try {
+    await p;
+  } catch (error) {
+    if (!isHarnessError(error)) throw error;
+    return { message: error.message, hint: error.hint, exitCode: error.exitCode };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('library options', () => {
+  it('runLoad refuses an unknown key (a typo would be ignored and the default used), naming it and the nearest option', async () => {
+    const r = await refusal(runLoad({ concurency: 4 } as never));
+    expect(r).toMatchObject({ message: 'runLoad: unknown option "concurency"', hint: 'did you mean concurrency?', exitCode: 2 });
+  });
+
+  it('runConformance refuses an unknown key alike', async () => {
+    const r = await refusal(runConformance({ grde: 'must' } as never));
+    expect(r).toMatchObject({ message: 'runConformance: unknown option "grde"', hint: 'did you mean grade?', exitCode: 2 });
+  });
+
+  it('a file the library cannot read is named as the caller wrote the option, never as the CLI flag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'iari-lib-'));
+    const missing = join(dir, 'missing');
+    const trace = await refusal(runLoad({ trace: missing }));
+    expect(trace.message).toMatch(/^runLoad: cannot read trace .*missing: ENOENT$/);
+    const dataset = await refusal(runLoad({ dataset: missing }));
+    expect(dataset.message).toMatch(/^runLoad: dataset .*missing: /);
+    const prompts = await refusal(runLoad({ prompts: missing }));
+    expect(prompts.message).toMatch(/^runLoad: prompts .*missing: /);
+    const badTools = join(dir, 'tools.json');
+    writeFileSync(badTools, JSON.stringify([{ type: 'function', function: { name: 'f', parameters: { type: 'no-such-type' } } }]));
+    const tools = await refusal(runLoad({ tools: badTools }));
+    expect(tools.message).toMatch(/^runLoad: tools .*tools\.json: the parameters of f are not a JSON Schema/);
+    for (const m of [trace, dataset, prompts, tools].map((x) => x.message)) expect(m).not.toMatch(/--|iari load/);
+  });
+});
