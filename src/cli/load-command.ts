@@ -1,26 +1,21 @@
 import { join, relative } from 'node:path';
 import { parseFlags } from './args.ts';
-import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import type { MockServer } from '../../mock-server/index.ts';
 import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import type { LoadPlan } from '../load/plan/load-options.ts';
-import { CLI_LOAD_NAMES, loadFlagSpec, planFromFlags } from './load-flags.ts';
+import type { LoadNames } from '../load/plan/load-option-names.ts';
+import type { LoadScenario } from '../load/plan/scenario.ts';
+import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts';
 import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
-import { runLengthS, runLoad, type LoadConfig } from '../load/run-load.ts';
-import { runSweep } from '../load/search/sweep.ts';
-import { capacityBound, runCapacitySearch } from '../load/search/capacity-search.ts';
-import { repeatSection, repeatTable, type RepeatSection } from '../load/search/repeat.ts';
+import { repeatTable } from '../load/search/repeat.ts';
 import { progressLine, summaryTable } from '../load/results/summary.ts';
 import { sloHelp } from '../load/results/slo.ts';
-import { resolveWorkload, workloadHelp } from '../load/plan/workload-options.ts';
-import { assertTargetAllowed, connectionHelp, connectionSecrets, displayUrl, isLoopbackHost, proxyFor } from '../client/connection-options.ts';
-import { firstModel } from '../load/plan/first-model.ts';
-import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/executors/engine.ts';
+import { workloadHelp } from '../load/plan/workload-options.ts';
+import { connectionHelp } from '../client/connection-options.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
+import { runPlan } from '../library/run-scenario.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -105,46 +100,7 @@ Examples:
 Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
 `;
 
-/**
- * Printed before any traffic to a host that is not loopback: what is about to be loaded, how hard
- * and for how long, so a wrong URL or level can be stopped (Ctrl-C) before it matters.
- */
-export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
-  const proxy = proxyFor(baseUrl, env);
-  const m = plan.mode;
-  const level = m.kind === 'open' && m.arrival === 'trace' ? `open loop, trace replay (${plan.workloadPlan.trace?.file ?? ''}, speed x${plan.workloadPlan.trace?.options.speed ?? 1})` : m.kind === 'open' ? `open loop, ${m.rate} requests/s (${m.arrival} arrivals${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape} over ${m.ramp.durationS} s`})` : `closed loop, ${m.concurrency} concurrent requests`;
-  const drainS = END_GRACE_MS / 1000;
-  const preS = preWindowS(plan);
-  const boundS = plan.sweep || plan.findCapacity !== null ? null : Math.ceil(preS + plan.warmupS + (plan.durationS ?? 600) + drainS);
-  const bound = plan.findCapacity !== null
-    ? `capacity search with levels of ${plan.durationS ?? 0} s, ${capacityBound(plan.findCapacity.budgetS, levelBoundS(plan)).line}`
-    : plan.sweep
-    ? `sweep of at most ${plan.sweepSteps} steps of ${plan.durationS ?? 0} s, level x2 per step`
-    : plan.durationS !== null
-      ? `for ${plan.warmupS > 0 ? `${plan.warmupS} s warmup + ` : ''}${plan.durationS} s`
-      : plan.requests === null
-        ? 'for the length of the trace (at most 1 h)'
-        : `until ${plan.requests} measured requests (at most 600 s)`;
-  return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
-}
-
-/** The longest one level of a capacity search can take, s: pre-window, warmup, the run, the grace. */
-function levelBoundS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
-  return preWindowS(plan) + plan.warmupS + (plan.durationS ?? 600) + END_GRACE_MS / 1000;
-}
-
-/** Said before any traffic, whatever the target: what the search does and when it ends at the latest. */
-export function capacityLine(plan: LoadPlan): string {
-  const f = plan.findCapacity;
-  if (f === null) return '';
-  const what = plan.mode.kind === 'open' ? `rate from ${plan.mode.rate} req/s` : `concurrency from ${plan.mode.concurrency}`;
-  return `iari load: capacity search on ${what} against ${plan.sloExprs.join(', ')}, to within ${+(f.tolerance * 100).toFixed(2)}%: ${capacityBound(f.budgetS, levelBoundS(plan)).line}\n`;
-}
-
-/** The pre-window deadline of a plan, s (engine.ts preWindowBudgetMs). */
-function preWindowS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
-  return preWindowBudgetMs(plan.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, runLengthS(plan)) / 1000;
-}
+export { announceLine, capacityLine } from '../load/plan/plan-lines.ts';
 
 export function exitCodeFor(result: LoadResult): number {
   return loadRunPassed(result) ? ExitCode.ok : ExitCode.thresholdBreached;
@@ -156,90 +112,46 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return ExitCode.ok;
   }
-  const plan = planFromFlags(values);
-  let mock: MockServer | undefined;
+  const { plan, scenario } = scenarioFromFlags(values);
+  return runLoadCommand(plan, scenario);
+}
+
+/**
+ * `iari load` around the one entry (runPlan, shared with runScenario and runLoad): progress on the
+ * terminal, the reports, the summary, the exit code. `iari start` calls it with its own scenario.
+ */
+export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES): Promise<number> {
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
   try {
-    const workload = await resolveWorkload(plan.workloadPlan, plan.seed, CLI_LOAD_NAMES);
-    if (plan.baseUrl !== null) {
-      await assertTargetAllowed(new URL(plan.baseUrl).origin);
-      if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));
-    }
-    if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
-    const baseUrl = plan.baseUrl ?? mock!.url;
-    // Before any traffic (the announce line says it for a host that is not loopback).
-    if (plan.findCapacity !== null && isLoopbackHost(new URL(baseUrl).hostname)) process.stderr.write(capacityLine(plan));
-    const token = plan.token ?? mock!.tokens.default;
-    const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
-    // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
-    const preMs = preWindowS(plan) * 1000;
-    const preStart = performance.now();
-    const model = plan.model ?? (await firstModel('iari load', baseUrl, token, plan.connection, preMs));
-    const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
-    const cfg = { ...configOf(plan, { runId, baseUrl, token, model, target: mock === undefined ? 'external' : 'bundled-mock', signal: ac.signal, tty }), preWindowMs, ...(workload === undefined ? {} : { workload }) };
     const step = (s: SweepStep, i: number): void => {
       if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${plan.sweep ? 'sweep step' : 'level'} ${i}: ${s.level} -> ${s.achievedRps.toFixed(2)} req/s, TTFT p95 ${s.ttftP95Us === null ? '-' : `${Math.round(s.ttftP95Us / 1000)} ms`}, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}${s.phase === 'repeat' ? ' (run again to confirm)' : ''}\n`);
     };
-    const { result, records } = plan.findCapacity !== null
-      ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep: step })
-      : plan.sweep
-        ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep: step })
-        : await runLoad(cfg);
+    const { result, records, runs, secrets } = await runPlan(plan, names, scenario, {
+      runId,
+      signal: ac.signal,
+      notice: (line) => {
+        if (!line.startsWith('repeat ') || (!plan.json && !plan.quiet)) process.stderr.write(line);
+      },
+      onStep: step,
+      ...(tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : {}),
+    });
     if (tty) process.stderr.write('\r\x1b[2K');
-    let repeat: RepeatSection | undefined;
-    if (plan.repeat > 1) {
-      // The first run is the report; each run's figures go into repeat.values and run-<i>/load.json.
-      const runs: LoadResult[] = [result];
-      for (let i = 2; i <= plan.repeat && !ac.signal.aborted; i++) {
-        if (!plan.json && !plan.quiet) process.stderr.write(`repeat ${i}/${plan.repeat}\n`);
-        const again = await runLoad({ ...cfg, runId: `${runId}-r${i}` });
-        runs.push(again.result);
-      }
-      repeat = repeatSection(runs);
-      (result as LoadResult & { repeat?: RepeatSection }).repeat = repeat;
-      runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
-    }
+    const redactor = createRedactor(secrets);
+    // The first run is the report; the other repeats go to run-<i>/load.json.
+    runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (repeat === undefined ? '' : `\n${repeatTable(repeat)}\n`) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
+    else process.stdout.write(summaryTable(result) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${relative(process.cwd(), dir) || '.'}/report.html\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {
     process.removeListener('SIGINT', onSigint);
-    await mock?.close();
   }
-}
-
-function configOf(plan: LoadPlan, o: { runId: string; baseUrl: string; token: string; model: string; target: LoadConfig['target']; signal: AbortSignal; tty: boolean }): LoadConfig {
-  return {
-    runId: o.runId,
-    baseUrl: o.baseUrl,
-    token: o.token,
-    model: o.model,
-    target: o.target,
-    connection: plan.connection,
-    mode: plan.mode,
-    durationS: plan.durationS,
-    requests: plan.requests,
-    warmupS: plan.warmupS,
-    maxTokens: plan.maxTokens,
-    stream: plan.stream,
-    prompts: plan.prompts,
-    promptsSource: plan.promptsSource,
-    seed: plan.seed,
-    timeoutMs: plan.timeoutMs,
-    ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
-    slos: plan.slos,
-    sloExprs: plan.sloExprs,
-    shard: plan.shard,
-    signal: o.signal,
-    ...(o.tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : {}),
-  };
 }
 
 /** load.json, requests.ndjson, junit.xml (one case per SLO) and report.html, via the reports toolkit. */
