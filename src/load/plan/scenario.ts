@@ -207,15 +207,18 @@ function bodyOf(text: string): Record<string, unknown> | string {
 }
 
 const EXECUTOR_KEYS = ['concurrency', 'engine', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'traceSpeed', 'traceWindow'] as const;
+const SEARCH_KEYS = ['sweep', 'sweepSteps', 'findCapacity', 'tolerance', 'budget', 'repeat'] as const;
 
 /**
- * Flags over a scenario file: a value given by flag wins, key by key; a flag that sets how requests
- * arrive (executor) or what runs around the run (search) replaces that whole part of the file, so
- * `--concurrency 4` on a file with an open loop runs a closed loop rather than refusing both.
+ * Flags over a scenario file: a value given by flag wins, key by key. A flag that chooses the kind
+ * of executor (`--concurrency`, `--rate`) or of search (`--sweep`, `--find-capacity`, `--repeat`)
+ * replaces that whole part of the file, so `--concurrency 4` on a file with an open loop runs a
+ * closed loop rather than refusing both; the other flags refine it (`--budget 2m`, `--arrival poisson`).
  */
 export function overlay(base: { options: ScenarioOptions; shell: ScenarioShell }, over: { options: ScenarioOptions; shell: ScenarioShell }): { options: ScenarioOptions; shell: ScenarioShell } {
   const options: Mutable<ScenarioOptions> = { ...base.options };
-  if (EXECUTOR_KEYS.some((k) => over.options[k] !== undefined)) for (const k of EXECUTOR_KEYS) delete options[k];
-  const shell = Object.keys(defined(over.shell)).length > 0 ? {} : { ...base.shell };
+  if (over.options.concurrency !== undefined || over.options.rate !== undefined) for (const k of EXECUTOR_KEYS) delete options[k];
+  const shell: Mutable<ScenarioShell> = { ...base.shell };
+  if (over.shell.sweep !== undefined || over.shell.findCapacity !== undefined || over.shell.repeat !== undefined) for (const k of SEARCH_KEYS) delete shell[k];
   return { options: { ...options, ...defined(over.options) }, shell: { ...shell, ...defined(over.shell) } };
 }
