@@ -44,3 +44,24 @@ describe('library options', () => {
     for (const m of [trace, dataset, prompts, tools].map((x) => x.message)) expect(m).not.toMatch(/--|iari load/);
   });
 });
+
+describe('runLoad and runScenario share the CLI\'s entry', () => {
+  it('runLoad refuses a target IARI_LOOPBACK_ONLY forbids before any traffic, as iari load does (it did not check before)', async () => {
+    const t0 = performance.now();
+    const r = await refusal(runLoad({ baseUrl: 'http://192.0.2.1:9/v1', token: 'sk-test-0123456789abcdef', duration: '1s' }));
+    expect(r.message).toMatch(/IARI_LOOPBACK_ONLY=1/);
+    expect(performance.now() - t0).toBeLessThan(2000);
+  });
+
+  it('runScenario runs a scenario against the bundled mock and records it in the result; a bad one names its key', async () => {
+    const { runScenario } = await import('./run-scenario.ts');
+    const scenario = { executor: { kind: 'closed' as const, concurrency: 2 }, workload: [{ kind: 'synthetic' as const, inputTokens: '20' }], request: { maxTokens: 4 }, run: { duration: '0.5s' }, slos: ['errors.rate<0.5'] };
+    const { result } = await runScenario(scenario);
+    expect(result.counts.ok).toBeGreaterThan(0);
+    expect(result.scenario).toEqual({ ...scenario, search: { kind: 'none' } });
+    const bad = await refusal(runScenario({ executor: { kind: 'open', rate: 5, ramp: '10s' }, run: { duration: '1s' } }));
+    expect(bad.message).toBe('runScenario: executor.ramp (10 s) is longer than the run (run.duration 1 s): the rate would never reach executor.rate; shorten executor.ramp or lengthen run.duration');
+    const typo = await refusal(runScenario({ executor: { kind: 'closed', concurency: 2 } } as never));
+    expect(typo.message).toBe('runScenario: executor.concurency: unknown key');
+  }, 30_000);
+});
