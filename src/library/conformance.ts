@@ -7,7 +7,7 @@ import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
-import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
+import { assertTargetAllowed, connectionFromOptions, connectionSecrets } from '../client/connection-options.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
@@ -16,7 +16,22 @@ import { refuseUnknownKeys } from '../option-keys.ts';
 
 export type { TestOptions } from './test-options.ts';
 
-export interface ConformanceOptions extends TestOptions {
+/** The connection to a server of your own, as runLoad takes it: checked by the same code as `--ca-file`, `--insecure` and `--header`. */
+export interface ConnectionInputOptions {
+  /** A private CA (PEM file) trusted besides the system's. */
+  caFile?: string;
+  /** Do not verify TLS certificates (not with caFile). */
+  insecure?: boolean;
+  /** Extra request headers, literal values (refused as `--header` refuses them). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The library's options: TestOptions with the connection given as runLoad takes it (one shape for
+ * both): `caFile` a path, `insecure`, `headers` by name with literal values; `iari test` hands the
+ * validated connection (TestOptions.connection) itself.
+ */
+export interface ConformanceOptions extends Omit<TestOptions, 'connection'>, ConnectionInputOptions {
   /** Called after each check, e.g. for a progress line. */
   onResult?: (run: CheckRun, done: number, total: number) => void;
 }
@@ -144,8 +159,10 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
  * for (const r of report.results) if (r.verdict === 'fail') console.log(r.id, r.failures[0]?.message);
  */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
-  refuseUnknownKeys('runConformance', options, [...TEST_OPTION_KEYS, 'onResult']);
-  const { onResult, ...testOptions } = options;
-  const { report, errors, passed } = await conformanceRun(validateTestOptions(testOptions), onResult === undefined ? {} : { onResult });
+  refuseUnknownKeys('runConformance', options, [...TEST_OPTION_KEYS.filter((k) => k !== 'connection'), 'caFile', 'insecure', 'headers', 'onResult']);
+  const { onResult, caFile, insecure, headers, ...testOptions } = options;
+  const given = caFile !== undefined || insecure !== undefined || headers !== undefined;
+  const connection = given ? connectionFromOptions({ who: 'runConformance', header: 'headers', caFile: 'caFile', insecure: 'insecure' }, { caFile, insecure, headers }) : undefined;
+  const { report, errors, passed } = await conformanceRun(validateTestOptions({ ...testOptions, ...(connection === undefined ? {} : { connection }) }), onResult === undefined ? {} : { onResult });
   return { report, errors, passed };
 }

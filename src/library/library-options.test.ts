@@ -65,3 +65,17 @@ describe('runLoad and runScenario share the CLI\'s entry', () => {
     expect(typo.message).toBe('runScenario: executor.concurency: unknown key');
   }, 30_000);
 });
+
+describe('one connection shape', () => {
+  it('runConformance takes caFile, insecure and headers as runLoad does, refused by the same rules, and no longer the validated connection object', async () => {
+    const base = { baseUrl: 'http://127.0.0.1:9/v1', token: 'sk-test-0123456789abcdef' };
+    const load = await refusal(runLoad({ ...base, headers: { Authorization: 'Bearer x' } }));
+    const conf = await refusal(runConformance({ ...base, headers: { Authorization: 'Bearer x' } }));
+    expect(conf.message.replace('runConformance', 'runLoad')).toBe(load.message);
+    const missing = join(mkdtempSync(join(tmpdir(), 'iari-ca-')), 'missing.pem');
+    const loadCa = await refusal(runLoad({ ...base, caFile: missing }));
+    const confCa = await refusal(runConformance({ ...base, caFile: missing }));
+    expect(confCa.message.replace('runConformance', 'runLoad')).toBe(loadCa.message);
+    expect((await refusal(runConformance({ ...base, connection: { caFile: null, insecure: false, headers: [] } } as never))).message).toBe('runConformance: unknown option "connection"');
+  });
+});
