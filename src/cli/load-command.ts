@@ -22,6 +22,11 @@ const HELP = `Usage: iari load [options]
 Streaming load test with honest clocks: TTFT, per-token inter-token latency, tokens/s,
 goodput against SLOs. Without --base-url it starts the bundled mock in-process.
 
+Scenario:
+  --scenario FILE        a run as one YAML or JSON file (target, executor, workload, request, run,
+                         search, slos; docs/load.md "Scenario files", examples/*.yaml), or a
+                         load.json (the scenario it recorded: the same run again); the flags
+                         below win over it
 Load:
   --concurrency N        closed loop: N requests in flight (default 8; engine autocannon)
   --rate R               open loop: R arrivals per second, latency from the intended send time

@@ -6,13 +6,14 @@ import { optionsToScenario, type LoadScenario, type ScenarioOptions, type Scenar
 export function effectiveScenario(options: ScenarioOptions, shell: ScenarioShell, plan: Pick<LoadPlan, 'connection'>): LoadScenario {
   const s = optionsToScenario(options, shell);
   const c = plan.connection;
-  // The CLI's connection comes from its flags (`--header 'Name: env:VAR'` read here): recorded as
-  // validated; a secret header's value is redacted when load.json is written, like the token.
+  // The CLI's connection comes from its flags: the CA file and insecure are recorded. Header values
+  // never are (load.json names the headers in meta.connection, never their values): a run from this
+  // scenario is given them again (--header, target.headers).
+  const { headers: _headers, ...given } = s.target ?? {};
   const target = {
-    ...s.target,
+    ...given,
     ...(c.caFile === null ? {} : { caFile: c.caFile.path }),
     ...(c.insecure ? { insecure: true } : {}),
-    ...(c.headers.length === 0 ? {} : { headers: Object.fromEntries(c.headers.map((h) => [h.name, h.value])) }),
   };
   return { ...(Object.keys(target).length === 0 ? {} : { target }), ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== 'target')) };
 }
