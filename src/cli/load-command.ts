@@ -11,99 +11,11 @@ import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts
 import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
 import { repeatTable } from '../load/search/repeat.ts';
 import { progressLine, summaryTable } from '../load/results/summary.ts';
-import { sloHelp } from '../load/results/slo.ts';
-import { workloadHelp } from '../load/plan/workload-options.ts';
-import { connectionHelp } from '../client/connection-options.ts';
+import { LOAD_HELP } from './load-help.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
 import { runPlan } from '../library/run-scenario.ts';
 
-const HELP = `Usage: iari load [options]
-
-Streaming load test with honest clocks: TTFT, per-token inter-token latency, tokens/s,
-goodput against SLOs. Without --base-url it starts the bundled mock in-process.
-
-Scenario:
-  --scenario FILE        a run as one YAML or JSON file (target, executor, workload, request, run,
-                         search, slos; docs/load.md "Scenario files", examples/*.yaml), or a
-                         load.json (the scenario it recorded: the same run again); the flags
-                         below win over it
-Load:
-  --concurrency N        closed loop: N requests in flight (default 8; engine autocannon)
-  --rate R               open loop: R arrivals per second, latency from the intended send time
-  --arrival constant|poisson|gamma   open-loop arrival process (default constant; seeded;
-                         Poisson holds exactly R x duration arrivals in the measured window)
-  --burstiness K         gamma arrivals: gaps of shape K and mean 1/R (vLLM's --burstiness);
-                         K < 1 burstier than Poisson, K = 1 Poisson, K > 1 more regular (default 1)
-  --max-concurrency N    open loop capped at N requests in flight (as vLLM's): a due arrival
-                         waits for a slot; reported as its own mode, since the cap reintroduces
-                         coordinated omission (latency still counts from the intended time; the
-                         wait shows as schedule lag)
-  --ramp D               open loop: the rate rises to --rate over the first D (e.g. 30s), then
-                         stays; the same seeded arrivals, sent on a ramped clock (time rescaling)
-  --ramp-shape linear|exponential   linear from 0 (default), or exponential from 1% of the rate
-  --engine autocannon|undici   closed-loop engine (default autocannon)
-  --duration D           measured time, e.g. 10s, 500ms, 2m, 1m30s; a bare number is seconds
-                         (every D below alike) (default 10s unless --requests)
-  --requests N           stop after N measured requests (bounded by 600 s)
-  --warmup D             time before measuring; its requests are excluded (default 0)
-  --sweep                step the rate/concurrency up (x2 per step, each --duration long)
-  --sweep-steps N        at most N steps (default 6)
-  --find-capacity        search for the highest rate (with --rate) or concurrency meeting every
-                         --slo: doubles (or halves) from the given level until one breaks, then
-                         interpolates between the last level that held and the first that broke
-                         until the interval is within --tolerance; a level that breaks an SLO or
-                         is within 10% of a threshold is run again (best of 3); each run lasts
-                         --duration; report.html plots the runs' Pareto view
-  --tolerance P          relative width of the final interval (default 5%; 0.1%..50%)
-  --budget D             total time of the search (default 10m): no level starts that could end
-                         past it; the bound is printed before any traffic
-  --repeat N             run the same configuration N times (2..20): each metric's mean, t-based
-                         95% interval and coefficient of variation, CV > 10% flagged unstable;
-                         load.json (the first run) gains repeat.values, which iari report compare
-                         tests by Welch's t over the runs; the other runs go to run-<i>/
-  --shard i/n            run share i of n (0 <= i < n); merge with: iari report merge DIR...
-Requests:
-  --prompts FILE         JSONL: {"messages":[...]} or {"prompt":"..."} per line (default: built-in mix)
-  --max-tokens N         max_tokens of every request (default 64)
-  --model ID             model to ask for (default: the first of GET /v1/models)
-  --stream | --no-stream streamed (default) or whole responses
-  --timeout D            idle timeout, reset on every byte (default 30s)
-  --request-timeout D    total deadline of one request, body included (default 120s); a response
-                         still arriving then (an endless or dribbled stream) is a timeout error.
-                         The run itself ends at its bound: in-flight requests get 5s after it,
-                         then are aborted and counted as "aborted at end"
-  --seed N               seed for arrivals and prompt order (default 1)
-Target:
-  --base-url URL         the server to load, http(s)://host[:port][/v1] (default: the bundled
-                         mock); before any traffic to a host that is not loopback, a line
-                         names the target, the mode and the bound
-  --token-env NAME       environment variable holding the bearer token (default IARI_TOKEN)
-  --token-file PATH      file holding the bearer token
-${connectionHelp}${workloadHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
-  --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
-Output:
-  --report DIR           write load.json, requests.ndjson, junit.xml, report.html there
-                         (default reports/<run-id>/)
-  --json                 print load.json to stdout instead of the summary table
-  --quiet                no progress line
-
-SLO metrics:
-${sloHelp()}
-
-Examples:
-  # a real deployment: https with a private CA, token and a gateway header from the environment,
-  # synthetic prompts of 512±64 tokens and answers of 128±16 (exact where ignore_eos works)
-  export IARI_TOKEN=... ORG_ID=...
-  iari load --base-url https://llm.internal.example:8443/v1 --ca-file private-ca.pem \\
-    --header 'OpenAI-Organization: env:ORG_ID' \\
-    --input-tokens 512,64 --output-tokens 128,16 --extra-body '{"ignore_eos":true}' \\
-    --rate 4 --arrival poisson --duration 2m --slo 'ttft.p95<800ms'
-  # a ShareGPT dataset (vLLM's format), 500 conversations sampled with --seed
-  iari load --base-url https://llm.internal.example:8443/v1 \\
-    --dataset ShareGPT_V3_unfiltered_cleaned_split.json --dataset-size 500 --concurrency 16 --duration 5m
-
-Exit codes: 0 thresholds met, 2 usage or configuration error, 3 a threshold was breached, 130 interrupted.
-`;
+const HELP = LOAD_HELP;
 
 export { announceLine, capacityLine } from '../load/plan/plan-lines.ts';
 

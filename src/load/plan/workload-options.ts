@@ -27,48 +27,6 @@ export const workloadFlagSpec = {
   'tool-share': { type: 'string' },
 } as const;
 
-export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
-  --input-tokens MEAN[,STDEV]   synthetic prompts of MEAN tokens (normal, STDEV default 0),
-                         different for every request, reproducible with --seed
-  --output-tokens MEAN[,STDEV]  output length per request, sent as max_tokens; servers stop
-                         early at their end-of-sequence token unless asked not to, e.g.
-                         --extra-body '{"ignore_eos":true}' (vLLM, llama.cpp)
-  --max-tokens-field max_tokens|max_completion_tokens|both   where the length goes (default max_tokens)
-  --extra-body JSON      object merged into every request body (or @FILE), e.g.
-                         '{"ignore_eos":true,"min_tokens":128}'; written to load.json as given
-  --dataset FILE         ShareGPT conversations (JSON array or JSONL, as vLLM bench reads them:
-                         first turn = prompt, second = reference answer, its length = output
-                         length) or iari JSONL ({"prompt"|"messages", "max_tokens"?} per line)
-  --dataset-size N       conversations kept from the dataset, a seeded sample (default 1000)
-  --prefix-tokens N      every request starts with a shared system prompt of N tokens (the same
-                         text across requests, so a prefix cache can serve it); the report
-                         reads usage.prompt_tokens_details.cached_tokens: hit rate, TTFT hit/miss
-  --prefix-groups G      G different shared prefixes, one drawn per request (default 1)
-  --turns N[,SD]         multi-turn conversations of N turns (normal, SD default 0): each turn
-                         sends the whole history with the server's own answers; with --dataset,
-                         ShareGPT conversations (or iari lines with several user messages) replay
-                         their own turns, at most N+4SD. Closed loop: a conversation holds its
-                         slot; open loop (--rate): the arrivals are conversations. The report
-                         gives TTFT and prompt tokens by turn
-  --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
-  --tools builtin|FILE   requests declare tools (builtin: get_weather, search_flights; FILE: a JSON
-                         array of {"type":"function","function":{name, parameters}}); every tool
-                         call is judged: arguments not JSON, unknown function, schema mismatch
-                         (rates by kind; SLO tool_calls.invalid_rate<0.01)
-  --tool-share P         share of requests that declare the tools, seeded (default 1)
-Trace replay (open loop; arrivals and lengths from the trace, latency from its intended times):
-  --trace FILE           Mooncake JSONL ({"timestamp":ms,"input_length","output_length","hash_ids"}:
-                         each hash id one shared 512-token block of the prompt, so a prefix cache
-                         sees the trace's sharing) or BurstGPT CSV (Timestamp in s, Request tokens,
-                         Response tokens; rows with 0 response tokens skipped); a bad line exits 2
-                         naming the file and line, before any traffic. The run lasts the trace
-                         (or --duration / --requests, whichever ends first)
-  --trace-format mooncake|burstgpt   default: from the first line
-  --trace-speed X        replay X times as fast (default 1; 0.5 = half speed)
-  --trace-window START-END   replay only this part of the trace, in trace time, e.g. 60s-120s,
-                         10m- (to the end); default: from its first timestamp to its end
-`;
-
 /** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
 export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
   const label = names.name(option);
