@@ -55,7 +55,7 @@ describe('runLoad and runScenario share the CLI\'s entry', () => {
 
   it('runScenario runs a scenario against the bundled mock and records it in the result; a bad one names its key', async () => {
     const { runScenario } = await import('./run-scenario.ts');
-    const scenario = { executor: { kind: 'closed' as const, concurrency: 2 }, workload: [{ kind: 'synthetic' as const, inputTokens: '20' }], request: { maxTokens: 4 }, run: { duration: '0.5s' }, slos: ['errors.rate<0.5'] };
+    const scenario = { executor: { kind: 'closed' as const, concurrency: 2 }, workload: [{ kind: 'synthetic' as const, inputTokens: '20' }], request: { maxTokens: 4 }, run: { duration: '2s' }, slos: ['errors.rate<0.5'] };
     const { result } = await runScenario(scenario);
     expect(result.counts.ok).toBeGreaterThan(0);
     expect(result.scenario).toEqual({ ...scenario, search: { kind: 'none' } });
