@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Step 3 of action.yml (when load is true or an slo is given): iari load with the action's load
-# inputs; every non-empty line of INPUT_SLO is one --slo. Records exit-code like run-test.sh.
+# inputs (over INPUT_SCENARIO, a scenario file, when given); every non-empty line of INPUT_SLO is one --slo. Records exit-code like run-test.sh.
 set -uo pipefail
 : "${GITHUB_OUTPUT:?}"
 
 dir="${INPUT_REPORT_DIR:-reports/iari}"
 args=(load --report "$dir/load")
+# A scenario file is the base; every input given here is a flag, which wins over it.
+if [ -n "${INPUT_SCENARIO:-}" ]; then args+=(--scenario "$INPUT_SCENARIO"); fi
 if [ -n "${INPUT_BASE_URL:-}" ]; then args+=(--base-url "$INPUT_BASE_URL"); fi
 if [ -n "${INPUT_RATE:-}" ]; then
   args+=(--rate "$INPUT_RATE")
@@ -13,7 +15,8 @@ if [ -n "${INPUT_RATE:-}" ]; then
 elif [ -n "${INPUT_CONCURRENCY:-}" ]; then
   args+=(--concurrency "$INPUT_CONCURRENCY")
 fi
-if [ -n "${INPUT_DURATION:-}" ]; then args+=(--duration "$INPUT_DURATION"); fi
+if [ -n "${INPUT_DURATION:-}" ]; then args+=(--duration "$INPUT_DURATION")
+elif [ -z "${INPUT_SCENARIO:-}" ]; then args+=(--duration 30s); fi
 if [ -n "${INPUT_WARMUP:-}" ]; then args+=(--warmup "$INPUT_WARMUP"); fi
 if [ -n "${INPUT_MAX_TOKENS:-}" ]; then args+=(--max-tokens "$INPUT_MAX_TOKENS"); fi
 while IFS= read -r line; do

@@ -9,6 +9,8 @@ export type { CheckRun } from './checks/framework/conformance-results.ts';
 
 export { runLoad } from './library/load.ts';
 export type { LoadOptions, LoadOutcome } from './library/load.ts';
+export { runScenario } from './library/run-scenario.ts';
+export type { LoadScenario, ScenarioOutcome, ScenarioRunOptions } from './library/run-scenario.ts';
 export type { LoadResult, RequestRecord } from './load/results/load-result.ts';
 
 export { startMockServer, faultNames } from '../mock-server/index.ts';

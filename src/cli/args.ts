@@ -12,12 +12,31 @@ export type ParsedFlags<O extends OptionSpec> = ReturnType<typeof parseArgs<{ ar
  */
 export function parseFlags<O extends OptionSpec>(command: string, argv: string[], options: O, allowPositionals = false): ParsedFlags<O> {
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+    return parseArgs({ args: negativeValues(argv, options), options, strict: true, allowPositionals });
   } catch (error) {
     throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${(error as Error).message}`, {
       hint: `see iari ${command} --help`,
     });
   }
+}
+
+/**
+ * `--rate -1` is a value flag followed by a negative number, which parseArgs refuses as "argument is
+ * ambiguous" (it could be a flag). A number cannot be a flag, so it is handed over as `--rate=-1`
+ * and the command's own range check names the flag and its range.
+ */
+function negativeValues(argv: readonly string[], options: OptionSpec): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const next = argv[i + 1];
+    const spec = a.startsWith('--') && !a.includes('=') ? options[a.slice(2)] : undefined;
+    if (spec?.type === 'string' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 export function parseIntegerFlag(command: string, flag: string, value: string | undefined, min: number, max: number): number | undefined {

@@ -8,6 +8,9 @@ import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type 
 import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/plan/load-options.ts';
 import { workloadFlagSpec } from '../load/plan/workload-options.ts';
 import { serverMetricsFlagSpec } from '../server-metrics/flags.ts';
+import { overlay, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
+import { readScenarioFile } from '../load/plan/scenario-file.ts';
+import { effectiveScenario } from '../load/plan/effective-scenario.ts';
 
 export const loadFlagSpec = {
   'base-url': { type: 'string' },
@@ -44,6 +47,7 @@ export const loadFlagSpec = {
   report: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
+  scenario: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...connectionFlagSpec,
   ...workloadFlagSpec,
@@ -131,6 +135,7 @@ export const CLI_ONLY_FLAGS: Record<string, string> = {
   'server-metrics': 'the serverMetrics option of the run config (src/server-metrics/flags.ts)',
   'server-metrics-interval': 'with --server-metrics',
   'server-metrics-header': 'with --server-metrics',
+  scenario: 'runScenario takes the scenario itself',
 };
 
 const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };
@@ -220,9 +225,20 @@ export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions;
   return { options: given(typed), shell: given(shell) };
 }
 
-/** `iari load`'s flags, parsed and validated before any traffic (exit 2 on a bad one). */
+/** `iari load`'s flags (over a `--scenario` file, when given), parsed and validated before any traffic (exit 2 on a bad one). */
 export function planFromFlags(v: LoadFlagValues): LoadPlan {
-  const { options, shell } = loadOptionsFromFlags(v);
-  const tokenGiven = v['base-url'] !== undefined || v['token-env'] !== undefined || v['token-file'] !== undefined;
-  return validateLoadOptions(options, CLI_LOAD_NAMES, tokenGiven ? { ...shell, readToken: () => readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] }) } : shell);
+  return scenarioFromFlags(v).plan;
+}
+
+/** The plan and the effective scenario (what load.json records): the file's values, each flag given over them. */
+export function scenarioFromFlags(v: LoadFlagValues): { plan: LoadPlan; scenario: LoadScenario } {
+  const flags = loadOptionsFromFlags(v);
+  const { report, json, quiet, connection, ...search } = flags.shell;
+  const connectionGiven = v['ca-file'] !== undefined || v.insecure !== undefined || v.header !== undefined;
+  const file = v.scenario === undefined ? { options: {}, shell: {} } : scenarioToOptions(readScenarioFile(v.scenario));
+  const merged = overlay(file, { options: flags.options, shell: search });
+  const shell: ShellLoadOptions = { ...merged.shell, ...given({ report, json, quiet }), ...(connectionGiven && connection !== undefined ? { connection } : {}) };
+  const tokenGiven = merged.options.baseUrl !== undefined || v['token-env'] !== undefined || v['token-file'] !== undefined;
+  const plan = validateLoadOptions(merged.options, CLI_LOAD_NAMES, tokenGiven ? { ...shell, readToken: () => readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] }) } : shell);
+  return { plan, scenario: effectiveScenario(merged.options, merged.shell, plan) };
 }

@@ -38,4 +38,18 @@ describe('iari CLI dispatch', () => {
     expect(out[1]).toMatch(/^Usage: iari load /);
     await expect(main(['help', 'frobnicate'])).rejects.toMatchObject({ code: 'IARI_UNKNOWN_COMMAND', exitCode: 2 });
   });
+
+  it('prints a command\'s own error once with its prefix, never "iari: iari load:", and others after "iari: "', async () => {
+    const lines: string[] = [];
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    try {
+      expect(await main(['load', '--rate', '-1']).catch(reportError)).toBe(ExitCode.usage);
+      expect(await main(['frobnicate']).catch(reportError)).toBe(ExitCode.usage);
+    } finally {
+      err.mockRestore();
+    }
+    expect(lines[0]).toMatch(/^iari load: --rate must be a number from 0\.01 to 100000, got "-1"/);
+    expect(lines.join('')).not.toContain('iari: iari');
+    expect(lines.find((l) => l.includes('frobnicate'))).toMatch(/^iari: unknown command "frobnicate"/);
+  });
 });

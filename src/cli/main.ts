@@ -46,7 +46,8 @@ export async function main(argv: string[]): Promise<number> {
 
 export function reportError(error: unknown): number {
   if (isHarnessError(error)) {
-    process.stderr.write(`iari: ${error.message} [${error.code}]\n`);
+    // A message that already names its command (`iari load: …`) is printed as it is, never `iari: iari load: …`.
+    process.stderr.write(`${/^iari\b/.test(error.message) ? '' : 'iari: '}${error.message} [${error.code}]\n`);
     if (error.hint !== undefined) process.stderr.write(`hint: ${error.hint}\n`);
     return error.exitCode;
   }

@@ -7,7 +7,10 @@ import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { run as runTest } from './test-command.ts';
-import { run as runLoad } from './load-command.ts';
+import { runLoadCommand } from './load-command.ts';
+import { scenarioPlan } from '../library/run-scenario.ts';
+import type { LoadScenario } from '../load/plan/scenario.ts';
+import type { LoadPlan } from '../load/plan/load-options.ts';
 import { run as runReceipts } from './receipts-command.ts';
 
 const HELP = `Usage: iari start [--seed N] [--report DIR]
@@ -92,6 +95,18 @@ function worst(codes: number[]): number {
   return codes.find((c) => c !== ExitCode.ok) ?? ExitCode.ok;
 }
 
+/** The load part of `iari start`: a scenario, run through the one entry as `iari load` runs its own. */
+export const START_LOAD_SCENARIO: LoadScenario = {
+  executor: { kind: 'closed', concurrency: 16 },
+  run: { duration: '3s', warmup: '1s' },
+  slos: ['errors.rate<0.01', 'ttft.p99<2s'],
+};
+
+function startLoad(seed: number, report: string): [LoadPlan, LoadScenario] {
+  const { plan, scenario } = scenarioPlan({ ...START_LOAD_SCENARIO, run: { ...START_LOAD_SCENARIO.run, seed } });
+  return [{ ...plan, report, quiet: true }, scenario];
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags('start', argv, options);
   if (values.help === true) {
@@ -113,13 +128,7 @@ export async function run(argv: string[]): Promise<number> {
     );
 
     heading('load: iari load, 3 s closed loop at 16 streams against a fresh bundled mock');
-    codes.push(
-      await runLoad([
-        '--duration', '3s', '--warmup', '1s', '--concurrency', '16', '--seed', String(seed),
-        '--slo', 'errors.rate<0.01', '--slo', 'ttft.p99<2s', '--quiet',
-        '--report', join(runDir.dir, 'load'),
-      ], { runId: runDir.id }),
-    );
+    codes.push(await runLoadCommand(...startLoad(seed, join(runDir.dir, 'load')), undefined, { runId: runDir.id }));
 
     heading('receipts: the mock\'s Receipt chain for the default account, verified');
     try {

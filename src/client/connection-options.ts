@@ -1,3 +1,4 @@
+import { renderSections, type FlagSection } from '../flag-help.ts';
 import { readFileSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -35,15 +36,18 @@ export const connectionFlagSpec = {
   header: { type: 'string', multiple: true },
 } as const;
 
-export const connectionHelp = `Connection (iari load and iari test take the same flags):
-  --ca-file PATH         also trust this CA (PEM) besides the system's and Node's
-  --insecure             do not verify TLS certificates (a warning is printed once)
-  --header 'Name: value' extra request header, repeatable; 'Name: env:VAR' takes the value
-                         from $VAR so no secret goes on the command line; env: values and
-                         values of secret-named headers (authorization, cookie, *key*,
-                         *token*, *secret*) are redacted from reports like the token
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or lower case) are honoured (undici EnvHttpProxyAgent)
-`;
+/** The connection flags of iari load and iari test, as help rows (src/flag-help.ts). */
+export const connectionHelpSection: FlagSection = {
+  title: 'Connection (iari load and iari test take the same flags):',
+  rows: [
+    { head: '--ca-file PATH', flags: ['ca-file'], help: ["also trust this CA (PEM) besides the system's and Node's"] },
+    { head: '--insecure', flags: ['insecure'], help: ['do not verify TLS certificates (a warning is printed once)'] },
+    { head: "--header 'Name: value'", flags: ['header'], help: ["extra request header, repeatable; 'Name: env:VAR' takes the value", 'from $VAR so no secret goes on the command line; env: values and', 'values of secret-named headers (authorization, cookie, *key*,', '*token*, *secret*) are redacted from reports like the token'] },
+    { note: ['HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or lower case) are honoured (undici EnvHttpProxyAgent)'] },
+  ],
+};
+
+export const connectionHelp = renderSections([connectionHelpSection]);
 
 /** RFC 9110 field-name: a token. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

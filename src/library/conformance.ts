@@ -12,16 +12,32 @@ import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
 import type { ConformanceReport } from '../checks/framework/verdicts.ts';
-import { connectionSecrets } from '../client/connection-options.ts';
+import { connectionFromOptions, connectionSecrets } from '../client/connection-options.ts';
 import { preflightTarget } from '../client/reachable.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
-import { validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
+import { TEST_OPTION_KEYS, validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
+import { refuseUnknownKeys } from '../option-keys.ts';
 
 export type { TestOptions } from './test-options.ts';
 
-export interface ConformanceOptions extends TestOptions {
+/** The connection to a server of your own, as runLoad takes it: checked by the same code as `--ca-file`, `--insecure` and `--header`. */
+export interface ConnectionInputOptions {
+  /** A private CA (PEM file) trusted besides the system's. */
+  caFile?: string;
+  /** Do not verify TLS certificates (not with caFile). */
+  insecure?: boolean;
+  /** Extra request headers, literal values (refused as `--header` refuses them). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The library's options: TestOptions with the connection given as runLoad takes it (one shape for
+ * both): `caFile` a path, `insecure`, `headers` by name with literal values; `iari test` hands the
+ * validated connection (TestOptions.connection) itself.
+ */
+export interface ConformanceOptions extends Omit<TestOptions, 'connection'>, ConnectionInputOptions {
   /** Called after each check, e.g. for a progress line. */
   onResult?: (run: CheckRun, done: number, total: number) => void;
   /**
@@ -158,8 +174,11 @@ export async function conformanceRun(v: ValidTestOptions, hooks: ConformanceRunH
  * for (const r of report.results) if (r.verdict === 'fail') console.log(r.id, r.failures[0]?.message);
  */
 export async function runConformance(options: ConformanceOptions = {}): Promise<ConformanceOutcome> {
-  const { onResult, baseline, serverVersion, ...testOptions } = options;
-  const valid = validateTestOptions(testOptions);
+  refuseUnknownKeys('runConformance', options, [...TEST_OPTION_KEYS.filter((k) => k !== 'connection'), 'caFile', 'insecure', 'headers', 'onResult', 'baseline', 'serverVersion']);
+  const { onResult, caFile, insecure, headers, baseline, serverVersion, ...testOptions } = options;
+  const given = caFile !== undefined || insecure !== undefined || headers !== undefined;
+  const connection = given ? connectionFromOptions({ who: 'runConformance', header: 'headers', caFile: 'caFile', insecure: 'insecure' }, { caFile, insecure, headers }) : undefined;
+  const valid = validateTestOptions({ ...testOptions, ...(connection === undefined ? {} : { connection }) });
   if (serverVersion !== undefined && (typeof serverVersion !== 'string' || serverVersion.trim() === '')) {
     throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: serverVersion must be a non-empty string');
   }

@@ -1,16 +1,12 @@
-// The library form of `iari load`: the same engines, metrics and SLO verdicts, options named as the
-// CLI's flags (camelCase) and validated by the same code, without terminal output or report files.
+// The library form of `iari load` with flat options: the same engines, metrics and SLO verdicts,
+// options named as the CLI's flags (camelCase) and validated by the same code, without terminal
+// output or report files; a thin wrapper over the one entry, runPlan (run-scenario.ts).
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
-import { runLoad as runEngine } from '../load/run-load.ts';
-import { newRunId } from '../report/run-dir.ts';
-// The bundled mock's pacing for load runs is the CLI's, so both measure the same server.
-import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
-import { firstModel } from '../load/plan/first-model.ts';
-import { resolveWorkload } from '../load/plan/workload-options.ts';
 import { validateLoadOptions, type LoadOptions } from '../load/plan/load-options.ts';
-import { RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
-import { preflightTarget } from '../client/reachable.ts';
-import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { LOAD_OPTION_KEYS, RUN_LOAD_NAMES } from '../load/plan/load-option-names.ts';
+import { effectiveScenario } from '../load/plan/effective-scenario.ts';
+import { refuseUnknownKeys } from '../option-keys.ts';
+import { runPlan } from './run-scenario.ts';
 
 export type { LoadOptions } from '../load/plan/load-options.ts';
 
@@ -31,27 +27,10 @@ export interface LoadOutcome {
 export async function runLoad(options: LoadOptions = {}): Promise<LoadOutcome> {
   // The one validator `iari load` calls too, on the typed options as given: every rule, default and
   // deadline of the CLI, messages naming the option (`runLoad: rate must be ...`), the token never
-  // through the environment.
+  // through the environment. Then the one entry every shell runs through (run-scenario.ts).
+  refuseUnknownKeys('runLoad', options, LOAD_OPTION_KEYS);
   const plan = validateLoadOptions(options, RUN_LOAD_NAMES);
-  const target = plan.baseUrl === null || plan.token === null ? undefined : { v1: plan.baseUrl, token: plan.token };
-  let mock: MockServer | undefined;
-  try {
-    if (target !== undefined) await preflightTarget(new URL(target.v1).origin, plan.connection);
-    if (target === undefined) mock = await startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
-    const baseUrl = target?.v1 ?? mock!.url;
-    // Datasets and traces are read (and refused, exit-2 errors) before any traffic, as the CLI does.
-    const workload = await resolveWorkload(plan.workloadPlan, plan.seed);
-    return await runEngine({
-      ...plan,
-      ...(workload === undefined ? {} : { workload }),
-      runId: newRunId(),
-      baseUrl,
-      token: target?.token ?? mock!.tokens.default,
-      model: plan.model ?? (await firstModel('runLoad', baseUrl, target?.token ?? mock!.tokens.default, plan.connection)),
-      target: mock === undefined ? 'external' : 'bundled-mock',
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-  } finally {
-    await mock?.close();
-  }
+  const { token: _token, signal, ...given } = options;
+  const { result, records } = await runPlan(plan, RUN_LOAD_NAMES, effectiveScenario(given, {}, plan), signal === undefined ? {} : { signal });
+  return { result, records };
 }

@@ -46,6 +46,14 @@ export interface TestOptions {
   expect?: readonly string[];
 }
 
+/** Every key of TestOptions, at run time: runConformance refuses any other (a misspelt option would be ignored). */
+export const TEST_OPTION_KEYS = [
+  'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
+  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect',
+] as const satisfies readonly (keyof TestOptions)[];
+const testKeysComplete: Exclude<keyof TestOptions, (typeof TEST_OPTION_KEYS)[number]> extends never ? true : never = true;
+void testKeysComplete;
+
 export type TestTarget =
   | { kind: 'bundled-mock' }
   | { kind: 'external'; base: NormalizedBaseUrl; token: string; connection: ConnectionOptions };

@@ -155,7 +155,7 @@ function summarySection(r: LoadResult): Html {
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
       { label: 'requests/s', value: num(r.throughput.rps, 2) },
       { label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) },
-      { label: 'goodput/s', value: num(r.goodput.goodputRps, 2), tone: 'info', hint: `${pct(r.goodput.fraction)} of requests met every per-request SLO` },
+      { label: 'goodput/s', value: num(r.goodput.goodputRps, 2), tone: 'info', hint: r.goodput.slos.length === 0 ? `no per-request SLO was given: every successful request (${pct(r.goodput.fraction)} of requests)` : `${pct(r.goodput.fraction)} of requests met every per-request SLO` },
       { label: 'TTFT p50 / p99', value: `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` },
       { label: 'ITL p50 / p99', value: `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` },
     ])}${factList([

@@ -93,6 +93,17 @@ export interface LoadOptions {
   signal?: AbortSignal;
 }
 
+/** Every key of LoadOptions, at run time: runLoad refuses any other (a misspelt option would be ignored). */
+export const LOAD_OPTION_KEYS = [
+  'baseUrl', 'token', 'model', 'concurrency', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'engine',
+  'duration', 'requests', 'warmup', 'timeout', 'requestTimeout', 'maxTokens', 'stream', 'prompts', 'inputTokens', 'outputTokens',
+  'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace',
+  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'signal',
+] as const satisfies readonly (keyof LoadOptions)[];
+// Every key of LoadOptions is listed above (a key added to the interface and not here fails to compile).
+const loadKeysComplete: Exclude<keyof LoadOptions, (typeof LOAD_OPTION_KEYS)[number]> extends never ? true : never = true;
+void loadKeysComplete;
+
 /** What only the CLI does around a run (loops, output), typed as the CLI parses its flags. */
 export interface ShellLoadOptions {
   sweep?: boolean;
@@ -181,4 +192,32 @@ export function checkDurationS(names: LoadNames, option: LoadOptionName, value: 
 export function checkText(names: LoadNames, option: LoadOptionName, value: unknown): string {
   if (typeof value !== 'string') throw loadUsage(names, `${names.name(option)} must be a string, got ${typeof value}`);
   return value;
+}
+
+/**
+ * The workload readers (workloads/: dataset, prompts, trace, tools) name the file they read by its
+ * `iari load` flag (`--trace FILE line 3: …`). An entry point names it as its caller wrote it:
+ * `runLoad: trace FILE line 3: …`, never `iari load: cannot read --trace …` in a program.
+ */
+export function renamed<T>(names: LoadNames, option: LoadOptionName, flag: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw renamedError(names, option, flag, error);
+  }
+}
+
+export async function renamedAsync<T>(names: LoadNames, option: LoadOptionName, flag: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw renamedError(names, option, flag, error);
+  }
+}
+
+function renamedError(names: LoadNames, option: LoadOptionName, flag: string, error: unknown): unknown {
+  if (!(error instanceof HarnessError)) return error;
+  const body = error.message.replace(/^iari load: /, '').replace(flag, names.name(option));
+  const copy = new HarnessError(error.code, `${names.who}: ${body}`, { ...(error.hint === undefined ? {} : { hint: error.hint }), cause: error });
+  return copy;
 }

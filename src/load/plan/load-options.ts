@@ -12,7 +12,7 @@ import { validateWorkload, type WorkloadPlan } from './workload-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
 import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from '../search/capacity-search.ts';
 import { connectionReusePolicies, type ConnectionReuse } from '../executors/connection-reuse.ts';
-import { checkDurationS, checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
+import { checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 
@@ -77,6 +77,10 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
     throw usage(`${n('caFile')}, ${n('insecure')} and ${n('headers')} apply to a server given with ${n('baseUrl')} (the bundled mock is plain http)`);
   }
   const slos = parseSlos(sloExprs);
+  // A tool-call SLO judges the calls of requests that declare tools: without them it could only end
+  // in "no data" after the traffic, so it is refused before any.
+  const toolSlo = slos.find((s) => s.metric === 'tool_calls');
+  if (toolSlo !== undefined && workloadPlan.spec?.tools === undefined) throw usage(`${n('slo')} '${toolSlo.expr}' judges tool calls: it needs ${n('tools')} (requests that declare tools)`);
   let baseUrl: string | null = null;
   let token: string | null = null;
   if (o.baseUrl !== undefined) {
@@ -119,6 +123,9 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   // A trace lasts as long as its (windowed) replay unless a duration or a request count cuts it (run-load.ts).
   const durationS = o.duration !== undefined ? checkDurationS(names, 'duration', o.duration, 0.1, 3600) : requests === null && !traced ? 10 : null;
   const warmupS = o.warmup === undefined ? 0 : checkDurationS(names, 'warmup', o.warmup, 0, 600);
+  // A ramp longer than the measured run would end before the rate is reached: refused, since the
+  // run would never measure the level asked for.
+  if (ramp !== undefined && durationS !== null && ramp.durationS > warmupS + durationS) throw usage(`${n('ramp')} (${ramp.durationS} s) is longer than the run (${warmupS > 0 ? `${n('warmup')} ${warmupS} s + ` : ''}${n('duration')} ${durationS} s): the rate would never reach ${n('rate')}; shorten ${n('ramp')} or lengthen ${n('duration')}`);
   const timeoutMs = (o.timeout === undefined ? 30 : checkDurationS(names, 'timeout', o.timeout, 0.1, 600)) * 1000;
   const requestTimeoutMs = (o.requestTimeout === undefined ? DEFAULT_REQUEST_TIMEOUT_MS / 1000 : checkDurationS(names, 'requestTimeout', o.requestTimeout, 0.1, 3600)) * 1000;
   const maxTokens = o.maxTokens === undefined ? 64 : checkNumber(names, 'maxTokens', o.maxTokens);
@@ -143,7 +150,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   let promptsSource: LoadPlan['promptsSource'] = 'builtin';
   if (o.prompts !== undefined) {
     const file = checkText(names, 'prompts', o.prompts);
-    prompts = readPromptsFile(file);
+    prompts = renamed(names, 'prompts', '--prompts', () => readPromptsFile(file));
     promptsSource = { file, count: prompts.length };
   }
   const model = o.model === undefined ? null : checkText(names, 'model', o.model);

@@ -4,7 +4,7 @@ import { readDataset } from '../workloads/dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from '../workloads/trace.ts';
 import { BUILTIN_TOOLS, judge, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
 import { checkDuration } from '../../duration.ts';
-import { checkNumber, checkText, loadUsage, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
+import { checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
 
 /** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
@@ -27,56 +27,16 @@ export const workloadFlagSpec = {
   'tool-share': { type: 'string' },
 } as const;
 
-export const workloadHelp = `Workload (token lengths; prompts counted with the o200k tokenizer):
-  --input-tokens MEAN[,STDEV]   synthetic prompts of MEAN tokens (normal, STDEV default 0),
-                         different for every request, reproducible with --seed
-  --output-tokens MEAN[,STDEV]  output length per request, sent as max_tokens; servers stop
-                         early at their end-of-sequence token unless asked not to, e.g.
-                         --extra-body '{"ignore_eos":true}' (vLLM, llama.cpp)
-  --max-tokens-field max_tokens|max_completion_tokens|both   where the length goes (default max_tokens)
-  --extra-body JSON      object merged into every request body (or @FILE), e.g.
-                         '{"ignore_eos":true,"min_tokens":128}'; written to load.json as given
-  --dataset FILE         ShareGPT conversations (JSON array or JSONL, as vLLM bench reads them:
-                         first turn = prompt, second = reference answer, its length = output
-                         length) or iari JSONL ({"prompt"|"messages", "max_tokens"?} per line)
-  --dataset-size N       conversations kept from the dataset, a seeded sample (default 1000)
-  --prefix-tokens N      every request starts with a shared system prompt of N tokens (the same
-                         text across requests, so a prefix cache can serve it); the report
-                         reads usage.prompt_tokens_details.cached_tokens: hit rate, TTFT hit/miss
-  --prefix-groups G      G different shared prefixes, one drawn per request (default 1)
-  --turns N[,SD]         multi-turn conversations of N turns (normal, SD default 0): each turn
-                         sends the whole history with the server's own answers; with --dataset,
-                         ShareGPT conversations (or iari lines with several user messages) replay
-                         their own turns, at most N+4SD. Closed loop: a conversation holds its
-                         slot; open loop (--rate): the arrivals are conversations. The report
-                         gives TTFT and prompt tokens by turn
-  --think-time D         pause between an answer and the next turn, e.g. 2s (default 0)
-  --tools builtin|FILE   requests declare tools (builtin: get_weather, search_flights; FILE: a JSON
-                         array of {"type":"function","function":{name, parameters}}); every tool
-                         call is judged: arguments not JSON, unknown function, schema mismatch
-                         (rates by kind; SLO tool_calls.invalid_rate<0.01)
-  --tool-share P         share of requests that declare the tools, seeded (default 1)
-Trace replay (open loop; arrivals and lengths from the trace, latency from its intended times):
-  --trace FILE           Mooncake JSONL ({"timestamp":ms,"input_length","output_length","hash_ids"}:
-                         each hash id one shared 512-token block of the prompt, so a prefix cache
-                         sees the trace's sharing) or BurstGPT CSV (Timestamp in s, Request tokens,
-                         Response tokens; rows with 0 response tokens skipped); a bad line exits 2
-                         naming the file and line, before any traffic. The run lasts the trace
-                         (or --duration / --requests, whichever ends first)
-  --trace-format mooncake|burstgpt   default: from the first line
-  --trace-speed X        replay X times as fast (default 1; 0.5 = half speed)
-  --trace-window START-END   replay only this part of the trace, in trace time, e.g. 60s-120s,
-                         10m- (to the end); default: from its first timestamp to its end
-`;
-
-/** `MEAN[,STDEV]` in tokens. */
+/** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
 export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
   const label = names.name(option);
+  // --turns is a length in turns, --input-tokens and --output-tokens in tokens: the message says which.
+  const unit = option === 'turns' ? 'turns' : 'tokens';
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:,\s*(\d+(?:\.\d+)?)\s*)?$/.exec(value);
-  if (m === null) throw loadUsage(names, `${label} must be MEAN or MEAN,STDEV in tokens, e.g. 512 or 512,64; got "${value}"`);
+  if (m === null) throw loadUsage(names, `${label} must be MEAN or MEAN,STDEV in ${unit}, e.g. ${option === 'turns' ? '4 or 4,1' : '512 or 512,64'}; got "${value}"`);
   const mean = Number(m[1]);
   const stdev = m[2] === undefined ? 0 : Number(m[2]);
-  if (mean < 1 || mean > 1_000_000) throw loadUsage(names, `${label}: the mean must be from 1 to 1000000 tokens, got ${mean}`);
+  if (mean < 1 || mean > 1_000_000) throw loadUsage(names, `${label}: the mean must be from 1 to 1000000 ${unit}, got ${mean}`);
   if (stdev > mean * 10) throw loadUsage(names, `${label}: the standard deviation ${stdev} is more than ten times the mean`);
   return { mean, stdev };
 }
@@ -188,10 +148,13 @@ function prefixFromOptions(tokens: number | undefined, groups: number | undefine
 }
 
 /** Reads the dataset, if any, into the workload (before any traffic; a bad file exits 2). */
-export async function resolveWorkload(plan: WorkloadPlan, seed: number): Promise<WorkloadSpec | undefined> {
-  if (plan.spec !== undefined && plan.trace !== undefined) return { ...plan.spec, trace: await readTrace(plan.trace.file, plan.trace.options) };
+export async function resolveWorkload(plan: WorkloadPlan, seed: number, names: LoadNames = RUN_LOAD_NAMES): Promise<WorkloadSpec | undefined> {
+  const trace = plan.trace;
+  if (plan.spec !== undefined && trace !== undefined) return { ...plan.spec, trace: await renamedAsync(names, 'trace', '--trace', () => readTrace(trace.file, trace.options)) };
   if (plan.spec === undefined || plan.dataset === null) return plan.spec;
-  const { items, info } = await readDataset(plan.dataset.file, { size: plan.dataset.size, seed, outputOverride: plan.spec.output !== null });
+  const dataset = plan.dataset;
+  const output = plan.spec.output;
+  const { items, info } = await renamedAsync(names, 'dataset', '--dataset', () => readDataset(dataset.file, { size: dataset.size, seed, outputOverride: output !== null }));
   return { ...plan.spec, input: { kind: 'dataset', items, info } };
 }
 
@@ -213,6 +176,6 @@ export function toolsFromOptions(tools: string | undefined, share: number | unde
   const ok = Array.isArray(parsed) && parsed.length > 0 && parsed.every((t) => typeof t === 'object' && t !== null && (t as ToolDef).type === 'function' && typeof (t as ToolDef).function?.name === 'string');
   if (!ok) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${names.who}: ${names.name('tools')} ${tools}: must be a non-empty JSON array of {"type":"function","function":{"name":...,"parameters":{...}}}`);
   const defs = parsed as ToolDef[];
-  judge(defs, tools);
+  renamed(names, 'tools', '--tools', () => judge(defs, tools));
   return { source: tools, tools: defs, share: p };
 }

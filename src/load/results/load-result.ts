@@ -497,6 +497,8 @@ export interface LoadResult {
   reasoning?: ReasoningReport;
   /** --tools: tool-call validity (absent without --tools). */
   toolCalls?: ToolCallReport;
+  /** The scenario this run ran (src/load/plan/scenario.ts, LoadScenario): `iari load --scenario load.json` runs it again. Absent in files written before it existed and in merged results. */
+  scenario?: Record<string, unknown>;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
   /** Connection use and reuse races (absent in files written before it existed). */

@@ -73,7 +73,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...reasoningOf(c), ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
     ...toolCallsOf(c),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
@@ -110,7 +110,7 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'server'>;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

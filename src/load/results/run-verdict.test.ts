@@ -66,4 +66,13 @@ describe('load run verdict', () => {
     const r = run([http500], 0, ['ttft.p95<1s']);
     expect(r.slos[0]).toMatchObject({ passed: false, observed: null, noData: 'no successful request gave a ttft sample in the measured window' });
   });
+
+  it('goodput without a per-request SLO says plainly that it counts every successful request; with one it names the SLO', () => {
+    const none = summaryTable(run([{}, {}, http500, {}]));
+    const line = none.split('\n').find((l) => l.startsWith('goodput:'));
+    expect(line).toBe("goodput: 1.5 req/s, every successful request (75.0% of requests): no per-request SLO was given (e.g. --slo 'ttft.p95<800ms')");
+    expect(none).not.toContain('met no per-request SLO');
+    const withSlo = summaryTable(run([{}, {}, http500, {}], 0, ['ttft.p95<800ms'])).split('\n').find((l) => l.startsWith('goodput:'));
+    expect(withSlo).toBe('goodput: 1.5 req/s (75.0% of requests met ttft.p95<800ms)');
+  });
 });

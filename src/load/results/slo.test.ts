@@ -51,3 +51,24 @@ describe('tool-call SLOs', () => {
     expect(none.noData).toMatch(/no tool call/);
   });
 });
+
+describe('TTFO SLOs', () => {
+  const base = { metrics: {}, errors: { total: 0, rate: 0, byClass: {}, byStatus: {}, byFinding: {}, examples: [] }, throughput: {}, goodput: {} };
+  const ttfo = (p95Us: number) => ({ count: 10, mean: p95Us / 2, max: p95Us, percentiles: { p50: p95Us / 2, p90: p95Us, p95: p95Us, p99: p95Us, 'p99.9': p95Us } });
+
+  it('LOAD-REASONING: ttfo.p95<1s is an SLO on the reasoning report\'s TTFO, judged on its value', async () => {
+    const { evaluateSlos } = await import('./slo.ts');
+    expect(parseSlo('ttfo.p95<1s')).toMatchObject({ metric: 'ttfo', stat: 'p95', threshold: 1_000_000, unit: 'us' });
+    const slo = [parseSlo('ttfo.p95<1s')];
+    const at = (us: number) => evaluateSlos(slo, { ...base, reasoning: { ttfo: ttfo(us) } } as never, 10)[0]!;
+    expect(at(800_000)).toMatchObject({ passed: true, observed: 800_000 });
+    expect(at(1_200_000)).toMatchObject({ passed: false, observed: 1_200_000 });
+  });
+
+  it('LOAD-REASONING: ttfo with no request that streamed reasoning has no data, is not met and says why', async () => {
+    const { evaluateSlos } = await import('./slo.ts');
+    const none = evaluateSlos([parseSlo('ttfo.p95<1s')], base as never, 10)[0]!;
+    expect(none.passed).toBe(false);
+    expect(none.noData).toMatch(/streamed reasoning/);
+  });
+});

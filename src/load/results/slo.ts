@@ -3,7 +3,7 @@ import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloR
 import { observeServerSlo, parseServerSlo, serverSloHelp } from '../../server-metrics/server-slo.ts';
 
 /** Metrics an SLO can name, with the statistics each accepts and its unit. */
-const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
+const durationMetrics = ['ttfb', 'ttft', 'ttfo', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
 const durationStats = [...percentileKeys, 'mean', 'max'] as const;
 /** Per-request metrics: an SLO on these also decides whether each request counts for goodput. */
 const perRequestMetrics = new Set<string>(['ttfb', 'ttft', 'itl', 'tpot', 'e2e']);
@@ -32,6 +32,7 @@ const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0
 export function sloHelp(): string {
   return [
     `durations: ${durationMetrics.join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
+    'ttfo: time to the first answer token of the requests that streamed reasoning (no data when none did)',
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     'with --tools: tool_calls.invalid_rate<0.01 (also call_rate, not_json_rate, unknown_function_rate, schema_mismatch_rate)',
@@ -117,7 +118,7 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'server'>, finished: number): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server'>, finished: number): SloResult[] {
   return slos.map((s) => {
     if (s.metric === 'server') {
       const { observed, noData } = observeServerSlo(s.stat, r.server);
@@ -130,7 +131,9 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
         : observed === null
           ? s.metric === 'tool_calls'
             ? 'no tool call was made in the measured window (give --tools; a server that never calls a tool has no invalid rate)'
-            : `no successful request gave a ${s.metric} sample in the measured window`
+            : s.metric === 'ttfo'
+              ? 'no successful request streamed reasoning in the measured window (TTFO is measured on reasoning; without it the first answer token is the first token: use ttft)'
+              : `no successful request gave a ${s.metric} sample in the measured window`
           : undefined;
     return {
       expr: s.expr,
@@ -147,7 +150,7 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   });
 }
 
-function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls'>): number | null {
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning'>): number | null {
   switch (s.metric) {
     case 'tool_calls': {
       const t = r.toolCalls;
@@ -164,6 +167,11 @@ function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput'
       return s.stat === 'rps' ? r.throughput.rps : r.throughput.outputTokensPerS;
     case 'goodput':
       return s.stat === 'rps' ? r.goodput.goodputRps : r.goodput.fraction;
+    case 'ttfo': {
+      const h = r.reasoning?.ttfo;
+      if (h === undefined || h === null || h.count === 0) return null;
+      return s.stat === 'mean' ? h.mean : s.stat === 'max' ? h.max : (h.percentiles[s.stat as keyof typeof h.percentiles] ?? null);
+    }
     default: {
       const h = r.metrics[s.metric as MetricName];
       if (h === undefined || h.count === 0) return null;

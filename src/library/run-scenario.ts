@@ -1,0 +1,165 @@
+// The one entry of a load run. `iari load` (flags, a scenario file or both), `iari start`, the
+// GitHub Action (through `iari load`), runLoad and runScenario all come here with a validated plan:
+// the target checks, the workload read before anything starts, the bundled mock, one pre-window
+// deadline shared by choosing the model and priming, then one run, a sweep, a capacity search or
+// repeats, and the effective scenario recorded in the result.
+import type { Collector } from '../load/results/collector.ts';
+import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
+import { runLoad as runOnce, type LoadConfig } from '../load/run-load.ts';
+import { runSweep } from '../load/search/sweep.ts';
+import { runCapacitySearch } from '../load/search/capacity-search.ts';
+import { repeatSection, type RepeatSection } from '../load/search/repeat.ts';
+import { resolveWorkload } from '../load/plan/workload-options.ts';
+import { firstModel } from '../load/plan/first-model.ts';
+import { announceLine, capacityLine, levelBoundS, preWindowS } from '../load/plan/plan-lines.ts';
+import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
+import type { LoadNames } from '../load/plan/load-option-names.ts';
+import { checkScenario } from '../load/plan/scenario-file.ts';
+import { scenarioNames, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
+import { effectiveScenario } from '../load/plan/effective-scenario.ts';
+import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
+import { connectionSecrets, isLoopbackHost } from '../client/connection-options.ts';
+import { preflightTarget } from '../client/reachable.ts';
+import type { ServerMetricsOptions } from '../server-metrics/session.ts';
+import { newRunId } from '../report/run-dir.ts';
+import { refuseUnknownKeys } from '../option-keys.ts';
+import type { MockServer } from '../../mock-server/index.ts';
+
+export type { LoadScenario } from '../load/plan/scenario.ts';
+
+/** What a shell does while the run goes: print, show progress. The library's callers may leave all out. */
+export interface RunHooks {
+  signal?: AbortSignal;
+  /** Lines said before any traffic (the target and bound of a host that is not loopback, a capacity search's bound) and between repeats. */
+  notice?: (line: string) => void;
+  /** Each level of a sweep or capacity search as it ends. */
+  onStep?: (step: SweepStep, index: number) => void;
+  /** About once a second during each run. */
+  onTick?: (collector: Collector, elapsedS: number) => void;
+  /** The run id (default: a new one). */
+  runId?: string;
+  /** --server-metrics: read the server's /metrics during each run (src/server-metrics/). */
+  serverMetrics?: ServerMetricsOptions;
+}
+
+export interface ScenarioOutcome {
+  /** The same object `iari load --json` prints (load.json), with the effective `scenario`. */
+  result: LoadResult & { repeat?: RepeatSection };
+  /** One record per measured request of the (first) run. */
+  records: RequestRecord[];
+  /** search repeat: every run, the first being `result`. */
+  runs: LoadResult[];
+  /** What reports must redact: the token and the connection's secret header values. */
+  secrets: string[];
+}
+
+/** Runs a validated plan: everything the CLI and the library share, in one place. */
+export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadScenario, hooks: RunHooks = {}): Promise<ScenarioOutcome> {
+  // Datasets and traces are read (and refused, exit 2) before any traffic and before the mock starts.
+  const workload = await resolveWorkload(plan.workloadPlan, plan.seed, names);
+  if (plan.baseUrl !== null) {
+    // The loopback guard, then one connection: an unreachable server is one line and exit 2, before anything is judged.
+    await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);
+    if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) hooks.notice?.(announceLine(plan, plan.baseUrl));
+  }
+  let mock: MockServer | undefined;
+  try {
+    if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
+    const baseUrl = plan.baseUrl ?? mock!.url;
+    if (plan.findCapacity !== null && isLoopbackHost(new URL(baseUrl).hostname)) hooks.notice?.(capacityLine(plan));
+    const token = plan.token ?? mock!.tokens.default;
+    // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
+    const preMs = preWindowS(plan) * 1000;
+    const preStart = performance.now();
+    const model = plan.model ?? (await firstModel(names.who, baseUrl, token, plan.connection, preMs));
+    const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
+    const runId = hooks.runId ?? newRunId();
+    const cfg: LoadConfig = {
+      ...configOf(plan),
+      runId,
+      baseUrl,
+      token,
+      model,
+      target: mock === undefined ? 'external' : 'bundled-mock',
+      preWindowMs,
+      ...(workload === undefined ? {} : { workload }),
+      ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
+      ...(hooks.onTick === undefined ? {} : { onTick: hooks.onTick }),
+      ...(hooks.serverMetrics === undefined ? {} : { serverMetrics: hooks.serverMetrics }),
+    };
+    const onStep = hooks.onStep ?? ((): void => undefined);
+    const { result, records } =
+      plan.findCapacity !== null
+        ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep })
+        : plan.sweep
+          ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep })
+          : await runOnce(cfg);
+    const runs: LoadResult[] = [result];
+    const out = result as ScenarioOutcome['result'];
+    if (plan.repeat > 1) {
+      // The first run is the report; each run's figures go into repeat.values.
+      for (let i = 2; i <= plan.repeat && hooks.signal?.aborted !== true; i++) {
+        hooks.notice?.(`repeat ${i}/${plan.repeat}\n`);
+        runs.push((await runOnce({ ...cfg, runId: `${runId}-r${i}` })).result);
+      }
+      out.repeat = repeatSection(runs);
+    }
+    for (const r of runs) r.scenario = scenario as Record<string, unknown>;
+    return { result: out, records, runs, secrets: [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? [])] };
+  } finally {
+    await mock?.close();
+  }
+}
+
+function configOf(plan: LoadPlan): Omit<LoadConfig, 'runId' | 'baseUrl' | 'token' | 'model' | 'target'> {
+  return {
+    connection: plan.connection,
+    mode: plan.mode,
+    durationS: plan.durationS,
+    requests: plan.requests,
+    warmupS: plan.warmupS,
+    maxTokens: plan.maxTokens,
+    stream: plan.stream,
+    prompts: plan.prompts,
+    promptsSource: plan.promptsSource,
+    seed: plan.seed,
+    timeoutMs: plan.timeoutMs,
+    ...(plan.connectionReuse === undefined ? {} : { connectionReuse: plan.connectionReuse }),
+    ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
+    slos: plan.slos,
+    sloExprs: plan.sloExprs,
+    shard: plan.shard,
+  };
+}
+
+export interface ScenarioRunOptions {
+  /** Bearer token for `scenario.target.baseUrl` (a scenario never holds one). */
+  token?: string;
+  /** Stops the run early; the result covers what was measured. */
+  signal?: AbortSignal;
+  /** Each level of a sweep or capacity search as it ends. */
+  onStep?: (step: SweepStep, index: number) => void;
+}
+
+/** The plan a scenario describes, as the library validates it (exported for the CLI parity test). */
+export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: LoadPlan; scenario: LoadScenario } {
+  const s = checkScenario(scenario, 'runScenario');
+  const { options, shell } = scenarioToOptions(s);
+  const names = scenarioNames('runScenario');
+  const plan = validateLoadOptions({ ...options, ...(token === undefined ? {} : { token }) }, names, shell);
+  return { plan, scenario: effectiveScenario(options, shell, plan) };
+}
+
+/**
+ * Runs a load scenario: target, executor, workload, search and SLOs in one value (the format of
+ * `iari load --scenario FILE`, checked against the same schema). Returns the result, as load.json
+ * holds it, with the scenario it ran.
+ *
+ * @example
+ * const { result } = await runScenario({ executor: { kind: 'open', rate: 20, arrival: 'poisson' }, run: { duration: '30s' }, slos: ['ttft.p95<800ms'] });
+ */
+export async function runScenario(scenario: LoadScenario, options: ScenarioRunOptions = {}): Promise<ScenarioOutcome> {
+  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep']);
+  const { plan, scenario: effective } = scenarioPlan(scenario, options.token);
+  return runPlan(plan, scenarioNames('runScenario'), effective, { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.onStep === undefined ? {} : { onStep: options.onStep }) });
+}
