@@ -3,6 +3,7 @@ import { requirementIds } from '../framework/check-types.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
 import { watchedRequest, type WatchedAnswer } from '../http/watched-request.ts';
 import { Stalls } from '../http/stalls.ts';
+import { CHAT_COMPLETIONS_PATH, CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
 /** A streamed answer of this interface is far below this; a longer one is another check's finding. */
 const MAX_BYTES = 4 * 1024 * 1024;
@@ -32,7 +33,7 @@ const keepAlive: CheckDef = {
     const base = new URL(ctx.baseUrl);
     const origin = base.origin;
     const prefix = base.pathname.replace(/\/+$/, '');
-    const stalled = ctx.http.stalled.blocked(Stalls.kind('POST', '/v1/chat/completions', true));
+    const stalled = ctx.http.stalled.blocked(Stalls.kind('POST', CHAT_COMPLETIONS_PATH, true));
     if (stalled !== undefined) return j.skip('HDR-017', stalled);
     const model = await firstModel(ctx);
     const auth = { authorization: `Bearer ${ctx.http.tokenForProbe()}`, ...probeHeaders(ctx) };
@@ -42,7 +43,7 @@ const keepAlive: CheckDef = {
       await ctx.http.acquireSlot();
       const stream = await watchedRequest(d, {
         origin,
-        path: `${prefix}/chat/completions`,
+        path: `${prefix}${CHAT_COMPLETIONS_ROUTE}`,
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json', accept: 'text/event-stream' },
         // Any streamed answer will do: a short one (a model whose answers never end stops at 16 tokens).
@@ -51,6 +52,8 @@ const keepAlive: CheckDef = {
         maxBytes: MAX_BYTES,
       });
       const requestId = stream.headers['x-request-id'];
+      // A rate limit kept the probe from its stream: LIMIT-010 judges the limit, as for every other check.
+      if (stream.error === null && stream.status === 429) return j.skip('HDR-017', 'no streamed answer to judge: the server answered 429 (rate limited); LIMIT-010 reports it');
       if (stream.error !== null || stream.status !== 200) {
         return j.skip('HDR-017', `no streamed answer to judge: ${stream.error?.message ?? `the stream answered ${stream.status ?? 'nothing'}`} (the CHAT-STREAM and HDR-012 to HDR-016 requirements judge it)`);
       }
