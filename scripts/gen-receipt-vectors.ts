@@ -164,6 +164,20 @@ function specs(): Spec[] {
   add({ group: 'parse', comment: 'leading zero in a number', flags: ['NumberForm'], input: rawLine(L1, 2, (l) => l.replace('"iat":1700000030', '"iat":01700000030')), errors: [['JSON_NUMBER_FORM', 2], ['CHAIN_BREAK', 3]] });
   add({ group: 'parse', comment: 'nesting deeper than 32', flags: ['Limits'], input: rawLine(L1, 2, (l) => l.replace('"act":', `"deep":${'['.repeat(40)}${']'.repeat(40)},"act":`)), errors: [['JSON_LIMITS', 2], ['CHAIN_BREAK', 3]] });
   add({ group: 'parse', comment: 'a Receipt larger than 64 KiB', flags: ['Limits'], input: rawLine(L1, 2, (l) => l.replace('monthly spend cap reached', 'x'.repeat(70_000))), errors: [['JSON_LIMITS', 2], ['CHAIN_BREAK', 3]] });
+  // D-RCPT-24/26: a Receipt's bytes run from its first to its last byte that is not JSON whitespace.
+  add({ group: 'parse', comment: 'D-RCPT-24: spaces and tabs around a Receipt on its line are not the Receipt\'s bytes: strict wire accepts canonical Receipts so padded, on the first line and on later ones alike', flags: ['Valid', 'WireForm', 'Whitespace'], input: { text: L1.map((r, k) => `${k % 2 === 0 ? ' \t ' : ''}${jcs(r)}${k % 3 === 0 ? '\t  ' : ''}`).join('\r\n') + '\n' }, options: { strictWire: true } });
+  add({ group: 'parse', comment: 'D-RCPT-24: a pretty-printed JSON array of canonical Receipts (indentation, a space before a comma): the layout is not the Receipts\' bytes, strict wire accepts it', flags: ['Valid', 'WireForm', 'Whitespace', 'JsonArray'], input: { text: `[\n  ${L1.map(jcs).join(' ,\n  ')}\n]\n` }, options: { strictWire: true } });
+  add({ group: 'parse', comment: 'D-RCPT-24: whitespace inside a Receipt is its bytes: strict wire refuses a space after its opening brace, whatever the padding around it', flags: ['WireForm', 'Whitespace'], input: { text: L1.map((r, k) => (k === 2 ? `  ${jcs(r).replace('{', '{ ')}  ` : jcs(r))).join('\n') + '\n' }, options: { strictWire: true }, errors: [['WIRE_NOT_CANONICAL', 2]] });
+  {
+    // A Receipt of exactly the limit, 65,536 bytes, then padding on its line: within the limit (the padding is not its bytes).
+    const sized = (n: number) => resealed(L1, (c) => (c[2].decision.prose = 'x'.repeat(n)));
+    const base = jcs(sized(0)[2]).length;
+    const atLimit = sized(65_536 - base);
+    add({ group: 'parse', comment: 'D-RCPT-26: a Receipt of exactly 65,536 bytes followed by 200 spaces and a tab on its line is within the limit: no JSON_LIMITS', flags: ['Valid', 'Limits', 'Whitespace'], input: { text: atLimit.map((r, k) => (k === 2 ? `${jcs(r)}${' '.repeat(200)}\t` : jcs(r))).join('\n') + '\n' } });
+    add({ group: 'parse', comment: 'D-RCPT-26: a Receipt of exactly 65,536 bytes as the third element of a JSON array, padded with spaces before its comma: within the limit', flags: ['Valid', 'Limits', 'Whitespace', 'JsonArray'], input: { text: `[${atLimit.map((r, k) => (k === 2 ? `   ${jcs(r)}${' '.repeat(300)}` : jcs(r))).join(',')}]` } });
+    const over = sized(65_537 - base);
+    add({ group: 'parse', comment: 'D-RCPT-26: a Receipt of 65,537 bytes is JSON_LIMITS, whatever the padding around it', flags: ['Limits', 'Whitespace'], input: { text: over.map((r, k) => (k === 2 ? ` ${jcs(r)} ` : jcs(r))).join('\n') + '\n' }, errors: [['JSON_LIMITS', 2], ['CHAIN_BREAK', 3]] });
+  }
   add({ group: 'parse', comment: 'strict wire: a Receipt not in JCS form', flags: ['WireForm'], input: rawLine(L1, 2, (l) => l.replace('{', '{ ')), options: { strictWire: true }, errors: [['WIRE_NOT_CANONICAL', 2]] });
   add({ group: 'parse', comment: 'JSON array with data after the closing bracket', flags: ['JsonSyntax', 'JsonArray'], input: { text: `${JSON.stringify(L1)} []` }, errors: [['JSON_SYNTAX', null]] });
   // ---------- schema ----------
