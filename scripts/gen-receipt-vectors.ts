@@ -361,6 +361,16 @@ function specs(): Spec[] {
   add({ group: 'options', comment: 'D-RCPT-21: a small-order point among the trusted issuer keys is refused before any Receipt is read (CLI: exit 2), though no Receipt names it', flags: ['GivenKey', 'SmallOrderKey'], input: L1, options: { trustedIssuers: [ISSUER.keyref, SMALL_ORDER_KEYREF] }, refused: 'TRUSTED_KEY_INVALID' });
   add({ group: 'options', comment: 'D-RCPT-21: a trusted issuer key that is not a canonical point encoding (y >= p) is refused before any Receipt is read', flags: ['GivenKey', 'InvalidKeyEncoding'], input: L1, options: { trustedIssuers: [NONCANONICAL_KEYREF, ISSUER.keyref] }, refused: 'TRUSTED_KEY_INVALID' });
   add({ group: 'options', comment: 'D-RCPT-21: an approver key with x = 0 and the sign bit set (not canonical) is refused before any Receipt is read', flags: ['GivenKey', 'InvalidKeyEncoding'], input: L1, options: { approvers: [APPROVER.keyref, X0_SIGN_KEYREF] }, refused: 'APPROVER_KEY_INVALID' });
+  // D-RCPT-21: several bad options: the reason is the first of trusted issuer keys, approver keys, payloads file.
+  const BAD_PAYLOADS = '{"rcpt_0001":{"input":{"n":1e400}}}';
+  add({ group: 'options', comment: 'D-RCPT-21: a bad trusted issuer key, a bad approver key and a bad payloads file at once: the reason is the trusted issuer key', flags: ['GivenKey', 'Payloads', 'OptionOrder'], input: L1, options: { trustedIssuers: [SMALL_ORDER_KEYREF], approvers: [X0_SIGN_KEYREF], payloadsFile: BAD_PAYLOADS }, refused: 'TRUSTED_KEY_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-21: a bad approver key and a bad payloads file at once: the reason is the approver key', flags: ['GivenKey', 'Payloads', 'OptionOrder'], input: L1, options: { approvers: [X0_SIGN_KEYREF], payloadsFile: BAD_PAYLOADS }, refused: 'APPROVER_KEY_INVALID' });
+  // D-RCPT-13: the shape and the limits of a payloads file; each break is refused before any Receipt is read.
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads file that is a JSON array, not an object, is refused', flags: ['Payloads', 'PayloadsShape'], input: L1, options: { payloadsFile: '[{"input":{}}]' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads entry that is not an object is refused', flags: ['Payloads', 'PayloadsShape'], input: L1, options: { payloadsFile: '{"rcpt_0001":"input"}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads entry with a member other than input, output and context ("ouput") is refused, not ignored: the check it meant would silently not run', flags: ['Payloads', 'PayloadsShape'], input: L1, options: { payloadsFile: '{"rcpt_0002":{"ouput":[]}}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads file nesting 256 deep (its top-level object counts 1) is read; a payload for an id no Receipt has is not used', flags: ['Payloads', 'PayloadsLimits'], input: L1, options: { payloadsFile: `{"rcpt_none":{"input":${'['.repeat(254)}${']'.repeat(254)}}}` }, warnings: [] });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads file nesting 257 deep is refused', flags: ['Payloads', 'PayloadsLimits'], input: L1, options: { payloadsFile: `{"rcpt_none":{"input":${'['.repeat(255)}${']'.repeat(255)}}}` }, refused: 'PAYLOADS_INVALID' });
   add({ group: 'options', comment: 'D-RCPT-21: a small-order approver key is refused even when the chain is empty', flags: ['GivenKey', 'SmallOrderKey', 'Empty'], input: { text: '' }, options: { approvers: [SMALL_ORDER_KEYREF] }, refused: 'APPROVER_KEY_INVALID' });
   // D-RCPT-13: numbers in the payloads file (payloadsFile: the text of --payloads FILE, keyed by Receipt id).
   const withInput = (body: unknown) => resealed(L1, (c) => { c[0].act.input_digest = digestOf(body); c[1].act.input_digest = digestOf(body); });
@@ -473,6 +483,9 @@ const NOTES: Record<string, { bugType: string; description: string }> = {
   LineFeed: { bugType: 'ENCODING', description: 'A patterned string with a final line feed, which some regex dialects accept before $ (D-RCPT-28).' },
   Length: { bugType: 'ENCODING', description: 'A string longer than its maxLength (D-RCPT-28).' },
   GivenKey: { bugType: 'WEAK_PUBLIC_KEY', description: 'A key given to the verifier (trusted issuer, approver) that is not a valid key: refused before any Receipt is read (D-RCPT-21).' },
+  OptionOrder: { bugType: 'MISCONFIGURATION', description: 'Several bad options: the reason is the first of trusted issuer keys, approver keys, payloads file (D-RCPT-21).' },
+  PayloadsShape: { bugType: 'MISCONFIGURATION', description: 'A payloads file is an object of objects with only input, output and context (D-RCPT-13).' },
+  PayloadsLimits: { bugType: 'MISCONFIGURATION', description: 'A payloads file is at most 1 GiB and nests at most 256 deep (D-RCPT-13).' },
   PayloadNumber: { bugType: 'CANONICALIZATION', description: 'A payload number is read when the nearest double keeps its value (JCS writes the same decimal value), else the payloads are refused (D-RCPT-13).' },
   AbsentDigest: { bugType: 'FUNCTIONALITY', description: 'A payload is given and the digest member that must cover it is absent: a mismatch (D-RCPT-13).' },
   PrevForm: { bugType: 'CHAIN', description: 'Which Receipt and which bytes PREV_DIGEST_FORM tries (D-RCPT-07).' },

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { parseFlags } from './args.ts';
@@ -8,7 +8,7 @@ import { DIGEST_PATTERN } from '../receipts/digest.ts';
 import { FINDING_CODES, type Finding } from '../receipts/findings.ts';
 import { readPublicKeyref } from '../receipts/keyref.ts';
 import { parseStrictText } from '../receipts/strict-json.ts';
-import { readPayloadsBytes } from '../receipts/payloads-file.ts';
+import { MAX_PAYLOADS_BYTES, readPayloadsBytes } from '../receipts/payloads-file.ts';
 import type { ChainVerifyResult } from '../receipts/chain-verifier.ts';
 import type { Ed25519Key } from '../receipts/signing-key.ts';
 import type { GateInput, OutcomeInput } from '../receipts/chain-builder.ts';
@@ -161,8 +161,12 @@ async function verify(argv: string[]): Promise<number> {
 function payloadsArg(path: string): Map<string, ReceiptPayloads> {
   let bytes: Buffer;
   try {
+    // D-RCPT-13: a file over the limit is refused by its size, before it is read.
+    const size = statSync(path).size;
+    if (size > MAX_PAYLOADS_BYTES) throw usage(`--payloads ${path}: the file is larger than ${MAX_PAYLOADS_BYTES} bytes (1 GiB)`);
     bytes = readFileSync(path);
   } catch (error) {
+    if (error instanceof HarnessError) throw error;
     throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot read --payloads file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   const read = readPayloadsBytes(bytes);
