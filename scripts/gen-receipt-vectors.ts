@@ -164,6 +164,20 @@ function specs(): Spec[] {
   add({ group: 'parse', comment: 'leading zero in a number', flags: ['NumberForm'], input: rawLine(L1, 2, (l) => l.replace('"iat":1700000030', '"iat":01700000030')), errors: [['JSON_NUMBER_FORM', 2], ['CHAIN_BREAK', 3]] });
   add({ group: 'parse', comment: 'nesting deeper than 32', flags: ['Limits'], input: rawLine(L1, 2, (l) => l.replace('"act":', `"deep":${'['.repeat(40)}${']'.repeat(40)},"act":`)), errors: [['JSON_LIMITS', 2], ['CHAIN_BREAK', 3]] });
   add({ group: 'parse', comment: 'a Receipt larger than 64 KiB', flags: ['Limits'], input: rawLine(L1, 2, (l) => l.replace('monthly spend cap reached', 'x'.repeat(70_000))), errors: [['JSON_LIMITS', 2], ['CHAIN_BREAK', 3]] });
+  // D-RCPT-24/26: a Receipt's bytes run from its first to its last byte that is not JSON whitespace.
+  add({ group: 'parse', comment: 'D-RCPT-24: spaces and tabs around a Receipt on its line are not the Receipt\'s bytes: strict wire accepts canonical Receipts so padded, on the first line and on later ones alike', flags: ['Valid', 'WireForm', 'Whitespace'], input: { text: L1.map((r, k) => `${k % 2 === 0 ? ' \t ' : ''}${jcs(r)}${k % 3 === 0 ? '\t  ' : ''}`).join('\r\n') + '\n' }, options: { strictWire: true } });
+  add({ group: 'parse', comment: 'D-RCPT-24: a pretty-printed JSON array of canonical Receipts (indentation, a space before a comma): the layout is not the Receipts\' bytes, strict wire accepts it', flags: ['Valid', 'WireForm', 'Whitespace', 'JsonArray'], input: { text: `[\n  ${L1.map(jcs).join(' ,\n  ')}\n]\n` }, options: { strictWire: true } });
+  add({ group: 'parse', comment: 'D-RCPT-24: whitespace inside a Receipt is its bytes: strict wire refuses a space after its opening brace, whatever the padding around it', flags: ['WireForm', 'Whitespace'], input: { text: L1.map((r, k) => (k === 2 ? `  ${jcs(r).replace('{', '{ ')}  ` : jcs(r))).join('\n') + '\n' }, options: { strictWire: true }, errors: [['WIRE_NOT_CANONICAL', 2]] });
+  {
+    // A Receipt of exactly the limit, 65,536 bytes, then padding on its line: within the limit (the padding is not its bytes).
+    const sized = (n: number) => resealed(L1, (c) => (c[2].decision.prose = 'x'.repeat(n)));
+    const base = jcs(sized(0)[2]).length;
+    const atLimit = sized(65_536 - base);
+    add({ group: 'parse', comment: 'D-RCPT-26: a Receipt of exactly 65,536 bytes followed by 200 spaces and a tab on its line is within the limit: no JSON_LIMITS', flags: ['Valid', 'Limits', 'Whitespace'], input: { text: atLimit.map((r, k) => (k === 2 ? `${jcs(r)}${' '.repeat(200)}\t` : jcs(r))).join('\n') + '\n' } });
+    add({ group: 'parse', comment: 'D-RCPT-26: a Receipt of exactly 65,536 bytes as the third element of a JSON array, padded with spaces before its comma: within the limit', flags: ['Valid', 'Limits', 'Whitespace', 'JsonArray'], input: { text: `[${atLimit.map((r, k) => (k === 2 ? `   ${jcs(r)}${' '.repeat(300)}` : jcs(r))).join(',')}]` } });
+    const over = sized(65_537 - base);
+    add({ group: 'parse', comment: 'D-RCPT-26: a Receipt of 65,537 bytes is JSON_LIMITS, whatever the padding around it', flags: ['Limits', 'Whitespace'], input: { text: over.map((r, k) => (k === 2 ? ` ${jcs(r)} ` : jcs(r))).join('\n') + '\n' }, errors: [['JSON_LIMITS', 2], ['CHAIN_BREAK', 3]] });
+  }
   add({ group: 'parse', comment: 'strict wire: a Receipt not in JCS form', flags: ['WireForm'], input: rawLine(L1, 2, (l) => l.replace('{', '{ ')), options: { strictWire: true }, errors: [['WIRE_NOT_CANONICAL', 2]] });
   add({ group: 'parse', comment: 'JSON array with data after the closing bracket', flags: ['JsonSyntax', 'JsonArray'], input: { text: `${JSON.stringify(L1)} []` }, errors: [['JSON_SYNTAX', null]] });
   // ---------- schema ----------
@@ -347,6 +361,16 @@ function specs(): Spec[] {
   add({ group: 'options', comment: 'D-RCPT-21: a small-order point among the trusted issuer keys is refused before any Receipt is read (CLI: exit 2), though no Receipt names it', flags: ['GivenKey', 'SmallOrderKey'], input: L1, options: { trustedIssuers: [ISSUER.keyref, SMALL_ORDER_KEYREF] }, refused: 'TRUSTED_KEY_INVALID' });
   add({ group: 'options', comment: 'D-RCPT-21: a trusted issuer key that is not a canonical point encoding (y >= p) is refused before any Receipt is read', flags: ['GivenKey', 'InvalidKeyEncoding'], input: L1, options: { trustedIssuers: [NONCANONICAL_KEYREF, ISSUER.keyref] }, refused: 'TRUSTED_KEY_INVALID' });
   add({ group: 'options', comment: 'D-RCPT-21: an approver key with x = 0 and the sign bit set (not canonical) is refused before any Receipt is read', flags: ['GivenKey', 'InvalidKeyEncoding'], input: L1, options: { approvers: [APPROVER.keyref, X0_SIGN_KEYREF] }, refused: 'APPROVER_KEY_INVALID' });
+  // D-RCPT-21: several bad options: the reason is the first of trusted issuer keys, approver keys, payloads file.
+  const BAD_PAYLOADS = '{"rcpt_0001":{"input":{"n":1e400}}}';
+  add({ group: 'options', comment: 'D-RCPT-21: a bad trusted issuer key, a bad approver key and a bad payloads file at once: the reason is the trusted issuer key', flags: ['GivenKey', 'Payloads', 'OptionOrder'], input: L1, options: { trustedIssuers: [SMALL_ORDER_KEYREF], approvers: [X0_SIGN_KEYREF], payloadsFile: BAD_PAYLOADS }, refused: 'TRUSTED_KEY_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-21: a bad approver key and a bad payloads file at once: the reason is the approver key', flags: ['GivenKey', 'Payloads', 'OptionOrder'], input: L1, options: { approvers: [X0_SIGN_KEYREF], payloadsFile: BAD_PAYLOADS }, refused: 'APPROVER_KEY_INVALID' });
+  // D-RCPT-13: the shape and the limits of a payloads file; each break is refused before any Receipt is read.
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads file that is a JSON array, not an object, is refused', flags: ['Payloads', 'PayloadsShape'], input: L1, options: { payloadsFile: '[{"input":{}}]' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads entry that is not an object is refused', flags: ['Payloads', 'PayloadsShape'], input: L1, options: { payloadsFile: '{"rcpt_0001":"input"}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads entry with a member other than input, output and context ("ouput") is refused, not ignored: the check it meant would silently not run', flags: ['Payloads', 'PayloadsShape'], input: L1, options: { payloadsFile: '{"rcpt_0002":{"ouput":[]}}' }, refused: 'PAYLOADS_INVALID' });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads file nesting 256 deep (its top-level object counts 1) is read; a payload for an id no Receipt has is not used', flags: ['Payloads', 'PayloadsLimits'], input: L1, options: { payloadsFile: `{"rcpt_none":{"input":${'['.repeat(254)}${']'.repeat(254)}}}` }, warnings: [] });
+  add({ group: 'options', comment: 'D-RCPT-13: a payloads file nesting 257 deep is refused', flags: ['Payloads', 'PayloadsLimits'], input: L1, options: { payloadsFile: `{"rcpt_none":{"input":${'['.repeat(255)}${']'.repeat(255)}}}` }, refused: 'PAYLOADS_INVALID' });
   add({ group: 'options', comment: 'D-RCPT-21: a small-order approver key is refused even when the chain is empty', flags: ['GivenKey', 'SmallOrderKey', 'Empty'], input: { text: '' }, options: { approvers: [SMALL_ORDER_KEYREF] }, refused: 'APPROVER_KEY_INVALID' });
   // D-RCPT-13: numbers in the payloads file (payloadsFile: the text of --payloads FILE, keyed by Receipt id).
   const withInput = (body: unknown) => resealed(L1, (c) => { c[0].act.input_digest = digestOf(body); c[1].act.input_digest = digestOf(body); });
@@ -459,6 +483,9 @@ const NOTES: Record<string, { bugType: string; description: string }> = {
   LineFeed: { bugType: 'ENCODING', description: 'A patterned string with a final line feed, which some regex dialects accept before $ (D-RCPT-28).' },
   Length: { bugType: 'ENCODING', description: 'A string longer than its maxLength (D-RCPT-28).' },
   GivenKey: { bugType: 'WEAK_PUBLIC_KEY', description: 'A key given to the verifier (trusted issuer, approver) that is not a valid key: refused before any Receipt is read (D-RCPT-21).' },
+  OptionOrder: { bugType: 'MISCONFIGURATION', description: 'Several bad options: the reason is the first of trusted issuer keys, approver keys, payloads file (D-RCPT-21).' },
+  PayloadsShape: { bugType: 'MISCONFIGURATION', description: 'A payloads file is an object of objects with only input, output and context (D-RCPT-13).' },
+  PayloadsLimits: { bugType: 'MISCONFIGURATION', description: 'A payloads file is at most 1 GiB and nests at most 256 deep (D-RCPT-13).' },
   PayloadNumber: { bugType: 'CANONICALIZATION', description: 'A payload number is read when the nearest double keeps its value (JCS writes the same decimal value), else the payloads are refused (D-RCPT-13).' },
   AbsentDigest: { bugType: 'FUNCTIONALITY', description: 'A payload is given and the digest member that must cover it is absent: a mismatch (D-RCPT-13).' },
   PrevForm: { bugType: 'CHAIN', description: 'Which Receipt and which bytes PREV_DIGEST_FORM tries (D-RCPT-07).' },

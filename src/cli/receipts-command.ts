@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { ExitCode } from '../exit-codes.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { parseFlags } from './args.ts';
@@ -8,7 +8,7 @@ import { DIGEST_PATTERN } from '../receipts/digest.ts';
 import { FINDING_CODES, type Finding } from '../receipts/findings.ts';
 import { readPublicKeyref } from '../receipts/keyref.ts';
 import { parseStrictText } from '../receipts/strict-json.ts';
-import { readPayloadsBytes } from '../receipts/payloads-file.ts';
+import { MAX_PAYLOADS_BYTES, readPayloadsBytes } from '../receipts/payloads-file.ts';
 import type { ChainVerifyResult } from '../receipts/chain-verifier.ts';
 import type { Ed25519Key } from '../receipts/signing-key.ts';
 import type { GateInput, OutcomeInput } from '../receipts/chain-builder.ts';
@@ -35,8 +35,12 @@ verify   Checks each FILE as one Mandate's chain (JSONL, or one JSON array), str
          --payloads FILE: a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}:
          the request body, the assembled output (JSON array of assistant messages) and the
          Context Envelope that input_digest, output_digest and context must be the digests of
-         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13). A number in it that no IEEE 754
-         double holds exactly as written (9007199254740993, 1e400) exits 2; 1e20, -0, 1E-7 are read.
+         (IO_DIGEST_MISMATCH, CONTEXT_DIGEST_MISMATCH; D-RCPT-13). A number in it is read as the
+         nearest IEEE 754 double when the number JCS writes for that double has the same decimal
+         value as the text; otherwise the file exits 2 before any Receipt is read (2^60 written in
+         full is refused: JCS writes it 1152921504606847000).
+           read:   0.1, 1e20, -0, 1E-7, 9007199254740992
+           exit 2: 9007199254740993, 1152921504606846976, 3.141592653589793238, 1e400, 1e-400
          --strict-clock: an iat more than 300 s ahead of this clock is an error, not a warning.
          --jobs N: worker threads for signatures and the other per-Receipt checks of long chains
          (default: the number of cores; 1: one thread).
@@ -157,8 +161,12 @@ async function verify(argv: string[]): Promise<number> {
 function payloadsArg(path: string): Map<string, ReceiptPayloads> {
   let bytes: Buffer;
   try {
+    // D-RCPT-13: a file over the limit is refused by its size, before it is read.
+    const size = statSync(path).size;
+    if (size > MAX_PAYLOADS_BYTES) throw usage(`--payloads ${path}: the file is larger than ${MAX_PAYLOADS_BYTES} bytes (1 GiB)`);
     bytes = readFileSync(path);
   } catch (error) {
+    if (error instanceof HarnessError) throw error;
     throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `receipts: cannot read --payloads file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   const read = readPayloadsBytes(bytes);

@@ -9,6 +9,9 @@ import type { ReceiptPayloads } from './verify-options.ts';
 export type PayloadsRead = { ok: true; byId: Map<string, ReceiptPayloads> } | { ok: false; detail: string };
 
 const MEMBERS = new Set(['input', 'output', 'context']);
+/** D-RCPT-13: a payloads file is at most 1 GiB and nests objects and arrays at most 256 deep (its top-level object counts 1). */
+export const MAX_PAYLOADS_BYTES = 1 << 30;
+export const MAX_PAYLOADS_DEPTH = 256;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -16,6 +19,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Reads a payloads file's bytes: UTF-8 without a byte order mark, then `readPayloadsText`. */
 export function readPayloadsBytes(bytes: Uint8Array): PayloadsRead {
+  if (bytes.length > MAX_PAYLOADS_BYTES) return { ok: false, detail: `the file is larger than ${MAX_PAYLOADS_BYTES} bytes (1 GiB)` };
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -28,7 +32,7 @@ export function readPayloadsBytes(bytes: Uint8Array): PayloadsRead {
 /** Reads the text of a payloads file (the whole file, already decoded). */
 export function readPayloadsText(text: string): PayloadsRead {
   if (text.charCodeAt(0) === 0xfeff) return { ok: false, detail: 'the file starts with a byte order mark' };
-  const parsed = readStrictText(text, { maxBytes: 1 << 30, maxDepth: 256, anyNumber: true });
+  const parsed = readStrictText(text, { maxBytes: MAX_PAYLOADS_BYTES, maxDepth: MAX_PAYLOADS_DEPTH, anyNumber: true });
   if (!parsed.ok) return { ok: false, detail: `${parsed.error.detail} at offset ${parsed.error.offset}` };
   if (!isObj(parsed.value)) return { ok: false, detail: 'expected a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}' };
   const byId = new Map<string, ReceiptPayloads>();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { readFileSync } from 'node:fs';
-import { ajvErrorPointer, receiptSchema, validateReceiptSchema } from './receipt-schema.ts';
+import { ajvErrorPointer, findingCodeOfComment, receiptSchema, validateReceiptSchema } from './receipt-schema.ts';
 import { VALIDATOR_PATH, validatorSource } from '../../scripts/gen-receipt-validator.ts';
 
 // Schema-only documents: signatures are well-formed strings, not real signatures (the schema does not verify them).
@@ -193,3 +193,26 @@ describe('ajvErrorPointer', () => {
     expect(check({ n: 'x' })).toEqual(['/n']);
   });
 });
+
+describe('D-RCPT-26: which $comment names a finding code', () => {
+  it('"finding: CODE" is a prefix ended by a full stop or the comment\'s end, and CODE must be of the closed set', () => {
+    expect(findingCodeOfComment('finding: BAD_KEYREF')).toBe('BAD_KEYREF');
+    expect(findingCodeOfComment('finding: BAD_KEYREF. D-RCPT-03: did:key of an Ed25519 public key')).toBe('BAD_KEYREF');
+    for (const c of ['finding: BAD_KEYREFS', 'finding: BAD_KEYREF (see D-RCPT-03)', 'finding: bad_keyref', 'Finding: BAD_KEYREF', ' finding: BAD_KEYREF', 'finding:BAD_KEYREF', 'finding: NOT_A_CODE', 'D-RCPT-12: finding: BAD_KEYREF', 42]) {
+      expect(findingCodeOfComment(c), String(c)).toBeUndefined();
+    }
+  });
+
+  it('every $comment of spec/receipt.schema.json that starts with "finding:" names a code', () => {
+    const comments: string[] = [];
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === '$comment' && typeof x === 'string' ? comments.push(x) : walk(x));
+    };
+    walk(JSON.parse(readFileSync(new URL('../../spec/receipt.schema.json', import.meta.url), 'utf8')));
+    const named = comments.filter((c) => c.startsWith('finding:'));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((c) => findingCodeOfComment(c) === undefined)).toEqual([]);
+  });
+});
+

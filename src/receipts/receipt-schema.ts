@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { packageUrl } from '../package-root.ts';
 import { validate } from './receipt-validator.generated.ts';
+import { FINDING_CODES } from './findings.ts';
 
 // The validator is spec/receipt.schema.json compiled ahead of time (scripts/gen-receipt-validator.ts,
 // ajv standalone code), so neither the CLI nor a verify worker loads ajv or compiles the schema at
@@ -61,9 +62,18 @@ export function ajvErrorPointer(error: AjvError): string {
  * $comment counts" (ajv's verbose parentSchema; through $ref, the referenced subschema).
  */
 function findingOf(error: AjvError): string | undefined {
-  const comment = error.parentSchema?.['$comment'];
+  return findingCodeOfComment(error.parentSchema?.['$comment']);
+}
+
+/**
+ * D-RCPT-26: a `$comment` names a code when it begins with `finding: `, then a code of the closed set,
+ * then its end or a full stop (`finding: BAD_KEYREF. D-RCPT-03: ...`). Anything else names none:
+ * `finding: BAD_KEYREFS`, `finding: bad_keyref`, `Finding: BAD_KEYREF`, ` finding: BAD_KEYREF`.
+ */
+export function findingCodeOfComment(comment: unknown): string | undefined {
   if (typeof comment !== 'string') return undefined;
-  return /^finding: ([A-Z0-9_]+)/.exec(comment)?.[1];
+  const code = /^finding: ([A-Z0-9_]+)(?:\.|$)/.exec(comment)?.[1];
+  return code !== undefined && Object.hasOwn(FINDING_CODES, code) ? code : undefined;
 }
 
 /** Drops ajv's wrapper errors ("must match then schema") and the branch errors of an anyOf that is itself reported. */

@@ -1,6 +1,8 @@
 // D-RCPT-24: "JSONL (one Receipt per line, blank lines ignored, CRLF allowed) or one JSON array of
 // Receipts (detected by the first non-space byte [), streamed"; "A blank line is one that holds nothing
-// but JSON whitespace"; "In a JSON array every comma at the top level separates two elements".
+// but JSON whitespace"; "In a JSON array every comma at the top level separates two elements";
+// "A Receipt's bytes run from its first to its last byte that is not JSON whitespace": the whitespace
+// around a value on its line, or between it and the commas or brackets of the array, is the file's layout.
 
 export type SplitItem = { kind: 'receipt'; bytes: Uint8Array } | { kind: 'oversize'; size: number } | { kind: 'syntax'; detail: string };
 
@@ -10,8 +12,14 @@ const isWs = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
 export class ReceiptSplitter {
   #mode: 'unknown' | 'lines' | 'array' | 'after' = 'unknown';
   #parts: Uint8Array[] = [];
+  /** Bytes of the current item so far, leading whitespace not counted. */
   #partBytes = 0;
-  #skipping = false;
+  /** Bytes of the current item held in #parts (at most maxBytes + 2). */
+  #held = 0;
+  /** Past the held bytes: where the last byte that is not whitespace ends (0: none seen). */
+  #endBeyond = 0;
+  /** Lines mode: at the start of a line, whose leading whitespace is not part of its Receipt. */
+  #leading = true;
   // array mode state
   #depth = 0;
   #inString = false;
@@ -49,32 +57,45 @@ export class ReceiptSplitter {
   }
 
   #append(bytes: Uint8Array): void {
+    if (this.#leading && this.#mode === 'lines') {
+      let k = 0;
+      while (k < bytes.length && isWs(bytes[k] as number)) k++;
+      if (k === bytes.length) return;
+      this.#leading = false;
+      bytes = bytes.subarray(k);
+    }
     if (bytes.length === 0) return;
-    if (this.#skipping) {
-      this.#partBytes += bytes.length;
-      return;
-    }
-    this.#partBytes += bytes.length;
-    if (this.#partBytes > this.maxBytes + 2) {
-      this.#skipping = true;
-      this.#parts = [];
-      return;
-    }
+    // Memory stays bounded: at most maxBytes + 2 bytes are held; past them only where the last
+    // non-whitespace byte ends is kept, so trailing whitespace never makes a Receipt oversize.
+    const room = Math.max(0, this.maxBytes + 2 - this.#held);
+    const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
     // A copy, never a view: Buffer#slice (what a file stream's chunks inherit) is a view, and one kept
     // Receipt would keep its whole 1 MiB read chunk alive until the chain is done with it.
-    this.#parts.push(Uint8Array.prototype.slice.call(bytes));
+    if (kept.length > 0) this.#parts.push(Uint8Array.prototype.slice.call(kept));
+    this.#held += kept.length;
+    for (let k = bytes.length - 1; k >= kept.length; k--) {
+      if (!isWs(bytes[k] as number)) {
+        this.#endBeyond = this.#partBytes + k + 1;
+        break;
+      }
+    }
+    this.#partBytes += bytes.length;
   }
 
+  /** The current item without its trailing whitespace, or its size when that is beyond what is held. */
   #take(): Uint8Array | { oversize: number } {
-    const size = this.#partBytes;
-    const skipping = this.#skipping;
     const parts = this.#parts;
+    const endBeyond = this.#endBeyond;
     this.#parts = [];
     this.#partBytes = 0;
-    this.#skipping = false;
-    if (skipping) return { oversize: size };
-    if (parts.length === 1) return parts[0] as Uint8Array;
-    return Buffer.concat(parts);
+    this.#held = 0;
+    this.#endBeyond = 0;
+    this.#leading = true;
+    if (endBeyond > 0) return { oversize: endBeyond };
+    const all = parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts);
+    let end = all.length;
+    while (end > 0 && isWs(all[end - 1] as number)) end--;
+    return end === all.length ? all : all.subarray(0, end);
   }
 
   #feedLines(chunk: Uint8Array, emit: (item: SplitItem) => void): void {
@@ -97,16 +118,8 @@ export class ReceiptSplitter {
       emit({ kind: 'oversize', size: taken.oversize });
       return;
     }
-    let end = taken.length;
-    if (end > 0 && taken[end - 1] === 0x0d) end--;
-    let blank = true;
-    for (let k = 0; k < end; k++) {
-      if (!isWs(taken[k] as number)) {
-        blank = false;
-        break;
-      }
-    }
-    if (!blank) emit({ kind: 'receipt', bytes: taken.subarray(0, end) });
+    // Leading and trailing whitespace (the CR of a CRLF included) are not held: nothing left is a blank line.
+    if (taken.length > 0) emit({ kind: 'receipt', bytes: taken });
   }
 
   #flushElement(emit: (item: SplitItem) => void): void {

@@ -1,4 +1,4 @@
-import { readPayloadsText, verifyChain, VerifyOptionsError, type ChainVerifyResult, type ReceiptPayloads, type VerifyOptions } from '../../src/receipts/index.ts';
+import { checkVerifyOptions, readPayloadsText, verifyChain, VerifyOptionsError, type ChainVerifyResult, type ReceiptPayloads, type VerifyOptions } from '../../src/receipts/index.ts';
 
 export interface VectorTest {
   tcId: number;
@@ -21,10 +21,15 @@ export interface VectorFile {
 
 export type VectorOutcome = { result: 'refused'; refusal: NonNullable<VectorTest['refusal']> } | { result: 'valid' | 'invalid'; chain: ChainVerifyResult };
 
-/** Runs one vector through the library: the payloads file is read first, then the verifier (which checks the given keys) runs. */
+/**
+ * Runs one vector through the library, refusals in the order D-RCPT-21 gives when several options are
+ * bad: the trusted issuer keys, then the approver keys, then the payloads file (as iari receipts verify).
+ */
 export function runVectorOutcome(t: VectorTest): VectorOutcome {
   const { payloads, payloadsFile, ...rest } = t.options;
   const options: VerifyOptions = { ...rest };
+  const keys = checkVerifyOptions(options);
+  if (!keys.ok) return { result: 'refused', refusal: keys.code };
   if (payloads !== undefined) options.payloads = (index) => payloads[String(index)];
   if (payloadsFile !== undefined) {
     const read = readPayloadsText(payloadsFile);
