@@ -6,7 +6,7 @@ import type { SharedRequests } from './shared-requests.ts';
  * Areas of the contract suites; one `src/checks/areas/<area>.ts` and one `suites/contract/<area>.test.ts` each,
  * run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline).
  */
-export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients'] as const;
+export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'metrics'] as const;
 export type Area = (typeof areas)[number];
 
 export type { CheckOutcome, Judgement } from './verdicts.ts';

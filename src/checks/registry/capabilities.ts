@@ -24,6 +24,7 @@ export const capabilityNames = [
   'reasoning-effort',
   'model-retrieve',
   'receipts',
+  'metrics',
 ] as const;
 export type Capability = (typeof capabilityNames)[number];
 
@@ -73,6 +74,7 @@ export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   'reasoning-effort': { title: 'Reasoning effort', member: 'reasoning_effort', ids: ['CHAT-039'] },
   'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
   receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
+  metrics: { title: 'Prometheus metrics', member: 'GET /metrics', ids: ['METRICS-001', 'METRICS-002', 'METRICS-003'] },
 };
 
 /** The capability whose requirements include `id`, if any. */

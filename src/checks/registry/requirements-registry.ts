@@ -22,6 +22,7 @@ export const areas = [
   'RCPT-PAIR',
   'RCPT-HTTP',
   'CLIENT',
+  'METRICS',
 ] as const;
 export type Area = (typeof areas)[number];
 
