@@ -14,6 +14,7 @@ import { responseFormatFaults } from './core/response-format.ts';
 import { extensionModes } from './core/extension-modes.ts';
 import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
 import { reasoningFaults } from './core/reasoning.ts';
+import { metricsRouteFaults } from './core/metrics-route.ts';
 
 export type { FaultDefinition };
 
@@ -34,6 +35,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...toolBreadthFaults,
   ...reasoningFaults,
   ...boundsFaults,
+  ...metricsRouteFaults,
 ]);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));

@@ -234,7 +234,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   const settle = (status: OutcomeStatus, completionTokens: number, sentText: Map<string, string[]> | null, firstTokenMs: number | null = null) => {
     if (finished) return;
     finished = true;
-    state.metrics.finish(ctx.requestId, completionTokens, firstTokenMs, status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop');
+    state.metrics.finish(ctx.requestId, completionTokens, firstTokenMs, status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop', f);
     const cost = costNano(model, plan.promptTokens, completionTokens);
     if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, completionTokens, f.has('spend-refunded') ? -cost : cost);
     if (state.receipts !== null && gateDigest !== null) {

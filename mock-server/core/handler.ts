@@ -204,6 +204,7 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
     return withRequestId(errorResponse(badRequest('x-iari-fault', `Unknown fault name(s): ${faults.join(', ')}. See GET /_iari/faults.`, 'fault_unknown'), requestId, EMPTY), EMPTY);
   }
   applySchedule(state);
+  if (req.path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) return metricsResponse(state.metrics, state.models.ids()[0] ?? 'mock', requestId, faults);
   const ctx: RequestContext = { requestId, faults, account: null };
   const refusedReasoning = reasoningRefusal(req, faults);
   const asUnderstood = refusedReasoning ?? rewriteChatRequest(req, faults);
@@ -217,7 +218,6 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   const f = ctx.faults;
   const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
-  if (path === '/metrics' && (req.method === 'GET' || req.method === 'HEAD')) return metricsResponse(state.metrics, state.models.ids()[0] ?? 'mock', ctx.requestId);
   // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
   const method = ROUTES[path];

@@ -3,10 +3,22 @@
 // tested against. Prompt and cached tokens count when a request is admitted, generated tokens and the
 // finished request when it ends (what was really written), TTFT and queue time as the plan timed them.
 // Two mock-only faults break them on purpose (load-side: `iari load --server-metrics` must catch them).
+import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse } from './types.ts';
+import { errorResponse, unknownUrl } from './http-errors.ts';
 
 export const metricsFaultNames = ['undercount-generated', 'counter-decreases'] as const;
 export type MetricsFault = (typeof metricsFaultNames)[number];
+
+const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
+
+/** Faults of the catalogue (iari test's metrics row, spec METRICS-*): sent per request or set on the server. */
+export const metricsRouteFaults: readonly FaultDefinition[] = [
+  { ...f('metrics-missing', ['METRICS-001', 'METRICS-002', 'METRICS-003'], 'GET /metrics is not served: 404 unknown_url, as on a server without metrics (legal by default; fails under --expect metrics).'), expect: ['metrics'] },
+  f('metrics-malformed', ['METRICS-001'], 'GET /metrics carries a sample line whose value is not a number.'),
+  f('metrics-counter-decreases', ['METRICS-002'], 'Each read of GET /metrics serves vllm:prefix_cache_queries_total one lower than the read before.'),
+  f('metrics-tokens-not-counted', ['METRICS-003'], 'Generated tokens are never added to vllm:generation_tokens_total.'),
+];
 
 /** vLLM's TTFT buckets and its request-latency buckets (queue time), seconds. */
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0];
@@ -73,14 +85,16 @@ export class MockMetrics {
   }
 
   /** A request ended: `generated` tokens were written; `firstTokenMs` after admission (null: none). */
-  finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort'): void {
+  finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort', requestFaults: ReadonlySet<string> = new Set()): void {
     this.#running.delete(id);
-    this.#generated += this.#faults.has('undercount-generated') && generated > 0 ? generated - 1 : generated;
+    if (!requestFaults.has('metrics-tokens-not-counted')) this.#generated += this.#faults.has('undercount-generated') && generated > 0 ? generated - 1 : generated;
     this.#success[reason]++;
     if (firstTokenMs !== null) this.#ttft.observe(firstTokenMs / 1000);
   }
 
-  text(model: string): string {
+  #lastServed: number | null = null;
+
+  text(model: string, requestFaults: ReadonlySet<string> = new Set()): string {
     this.#reads++;
     const labels = `engine="0",model_name="${model.replace(/["\\\n]/g, '_')}"`;
     const now = this.#now();
@@ -96,12 +110,16 @@ export class MockMetrics {
     }
     // Fault counter-decreases: every second read serves the generated-token counter at half its value.
     const generated = this.#faults.has('counter-decreases') && this.#reads % 2 === 0 ? Math.floor(this.#generated / 2) : this.#generated;
+    // Fault metrics-counter-decreases: one lower than the last read served, whatever was queried since.
+    let queries = this.#cacheQueries;
+    if (requestFaults.has('metrics-counter-decreases')) queries = this.#lastServed === null ? this.#cacheQueries + 1 : this.#lastServed - 1;
+    this.#lastServed = queries;
     const scalar = (name: string, type: 'gauge' | 'counter', help: string, value: number): string[] => [`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name}{${labels}} ${value}`];
     return [
       ...scalar('vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', running),
       ...scalar('vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', waiting),
       ...scalar('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', Math.min(1, kvTokens / KV_CAPACITY_TOKENS)),
-      ...scalar('vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', this.#cacheQueries),
+      ...scalar('vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', queries),
       ...scalar('vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', this.#cacheHits),
       ...scalar('vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', 0),
       ...scalar('vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', this.#prompt),
@@ -111,12 +129,17 @@ export class MockMetrics {
       ...(['stop', 'length', 'abort'] as const).map((r) => `vllm:request_success_total{${labels},finished_reason="${r}"} ${this.#success[r]}`),
       ...this.#ttft.lines('vllm:time_to_first_token_seconds', labels),
       ...this.#queue.lines('vllm:request_queue_time_seconds', labels),
+      ...(requestFaults.has('metrics-malformed') ? ['vllm:num_requests_swapped{engine="0"} none'] : []),
       '',
     ].join('\n');
   }
 }
 
-/** GET /metrics: public, as vLLM serves it (its API key guards /v1 only). */
-export function metricsResponse(metrics: MockMetrics, model: string, requestId: string): FullResponse {
-  return { kind: 'full', status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: metrics.text(model), requestId };
+/**
+ * GET /metrics: public, as vLLM serves it (its API key guards /v1 only). Only the metrics faults
+ * apply: the HTTP and body faults of the interface's routes are not this route's.
+ */
+export function metricsResponse(metrics: MockMetrics, model: string, requestId: string, faults: ReadonlySet<string>): FullResponse {
+  if (faults.has('metrics-missing')) return errorResponse(unknownUrl('GET', '/metrics'), requestId, new Set());
+  return { kind: 'full', status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'x-request-id': requestId }, body: metrics.text(model, faults), requestId };
 }

@@ -40,7 +40,7 @@ Options:
                        json-schema, stream-usage, tool-choice, parallel-tool-calls,
                        parallel-tool-calls-false, stop, n, seed, logprobs,
                        max-completion-tokens, reasoning, reasoning-effort, model-retrieve,
-                       receipts, embeddings). Features beyond the seed's table are probed; where the
+                       receipts, embeddings, metrics). Features beyond the seed's table are probed; where the
                        server ignores or refuses one, its requirements are skipped, unless
                        it is expected: then they fail
   --seed N             seed for generated inputs and requests (default 1)

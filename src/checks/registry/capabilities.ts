@@ -26,6 +26,7 @@ export const capabilityNames = [
   'model-retrieve',
   'receipts',
   'embeddings',
+  'metrics',
 ] as const;
 export type Capability = (typeof capabilityNames)[number];
 
@@ -76,6 +77,7 @@ export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
   receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
   embeddings: { title: 'Embeddings', member: 'POST /v1/embeddings', ids: embeddingsRequirementIds },
+  metrics: { title: 'Prometheus metrics', member: 'GET /metrics', ids: ['METRICS-001', 'METRICS-002', 'METRICS-003'] },
 };
 
 /** The capability whose requirements include `id`, if any. */

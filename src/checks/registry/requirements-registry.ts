@@ -23,6 +23,7 @@ export const areas = [
   'RCPT-HTTP',
   'CLIENT',
   'EMB',
+  'METRICS',
 ] as const;
 export type Area = (typeof areas)[number];
 

@@ -260,6 +260,13 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
     return notServed(ex, what) ?? found(ex, 'broken', `${what} answered 200 without a JSON object`);
   },
+  async metrics(ctx) {
+    // The server's own Prometheus counters (docs/server-metrics.md): served beside /v1 by vLLM, SGLang, TGI and llama.cpp's server.
+    const ex = await ctx.http.get('/metrics');
+    if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `GET /metrics answered ${ex.status}`);
+    if (ex.status === 200) return found(ex, 'honoured', 'GET /metrics answered 200');
+    return found(ex, 'undecided', `GET /metrics answered ${ex.status}`);
+  },
   async receipts(ctx) {
     const ex = await ctx.shared.get('receipts:keys', () => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
     if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');
