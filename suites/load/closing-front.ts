@@ -51,10 +51,11 @@ export async function startClosingFront(targetPort: number, mode: CloseMode, opt
     }
     forwardedBodies.push(body.toString());
     const up = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      const headers = options.connectionClose === true ? { ...r.headers, connection: 'close' } : { ...r.headers, 'keep-alive': 'timeout=5, max=100' };
-      if (options.connectionClose !== true) delete headers['connection'];
+      const headers: Record<string, string | string[] | undefined> = { ...r.headers };
+      delete headers['connection'];
       delete headers['keep-alive'];
-      if (options.connectionClose !== true) headers['keep-alive'] = 'timeout=5, max=100';
+      if (options.connectionClose === true) headers['connection'] = 'close';
+      else headers['keep-alive'] = 'timeout=5, max=100';
       res.writeHead(r.statusCode ?? 502, headers);
       r.pipe(res);
     });
