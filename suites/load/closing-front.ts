@@ -28,7 +28,8 @@ export interface ClosingFront {
   close(): Promise<void>;
 }
 
-export async function startClosingFront(targetPort: number, mode: CloseMode): Promise<ClosingFront> {
+/** `connectionClose`: the answers say `Connection: close` instead (a server that closes and says so). */
+export async function startClosingFront(targetPort: number, mode: CloseMode, options: { connectionClose?: boolean } = {}): Promise<ClosingFront> {
   const sockets = new Set<Socket>();
   const served = new WeakSet<Socket>();
   const state = { connections: 0, dropped: 0, answered: 0 };
@@ -50,8 +51,11 @@ export async function startClosingFront(targetPort: number, mode: CloseMode): Pr
     }
     forwardedBodies.push(body.toString());
     const up = request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (r) => {
-      const headers = { ...r.headers, 'keep-alive': 'timeout=5, max=100' };
+      const headers: Record<string, string | string[] | undefined> = { ...r.headers };
       delete headers['connection'];
+      delete headers['keep-alive'];
+      if (options.connectionClose === true) headers['connection'] = 'close';
+      else headers['keep-alive'] = 'timeout=5, max=100';
       res.writeHead(r.statusCode ?? 502, headers);
       r.pipe(res);
     });

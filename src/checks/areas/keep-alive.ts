@@ -33,8 +33,10 @@ const keepAlive: CheckDef = {
     const base = new URL(ctx.baseUrl);
     const origin = base.origin;
     const prefix = base.pathname.replace(/\/+$/, '');
-    const stalled = ctx.http.stalled.blocked(Stalls.kind('POST', CHAT_COMPLETIONS_PATH, true));
+    // A kind of request that never completed decides this one too (stalls.ts): not sent again to wait out another deadline.
+    const stalled = ctx.http.stalled.blocked(Stalls.kind('POST', CHAT_COMPLETIONS_PATH, true)) ?? ctx.http.stalled.blocked(Stalls.kind('GET', '/v1/models', false));
     if (stalled !== undefined) return j.skip('HDR-017', stalled);
+    const deadlineMs = ctx.http.stalled.deadline(ctx.http.timeoutMs).ms;
     const model = await firstModel(ctx);
     const auth = { authorization: `Bearer ${ctx.http.tokenForProbe()}`, ...probeHeaders(ctx) };
     // One connection: the next request goes out on the connection the stream came on, if it is still open.
@@ -48,7 +50,7 @@ const keepAlive: CheckDef = {
         headers: { ...auth, 'content-type': 'application/json', accept: 'text/event-stream' },
         // Any streamed answer will do: a short one (a model whose answers never end stops at 16 tokens).
         body: JSON.stringify(chatBody(ctx, model, { stream: true, max_tokens: 16 })),
-        deadlineMs: ctx.http.timeoutMs,
+        deadlineMs,
         maxBytes: MAX_BYTES,
       });
       const requestId = stream.headers['x-request-id'];
@@ -60,7 +62,7 @@ const keepAlive: CheckDef = {
       // RFC 9112 §9.6: a server that will close the connection says so with the "close" connection option.
       if (/(^|,)\s*close\s*(,|$)/i.test(stream.headers['connection'] ?? '')) return j.pass('HDR-017');
       await ctx.http.acquireSlot();
-      const next = await watchedRequest(d, { origin, path: `${prefix}/models`, method: 'GET', headers: auth, deadlineMs: ctx.http.timeoutMs, maxBytes: MAX_BYTES });
+      const next = await watchedRequest(d, { origin, path: `${prefix}/models`, method: 'GET', headers: auth, deadlineMs, maxBytes: MAX_BYTES });
       const said = advertised(stream);
       const after = Math.max(0, Math.round(next.endedAt - stream.endedAt));
       const sameConnection = stream.on !== null && next.on !== null && next.on.socket === stream.on.socket;

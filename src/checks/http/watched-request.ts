@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { onNextHead, type SentOn } from '../../client/connection-watch.ts';
+import { checkScopeSignal } from '../framework/check-deadline.ts';
 
 /** One request sent on a dispatcher of the check's own, with the connection it went out on (src/client/connection-watch.ts). */
 export interface WatchedAnswer {
@@ -33,7 +34,7 @@ function headerMap(h: Record<string, string | string[] | undefined>): Record<str
   return out;
 }
 
-/** Sends one request and reads its answer to the end, within the deadline and the size bound; never rejects. */
+/** Sends one request and reads its answer to the end, within the deadline, the size bound and the running check's own deadline; never rejects. */
 export function watchedRequest(d: Dispatcher, r: WatchedRequest): Promise<WatchedAnswer> {
   return new Promise((resolve) => {
     const answer: WatchedAnswer = { status: null, headers: {}, text: '', on: null, error: null, endedAt: 0 };
@@ -41,10 +42,17 @@ export function watchedRequest(d: Dispatcher, r: WatchedRequest): Promise<Watche
     let size = 0;
     let controller: Dispatcher.DispatchController | undefined;
     let done = false;
+    const scope = checkScopeSignal();
+    const abandoned = (): void => {
+      const gone = new Error('the check was abandoned at its deadline');
+      controller?.abort(gone);
+      finish(gone);
+    };
     const finish = (error: Error | null): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      scope?.removeEventListener('abort', abandoned);
       answer.error = error;
       answer.text = Buffer.concat(chunks).toString('utf8');
       answer.endedAt = performance.now();
@@ -55,6 +63,7 @@ export function watchedRequest(d: Dispatcher, r: WatchedRequest): Promise<Watche
       controller?.abort(late);
       finish(late);
     }, r.deadlineMs);
+    scope?.addEventListener('abort', abandoned, { once: true });
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
@@ -82,6 +91,7 @@ export function watchedRequest(d: Dispatcher, r: WatchedRequest): Promise<Watche
         finish(err);
       },
     };
+    if (scope?.aborted === true) return abandoned();
     try {
       d.dispatch({ origin: r.origin, path: r.path, method: r.method, headers: r.headers, ...(r.body === undefined ? {} : { body: r.body }) }, handler);
     } catch (err) {

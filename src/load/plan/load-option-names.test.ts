@@ -3,6 +3,7 @@ import { isHarnessError } from '../../errors.ts';
 import { checkNumber, NUMBER_RULES, RUN_LOAD_NAMES, type NumberOption } from './load-option-names.ts';
 import { validateLoadOptions } from './load-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
+import { planFromFlags } from '../../cli/load-flags.ts';
 
 function refusal(f: () => unknown): { code: string; message: string } | 'accepted' {
   try {
@@ -47,5 +48,13 @@ describe('typed load options (validateLoadOptions)', () => {
     expect(refusal(() => validateLoadOptions({ duration: 10 as unknown as string }))).toMatchObject({ code: 'IARI_USAGE', message: 'runLoad: duration must be a duration like 10s, 500ms, 2m, 1h or 1m30s, got 10' });
     expect(refusal(() => validateLoadOptions({ slo: 'ttft.p95<1s' as unknown as string[] }))).toMatchObject({ code: 'IARI_USAGE', message: expect.stringMatching(/^runLoad: slo must be a list/) });
     expect(refusal(() => validateLoadOptions({ turns: 4 as unknown as string }))).toMatchObject({ code: 'IARI_USAGE', message: 'runLoad: turns must be a string, got number' });
+  });
+
+  it('LOAD-LIBRARY: connectionReuse (--connection-reuse) is reuse by default, takes never, and refuses anything else by its name in each shell', () => {
+    expect(validateLoadOptions({}).connectionReuse).toBe('reuse');
+    expect(validateLoadOptions({ connectionReuse: 'never' }).connectionReuse).toBe('never');
+    expect(planFromFlags({ 'connection-reuse': 'never' }).connectionReuse).toBe('never');
+    expect(refusal(() => validateLoadOptions({ connectionReuse: 'sometimes' as 'never' }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: connectionReuse must be reuse or never, got "sometimes"' });
+    expect(refusal(() => planFromFlags({ 'connection-reuse': 'close' }))).toEqual({ code: 'IARI_USAGE', message: 'iari load: --connection-reuse must be reuse or never, got "close"' });
   });
 });
