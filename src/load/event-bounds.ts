@@ -126,10 +126,32 @@ export class EventBounds {
           line = Line.Data;
           if (b === SPACE) continue;
         }
-        if (++eventBytes > maxEventBytes) {
+        // Inside a data value: the bytes up to the line's end in one tight loop (the bulk of a stream).
+        let k = i;
+        for (; k < n; k++) {
+          const c = chunk[k] as number;
+          if (c === LF || c === CR) break;
+          if (++eventBytes > maxEventBytes) break;
+          if (inString) {
+            if (escaped) escaped = false;
+            else if (c === BACKSLASH) escaped = true;
+            else if (c === QUOTE) inString = false;
+          } else if (c === QUOTE) inString = true;
+          else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+            if (++depth > maxDepth) break;
+          } else if ((c === CLOSE_BRACKET || c === CLOSE_BRACE) && depth > 0) depth--;
+        }
+        if (eventBytes > maxEventBytes) {
           refused = { finding: 'event-too-long', detail: `CHAT-STREAM-046 event data longer than ${formatBytes(maxEventBytes)}; iari stopped reading the stream before copying it to the checker` };
           break;
         }
+        if (depth > maxDepth) {
+          refused = { finding: 'json-too-deep', detail: `HDR-015 JSON nested deeper than ${maxDepth} levels; iari stopped reading the stream before copying it to the checker` };
+          break;
+        }
+        // The line's end (if in this read) is handled by the outer loop.
+        i = k - 1;
+        continue;
       }
       if (inString) {
         if (escaped) escaped = false;
