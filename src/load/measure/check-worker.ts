@@ -4,6 +4,7 @@ import { countTokens } from '../workloads/token-count.ts';
 import { OP_DATA, OP_END, OP_FAIL, OP_HEADERS, type CheckBatch } from './check-thread.ts';
 import type { ErrorClass } from '../results/load-result.ts';
 import { collectGarbage } from '../../collect-garbage.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 /** After this many bytes of large events (or bodies) have been checked, their garbage is collected at once. */
 const COLLECT_AFTER_LARGE_BYTES = 16 * 1024 * 1024;
@@ -16,8 +17,10 @@ let largeSince = 0;
  */
 const port = parentPort;
 if (port === null) throw new Error('check-worker.ts runs as a worker thread');
-// Load the tokenizer's tables before the run, not inside the first response.
+// Load the tokenizer's tables and the registry's grades (the YAML parse: a second on a busy machine)
+// before the run, not inside the first response, where checking would stall and pause the reads.
 countTokens('warm up the tokenizer');
+gradeOfRule('done-missing');
 const builders = new Map<number, TimingBuilder>();
 const builder = (id: number, stream: boolean): TimingBuilder => {
   let b = builders.get(id);

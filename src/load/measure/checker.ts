@@ -1,5 +1,6 @@
 import { CheckThread } from './check-thread.ts';
 import { LargeReadTurns } from './large-reads.ts';
+import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 /** What the in-process queue calls: a timer with reads stamped but not yet checked. */
 export interface QueuedCheck {
@@ -30,6 +31,8 @@ export class Checker {
 
   constructor(thread: CheckThread | null) {
     this.#thread = thread;
+    // Checking in this thread: the registry's grades are read now, not inside the first response (check-worker.ts does the same).
+    if (thread === null) gradeOfRule('done-missing');
   }
 
   /** A checker with its own worker thread, or in-process when the worker cannot start. */

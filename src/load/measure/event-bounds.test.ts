@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { EventBounds } from './event-bounds.ts';
 
 const bytes = (s: string): Buffer => Buffer.from(s, 'utf8');
@@ -36,5 +37,85 @@ describe('event bounds on the main thread', () => {
   it('HDR-015: a whole body is one value: its nesting is bounded, its size is not', () => {
     expect(scan('{"a":[[[[1]]]]}', false)).toBe('json-too-deep');
     expect(scan(`{"a":"${'x'.repeat(500)}"}`, false)).toBeNull();
+  });
+});
+
+/** The bounds as first written (one byte at a time over the whole text): the oracle of the property below. */
+function reference(text: Buffer, stream: boolean, maxDepth: number, maxEventBytes: number): string | null {
+  let line: 'start' | 'field' | 'value-start' | 'data' | 'skip' = stream ? 'start' : 'data';
+  let field = '';
+  let afterCr = false;
+  let eventBytes = 0;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (const b of text) {
+    const c = String.fromCharCode(b);
+    if (stream) {
+      if (c === '\n' || c === '\r') {
+        if (c === '\n' && afterCr) {
+          afterCr = false;
+          continue;
+        }
+        afterCr = c === '\r';
+        if (line === 'start') [eventBytes, depth, inString, escaped] = [0, 0, false, false];
+        else {
+          if (line === 'data' || line === 'value-start') eventBytes++;
+          line = 'start';
+        }
+        continue;
+      }
+      afterCr = false;
+      if (line === 'start') {
+        field = '';
+        if (c === ':') {
+          line = 'skip';
+          continue;
+        }
+        line = 'field';
+      }
+      if (line === 'field') {
+        if (c === ':') line = field === 'data' ? 'value-start' : 'skip';
+        else field += c;
+        continue;
+      }
+      if (line === 'skip') continue;
+      if (line === 'value-start') {
+        line = 'data';
+        if (c === ' ') continue;
+      }
+      if (++eventBytes > maxEventBytes) return 'event-too-long';
+    }
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      if (++depth > maxDepth) return 'json-too-deep';
+    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+  }
+  return null;
+}
+
+describe('event bounds against their first per-byte form', () => {
+  it('HDR-015, CHAT-STREAM-046: any stream or body, read in any pieces, is refused exactly when and as the per-byte scan refuses it (property)', () => {
+    // Weighted towards what the bounds count: data lines, open brackets and event ends.
+    const piece = fc.constantFrom('data: ', 'data: ', 'data:', 'event: ', ': ', 'datax:', '[', '[', '[', '{', ']', '}', '"', '\\', 'x', 'yz', '\n', '\r', '\r\n', '\n\n', '\n\n', '\r\r', ' ');
+    // Whole events of data lines of brackets: what carries nesting (wrongly) from one event to the next.
+    const dataLine = fc.array(fc.constantFrom('[', '[', '{', ']', '}', '"', 'x', '\\'), { maxLength: 6 }).map((l) => (l.length === 0 ? 'data:' : `data: ${l.join('')}`));
+    const events = fc.array(fc.tuple(fc.array(dataLine, { minLength: 1, maxLength: 3 }), fc.constantFrom('\n', '\r', '\r\n')), { maxLength: 8 }).map((es) => es.map(([lines, eol]) => `${lines.join(eol)}${eol}${eol}`));
+    fc.assert(
+      fc.property(fc.oneof(fc.array(piece, { maxLength: 80 }), events), fc.boolean(), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 4 }), fc.oneof(fc.integer({ min: 4, max: 40 }), fc.constant(10_000)), (parts, stream, size, depth, eventBytes) => {
+        const text = Buffer.from(parts.join(''), 'latin1');
+        const b = new EventBounds(stream, { jsonDepth: depth, sseEventBytes: eventBytes });
+        let got: string | null = null;
+        for (let i = 0; i < text.length && got === null; i += size) got = b.feed(text.subarray(i, i + size))?.finding ?? null;
+        expect(got).toBe(reference(text, stream, depth, eventBytes));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -60,81 +60,126 @@ export class EventBounds {
     if (!stream) this.#line = Line.Data;
   }
 
-  /** Scans one read; the first refusal (then every later call returns it without scanning). */
+  /**
+   * Scans one read; the first refusal (then every later call returns it without scanning). The
+   * state lives in locals while the read is scanned (one field write per read, not several per
+   * byte): this runs on the thread that stamps, for every byte a load run reads.
+   */
   feed(chunk: Uint8Array): EventRefusal | null {
     if (this.#refused !== null) return this.#refused;
     const n = chunk.length;
-    if (!this.#stream) this.#bodyBytes += n;
+    const stream = this.#stream;
+    const maxDepth = this.#maxDepth;
+    const maxEventBytes = this.#maxEventBytes;
+    let line = this.#line;
+    let fieldAt = this.#fieldAt;
+    let isData = this.#isData;
+    let afterCr = this.#afterCr;
+    let eventBytes = this.#eventBytes;
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let escaped = this.#escaped;
+    let refused: EventRefusal | null = null;
+    if (!stream) this.#bodyBytes += n;
     for (let i = 0; i < n; i++) {
       const b = chunk[i] as number;
-      if (this.#stream) {
+      if (stream) {
         if (b === LF || b === CR) {
-          if (b === LF && this.#afterCr) {
-            this.#afterCr = false;
+          if (b === LF && afterCr) {
+            afterCr = false;
             continue;
           }
-          this.#afterCr = b === CR;
-          if (this.#line === Line.Start) this.#endEvent();
-          else {
+          afterCr = b === CR;
+          if (line === Line.Start) {
+            // A blank line ends the event.
+            eventBytes = 0;
+            depth = 0;
+            inString = false;
+            escaped = false;
+          } else {
             // Data lines of one event are joined with a newline: it counts towards the event.
-            if (this.#line === Line.Data || this.#line === Line.ValueStart) this.#eventBytes++;
-            this.#line = Line.Start;
+            if (line === Line.Data || line === Line.ValueStart) eventBytes++;
+            line = Line.Start;
           }
           continue;
         }
-        this.#afterCr = false;
-        let line = this.#line;
+        afterCr = false;
         if (line === Line.Start) {
-          this.#fieldAt = 0;
-          this.#isData = true;
+          fieldAt = 0;
+          isData = true;
           if (b === COLON) {
-            this.#line = Line.Skip;
+            line = Line.Skip;
             continue;
           }
-          line = this.#line = Line.Field;
+          line = Line.Field;
         }
         if (line === Line.Field) {
-          if (b === COLON) this.#line = this.#isData && this.#fieldAt === DATA.length ? Line.ValueStart : Line.Skip;
+          if (b === COLON) line = isData && fieldAt === DATA.length ? Line.ValueStart : Line.Skip;
           else {
-            if (this.#fieldAt >= DATA.length || DATA[this.#fieldAt] !== b) this.#isData = false;
-            this.#fieldAt++;
+            if (fieldAt >= DATA.length || DATA[fieldAt] !== b) isData = false;
+            fieldAt++;
           }
           continue;
         }
         if (line === Line.Skip) continue;
         if (line === Line.ValueStart) {
-          this.#line = Line.Data;
+          line = Line.Data;
           if (b === SPACE) continue;
         }
-        if (++this.#eventBytes > this.#maxEventBytes) {
-          return (this.#refused = { finding: 'event-too-long', detail: `CHAT-STREAM-046 event data longer than ${formatBytes(this.#maxEventBytes)}; iari stopped reading the stream before copying it to the checker` });
+        // Inside a data value: the bytes up to the line's end in one tight loop (the bulk of a stream).
+        let k = i;
+        for (; k < n; k++) {
+          const c = chunk[k] as number;
+          if (c === LF || c === CR) break;
+          if (++eventBytes > maxEventBytes) break;
+          if (inString) {
+            if (escaped) escaped = false;
+            else if (c === BACKSLASH) escaped = true;
+            else if (c === QUOTE) inString = false;
+          } else if (c === QUOTE) inString = true;
+          else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+            if (++depth > maxDepth) break;
+          } else if ((c === CLOSE_BRACKET || c === CLOSE_BRACE) && depth > 0) depth--;
         }
-      }
-      if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (b === BACKSLASH) this.#escaped = true;
-        else if (b === QUOTE) this.#inString = false;
+        if (eventBytes > maxEventBytes) {
+          refused = { finding: 'event-too-long', detail: `CHAT-STREAM-046 event data longer than ${formatBytes(maxEventBytes)}; iari stopped reading the stream before copying it to the checker` };
+          break;
+        }
+        if (depth > maxDepth) {
+          refused = { finding: 'json-too-deep', detail: `HDR-015 JSON nested deeper than ${maxDepth} levels; iari stopped reading the stream before copying it to the checker` };
+          break;
+        }
+        // The line's end (if in this read) is handled by the outer loop.
+        i = k - 1;
         continue;
       }
-      if (b === QUOTE) this.#inString = true;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (b === BACKSLASH) escaped = true;
+        else if (b === QUOTE) inString = false;
+        continue;
+      }
+      if (b === QUOTE) inString = true;
       else if (b === OPEN_BRACKET || b === OPEN_BRACE) {
-        if (++this.#depth > this.#maxDepth) {
-          return (this.#refused = { finding: 'json-too-deep', detail: `HDR-015 JSON nested deeper than ${this.#maxDepth} levels; iari stopped reading the ${this.#stream ? 'stream' : 'body'} before copying it to the checker` });
+        if (++depth > maxDepth) {
+          refused = { finding: 'json-too-deep', detail: `HDR-015 JSON nested deeper than ${maxDepth} levels; iari stopped reading the ${stream ? 'stream' : 'body'} before copying it to the checker` };
+          break;
         }
-      } else if ((b === CLOSE_BRACKET || b === CLOSE_BRACE) && this.#depth > 0) this.#depth--;
+      } else if ((b === CLOSE_BRACKET || b === CLOSE_BRACE) && depth > 0) depth--;
     }
-    return null;
+    this.#line = line;
+    this.#fieldAt = fieldAt;
+    this.#isData = isData;
+    this.#afterCr = afterCr;
+    this.#eventBytes = eventBytes;
+    this.#depth = depth;
+    this.#inString = inString;
+    this.#escaped = escaped;
+    return (this.#refused = refused);
   }
 
   /** Bytes of the event still open (streams), or of the body so far: what the checker will hold at once. */
   get openBytes(): number {
     return this.#stream ? this.#eventBytes : this.#bodyBytes;
-  }
-
-  #endEvent(): void {
-    this.#eventBytes = 0;
-    this.#depth = 0;
-    this.#inString = false;
-    this.#escaped = false;
   }
 }

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
-import { loadHtml } from '../report/load-html.ts';
-import { createRedactor } from '../report/redact.ts';
-import { Collector } from './results/collector.ts';
-import type { RequestRecord } from './results/load-result.ts';
-import { mergeResults } from './results/merge.ts';
-import type { RequestTiming } from './measure/request-timer.ts';
-import { buildResult } from './results/result-builder.ts';
-import { mergeReuseReports, reuseLine } from './results/reuse-report.ts';
-import { summaryTable } from './results/summary.ts';
+import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
+import { loadHtml } from '../../report/load-html.ts';
+import { createRedactor } from '../../report/redact.ts';
+import { Collector } from './collector.ts';
+import type { RequestRecord } from './load-result.ts';
+import { mergeResults } from './merge.ts';
+import type { RequestTiming } from '../measure/request-timer.ts';
+import { buildResult } from './result-builder.ts';
+import { mergeReuseReports, reuseLine } from './reuse-report.ts';
+import { summaryTable } from './summary.ts';
 
 const ms = (x: number): bigint => BigInt(Math.round(x * 1e6));
 
