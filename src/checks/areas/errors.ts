@@ -6,6 +6,7 @@ import type { Judge } from '../framework/judge.ts';
 import { evidence, describeResponse } from '../framework/evidence.ts';
 import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { sampleNegativeInputs } from '../requests/negative-inputs.ts';
+import { sharedRequest } from '../framework/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 
@@ -13,20 +14,18 @@ const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 export const NEGATIVE_INPUT_RUNS = 24;
 
 /** A spread of client faults across routes: auth, validation, unknown model and route, bad JSON, bad query. */
-function errorSamples(ctx: CheckContext): Promise<{ what: string; ex: HttpExchange }[]> {
-  return ctx.shared.get('errors:samples', async () => {
-    const model = await firstModel(ctx);
-    const out: { what: string; ex: HttpExchange }[] = [];
-    out.push({ what: 'missing credentials', ex: await ctx.http.get('/v1/me', { auth: 'none' }) });
-    out.push({ what: 'missing model', ex: await ctx.http.post('/v1/chat/completions', { messages: [{ role: 'user', content: PROMPT }] }) });
-    out.push({ what: 'bad temperature', ex: await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { temperature: 'hot' })) });
-    out.push({ what: 'unknown model', ex: await ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))) });
-    out.push({ what: 'unknown route', ex: await ctx.http.get('/v1/nope') });
-    out.push({ what: 'invalid JSON', ex: await ctx.http.send('POST', '/v1/chat/completions', { raw: { body: '{not json', contentType: 'application/json' } }) });
-    out.push({ what: 'invalid days', ex: await ctx.http.get('/v1/me/usage?days=0') });
-    return out;
-  });
-}
+const errorSamples = sharedRequest('errors:samples', async (ctx: CheckContext): Promise<{ what: string; ex: HttpExchange }[]> => {
+  const model = await firstModel(ctx);
+  const out: { what: string; ex: HttpExchange }[] = [];
+  out.push({ what: 'missing credentials', ex: await ctx.http.get('/v1/me', { auth: 'none' }) });
+  out.push({ what: 'missing model', ex: await ctx.http.post('/v1/chat/completions', { messages: [{ role: 'user', content: PROMPT }] }) });
+  out.push({ what: 'bad temperature', ex: await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { temperature: 'hot' })) });
+  out.push({ what: 'unknown model', ex: await ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))) });
+  out.push({ what: 'unknown route', ex: await ctx.http.get('/v1/nope') });
+  out.push({ what: 'invalid JSON', ex: await ctx.http.send('POST', '/v1/chat/completions', { raw: { body: '{not json', contentType: 'application/json' } }) });
+  out.push({ what: 'invalid days', ex: await ctx.http.get('/v1/me/usage?days=0') });
+  return out;
+});
 
 /** Judges the ErrorResponse shape of one 4xx/5xx answer on ERR-001..005 (and the given extra IDs). */
 function judgeErrorBody(j: Judge, ex: HttpExchange, what: string, only?: readonly string[]): void {
@@ -116,19 +115,15 @@ const sameStatus: CheckDef = {
   },
 };
 
-function oversizedBody(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('errors:oversized', async () => {
-    // HTTP profile: "413: code request_too_large (body limit 1 MiB)".
-    const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
-    return ctx.http.post('/v1/chat/completions', body);
-  });
-}
+const oversizedBody = sharedRequest('errors:oversized', async (ctx: CheckContext): Promise<HttpExchange> => {
+  // HTTP profile: "413: code request_too_large (body limit 1 MiB)".
+  const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
+  return ctx.http.post('/v1/chat/completions', body);
+});
 
-function textPlainBody(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('errors:text-plain', async () =>
-    ctx.http.send('POST', '/v1/chat/completions', { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
-  );
-}
+const textPlainBody = sharedRequest('errors:text-plain', async (ctx: CheckContext): Promise<HttpExchange> =>
+  ctx.http.send('POST', '/v1/chat/completions', { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
+);
 
 const tooLarge: CheckDef = {
   name: 'errors-body-too-large',

@@ -7,13 +7,12 @@ import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
+import { sharedRequest } from '../framework/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
 
-function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
-}
+const autoToolCompletion = sharedRequest('chat:tool-auto', async (ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
 
 function judgeCalls(j: Judge, ex: HttpExchange, label: string): void {
   (at(ex.json, 'choices') as unknown[] | undefined)?.forEach((choice, i) => {

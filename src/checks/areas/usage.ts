@@ -7,17 +7,13 @@ import { evidence, at, isInt, isRecord, describeResponse } from '../framework/ev
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
 import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
-import { dayTotals, discoverUsage, readUsage, tokensOf, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
+import { dayTotals, discoverUsage, readUsage, tokensOf, usageDefault, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
 
 // Seed, Daily usage: "Fields of the response: not shown. It holds a day-by-day breakdown of
 // activity". The profile's shape (D-HTTP-09..11) is judged by USAGE-002..009 at their grades; the
 // seed-grounded cross-checks (USAGE-010..015, ME-024/025) run on whatever shape the server uses, as
 // iari discovered it (usage-discovery.ts, D-HTTP-43), and are skipped with the reason when iari
 // finds no footing.
-
-function usageDefault(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('usage:default', () => ctx.http.get('/v1/me/usage'));
-}
 
 /** The profile's `data` array, if the body has one. */
 function dataRows(ex: HttpExchange): unknown[] | undefined {

@@ -9,6 +9,7 @@ import { BOTH_TOOLS_PROMPT, callsByIndex, parallelToolStream, streamedCallCount,
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
+import { sharedRequest, sharedRequestBy } from '../framework/shared-requests.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
@@ -251,7 +252,7 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, 'broken', `GET /v1/models/${model} answered ${ex.status}${isRecord(ex.json) ? '' : ' without a JSON object'}`);
   },
   async receipts(ctx) {
-    const ex = await ctx.shared.get('receipts:keys', () => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
+    const ex = await receiptKeys(ctx);
     if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');
     return found(ex, ex.status === 200 ? 'honoured' : 'undecided', `GET /v1/receipts/keys answered ${ex.status}`);
   },
@@ -260,16 +261,17 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
 /** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
 export const EFFORT_TOKEN_BOUND = 2048;
 
+/** HTTP profile: "GET /v1/receipts/keys (public) ... a 404 there means 'not advertised'". Once per run: the probe and the RCPT checks read it. */
+export const receiptKeys = sharedRequest('receipts:keys', (ctx: CheckContext): Promise<HttpExchange> => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
+
 /** The same plain question at reasoning_effort "low" and "high", sent once per run (the probe and CHAT-039 read them). */
-export function effortTurns(ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> {
-  return ctx.shared.get(`reasoning-effort:${model}`, async () => {
-    // A real model at "high" may reason at length: bounded where the server offers a bound (a cut turn is told apart below).
-    const limit = await bound(ctx, EFFORT_TOKEN_BOUND);
-    const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort, ...limit }));
-    const low = await ask('low');
-    return { low, high: await ask('high') };
-  });
-}
+export const effortTurns = sharedRequestBy('reasoning-effort', async (ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> => {
+  // A real model at "high" may reason at length: bounded where the server offers a bound (a cut turn is told apart below).
+  const limit = await bound(ctx, EFFORT_TOKEN_BOUND);
+  const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort, ...limit }));
+  const low = await ask('low');
+  return { low, high: await ask('high') };
+});
 
 /** How much a plain answer reasoned: usage reasoning_tokens where it reports them, else the reasoning text's length. */
 function reasoningAmount(ex: HttpExchange): { tokens?: number; chars: number } | undefined {

@@ -2,6 +2,7 @@ import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { firstModel, timeTool, weatherTool } from './common-requests.ts';
 import { offers } from './capability-probes.ts';
+import { sharedRequest } from '../framework/shared-requests.ts';
 
 /**
  * The tool request of the core checks. Spec, POST /v1/chat/completions: "tools | array | no | list
@@ -21,11 +22,7 @@ export async function toolBody(ctx: CheckContext, model: string, extra: Record<s
 }
 
 /** A completion where the tool is forced (or, without tool_choice, asked for), so the answer is a tool call. */
-export function toolCompletion(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx))));
-}
+export const toolCompletion = sharedRequest('chat:tool', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx))));
 
 /** The same tool call, streamed. */
-export function toolStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-stream', async () => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { stream: true })));
-}
+export const toolStream = sharedRequest('chat:tool-stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post('/v1/chat/completions', await toolBody(ctx, await firstModel(ctx), { stream: true })));
