@@ -1,12 +1,12 @@
 // The conformance run: the core that `iari test` (its shell: flags, terminal, report files) and the
 // library's `runConformance` share. Same options, validation, deadlines, catalog and report object.
-import type { RunSettings } from '../checks/framework/check-context.ts';
-import type { CheckRun } from '../checks/framework/conformance-results.ts';
-import { runConformance as runCatalog } from '../checks/framework/conformance-run.ts';
+import type { RunSettings } from '../checks/context/check-context.ts';
+import type { CheckRun } from '../checks/runner/conformance-results.ts';
+import { runConformance as runCatalog } from '../checks/runner/conformance-run.ts';
 import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
-import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
+import { preflightRequestsPerMinute } from '../checks/runner/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
-import type { ConformanceReport } from '../checks/framework/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { assertTargetAllowed, connectionSecrets } from '../client/connection-options.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';

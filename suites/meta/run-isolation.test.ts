@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { faultByName } from '../../mock-server/faults.ts';
-import { runConformance } from '../../src/checks/framework/conformance-run.ts';
-import type { RunSettings } from '../../src/checks/framework/check-context.ts';
+import { runConformance } from '../../src/checks/runner/conformance-run.ts';
+import type { RunSettings } from '../../src/checks/context/check-context.ts';
 import { startRecordingProxy, type Recorder } from '../../test-support/recording-proxy.ts';
 
 interface Side {

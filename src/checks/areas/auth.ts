@@ -1,10 +1,10 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Auth } from '../http/check-http.ts';
-import { evidence, at, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorOf, errorMemberIs, firstModel, modelList, sharedMe } from '../requests/common-requests.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 // Spec, Authentication 2: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
 const privateRoutes = [

@@ -1,12 +1,12 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { offers } from '../requests/capability-probes.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { evidence, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { evidence, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { sampleNegativeInputs } from '../requests/negative-inputs.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 

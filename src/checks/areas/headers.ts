@@ -1,9 +1,9 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, at } from '../framework/evidence.ts';
+import { evidence, at } from '../kernel/evidence.ts';
 import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../requests/common-requests.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('HDR', ...n);
 

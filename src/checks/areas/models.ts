@@ -1,10 +1,10 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMember, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../requests/common-requests.ts';
 import { mockAdmin } from '../http/mock-admin.ts';
 import { retrieveModel } from './models-retrieve.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 /** A chat request naming a model no list ever showed. */
 const unknownModelChat = sharedRequest('chat:unknown-model', (ctx: CheckContext) => ctx.http.post('/v1/chat/completions', chatBody(ctx, unknownModelId(ctx))));

@@ -1,13 +1,13 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound, receiptKeys } from '../requests/capability-probes.ts';
-import { requirementIdRange } from '../framework/check-types.ts';
+import { requirementIdRange } from '../context/check-types.ts';
 import type { HttpExchange, Auth } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { decodeKeyref, digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
 import { requirementIdsOfFinding } from '../registry/receipt-finding-ids.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)';
 

@@ -1,13 +1,13 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import type { Failure } from '../framework/verdicts.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import type { Failure } from '../kernel/verdicts.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
 import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
-import { dayTotals, discoverUsage, readUsage, tokensOf, usageDefault, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
+import { dayTotals, discoverUsage, readUsage, tokensOf, usageDefault, utcDate, type UsageDiscovery } from '../requests/usage-discovery.ts';
 
 // Seed, Daily usage: "Fields of the response: not shown. It holds a day-by-day breakdown of
 // activity". The profile's shape (D-HTTP-09..11) is judged by USAGE-002..009 at their grades; the

@@ -1,15 +1,15 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { at, isRecord } from '../framework/evidence.ts';
-import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { at, isRecord } from '../kernel/evidence.ts';
+import { BOTH_TOOLS_PROMPT, chatBody, firstModel, modelIds, parallelToolStream, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
 import { streamChunks } from '../wire/stream-chunks.ts';
-import { BOTH_TOOLS_PROMPT, callsByIndex, parallelToolStream, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
+import { callsByIndex, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
-import { sharedRequest, sharedRequestBy } from '../framework/shared-requests.ts';
+import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.

@@ -1,7 +1,7 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { at, isRecord } from '../framework/evidence.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { at, isRecord } from '../kernel/evidence.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 /** The small prompt every shared completion sends. */
 export const PROMPT = 'Say hello to the conformance suite in a few words.';
@@ -148,3 +148,14 @@ export function errorMemberIs(ex: HttpExchange, member: 'type' | 'code' | 'param
 export function unknownModelId(ctx: CheckContext): string {
   return `iari-no-such-model-${ctx.seed}`;
 }
+
+/** A prompt that asks for both declared tools in one turn. */
+export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+
+/**
+ * The streamed two-tool turn, sent once per run: the parallel-tool-calls probe and TOOLS-024/025
+ * read the same exchange, so the capability table and the verdicts cannot disagree.
+ */
+export const parallelToolStream = sharedRequest('tools:parallel-stream', async (ctx: CheckContext): Promise<HttpExchange> =>
+  ctx.http.post('/v1/chat/completions', { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
+);

@@ -1,8 +1,8 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { firstModel, timeTool, weatherTool } from './common-requests.ts';
 import { offers } from './capability-probes.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 /**
  * The tool request of the core checks. Spec, POST /v1/chat/completions: "tools | array | no | list

@@ -1,13 +1,13 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
+import type { Judge } from '../kernel/judge.ts';
 import type { StreamCheckResult } from '../../client/stream-checker.ts';
 import { StreamValidator } from '../../client/stream-checker.ts';
-import { evidence } from '../framework/evidence.ts';
+import { evidence } from '../kernel/evidence.ts';
 import { basicStream, emptyOptionsStream, twoChoiceStream, usageStream } from '../requests/common-requests.ts';
 import { toolStream } from '../requests/tool-requests.ts';
 import { offers } from '../requests/capability-probes.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 export interface CheckedStream {
   name: string;

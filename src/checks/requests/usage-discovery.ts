@@ -1,11 +1,11 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { at, isInt } from '../framework/evidence.ts';
-import { chatBody, firstModel } from '../requests/common-requests.ts';
-import { counterKinds, discoverShape, describeShape, membersOfDay, readRows, type DaysContract, type DeltaProbe, type UsageDiscovery, type UsageRow, type UsageShape } from './usage-shape.ts';
-import { sharedRequest } from '../framework/shared-requests.ts';
+import { at, isInt } from '../kernel/evidence.ts';
+import { chatBody, firstModel } from './common-requests.ts';
+import { counterKinds, discoverShape, describeShape, membersOfDay, readRows, type DaysContract, type DeltaProbe, type UsageDiscovery, type UsageRow, type UsageShape } from '../wire/usage-shape.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
-export type { UsageDiscovery } from './usage-shape.ts';
+export type { UsageDiscovery } from '../wire/usage-shape.ts';
 
 /**
  * Finds its footing on a server's `GET /v1/me/usage` once per run: the request that answers rows,

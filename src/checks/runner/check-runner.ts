@@ -1,11 +1,11 @@
-import type { Grade } from './verdicts.ts';
-import type { CheckContext, CheckDef, CheckOutcome } from './check-types.ts';
-import { Judge } from './judge.ts';
+import type { Grade } from '../kernel/verdicts.ts';
+import type { CheckContext, CheckDef, CheckOutcome } from '../context/check-types.ts';
+import { Judge } from '../kernel/judge.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { judgeRateLimitEvents, reportedLimitsOf } from '../rate-limits/rate-limit-findings.ts';
-import { checkDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from './check-deadline.ts';
-import { sharedRequest } from './shared-requests.ts';
+import { checkDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from '../kernel/check-deadline.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
 
