@@ -21,9 +21,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../mock-server/index.ts';
-import { catalog } from '../src/checks/framework/catalog.ts';
-import { createCheckContext } from '../src/checks/framework/check-context.ts';
-import { runChecksInProcess } from '../src/checks/framework/run-catalog.ts';
+import { catalog } from '../src/checks/runner/catalog.ts';
+import { createCheckContext } from '../src/checks/context/check-context.ts';
+import { runChecksInProcess } from '../src/checks/runner/run-catalog.ts';
 
 const { values } = parseArgs({
   options: {

@@ -4,10 +4,10 @@
 // client library or a fault changes: `npx tsx scripts/client-fault-sweep.ts [--json] [NAME...]`.
 // The fault matrix (suites/meta/fault-matrix.test.ts) then asserts the table.
 import { startMockServer, faults, type MockServer } from '../mock-server/index.ts';
-import { catalog } from '../src/checks/framework/catalog.ts';
-import { createCheckContext, type RunSettings } from '../src/checks/framework/check-context.ts';
-import { runChecksInProcess } from '../src/checks/framework/run-catalog.ts';
-import type { CheckOutcome } from '../src/checks/framework/check-types.ts';
+import { catalog } from '../src/checks/runner/catalog.ts';
+import { createCheckContext, type RunSettings } from '../src/checks/context/check-context.ts';
+import { runChecksInProcess } from '../src/checks/runner/run-catalog.ts';
+import type { CheckOutcome } from '../src/checks/context/check-types.ts';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');

@@ -4,8 +4,9 @@
 
 export { runConformance } from './library/conformance.ts';
 export type { ConformanceOptions, ConformanceOutcome } from './library/conformance.ts';
-export type { ConformanceReport, RequirementResult, Verdict, Grade } from './checks/framework/verdicts.ts';
-export type { CheckRun } from './checks/framework/conformance-results.ts';
+export type { RequirementResult, Verdict, Grade } from './checks/kernel/verdicts.ts';
+export type { ConformanceReport } from './checks/runner/conformance-report.ts';
+export type { CheckRun } from './checks/runner/conformance-results.ts';
 
 export { runLoad } from './library/load.ts';
 export type { LoadOptions, LoadOutcome } from './library/load.ts';

@@ -6,8 +6,9 @@
  */
 import { loadRequirements, type Requirement } from '../src/checks/registry/requirements-registry.ts';
 import { capabilityTable } from '../src/checks/registry/capabilities.ts';
-import type { ConformanceReport, Failure, RequirementResult, UsageDay, Verdict } from '../src/checks/framework/verdicts.ts';
-import { verdicts } from '../src/checks/framework/verdicts.ts';
+import type { Failure, RequirementResult, UsageDay, Verdict } from '../src/checks/kernel/verdicts.ts';
+import type { ConformanceReport } from '../src/checks/runner/conformance-report.ts';
+import { verdicts } from '../src/checks/kernel/verdicts.ts';
 import { seededRandom } from '../src/seeded-random.ts';
 import { CHAT_COMPLETIONS_PATH } from '../src/protocols/chat-completions/chat-request.ts';
 

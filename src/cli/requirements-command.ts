@@ -34,9 +34,9 @@ export function formatRegistryTable(requirements: Requirement[]): string {
   return `${table(rows)}\n${requirements.length} requirements\n`;
 }
 
-/** The catalog's checks as tests: each decides the IDs its title names (src/checks/framework/catalog.ts). */
+/** The catalog's checks as tests: each decides the IDs its title names (src/checks/runner/catalog.ts). */
 async function catalogTests(): Promise<SuiteTest[]> {
-  const { catalog, testTitle } = await import('../checks/framework/catalog.ts');
+  const { catalog, testTitle } = await import('../checks/runner/catalog.ts');
   return catalog.map((def) => ({ file: `src/checks/areas (${def.area})`, title: testTitle(def), ids: [...def.ids] }));
 }
 

@@ -2,9 +2,9 @@
 // file before any traffic, and writes one from a finished run.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { baselineYaml, readBaseline, type Baseline, type BaselineEntry } from '../checks/framework/baseline-file.ts';
+import { baselineYaml, readBaseline, type Baseline, type BaselineEntry } from '../checks/runner/baseline-file.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
-import type { ConformanceReport } from '../checks/framework/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import type { Redactor } from '../report/redact.ts';
 

@@ -3,18 +3,18 @@ import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { runDeadlineNotes } from '../library/test-deadlines.ts';
-import { runPassed, type CheckRun } from '../checks/framework/conformance-results.ts';
+import { runPassed, type CheckRun } from '../checks/runner/conformance-results.ts';
 import { parsePace } from '../checks/rate-limits/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { writeConformanceFiles, writeGithubOutputs, conformanceJson } from '../report/conformance-files.ts';
 import { formatSummary } from '../report/summary-table.ts';
-import { applyBaseline, baselineNotes } from '../checks/framework/apply-baseline.ts';
+import { applyBaseline, baselineNotes } from '../checks/runner/apply-baseline.ts';
 import { loadBaselineFlags, writeBaselineFile } from './test-baseline.ts';
 import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { connectionFlagSpec, connectionFromFlags, connectionHelp } from '../client/connection-options.ts';
-import type { ConformanceReport } from '../checks/framework/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 
 const HELP = `Usage: iari test [options]

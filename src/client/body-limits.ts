@@ -1,5 +1,5 @@
 /**
- * Everything iari reads from a server is bounded: in time (deadlines: src/checks/framework/check-deadline.ts,
+ * Everything iari reads from a server is bounded: in time (deadlines: src/checks/kernel/check-deadline.ts,
  * src/load/executors/engine.ts) and in size (this table). Each bound has the requirement a breach fails
  * (spec/requirements.yaml, HDR-012 to HDR-016 and CHAT-STREAM-046; docs/conformance.md, Bounds),
  * so a server that hangs, floods or lies gets a failing verdict naming the bound, and iari's memory

@@ -2,7 +2,7 @@
 // directly or under load/ and conformance/ as the GitHub Action writes them) or one JSON file.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import type { ConformanceReport } from '../checks/framework/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { assertLoadResult } from '../load/results/merge.ts';

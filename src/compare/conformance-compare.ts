@@ -1,5 +1,6 @@
 // The conformance half of `iari report compare`: requirement verdicts of two conformance.json files.
-import type { ConformanceReport, Verdict } from '../checks/framework/verdicts.ts';
+import type { Verdict } from '../checks/kernel/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 
 type Side = Verdict | 'absent';
 

@@ -1,19 +1,19 @@
 // The conformance run: the core that `iari test` (its shell: flags, terminal, report files) and the
 // library's `runConformance` share. Same options, validation, deadlines, catalog and report object.
-import type { RunSettings } from '../checks/framework/check-context.ts';
-import type { CheckRun } from '../checks/framework/conformance-results.ts';
-import { runConformance as runCatalog } from '../checks/framework/conformance-run.ts';
-import { runPassed } from '../checks/framework/conformance-results.ts';
-import { applyBaseline } from '../checks/framework/apply-baseline.ts';
-import { readBaseline } from '../checks/framework/baseline-file.ts';
+import type { RunSettings } from '../checks/context/check-context.ts';
+import type { CheckRun } from '../checks/runner/conformance-results.ts';
+import { runConformance as runCatalog } from '../checks/runner/conformance-run.ts';
+import { runPassed } from '../checks/runner/conformance-results.ts';
+import { applyBaseline } from '../checks/runner/apply-baseline.ts';
+import { readBaseline } from '../checks/runner/baseline-file.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { DEFAULT_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
-import { preflightRequestsPerMinute } from '../checks/rate-limits/preflight.ts';
+import { preflightRequestsPerMinute } from '../checks/runner/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
-import type { ConformanceReport } from '../checks/framework/verdicts.ts';
 import { connectionFromOptions, connectionSecrets } from '../client/connection-options.ts';
 import { preflightTarget } from '../client/reachable.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';

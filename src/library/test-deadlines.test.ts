@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
-import { runTimeLeft } from '../checks/framework/check-deadline.ts';
+import { runTimeLeft } from '../checks/kernel/check-deadline.ts';
 
 const none = { request: undefined, check: undefined, run: undefined };
 

@@ -1,6 +1,6 @@
-import type { RunSettings } from '../checks/framework/check-context.ts';
-import { formatDuration, type RunDeadline } from '../checks/framework/check-deadline.ts';
-import type { ConformanceReport } from '../checks/framework/verdicts.ts';
+import type { RunSettings } from '../checks/context/check-context.ts';
+import { formatDuration, type RunDeadline } from '../checks/kernel/check-deadline.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { DEFAULT_MAX_RATE_LIMIT_WAIT_MS } from '../checks/rate-limits/rate-limit-retry.ts';
 import { formatPace } from '../checks/rate-limits/pace.ts';
 

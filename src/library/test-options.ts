@@ -4,10 +4,10 @@ import type { ConnectionOptions } from '../client/connection-options.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
 import { checkToken } from '../client/token.ts';
-import type { Selection } from '../checks/framework/conformance-results.ts';
+import type { Selection } from '../checks/runner/conformance-results.ts';
 import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
-import { profiles, type Profile } from '../checks/framework/verdicts.ts';
+import { profiles, type Profile } from '../checks/kernel/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { capabilityNames, isCapability, type Capability } from '../checks/registry/capabilities.ts';
 

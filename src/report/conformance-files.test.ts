@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ConformanceReport, RequirementResult } from '../checks/framework/verdicts.ts';
+import type { RequirementResult } from '../checks/kernel/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { loadRequirements } from '../checks/registry/requirements-registry.ts';
 import {
   compareRequirementIds,

@@ -7,9 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { CAPABILITY_HEADERS, capabilityCells } from './capability-table.ts';
 import { relative } from 'node:path';
-import type { ConformanceReport, Failure, RequirementResult } from '../checks/framework/verdicts.ts';
-import { verdicts } from '../checks/framework/verdicts.ts';
-import { runPassed } from '../checks/framework/conformance-results.ts';
+import type { Failure, RequirementResult } from '../checks/kernel/verdicts.ts';
+import { verdicts } from '../checks/kernel/verdicts.ts';
+import { runPassed } from '../checks/runner/conformance-results.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { DEFAULT_REGISTRY_PATH } from '../checks/registry/requirements-registry.ts';
 import { usageDayFields } from '../checks/wire/usage-day.ts';
 import { renderConformanceReport } from './conformance-html.ts';

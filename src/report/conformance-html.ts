@@ -3,9 +3,10 @@
  * a day-by-day breakdown of activity, from which an overview heatmap is built."), failure details
  * with everything needed to reproduce them, the filterable requirement table, and coverage.
  */
-import type { ConformanceReport, Failure, RequirementResult, Verdict } from '../checks/framework/verdicts.ts';
-import { verdicts } from '../checks/framework/verdicts.ts';
-import { runPassed } from '../checks/framework/conformance-results.ts';
+import type { Failure, RequirementResult, Verdict } from '../checks/kernel/verdicts.ts';
+import { verdicts } from '../checks/kernel/verdicts.ts';
+import { runPassed } from '../checks/runner/conformance-results.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { badge, factList, filterTable, html, renderPage, section, simpleTable, statGrid, type Html, type Row, type Tone } from './html-shell.ts';
 import { usageSection } from './usage-html.ts';
 import { CAPABILITY_HEADERS, capabilityOutcome } from './capability-table.ts';

@@ -1,4 +1,5 @@
-import type { ConformanceReport, Verdict } from '../checks/framework/verdicts.ts';
+import type { Verdict } from '../checks/kernel/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { capabilityLines } from './capability-table.ts';
 
 const baseColumns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];

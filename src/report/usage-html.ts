@@ -3,7 +3,8 @@
  * "from which an overview heatmap is built") drawn from the counters iari discovered, and what it
  * discovered about the shape (DECISIONS.md D-HTTP-43).
  */
-import type { ConformanceReport, UsageDay } from '../checks/framework/verdicts.ts';
+import type { UsageDay } from '../checks/kernel/verdicts.ts';
+import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { counterKinds, type UsageDiscovery } from '../checks/wire/usage-shape.ts';
 import { factList, html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { calendarHeatmap } from './svg-charts.ts';

@@ -78,9 +78,9 @@ describe('the offline guard', () => {
 describe('CLIENT checks stay on the server under test', () => {
   it('every client operation runs against the loopback mock with no DNS lookup or connection elsewhere', async () => {
     guard.reset();
-    const { catalog } = await import('../../src/checks/framework/catalog.ts');
-    const { createCheckContext } = await import('../../src/checks/framework/check-context.ts');
-    const { runChecksInProcess } = await import('../../src/checks/framework/run-catalog.ts');
+    const { catalog } = await import('../../src/checks/runner/catalog.ts');
+    const { createCheckContext } = await import('../../src/checks/context/check-context.ts');
+    const { runChecksInProcess } = await import('../../src/checks/runner/run-catalog.ts');
     const capped = mock.tokens.byAccount['acct_capped'];
     const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(capped === undefined ? {} : { limitTokens: { capped } }) });
     const checks = catalog.filter((c) => c.area === 'clients');
@@ -95,7 +95,7 @@ describe('CLIENT checks stay on the server under test', () => {
     guard.reset();
     const { langchain } = await import('../../src/checks/clients/client-libraries.ts');
     const { ClientTransport } = await import('../../src/checks/clients/client-transport.ts');
-    const { createCheckContext } = await import('../../src/checks/framework/check-context.ts');
+    const { createCheckContext } = await import('../../src/checks/context/check-context.ts');
     const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false });
     const t = new ClientTransport(ctx);
     const lc = await langchain(t, mock.tokens.default, 'gpt-4o-mini');

@@ -4,10 +4,10 @@
 // One test per check, titled with the requirement IDs it decides; a test fails when one of them
 // fails (a MUST broken, or not decided). The same catalog, options and deadlines as `iari test`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { areas, type CheckContext } from '../../src/checks/framework/check-types.ts';
-import { checksOfArea, testTitle } from '../../src/checks/framework/catalog.ts';
-import { createCheckContext } from '../../src/checks/framework/check-context.ts';
-import { runCheck } from '../../src/checks/framework/check-runner.ts';
+import { areas, type CheckContext } from '../../src/checks/context/check-types.ts';
+import { checksOfArea, testTitle } from '../../src/checks/runner/catalog.ts';
+import { createCheckContext } from '../../src/checks/context/check-context.ts';
+import { runCheck } from '../../src/checks/runner/check-runner.ts';
 import { gradeFor } from '../../src/checks/registry/registry-view.ts';
 import { readToken } from '../../src/client/token.ts';
 import { openRun, type OpenRun } from '../../src/library/conformance.ts';

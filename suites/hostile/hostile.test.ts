@@ -191,7 +191,7 @@ describe('hostile servers', () => {
       expect(r.test.code, r.test.stderr).toBe(1);
       const report = JSON.parse(readFileSync(join(r.testDir, 'conformance.json'), 'utf8')) as { results: { id: string; verdict: string; failures?: { message: string; received?: unknown }[] }[] };
       const messages = report.results.flatMap((x) => (x.verdict === 'fail' ? (x.failures ?? []).map((f) => `${x.id}: ${f.message}${f.received === undefined ? '' : ` (received ${JSON.stringify(f.received)})`}`) : []));
-      // The bounds run first (src/checks/framework/catalog.ts), so the requirement is decided before the run's deadline.
+      // The bounds run first (src/checks/runner/catalog.ts), so the requirement is decided before the run's deadline.
       const own = report.results.find((x) => x.id === e.id);
       expect(own?.verdict, JSON.stringify(own)).toBe('fail');
       expect(messages.filter((m) => m.startsWith(`${e.id}: `) && e.message.test(m) && !/not decided/.test(m)).length, messages.slice(0, 8).join('\n')).toBeGreaterThan(0);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
-import { catalog } from '../../src/checks/framework/catalog.ts';
-import { createCheckContext, type RunSettings } from '../../src/checks/framework/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { catalog } from '../../src/checks/runner/catalog.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/context/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import { capabilityDefs, capabilityTable, type Capability } from '../../src/checks/registry/capabilities.ts';
 import { gradeOf } from '../../src/checks/registry/registry-view.ts';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, faults, type MockServer } from '../../mock-server/index.ts';
 import type { FaultDefinition } from '../../mock-server/faults.ts';
-import { catalog } from '../../src/checks/framework/catalog.ts';
-import type { CheckDef, CheckOutcome } from '../../src/checks/framework/check-types.ts';
-import { createCheckContext, type RunSettings } from '../../src/checks/framework/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { catalog } from '../../src/checks/runner/catalog.ts';
+import type { CheckDef, CheckOutcome } from '../../src/checks/context/check-types.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/context/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import { gradeFor, gradeOf } from '../../src/checks/registry/registry-view.ts';
 import { loadRequirements } from '../../src/checks/registry/requirements-registry.ts';
 import { capabilityOfId, isCapability, type Capability } from '../../src/checks/registry/capabilities.ts';

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockServer } from '../../mock-server/index.ts';
 import { faultByName } from '../../mock-server/faults.ts';
-import { catalog } from '../../src/checks/framework/catalog.ts';
-import type { CheckOutcome } from '../../src/checks/framework/check-types.ts';
-import { createCheckContext, type RunSettings } from '../../src/checks/framework/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { catalog } from '../../src/checks/runner/catalog.ts';
+import type { CheckOutcome } from '../../src/checks/context/check-types.ts';
+import { createCheckContext, type RunSettings } from '../../src/checks/context/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import { gradeOf } from '../../src/checks/registry/registry-view.ts';
 import { OBSERVED_IDS } from '../../src/checks/rate-limits/rate-limit-findings.ts';
 import type { RateLimitEvent } from '../../src/checks/rate-limits/rate-limit-retry.ts';

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { faultByName } from '../../mock-server/faults.ts';
-import { runConformance } from '../../src/checks/framework/conformance-run.ts';
-import type { RunSettings } from '../../src/checks/framework/check-context.ts';
+import { runConformance } from '../../src/checks/runner/conformance-run.ts';
+import type { RunSettings } from '../../src/checks/context/check-context.ts';
 import { startRecordingProxy, type Recorder } from '../../test-support/recording-proxy.ts';
 
 interface Side {
@@ -47,7 +47,9 @@ function settings(s: Side): RunSettings {
     target: 'external',
     includeLimits: false,
     fault: s.fault,
-    requestTimeoutMs: 10_000,
+    // Generous: two runs share a loaded machine, and a request cut by its deadline would fail IDs of its own.
+    requestTimeoutMs: 60_000,
+    checkTimeoutMs: 120_000,
     connection: { caFile: null, insecure: false, headers: [{ name: 'X-Iari-Run', value: s.name, source: 'literal' }] },
   };
 }
@@ -79,7 +81,7 @@ describe('two runs and two mocks in one process stay apart', () => {
         expect(c, side.name).not.toContain(other.name);
       }
     }
-  }, 120_000);
+  }, 300_000);
 
   it('ERR-007: each mock flaps its own unknown-role answers 400, 422, 400, … however requests to the two interleave', async () => {
     const body = JSON.stringify({ model: 'iari-mini', messages: [{ role: 'wizard', content: 'hi' }] });

@@ -8,7 +8,6 @@
  * Spec, Authentication 4: "The token is a secret. It is not to be placed in prompts, repositories,
  * client-side bundles, logs, screenshots or support messages".
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -16,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
+import { runIariChild as iari } from '../../test-support/iari-child.ts';
 
 const secretPart = randomBytes(16).toString('hex');
 // `iari load` is checked once its command exists (until then the skeleton answers "not built yet").
@@ -42,35 +42,6 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function iari(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...env, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`iari ${args[0]} did not finish within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
   });
 }
 

@@ -10,7 +10,6 @@
  * request's headers in front of the mock; the variables that name a URL point at a decoy server
  * that must receive nothing.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { startDecoy, startRecordingProxy, type Recorder } from '../../test-support/recording-proxy.ts';
+import { runIariChild } from '../../test-support/iari-child.ts';
 
 const marker = `envcanary${randomBytes(8).toString('hex')}`;
 const token = `sk-iari-run-${randomBytes(12).toString('hex')}`;
@@ -57,29 +57,6 @@ function clientEnvironment(decoy: string): Record<string, string> {
   };
 }
 
-function iariTest(baseUrl: string, env: Record<string, string>, reportDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'test', '--base-url', baseUrl, '--report', reportDir], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...env, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('iari test did not finish within 120 s'));
-    }, 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 describe('secrets: the client libraries read nothing from the environment', () => {
   let mock: MockServer;
   let proxy: Recorder;
@@ -98,7 +75,8 @@ describe('secrets: the client libraries read nothing from the environment', () =
   });
 
   it('iari test with OPENAI_*, LANGCHAIN_*, LANGSMITH_* and DEBUG set sends none of them to the server under test, and reaches only the base URL given', async () => {
-    const run = await iariTest(proxy.url, { ...clientEnvironment(decoy.origin), IARI_TOKEN: token }, mkdtempSync(join(tmpdir(), 'iari-client-env-')));
+    const report = mkdtempSync(join(tmpdir(), 'iari-client-env-'));
+    const run = await runIariChild(['test', '--base-url', proxy.url, '--report', report], { ...clientEnvironment(decoy.origin), IARI_TOKEN: token }, 120_000);
     expect(run.stderr).not.toMatch(/internal error/);
     expect(run.code, run.stdout.split('\n').filter((l) => l.startsWith('FAIL')).join('\n').slice(0, 2000)).toBe(0);
     // The three libraries did send requests through the proxy (their user agents), so their headers were seen.

@@ -1,8 +1,8 @@
 import { startMockServer, type MockServer } from '../../mock-server/index.ts';
-import { catalog } from '../../src/checks/framework/catalog.ts';
-import type { CheckDef, CheckOutcome } from '../../src/checks/framework/check-types.ts';
-import { createCheckContext } from '../../src/checks/framework/check-context.ts';
-import { runChecksInProcess } from '../../src/checks/framework/run-catalog.ts';
+import { catalog } from '../../src/checks/runner/catalog.ts';
+import type { CheckDef, CheckOutcome } from '../../src/checks/context/check-types.ts';
+import { createCheckContext } from '../../src/checks/context/check-context.ts';
+import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import type { LoadedExchange } from './corpus.ts';
 import { startReplayServer, type ReplayServer } from './replay-server.ts';
 

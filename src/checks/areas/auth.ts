@@ -1,10 +1,11 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Auth } from '../http/check-http.ts';
-import { evidence, at, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorOf, errorMemberIs, firstModel, modelList, sharedMe } from '../requests/common-requests.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 // Spec, Authentication 2: the authenticated routes are /v1/me, /v1/me/usage and chat completions.
 const privateRoutes = [
@@ -28,33 +29,31 @@ function fakeToken(ctx: CheckContext): string {
 }
 
 /** Every private route with every bad credential: missing, unknown, truncated, empty, wrong scheme. */
-function rejections(ctx: CheckContext): Promise<Rejection[]> {
-  return ctx.shared.get('auth:rejections', async () => {
-    const model = await firstModel(ctx);
-    const token = ctx.http.tokenForProbe();
-    const half = token.slice(0, Math.max(1, Math.floor(token.length / 2)));
-    ctx.http.registerSecret(half, `\${IARI_TOKEN:0:${half.length}}`);
-    const variants: { variant: Variant; auth: Auth; secret: string | undefined }[] = [
-      { variant: 'missing', auth: 'none', secret: undefined },
-      { variant: 'unknown', auth: { authorization: `Bearer ${fakeToken(ctx)}` }, secret: fakeToken(ctx) },
-      { variant: 'truncated', auth: { authorization: `Bearer ${half}` }, secret: undefined },
-      { variant: 'empty', auth: { authorization: 'Bearer ' }, secret: undefined },
-      { variant: 'basic', auth: { authorization: `Basic ${token}` }, secret: token },
-      { variant: 'no-scheme', auth: { authorization: token }, secret: token },
-    ];
-    const out: Rejection[] = [];
-    for (const route of privateRoutes) {
-      for (const v of variants) {
-        const ex =
-          route.method === 'GET'
-            ? await ctx.http.get(route.path, { auth: v.auth })
-            : await ctx.http.post(route.path, chatBody(ctx, model, { ...(await bound(ctx, 4)) }), { auth: v.auth });
-        out.push({ route, variant: v.variant, sentSecret: v.secret, ex });
-      }
+const rejections = sharedRequest('auth:rejections', async (ctx: CheckContext): Promise<Rejection[]> => {
+  const model = await firstModel(ctx);
+  const token = ctx.http.tokenForProbe();
+  const half = token.slice(0, Math.max(1, Math.floor(token.length / 2)));
+  ctx.http.registerSecret(half, `\${IARI_TOKEN:0:${half.length}}`);
+  const variants: { variant: Variant; auth: Auth; secret: string | undefined }[] = [
+    { variant: 'missing', auth: 'none', secret: undefined },
+    { variant: 'unknown', auth: { authorization: `Bearer ${fakeToken(ctx)}` }, secret: fakeToken(ctx) },
+    { variant: 'truncated', auth: { authorization: `Bearer ${half}` }, secret: undefined },
+    { variant: 'empty', auth: { authorization: 'Bearer ' }, secret: undefined },
+    { variant: 'basic', auth: { authorization: `Basic ${token}` }, secret: token },
+    { variant: 'no-scheme', auth: { authorization: token }, secret: token },
+  ];
+  const out: Rejection[] = [];
+  for (const route of privateRoutes) {
+    for (const v of variants) {
+      const ex =
+        route.method === 'GET'
+          ? await ctx.http.get(route.path, { auth: v.auth })
+          : await ctx.http.post(route.path, chatBody(ctx, model, { ...(await bound(ctx, 4)) }), { auth: v.auth });
+      out.push({ route, variant: v.variant, sentSecret: v.secret, ex });
     }
-    return out;
-  });
-}
+  }
+  return out;
+});
 
 const rejects: CheckDef = {
   name: 'auth-rejects',

@@ -1,10 +1,10 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { CheckHttpError, type HttpExchange } from '../http/check-http.ts';
-import { evidence } from '../framework/evidence.ts';
+import { evidence } from '../kernel/evidence.ts';
 import { chatBody, firstModel, listedModels } from '../requests/common-requests.ts';
 import { checkExchange } from '../wire/stream-findings.ts';
 import { requirementOfRule } from '../registry/stream-rule-ids.ts';
-import { at } from '../framework/evidence.ts';
+import { at } from '../kernel/evidence.ts';
 import { responseLimits } from '../../client/body-limits.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 

@@ -1,6 +1,6 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, isRecord, at, describeResponse } from '../framework/evidence.ts';
+import { evidence, isRecord, at, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
 import { checkExchange } from '../wire/stream-findings.ts';
 import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, schemaProblem } from '../wire/structured-output.ts';

@@ -1,6 +1,6 @@
-import type { CheckDef } from '../framework/check-types.ts';
-import { requirementIds } from '../framework/check-types.ts';
-import { evidence, describeResponse } from '../framework/evidence.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
+import { evidence, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { toolBody } from '../requests/tool-requests.ts';
 import { gate, offers } from '../requests/capability-probes.ts';
@@ -8,7 +8,7 @@ import { breaksMust, checkedStreams, checkExchange, judgeFindings } from '../wir
 import { failAfterEventsHeader } from '../http/mock-admin.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
-import { at } from '../framework/evidence.ts';
+import { at } from '../kernel/evidence.ts';
 import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { toMessage, type AssembledChoice } from '../../protocols/chat-completions/stream-assembly.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';

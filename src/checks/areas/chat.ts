@@ -1,14 +1,14 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
-import { requirementIdRange } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
+import { requirementIdRange } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '../requests/common-requests.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { bound, gate, probeCapability } from '../requests/capability-probes.ts';
 import { capabilityNames } from '../registry/capabilities.ts';
 import { errorMember } from '../requests/common-requests.ts';
-import { shorten } from '../framework/shorten.ts';
+import { shorten } from '../kernel/shorten.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const EXTENSION_PARAMS = ['top_p', 'n', 'stop', 'max_tokens', 'max_completion_tokens', 'user', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format'];

@@ -1,5 +1,5 @@
 import type { AIMessage, AIMessageChunk, BaseMessage } from '@langchain/core/messages';
-import type { CheckDef } from '../framework/check-types.ts';
+import type { CheckDef } from '../context/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, langchain } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';

@@ -1,6 +1,6 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
-import { at, isInt } from '../framework/evidence.ts';
+import { at, isInt } from '../kernel/evidence.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';

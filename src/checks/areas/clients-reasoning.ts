@@ -1,10 +1,10 @@
-import type { CheckDef } from '../framework/check-types.ts';
+import type { CheckDef } from '../context/check-types.ts';
 import { CLIENT_NAMES, langchain, openaiNode, vercelAi } from '../clients/client-libraries.ts';
 import { clientCaps, clientOp, CLIENT_PROMPT, type ClientOpDef, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { probeCapability } from '../requests/capability-probes.ts';
 import { offered } from '../registry/capabilities.ts';
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
-import { at, isRecord } from '../framework/evidence.ts';
+import { at, isRecord } from '../kernel/evidence.ts';
 
 // What each client gives the application from a reasoning model's stream (capability reasoning):
 // the answer text, without the reasoning in it. Seed, What the service does: "existing clients for

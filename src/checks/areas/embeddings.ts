@@ -1,7 +1,7 @@
-import type { CheckDef } from '../framework/check-types.ts';
-import type { Judge } from '../framework/judge.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import type { Judge } from '../kernel/judge.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, describeResponse } from '../framework/evidence.ts';
+import { evidence, describeResponse } from '../kernel/evidence.ts';
 import { firstModel } from '../requests/common-requests.ts';
 import { gate, singleEmbedding } from '../requests/capability-probes.ts';
 import { embeddingsRuleIds, embeddingsRequirementIds } from '../registry/embeddings-rule-ids.ts';

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../../mock-server/index.ts';
 import { errorsChecks } from './errors.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runCheck } from '../framework/check-runner.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runCheck } from '../runner/check-runner.ts';
 import { gradeOf } from '../registry/registry-view.ts';
 
 const check = errorsChecks.find((c) => c.name === 'errors-negative-inputs');

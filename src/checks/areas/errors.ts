@@ -1,12 +1,13 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { offers } from '../requests/capability-probes.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { evidence, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { evidence, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { sampleNegativeInputs } from '../requests/negative-inputs.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('ERR', ...n);
 
@@ -21,22 +22,20 @@ interface ErrorSample {
   undefinedBySeed?: string;
 }
 
-function errorSamples(ctx: CheckContext): Promise<ErrorSample[]> {
-  return ctx.shared.get('errors:samples', async () => {
-    const model = await firstModel(ctx);
-    const out: ErrorSample[] = [];
-    out.push({ what: 'missing credentials', ex: await ctx.http.get('/v1/me', { auth: 'none' }) });
-    out.push({ what: 'missing model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { messages: [{ role: 'user', content: PROMPT }] }) });
-    out.push({ what: 'bad temperature', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { temperature: 'hot' })) });
-    out.push({ what: 'unknown model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))) });
-    out.push({ what: 'unknown route', ex: await ctx.http.get('/v1/nope') });
-    out.push({ what: 'invalid JSON', ex: await ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: '{not json', contentType: 'application/json' } }) });
-    // Seed, GET /v1/me/usage: "Query parameter: days. Type, default, bounds and allowed values: not shown."
-    // days=0 is malformed only by this project's profile (USAGE-005, INFO): a server may clamp it.
-    out.push({ what: 'days=0', ex: await ctx.http.get('/v1/me/usage?days=0'), undefinedBySeed: 'the seed shows no bounds for days' });
-    return out;
-  });
-}
+const errorSamples = sharedRequest('errors:samples', async (ctx: CheckContext): Promise<ErrorSample[]> => {
+  const model = await firstModel(ctx);
+  const out: ErrorSample[] = [];
+  out.push({ what: 'missing credentials', ex: await ctx.http.get('/v1/me', { auth: 'none' }) });
+  out.push({ what: 'missing model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { messages: [{ role: 'user', content: PROMPT }] }) });
+  out.push({ what: 'bad temperature', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { temperature: 'hot' })) });
+  out.push({ what: 'unknown model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))) });
+  out.push({ what: 'unknown route', ex: await ctx.http.get('/v1/nope') });
+  out.push({ what: 'invalid JSON', ex: await ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: '{not json', contentType: 'application/json' } }) });
+  // Seed, GET /v1/me/usage: "Query parameter: days. Type, default, bounds and allowed values: not shown."
+  // days=0 is malformed only by this project's profile (USAGE-005, INFO): a server may clamp it.
+  out.push({ what: 'days=0', ex: await ctx.http.get('/v1/me/usage?days=0'), undefinedBySeed: 'the seed shows no bounds for days' });
+  return out;
+});
 
 /** Judges the ErrorResponse shape of one 4xx/5xx answer on ERR-001..005 (and the given extra IDs). */
 function judgeErrorBody(j: Judge, ex: HttpExchange, what: string, only?: readonly string[]): void {
@@ -128,19 +127,15 @@ const sameStatus: CheckDef = {
   },
 };
 
-function oversizedBody(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('errors:oversized', async () => {
-    // HTTP profile: "413: code request_too_large (body limit 1 MiB)".
-    const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
-    return ctx.http.post(CHAT_COMPLETIONS_PATH, body);
-  });
-}
+const oversizedBody = sharedRequest('errors:oversized', async (ctx: CheckContext): Promise<HttpExchange> => {
+  // HTTP profile: "413: code request_too_large (body limit 1 MiB)".
+  const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
+  return ctx.http.post(CHAT_COMPLETIONS_PATH, body);
+});
 
-function textPlainBody(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('errors:text-plain', async () =>
-    ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
-  );
-}
+const textPlainBody = sharedRequest('errors:text-plain', async (ctx: CheckContext): Promise<HttpExchange> =>
+  ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
+);
 
 const tooLarge: CheckDef = {
   name: 'errors-body-too-large',

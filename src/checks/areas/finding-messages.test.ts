@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatChecks } from './chat.ts';
 import { headersChecks } from './headers.ts';
 import { usageChecks } from './usage.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runCheck } from '../framework/check-runner.ts';
-import type { CheckDef, CheckOutcome } from '../framework/check-types.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runCheck } from '../runner/check-runner.ts';
+import type { CheckDef, CheckOutcome } from '../context/check-types.ts';
 
 let server: Server;
 let root: string;

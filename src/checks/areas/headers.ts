@@ -1,9 +1,10 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, at } from '../framework/evidence.ts';
+import { evidence, at } from '../kernel/evidence.ts';
 import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../requests/common-requests.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('HDR', ...n);
 
@@ -12,21 +13,19 @@ const REQUEST_ID = /^req_[0-9a-f]{24,}$/;
 const GO_DURATION = /^(\d+(\.\d+)?(h|m|s|ms|us|µs|ns))+$/;
 
 /** One response of every route and kind: public, private, usage, completion, stream, 401, 400, 404. */
-function routeSamples(ctx: CheckContext): Promise<{ what: string; ex: HttpExchange }[]> {
-  return ctx.shared.get('headers:samples', async () => {
-    const model = await firstModel(ctx);
-    return [
-      { what: 'GET /v1/models', ex: await modelList(ctx) },
-      { what: 'GET /v1/me', ex: await sharedMe(ctx) },
-      { what: 'GET /v1/me/usage', ex: await ctx.http.get('/v1/me/usage?days=2') },
-      { what: 'chat completion', ex: await basicCompletion(ctx) },
-      { what: 'chat stream', ex: await basicStream(ctx) },
-      { what: '401', ex: await ctx.http.get('/v1/me', { auth: 'none' }) },
-      { what: '400', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [] }) },
-      { what: '404', ex: await ctx.http.get('/v1/nope') },
-    ];
-  });
-}
+const routeSamples = sharedRequest('headers:samples', async (ctx: CheckContext): Promise<{ what: string; ex: HttpExchange }[]> => {
+  const model = await firstModel(ctx);
+  return [
+    { what: 'GET /v1/models', ex: await modelList(ctx) },
+    { what: 'GET /v1/me', ex: await sharedMe(ctx) },
+    { what: 'GET /v1/me/usage', ex: await ctx.http.get('/v1/me/usage?days=2') },
+    { what: 'chat completion', ex: await basicCompletion(ctx) },
+    { what: 'chat stream', ex: await basicStream(ctx) },
+    { what: '401', ex: await ctx.http.get('/v1/me', { auth: 'none' }) },
+    { what: '400', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [] }) },
+    { what: '404', ex: await ctx.http.get('/v1/nope') },
+  ];
+});
 
 const requestId: CheckDef = {
   name: 'headers-request-id',

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../../mock-server/index.ts';
 import { startClosingFront, type CloseMode } from '../../../suites/load/closing-front.ts';
-import { checkByName } from '../framework/catalog.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runChecksInProcess } from '../framework/run-catalog.ts';
-import type { CheckOutcome } from '../framework/check-types.ts';
+import { checkByName } from '../runner/catalog.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runChecksInProcess } from '../runner/run-catalog.ts';
+import type { CheckOutcome } from '../context/check-types.ts';
 
 const firstMessage = (o: CheckOutcome | undefined): string | undefined => (o !== undefined && 'failures' in o ? o.failures[0]?.message : undefined);
 

@@ -1,5 +1,5 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
 import { watchedRequest, type WatchedAnswer } from '../http/watched-request.ts';
 import { Stalls } from '../http/stalls.ts';
@@ -52,6 +52,7 @@ const keepAlive: CheckDef = {
         body: JSON.stringify(chatBody(ctx, model, { stream: true, max_tokens: 16 })),
         deadlineMs,
         maxBytes: MAX_BYTES,
+        signal: ctx.http.signal,
       });
       const requestId = stream.headers['x-request-id'];
       // A rate limit kept the probe from its stream: LIMIT-010 judges the limit, as for every other check.
@@ -62,7 +63,7 @@ const keepAlive: CheckDef = {
       // RFC 9112 §9.6: a server that will close the connection says so with the "close" connection option.
       if (/(^|,)\s*close\s*(,|$)/i.test(stream.headers['connection'] ?? '')) return j.pass('HDR-017');
       await ctx.http.acquireSlot();
-      const next = await watchedRequest(d, { origin, path: `${prefix}/models`, method: 'GET', headers: auth, deadlineMs, maxBytes: MAX_BYTES });
+      const next = await watchedRequest(d, { origin, path: `${prefix}/models`, method: 'GET', headers: auth, deadlineMs, maxBytes: MAX_BYTES, signal: ctx.http.signal });
       const said = advertised(stream);
       const after = Math.max(0, Math.round(next.endedAt - stream.endedAt));
       const sameConnection = stream.on !== null && next.on !== null && next.on.socket === stream.on.socket;

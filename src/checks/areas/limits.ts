@@ -1,8 +1,8 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange, Auth } from '../http/check-http.ts';
-import { evidence, at, isInt, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, isInt, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 

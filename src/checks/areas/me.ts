@@ -1,8 +1,8 @@
-import type { CheckDef } from '../framework/check-types.ts';
-import { requirementIdRange } from '../framework/check-types.ts';
-import type { Judge } from '../framework/judge.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import { requirementIdRange } from '../context/check-types.ts';
+import type { Judge } from '../kernel/judge.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { sharedMe } from '../requests/common-requests.ts';
 
 // Spec, Current user: the table of fields of GET /v1/me.

@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatChecks } from './chat.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runCheck } from '../framework/check-runner.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runCheck } from '../runner/check-runner.ts';
 
 let server: Server;
 let root: string;

@@ -1,5 +1,5 @@
-import type { CheckDef } from '../framework/check-types.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { errorMemberIs, firstModel, unknownModelId } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 

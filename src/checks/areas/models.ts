@@ -1,10 +1,14 @@
-import type { CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMember, errorMemberIs, listedModels, modelIdOf, modelIds, modelList, unknownModelId } from '../requests/common-requests.ts';
 import { mockAdmin } from '../http/mock-admin.ts';
 import { retrieveModel } from './models-retrieve.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
+
+/** A chat request naming a model no list ever showed. */
+const unknownModelChat = sharedRequest('chat:unknown-model', (ctx: CheckContext) => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))));
 
 const listShape: CheckDef = {
   name: 'models-list-shape',
@@ -73,7 +77,7 @@ const unknownModel: CheckDef = {
   ids: ['MODELS-010'],
   title: 'a chat request naming a never-listed model answers 404 model_not_found',
   async run(ctx, j) {
-    const ex = await ctx.shared.get('chat:unknown-model', () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx))));
+    const ex = await unknownModelChat(ctx);
     // DECISIONS.md D-HTTP-08: param null (as OpenAI sends it) or "model". The code must be there: a 404 whose body
     // has no error.code (vLLM's flat ErrorResponse, https://github.com/vllm-project/vllm/issues/3485) does not say
     // model_not_found; the requirement is INFO, so this is noted, never a failure.

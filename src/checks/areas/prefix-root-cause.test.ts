@@ -4,8 +4,8 @@
  * is undecided and names that cause.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runCheck } from '../framework/check-runner.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runCheck } from '../runner/check-runner.ts';
 import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 import { headersChecks } from './headers.ts';
 

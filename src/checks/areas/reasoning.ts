@@ -1,6 +1,6 @@
-import type { CheckDef } from '../framework/check-types.ts';
+import type { CheckDef } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { PROMPT, weatherTool } from '../requests/common-requests.ts';
 import { effortOrder, effortTurns, gate, offers, probeCapability } from '../requests/capability-probes.ts';
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';

@@ -1,20 +1,19 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
-import { bound } from '../requests/capability-probes.ts';
-import { requirementIdRange } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
+import { bound, receiptKeys } from '../requests/capability-probes.ts';
+import { requirementIdRange } from '../context/check-types.ts';
 import type { HttpExchange, Auth } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { decodeKeyref, digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
 import { requirementIdsOfFinding } from '../registry/receipt-finding-ids.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)';
 
-// HTTP profile: "GET /v1/receipts/keys (public) ... a 404 there means 'not advertised'".
-function keysExchange(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('receipts:keys', () => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
-}
+// HTTP profile: "GET /v1/receipts/keys (public) ... a 404 there means 'not advertised'" (the same exchange as the receipts capability probe).
+const keysExchange = receiptKeys;
 
 async function advertised(ctx: CheckContext): Promise<boolean> {
   return (await keysExchange(ctx)).status !== 404;
@@ -79,20 +78,18 @@ async function verifyServed(ctx: CheckContext, label: string, auth: Auth): Promi
  * run account's after two completions (so later Receipts link to earlier ones) and, with
  * `--include limits`, the capped account's after one refused request (a denial Receipt).
  */
-function servedChains(ctx: CheckContext): Promise<Served[]> {
-  return ctx.shared.get('receipts:served', async () => {
-    await basicCompletion(ctx);
-    await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
-    const out = [await verifyServed(ctx, 'account chain', 'token')];
-    const capped = ctx.limitTokens.capped;
-    if (ctx.includeLimits && capped !== undefined) {
-      const auth: Auth = { authorization: `Bearer ${capped}` };
-      await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
-      out.push(await verifyServed(ctx, 'capped account chain', auth));
-    }
-    return out;
-  });
-}
+const servedChains = sharedRequest('receipts:served', async (ctx: CheckContext): Promise<Served[]> => {
+  await basicCompletion(ctx);
+  await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
+  const out = [await verifyServed(ctx, 'account chain', 'token')];
+  const capped = ctx.limitTokens.capped;
+  if (ctx.includeLimits && capped !== undefined) {
+    const auth: Auth = { authorization: `Bearer ${capped}` };
+    await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
+    out.push(await verifyServed(ctx, 'capped account chain', auth));
+  }
+  return out;
+});
 
 async function servedChain(ctx: CheckContext): Promise<Served> {
   return (await servedChains(ctx))[0] as Served;

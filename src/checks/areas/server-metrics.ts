@@ -1,7 +1,7 @@
 // GET /metrics, where the server serves it (capability metrics; docs/server-metrics.md): the text
 // parses, counters never go down, and the request and token counters grow by what was served.
-import type { CheckDef } from '../framework/check-types.ts';
-import { describeResponse, evidence, at, isRecord } from '../framework/evidence.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import { describeResponse, evidence, at, isRecord } from '../kernel/evidence.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { parseExposition, type Exposition } from '../../server-metrics/prom-text.ts';

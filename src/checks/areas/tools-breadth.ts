@@ -1,9 +1,9 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
-import { firstModel, timeTool, weatherTool } from '../requests/common-requests.ts';
+import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
+import { firstModel, parallelToolStream, timeTool, weatherTool } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
-import { callsByIndex, parallelToolStream, toolDeltas } from '../wire/streamed-tool-calls.ts';
+import { callsByIndex, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // Tool-calling breadth (issue 19): tool_choice "required", parallel calls streamed with interleaved

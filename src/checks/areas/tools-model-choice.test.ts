@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runCheck } from '../framework/check-runner.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runCheck } from '../runner/check-runner.ts';
 import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 import { textProblem } from '../clients/client-op.ts';
 import { toolsChecks } from './tools.ts';

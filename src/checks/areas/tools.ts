@@ -1,21 +1,20 @@
-import type { CheckDef } from '../framework/check-types.ts';
-import { requirementIds } from '../framework/check-types.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { evidence, at, isRecord, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/common-requests.ts';
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate, probeCapability } from '../requests/capability-probes.ts';
 import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
 import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
 
-function autoToolCompletion(ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-auto', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
-}
+const autoToolCompletion = sharedRequest('chat:tool-auto', async (ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
 
 /**
  * Issue 27, judge the server, not the model: an answer that ended normally without any tool call

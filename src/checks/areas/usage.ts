@@ -1,13 +1,13 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import type { Failure } from '../framework/verdicts.ts';
-import { evidence, at, isInt, isRecord, describeResponse } from '../framework/evidence.ts';
+import type { Judge } from '../kernel/judge.ts';
+import type { Failure } from '../kernel/verdicts.ts';
+import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
-import { dayTotals, discoverUsage, readUsage, tokensOf, utcDate, type UsageDiscovery } from '../wire/usage-discovery.ts';
+import { dayTotals, discoverUsage, readUsage, tokensOf, usageDefault, utcDate, type UsageDiscovery } from '../requests/usage-discovery.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, Daily usage: "Fields of the response: not shown. It holds a day-by-day breakdown of
@@ -15,10 +15,6 @@ import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-req
 // seed-grounded cross-checks (USAGE-010..015, ME-024/025) run on whatever shape the server uses, as
 // iari discovered it (usage-discovery.ts, D-HTTP-43), and are skipped with the reason when iari
 // finds no footing.
-
-function usageDefault(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('usage:default', () => ctx.http.get('/v1/me/usage'));
-}
 
 /** The profile's `data` array, if the body has one. */
 function dataRows(ex: HttpExchange): unknown[] | undefined {

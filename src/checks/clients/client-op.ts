@@ -1,8 +1,8 @@
-import type { CheckContext, CheckDef } from '../framework/check-types.ts';
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { Capability } from '../registry/capabilities.ts';
 import { offers, probeCapability } from '../requests/capability-probes.ts';
-import type { Judge } from '../framework/judge.ts';
-import type { Failure } from '../framework/verdicts.ts';
+import type { Judge } from '../kernel/judge.ts';
+import type { Failure } from '../kernel/verdicts.ts';
 import { firstModel, PROMPT, weatherTool } from '../requests/common-requests.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';

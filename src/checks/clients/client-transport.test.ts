@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckContext } from '../framework/check-context.ts';
+import { createCheckContext } from '../context/check-context.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
 
 const TOKEN = 'sk-transport-test-token-0123456789';

@@ -3,9 +3,9 @@ import { assertOrigin, bodyLimit, OriginRefused } from '../../client/fetch-polic
 import { responseLimits } from '../../client/body-limits.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import type { StallDeadline } from '../http/stalls.ts';
-import type { CheckContext } from '../framework/check-types.ts';
-import type { Failure } from '../framework/verdicts.ts';
-import { clip } from '../framework/evidence.ts';
+import type { CheckContext } from '../context/check-types.ts';
+import type { Failure } from '../kernel/verdicts.ts';
+import { clip } from '../kernel/evidence.ts';
 
 /** What iari saw of one request a client library sent: for the evidence of a failed operation. */
 export interface ClientExchange {

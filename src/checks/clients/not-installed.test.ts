@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startMockServer, type MockServer } from '../../../mock-server/index.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runChecksInProcess } from '../framework/run-catalog.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runChecksInProcess } from '../runner/run-catalog.ts';
 import { langchainClientChecks } from '../areas/clients-langchain.ts';
 import { langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 

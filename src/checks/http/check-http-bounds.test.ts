@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckContext } from '../framework/check-context.ts';
+import { createCheckContext } from '../context/check-context.ts';
 import { CheckHttpError } from './check-http.ts';
 
 // One route per way a response breaks a bound; the checks' client must fail each with its ID.

@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import { fetchVia } from '../../client/dispatcher.ts';
 import type { RequestGate } from '../rate-limits/throttle.ts';
 import { violation, type BoundViolation } from '../../client/body-limits.ts';
+import type { HttpExchange } from '../kernel/exchange.ts';
 import { HttpCore, type Ended } from '../../client/http-core.ts';
 import type { HeaderSpec } from '../../client/connection-options.ts';
 import { Secrets } from '../../client/secrets.ts';
@@ -28,30 +29,7 @@ export interface RequestOptions {
   rateLimit?: 'retry' | 'raw';
 }
 
-export interface HttpExchange {
-  method: string;
-  path: string;
-  status: number;
-  /** Lower-cased header names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  bytes: Uint8Array;
-  text: string;
-  /** The parsed body when it is JSON, else undefined (see `jsonError`). */
-  json: unknown;
-  jsonError: string | undefined;
-  requestId: string | undefined;
-  /** Reproduces the request; the token is written as $IARI_TOKEN. */
-  curl: string;
-  /** Chunks as they arrived, with arrival time in ms since the request was sent (streams). */
-  chunks: { at: number; bytes: Uint8Array }[];
-  durationMs: number;
-  /** The JSON body that was sent, if any. */
-  sentJson: unknown;
-  /** Set when the server broke the body off (connection closed or reset); bounds iari keeps throw instead. */
-  bodyError: string | undefined;
-  /** The bound the server's broken body crossed (HDR-016 for a reset or a short body), when bodyError is set. */
-  violation?: BoundViolation;
-}
+export type { HttpExchange } from '../kernel/exchange.ts';
 
 /**
  * One request of the run, kept to its end for the checks that look back over the run (ERR-015,

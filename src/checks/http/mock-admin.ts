@@ -1,4 +1,7 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckHttp } from './check-http.ts';
+
+/** What these helpers read of a check's context. */
+type Target = { target: 'bundled-mock' | 'external'; http: CheckHttp };
 
 export interface MockAdmin {
   addModel(id: string): Promise<void>;
@@ -9,7 +12,7 @@ export interface MockAdmin {
  * The bundled mock's debug routes (outside /v1), used by checks that must change server state a
  * real server does not let a client change (the model catalogue). Undefined for external servers.
  */
-export function mockAdmin(ctx: CheckContext): MockAdmin | undefined {
+export function mockAdmin(ctx: Target): MockAdmin | undefined {
   if (ctx.target !== 'bundled-mock') return undefined;
   const post = async (path: string, id: string): Promise<void> => {
     const ex = await ctx.http.send('POST', path, { auth: 'none', json: { id }, noFault: true });
@@ -22,6 +25,6 @@ export function mockAdmin(ctx: CheckContext): MockAdmin | undefined {
 }
 
 /** Bundled mock only: ask the server to fail a stream after `events` events (header x-iari-fail-after-events). */
-export function failAfterEventsHeader(ctx: CheckContext, events: number): Record<string, string> | undefined {
+export function failAfterEventsHeader(ctx: Pick<Target, 'target'>, events: number): Record<string, string> | undefined {
   return ctx.target === 'bundled-mock' ? { 'x-iari-fail-after-events': String(events) } : undefined;
 }

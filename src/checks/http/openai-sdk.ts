@@ -1,7 +1,6 @@
 import type OpenAI from 'openai';
-import type { CheckContext } from '../framework/check-types.ts';
 import { policedFetch } from '../../client/fetch-policy.ts';
-import { CheckHttpError } from './check-http.ts';
+import { CheckHttpError, type CheckHttp } from './check-http.ts';
 import { isRequestDeadline } from '../../client/transport-errors.ts';
 import { createOpenAIClient } from '../../client/openai-client.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -27,7 +26,7 @@ export interface SdkClient {
  * limits, no redirects followed. A chat request of a kind that never completes is not sent: the
  * check is blocked at once, naming the root cause.
  */
-export async function openaiClient(ctx: CheckContext, stream: boolean): Promise<SdkClient | undefined> {
+export async function openaiClient(ctx: { http: CheckHttp; baseUrl: string }, stream: boolean): Promise<SdkClient | undefined> {
   const guard = ctx.http.stalled.guard({ method: 'POST', path: PATH, streamed: stream });
   if (guard.kind === 'refused') throw CheckHttpError.refused(`POST ${PATH}`, guard.root, '');
   const deadline = guard.deadline(ctx.http.timeoutMs);

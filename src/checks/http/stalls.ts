@@ -1,4 +1,4 @@
-import { formatDuration } from '../framework/check-deadline.ts';
+import { formatDuration } from '../kernel/check-deadline.ts';
 import { deadlineViolation, type BoundViolation } from '../../client/body-limits.ts';
 
 /**

@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
 import { onNextHead, type SentOn } from '../../client/connection-watch.ts';
-import { checkScopeSignal } from '../framework/check-deadline.ts';
 
 /** One request sent on a dispatcher of the check's own, with the connection it went out on (src/client/connection-watch.ts). */
 export interface WatchedAnswer {
@@ -26,6 +25,8 @@ export interface WatchedRequest {
   body?: string;
   deadlineMs: number;
   maxBytes: number;
+  /** The running check's signal (`ctx.http.signal`): aborted when the check passes its deadline. */
+  signal?: AbortSignal | undefined;
 }
 
 function headerMap(h: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -42,7 +43,7 @@ export function watchedRequest(d: Dispatcher, r: WatchedRequest): Promise<Watche
     let size = 0;
     let controller: Dispatcher.DispatchController | undefined;
     let done = false;
-    const scope = checkScopeSignal();
+    const scope = r.signal;
     const abandoned = (): void => {
       const gone = new Error('the check was abandoned at its deadline');
       controller?.abort(gone);

@@ -1,8 +1,8 @@
-import type { Grade } from '../framework/verdicts.ts';
-import type { CheckOutcome } from '../framework/check-types.ts';
+import type { Grade } from '../kernel/verdicts.ts';
+import type { CheckOutcome } from '../kernel/verdicts.ts';
 import type { RateLimitEvent } from './rate-limit-retry.ts';
-import { Judge } from '../framework/judge.ts';
-import { at, isInt } from '../framework/evidence.ts';
+import { Judge } from '../kernel/judge.ts';
+import { at, isInt } from '../kernel/evidence.ts';
 import { formatWait, parseGoDuration } from './rate-limit-wait.ts';
 
 /**

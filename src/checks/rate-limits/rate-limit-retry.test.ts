@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_ATTEMPTS, RateLimitBudgetSpent, RateLimitRetry, retryingFetch, type AnswerView } from './rate-limit-retry.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runCheck } from '../framework/check-runner.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runCheck } from '../runner/check-runner.ts';
 import { gradeOf } from '../registry/registry-view.ts';
-import type { CheckDef } from '../framework/check-types.ts';
+import type { CheckDef } from '../context/check-types.ts';
 
 const limited = (headers: Record<string, string> = {}, json: unknown = { error: { type: 'rate_limit_error', code: 'rate_limit_exceeded' } }): AnswerView => ({ status: 429, headers, json, requestId: 'req_1' });
 const ok: AnswerView = { status: 200, headers: {}, json: {}, requestId: 'req_2' };

@@ -1,6 +1,12 @@
-import type { Grade, Profile, Source } from '../framework/verdicts.ts';
-import type { RequirementInfo } from '../framework/conformance-results.ts';
+import type { Grade, Profile, Source } from '../kernel/verdicts.ts';
 import { loadRequirements } from './requirements-registry.ts';
+
+/** The registry facts a report needs about one requirement. */
+export interface RequirementInfo {
+  id: string;
+  grade: Grade;
+  title: string;
+}
 
 const caches = new Map<Profile, Map<string, RequirementInfo>>();
 

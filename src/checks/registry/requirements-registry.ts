@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { packagePath } from '../../package-root.ts';
-import { grades, sources, type Grade, type Source } from '../framework/verdicts.ts';
+import { grades, sources, type Grade, type Source } from '../kernel/verdicts.ts';
 
 /** The closed set of requirement areas (team contract); an ID is `<AREA>-<NNN>`. */
 export const areas = [

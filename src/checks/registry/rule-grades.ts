@@ -1,6 +1,6 @@
 import type { StreamRuleCode } from '../../protocols/chat-completions/stream-rules.ts';
 import type { EmbeddingsRuleCode } from '../../protocols/embeddings/embeddings-rules.ts';
-import type { Grade } from '../framework/verdicts.ts';
+import type { Grade } from '../kernel/verdicts.ts';
 import { gradeOf } from './registry-view.ts';
 import { streamRuleIds } from './stream-rule-ids.ts';
 import { embeddingsRuleIds } from './embeddings-rule-ids.ts';

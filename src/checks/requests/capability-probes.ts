@@ -1,16 +1,17 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import type { Judge } from '../framework/judge.ts';
-import { at, isRecord } from '../framework/evidence.ts';
-import { chatBody, firstModel, modelIds, timeTool, weatherTool } from './common-requests.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { at, isRecord } from '../kernel/evidence.ts';
+import { BOTH_TOOLS_PROMPT, chatBody, firstModel, modelIds, parallelToolStream, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
-import { BOTH_TOOLS_PROMPT, callsByIndex, parallelToolStream, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
+import { callsByIndex, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
 import { EMBEDDINGS_PATH, embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
@@ -268,30 +269,29 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, 'undecided', `GET /metrics answered ${ex.status}`);
   },
   async receipts(ctx) {
-    const ex = await ctx.shared.get('receipts:keys', () => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
+    const ex = await receiptKeys(ctx);
     if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');
     return found(ex, ex.status === 200 ? 'honoured' : 'undecided', `GET /v1/receipts/keys answered ${ex.status}`);
   },
 };
 
 /** One text embedded with the first model, sent once per run (the probe and the embeddings check read it). */
-export function singleEmbedding(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('embeddings:single', async () => ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), 'The quick brown fox jumps over the lazy dog.')));
-}
+export const singleEmbedding = sharedRequest('embeddings:single', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), 'The quick brown fox jumps over the lazy dog.')));
 
 /** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
 export const EFFORT_TOKEN_BOUND = 2048;
 
+/** HTTP profile: "GET /v1/receipts/keys (public) ... a 404 there means 'not advertised'". Once per run: the probe and the RCPT checks read it. */
+export const receiptKeys = sharedRequest('receipts:keys', (ctx: CheckContext): Promise<HttpExchange> => ctx.http.get('/v1/receipts/keys', { auth: 'none' }));
+
 /** The same plain question at reasoning_effort "low" and "high", sent once per run (the probe and CHAT-039 read them). */
-export function effortTurns(ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> {
-  return ctx.shared.get(`reasoning-effort:${model}`, async () => {
-    // A real model at "high" may reason at length: bounded where the server offers a bound (a cut turn is told apart below).
-    const limit = await bound(ctx, EFFORT_TOKEN_BOUND);
-    const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort, ...limit }));
-    const low = await ask('low');
-    return { low, high: await ask('high') };
-  });
-}
+export const effortTurns = sharedRequestBy('reasoning-effort', async (ctx: CheckContext, model: string): Promise<{ low: HttpExchange; high: HttpExchange }> => {
+  // A real model at "high" may reason at length: bounded where the server offers a bound (a cut turn is told apart below).
+  const limit = await bound(ctx, EFFORT_TOKEN_BOUND);
+  const ask = (effort: string): Promise<HttpExchange> => ctx.http.post(CHAT, chatBody(ctx, model, { reasoning_effort: effort, ...limit }));
+  const low = await ask('low');
+  return { low, high: await ask('high') };
+});
 
 /** How much a plain answer reasoned: usage reasoning_tokens where it reports them, else the reasoning text's length. */
 function reasoningAmount(ex: HttpExchange): { tokens?: number; chars: number } | undefined {

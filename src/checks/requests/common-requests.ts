@@ -1,7 +1,8 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { at, isRecord } from '../framework/evidence.ts';
+import { at, isRecord } from '../kernel/evidence.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 /** The small prompt every shared completion sends. */
 export const PROMPT = 'Say hello to the conformance suite in a few words.';
@@ -25,9 +26,10 @@ export const timeTool = {
 } as const;
 
 /** GET /v1/models without credentials (the route is public), shared by the run. */
-export function modelList(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('models', () => ctx.http.get('/v1/models', { auth: 'none' }));
-}
+export const modelList = sharedRequest('models', (ctx: CheckContext): Promise<HttpExchange> => ctx.http.get('/v1/models', { auth: 'none' }));
+
+/** GET /v1/models with the run's token (a server that lists nothing without it). */
+const modelListWithToken = sharedRequest('models:with-token', (ctx: CheckContext): Promise<HttpExchange> => ctx.http.get('/v1/models'));
 
 /**
  * The model entries of a list body: `data`, or (leniently, to keep probing) a bare array or the
@@ -71,7 +73,7 @@ export async function modelIds(ctx: CheckContext): Promise<string[]> {
   }
   const ids = idsOf(await modelList(ctx));
   if (ids.length > 0) return ids;
-  const withToken = idsOf(await ctx.shared.get('models:with-token', () => ctx.http.get('/v1/models')));
+  const withToken = idsOf(await modelListWithToken(ctx));
   if (withToken.length > 0) return withToken;
   throw new Error('GET /v1/models lists no usable model id');
 }
@@ -96,38 +98,26 @@ export function getMe(ctx: CheckContext): Promise<HttpExchange> {
 }
 
 /** The first /v1/me of the run, for shape checks. */
-export function sharedMe(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('me', () => getMe(ctx));
-}
+export const sharedMe = sharedRequest('me', (ctx: CheckContext): Promise<HttpExchange> => getMe(ctx));
 
 /** One minimal non-streaming completion, shared by the shape checks. */
-export function basicCompletion(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:basic', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx))));
-}
+export const basicCompletion = sharedRequest('chat:basic', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx))));
 
 /** The same request as `basicCompletion`, streamed. */
-export function basicStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:stream', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true })));
-}
+export const basicStream = sharedRequest('chat:stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true })));
 
 /** Streamed with `stream_options.include_usage`. */
-export function usageStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:stream-usage', async () =>
-    ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } })),
-  );
-}
+export const usageStream = sharedRequest('chat:stream-usage', async (ctx: CheckContext): Promise<HttpExchange> =>
+  ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } })),
+);
 
 /** Streamed with an empty `stream_options` (usage must still not be sent). */
-export function emptyOptionsStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:stream-empty-options', async () =>
-    ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: {} })),
-  );
-}
+export const emptyOptionsStream = sharedRequest('chat:stream-empty-options', async (ctx: CheckContext): Promise<HttpExchange> =>
+  ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: {} })),
+);
 
 /** Streamed with n = 2. */
-export function twoChoiceStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:stream-n2', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
-}
+export const twoChoiceStream = sharedRequest('chat:stream-n2', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
 
 /** `body.error` when the body is an OpenAI-shaped error, else undefined. */
 export function errorOf(ex: HttpExchange): Record<string, unknown> | undefined {
@@ -159,3 +149,14 @@ export function errorMemberIs(ex: HttpExchange, member: 'type' | 'code' | 'param
 export function unknownModelId(ctx: CheckContext): string {
   return `iari-no-such-model-${ctx.seed}`;
 }
+
+/** A prompt that asks for both declared tools in one turn. */
+export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time is it there? Use both tools.';
+
+/**
+ * The streamed two-tool turn, sent once per run: the parallel-tool-calls probe and TOOLS-024/025
+ * read the same exchange, so the capability table and the verdicts cannot disagree.
+ */
+export const parallelToolStream = sharedRequest('tools:parallel-stream', async (ctx: CheckContext): Promise<HttpExchange> =>
+  ctx.http.post('/v1/chat/completions', { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
+);

@@ -1,8 +1,9 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { firstModel, timeTool, weatherTool } from './common-requests.ts';
 import { offers } from './capability-probes.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 /**
  * The tool request of the core checks. Spec, chat completions: "tools | array | no | list
@@ -22,11 +23,7 @@ export async function toolBody(ctx: CheckContext, model: string, extra: Record<s
 }
 
 /** A completion where the tool is forced (or, without tool_choice, asked for), so the answer is a tool call. */
-export function toolCompletion(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx))));
-}
+export const toolCompletion = sharedRequest('chat:tool', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx))));
 
 /** The same tool call, streamed. */
-export function toolStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('chat:tool-stream', async () => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { stream: true })));
-}
+export const toolStream = sharedRequest('chat:tool-stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { stream: true })));

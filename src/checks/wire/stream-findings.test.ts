@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { streamRequirementIds } from '../registry/stream-rule-ids.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { Judge } from '../framework/judge.ts';
+import { Judge } from '../kernel/judge.ts';
 import { judgeFindings } from './stream-findings.ts';
 import { gradeOf } from '../registry/registry-view.ts';
-import { catalog } from '../framework/catalog.ts';
+import { catalog } from '../runner/catalog.ts';
 
 const dir = fileURLToPath(new URL('../../../fixtures/streams/', import.meta.url));
 const ruleIds = [...streamRequirementIds].sort();

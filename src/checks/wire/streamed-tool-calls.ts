@@ -1,22 +1,6 @@
-import type { CheckContext } from '../framework/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { at, isRecord } from '../framework/evidence.ts';
-import { firstModel, timeTool, weatherTool } from '../requests/common-requests.ts';
+import { at, isRecord } from '../kernel/evidence.ts';
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
-import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
-
-/** A prompt that asks for both declared tools in one turn. */
-export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time is it there? Use both tools.';
-
-/**
- * The streamed two-tool turn, sent once per run: the parallel-tool-calls probe and TOOLS-024/025
- * read the same exchange, so the capability table and the verdicts cannot disagree.
- */
-export function parallelToolStream(ctx: CheckContext): Promise<HttpExchange> {
-  return ctx.shared.get('tools:parallel-stream', async () =>
-    ctx.http.post(CHAT_COMPLETIONS_PATH, { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
-  );
-}
 
 /** The tool-call deltas of choice 0, in the order they were streamed (data: lines of the body). */
 export function toolDeltas(ex: HttpExchange): Record<string, unknown>[] {

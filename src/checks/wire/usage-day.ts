@@ -1,4 +1,4 @@
-import type { UsageDay } from '../framework/verdicts.ts';
+import type { UsageDay } from '../kernel/verdicts.ts';
 
 /** Only the row's own fields, in the profile's key order (drops anything else, and counters the server does not carry). */
 export function usageDayFields(d: UsageDay): UsageDay {

@@ -1,4 +1,4 @@
-import { isRecord } from '../framework/json-guards.ts';
+import { isRecord } from '../kernel/json-guards.ts';
 
 /**
  * Works out the shape of a server's `GET /v1/me/usage` (issue 10, part 3). Seed, Daily usage:

@@ -1,6 +1,6 @@
-import type { RunSettings } from '../framework/check-context.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { at, isInt } from '../framework/evidence.ts';
+import type { RunSettings } from '../context/check-context.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { at, isInt } from '../kernel/evidence.ts';
 
 /**
  * The account's `limits.requests_per_minute` from /v1/me, so the suites can throttle themselves

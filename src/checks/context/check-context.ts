@@ -1,4 +1,4 @@
-import type { Profile } from './verdicts.ts';
+import type { Profile } from '../kernel/verdicts.ts';
 import type { CheckContext, LimitTokens } from './check-types.ts';
 import type { ConnectionOptions } from '../../client/connection-options.ts';
 import { connectionDispatcher, dispatcherFor, withHeaders } from '../../client/dispatcher.ts';
@@ -7,7 +7,7 @@ import { CheckHttp } from '../http/check-http.ts';
 import { SharedRequests } from './shared-requests.ts';
 import { Pace } from '../rate-limits/pace.ts';
 import { Throttle, unthrottled } from '../rate-limits/throttle.ts';
-import type { RunDeadline } from './check-deadline.ts';
+import type { RunDeadline } from '../kernel/check-deadline.ts';
 import { RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { CapabilityBook, type Capability } from '../registry/capabilities.ts';

@@ -1,15 +1,13 @@
-import type { ConformanceReport, Grade, RequirementResult, UsageDay, Verdict } from './verdicts.ts';
-import { verdicts } from './verdicts.ts';
-import type { CheckOutcome } from './check-types.ts';
-import { mergeOutcomes } from './judge.ts';
+import type { Grade, RequirementResult, UsageDay, Verdict } from '../kernel/verdicts.ts';
+import type { ConformanceReport } from './conformance-report.ts';
+import { verdicts } from '../kernel/verdicts.ts';
+import type { CheckOutcome } from '../kernel/verdicts.ts';
+import { mergeOutcomes } from '../kernel/judge.ts';
 import type { Discoveries } from '../wire/usage-shape.ts';
+import type { RequirementInfo } from '../registry/registry-view.ts';
 
-/** The registry facts a report needs about one requirement. */
-export interface RequirementInfo {
-  id: string;
-  grade: Grade;
-  title: string;
-}
+export type { RequirementInfo } from '../registry/registry-view.ts';
+
 
 /** One check's run: the test that ran it and the graded outcomes it produced. */
 export interface CheckRun {

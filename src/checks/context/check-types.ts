@@ -1,4 +1,4 @@
-import type { Judge } from './judge.ts';
+import type { Judge } from '../kernel/judge.ts';
 import type { CheckHttp } from '../http/check-http.ts';
 import type { SharedRequests } from './shared-requests.ts';
 
@@ -8,7 +8,7 @@ import type { SharedRequests } from './shared-requests.ts';
 export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'metrics'] as const;
 export type Area = (typeof areas)[number];
 
-export type { CheckOutcome, Judgement } from './verdicts.ts';
+export type { CheckOutcome, Judgement } from '../kernel/verdicts.ts';
 
 export interface LimitTokens {
   /** An account with a small requests_per_minute. */
@@ -37,7 +37,7 @@ export interface CheckContext {
   /** Per-check time budget in milliseconds; a check that takes longer fails. */
   checkTimeoutMs: number;
   /** The whole run's deadline (--run-timeout): no check starts after it (check-deadline.ts). */
-  runDeadline?: import('./check-deadline.ts').RunDeadline;
+  runDeadline?: import('../kernel/check-deadline.ts').RunDeadline;
   /** What the run worked out about shapes the seed leaves open (usage-discovery.ts); shown in the report. */
   discovered: import('../wire/usage-shape.ts').Discoveries;
   /** The capability probes of the run and what --expect declared (capabilities.ts). */

@@ -1,14 +1,14 @@
 import { packageVersion } from '../../package-root.ts';
-import type { ConformanceReport } from './verdicts.ts';
-import type { RunSettings } from './check-context.ts';
+import type { ConformanceReport } from './conformance-report.ts';
+import type { RunSettings } from '../context/check-context.ts';
 import type { CheckRun, Selection, UsageSection } from './conformance-results.ts';
 import { buildResults, coverageOf, deselectionReason, summarize } from './conformance-results.ts';
 import { requirementInfos } from '../registry/registry-view.ts';
 import { catalog } from './catalog.ts';
-import { createCheckContext } from './check-context.ts';
+import { createCheckContext } from '../context/check-context.ts';
 import { gradeFor } from '../registry/registry-view.ts';
 import { catalogIds, runChecksInProcess } from './run-catalog.ts';
-import { fetchUsageDays } from '../wire/usage-heatmap.ts';
+import { fetchUsageDays } from './usage-heatmap.ts';
 import { capabilityTable } from '../registry/capabilities.ts';
 
 export interface ConformanceRunOptions {

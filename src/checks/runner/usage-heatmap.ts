@@ -1,11 +1,11 @@
-import type { RunSettings } from '../framework/check-context.ts';
-import type { UsageSection } from '../framework/conformance-results.ts';
-import type { UsageDay } from '../framework/verdicts.ts';
-import { createCheckContext } from '../framework/check-context.ts';
-import { runTimeLeft } from '../framework/check-deadline.ts';
-import { discoverShape, readRows, type UsageDiscovery } from './usage-shape.ts';
-import { dayTotals } from './usage-discovery.ts';
-import { usageDayFields } from './usage-day.ts';
+import type { RunSettings } from '../context/check-context.ts';
+import type { UsageSection } from './conformance-results.ts';
+import type { UsageDay } from '../kernel/verdicts.ts';
+import { createCheckContext } from '../context/check-context.ts';
+import { runTimeLeft } from '../kernel/check-deadline.ts';
+import { discoverShape, readRows, type UsageDiscovery } from '../wire/usage-shape.ts';
+import { dayTotals } from '../requests/usage-discovery.ts';
+import { usageDayFields } from '../wire/usage-day.ts';
 
 /**
  * The account's day-by-day usage for the report's heatmap. Seed, Daily usage: "It holds a

@@ -4,11 +4,11 @@
  * at once, naming it; a blocked MUST fails (not decided), a blocked SHOULD or INFO is never a finding.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckContext } from './check-context.ts';
+import { createCheckContext } from '../context/check-context.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { runCheck } from './check-runner.ts';
-import type { CheckDef } from './check-types.ts';
-import type { Grade } from './verdicts.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import type { Grade } from '../kernel/verdicts.ts';
 import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 
 let server: EndlessServer;

@@ -1,10 +1,10 @@
-import type { CheckContext, CheckDef, CheckOutcome } from './check-types.ts';
+import type { CheckContext, CheckDef, CheckOutcome } from '../context/check-types.ts';
 import type { CheckRun } from './conformance-results.ts';
 import { runCheck } from './check-runner.ts';
 import { catalog, testTitle } from './catalog.ts';
-import { mergeOutcomes } from './judge.ts';
+import { mergeOutcomes } from '../kernel/judge.ts';
 import { gradeOf } from '../registry/registry-view.ts';
-import type { Grade } from './verdicts.ts';
+import type { Grade } from '../kernel/verdicts.ts';
 
 export interface CatalogRun {
   /** One check run per check, in catalog order: its title, IDs, graded outcomes and duration. */

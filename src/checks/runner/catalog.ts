@@ -1,4 +1,4 @@
-import type { Area, CheckDef } from './check-types.ts';
+import type { Area, CheckDef } from '../context/check-types.ts';
 import { authChecks } from '../areas/auth.ts';
 import { modelsChecks } from '../areas/models.ts';
 import { serverMetricsCheck } from '../areas/server-metrics.ts';

@@ -4,9 +4,10 @@
 // the entry; an expired entry no longer covers its failure, which fails again saying so.
 import type { Baseline, BaselineEntry } from './baseline-file.ts';
 import { summarize } from './conformance-results.ts';
-import type { BaselineOutcome, ConformanceReport, RequirementResult } from './verdicts.ts';
+import type { BaselineOutcome, RequirementResult } from '../kernel/verdicts.ts';
+import type { ConformanceReport } from './conformance-report.ts';
 
-export type { BaselineOutcome } from './verdicts.ts';
+export type { BaselineOutcome } from '../kernel/verdicts.ts';
 
 
 function failing(r: RequirementResult): r is Extract<RequirementResult, { verdict: 'fail' | 'non-strict' }> {

@@ -69,43 +69,6 @@ export interface UsageDay {
   spend_usd?: number;
 }
 
-export interface ConformanceReport {
-  tool: { name: 'iari'; version: string };
-  run: {
-    id: string;
-    startedAt: string;
-    durationMs: number;
-    /** The base URL with any credentials removed. */
-    baseUrl: string;
-    target: 'bundled-mock' | 'external';
-    seed: number;
-    grade: 'must' | 'should' | 'all';
-    /** Which profile judged the run (D-GRADE-04): `strict` grades profile requirements SHOULD. */
-    profile: Profile;
-    only: string[];
-    skip: string[];
-    include: string[];
-  };
-  summary: Record<Verdict, number> & { total: number };
-  /** Sorted by requirement ID; identical across runs with the same seed apart from timings. */
-  results: RequirementResult[];
-  coverage: { exercised: number; registry: number; unexercised: string[] };
-  usage: { days: UsageDay[] } | { unavailable: string };
-  /** What iari worked out where the seed leaves a shape open (the usage rows and `days`), D-HTTP-43. */
-  discovered?: import('../wire/usage-shape.ts').Discoveries;
-  /** Which features beyond the seed's core the server offers (capabilities.ts), and whether their requirements were judged. */
-  capabilities?: import('../registry/capabilities.ts').CapabilityRow[];
-  /** What `--baseline FILE` did to the verdicts (src/checks/framework/apply-baseline.ts). */
-  baseline?: BaselineOutcome;
-  /**
-   * Failures outside any requirement's verdict, each failing the run as a failed requirement does:
-   * a capability named with --expect that the server does not offer where no failed requirement
-   * shows it (logprobs has none), an error that escaped a check. Every output lists them.
-   */
-  runFailures?: string[];
-  /** Whether the run passed: no failed requirement and no run failure (runPassed). Written into conformance.json; the exit code follows it. */
-  passed?: boolean;
-}
 
 /** How a known-failures baseline applied to a run. */
 export interface BaselineOutcome {

@@ -1,10 +1,11 @@
-import type { Grade } from './verdicts.ts';
-import type { CheckContext, CheckDef, CheckOutcome } from './check-types.ts';
-import { Judge } from './judge.ts';
+import type { Grade } from '../kernel/verdicts.ts';
+import type { CheckContext, CheckDef, CheckOutcome } from '../context/check-types.ts';
+import { Judge } from '../kernel/judge.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { judgeRateLimitEvents, reportedLimitsOf } from '../rate-limits/rate-limit-findings.ts';
-import { checkDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from './check-deadline.ts';
+import { checkDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from '../kernel/check-deadline.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
 
@@ -85,13 +86,16 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
   return [...judge.outcomes(), ...(await rateLimitOutcomes(ctx, gradeOf))];
 }
 
+/** /v1/me once per run, for the limits it reports (rate-limit-findings.ts). */
+const meForLimits = sharedRequest('rate-limits:me', (ctx: CheckContext) => ctx.http.get('/v1/me'));
+
 /** The 429s this check met, judged by the LIMIT and HDR requirements only (rate-limit-findings.ts). */
 async function rateLimitOutcomes(ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
   const events = ctx.http.rateLimits?.drain() ?? [];
   if (events.length === 0) return [];
   let limits;
   try {
-    limits = reportedLimitsOf((await ctx.shared.get('rate-limits:me', () => ctx.http.get('/v1/me'))).json);
+    limits = reportedLimitsOf((await meForLimits(ctx)).json);
   } catch {
     limits = undefined;
   }

@@ -1,5 +1,5 @@
 import type { Failure } from './verdicts.ts';
-import type { HttpExchange } from '../http/check-http.ts';
+import type { HttpExchange } from './exchange.ts';
 import { shorten } from './shorten.ts';
 
 const MAX_RECEIVED_CHARS = 2_000;

@@ -1,11 +1,12 @@
-import type { CheckContext } from '../framework/check-types.ts';
+import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { at, isInt } from '../framework/evidence.ts';
+import { at, isInt } from '../kernel/evidence.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
-import { counterKinds, discoverShape, describeShape, membersOfDay, readRows, type DaysContract, type DeltaProbe, type UsageDiscovery, type UsageRow, type UsageShape } from './usage-shape.ts';
+import { counterKinds, discoverShape, describeShape, membersOfDay, readRows, type DaysContract, type DeltaProbe, type UsageDiscovery, type UsageRow, type UsageShape } from '../wire/usage-shape.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
+import { sharedRequest } from '../context/shared-requests.ts';
 
-export type { UsageDiscovery } from './usage-shape.ts';
+export type { UsageDiscovery } from '../wire/usage-shape.ts';
 
 /**
  * Finds its footing on a server's `GET /v1/me/usage` once per run: the request that answers rows,
@@ -26,9 +27,12 @@ function spanDays(rows: readonly UsageRow[]): number {
   return Math.round((Math.max(...ts) - Math.min(...ts)) / 86_400_000) + 1;
 }
 
+/** GET /v1/me/usage without `days`, once per run (USAGE-002..009 judge the same answer). */
+export const usageDefault = sharedRequest('usage:default', (ctx: CheckContext): Promise<HttpExchange> => ctx.http.get('/v1/me/usage'));
+
 /** The first request among no `days`, days=30, 7, 1 that answers 200 JSON with dated rows. */
 async function rowsRequest(ctx: CheckContext): Promise<{ path: string; ex: HttpExchange; required: boolean } | { reason: string; ex: HttpExchange }> {
-  const plain = await ctx.shared.get('usage:default', () => ctx.http.get('/v1/me/usage'));
+  const plain = await usageDefault(ctx);
   if (plain.status === 200 && discoverShape(plain.json) !== undefined) return { path: '/v1/me/usage', ex: plain, required: false };
   if (plain.status >= 400 && plain.status < 500 && plain.status !== 401 && plain.status !== 403 && plain.status !== 404) {
     for (const n of [30, 7, 1]) {
@@ -72,20 +76,18 @@ async function daysContract(ctx: CheckContext, shape: UsageShape, base: HttpExch
 }
 
 /** The run's footing on /v1/me/usage, worked out once and shared by every check that needs it. */
-export function discoverUsage(ctx: CheckContext): Promise<UsageFooting> {
-  return ctx.shared.get('usage:discovery', async (): Promise<UsageFooting> => {
-    const found = await rowsRequest(ctx);
-    if ('reason' in found) return { ok: false, reason: found.reason, exchange: found.ex };
-    const p = await deltaProbe(ctx, found.path);
-    const probe = 'probe' in p ? p.probe : undefined;
-    // Rows may first appear with the probe's activity (a server that leaves idle days out).
-    const shape = ('probe' in p ? discoverShape(p.afterBody, probe) : undefined) ?? discoverShape(found.ex.json, probe);
-    if (shape === undefined) return { ok: false, reason: 'GET /v1/me/usage holds no rows with a recognisable day', exchange: found.ex };
-    const discovery: UsageDiscovery = { path: found.path, shape, probe: probe ?? { skipped: 'skipped' in p ? p.skipped : '' }, days: await daysContract(ctx, shape, found.ex, found.required) };
-    ctx.discovered.usage = discovery;
-    return { ok: true, discovery };
-  });
-}
+export const discoverUsage = sharedRequest('usage:discovery', async (ctx: CheckContext): Promise<UsageFooting> => {
+  const found = await rowsRequest(ctx);
+  if ('reason' in found) return { ok: false, reason: found.reason, exchange: found.ex };
+  const p = await deltaProbe(ctx, found.path);
+  const probe = 'probe' in p ? p.probe : undefined;
+  // Rows may first appear with the probe's activity (a server that leaves idle days out).
+  const shape = ('probe' in p ? discoverShape(p.afterBody, probe) : undefined) ?? discoverShape(found.ex.json, probe);
+  if (shape === undefined) return { ok: false, reason: 'GET /v1/me/usage holds no rows with a recognisable day', exchange: found.ex };
+  const discovery: UsageDiscovery = { path: found.path, shape, probe: probe ?? { skipped: 'skipped' in p ? p.skipped : '' }, days: await daysContract(ctx, shape, found.ex, found.required) };
+  ctx.discovered.usage = discovery;
+  return { ok: true, discovery };
+});
 
 /** The rows of a fresh read of the discovered request, or why they cannot be read. */
 export async function readUsage(ctx: CheckContext, d: UsageDiscovery, path = d.path): Promise<{ rows: UsageRow[]; ex: HttpExchange } | { reason: string; ex: HttpExchange }> {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCheckContext } from './check-context.ts';
+import { createCheckContext } from '../context/check-context.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { runCheck } from './check-runner.ts';
-import { formatDuration, notRunMessage } from './check-deadline.ts';
-import type { CheckDef, CheckOutcome } from './check-types.ts';
+import { formatDuration, notRunMessage } from '../kernel/check-deadline.ts';
+import type { CheckDef, CheckOutcome } from '../context/check-types.ts';
 import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
 
 // A server that answers the head at once, then dribbles one byte every 50 ms for ever: an idle
