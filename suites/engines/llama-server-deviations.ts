@@ -12,12 +12,11 @@ export interface EngineDeviation {
   evidence: string;
 }
 
-const table: Record<EngineConfig, Record<string, EngineDeviation>> = {
+/** A configuration without a table is not reviewed yet: the suite then asserts only that no FAIL is the model's or a cascade, and prints the list. */
+const table: Partial<Record<EngineConfig, Record<string, EngineDeviation>>> = {
   'designed-key': {},
-  'designed-open': {},
-  'random-key': {},
 };
 
-export function engineDeviations(config: EngineConfig): Readonly<Record<string, EngineDeviation>> {
+export function engineDeviations(config: EngineConfig): Readonly<Record<string, EngineDeviation>> | undefined {
   return table[config];
 }
