@@ -110,20 +110,7 @@ export async function ensureLlamaServer(options: BuildOptions = {}): Promise<Lla
   const log = options.logFile ?? join(work, 'build.log');
   const run = (cmd: string, args: string[], cwd: string): Promise<string> => runLogged(cmd, args, cwd, log);
   try {
-    say(`npm pack ${NODE_LLAMA_CPP}`);
-    const packed = JSON.parse(await run('npm', ['pack', NODE_LLAMA_CPP, '--json', '--pack-destination', work], work)) as { filename: string }[];
-    const tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
-    const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-    if (integrity !== NODE_LLAMA_CPP_INTEGRITY) throw new EngineBuildError(`llama-server build: ${NODE_LLAMA_CPP} integrity ${integrity}, expected ${NODE_LLAMA_CPP_INTEGRITY}`);
-    await run('tar', ['-xzf', tarball, '-C', work, 'package/llama/gitRelease.bundle', 'package/llama/llama.cpp.info.json'], work);
-    rmSync(tarball);
-    const info = JSON.parse(readFileSync(join(work, 'package/llama/llama.cpp.info.json'), 'utf8')) as { tag?: string };
-    if (info.tag !== LLAMA_TAG) throw new EngineBuildError(`llama-server build: the package names llama.cpp ${String(info.tag)}, expected ${LLAMA_TAG}`);
-    say(`git clone llama/gitRelease.bundle (${LLAMA_TAG})`);
-    const src = join(work, 'src');
-    await run('git', ['clone', '--quiet', join(work, 'package/llama/gitRelease.bundle'), src], work);
-    const head = (await run('git', ['rev-parse', 'HEAD'], src)).trim();
-    if (head !== LLAMA_COMMIT) throw new EngineBuildError(`llama-server build: the bundle holds commit ${head}, expected ${LLAMA_COMMIT}`);
+    const src = await fetchSource(work, run, say);
     say('cmake configure');
     await run('cmake', ['-B', 'build', ...CMAKE_FLAGS], src);
     say(`cmake build llama-server -j${options.jobs ?? 2} (minutes)`);
@@ -154,6 +141,28 @@ export async function ensureLlamaServer(options: BuildOptions = {}): Promise<Lla
   return { ...done, built: true, seconds: (Date.now() - started) / 1000 };
 }
 
+/**
+ * npm pack of the pinned package into `work`, its integrity checked; the bundle and the info file
+ * extracted (the tag checked) and cloned (the commit checked). Returns the source tree.
+ */
+export async function fetchSource(work: string, run: (cmd: string, args: string[], cwd: string) => Promise<string>, say: (line: string) => void = () => {}): Promise<string> {
+  say(`npm pack ${NODE_LLAMA_CPP}`);
+  const packed = JSON.parse(await run('npm', ['pack', NODE_LLAMA_CPP, '--json', '--pack-destination', work], work)) as { filename: string }[];
+  const tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  if (integrity !== NODE_LLAMA_CPP_INTEGRITY) throw new EngineBuildError(`llama-server build: ${NODE_LLAMA_CPP} integrity ${integrity}, expected ${NODE_LLAMA_CPP_INTEGRITY}`);
+  await run('tar', ['-xzf', tarball, '-C', work, 'package/llama/gitRelease.bundle', 'package/llama/llama.cpp.info.json'], work);
+  rmSync(tarball);
+  const info = JSON.parse(readFileSync(join(work, 'package/llama/llama.cpp.info.json'), 'utf8')) as { tag?: string };
+  if (info.tag !== LLAMA_TAG) throw new EngineBuildError(`llama-server build: the package names llama.cpp ${String(info.tag)}, expected ${LLAMA_TAG}`);
+  say(`git clone llama/gitRelease.bundle (${LLAMA_TAG})`);
+  const src = join(work, 'src');
+  await run('git', ['clone', '--quiet', join(work, 'package/llama/gitRelease.bundle'), src], work);
+  const head = (await run('git', ['rev-parse', 'HEAD'], src)).trim();
+  if (head !== LLAMA_COMMIT) throw new EngineBuildError(`llama-server build: the bundle holds commit ${head}, expected ${LLAMA_COMMIT}`);
+  return src;
+}
+
 function onPath(tool: string): Promise<boolean> {
   return new Promise((resolve) => {
     const child = spawn('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
@@ -163,7 +172,7 @@ function onPath(tool: string): Promise<boolean> {
 }
 
 /** Runs a command, appending its output to `log`; resolves with its stdout, rejects on a non-zero exit. */
-function runLogged(cmd: string, args: string[], cwd: string, log: string): Promise<string> {
+export function runLogged(cmd: string, args: string[], cwd: string, log: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const sink = createWriteStream(log, { flags: 'a' });
     sink.write(`$ ${cmd} ${args.join(' ')}\n`);

@@ -10,14 +10,55 @@ export interface EngineDeviation {
   owner: 'server' | 'model' | 'iari';
   reason: string;
   evidence: string;
+  /** Shown only when timing makes it so (e.g. a stream that crosses a second boundary): absent is accepted too. */
+  timing?: true;
 }
 
-const table: Record<EngineConfig, Record<string, EngineDeviation>> = {
-  'designed-key': {},
-  'designed-open': {},
-  'random-key': {},
+const NO_ME = 'llama-server serves no account endpoints: GET /v1/me and /v1/me/usage answer 404';
+const NO_ME_WIRE = '404 {"error":{"message":"File Not Found","type":"not_found_error","code":404}}';
+const PRIVATE_MODELS = 'with --api-key every route but /health needs the key, /v1/models included (the seed makes the list public)';
+const KEY_WIRE = '401 {"error":{"message":"Invalid API Key","type":"authentication_error","code":401}} (samples/22_no_api_key.json)';
+const LENIENT = 'llama-server validates little of a chat request: the request\'s model is ignored and unknown or out-of-range members are answered';
+const ERROR_SHAPE = 'error bodies are {"error":{"code":<integer>,"message","type"}}: no param, code an integer';
+
+// Reviewed against main at 1b2bf6e + this branch, llama.cpp 80fb11ac73e6, the designed model, --temp 0.
+// What is not here and was before: HDR-009, ME-024/025 and USAGE-014 (iari's: cascades of the
+// absent /v1/me, now undecided naming ME-001); TOOLS-002/012 and the CLIENT tool round trips with
+// the random model (iari's: the model's choice, now undecided, see the random configuration).
+const designedKey: Record<string, EngineDeviation> = {
+  'AUTH-004': { verdict: 'fail', owner: 'server', reason: PRIVATE_MODELS, evidence: `GET /v1/models without credentials: ${KEY_WIRE}` },
+  'AUTH-005': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me with the key: ${NO_ME_WIRE}` },
+  'AUTH-007': { verdict: 'non-strict', owner: 'server', reason: 'the key is accepted without the Bearer scheme', evidence: 'POST /v1/chat/completions with "Authorization: <key>" answered 200' },
+  'AUTH-008': { verdict: 'non-strict', owner: 'server', reason: NO_ME, evidence: `/v1/me with no-scheme credentials: ${NO_ME_WIRE}, not 401` },
+  'CHAT-012': { verdict: 'non-strict', owner: 'server', reason: 'message carries no refusal member', evidence: 'samples/02_chat_plain.json: message {"role","content"}' },
+  'CHAT-014': { verdict: 'non-strict', owner: 'server', reason: 'choices[] carry no logprobs member unless logprobs is asked for', evidence: 'samples/02_chat_plain.json' },
+  'CHAT-021': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'a request without model answered 200' },
+  'CHAT-022': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: '{"messages":[]} answered 200 with an answer' },
+  'CHAT-023': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'role "wizard" answered 200' },
+  'CHAT-025': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'temperature 2.5 answered 200' },
+  'CHAT-027': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'a tool message without tool_call_id answered 200' },
+  'CHAT-028': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'stream_options without stream answered 200' },
+  'CHAT-032': { verdict: 'non-strict', owner: 'server', reason: 'a body that is not JSON answers 500, not 400', evidence: '500 {"error":{"code":500,"message":"[json.exception.parse_error.101] parse error …","type":"server_error"}}' },
+  'CHAT-037': { verdict: 'non-strict', owner: 'server', reason: 'a strict json_schema outside OpenAI\'s strict subset is accepted (grammar-enforced)', evidence: 'answered 200 with JSON content' },
+  'CHAT-STREAM-010': { verdict: 'non-strict', owner: 'server', reason: 'created is stamped per chunk, so it changes when a stream crosses a second', evidence: 'plain stream: created 1795795968, then 1795795969', timing: true },
+  'CHAT-STREAM-026': { verdict: 'non-strict', owner: 'server', reason: 'with include_usage the other chunks carry no usage member (not usage: null)', evidence: 'samples/04_chat_stream_usage.sse' },
+  'CHAT-STREAM-030': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'a stream for an unknown model answered 200 and streamed' },
+  'ERR-004': { verdict: 'non-strict', owner: 'server', reason: ERROR_SHAPE, evidence: KEY_WIRE },
+  'ERR-005': { verdict: 'non-strict', owner: 'server', reason: ERROR_SHAPE, evidence: KEY_WIRE },
+  'ERR-006': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'stop of the wrong type answered 200' },
+  'ERR-015': { verdict: 'non-strict', owner: 'server', reason: ERROR_SHAPE, evidence: '500 {"error":{"code":500,"message":…,"type":"server_error"}}' },
+  'HDR-001': { verdict: 'non-strict', owner: 'server', reason: 'no response carries x-request-id', evidence: 'samples/00_health.txt, 01_models.json: headers Server, Content-Type, Keep-Alive only' },
+  'ME-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me: ${NO_ME_WIRE}` },
+  'MODELS-001': { verdict: 'fail', owner: 'server', reason: `${PRIVATE_MODELS}; the same request as AUTH-004 (not yet grouped under it)`, evidence: `GET /v1/models without credentials: ${KEY_WIRE}` },
+  'TOOLS-021': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'function name "get weather…" answered 200 with a call' },
+  'USAGE-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me/usage: ${NO_ME_WIRE}` },
 };
 
-export function engineDeviations(config: EngineConfig): Readonly<Record<string, EngineDeviation>> {
+/** A configuration without a table is not reviewed yet: the suite then asserts only that no FAIL is the model's or a cascade, and prints the list. */
+const table: Partial<Record<EngineConfig, Record<string, EngineDeviation>>> = {
+  'designed-key': designedKey,
+};
+
+export function engineDeviations(config: EngineConfig): Readonly<Record<string, EngineDeviation>> | undefined {
   return table[config];
 }

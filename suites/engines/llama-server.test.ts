@@ -34,9 +34,11 @@ function iari(args: string[], token: string): Promise<CliRun> {
 }
 
 /** The verdicts that are not a pass or a skip, as {id: verdict}, and a line per difference from `expected`. */
-function deviations(stdout: string, expected: Readonly<Record<string, { verdict: string }>>): { found: Record<string, string>; detail: string } {
+function deviations(stdout: string, expected: Readonly<Record<string, { verdict: string; timing?: true }>>): { found: Record<string, string>; detail: string } {
   const report = JSON.parse(stdout) as { results: Result[] };
-  const found = Object.fromEntries(report.results.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict').map((r) => [r.id, r.verdict]));
+  // A timing-dependent entry that did not show this time counts as shown.
+  const shown = (r: Result): boolean => r.verdict === 'fail' || r.verdict === 'non-strict' || expected[r.id]?.timing === true;
+  const found = Object.fromEntries(report.results.filter(shown).map((r) => [r.id, expected[r.id]?.timing === true ? expected[r.id]!.verdict : r.verdict]));
   const detail = report.results
     .filter((r) => (found[r.id] ?? 'ok') !== (expected[r.id]?.verdict ?? 'ok'))
     .map((r) => `${r.id} ${r.verdict} (expected ${expected[r.id]?.verdict ?? 'no deviation'}): ${r.failures?.[0]?.message ?? ''}`)
@@ -64,13 +66,26 @@ for (const { config, variant, apiKey } of configs) {
     });
 
     it(
-      `iari test reports exactly the reviewed verdicts (${config})`,
+      `iari test: ${engineDeviations(config) === undefined ? 'no FAIL decided by the model or by a cascade' : 'exactly the reviewed verdicts'} (${config})`,
       async (ctx) => {
         if (engine.skip !== undefined) return ctx.skip(engine.skip);
         const run = await iari(['test', '--base-url', running!.server.url, '--pace', PACE, ...DEADLINES, '--json', '--report', join(reportDir, 'test')], apiKey ?? 'no-key-needed');
         expect(`${run.stderr}\n${run.stdout}`).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
         expect(run.stdout + run.stderr).not.toContain(KEY);
         const expected = engineDeviations(config);
+        const report = JSON.parse(run.stdout) as { results: Result[] };
+        const verdict = new Map(report.results.map((r) => [r.id, r.verdict]));
+        // Issue 27 part 3: what needs the model to act, and the cascade of absent account
+        // endpoints, is never a FAIL against this server (it does not honour tool_choice).
+        const modelDecided = ['TOOLS-002', 'TOOLS-012', 'CLIENT-003', 'CLIENT-004', 'CLIENT-005', 'CLIENT-012', 'CLIENT-013', 'CLIENT-020', 'CLIENT-021', 'HDR-009'];
+        const summary = report.results.filter((r) => r.verdict === 'fail' || r.verdict === 'non-strict').map((r) => `${r.id} ${r.verdict}: ${r.failures?.[0]?.message ?? ''}`).join('\n');
+        expect(modelDecided.filter((id) => verdict.get(id) === 'fail'), summary).toEqual([]);
+        if (expected === undefined) {
+          // Not yet reviewed verdict by verdict (docs/engines.md): the list is printed for the review.
+          process.stderr.write(`engines: ${config}: ${summary}\n`);
+          expect([0, 1]).toContain(run.code);
+          return;
+        }
         const { found, detail } = deviations(run.stdout, expected);
         expect(found, detail).toEqual(Object.fromEntries(Object.entries(expected).map(([id, d]) => [id, d.verdict])));
         expect(run.code).toBe(Object.values(expected).some((d) => d.verdict === 'fail') ? 1 : 0);

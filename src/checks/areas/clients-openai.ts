@@ -83,7 +83,7 @@ const completion = clientOp({
     const res = await c.chat.completions.create({ model: env.model, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...(await maxTokens(env)) });
     const choice = res.choices?.[0];
     if (choice === undefined) return { problem: 'returned no choice', received: res };
-    return textProblem(choice.message?.content, choice.finish_reason);
+    return textProblem(choice.message?.content, choice.finish_reason, true);
   },
 });
 
@@ -102,7 +102,7 @@ const stream = clientOp({
     const final = await s.finalChatCompletion();
     const choice = final.choices[0];
     if ((choice?.message.content ?? '') !== text) return { problem: 'the final completion differs from the streamed text', expected: text, received: choice?.message.content };
-    return textProblem(text, choice?.finish_reason);
+    return textProblem(text, choice?.finish_reason, true);
   },
 });
 
@@ -121,10 +121,10 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   if (streamed) {
     const s = c.chat.completions.stream(request);
     const final = await s.finalChatCompletion();
-    return textProblem(final.choices[0]?.message.content, final.choices[0]?.finish_reason);
+    return textProblem(final.choices[0]?.message.content, final.choices[0]?.finish_reason, true);
   }
   const second = await c.chat.completions.create(request);
-  return textProblem(second.choices?.[0]?.message?.content, second.choices?.[0]?.finish_reason);
+  return textProblem(second.choices?.[0]?.message?.content, second.choices?.[0]?.finish_reason, true);
 }
 
 const tools = clientOp({

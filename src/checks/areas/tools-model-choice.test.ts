@@ -67,10 +67,12 @@ describe('an answer without a tool call: the server or the model', () => {
     expect(byId['TOOLS-002']).toMatchObject({ verdict: 'fail' });
   });
 
-  it('CLIENT text answers: empty text the server ended with stop is undecided; missing text, or empty text without a finish reason, stays a problem', () => {
-    expect(textProblem('', 'stop')).toEqual({ skip: expect.stringMatching(/^undecided: the model answered no text/) });
-    expect(textProblem('', 'length')).toBeUndefined();
-    expect(textProblem('', undefined)).toMatchObject({ problem: expect.stringMatching(/empty text/) });
-    expect(textProblem(undefined, 'stop')).toMatchObject({ problem: 'the client returned no text' });
+  it('CLIENT text answers: empty text the server ended with stop is undecided where the client tells it from missing text; missing text, or empty text without a finish reason, stays a problem', () => {
+    expect(textProblem('', 'stop', true)).toEqual({ skip: expect.stringMatching(/^undecided: the model answered no text/) });
+    // The AI SDK and LangChain make "" of a missing content too (fault content-missing): still a problem there.
+    expect(textProblem('', 'stop')).toMatchObject({ problem: expect.stringMatching(/empty text/) });
+    expect(textProblem('', 'length', true)).toBeUndefined();
+    expect(textProblem('', undefined, true)).toMatchObject({ problem: expect.stringMatching(/empty text/) });
+    expect(textProblem(undefined, 'stop', true)).toMatchObject({ problem: 'the client returned no text' });
   });
 });

@@ -204,13 +204,14 @@ export const clientWeatherTool = weatherTool;
 export const TOOL_RESULT = { city: 'Zürich', temperature_c: 21, sky: 'clear' } as const;
 
 /**
- * A text answer is acceptable when it has text, or when the server says it ran out of tokens. An
- * empty answer that the server ended normally ("stop") is the model's choice, not the server's
- * failure (issue 27: judge the server, not the model): undecided.
+ * A text answer is acceptable when it has text, or when the server says it ran out of tokens.
+ * `emptyIsModels`: the client tells a missing content (null) from an empty one (openai-node does;
+ * the AI SDK and LangChain turn both into ""), so an empty answer the server ended normally
+ * ("stop") is the model's choice, not the server's failure (issue 27): undecided.
  */
-export function textProblem(text: unknown, finish: unknown): OpResult {
+export function textProblem(text: unknown, finish: unknown, emptyIsModels = false): OpResult {
   if (typeof text !== 'string') return { problem: 'the client returned no text', expected: 'a string', received: text };
-  if (text === '' && finish === 'stop') return { skip: 'undecided: the model answered no text (finish reason "stop"); nothing on the wire is the server\'s fault' };
+  if (emptyIsModels && text === '' && finish === 'stop') return { skip: 'undecided: the model answered no text (finish reason "stop"); nothing on the wire is the server\'s fault' };
   if (text === '' && finish !== 'length') return { problem: `the client returned empty text (finish reason ${JSON.stringify(finish)})`, expected: 'text, or finish reason length', received: '' };
   return undefined;
 }
