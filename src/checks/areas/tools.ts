@@ -6,7 +6,8 @@ import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts'
 import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/common-requests.ts';
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate, probeCapability } from '../requests/capability-probes.ts';
-import { checkedStreams, judgeFindings } from '../wire/stream-findings.ts';
+import { judgeFindings } from '../wire/stream-findings.ts';
+import { checkedStreams } from '../requests/checked-streams.ts';
 import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';

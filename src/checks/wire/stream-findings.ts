@@ -1,15 +1,10 @@
-import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import type { StreamCheckResult } from '../../protocols/chat-completions/stream-checker.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { evidence } from '../kernel/evidence.ts';
-import { basicStream, emptyOptionsStream, twoChoiceStream, usageStream } from '../requests/common-requests.ts';
-import { toolStream } from '../requests/tool-requests.ts';
-import { offers } from '../requests/capability-probes.ts';
 import { requirementOfRule } from '../registry/stream-rule-ids.ts';
 import { gradeOfRule } from '../registry/rule-grades.ts';
-import { sharedRequest } from '../context/shared-requests.ts';
 
 export interface CheckedStream {
   name: string;
@@ -23,25 +18,6 @@ export function checkExchange(ex: HttpExchange, options: { includeUsage?: boolea
   ex.chunks.forEach((c, i) => v.feed(c.bytes, BigInt(i)));
   return v.end();
 }
-
-/** The run's successful streams (plain, include_usage, empty stream_options, forced tool, n=2), checked once. */
-export const checkedStreams = sharedRequest('streams:checked', async (ctx: CheckContext): Promise<CheckedStream[]> => {
-  // stream_options and n are capabilities (capabilities.ts): their streams are judged where the server offers them.
-  const usage = await offers(ctx, 'stream-usage');
-  const n = await offers(ctx, 'n');
-  const specs = [
-    { name: 'plain stream', get: basicStream, opts: {} },
-    ...(usage ? [{ name: 'stream with include_usage', get: usageStream, opts: { includeUsage: true } }, { name: 'stream with stream_options {}', get: emptyOptionsStream, opts: {} }] : []),
-    { name: 'streamed forced tool call', get: toolStream, opts: {} },
-    ...(n ? [{ name: 'stream with n=2', get: twoChoiceStream, opts: { n: 2 } }] : []),
-  ];
-  const out: CheckedStream[] = [];
-  for (const s of specs) {
-    const ex = await s.get(ctx);
-    out.push({ name: s.name, ex, result: checkExchange(ex, s.opts) });
-  }
-  return out;
-});
 
 /**
  * Judges the stream checker's findings on the IDs this check owns: each finding is a breach of the
