@@ -73,7 +73,9 @@ const expected: Record<HostileMode, { id: string; message: RegExp; loadClass: st
   'deep-bare': { id: 'HDR-015', message: /nested deeper than 64 levels/, loadClass: 'stream_nonconforming', loadDetail: /HDR-015 JSON nested deeper than 64 levels; iari stopped reading the stream before copying it/ },
   // Valid JSON just under the event limit: what fails is the chunk's missing role; the bound is memory.
   'huge-event': { id: 'CHAT-STREAM-014', message: /role/, loadClass: 'stream_nonconforming', loadDetail: /CHAT-STREAM-014/, only: 'CHAT-STREAM-014' },
-  'bad-chunk-size': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
+  // autocannon's parser ignores the bad size: each stream ends cut. The server closes each connection after its answer
+  // without saying so: the request written next on it is a connection reuse race, sent again, not a reset (docs/load.md).
+  'bad-chunk-size': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'stream_nonconforming', loadDetail: /CHAT-STREAM-002/ },
   'reset-mid-body': { id: 'HDR-016', message: /ended before the response did.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
   'garbage-status': { id: 'HDR-016', message: /not well-formed HTTP\/1\.1.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
   'bad-content-length': { id: 'HDR-016', message: /ended before the response did.*\(HDR-016\)/, loadClass: 'reset', loadDetail: /./ },
