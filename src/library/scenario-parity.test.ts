@@ -67,6 +67,7 @@ const SAMPLES: Record<string, string[]> = {
   'trace-window': ['--trace', join(tmp, 'trace.jsonl'), '--trace-window', '0-10', '--max-concurrency', '4'],
   tools: ['--tools', 'builtin', '--slo', 'tool_calls.invalid_rate<0.01'],
   'tool-share': ['--tools', 'builtin', '--tool-share', '0.5'],
+  'connection-reuse': ['--connection-reuse', 'never'],
 };
 
 /** Flags that are not part of a run's plan, and why. */
@@ -78,6 +79,9 @@ const NOT_IN_A_SCENARIO: Record<string, string> = {
   quiet: 'what the CLI prints',
   help: 'the CLI help',
   scenario: 'the file the scenario is read from',
+  'server-metrics': 'what the run reads beside its traffic (src/server-metrics/), not how the traffic is made: a CLI option of the run',
+  'server-metrics-interval': 'with --server-metrics',
+  'server-metrics-header': 'with --server-metrics (its values are secrets, never recorded)',
 };
 
 /** The plan without what only the CLI's shell holds (its output). */
