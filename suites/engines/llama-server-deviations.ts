@@ -54,9 +54,20 @@ const designedKey: Record<string, EngineDeviation> = {
   'USAGE-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me/usage: ${NO_ME_WIRE}` },
 };
 
+// Without --api-key: any credentials, or none, are accepted (AUTH-003/006), and /v1/models is public
+// as the seed asks (AUTH-004 and MODELS-001 pass). Everything else as with the key.
+const { 'AUTH-004': _public, 'MODELS-001': _list, ...openRest } = designedKey;
+const designedOpen: Record<string, EngineDeviation> = {
+  ...openRest,
+  'AUTH-003': { verdict: 'fail', owner: 'server', reason: 'without --api-key llama-server checks no credentials', evidence: 'POST /v1/chat/completions with no Authorization answered 200' },
+  'AUTH-006': { verdict: 'fail', owner: 'server', reason: 'without --api-key llama-server checks no credentials', evidence: 'POST /v1/chat/completions with an unknown token answered 200' },
+  'ERR-005': { verdict: 'non-strict', owner: 'server', reason: ERROR_SHAPE, evidence: `GET /v1/me with missing credentials: ${NO_ME_WIRE} (code an integer)` },
+};
+
 /** A configuration without a table is not reviewed yet: the suite then asserts only that no FAIL is the model's or a cascade, and prints the list. */
 const table: Partial<Record<EngineConfig, Record<string, EngineDeviation>>> = {
   'designed-key': designedKey,
+  'designed-open': designedOpen,
 };
 
 export function engineDeviations(config: EngineConfig): Readonly<Record<string, EngineDeviation>> | undefined {

@@ -126,7 +126,13 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
     if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
     steps = await res.steps;
   } else {
-    steps = (await ai.generateText(settings)).steps;
+    try {
+      steps = (await ai.generateText(settings)).steps;
+    } catch (error) {
+      // The SDK throws this when the answer holds no call of the forced tool: the model's choice where the server forces nothing (issue 27).
+      if ((error as { name?: unknown }).name === 'AI_ToolChoiceViolationError') return noToolCall(env.ctx);
+      throw error;
+    }
   }
   const call = steps[0]?.toolCalls[0];
   if (call?.invalid === true) return { problem: `the tool call was invalid: ${clientErrorText(call.error)}`, received: call.input };
