@@ -21,6 +21,8 @@ import { firstModel } from '../load/first-model.ts';
 import { MOCK_LOAD_OPTIONS } from '../load/mock-pacing.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, preWindowBudgetMs } from '../load/engine.ts';
 import { loadRunPassed } from '../load/run-verdict.ts';
+import { AB_HELP, checkAbPlan, takeAbFlags } from './ab-flags.ts';
+import { runAb } from '../load/ab-blocks.ts';
 
 const HELP = `Usage: iari load [options]
 
@@ -78,7 +80,7 @@ Target:
                          names the target, the mode and the bound
   --token-env NAME       environment variable holding the bearer token (default IARI_TOKEN)
   --token-file PATH      file holding the bearer token
-${connectionHelp}${workloadHelp}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
+${connectionHelp}${workloadHelp}${AB_HELP}Thresholds (exit 3 when one is breached; a malformed one exits 2 before any traffic):
   --slo EXPR             repeatable, e.g. 'ttft.p95<800ms' 'itl.p99<50ms' 'errors.rate<0.01'
 Output:
   --report DIR           write load.json, requests.ndjson, junit.xml, report.html there
@@ -150,12 +152,14 @@ export function exitCodeFor(result: LoadResult): number {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags('load', argv, loadFlagSpec);
+  const { rest, ab } = takeAbFlags(argv);
+  const { values } = parseFlags('load', rest, loadFlagSpec);
   if (values.help === true) {
     process.stdout.write(HELP);
     return ExitCode.ok;
   }
   const plan = planFromFlags(values);
+  const abToken = ab === null ? null : checkAbPlan(ab, plan).tokenB;
   let mock: MockServer | undefined;
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
@@ -166,12 +170,14 @@ export async function run(argv: string[]): Promise<number> {
       await assertTargetAllowed(new URL(plan.baseUrl).origin);
       if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) process.stderr.write(announceLine(plan, plan.baseUrl));
     }
+    if (ab !== null) await assertTargetAllowed(new URL(ab.baseUrlB).origin);
+    if (ab !== null && !isLoopbackHost(new URL(ab.baseUrlB).hostname)) process.stderr.write(announceLine(plan, ab.baseUrlB));
     if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
     const baseUrl = plan.baseUrl ?? mock!.url;
     // Before any traffic (the announce line says it for a host that is not loopback).
     if (plan.findCapacity !== null && isLoopbackHost(new URL(baseUrl).hostname)) process.stderr.write(capacityLine(plan));
     const token = plan.token ?? mock!.tokens.default;
-    const redactor = createRedactor([token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
+    const redactor = createRedactor([token, ...(abToken === null ? [] : [abToken]), ...connectionSecrets(plan.connection, new URL(baseUrl).origin)]);
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
@@ -187,7 +193,9 @@ export async function run(argv: string[]): Promise<number> {
       ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep: step })
       : plan.sweep
         ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep: step })
-        : await runLoad(cfg);
+        : ab !== null && abToken !== null
+          ? await runAb({ config: cfg, baseUrlB: ab.baseUrlB, tokenB: abToken, blockS: ab.blockS, run: runLoad, onBlock: (side, k, n) => !plan.json && !plan.quiet && process.stderr.write(`${tty ? '\r\x1b[2K' : ''}A/B pair ${k}/${n}: ${side.toUpperCase()}${tty ? '' : '\n'}`) })
+          : await runLoad(cfg);
     if (tty) process.stderr.write('\r\x1b[2K');
     let repeat: RepeatSection | undefined;
     if (plan.repeat > 1) {

@@ -99,6 +99,7 @@ function straddleHint(r: MetricRow, x: number, low: number, high: number, g: Gat
   }
   const factor = Math.max(1.5, Math.ceil(k * 2) / 2);
   if (r.noise === 'repeats') return `about ${factor}× as many repeats on both sides`;
+  if (r.noise === 'paired') return `an A/B run about ${factor}× as long`;
   if (r.noise === 'calibration') return `the calibrated run-to-run spread spans the threshold: ${REPEAT_HINT} or more (the interval over the runs narrows as they add up)`;
   const longer = context.windowS === null ? `runs about ${factor}× as long` : `runs of ≥ ${Math.ceil(context.windowS * factor)} s (about ${factor}× as long)`;
   return safeSide ? `${longer} and ${NOISE_HINT}` : `${longer}, or ${REPEAT_HINT}`;
@@ -107,6 +108,7 @@ function straddleHint(r: MetricRow, x: number, low: number, high: number, g: Gat
 function source(r: MetricRow): string {
   if (r.noise === 'repeats') return 'over the repeated runs';
   if (r.noise === 'calibration') return `${r.test} widened by the noise calibration`;
+  if (r.noise === 'paired') return 'over the paired A/B blocks';
   return r.test === 'proportions' ? 'proportions, over the requests' : `${r.test}, within each run`;
 }
 
