@@ -4,6 +4,7 @@
 // ordinary short run (run-load.ts); the blocks of a side are laid end to end and merged exactly
 // (merge.ts), and load.json keeps every block's histograms so `iari report compare RUN` compares
 // A and B over the paired blocks (compare/paired-blocks in block-bootstrap.ts).
+import { setMaxListeners } from 'node:events';
 import type { LoadResult, MetricName, RequestRecord } from './load-result.ts';
 import { metricNames } from './load-result.ts';
 import { mergeResults } from './merge.ts';
@@ -114,6 +115,8 @@ export function abPairs(durationS: number, blockS: number): number {
 
 export async function runAb(o: AbRunOptions): Promise<{ result: LoadResult & { ab: AbSection }; records: RequestRecord[] }> {
   const pairs = abPairs(o.config.durationS ?? 0, o.blockS);
+  // Every block listens on the run's abort signal while it runs: more than the default 10 over a run.
+  if (o.config.signal !== undefined) setMaxListeners(Math.max(10, 2 * pairs + 10), o.config.signal);
   const sides = { a: [] as { result: LoadResult; records: RequestRecord[] }[], b: [] as { result: LoadResult; records: RequestRecord[] }[] };
   for (let k = 0; k < pairs && o.config.signal?.aborted !== true; k++) {
     const order = firstSide(k) === 'a' ? (['a', 'b'] as const) : (['b', 'a'] as const);
