@@ -10,20 +10,17 @@
 //
 //   npx tsx scripts/compare-ab.ts [--regressions 10] [--identical 20] [--duration 60s] [--ab-block 3s]
 //     [--ttft-a 40] [--ttft-b 48] [--keep DIR | --from DIR]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { run as runLoadCommand } from '../src/cli/load-command.ts';
 import { readAbSides } from '../src/compare/compare-inputs.ts';
 import { buildComparison } from '../src/compare/compare-report.ts';
 import { evaluateGates } from '../src/compare/gate-outcome.ts';
 import { parseGate } from '../src/compare/gates.ts';
-import type { MetricRow } from '../src/compare/load-compare.ts';
+import { root, rowGate, startMock } from './compare-bench.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const { values } = parseArgs({
   options: {
     regressions: { type: 'string' },
@@ -47,20 +44,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-ab-'));
 if (values.keep !== undefined) mkdirSync(values.keep, { recursive: true });
 process.env['IARI_TOKEN'] = token;
 process.env['GITHUB_ACTIONS'] = '';
-const cli = ['--import', 'tsx', join(root, 'src/cli/entry.ts')];
 
-function startMock(port: number, ttft: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...cli, 'mock', '--host', '127.0.0.1', '--port', String(port), '--ttft', String(ttft), '--no-limits'], { cwd: root, env: { ...process.env, IARI_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('mock did not start in 30 s')), 30_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      if (d.toString().includes('127.0.0.1')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
 
 async function abRun(portA: number, portB: number, name: string): Promise<string> {
   if (values.from !== undefined) return join(values.from, name);
@@ -77,20 +61,13 @@ async function abRun(portA: number, portB: number, name: string): Promise<string
   return dir;
 }
 
-function gateOf(r: MetricRow): string {
-  if (r.key === 'errors.rate') return 'errors.rate>+0.5pp';
-  if (r.key === 'goodput.fraction') return 'goodput.fraction<-0.5pp';
-  if (/^(throughput|goodput)\.|^output_tps\./.test(r.key)) return `${r.key}<-10%`;
-  return `${r.key}>+10%`;
-}
-
 function judge(dir: string): { p95: string; p50: string; trips: string[]; p95Change: number | null } {
   const sides = readAbSides(dir);
   if (sides === null) throw new Error(`${dir} is not an A/B run`);
   const { report } = buildComparison(sides.base, sides.next);
   const rows = report.load?.rows ?? [];
   const keys = new Set(rows.map((r) => r.key));
-  const gates = evaluateGates(rows.map((r) => parseGate(gateOf(r), keys)), rows, null, { windowS: sides.base.load?.throughput.windowS ?? null });
+  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, { windowS: sides.base.load?.throughput.windowS ?? null });
   const of = (k: string): string => gates.find((g) => g.key === k)?.outcome ?? 'missing';
   return { p95: of('ttft.p95'), p50: of('ttft.p50'), trips: gates.filter((g) => g.outcome === 'trip').map((g) => g.key), p95Change: rows.find((r) => r.key === 'ttft.p95')?.relative ?? null };
 }
@@ -102,7 +79,7 @@ function keep(dir: string): void {
 }
 
 const started = Date.now();
-const mocks = values.from === undefined ? [await startMock(18811, ttftA), await startMock(18812, ttftB), await startMock(18813, ttftA)] : [];
+const mocks = values.from === undefined ? [await startMock(18811, ttftA, token), await startMock(18812, ttftB, token), await startMock(18813, ttftA, token)] : [];
 const reg: ReturnType<typeof judge>[] = [];
 const same: ReturnType<typeof judge>[] = [];
 try {
