@@ -41,7 +41,7 @@ export interface RunContext {
 /** The repeat count suggested for a run-to-run estimate (Welch over 5 runs a side: 8 degrees of freedom). */
 export const SUGGESTED_REPEATS = 5;
 const REPEAT_HINT = `--repeat ${SUGGESTED_REPEATS} on both sides`;
-const NOISE_HINT = `an estimate of run-to-run noise: ${REPEAT_HINT}, or calibrate once with iari report noise RUN... (3 or more identical runs) and pass --noise-floors FILE`;
+const NOISE_HINT = `an estimate of run-to-run noise: ${REPEAT_HINT}, or calibrate once with iari report noise RUN... (3 or more identical runs) and pass --noise-floors FILE, or run both servers in one A/B run (iari load --ab URL_B)`;
 /** Past this many times the run length, a longer run is no practical answer. */
 const MAX_PRACTICAL_FACTOR = 50;
 
