@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { run as runLoadCommand } from '../src/cli/load-command.ts';
 import { readAbSides } from '../src/compare/compare-inputs.ts';
 import { buildComparison } from '../src/compare/compare-report.ts';
-import { evaluateGates } from '../src/compare/gate-outcome.ts';
+import { evaluateGates, runContext } from '../src/compare/gate-outcome.ts';
 import { parseGate } from '../src/compare/gates.ts';
 import { root, rowGate, startMock } from './compare-bench.ts';
 
@@ -67,7 +67,7 @@ function judge(dir: string): { p95: string; p50: string; trips: string[]; p95Cha
   const { report } = buildComparison(sides.base, sides.next);
   const rows = report.load?.rows ?? [];
   const keys = new Set(rows.map((r) => r.key));
-  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, { windowS: sides.base.load?.throughput.windowS ?? null });
+  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, runContext(sides.base.load, sides.next.load));
   const of = (k: string): string => gates.find((g) => g.key === k)?.outcome ?? 'missing';
   return { p95: of('ttft.p95'), p50: of('ttft.p50'), trips: gates.filter((g) => g.outcome === 'trip').map((g) => g.key), p95Change: rows.find((r) => r.key === 'ttft.p95')?.relative ?? null };
 }

@@ -18,7 +18,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readSide } from '../src/compare/compare-inputs.ts';
 import { buildComparison } from '../src/compare/compare-report.ts';
-import { evaluateGates, type GateOutcome } from '../src/compare/gate-outcome.ts';
+import { evaluateGates, runContext, type GateOutcome } from '../src/compare/gate-outcome.ts';
 import { parseGate } from '../src/compare/gates.ts';
 import { root, rowGate, startMock } from './compare-bench.ts';
 import { calibrate, type NoiseCalibration } from '../src/compare/noise-calibration.ts';
@@ -84,8 +84,7 @@ function outcomes(x: string, y: string, calibration: NoiseCalibration | null): M
   const { report } = buildComparison(sx, sy, 1, 0.05, calibration);
   const rows = report.load?.rows ?? [];
   const keys = new Set(rows.map((r) => r.key));
-  const windowS = Math.max(sx.load?.throughput.windowS ?? 0, sy.load?.throughput.windowS ?? 0);
-  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, { windowS });
+  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, runContext(sx.load, sy.load));
   return new Map(gates.map((g) => [g.key, { outcome: g.outcome, code: g.inconclusive?.code ?? null }]));
 }
 

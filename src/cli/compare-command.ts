@@ -6,7 +6,7 @@ import { createRunDir } from '../report/run-dir.ts';
 import { createRedactor, sanitize } from '../report/redact.ts';
 import { buildComparison, compareTable } from '../compare/compare-report.ts';
 import { parseGate } from '../compare/gates.ts';
-import { evaluateGates } from '../compare/gate-outcome.ts';
+import { evaluateGates, runContext } from '../compare/gate-outcome.ts';
 import { readAbSides, readNoiseCalibration, readSide } from '../compare/compare-inputs.ts';
 import { comparedMetrics } from '../compare/load-compare.ts';
 import { renderCompareReport } from '../compare/compare-html.ts';
@@ -106,8 +106,7 @@ export async function runCompare(argv: string[]): Promise<number> {
   const base = abRun?.base ?? readSide(baseArg);
   const next = abRun?.next ?? readSide(newArg);
   const { report, notes } = buildComparison(base, next, seed, minEffect, calibration);
-  const windowS = base.load !== null && next.load !== null ? Math.max(base.load.throughput.windowS, next.load.throughput.windowS) : null;
-  report.gates = evaluateGates(gates, report.load?.rows ?? null, report.conformance, { windowS });
+  report.gates = evaluateGates(gates, report.load?.rows ?? null, report.conformance, runContext(base.load, next.load));
   const redactor = createRedactor([]);
   const dir = createRunDir({ report: values.report });
   const json = `${JSON.stringify(report, null, 2)}\n`;

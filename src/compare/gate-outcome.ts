@@ -12,11 +12,12 @@ import type { ConformanceDiff } from './conformance-compare.ts';
 import { conformanceCount } from './conformance-compare.ts';
 import type { Gate } from './gates.ts';
 import type { MetricRow, Untested } from './load-compare.ts';
+import type { LoadResult } from '../load/load-result.ts';
 
 export type GateOutcome = 'trip' | 'hold' | 'inconclusive';
 
 /** Why a gate could not decide. */
-export type InconclusiveCode = 'samples' | 'seconds' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
+export type InconclusiveCode = 'samples' | 'seconds' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
 
 export interface GateResult {
   expr: string;
@@ -33,9 +34,17 @@ export interface GateResult {
   message: string;
 }
 
-/** What the hints need to know of the runs: the longer measured window, in seconds. */
+/** What the gates need to know of the runs: the longer measured window (s), and why a run is invalid. */
 export interface RunContext {
   windowS: number | null;
+  /** One line per run flagged invalid (load.json validity): its timings include the client's own delay. */
+  invalid?: string[];
+}
+
+/** The context of two load results (either may be absent). */
+export function runContext(base: LoadResult | null, next: LoadResult | null): RunContext {
+  const invalid = ([['base', base], ['new', next]] as const).flatMap(([side, r]) => (r === null || r.validity.valid ? [] : [`the ${side} run is flagged invalid (${r.validity.warnings[0] ?? 'see its validity'}${r.validity.warnings.length > 1 ? `, and ${r.validity.warnings.length - 1} more` : ''})`]));
+  return { windowS: base === null || next === null ? null : Math.max(base.throughput.windowS, next.throughput.windowS), invalid };
 }
 
 /** The repeat count suggested for a run-to-run estimate (Welch over 5 runs a side: 8 degrees of freedom). */
@@ -127,6 +136,9 @@ export function loadGate(g: Gate, rows: readonly MetricRow[] | null, context: Ru
   if (low === null || high === null) return inconclusive(g, 'load', shown, 'no-interval', `its ${r.test} test gives no interval of ${g.key} itself`, g.key === 'goodput.rps' ? `a gate on goodput.fraction, or ${REPEAT_HINT}` : REPEAT_HINT);
   const interval = { low, high };
   const range = `95% interval ${signed(g, low)} … ${signed(g, high)}`;
+  // A run whose client could not keep up timed its own delay: no timing decides a gate either way.
+  const invalid = context.invalid ?? [];
+  if (invalid.length > 0 && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}, so its timings include the client's own delay`, 'runs the client keeps up with (a quieter machine, or less load per client)', interval);
   const beyond = g.op === '>' ? low > g.value : high < g.value;
   const safe = g.op === '>' ? high <= g.value : low >= g.value;
   const base = { expr: g.expr, key: g.key, scope: 'load' as const, interval, inconclusive: null };
