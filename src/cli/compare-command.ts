@@ -38,8 +38,9 @@ failing: fail -> known is not fixed).
 
 Each gate trips (the change's 95% interval lies wholly beyond the threshold), holds (wholly on the
 safe side) or is inconclusive, printed with its reason and what would decide it: too few samples or
-seconds, an interval straddling the threshold, or a within-run interval on the safe side with no
-estimate of run-to-run noise (such an interval can trip a gate, never hold it).
+seconds, an interval straddling the threshold, a within-run interval on the safe side with no
+estimate of run-to-run noise (such an interval can trip a gate, never hold it), or a run flagged
+invalid (its client could not keep up: no timing gate is decided on it).
 
 Options:
   --fail-on GATE   regression gate (repeatable, or comma-separated):
