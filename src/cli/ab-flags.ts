@@ -21,10 +21,13 @@ export const AB_HELP = `A/B in one run:
                          --duration is the measured time of both sides together (default 60s
                          with --ab). load.json is side A with an "ab" section (side B and every
                          block); iari report compare RUN compares B with A over the paired
-                         blocks. The same token is sent to both servers
+                         blocks. The first block of each side also warms up (--warmup, at least
+                         one block). Not with --sweep, --find-capacity, --repeat, --shard,
+                         --requests or --trace
   --ab-block D           length of one block (default 3s; 1s..60s); needs ≥ ${MIN_AB_PAIRS} pairs
-  --ab-token-env NAME    environment variable holding B's token; needed when B is another origin
-                         than A (A's token is never sent elsewhere); may name A's variable
+  --ab-token-env NAME    environment variable holding B's token; without it B gets A's token only
+                         on A's origin (A's token is never sent elsewhere); it may name A's
+                         variable. --header values go to A only, refused with B on another origin
 `;
 
 export const AB_DEFAULT_DURATION = '60s';
