@@ -27,7 +27,8 @@ export const AB_HELP = `A/B in one run:
   --ab-block D           length of one block (default 3s; 1s..60s); needs ≥ ${MIN_AB_PAIRS} pairs
   --ab-token-env NAME    environment variable holding B's token; without it B gets A's token only
                          on A's origin (A's token is never sent elsewhere); it may name A's
-                         variable. --header values go to A only, refused with B on another origin
+                         variable. --header values go to both on one origin, and are refused
+                         with B on another origin
 `;
 
 export const AB_DEFAULT_DURATION = '60s';
@@ -76,7 +77,7 @@ export function checkAbPlan(ab: AbFlags, plan: LoadPlan, env: NodeJS.ProcessEnv 
   const pairs = abPairs(plan.durationS ?? 0, ab.blockS);
   if (pairs < MIN_AB_PAIRS) throw usage(`--ab needs at least ${MIN_AB_PAIRS} pairs of blocks: --duration ${plan.durationS ?? 0}s holds ${pairs} of --ab-block ${ab.blockS}s per side (give --duration ≥ ${2 * MIN_AB_PAIRS * ab.blockS}s)`);
   const sameOrigin = new URL(ab.baseUrlB).origin === new URL(plan.baseUrl).origin;
-  if (!sameOrigin && plan.connection.headers.length > 0) throw usage('--header values go to --base-url only: with --ab to another origin, leave them out');
+  if (!sameOrigin && plan.connection.headers.length > 0) throw usage('--header values may hold secrets of --base-url\'s origin: with --ab to another origin, leave them out');
   if (ab.tokenEnvB !== null) return { tokenB: readToken('iari load', { tokenEnv: ab.tokenEnvB }, env) };
   if (!sameOrigin || plan.token === null) throw usage(`--ab ${new URL(ab.baseUrlB).origin} is another origin than --base-url: name B's token with --ab-token-env NAME (it may name A's variable); A's token is never sent to another origin unprompted`);
   return { tokenB: plan.token };
