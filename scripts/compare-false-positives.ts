@@ -11,21 +11,18 @@
 //
 //   npx tsx scripts/compare-false-positives.ts [--pairs 20] [--regressions 5] [--duration 10s]
 //     [--ttft-a 40] [--ttft-b 60] [--calibrate 5] [--keep DIR | --from DIR]
-import { spawn, type ChildProcess } from 'node:child_process';
 import { run as runLoadCommand } from '../src/cli/load-command.ts';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readSide } from '../src/compare/compare-inputs.ts';
 import { buildComparison } from '../src/compare/compare-report.ts';
-import { evaluateGates, type GateOutcome } from '../src/compare/gate-outcome.ts';
+import { evaluateGates, runContext, type GateOutcome } from '../src/compare/gate-outcome.ts';
 import { parseGate } from '../src/compare/gates.ts';
-import type { MetricRow } from '../src/compare/load-compare.ts';
+import { root, rowGate, startMock } from './compare-bench.ts';
 import { calibrate, type NoiseCalibration } from '../src/compare/noise-calibration.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const { values } = parseArgs({
   options: {
     pairs: { type: 'string' },
@@ -49,7 +46,6 @@ const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-fp-'));
 if (values.keep !== undefined) mkdirSync(values.keep, { recursive: true });
 process.env['IARI_TOKEN'] = token;
 process.env['GITHUB_ACTIONS'] = '';
-const cli = ['--import', 'tsx', join(root, 'src/cli/entry.ts')];
 
 // --keep DIR keeps every run's directory (load.json, requests.ndjson) for re-analysis offline.
 function done(dir: string): void {
@@ -58,18 +54,6 @@ function done(dir: string): void {
   else renameSync(dir, join(values.keep, basename(dir)));
 }
 
-function startMock(port: number, ttft: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...cli, 'mock', '--host', '127.0.0.1', '--port', String(port), '--ttft', String(ttft), '--no-limits'], { cwd: root, env: { ...process.env, IARI_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('mock did not start in 30 s')), 30_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      if (d.toString().includes('127.0.0.1')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-  });
-}
 
 async function load(port: number, name: string): Promise<string> {
   if (values.from !== undefined) return join(values.from, name);
@@ -90,13 +74,6 @@ async function load(port: number, name: string): Promise<string> {
   }
 }
 
-/** The gate every row gets: a 10% regression of a latency or a rate, half a point of a ratio. */
-function gateOf(r: MetricRow): string {
-  if (r.key === 'errors.rate') return 'errors.rate>+0.5pp';
-  if (r.key === 'goodput.fraction') return 'goodput.fraction<-0.5pp';
-  if (/^(throughput|goodput)\.|^output_tps\./.test(r.key)) return `${r.key}<-10%`;
-  return `${r.key}>+10%`;
-}
 
 type Tally = Record<GateOutcome, number>;
 const tally = (): Tally => ({ trip: 0, hold: 0, inconclusive: 0 });
@@ -107,14 +84,13 @@ function outcomes(x: string, y: string, calibration: NoiseCalibration | null): M
   const { report } = buildComparison(sx, sy, 1, 0.05, calibration);
   const rows = report.load?.rows ?? [];
   const keys = new Set(rows.map((r) => r.key));
-  const windowS = Math.max(sx.load?.throughput.windowS ?? 0, sy.load?.throughput.windowS ?? 0);
-  const gates = evaluateGates(rows.map((r) => parseGate(gateOf(r), keys)), rows, null, { windowS });
+  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, runContext(sx.load, sy.load));
   return new Map(gates.map((g) => [g.key, { outcome: g.outcome, code: g.inconclusive?.code ?? null }]));
 }
 
 const started = Date.now();
-const a = values.from === undefined ? await startMock(18801, ttftA) : null;
-const b = values.from === undefined ? await startMock(18802, ttftB) : null;
+const a = values.from === undefined ? await startMock(18801, ttftA, token) : null;
+const b = values.from === undefined ? await startMock(18802, ttftB, token) : null;
 try {
   let calibration: NoiseCalibration | null = null;
   const calDirs: string[] = [];

@@ -6,6 +6,8 @@ import { runCli, type CliRun } from '../../test-support/cli-in-process.ts';
 import { withSlowerTtft } from '../../test-support/sample-compare.ts';
 import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import { tinyConformanceReport } from '../../test-support/sample-reports.ts';
+import { runAb } from '../load/search/ab-blocks.ts';
+import type { LoadConfig } from '../load/run-load.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iari-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -110,6 +112,28 @@ describe('iari report compare', () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('iari: conformance.new_fail = 1 (AUTH-001), gate conformance.new_fail>0 failed');
     expect(r.stdout).toContain('changed verdicts: AUTH-001 pass->fail');
+  }, 90_000);
+
+  it('LOAD-COMPARE: one A/B run (iari load --ab) is compared B against A over its paired blocks: a 50% slower TTFT on B trips ttft.p95>+10% (exit 3)', async () => {
+    let n = 0;
+    const a = 'http://127.0.0.1:1/v1';
+    const { result } = await runAb({
+      config: { runId: 'ab1', baseUrl: a, token: 't', durationS: 36, warmupS: 0, requests: null } as unknown as LoadConfig,
+      baseUrlB: 'http://127.0.0.1:2/v1',
+      tokenB: 't',
+      blockS: 3,
+      run: async (c) => {
+        const r = sampleLoadResult({ seed: ++n, durationS: 3, rate: 20, stall: false, errors: false });
+        const at = Date.parse('2026-11-27T10:00:00Z') + n * 4000;
+        const moved = { ...r, meta: { ...r.meta, runId: c.runId, measureStartEpochMs: at, measureEndEpochMs: at + 3000 } };
+        return { result: c.baseUrl === a ? moved : withSlowerTtft(moved, 1.5), records: [] };
+      },
+    });
+    const dir = runDir('ab', { 'load.json': result });
+    const r = await iari([dir, '--fail-on', 'ttft.p95>+10%', '--report', join(tmp, 'out-ab')]);
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toContain(`base ${dir} (A)  ->  new ${dir} (B: http://127.0.0.1:2/v1)`);
+    expect(r.stderr).toMatch(/^iari: ttft\.p95 changed \+\d+\.\d%, 95% interval .* \(over the paired A\/B blocks\), wholly beyond \+10\.0%: gate ttft\.p95>\+10% failed$/m);
   }, 90_000);
 
   it('bad input is exit 2 naming what is wrong: a missing run, one side only, a malformed gate', async () => {

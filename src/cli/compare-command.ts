@@ -5,18 +5,19 @@ import { createRunDir, shownPath } from '../report/run-dir.ts';
 import { createRedactor, sanitize } from '../report/redact.ts';
 import { buildComparison, compareTable } from '../compare/compare-report.ts';
 import { parseGate } from '../compare/gates.ts';
-import { evaluateGates } from '../compare/gate-outcome.ts';
-import { readNoiseCalibration, readSide } from '../compare/compare-inputs.ts';
+import { evaluateGates, runContext } from '../compare/gate-outcome.ts';
+import { readAbSides, readNoiseCalibration, readSide } from '../compare/compare-inputs.ts';
 import { comparedMetrics } from '../compare/load-compare.ts';
 import { renderCompareReport } from '../compare/compare-html.ts';
 import { percentileKeys } from '../load/results/load-result.ts';
 
-export const COMPARE_HELP = `Usage: iari report compare BASE NEW [--fail-on GATE]... [--noise-floors FILE] [--inconclusive fail|pass]
+export const COMPARE_HELP = `Usage: iari report compare BASE NEW|ABRUN [--fail-on GATE]... [--noise-floors FILE] [--inconclusive fail|pass]
                            [--min-effect 5%] [--seed N] [--report DIR] [--json]
        iari report noise RUN... [--report DIR] [--json]
 
 Compares two runs. BASE and NEW are run directories (load.json and/or conformance.json, also under
-load/ and conformance/ as the GitHub Action writes them) or single JSON files.
+load/ and conformance/ as the GitHub Action writes them) or single JSON files. One A/B run
+(iari load --ab URL_B) compares its B side with its A side over the paired blocks.
 
 Load: every metric and percentile (ttft, itl, tpot, e2e, ttfb, output_tps x p50..p99.9), throughput,
 goodput and error rate, with both values, the change, a 95% interval of the change, a p-value and
@@ -27,15 +28,18 @@ whether it is significant, by a named test:
   timeslices    throughput: Welch's t-test over the 1 s timeslices
   proportions   error rate, goodput: two-proportion z-test over the requests
   repeats       any metric, when both sides were run with iari load --repeat: Welch's t over the runs
+  paired        an A/B run: the block bootstrap drawing the same pairs of blocks on both sides;
+                rates: paired t over the blocks
 blocks and timeslices are within each run: they do not see run-to-run noise (the machine's drift
-between two runs). It comes from --repeat on both sides, or from --noise-floors.
+between two runs). It comes from --repeat on both sides, from --noise-floors, or from an A/B run.
 Conformance: new failures, fixed requirements and every changed verdict, by ID (known counts as
 failing: fail -> known is not fixed).
 
 Each gate trips (the change's 95% interval lies wholly beyond the threshold), holds (wholly on the
 safe side) or is inconclusive, printed with its reason and what would decide it: too few samples or
-seconds, an interval straddling the threshold, or a within-run interval on the safe side with no
-estimate of run-to-run noise (such an interval can trip a gate, never hold it).
+seconds, an interval straddling the threshold, a within-run interval on the safe side with no
+estimate of run-to-run noise (such an interval can trip a gate, never hold it), or a run flagged
+invalid (its client could not keep up: no timing gate is decided on it).
 
 Options:
   --fail-on GATE   regression gate (repeatable, or comma-separated):
@@ -76,7 +80,8 @@ export async function runCompare(argv: string[]): Promise<number> {
     process.stdout.write(COMPARE_HELP);
     return ExitCode.ok;
   }
-  if (positionals.length !== 2) throw new HarnessError(HarnessErrorCode.USAGE, `iari report compare: give exactly two runs, BASE and NEW (got ${positionals.length})`);
+  const abRun = positionals.length === 1 ? readAbSides(positionals[0] as string) : null;
+  if (positionals.length !== 2 && abRun === null) throw new HarnessError(HarnessErrorCode.USAGE, `iari report compare: give exactly two runs, BASE and NEW, or one A/B run (iari load --ab) (got ${positionals.length}${positionals.length === 1 ? ', not an A/B run' : ''})`);
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0) throw new HarnessError(HarnessErrorCode.USAGE, `iari report compare: --seed must be a non-negative integer, got "${values.seed}"`);
   const minEffectText = values['min-effect'] ?? '5%';
@@ -98,11 +103,10 @@ export async function runCompare(argv: string[]): Promise<number> {
   const gates = (values['fail-on'] ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '').map((g) => parseGate(g, loadKeys));
   const [baseArg = '', newArg = ''] = positionals;
   const calibration = values['noise-floors'] === undefined ? null : readNoiseCalibration(values['noise-floors']);
-  const base = readSide(baseArg);
-  const next = readSide(newArg);
+  const base = abRun?.base ?? readSide(baseArg);
+  const next = abRun?.next ?? readSide(newArg);
   const { report, notes } = buildComparison(base, next, seed, minEffect, calibration);
-  const windowS = base.load !== null && next.load !== null ? Math.max(base.load.throughput.windowS, next.load.throughput.windowS) : null;
-  report.gates = evaluateGates(gates, report.load?.rows ?? null, report.conformance, { windowS });
+  report.gates = evaluateGates(gates, report.load?.rows ?? null, report.conformance, runContext(base.load, next.load));
   const redactor = createRedactor([]);
   const dir = createRunDir({ report: values.report });
   const json = `${JSON.stringify(report, null, 2)}\n`;

@@ -17,6 +17,8 @@ import { runPlan } from '../library/run-scenario.ts';
 import { serverMetricsArgv, serverMetricsFromFlags } from '../server-metrics/flags.ts';
 import { serverBlock } from '../server-metrics/server-summary.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
+import { checkAbPlan, takeAbFlags } from './ab-flags.ts';
+import type { AbRun } from '../library/run-scenario.ts';
 
 const HELP = LOAD_HELP;
 
@@ -28,21 +30,23 @@ export function exitCodeFor(result: LoadResult): number {
 
 /** `deps.runId`: the run id of a caller that owns the run (iari start: one id for its three steps). */
 export async function run(argv: string[], deps: { runId?: string } = {}): Promise<number> {
-  const { values } = parseFlags('load', serverMetricsArgv(argv), loadFlagSpec);
+  const { rest, ab } = takeAbFlags(argv);
+  const { values } = parseFlags('load', serverMetricsArgv(rest), loadFlagSpec);
   if (values.help === true) {
     process.stdout.write(HELP);
     return ExitCode.ok;
   }
   const { plan, scenario } = scenarioFromFlags(values);
   const serverMetrics = serverMetricsFromFlags(values);
-  return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }) });
+  const abRun: AbRun | undefined = ab === null ? undefined : { baseUrlB: ab.baseUrlB, tokenB: checkAbPlan(ab, plan).tokenB, blockS: ab.blockS };
+  return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }), ...(abRun === undefined ? {} : { ab: abRun }) });
 }
 
 /**
  * `iari load` around the one entry (runPlan, shared with runScenario and runLoad): progress on the
  * terminal, the reports, the summary, the exit code. `iari start` calls it with its own scenario.
  */
-export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions } = {}): Promise<number> {
+export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; ab?: AbRun } = {}): Promise<number> {
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
@@ -60,6 +64,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
       },
       onStep: step,
       ...(deps.serverMetrics === undefined ? {} : { serverMetrics: deps.serverMetrics }),
+      ...(deps.ab === undefined ? {} : { ab: { ...deps.ab, onBlock: (side, k, n) => { if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}A/B pair ${k}/${n}: ${side.toUpperCase()}${tty ? '' : '\n'}`); } } }),
       ...(tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : {}),
     });
     if (tty) process.stderr.write('\r\x1b[2K');

@@ -26,6 +26,10 @@ export const loadFlagSpec = {
   'ramp-shape': { type: 'string' },
   engine: { type: 'string' },
   'connection-reuse': { type: 'string' },
+  // Taken out of argv before parsing (ab-flags.ts takeAbFlags); listed so the help table and the parse agree.
+  ab: { type: 'string' },
+  'ab-block': { type: 'string' },
+  'ab-token-env': { type: 'string' },
   duration: { type: 'string' },
   requests: { type: 'string' },
   warmup: { type: 'string' },
@@ -136,6 +140,9 @@ export const CLI_ONLY_FLAGS: Record<string, string> = {
   'server-metrics-interval': 'with --server-metrics',
   'server-metrics-header': 'with --server-metrics',
   scenario: 'runScenario takes the scenario itself',
+  ab: 'two servers in one run: the CLI runs the blocks (load/search/ab-blocks.ts runAb); a program calls runLoad per block',
+  'ab-block': 'with --ab',
+  'ab-token-env': 'with --ab',
 };
 
 const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };

@@ -84,6 +84,14 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
     ],
   },
   {
+    title: 'A/B in one run:',
+    rows: [
+      { head: '--ab URL_B', flags: ['ab'], help: ['send the same workload to --base-url (A) and to URL_B (B), alternating', "in blocks (A B, B A, A B, ...), so the machine's drift hits both alike;", '--duration is the measured time of both sides together (default 60s', 'with --ab). load.json is side A with an "ab" section (side B and every', 'block); iari report compare RUN compares B with A over the paired', 'blocks. The first block of each side also warms up (--warmup, at least', 'one block). Not with --sweep, --find-capacity, --repeat, --shard,', '--requests or --trace'] },
+      { head: '--ab-block D', flags: ['ab-block'], help: ['length of one block (default 3s; 1s..60s); needs >= 4 pairs'] },
+      { head: '--ab-token-env NAME', flags: ['ab-token-env'], help: ["environment variable holding B's token; without it B gets A's token only", "on A's origin (A's token is never sent elsewhere); it may name A's", 'variable. --header values go to both on one origin, and are refused', 'with B on another origin'] },
+    ],
+  },
+  {
     title: "Server metrics (the server's own Prometheus counters, lined up with the client's; docs/server-metrics.md):",
     rows: [
       { head: '--server-metrics [URL]', flags: ['server-metrics'], help: ["read URL (default: the target's origin + /metrics) before the first request,", 'every interval while the run goes, and after the last: load.json gets a', "server section (per second, summaries, and whether the server's counters", "agree with the answers' usage), report.html plots it beside the client's.", "The run's token goes only to the target's own origin, and only when the", 'endpoint answers 401/403 without it. A failed read is reported, never fatal'] },

@@ -44,12 +44,18 @@ function ranks(counts: Float64Array, values: readonly number[], ps: readonly num
   for (; j < ps.length; j++) out[j] = values.at(-1) ?? 0;
 }
 
-function resample(blocks: readonly Indexed[], rnd: () => number, counts: Float64Array): void {
+/** Adds the blocks drawn (`picks`, indexes into `blocks`) into `counts`. */
+function resample(blocks: readonly Indexed[], picks: Int32Array, counts: Float64Array): void {
   counts.fill(0);
-  for (let i = 0; i < blocks.length; i++) {
-    const b = blocks[Math.floor(rnd() * blocks.length)] as Indexed;
+  for (const k of picks) {
+    const b = blocks[k] as Indexed;
     for (let t = 0; t < b.idx.length; t++) counts[b.idx[t] as number]! += b.count[t] as number;
   }
+}
+
+function draw(n: number, rnd: () => number, out: Int32Array): Int32Array {
+  for (let i = 0; i < n; i++) out[i] = Math.floor(rnd() * n);
+  return out;
 }
 
 /**
@@ -57,8 +63,20 @@ function resample(blocks: readonly Indexed[], rnd: () => number, counts: Float64
  * new - base; null for a side with fewer than MIN_BLOCKS non-empty blocks.
  */
 export function blockPercentileDifferences(base: Blocks, next: Blocks, ps: readonly number[], seed = 1, draws = BLOCK_DRAWS): (DifferenceTest | null)[] {
-  const a0 = base.filter((b) => b.length > 0);
-  const b0 = next.filter((x) => x.length > 0);
+  return differences(base.filter((b) => b.length > 0), next.filter((x) => x.length > 0), ps, seed, draws, false);
+}
+
+/**
+ * The same over paired blocks (an A/B run: block i of each side ran back to back, so they share the
+ * machine's drift): each draw takes the same block indexes on both sides, so the interval includes
+ * the drift from block to block and cancels what a pair shares. Pairs with an empty side are left out.
+ */
+export function pairedPercentileDifferences(base: Blocks, next: Blocks, ps: readonly number[], seed = 1, draws = BLOCK_DRAWS): (DifferenceTest | null)[] {
+  const keep = base.map((b, i) => b.length > 0 && (next[i]?.length ?? 0) > 0);
+  return differences(base.filter((_, i) => keep[i]), next.filter((_, i) => keep[i]), ps, seed, draws, true);
+}
+
+function differences(a0: Blocks, b0: Blocks, ps: readonly number[], seed: number, draws: number, paired: boolean): (DifferenceTest | null)[] {
   if (a0.length < MIN_BLOCKS || b0.length < MIN_BLOCKS) return ps.map(() => null);
   const values = [...new Set([...a0, ...b0].flatMap((b) => b.map((v) => v.value)))].sort((x, y) => x - y);
   const at = new Map(values.map((v, i) => [v, i]));
@@ -72,9 +90,12 @@ export function blockPercentileDifferences(base: Blocks, next: Blocks, ps: reado
   const cb = new Float64Array(values.length);
   const qa = new Float64Array(ps.length);
   const qb = new Float64Array(ps.length);
+  const pa0 = new Int32Array(a.length);
+  const pb0 = new Int32Array(b.length);
   for (let d = 0; d < draws; d++) {
-    resample(a, rnd, ca);
-    resample(b, rnd, cb);
+    const picks = draw(a.length, rnd, pa0);
+    resample(a, picks, ca);
+    resample(b, paired ? picks : draw(b.length, rnd, pb0), cb);
     ranks(ca, values, sortedPs, qa);
     ranks(cb, values, sortedPs, qb);
     order.forEach((o, j) => ((diffs[o.i] as Float64Array)[d] = (qb[j] as number) - (qa[j] as number)));

@@ -6,6 +6,7 @@ import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { assertLoadResult } from '../load/results/merge.ts';
+import type { AbSection } from '../load/search/ab-blocks.ts';
 import { assertNoiseCalibration, type NoiseCalibration } from './noise-calibration.ts';
 
 export interface CompareSide {
@@ -14,6 +15,8 @@ export interface CompareSide {
   conformance: ConformanceReport | null;
   /** requests.ndjson beside load.json (the 1 s blocks of the ttfb, tpot and output_tps tests); null when absent. */
   records?: RequestRecord[] | null;
+  /** Side A of an A/B run (iari load --ab): its blocks paired with B's. */
+  pairs?: AbSection['pairs'] | null;
 }
 
 /** Larger request logs are not read (their percentiles are then left untested). */
@@ -81,4 +84,20 @@ export function readNoiseCalibration(arg: string): NoiseCalibration {
   if (!existsSync(arg)) throw unreadable(`--noise-floors ${arg} does not exist`);
   const file = statSync(arg).isDirectory() ? join(arg, 'noise.json') : arg;
   return assertNoiseCalibration(readJson(file), file);
+}
+
+/**
+ * An A/B run (iari load --ab) as the two sides of a comparison: A (load.json) as the base, B (its
+ * ab section) as the new side, paired block by block; null when `arg` is not an A/B run.
+ */
+export function readAbSides(arg: string): { base: CompareSide; next: CompareSide } | null {
+  const side = readSide(arg);
+  const ab = (side.load as (LoadResult & { ab?: AbSection }) | null)?.ab;
+  if (side.load === null || ab === undefined) return null;
+  if (!Array.isArray(ab.pairs) || typeof ab.b !== 'object' || ab.b === null) throw unreadable(`${arg}: its ab section has no pairs or no side B`);
+  const { ab: _, ...a } = side.load as LoadResult & { ab?: AbSection };
+  return {
+    base: { source: `${arg} (A)`, load: a as LoadResult, conformance: null, records: side.records ?? null, pairs: ab.pairs },
+    next: { source: `${arg} (B: ${ab.baseUrlB})`, load: assertLoadResult(ab.b, `${arg} ab.b`), conformance: null, records: null },
+  };
 }

@@ -31,11 +31,13 @@ function sideInfo(s: CompareSide): CompareReport['base'] {
 /** The comparison before gates; `notes` collect what could not be compared. */
 export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, minEffect = DEFAULT_MIN_EFFECT, calibration: NoiseCalibration | null = null): { report: CompareReport; notes: string[] } {
   const notes: string[] = [];
-  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect, { base: base.records ?? null, next: next.records ?? null }, calibration) : null;
+  const paired = base.pairs ?? null;
+  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect, { base: base.records ?? null, next: next.records ?? null }, paired === null ? calibration : null, paired) : null;
+  if (paired !== null && calibration !== null) notes.push('an A/B run carries its own noise (the paired blocks): --noise-floors is not used');
   if (rows === null && (base.load !== null || next.load !== null)) notes.push('load.json is on one side only: load not compared');
   const conformance = base.conformance !== null && next.conformance !== null ? compareConformance(base.conformance, next.conformance, compareRequirementIds) : null;
   if (conformance === null && (base.conformance !== null || next.conformance !== null)) notes.push('conformance.json is on one side only: conformance not compared');
-  if (base.load !== null && next.load !== null && ((base.records ?? null) === null || (next.records ?? null) === null)) notes.push('requests.ndjson is missing on one side: the ttfb, tpot and output_tps percentiles are left untested (their 1 s blocks come from it)');
+  if (paired === null && base.load !== null && next.load !== null && ((base.records ?? null) === null || (next.records ?? null) === null)) notes.push('requests.ndjson is missing on one side: the ttfb, tpot and output_tps percentiles are left untested (their 1 s blocks come from it)');
   if (base.load !== null && next.load !== null) {
     const ma = base.load.meta;
     const mb = next.load.meta;
@@ -110,7 +112,7 @@ function untestedShort(r: MetricRow): string {
 
 function testLabel(r: MetricRow): string {
   if (r.test === null) return untestedShort(r);
-  const how = r.noise === 'calibration' ? `${r.test}+calibration` : r.noise === 'repeats' || r.test === 'proportions' ? r.test : `${r.test}, within run`;
+  const how = r.noise === 'calibration' ? `${r.test}+calibration` : r.noise !== null || r.test === 'proportions' ? r.test : `${r.test}, within run`;
   return `${r.significant ? 'YES' : 'no'} (${how})`;
 }
 
@@ -142,7 +144,7 @@ export function compareTable(report: CompareReport, notes: readonly string[] = [
     const used = new Set(report.load.rows.map((r) => r.test));
     lines.push('', `tests: ${(Object.keys(TESTS) as (keyof typeof TESTS)[]).filter((t) => used.has(t)).map((t) => `${t} = ${TESTS[t]}`).join('; ')}`);
     const noise = new Set(report.load.rows.map((r) => r.noise));
-    for (const n of ['repeats', 'calibration'] as const) if (noise.has(n)) lines.push(`noise: ${n} = ${NOISE_SOURCES[n]}`);
+    for (const n of ['repeats', 'calibration', 'paired'] as const) if (noise.has(n)) lines.push(`noise: ${n} = ${NOISE_SOURCES[n]}`);
     if (shown.some((r) => r.test !== null && r.noise === null && r.test !== 'proportions')) lines.push('within run: that interval does not include run-to-run noise; a gate on such a row can trip but not hold (use --repeat on both sides, --noise-floors, or see docs/load.md)');
     const listed = new Set(shown.map((r) => r.key));
     const significant = report.load.significant.filter((k) => listed.has(k));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sampleLoadResult } from '../../test-support/sample-load-result.ts';
 import { tinyConformanceReport } from '../../test-support/sample-reports.ts';
 import { compareConformance } from './conformance-compare.ts';
-import { evaluateGates, type GateResult } from './gate-outcome.ts';
+import { evaluateGates, runContext, type GateResult } from './gate-outcome.ts';
 import { parseGate } from './gates.ts';
 import { compareLoad, samplesNeeded, type MetricRow } from './load-compare.ts';
 import { calibrate } from './noise-calibration.ts';
@@ -85,6 +85,21 @@ describe('gate outcomes: trip, hold, inconclusive', () => {
     expect(gate('throughput.rps<-5%', [rps(-0.2, -0.3, -0.1, null)]).outcome).toBe('trip');
     expect(gate('throughput.rps<-5%', [rps(0, -0.02, 0.02, 'repeats')]).outcome).toBe('hold');
     expect(gate('throughput.rps<-5%', [rps(0, -0.02, 0.02, null)]).outcome).toBe('inconclusive');
+  });
+
+  it('LOAD-COMPARE: a run flagged invalid (its client could not keep up) decides no timing gate either way, naming the run and its warning; ratio rows still decide', () => {
+    const bad = run(3, 35);
+    const starved = { ...bad, validity: { ...bad.validity, valid: false, warnings: ['client event-loop lag p99 254.7 ms exceeds 10 ms: the client was busy, timings include its own delay'] } };
+    const ctx = runContext(starved, run(4, 35));
+    expect(ctx.invalid).toEqual(['the base run is flagged invalid (client event-loop lag p99 254.7 ms exceeds 10 ms: the client was busy, timings include its own delay)']);
+    const [trip, hold, err] = evaluateGates([parseGate('ttft.p95>+10%', new Set(['ttft.p95'])), parseGate('ttft.p95>+10%', new Set(['ttft.p95'])), parseGate('errors.rate>+0.5pp', new Set(['errors.rate']))], [row(0.3, 0.15, 0.45)], null, ctx);
+    expect(trip?.inconclusive?.code).toBe('invalid-run');
+    expect(trip?.inconclusive?.reason).toContain('the base run is flagged invalid (client event-loop lag p99 254.7 ms');
+    expect(evaluateGates([parseGate('ttft.p95>+10%', new Set(['ttft.p95']))], [row(0.02, -0.04, 0.08, { noise: 'paired' })], null, ctx)[0]?.inconclusive?.code).toBe('invalid-run');
+    expect(hold?.outcome).toBe('inconclusive');
+    const ratio = row(0, 0, 0, { key: 'errors.rate', unit: 'ratio', test: 'proportions', base: 0, new: 0, change: 0, relative: null, low: 0, high: 0 });
+    expect(evaluateGates([parseGate('errors.rate>+0.5pp', new Set(['errors.rate']))], [ratio], null, ctx)[0]?.outcome).toBe('hold');
+    expect(err?.inconclusive?.code).toBe('missing');
   });
 
   it('LOAD-COMPARE: a ratio row tested over the requests holds on its own test; a row not on both sides is inconclusive, not "not evaluated"', () => {

@@ -12,11 +12,12 @@ import type { ConformanceDiff } from './conformance-compare.ts';
 import { conformanceCount } from './conformance-compare.ts';
 import type { Gate } from './gates.ts';
 import type { MetricRow, Untested } from './load-compare.ts';
+import type { LoadResult } from '../load/results/load-result.ts';
 
 export type GateOutcome = 'trip' | 'hold' | 'inconclusive';
 
 /** Why a gate could not decide. */
-export type InconclusiveCode = 'samples' | 'seconds' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
+export type InconclusiveCode = 'samples' | 'seconds' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
 
 export interface GateResult {
   expr: string;
@@ -33,15 +34,23 @@ export interface GateResult {
   message: string;
 }
 
-/** What the hints need to know of the runs: the longer measured window, in seconds. */
+/** What the gates need to know of the runs: the longer measured window (s), and why a run is invalid. */
 export interface RunContext {
   windowS: number | null;
+  /** One line per run flagged invalid (load.json validity): its timings include the client's own delay. */
+  invalid?: string[];
+}
+
+/** The context of two load results (either may be absent). */
+export function runContext(base: LoadResult | null, next: LoadResult | null): RunContext {
+  const invalid = ([['base', base], ['new', next]] as const).flatMap(([side, r]) => (r === null || r.validity.valid ? [] : [`the ${side} run is flagged invalid (${r.validity.warnings[0] ?? 'see its validity'}${r.validity.warnings.length > 1 ? `, and ${r.validity.warnings.length - 1} more` : ''})`]));
+  return { windowS: base === null || next === null ? null : Math.max(base.throughput.windowS, next.throughput.windowS), invalid };
 }
 
 /** The repeat count suggested for a run-to-run estimate (Welch over 5 runs a side: 8 degrees of freedom). */
 export const SUGGESTED_REPEATS = 5;
 const REPEAT_HINT = `--repeat ${SUGGESTED_REPEATS} on both sides`;
-const NOISE_HINT = `an estimate of run-to-run noise: ${REPEAT_HINT}, or calibrate once with iari report noise RUN... (3 or more identical runs) and pass --noise-floors FILE`;
+const NOISE_HINT = `an estimate of run-to-run noise: ${REPEAT_HINT}, or calibrate once with iari report noise RUN... (3 or more identical runs) and pass --noise-floors FILE, or run both servers in one A/B run (iari load --ab URL_B)`;
 /** Past this many times the run length, a longer run is no practical answer. */
 const MAX_PRACTICAL_FACTOR = 50;
 
@@ -99,6 +108,7 @@ function straddleHint(r: MetricRow, x: number, low: number, high: number, g: Gat
   }
   const factor = Math.max(1.5, Math.ceil(k * 2) / 2);
   if (r.noise === 'repeats') return `about ${factor}× as many repeats on both sides`;
+  if (r.noise === 'paired') return `an A/B run about ${factor}× as long`;
   if (r.noise === 'calibration') return `the calibrated run-to-run spread spans the threshold: ${REPEAT_HINT} or more (the interval over the runs narrows as they add up)`;
   const longer = context.windowS === null ? `runs about ${factor}× as long` : `runs of ≥ ${Math.ceil(context.windowS * factor)} s (about ${factor}× as long)`;
   return safeSide ? `${longer} and ${NOISE_HINT}` : `${longer}, or ${REPEAT_HINT}`;
@@ -107,6 +117,7 @@ function straddleHint(r: MetricRow, x: number, low: number, high: number, g: Gat
 function source(r: MetricRow): string {
   if (r.noise === 'repeats') return 'over the repeated runs';
   if (r.noise === 'calibration') return `${r.test} widened by the noise calibration`;
+  if (r.noise === 'paired') return 'over the paired A/B blocks';
   return r.test === 'proportions' ? 'proportions, over the requests' : `${r.test}, within each run`;
 }
 
@@ -125,6 +136,9 @@ export function loadGate(g: Gate, rows: readonly MetricRow[] | null, context: Ru
   if (low === null || high === null) return inconclusive(g, 'load', shown, 'no-interval', `its ${r.test} test gives no interval of ${g.key} itself`, g.key === 'goodput.rps' ? `a gate on goodput.fraction, or ${REPEAT_HINT}` : REPEAT_HINT);
   const interval = { low, high };
   const range = `95% interval ${signed(g, low)} … ${signed(g, high)}`;
+  // A run whose client could not keep up timed its own delay: no timing decides a gate either way.
+  const invalid = context.invalid ?? [];
+  if (invalid.length > 0 && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}, so its timings include the client's own delay`, 'runs the client keeps up with (a quieter machine, or less load per client)', interval);
   const beyond = g.op === '>' ? low > g.value : high < g.value;
   const safe = g.op === '>' ? high <= g.value : low >= g.value;
   const base = { expr: g.expr, key: g.key, scope: 'load' as const, interval, inconclusive: null };

@@ -2,15 +2,18 @@
 // change, and whether it is significant by a test named on each row (docs/load.md, "Comparing runs").
 import type { LoadResult, MetricName, RequestRecord, Timeslice } from '../load/results/load-result.ts';
 import { percentileKeys, percentileValues } from '../load/results/load-result.ts';
+import type { ValueCount } from '../statistics.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
-import { meanSummary, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
-import { blockPercentileDifferences, MIN_BLOCKS } from './block-bootstrap.ts';
+import { meanSummary, studentTwoSidedP, tInterval, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
+import { blockPercentileDifferences, MIN_BLOCKS, pairedPercentileDifferences } from './block-bootstrap.ts';
+import type { AbBlock } from '../load/search/ab-blocks.ts';
 import { measuredSlices, metricBlocks } from './run-blocks.ts';
 import { calibratedInterval, type NoiseCalibration } from './noise-calibration.ts';
 
 export type RowUnit = 'us' | 'millitokens_per_s' | 'ratio' | 'per_s' | 'tokens_per_s';
 
 export const TESTS = {
+  paired: "A/B run: block bootstrap of the percentile over the paired blocks of both sides (the same pairs drawn on both sides, 2000 draws, 95% interval of the difference); rates: paired t over the blocks",
   blocks: 'block bootstrap of the percentile over the 1 s timeslices (whole seconds of requests resampled, 2000 draws, 95% interval of the difference); within one run, so it does not include run-to-run noise',
   proportions: 'two-proportion z-test over the requests',
   timeslices: "Welch's t-test over the 1 s timeslices (within one run, so it does not include run-to-run noise)",
@@ -19,8 +22,9 @@ export const TESTS = {
 export type TestName = keyof typeof TESTS;
 
 /** Where a row's interval gets its run-to-run noise from (null: it has none, the within-run test alone). */
-export type NoiseSource = 'repeats' | 'calibration';
+export type NoiseSource = 'repeats' | 'calibration' | 'paired';
 export const NOISE_SOURCES: Record<NoiseSource, string> = {
+  paired: 'an A/B run (iari load --ab): both sides ran in alternating blocks, and the interval is over the paired blocks (a block bootstrap drawing the same pairs on both sides, or a paired t over the blocks), so the drift between blocks is in it',
   repeats: 'both sides were run with iari load --repeat: the interval is over the runs, so it includes their run-to-run spread',
   calibration: "--noise-floors: the within-run interval widened to the run-to-run spread of identical runs measured by iari report noise (the wider of the two)",
 };
@@ -122,6 +126,18 @@ function repeatsOf(r: LoadResult): RepeatValues | null {
   return rep === undefined ? null : rep.values;
 }
 
+/** A rate of an A/B run: a paired t over the blocks' differences (B - A), scaled to the merged base. */
+function pairedRate(pairs: readonly { a: AbBlock; b: AbBlock }[], key: string, base: number, next: number): DifferenceTest | null {
+  const rate = (x: AbBlock): number => (key === 'throughput.rps' ? x.finished : key === 'throughput.ok_rps' ? x.ok : x.outputTokens) / Math.max(1e-9, x.windowS);
+  const d = pairs.map((p) => rate(p.b) - rate(p.a));
+  if (d.length < MIN_BLOCKS) return null;
+  const t = tInterval(d);
+  const se = t.sd / Math.sqrt(t.n);
+  const p = se === 0 ? (t.mean === 0 ? 1 : 0) : studentTwoSidedP(t.mean / se, t.n - 1);
+  // The interval is of the mean block difference (the blocks are of one length, so it is the merged runs' difference up to rounding).
+  return { difference: next - base, low: t.low, high: t.high, p, significant: t.low > 0 || t.high < 0 };
+}
+
 /** Samples a percentile needs on each side to be tested: MIN_TAIL beyond it (p95: 100, p99: 500). */
 export function samplesNeeded(percentile: number): number {
   return Math.ceil(MIN_TAIL / (1 - percentile / 100) - 1e-9);
@@ -138,6 +154,7 @@ export function compareLoad(
   minEffect = DEFAULT_MIN_EFFECT,
   records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null },
   calibration: NoiseCalibration | null = null,
+  paired: readonly { a: AbBlock; b: AbBlock }[] | null = null,
 ): MetricRow[] {
   const rows: MetricRow[] = [];
   const ra = repeatsOf(base);
@@ -162,6 +179,10 @@ export function compareLoad(
       rows.push(row(key, unit, a, b, test, null, minEffect, { untested }));
       return;
     }
+    if (paired !== null && test !== 'proportions') {
+      rows.push(row(key, unit, a, b, 'paired', within, minEffect, { noise: 'paired', untested }));
+      return;
+    }
     const c = withCalibration(key, within, a, b, calibration);
     rows.push(row(key, unit, a, b, test, c.t, minEffect, { noise: c.noise, untested }));
   };
@@ -174,9 +195,11 @@ export function compareLoad(
     const na = va.reduce((n, x) => n + x.count, 0);
     const nb = vb.reduce((n, x) => n + x.count, 0);
     const unit: RowUnit = m === 'output_tps' ? 'millitokens_per_s' : 'us';
-    const ba = a === undefined ? null : metricBlocks(base, m, records.base);
-    const bb = b === undefined ? null : metricBlocks(next, m, records.next);
-    const blockTests = ba === null || bb === null ? percentileKeys.map(() => null) : blockPercentileDifferences(ba, bb, percentileKeys.map((k) => percentileValues[k]), seed);
+    const pairBlocks = (side: 'a' | 'b'): ValueCount[][] | null => paired?.map((p) => hdrValueCounts(p[side].hdr[m] ?? '')) ?? null;
+    const ba = a === undefined ? null : (pairBlocks('a') ?? metricBlocks(base, m, records.base));
+    const bb = b === undefined ? null : (pairBlocks('b') ?? metricBlocks(next, m, records.next));
+    const ps = percentileKeys.map((k) => percentileValues[k]);
+    const blockTests = ba === null || bb === null ? percentileKeys.map(() => null) : paired !== null ? pairedPercentileDifferences(ba, bb, ps, seed) : blockPercentileDifferences(ba, bb, ps, seed);
     const nonEmpty = (x: readonly (readonly unknown[])[] | null): number => x?.filter((s) => s.length > 0).length ?? 0;
     percentileKeys.forEach((k, i) => {
       const key = `${m}.${k}`;
@@ -200,7 +223,7 @@ export function compareLoad(
   const ta = measuredSlices(base.timeslices, base.throughput.windowS);
   const tb = measuredSlices(next.timeslices, next.throughput.windowS);
   const perSecond = (key: string, pick: (s: Timeslice) => number, a: number, b: number, unit: RowUnit): void => {
-    const t = welch(meanSummary(ta.map(pick)), meanSummary(tb.map(pick)));
+    const t = paired === null ? welch(meanSummary(ta.map(pick)), meanSummary(tb.map(pick))) : pairedRate(paired, key, a, b);
     push(key, unit, a, b, 'timeslices', t, t === null ? { kind: 'seconds', need: 2, base: ta.length, new: tb.length } : null);
   };
   perSecond('throughput.rps', (s) => s.finished, base.throughput.rps, next.throughput.rps, 'per_s');

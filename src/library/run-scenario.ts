@@ -21,6 +21,7 @@ import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
 import { connectionSecrets, isLoopbackHost } from '../client/connection-options.ts';
 import { preflightTarget } from '../client/reachable.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
+import { runAb } from '../load/search/ab-blocks.ts';
 import { newRunId } from '../report/run-dir.ts';
 import { refuseUnknownKeys } from '../option-keys.ts';
 import type { MockServer } from '../../mock-server/index.ts';
@@ -40,6 +41,17 @@ export interface RunHooks {
   runId?: string;
   /** --server-metrics: read the server's /metrics during each run (src/server-metrics/). */
   serverMetrics?: ServerMetricsOptions;
+  /** --ab URL_B: the same workload against a second server in alternating blocks (load/search/ab-blocks.ts). */
+  ab?: AbRun;
+}
+
+/** A/B in one run: the second server, its token (checked by the shell: A's token never goes to another origin unprompted) and the block length. */
+export interface AbRun {
+  baseUrlB: string;
+  tokenB: string;
+  blockS: number;
+  /** Each block as it starts. */
+  onBlock?: (side: 'a' | 'b', pair: number, pairs: number) => void;
 }
 
 export interface ScenarioOutcome {
@@ -61,6 +73,10 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
     // The loopback guard, then one connection: an unreachable server is one line and exit 2, before anything is judged.
     await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);
     if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) hooks.notice?.(announceLine(plan, plan.baseUrl));
+  }
+  if (hooks.ab !== undefined) {
+    await preflightTarget(new URL(hooks.ab.baseUrlB).origin, plan.connection);
+    if (!isLoopbackHost(new URL(hooks.ab.baseUrlB).hostname)) hooks.notice?.(announceLine(plan, hooks.ab.baseUrlB));
   }
   let mock: MockServer | undefined;
   try {
@@ -93,7 +109,9 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
         ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep })
         : plan.sweep
           ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep })
-          : await runOnce(cfg);
+          : hooks.ab !== undefined
+            ? await runAb({ config: cfg, baseUrlB: hooks.ab.baseUrlB, tokenB: hooks.ab.tokenB, blockS: hooks.ab.blockS, run: runOnce, ...(hooks.ab.onBlock === undefined ? {} : { onBlock: hooks.ab.onBlock }) })
+            : await runOnce(cfg);
     const runs: LoadResult[] = [result];
     const out = result as ScenarioOutcome['result'];
     if (plan.repeat > 1) {
@@ -105,7 +123,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       out.repeat = repeatSection(runs);
     }
     for (const r of runs) r.scenario = scenario as Record<string, unknown>;
-    return { result: out, records, runs, secrets: [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? [])] };
+    return { result: out, records, runs, secrets: [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? []), ...(hooks.ab === undefined ? [] : [hooks.ab.tokenB])] };
   } finally {
     await mock?.close();
   }

@@ -81,6 +81,9 @@ const NOT_IN_A_SCENARIO: Record<string, string> = {
   scenario: 'the file the scenario is read from',
   'server-metrics': 'what the run reads beside its traffic (src/server-metrics/), not how the traffic is made: a CLI option of the run',
   'server-metrics-interval': 'with --server-metrics',
+  ab: 'two servers in one run (load/search/ab-blocks.ts): a mode of the CLI around the plan, with a second token; not a scenario part this round',
+  'ab-block': 'with --ab',
+  'ab-token-env': 'with --ab (a token source, never in a scenario)',
   'server-metrics-header': 'with --server-metrics (its values are secrets, never recorded)',
 };
 
