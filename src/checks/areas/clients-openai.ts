@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { CheckDef } from '../context/check-types.ts';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, openaiNode } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';

@@ -1,5 +1,6 @@
 // GET /metrics, where the server serves it (capability metrics; docs/server-metrics.md): the text
 // parses, counters never go down, and the request and token counters grow by what was served.
+import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import type { CheckDef } from '../context/check-types.ts';
 import { describeResponse, evidence, at, isRecord } from '../kernel/evidence.ts';
 import { chatBody, firstModel } from '../requests/common-requests.ts';
@@ -37,7 +38,7 @@ export const serverMetricsCheck: CheckDef = {
       return;
     }
     const model = await firstModel(ctx);
-    const answer = await ctx.http.post('/v1/chat/completions', chatBody(ctx, model, { max_tokens: 16 }));
+    const answer = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { max_tokens: 16 }));
     const after = await ctx.http.get('/metrics');
     const b = parseExposition(after.text);
     if (!b.ok || after.status !== 200) {

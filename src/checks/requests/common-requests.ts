@@ -158,5 +158,5 @@ export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time 
  * read the same exchange, so the capability table and the verdicts cannot disagree.
  */
 export const parallelToolStream = sharedRequest('tools:parallel-stream', async (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.http.post('/v1/chat/completions', { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
+  ctx.http.post(CHAT_COMPLETIONS_PATH, { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
 );
