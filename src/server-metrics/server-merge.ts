@@ -53,7 +53,10 @@ export function mergeServerSections(parts: readonly (ServerSection | undefined)[
     raw: first.raw,
     otherShards: 0,
   };
-  return { ...merged, reconciliation: reconcile(merged) };
+  // Shards that read one URL each primed that server before their baseline read: all but the earliest
+  // shard's priming may fall inside the joined window (run-load.ts primes, then takes the baseline).
+  const primingOverlap = Math.max(0, ...[...byUrl.values()].map((g) => g.filter((p) => p.status === 'ok').length - 1));
+  return { ...merged, reconciliation: reconcile({ ...merged, primingOverlap }) };
 }
 
 /** The shards that read one URL: one server seen several times. */

@@ -96,7 +96,7 @@ describe('iari load --server-metrics against the mock', () => {
 });
 
 describe('--shard and iari report merge', () => {
-  it('each shard holds only a lower bound (the other shard loads the same server); the merged result reconciles exactly and evaluates server.reconcile', async () => {
+  it('each shard holds only a lower bound (the other shard loads the same server); the merged result holds the whole run\'s usage, up to the other shard\'s priming request, and evaluates server.reconcile', async () => {
     mock = await startLoadMock({ ttftMs: 5, itlMs: 1, completionTokens: [4, 12] });
     const slos = ['server.reconcile'];
     const shard = (index: number) => runLoad(loadConfig(mock!, { kind: 'closed', concurrency: 4, engine: 'undici' }, { runId: `s${index}`, durationS: 1, shard: { index, count: 2 }, serverMetrics: { url: null, headers: [], intervalMs: 100 }, slos: parseSlos(slos), sloExprs: slos }));
@@ -109,7 +109,12 @@ describe('--shard and iari report merge', () => {
     const merged = mergeResults([a.result, b.result], 'merged');
     const usage = [...a.records, ...b.records].reduce((x, r) => x + r.outputTokens, 0);
     const g = merged.server!.reconciliation.find((f) => f.id === 'generated_tokens')!;
-    expect(g).toMatchObject({ verdict: 'agree', server: usage, client: usage, tolerance: { below: 0, above: 0 } });
+    // Each shard primed the server before its baseline read: the other shard's priming (at most 12
+    // tokens from this mock) can fall inside the joined window, so the merge holds usage as a bound.
+    expect(g).toMatchObject({ verdict: 'agree', client: usage, tolerance: { below: 0, above: null } });
+    expect(g.tolerance.why).toMatch(/priming/);
+    expect(g.server! - usage).toBeGreaterThanOrEqual(0);
+    expect(g.server! - usage).toBeLessThanOrEqual(12);
     expect(merged.server!.reconciliation.filter((f) => f.verdict === 'disagree').map((f) => f.message)).toEqual([]);
     expect(merged.slos[0]).toMatchObject({ expr: 'server.reconcile', passed: true });
   });
