@@ -48,6 +48,7 @@ const designedKey: Record<string, EngineDeviation> = {
   'ERR-006': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'stop of the wrong type answered 200' },
   'ERR-015': { verdict: 'non-strict', owner: 'server', reason: ERROR_SHAPE, evidence: '500 {"error":{"code":500,"message":…,"type":"server_error"}}' },
   'HDR-001': { verdict: 'non-strict', owner: 'server', reason: 'no response carries x-request-id', evidence: 'samples/00_health.txt, 01_models.json: headers Server, Content-Type, Keep-Alive only' },
+  'HDR-017': { verdict: 'fail', owner: 'server', reason: 'a streamed answer carries Keep-Alive: timeout=5, max=100 and no Connection: close, then the server closes the connection: the next request written on it dies before any byte (research note, Keep-alive)', evidence: 'samples/03_chat_stream.sse: Keep-Alive: timeout=5, max=100, no Connection header; iari load against it counts the reuse races (suites/engines HDR-017 load test)' },
   'ME-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me: ${NO_ME_WIRE}` },
   'MODELS-001': { verdict: 'fail', owner: 'server', reason: `${PRIVATE_MODELS}; the same request as AUTH-004 (not yet grouped under it)`, evidence: `GET /v1/models without credentials: ${KEY_WIRE}` },
   'TOOLS-021': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'function name "get weather…" answered 200 with a call' },
