@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureLlamaServer } from './llama-server-build.ts';
-import { startLlamaServer } from './llama-server-process.ts';
-import { writeTinyModel, type TinyModelVariant } from './tiny-model.ts';
+import { ensureLlamaServer } from '../../test-support/engines/llama-server-build.ts';
+import { startLlamaServer } from '../../test-support/engines/llama-server-process.ts';
+import { writeTinyModel, type TinyModelVariant } from '../../test-support/engines/tiny-model.ts';
 
 // `npx tsx scripts/engines/tiny-model-probe.ts [designed|random] [N]`: writes the tiny model,
 // starts llama-server on it and prints what it does: answer lengths and finish reasons of plain

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureLlamaServer, type LlamaServerBuild } from '../../scripts/engines/llama-server-build.ts';
-import { startLlamaServer, type LlamaServer } from '../../scripts/engines/llama-server-process.ts';
-import { writeTinyModel, type TinyModelVariant } from '../../scripts/engines/tiny-model.ts';
+import { ensureLlamaServer, type LlamaServerBuild } from '../../test-support/engines/llama-server-build.ts';
+import { startLlamaServer, type LlamaServer } from '../../test-support/engines/llama-server-process.ts';
+import { writeTinyModel, type TinyModelVariant } from '../../test-support/engines/tiny-model.ts';
 
 // The engines tier's one way to a running llama-server: build it (or find the cached build), write
 // the tiny model, start the server. Where the build cannot be made (no cmake or compiler, no npm

@@ -7,8 +7,8 @@ import { BUILD_TIMEOUT_MS, engineBuild, startEngine, type Engine, type RunningEn
 import { engineDeviations, type EngineConfig } from './llama-server-deviations.ts';
 
 // A real engine in the loop: llama.cpp's own llama-server (built from node-llama-cpp's bundled
-// source, scripts/engines/llama-server-build.ts) serving the project's tiny qwen2 model
-// (scripts/engines/tiny-model.ts), judged by `iari test` and loaded by `iari load` as a user would.
+// source, test-support/engines/llama-server-build.ts) serving the project's tiny qwen2 model
+// (test-support/engines/tiny-model.ts), judged by `iari test` and loaded by `iari load` as a user would.
 // Each configuration asserts exactly the verdicts the review in llama-server-deviations.ts lists.
 
 const KEY = 'iari-engine-key-0123456789abcdef';

@@ -38,7 +38,7 @@ export const CMAKE_FLAGS = [
   '-DLLAMA_OPENSSL=OFF',
 ] as const;
 
-/** The files of the source tree the tiny model is made from (scripts/engines/tiny-model.ts). */
+/** The files of the source tree the tiny model is made from (test-support/engines/tiny-model.ts). */
 export const VOCAB_FILE = 'ggml-vocab-qwen2.gguf';
 export const TEMPLATE_FILE = 'Qwen-Qwen2.5-7B-Instruct.jinja';
 
@@ -190,15 +190,4 @@ export function runLogged(cmd: string, args: string[], cwd: string, log: string)
       else reject(new Error(`${cmd} ${args.slice(0, 3).join(' ')} exited ${String(code)}`));
     });
   });
-}
-
-// `npx tsx scripts/engines/llama-server-build.ts`: build (or find) it and print where it is.
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  ensureLlamaServer({ say: (line) => console.error(`llama-server: ${line}`) }).then(
-    (build) => console.log(JSON.stringify(build, null, 2)),
-    (error: unknown) => {
-      console.error((error as Error).message);
-      process.exitCode = 1;
-    },
-  );
 }
