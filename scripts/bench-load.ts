@@ -33,6 +33,7 @@ import { errorDistribution, fittedRate, ksExponential, percentile } from '../src
 import { mockLag, startChildMock, stopChild, type MockHandle } from './fidelity-child-mock.ts';
 import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat } from './fidelity-diagnostics.ts';
 import { FIDELITY_MOCK, runFloor, type FloorResult } from './fidelity-floor.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as (o: Record<string, unknown>, cb: (e: unknown, r: { throughput: { total: number }; requests: { total: number } }) => void) => unknown;
@@ -265,7 +266,7 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${m.token}` };
   try {
     // Bytes per event of this stream, to turn autocannon's byte count into events.
-    const one = await request(`${m.url}/chat/completions`, { method: 'POST', headers, body });
+    const one = await request(`${m.url}${CHAT_COMPLETIONS_ROUTE}`, { method: 'POST', headers, body });
     const text = await one.body.text();
     const eventsPerStream = text.split('\n\n').filter((b) => b.startsWith('data:')).length;
     const bytesPerEvent = Buffer.byteLength(text) / eventsPerStream;
@@ -313,7 +314,7 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
     const rawAutocannon = await measure(
       () =>
         new Promise<number>((resolve, reject) => {
-          autocannon({ url: new URL(m.url).origin, connections: streams, duration: durationS, timeout: 60, requests: [{ method: 'POST', path: new URL(m.url).pathname + '/chat/completions', headers, body }] }, (err, r) =>
+          autocannon({ url: new URL(m.url).origin, connections: streams, duration: durationS, timeout: 60, requests: [{ method: 'POST', path: new URL(m.url).pathname + CHAT_COMPLETIONS_ROUTE, headers, body }] }, (err, r) =>
             err ? reject(err) : resolve(Math.round(r.throughput.total / bytesPerEvent)),
           );
         }),

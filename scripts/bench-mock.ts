@@ -30,6 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { floorAt, hottestFiles, ledgerAppendCost, receiptCost, REQUEST } from './bench-mock-costs.ts';
+import { CHAT_COMPLETIONS_PATH, CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '..');
@@ -109,7 +110,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 async function capture(url: string): Promise<Captured> {
   const post = async (stream: boolean) => {
-    const response = await fetch(`${url}/chat/completions`, {
+    const response = await fetch(`${url}${CHAT_COMPLETIONS_ROUTE}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ ...REQUEST, stream }),
@@ -169,7 +170,7 @@ async function measure(url: string, pid: number | undefined, stream: boolean, co
   const worker = async () => {
     while (performance.now() < until) {
       try {
-        const response = await pool.request({ origin, path: '/v1/chat/completions', method: 'POST', headers, body });
+        const response = await pool.request({ origin, path: CHAT_COMPLETIONS_PATH, method: 'POST', headers, body });
         let count = 0;
         let carry = '';
         for await (const chunk of response.body) {

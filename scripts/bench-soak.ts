@@ -16,6 +16,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const { values } = parseArgs({
@@ -75,7 +76,7 @@ const body = JSON.stringify({ model: 'iari-mini', messages: [{ role: 'user', con
 const result = await new Promise<{ requests: { total: number }; errors: number; non2xx: number }>((resolve, reject) => {
   const inst = autocannon(
     {
-      url: `${url}/chat/completions`,
+      url: `${url}${CHAT_COMPLETIONS_ROUTE}`,
       method: 'POST',
       connections,
       amount: total,

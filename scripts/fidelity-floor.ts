@@ -21,6 +21,7 @@ import type { RequestTiming } from '../src/load/measure/request-timer.ts';
 import { errorDistribution, type ErrorDistribution } from '../src/load/measure/stats.ts';
 import { mockLag, startChildMock, stopChild, type MockLag } from './fidelity-child-mock.ts';
 import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat, type GcFigures, type SchedDelta } from './fidelity-diagnostics.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
 
 export const FIDELITY_MOCK = { ttftMs: 200, itlMs: 20, jitterMs: 0, tokensPerChunk: [1, 1, 2], completionTokens: 40, seed: 3 };
 
@@ -59,7 +60,7 @@ export async function runFloor(streams: number, durationS: number, nice: number 
     const body = bodyFactory(builtinPrompts.map((p) => [...p]), { model: m.model, maxTokens: 4096, stream: true, seed: 1 });
     const request = (seq: number): string => {
       const b = body(seq);
-      return `POST ${url.pathname}/chat/completions HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${m.token}\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
+      return `POST ${url.pathname}${CHAT_COMPLETIONS_ROUTE} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${m.token}\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
     };
     const done: Response[] = [];
     let seq = 0;

@@ -19,6 +19,7 @@ import { admin } from './admin-routes.ts';
 import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
 import { handleEmbeddings } from './embeddings-route.ts';
 import { EMBEDDINGS_PATH } from '../../src/protocols/embeddings/embeddings-request.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../src/protocols/chat-completions/chat-request.ts';
 import { MockMetrics, metricsResponse, type MetricsFault } from './metrics-route.ts';
 
 export interface CoreOptions {
@@ -191,7 +192,7 @@ const ROUTES: Record<string, string> = {
   '/v1/models': 'GET',
   '/v1/me': 'GET',
   '/v1/me/usage': 'GET',
-  '/v1/chat/completions': 'POST',
+  [CHAT_COMPLETIONS_PATH]: 'POST',
   [EMBEDDINGS_PATH]: 'POST',
   '/v1/receipts': 'GET',
   '/v1/receipts/keys': 'GET',
@@ -244,7 +245,7 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       break;
   }
   // Spec, Authentication: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
-  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (path === '/v1/chat/completions' && f.has('auth-chat-public')) || (path === '/v1/receipts' && f.has('receipt-list-public'));
+  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (path === CHAT_COMPLETIONS_PATH && f.has('auth-chat-public')) || (path === '/v1/receipts' && f.has('receipt-list-public'));
   const auth = authenticate(state, req, ctx, publicByFault);
   if (!auth.ok) return auth.response;
   const account = auth.account;
@@ -254,7 +255,7 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       return json(200, meBody(state, account, f), ctx.requestId);
     case '/v1/me/usage':
       return usage(state, req, ctx, account);
-    case '/v1/chat/completions':
+    case CHAT_COMPLETIONS_PATH:
       return handleChat(state, req, ctx, account);
     case EMBEDDINGS_PATH:
       return handleEmbeddings(state, req, ctx);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureLlamaServer } from '../../test-support/engines/llama-server-build.ts';
 import { startLlamaServer } from '../../test-support/engines/llama-server-process.ts';
 import { writeTinyModel, type TinyModelVariant } from '../../test-support/engines/tiny-model.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../../src/protocols/chat-completions/chat-request.ts';
 
 // `npx tsx scripts/engines/tiny-model-probe.ts [designed|random] [N]`: writes the tiny model,
 // starts llama-server on it and prints what it does: answer lengths and finish reasons of plain
@@ -20,7 +21,7 @@ interface Choice {
 }
 
 async function chat(url: string, body: Record<string, unknown>): Promise<{ choice: Choice; tokens: number }> {
-  const response = await fetch(`${url}/chat/completions`, {
+  const response = await fetch(`${url}${CHAT_COMPLETIONS_ROUTE}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'tiny-qwen2', max_tokens: 200, ...body }),
