@@ -23,6 +23,8 @@ import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } fro
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
+import { EMBEDDINGS_ROUTE } from '../protocols/embeddings/embeddings-request.ts';
+import { embeddingsWorkload } from './workloads/embeddings.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
 import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 
@@ -128,12 +130,15 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
       ? undefined
       : entries !== undefined
         ? traceWorkload(entries, { model: cfg.model, stream: cfg.stream, seed: cfg.seed, maxTokensField: cfg.workload.maxTokensField, extraBody: cfg.workload.extraBody })
+        : cfg.workload.embeddings !== undefined
+          ? embeddingsWorkload({ ...cfg.workload, embeddings: cfg.workload.embeddings }, wo)
         : cfg.workload.conversation !== undefined
           ? new Conversations(cfg.workload, wo)
           : buildWorkload(cfg.workload, wo);
+  const embeddings = cfg.workload?.embeddings;
   const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
-    path: `${url.pathname.replace(/\/+$/, '')}${CHAT_COMPLETIONS_ROUTE}`,
+    path: `${url.pathname.replace(/\/+$/, '')}${embeddings === undefined ? CHAT_COMPLETIONS_ROUTE : EMBEDDINGS_ROUTE}`,
     headers: {
       ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
       'content-type': 'application/json',
@@ -146,6 +151,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     connectionReuse: cfg.connectionReuse ?? 'reuse',
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
+    ...(embeddings === undefined ? {} : { check: { api: 'embeddings' as const, inputs: embeddings.batch, ...(embeddings.encodingFormat === undefined ? {} : { encodingFormat: embeddings.encodingFormat }) } }),
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The run's own checker (its worker) starts first, so that it checks the priming request too and
@@ -323,6 +329,7 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     ...(w.tools === undefined ? {} : { tools: { source: w.tools.source, share: w.tools.share, functions: w.tools.tools.map((t) => t.function.name) } }),
     ...(w.trace === undefined ? {} : { trace: { file: w.trace.info.file, format: w.trace.info.format } }),
     ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs } }),
+    ...(w.embeddings === undefined ? {} : { embeddings: { ...w.embeddings } }),
   };
 }
 

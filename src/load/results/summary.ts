@@ -10,6 +10,7 @@ import { toolCallLine } from './tool-call-report.ts';
 import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
 import { reuseLine } from './reuse-report.ts';
+import { embeddingsLines } from './embeddings-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -67,7 +68,9 @@ export function summaryTable(r: LoadResult): string {
   const tps = r.metrics.output_tps;
   if (tps !== undefined) cells.push(['output tok/s per request', ...percentileKeys.map((p) => (tps.percentiles[p] / 1000).toFixed(1)), (tps.mean / 1000).toFixed(1), (tps.max / 1000).toFixed(1), String(tps.count)]);
   out.push(pad(cells));
-  out.push(`throughput: ${r.throughput.rps} successful req/s, ${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  const outputTps = r.embeddings === undefined ? `${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})` : 'output tok/s not applicable';
+  out.push(`throughput: ${r.throughput.rps} successful req/s, ${outputTps}${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  out.push(...embeddingsLines(r.embeddings));
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
   out.push(...tokenLines(r.tokens));
