@@ -22,9 +22,10 @@ export function fmtUs(us: number | null | undefined): string {
 /** One line for a terminal, rewritten in place about four times a second. */
 export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
   const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
-  const p50 = percentileOrNull(c.hist.ttft, 50);
-  const p99 = percentileOrNull(c.hist.ttft, 99);
-  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ttft p50 ${fmtUs(p50)} p99 ${fmtUs(p99)}  tokens ${c.outputTokens}`;
+  // Embeddings answers have no TTFT: their progress shows end-to-end latency and inputs.
+  const emb = c.embeddings.requests > 0;
+  const h = emb ? c.hist.e2e : c.hist.ttft;
+  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${c.embeddings.inputs}` : `tokens ${c.outputTokens}`}`;
 }
 
 function pad(cells: string[][]): string {
@@ -73,7 +74,7 @@ export function summaryTable(r: LoadResult): string {
   out.push(...embeddingsLines(r.embeddings));
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
-  out.push(...tokenLines(r.tokens));
+  out.push(...tokenLines(r.tokens, r.embeddings === undefined));
   const cache = cacheLine(r.cache, fmtUs);
   if (cache !== null) out.push(cache);
   const reasoning = reasoningLine(r.reasoning, fmtUs);
