@@ -72,7 +72,7 @@ export function embeddingsLines(r: EmbeddingsReport | undefined): string[] {
   if (r === undefined) return [];
   const usage = r.requestsWithoutUsage > 0 ? `; ${r.requestsWithoutUsage} answers without usage` : '';
   return [
-    `embeddings: ${r.inputs} inputs in ${r.requests} successful requests: ${r.inputsPerS} inputs/s, ${r.promptTokensPerS} prompt tok/s (usage.prompt_tokens${usage}); batch ${r.batch} inputs per request (seen ${r.inputsPerRequest.min}..${r.inputsPerRequest.max}); vector length ${r.dimensions.length === 0 ? 'none seen' : r.dimensions.join(', ')}`,
+    `embeddings: ${r.inputs} inputs in ${r.requests} successful requests: ${r.inputsPerS} inputs/s, ${r.promptTokensPerS} prompt tok/s (usage.prompt_tokens${usage}); batch ${r.batch} inputs per request (${r.requests === 0 ? 'none answered' : `answered ${r.inputsPerRequest.min}..${r.inputsPerRequest.max}`}); vector length ${r.dimensions.length === 0 ? 'none seen' : r.dimensions.join(', ')}`,
     `embeddings: ${r.notApplicable.join(', ')} not applicable (an embeddings answer arrives whole and generates no tokens)`,
   ];
 }

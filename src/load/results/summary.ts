@@ -84,7 +84,7 @@ export function summaryTable(r: LoadResult): string {
   out.push(...turnLines(r.turns, fmtUs));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0
-    ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo 'ttft.p95<800ms')`
+    ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo '${r.embeddings === undefined ? 'ttft' : 'e2e'}.p95<800ms')`
     : `goodput: ${r.goodput.goodputRps} req/s (${pctGood} of requests met ${r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
   const reuse = reuseLine(r);
