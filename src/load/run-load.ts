@@ -8,7 +8,7 @@ import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, t
 import { bodyFactory, type ChatMessage } from './workloads/prompts.ts';
 import type { WorkloadSpec } from './workloads/workload.ts';
 import { traceTimes } from './workloads/trace-workload.ts';
-import { requestSource, type RequestSource } from './workloads/request-source.ts';
+import { CHAT, requestSource, type RequestSource } from './workloads/request-source.ts';
 import { EXECUTORS, type ExecutorKind } from './executors/executor-registry.ts';
 import { declaresTools, judge, withTools, type ToolsSpec } from './workloads/tool-calls.ts';
 import type { TraceEntry } from './workloads/trace.ts';
@@ -21,8 +21,6 @@ import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, sendOne, type InFlight } from './executors/undici-engine.ts';
-import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
-import { EMBEDDINGS_ROUTE } from '../protocols/embeddings/embeddings-request.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
 import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 
@@ -125,10 +123,10 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
   // The workload's generator (workloads/request-source.ts); none: the built-in prompts with max_tokens.
   const source = requestSource(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts, ...(entries === undefined ? {} : { entries }) });
   const workload = source?.workload;
-  const embeddings = cfg.workload?.embeddings;
+  const endpoint = source ?? CHAT;
   const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
-    path: `${url.pathname.replace(/\/+$/, '')}${embeddings === undefined ? CHAT_COMPLETIONS_ROUTE : EMBEDDINGS_ROUTE}`,
+    path: `${url.pathname.replace(/\/+$/, '')}${endpoint.route}`,
     headers: {
       ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
       'content-type': 'application/json',
@@ -141,7 +139,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     connectionReuse: cfg.connectionReuse ?? 'reuse',
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
-    ...(embeddings === undefined ? {} : { check: { api: 'embeddings' as const, inputs: embeddings.batch, ...(embeddings.encodingFormat === undefined ? {} : { encodingFormat: embeddings.encodingFormat }) } }),
+    ...(endpoint.check === undefined ? {} : { check: endpoint.check }),
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The run's own checker (its worker) starts first, so that it checks the priming request too and

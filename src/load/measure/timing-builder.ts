@@ -6,7 +6,7 @@ import { parseJsonPrescanned } from '../../client/json-depth.ts';
 import { extrasOf } from '../results/response-extras.ts';
 import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
 import { gradeOfEmbeddingsRule, gradeOfRule } from '../../checks/registry/rule-grades.ts';
-import { checkEmbeddingsResponse, type SentEmbeddings } from '../../protocols/embeddings/embeddings-response.ts';
+import { checkEmbeddingsResponse, type EmbeddingsBodyCheck, type SentEmbeddings } from '../../protocols/embeddings/embeddings-response.ts';
 import { embeddingsRuleIds } from '../../checks/registry/embeddings-rule-ids.ts';
 
 /**
@@ -14,7 +14,7 @@ import { embeddingsRuleIds } from '../../checks/registry/embeddings-rule-ids.ts'
  * an answer to POST /v1/embeddings through src/protocols/embeddings/ (structured-clone safe: it
  * travels to the check worker with the response's head).
  */
-export type BodyCheck = { api: 'embeddings' } & SentEmbeddings;
+export type BodyCheck = EmbeddingsBodyCheck;
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;

@@ -4,6 +4,9 @@ import { Conversations } from './conversation.ts';
 import { traceWorkload } from './trace-workload.ts';
 import { embeddingsWorkload } from './embeddings.ts';
 import type { TraceEntry } from './trace.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
+import { EMBEDDINGS_ROUTE } from '../../protocols/embeddings/embeddings-request.ts';
+import type { EmbeddingsBodyCheck } from '../../protocols/embeddings/embeddings-response.ts';
 
 /** What every generator is given: the run's model, limits and seed, and (a trace replay) this shard's entries. */
 export interface SourceOptions {
@@ -16,11 +19,22 @@ export interface SourceOptions {
   entries?: readonly TraceEntry[];
 }
 
-/** What a run's requests come from: the generator's kind and its requests behind the one Workload interface. */
-export type RequestSource =
-  | { kind: 'trace' | 'embeddings' | 'requests'; workload: Workload }
-  /** Turns are bound to requests as the conversation executor sends them (conversation-engine.ts). */
-  | { kind: 'conversations'; workload: Conversations };
+/** Where the requests go (under the base URL) and how a whole answer is checked (absent: as a chat completion). */
+interface Endpoint {
+  route: string;
+  check?: EmbeddingsBodyCheck;
+}
+
+/** What a run's requests come from: the generator's kind, its requests behind the one Workload interface, and their endpoint. */
+export type RequestSource = Endpoint &
+  (
+    | { kind: 'trace' | 'embeddings' | 'requests'; workload: Workload }
+    /** Turns are bound to requests as the conversation executor sends them (conversation-engine.ts). */
+    | { kind: 'conversations'; workload: Conversations }
+  );
+
+/** Chat completions: every generator but embeddings. */
+export const CHAT: Endpoint = { route: CHAT_COMPLETIONS_ROUTE };
 
 interface Generator {
   kind: RequestSource['kind'];
@@ -38,19 +52,24 @@ const GENERATORS: readonly Generator[] = [
   {
     kind: 'trace',
     applies: (_, o) => o.entries !== undefined,
-    build: (spec, o) => ({ kind: 'trace', workload: traceWorkload(o.entries ?? [], { model: o.model, stream: o.stream, seed: o.seed, maxTokensField: spec.maxTokensField, extraBody: spec.extraBody }) }),
+    build: (spec, o) => ({ ...CHAT, kind: 'trace', workload: traceWorkload(o.entries ?? [], { model: o.model, stream: o.stream, seed: o.seed, maxTokensField: spec.maxTokensField, extraBody: spec.extraBody }) }),
   },
   {
     kind: 'embeddings',
     applies: (spec) => spec.embeddings !== undefined,
-    build: (spec, o) => ({ kind: 'embeddings', workload: spec.embeddings === undefined ? buildWorkload(spec, o) : embeddingsWorkload({ ...spec, embeddings: spec.embeddings }, o) }),
+    build: (spec, o) => {
+      const e = spec.embeddings ?? { batch: 1 };
+      // Every answer is checked against what its request sent: one embedding per input, in the encoding asked.
+      const check: EmbeddingsBodyCheck = { api: 'embeddings', inputs: e.batch, ...(e.encodingFormat === undefined ? {} : { encodingFormat: e.encodingFormat }) };
+      return { kind: 'embeddings', route: EMBEDDINGS_ROUTE, check, workload: embeddingsWorkload({ ...spec, embeddings: e }, o) };
+    },
   },
   {
     kind: 'conversations',
     applies: (spec) => spec.conversation !== undefined,
-    build: (spec, o) => ({ kind: 'conversations', workload: new Conversations(spec, o) }),
+    build: (spec, o) => ({ ...CHAT, kind: 'conversations', workload: new Conversations(spec, o) }),
   },
-  { kind: 'requests', applies: () => true, build: (spec, o) => ({ kind: 'requests', workload: buildWorkload(spec, o) }) },
+  { kind: 'requests', applies: () => true, build: (spec, o) => ({ ...CHAT, kind: 'requests', workload: buildWorkload(spec, o) }) },
 ];
 
 /** The run's requests; undefined without a workload (the built-in prompts cycled with max_tokens: prompts.ts bodyFactory). */
