@@ -72,6 +72,8 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
       { head: '--think-time D', flags: ['think-time'], help: ['pause between an answer and the next turn, e.g. 2s (default 0)'] },
       { head: '--tools builtin|FILE', flags: ['tools'], help: ['requests declare tools (builtin: get_weather, search_flights; FILE: a JSON', 'array of {"type":"function","function":{name, parameters}}); every tool', 'call is judged: arguments not JSON, unknown function, schema mismatch', '(rates by kind; SLO tool_calls.invalid_rate<0.01)'] },
       { head: '--tool-share P', flags: ['tool-share'], help: ['share of requests that declare the tools, seeded (default 1)'] },
+      { head: '--embeddings-batch N', flags: ['embeddings-batch'], help: ['POST /v1/embeddings instead of chat completions, N inputs per request', '(1..2048); the texts come from --input-tokens, --dataset or --prompts;', 'every answer is checked (EMB-*); reports inputs/s, prompt tokens/s and', 'the batch size; TTFT, ITL and TPOT do not apply (whole answers)'] },
+      { head: '--embeddings-format float|base64', flags: ['embeddings-format'], help: ['encoding_format of every request (default: none sent, floats)'] },
     ],
   },
   {

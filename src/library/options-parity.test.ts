@@ -259,6 +259,10 @@ describe('runLoad and iari load: one typed validator (validateLoadOptions)', () 
       [['--tools', 'builtin', '--tool-share', '0'], { tools: 'builtin', toolShare: 0 }, ['toolShare']],
       [['--shard', '4/4'], { shard: '4/4' }, ['shard']],
       [['--turns', 'x'], { turns: 'x' }, ['turns']],
+      [['--embeddings-batch', '4', '--turns', '2'], { embeddingsBatch: 4, turns: '2' }, ['turns', 'embeddingsBatch', 'inputTokens', 'dataset', 'prompts']],
+      [['--embeddings-batch', '4', '--slo', 'ttft.p95<1s'], { embeddingsBatch: 4, slo: ['ttft.p95<1s'] }, ['slo', 'embeddingsBatch']],
+      [['--embeddings-format', 'base64'], { embeddingsFormat: 'base64' }, ['embeddingsFormat', 'embeddingsBatch']],
+      [['--embeddings-batch', '4096'], { embeddingsBatch: 4096 }, ['embeddingsBatch']],
     ];
     for (const [flags, options, named] of cases) {
       const cli = await refusal(loadCommand(['--base-url', base, '--token-env', 'IARI_PARITY_TOKEN', '--model', 'm', '--requests', '1', '--report', mkdtempSync(join(tmp, 'r-')), '--quiet', ...flags]));

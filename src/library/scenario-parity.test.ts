@@ -58,6 +58,8 @@ const SAMPLES: Record<string, string[]> = {
   dataset: ['--dataset', join(tmp, 'sharegpt.json')],
   'dataset-size': ['--dataset', join(tmp, 'sharegpt.json'), '--dataset-size', '10'],
   'prefix-tokens': ['--prefix-tokens', '50'],
+  'embeddings-batch': ['--embeddings-batch', '8', '--input-tokens', '30,5'],
+  'embeddings-format': ['--embeddings-batch', '2', '--embeddings-format', 'base64'],
   'prefix-groups': ['--prefix-tokens', '50', '--prefix-groups', '2'],
   turns: ['--turns', '3,1'],
   'think-time': ['--turns', '3', '--think-time', '1s'],

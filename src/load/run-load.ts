@@ -1,18 +1,17 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { runClosedLoopAutocannon } from './executors/autocannon-engine.ts';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './executors/arrivals.ts';
 import { Checker } from './measure/checker.ts';
 import { Collector } from './results/collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './executors/engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
 import { bodyFactory, type ChatMessage } from './workloads/prompts.ts';
-import { buildWorkload, type Workload, type WorkloadSpec } from './workloads/workload.ts';
-import { Conversations } from './workloads/conversation.ts';
-import { traceTimes, traceWorkload } from './workloads/trace-workload.ts';
+import type { WorkloadSpec } from './workloads/workload.ts';
+import { traceTimes } from './workloads/trace-workload.ts';
+import { CHAT, requestSource, type RequestSource } from './workloads/request-source.ts';
+import { EXECUTORS, type ExecutorKind } from './executors/executor-registry.ts';
 import { declaresTools, judge, withTools, type ToolsSpec } from './workloads/tool-calls.ts';
 import type { TraceEntry } from './workloads/trace.ts';
-import { runClosedConversations, runOpenConversations } from './executors/conversation-engine.ts';
 import type { RequestTiming } from './measure/request-timer.ts';
 import { buildResult } from './results/result-builder.ts';
 import type { Slo } from './results/slo.ts';
@@ -21,8 +20,7 @@ import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
-import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
-import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
+import { idleSweep, sendOne, type InFlight } from './executors/undici-engine.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
 import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 
@@ -122,18 +120,13 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
   const cfg = traced === undefined || given.durationS !== null || given.requests !== null ? given : { ...given, durationS: Math.min(3600, Math.max(0.001, traced.info.spanS - given.warmupS + 0.001)) };
   const url = new URL(cfg.baseUrl);
   const conn = cfg.connection ?? noConnectionOptions;
-  const wo = { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts };
-  const workload =
-    cfg.workload === undefined
-      ? undefined
-      : entries !== undefined
-        ? traceWorkload(entries, { model: cfg.model, stream: cfg.stream, seed: cfg.seed, maxTokensField: cfg.workload.maxTokensField, extraBody: cfg.workload.extraBody })
-        : cfg.workload.conversation !== undefined
-          ? new Conversations(cfg.workload, wo)
-          : buildWorkload(cfg.workload, wo);
+  // The workload's generator (workloads/request-source.ts); none: the built-in prompts with max_tokens.
+  const source = requestSource(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts, ...(entries === undefined ? {} : { entries }) });
+  const workload = source?.workload;
+  const endpoint = source ?? CHAT;
   const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
-    path: `${url.pathname.replace(/\/+$/, '')}${CHAT_COMPLETIONS_ROUTE}`,
+    path: `${url.pathname.replace(/\/+$/, '')}${endpoint.route}`,
     headers: {
       ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
       'content-type': 'application/json',
@@ -146,19 +139,21 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     connectionReuse: cfg.connectionReuse ?? 'reuse',
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
+    ...(endpoint.check === undefined ? {} : { check: endpoint.check }),
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The run's own checker (its worker) starts first, so that it checks the priming request too and
   // this thread never loads the tokenizer; it is closed when the run ends.
   const checker = Checker.start(cfg.checkIn === 'in-process');
   try {
-    return await measure(cfg, request, checker, workload, entries);
+    return await measure(cfg, request, checker, source, entries);
   } finally {
     await (await checker).close();
   }
 }
 
-async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, workload: Workload | undefined, entries: readonly TraceEntry[] | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, source: RequestSource | undefined, entries: readonly TraceEntry[] | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+  const workload = source?.workload;
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const preWindowMs = cfg.preWindowMs ?? preWindowBudgetMs(requestTimeoutMs, runLengthS(cfg));
   const preDeadline = performance.now() + preWindowMs;
@@ -215,31 +210,9 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   };
   cfg.signal?.addEventListener('abort', onInterrupt, { once: true });
   collector.startEventLoopMonitor();
-  let mode: LoadMode;
+  const { kind, mode, concurrency, cap } = executorOf(cfg, source, target.origin, entries);
   try {
-    if (workload instanceof Conversations) {
-      if (cfg.mode.kind === 'open') {
-        mode = { kind: 'open', engine: 'undici', rate: shareRate(cfg.mode.rate, cfg.shard), arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cfg.mode.ramp === undefined ? {} : { ramp: cfg.mode.ramp }) };
-        await runOpenConversations(target, limits, schedule ?? [], hooks, workload);
-      } else {
-        const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
-        const note = 'a conversation sends each turn after the previous answer, which only the undici engine can do: closed loop ran on undici';
-        mode = { kind: 'closed', engine: 'undici', concurrency, ...(cfg.mode.engine === 'autocannon' ? { engineNote: note } : {}) };
-        await runClosedConversations(target, limits, concurrency, hooks, workload);
-      }
-    } else if (cfg.mode.kind === 'open') {
-      const cap = cfg.mode.maxConcurrency === undefined ? null : Math.max(1, shareOf(cfg.mode.maxConcurrency, cfg.shard));
-      const trace = cfg.workload?.trace;
-      const rate = trace === undefined ? shareRate(cfg.mode.rate, cfg.shard) : round3((entries?.length ?? 0) / Math.max(trace.info.spanS, 0.001));
-      mode = { kind: 'open', engine: 'undici', rate, arrival: cfg.mode.arrival, seed: cfg.seed, ...(cfg.mode.burstiness === undefined ? {} : { burstiness: cfg.mode.burstiness }), ...(cap === null ? {} : { maxConcurrency: cap }), ...(cfg.mode.ramp === undefined ? {} : { ramp: cfg.mode.ramp }), ...(trace === undefined ? {} : { trace: trace.info }) };
-      await runOpenLoop(target, limits, schedule ?? [], hooks, cap);
-    } else {
-      const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
-      const engine = cfg.mode.engine === 'autocannon' ? autocannonFallback(target.origin) : null;
-      mode = { kind: 'closed', engine: engine === null ? cfg.mode.engine : 'undici', concurrency, ...(engine === null ? {} : { engineNote: engine }) };
-      if (mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
-      else await runClosedLoopUndici(target, limits, concurrency, hooks);
-    }
+    await EXECUTORS[kind]({ target, limits, hooks, concurrency, cap, schedule: schedule ?? [], ...(source?.kind === 'conversations' ? { conversations: source.workload } : {}) });
   } finally {
     collector.stopEventLoopMonitor();
     cfg.signal?.removeEventListener('abort', onInterrupt);
@@ -283,10 +256,36 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
-  const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
+  const conversations = source?.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
   const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
+}
+
+/**
+ * The executor a run uses, and the mode load.json records: conversations run on their own
+ * executors (a turn is sent after the previous answer, which only undici can do), an open loop on
+ * undici, a closed loop on autocannon unless it cannot serve the target (autocannonFallback).
+ */
+function executorOf(cfg: LoadConfig, source: RequestSource | undefined, origin: string, entries: readonly TraceEntry[] | undefined): { kind: ExecutorKind; mode: LoadMode; concurrency: number; cap: number | null } {
+  const m = cfg.mode;
+  const arrival = (open: Extract<ModeConfig, { kind: 'open' }>) => ({ arrival: open.arrival, seed: cfg.seed, ...(open.burstiness === undefined ? {} : { burstiness: open.burstiness }) });
+  const ramp = m.kind === 'open' && m.ramp !== undefined ? { ramp: m.ramp } : {};
+  const concurrency = m.kind === 'closed' ? Math.max(1, shareOf(m.concurrency, cfg.shard)) : 0;
+  if (source?.kind === 'conversations') {
+    if (m.kind === 'open') return { kind: 'open-conversations', mode: { kind: 'open', engine: 'undici', rate: shareRate(m.rate, cfg.shard), ...arrival(m), ...ramp }, concurrency, cap: null };
+    const note = 'a conversation sends each turn after the previous answer, which only the undici engine can do: closed loop ran on undici';
+    return { kind: 'closed-conversations', mode: { kind: 'closed', engine: 'undici', concurrency, ...(m.engine === 'autocannon' ? { engineNote: note } : {}) }, concurrency, cap: null };
+  }
+  if (m.kind === 'open') {
+    const cap = m.maxConcurrency === undefined ? null : Math.max(1, shareOf(m.maxConcurrency, cfg.shard));
+    const trace = cfg.workload?.trace;
+    const rate = trace === undefined ? shareRate(m.rate, cfg.shard) : round3((entries?.length ?? 0) / Math.max(trace.info.spanS, 0.001));
+    return { kind: 'open', mode: { kind: 'open', engine: 'undici', rate, ...arrival(m), ...(cap === null ? {} : { maxConcurrency: cap }), ...ramp, ...(trace === undefined ? {} : { trace: trace.info }) }, concurrency, cap };
+  }
+  const fallback = m.engine === 'autocannon' ? autocannonFallback(origin) : null;
+  const engine = fallback === null ? m.engine : 'undici';
+  return { kind: engine === 'autocannon' ? 'closed-autocannon' : 'closed-undici', mode: { kind: 'closed', engine, concurrency, ...(fallback === null ? {} : { engineNote: fallback }) }, concurrency, cap: null };
 }
 
 /**
@@ -323,6 +322,7 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     ...(w.tools === undefined ? {} : { tools: { source: w.tools.source, share: w.tools.share, functions: w.tools.tools.map((t) => t.function.name) } }),
     ...(w.trace === undefined ? {} : { trace: { file: w.trace.info.file, format: w.trace.info.format } }),
     ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs } }),
+    ...(w.embeddings === undefined ? {} : { embeddings: { ...w.embeddings } }),
   };
 }
 

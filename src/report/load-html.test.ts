@@ -87,4 +87,21 @@ describe('load-html', () => {
     expect(renderLoadReport(r)).toContain(secret);
     expect(loadHtml(r, createRedactor([secret]))).not.toContain(secret);
   });
+
+  it('an embeddings run shows inputs/s, prompt tokens/s and the batch, and says TTFT and ITL are not applicable instead of a value', () => {
+    const r = sampleLoadResult({ durationS: 5 });
+    const chat = renderLoadReport(r);
+    expect(chat).not.toContain('not applicable');
+    delete r.metrics.ttft;
+    delete r.metrics.itl;
+    r.embeddings = { batch: 16, requests: 100, inputs: 1600, inputsPerS: 320, promptTokens: 204_800, promptTokensPerS: 40_960, requestsWithoutUsage: 0, inputsPerRequest: { mean: 16, min: 16, max: 16 }, dimensions: [64], notApplicable: ['ttft', 'itl', 'tpot', 'output_tps'] };
+    const page = renderLoadReport(r);
+    expect(page).toContain('inputs/s');
+    expect(page).toContain('320');
+    expect(page).toContain('prompt tokens/s');
+    expect(page).toContain('<div class="stat-value">not applicable</div><div class="stat-label">TTFT p50 / p99</div>');
+    expect(page).toContain('<div class="stat-value">not applicable</div><div class="stat-label">ITL p50 / p99</div>');
+    expect(page).toContain('ttft, itl, tpot, output_tps not applicable');
+    expect(page).not.toContain('<div class="stat-label">output tokens/s</div>');
+  });
 });

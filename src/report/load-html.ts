@@ -147,6 +147,9 @@ function summarySection(r: LoadResult): Html {
   const races = reuse === null ? '' : html`<p class="status status-warn">Connection reuse races: ${reuse}.</p>`;
   const c = r.counts;
   const config = r.meta.config;
+  const emb = r.embeddings;
+  // An embeddings answer arrives whole and generates no tokens: its tiles say so, never 0.
+  const na = 'not applicable';
   return section(
     'Summary',
     html`${interrupted}${status}${validity}${differs}${races}${statGrid([
@@ -154,10 +157,16 @@ function summarySection(r: LoadResult): Html {
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
       { label: 'requests/s', value: num(r.throughput.rps, 2) },
-      { label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) },
+      ...(emb === undefined
+        ? [{ label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) }]
+        : [
+            { label: 'inputs/s', value: num(emb.inputsPerS, 1), tone: 'info' as const, hint: `${num(emb.inputs, 0)} inputs embedded, ${emb.batch} per request` },
+            { label: 'prompt tokens/s', value: num(emb.promptTokensPerS, 0), hint: `usage.prompt_tokens${emb.requestsWithoutUsage > 0 ? `; ${emb.requestsWithoutUsage} answers without usage` : ''}` },
+            { label: 'batch (inputs/request)', value: `${emb.batch}`, hint: `answered ${emb.inputsPerRequest.min}..${emb.inputsPerRequest.max}; vector length ${emb.dimensions.join(', ') || 'none seen'}` },
+          ]),
       { label: 'goodput/s', value: num(r.goodput.goodputRps, 2), tone: 'info', hint: r.goodput.slos.length === 0 ? `no per-request SLO was given: every successful request (${pct(r.goodput.fraction)} of requests)` : `${pct(r.goodput.fraction)} of requests met every per-request SLO` },
-      { label: 'TTFT p50 / p99', value: `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` },
-      { label: 'ITL p50 / p99', value: `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` },
+      { label: 'TTFT p50 / p99', value: emb === undefined ? `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` : na, ...(emb === undefined ? {} : { hint: 'embeddings: a whole answer, no tokens' }) },
+      { label: 'ITL p50 / p99', value: emb === undefined ? `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` : na },
     ])}${factList([
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
       ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
@@ -165,14 +174,14 @@ function summarySection(r: LoadResult): Html {
       ...(r.connectionReuse === undefined ? [] : [['connections', `${reusePolicyText(r.connectionReuse)}; ${r.connectionReuse.races} reuse races`] as [string, string]]),
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
-      ['requests', `${config.stream ? 'streamed' : 'non-streamed'}, max_tokens ${config.maxTokens}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
+      ['requests', `${emb !== undefined ? `POST /v1/embeddings, ${emb.batch} inputs each` : config.stream ? 'streamed' : 'non-streamed'}${emb !== undefined ? '' : `, max_tokens ${config.maxTokens}`}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
       ['tokens', `${num(c.outputTokens, 0)} output (counted by ${c.tokenSource}), ${num(c.promptTokens, 0)} prompt, ${num(c.events, 0)} stream events checked`],
       ...(workloadText(r.meta) === null ? [] : [['workload', workloadText(r.meta) ?? ''] as [string, string]]),
       ...(r.tokens === undefined
         ? []
         : ([
             ['prompt tokens', tokenDistributionText(r.tokens.prompt) + comparisonText(r.tokens.promptComparison)],
-            ['output tokens', tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
+            ['output tokens', emb !== undefined ? `${na} (embeddings)` : tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
           ] as [string, string][])),
       ['run', `${r.meta.runId}, ${r.meta.startedAt} to ${r.meta.endedAt}`],
       ['host', `node ${r.meta.host.node}, ${r.meta.host.platform}, ${r.meta.host.cpus} CPUs`],
@@ -381,7 +390,9 @@ export function renderLoadReport(r: LoadResult): string {
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
   const body = html`${summarySection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
-    html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`,
+    r.embeddings === undefined
+      ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
+      : html`<p class="muted">Embeddings: ${r.embeddings.notApplicable.join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
   )}${workloadSections(r)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}`;
   return renderPage({

@@ -39,7 +39,13 @@ export interface RunningEngine {
   close(): Promise<void>;
 }
 
-export async function startEngine(build: LlamaServerBuild, variant: TinyModelVariant, apiKey?: string): Promise<RunningEngine> {
+/** `--embeddings` serves POST /v1/embeddings; `extraArgs` go after the fixture's own (e.g. `--pooling mean`). */
+export interface EngineExtras {
+  embeddings?: boolean;
+  extraArgs?: readonly string[];
+}
+
+export async function startEngine(build: LlamaServerBuild, variant: TinyModelVariant, apiKey?: string, extras: EngineExtras = {}): Promise<RunningEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'iari-engine-'));
   const model = join(dir, `tiny-${variant}.gguf`);
   writeTinyModel(model, { vocabPath: build.vocabPath, templatePath: build.templatePath, variant });
@@ -52,8 +58,9 @@ export async function startEngine(build: LlamaServerBuild, variant: TinyModelVar
       readyTimeoutMs: START_TIMEOUT_MS,
       // Greedy by default and a fixed seed where a request asks for a temperature: the same
       // answers, and so the same verdicts, on every run.
-      extraArgs: ['-n', String(SERVER_MAX_TOKENS), '--temp', '0', '--seed', '1'],
+      extraArgs: ['-n', String(SERVER_MAX_TOKENS), '--temp', '0', '--seed', '1', ...(extras.extraArgs ?? [])],
       ...(apiKey !== undefined ? { apiKey } : {}),
+      ...(extras.embeddings === true ? { embeddings: true } : {}),
     });
     return {
       server,

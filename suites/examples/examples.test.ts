@@ -45,5 +45,7 @@ describe('the shipped example scenarios', () => {
     expect(result.scenario.executor).toEqual({ ...scenario.executor, ...ramp });
     expect(result.scenario.workload).toEqual(scenario.workload);
     expect(result.scenario.slos).toEqual(scenario.slos);
+    // An embeddings scenario sent embeddings, every answer checked and counted.
+    if (scenario.workload?.some((p) => p.kind === 'embeddings') === true) expect((result as { embeddings?: { inputs: number } }).embeddings?.inputs).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -1,4 +1,5 @@
 import type { Checker } from '../measure/checker.ts';
+import type { BodyCheck } from '../measure/timing-builder.ts';
 import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from '../results/collector.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
@@ -10,7 +11,7 @@ export interface EngineTarget {
   checker: Checker;
   /** `scheme://host:port` (no path). */
   origin: string;
-  /** The chat completions route (CHAT_COMPLETIONS_ROUTE) under the base URL's path. */
+  /** The workload's route (chat completions or embeddings) under the base URL's path. */
   path: string;
   /** Request headers incl. authorization; never logged. */
   headers: Record<string, string>;
@@ -19,6 +20,8 @@ export interface EngineTarget {
   /** Extra per-request headers (e.g. mock latency overrides), given the intended send time (s after start). */
   extraHeaders?: (seq: number, intendedS: number) => Record<string, string> | undefined;
   stream: boolean;
+  /** How a whole body is checked (embeddings: src/protocols/embeddings/); absent: as a chat completion. */
+  check?: BodyCheck;
   /** The undici engine's dispatcher for `origin` with these pool options (TLS, proxy); default a plain Pool. */
   dispatcher?: (pool: Pool.Options) => Dispatcher;
   /** --connection-reuse (connection-reuse.ts); default `reuse`. */

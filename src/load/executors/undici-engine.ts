@@ -120,7 +120,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
     let idleError: IdleTimeout | RequestDeadline | undefined;
-    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, onDone: resolve, checker: target.checker });
+    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, ...(target.check === undefined ? {} : { check: target.check }), onDone: resolve, checker: target.checker });
     const budget = new ByteBudget(target.stream);
     const reuse = new ReuseWatch();
     const entry: InFlightEntry = {

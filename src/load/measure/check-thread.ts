@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { checkWorkerUrl } from '../../package-root.ts';
 import type { ErrorClass } from '../results/load-result.ts';
-import type { CheckedPart } from './timing-builder.ts';
+import type { BodyCheck, CheckedPart } from './timing-builder.ts';
 
 /**
  * The load process's side of the check worker (src/load/measure/check-worker.ts). Engines stamp reads on
@@ -103,8 +103,8 @@ export class CheckThread {
     return id;
   }
 
-  headers(id: number, stream: boolean, status: number, contentType: string | null): void {
-    this.#ops.push(OP_HEADERS, id, stream, status, contentType);
+  headers(id: number, stream: boolean, status: number, contentType: string | null, check?: BodyCheck): void {
+    this.#ops.push(OP_HEADERS, id, stream, status, contentType, check);
     this.#schedule();
   }
 

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { TimingBuilder, type CheckedPart } from './timing-builder.ts';
+import { TimingBuilder, type BodyCheck, type CheckedPart } from './timing-builder.ts';
 import { countTokens } from '../workloads/token-count.ts';
 import { OP_DATA, OP_END, OP_FAIL, OP_HEADERS, type CheckBatch } from './check-thread.ts';
 import type { ErrorClass } from '../results/load-result.ts';
@@ -22,9 +22,9 @@ if (port === null) throw new Error('check-worker.ts runs as a worker thread');
 countTokens('warm up the tokenizer');
 gradeOfRule('done-missing');
 const builders = new Map<number, TimingBuilder>();
-const builder = (id: number, stream: boolean): TimingBuilder => {
+const builder = (id: number, stream: boolean, check?: BodyCheck): TimingBuilder => {
   let b = builders.get(id);
-  if (b === undefined) builders.set(id, (b = new TimingBuilder(stream)));
+  if (b === undefined) builders.set(id, (b = new TimingBuilder(stream, check)));
   return b;
 };
 port.on('message', (batch: CheckBatch) => {
@@ -35,8 +35,8 @@ port.on('message', (batch: CheckBatch) => {
     const op = ops[i] as number;
     const id = ops[i + 1] as number;
     if (op === OP_HEADERS) {
-      builder(id, ops[i + 2] as boolean).headers(ops[i + 3] as number, ops[i + 4] as string | null);
-      i += 5;
+      builder(id, ops[i + 2] as boolean, ops[i + 5] as BodyCheck | undefined).headers(ops[i + 3] as number, ops[i + 4] as string | null);
+      i += 6;
     } else if (op === OP_DATA) {
       const at = ops[i + 2] as number;
       builder(id, true).feed(bytes.subarray(at, at + (ops[i + 3] as number)), ops[i + 4] as bigint);

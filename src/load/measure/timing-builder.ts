@@ -5,7 +5,16 @@ import { apportionTokens, countTokens, tokensByOffsets } from '../workloads/toke
 import { parseJsonPrescanned } from '../../client/json-depth.ts';
 import { extrasOf } from '../results/response-extras.ts';
 import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
-import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+import { gradeOfEmbeddingsRule, gradeOfRule } from '../../checks/registry/rule-grades.ts';
+import { checkEmbeddingsResponse, type EmbeddingsBodyCheck, type SentEmbeddings } from '../../protocols/embeddings/embeddings-response.ts';
+import { embeddingsRuleIds } from '../../checks/registry/embeddings-rule-ids.ts';
+
+/**
+ * How a whole (not streamed) 2xx body is checked: absent, as a chat completion; `embeddings`, as
+ * an answer to POST /v1/embeddings through src/protocols/embeddings/ (structured-clone safe: it
+ * travels to the check worker with the response's head).
+ */
+export type BodyCheck = EmbeddingsBodyCheck;
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;
@@ -33,13 +42,15 @@ export function headDecision(stream: boolean, status: number, contentType: strin
  */
 export class TimingBuilder {
   readonly #stream: boolean;
+  readonly #check: BodyCheck | undefined;
   #status: number | null = null;
   #validator: StreamValidator | undefined;
   #body: Buffer[] = [];
   readonly t: CheckedPart = { endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: null, abortedAtEnd: false };
 
-  constructor(stream: boolean) {
+  constructor(stream: boolean, check?: BodyCheck) {
     this.#stream = stream;
+    this.#check = check;
   }
 
   headers(status: number, contentType: string | null): void {
@@ -187,6 +198,7 @@ export class TimingBuilder {
       return;
     }
     const parsed = bounded.value;
+    if (this.#check?.api === 'embeddings') return this.#finishEmbeddings(parsed, this.#check);
     const body = parsed as { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } };
     const message = Array.isArray(body.choices) ? body.choices[0]?.message : undefined;
     if (message === undefined || typeof message !== 'object') {
@@ -204,6 +216,21 @@ export class TimingBuilder {
     t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
     // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
     if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
+  }
+
+  /**
+   * An answer to POST /v1/embeddings: checked by the embeddings module (rule codes); one that breaks
+   * a MUST requirement (the registry's grade of the rule's requirement) is `body_invalid`. It has no
+   * output tokens and no token events: TTFT, ITL and TPOT do not apply to it.
+   */
+  #finishEmbeddings(parsed: unknown, sent: SentEmbeddings): void {
+    const t = this.t;
+    const r = checkEmbeddingsResponse(parsed, sent);
+    const bad = r.findings.find((f) => gradeOfEmbeddingsRule(f.rule) === 'MUST');
+    if (bad !== undefined) t.error = { class: 'body_invalid', detail: `${embeddingsRuleIds[bad.rule]} ${bad.message}`, finding: bad.rule };
+    t.promptTokens = r.usage?.promptTokens ?? 0;
+    t.tokenSource = r.usage === undefined ? 'none' : 'usage';
+    t.extras = { cachedTokens: null, embeddings: { inputs: r.inputs, promptTokens: r.usage?.promptTokens ?? null, dimensions: r.dimensions ?? null } };
   }
 }
 

@@ -73,6 +73,9 @@ export interface LoadOptions {
   /** Requests declare tools (`'builtin'` or a JSON file of definitions) and every call is judged, as `--tools`; `toolShare` of them (default 1). */
   tools?: string;
   toolShare?: number;
+  /** POST /v1/embeddings with N inputs per request instead of chat completions, as `--embeddings-batch`; `embeddingsFormat` its encoding_format. */
+  embeddingsBatch?: number;
+  embeddingsFormat?: 'float' | 'base64';
   /** Share i of n of the load, e.g. `'0/4'`, as `--shard` (merge the results with `iari report merge`). */
   shard?: string;
   /** Thresholds such as `'ttft.p95<800ms'`; a breach sets `slosPassed` false. */
@@ -98,7 +101,7 @@ export const LOAD_OPTION_KEYS = [
   'baseUrl', 'token', 'model', 'concurrency', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'engine',
   'duration', 'requests', 'warmup', 'timeout', 'requestTimeout', 'maxTokens', 'stream', 'prompts', 'inputTokens', 'outputTokens',
   'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace',
-  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'signal',
+  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'signal',
 ] as const satisfies readonly (keyof LoadOptions)[];
 // Every key of LoadOptions is listed above (a key added to the interface and not here fails to compile).
 const loadKeysComplete: Exclude<keyof LoadOptions, (typeof LOAD_OPTION_KEYS)[number]> extends never ? true : never = true;
@@ -164,6 +167,8 @@ export const NUMBER_RULES = {
   prefixGroups: { min: 1, max: 10_000, integer: true },
   traceSpeed: { min: 0.001, max: 10_000, integer: false },
   toolShare: { min: 0, max: 1, integer: false, aboveMin: true },
+  // Compat, CreateEmbeddingRequest.input: "any array must be 2048 dimensions or less".
+  embeddingsBatch: { min: 1, max: 2048, integer: true },
 } as const satisfies Record<string, NumberRule>;
 
 export type NumberOption = keyof typeof NUMBER_RULES;

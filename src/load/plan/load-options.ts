@@ -81,6 +81,12 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   // in "no data" after the traffic, so it is refused before any.
   const toolSlo = slos.find((s) => s.metric === 'tool_calls');
   if (toolSlo !== undefined && workloadPlan.spec?.tools === undefined) throw usage(`${n('slo')} '${toolSlo.expr}' judges tool calls: it needs ${n('tools')} (requests that declare tools)`);
+  // An embeddings answer arrives whole and generates no tokens: an SLO on a token timing could
+  // only end in "no data" after the traffic, so it is refused before any.
+  const embeddings = workloadPlan.spec?.embeddings !== undefined;
+  const tokenSlo = embeddings ? slos.find((s) => ['ttft', 'ttfo', 'itl', 'tpot', 'service_ttft', 'output_tps'].includes(s.metric) || (s.metric === 'throughput' && s.stat === 'tokens')) : undefined;
+  if (tokenSlo !== undefined) throw usage(`${n('slo')} '${tokenSlo.expr}' does not apply to ${n('embeddingsBatch')}: an embeddings answer arrives whole with no output tokens (use e2e, ttfb, errors, throughput.rps or goodput)`);
+  if (embeddings && o.stream === true) throw usage(`${n('embeddingsBatch')} sends whole requests: POST /v1/embeddings does not stream`);
   let baseUrl: string | null = null;
   let token: string | null = null;
   if (o.baseUrl !== undefined) {
@@ -108,7 +114,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   const connectionReuse = o.connectionReuse ?? 'reuse';
   if (!(connectionReusePolicies as readonly unknown[]).includes(connectionReuse)) throw usage(`${n('connectionReuse')} must be ${connectionReusePolicies.join(' or ')}, got "${String(connectionReuse)}"`);
   if (o.stream !== undefined && typeof o.stream !== 'boolean') throw usage(`${n('stream')} must be true or false, got ${String(o.stream)}`);
-  const stream = o.stream !== false;
+  const stream = o.stream !== false && !embeddings;
   if (o.ramp !== undefined && o.rate === undefined) throw usage(`${n('ramp')} raises an open loop to its rate: it needs ${n('rate')}`);
   if (o.rampShape !== undefined && o.ramp === undefined) throw usage(`${n('rampShape')} needs ${n('ramp')} (the time the rate takes to rise)`);
   const rampShape = o.rampShape ?? 'linear';

@@ -33,7 +33,7 @@ describe('scenario files', () => {
   it('an error names the file, the line and the key as written', () => {
     expect(refusal(file('b1.yaml', 'executor:\n  kind: open\n  rate: -3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b1.yaml')}:3: executor.rate must be >= 0.01`);
     expect(refusal(file('b2.yaml', 'run:\n  duration: 1s\nexecutor:\n  kind: closed\n  concurency: 3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b2.yaml')}:5: executor.concurency: unknown key`);
-    expect(refusal(file('b3.yaml', 'workload:\n  - kind: synthetic\n    inputTokens: "5"\n  - kind: bogus\n'))).toMatch(/b3\.yaml:4: workload\.1\.kind must be one of prompts, synthetic, dataset, conversations, prefixes, tools, trace, got "bogus"$/);
+    expect(refusal(file('b3.yaml', 'workload:\n  - kind: synthetic\n    inputTokens: "5"\n  - kind: bogus\n'))).toMatch(/b3\.yaml:4: workload\.1\.kind must be one of prompts, synthetic, dataset, conversations, prefixes, tools, trace, embeddings, got "bogus"$/);
     expect(refusal(file('b4.json', '{\n "run": {\n  "duration": "1s",\n  "seed": "x"\n }\n}\n'))).toMatch(/b4\.json:4: run\.seed must be integer$/);
     expect(refusal(file('b5.yaml', 'search:\n  kind: repeat\n'))).toMatch(/b5\.yaml:1: search: needs times$/);
     expect(refusal(file('b6.yaml', 'executor: [\n'))).toMatch(/b6\.yaml:2: not YAML or JSON/);

@@ -31,7 +31,9 @@ export type PrefixesPart = { kind: 'prefixes'; tokens: number; groups?: number }
 export type ToolsPart = { kind: 'tools'; tools: string; share?: number };
 export type TracePart = { kind: 'trace'; file: string; format?: 'mooncake' | 'burstgpt' };
 
-export type WorkloadPart = PromptsPart | SyntheticPart | DatasetPart | ConversationsPart | PrefixesPart | ToolsPart | TracePart;
+export type EmbeddingsPart = { kind: 'embeddings'; batch?: number; encodingFormat?: 'float' | 'base64' };
+
+export type WorkloadPart = PromptsPart | SyntheticPart | DatasetPart | ConversationsPart | PrefixesPart | ToolsPart | TracePart | EmbeddingsPart;
 
 type Kinds = { [K in WorkloadPart['kind']]: WorkloadKind<Extract<WorkloadPart, { kind: K }>> };
 
@@ -84,5 +86,12 @@ export const WORKLOAD_KINDS: Kinds = {
     required: ['file'],
     toOptions: (p) => given({ trace: p.file, traceFormat: p.format }),
     fromOptions: (o) => (o.trace === undefined ? undefined : given({ kind: 'trace' as const, file: o.trace, format: o.traceFormat })),
+  },
+  embeddings: {
+    summary: 'POST /v1/embeddings of `batch` inputs per request (texts from synthetic, dataset or prompts): inputs/s, tokens/s, batch size',
+    properties: { batch: { type: 'integer', minimum: 1, maximum: 2048, description: 'inputs per request (default 1)' }, encodingFormat: { enum: ['float', 'base64'], description: 'encoding_format sent (default: none, the server\'s float)' } },
+    required: [],
+    toOptions: (p) => given({ embeddingsBatch: p.batch ?? 1, embeddingsFormat: p.encodingFormat }),
+    fromOptions: (o) => (o.embeddingsBatch === undefined ? undefined : given({ kind: 'embeddings' as const, batch: o.embeddingsBatch, encodingFormat: o.embeddingsFormat })),
   },
 };

@@ -127,6 +127,8 @@ const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet
   toolShare: 'workload tools.share',
   trace: 'workload trace.file',
   traceFormat: 'workload trace.format',
+  embeddingsBatch: 'workload embeddings.batch',
+  embeddingsFormat: 'workload embeddings.encodingFormat',
 };
 
 /** runScenario names each option by its place in the scenario (`executor.rate`). */

@@ -25,6 +25,8 @@ export const workloadFlagSpec = {
   'trace-window': { type: 'string' },
   tools: { type: 'string' },
   'tool-share': { type: 'string' },
+  'embeddings-batch': { type: 'string' },
+  'embeddings-format': { type: 'string' },
 } as const;
 
 /** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
@@ -72,7 +74,7 @@ export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES)
 export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
 
 /** The options that shape what each request asks for (the flags of workloadFlagSpec). */
-const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare'] as const satisfies readonly (keyof LoadOptions)[];
+const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
 
 export interface WorkloadPlan {
   /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
@@ -89,6 +91,7 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
   if (!WORKLOAD_OPTIONS.some((k) => o[k] !== undefined)) return { spec: undefined, dataset: null };
   const tools = toolsFromOptions(o.tools === undefined ? undefined : checkText(names, 'tools', o.tools), o.toolShare, names);
   const extraBody = (): Record<string, unknown> | null => (o.extraBody === undefined ? null : parseExtraBody(checkText(names, 'extraBody', o.extraBody), names));
+  const embeddings = embeddingsFromOptions(o, names);
   const trace = traceFromOptions(o, names);
   if (trace !== undefined) {
     return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (o.maxTokensField ?? 'max_tokens') as MaxTokensField, extraBody: extraBody() }, dataset: null, trace };
@@ -112,8 +115,30 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
     output: o.outputTokens === undefined ? null : parseTokenLength('outputTokens', checkText(names, 'outputTokens', o.outputTokens), names),
     maxTokensField: field,
     extraBody: extraBody(),
+    ...(embeddings === undefined ? {} : { embeddings }),
   };
   return { spec, dataset: o.dataset === undefined ? null : { file: checkText(names, 'dataset', o.dataset), size } };
+}
+
+/** What an embeddings request cannot carry: it generates nothing and answers whole, once. */
+const EMBEDDINGS_EXCLUSIVE = ['outputTokens', 'maxTokensField', 'maxTokens', 'turns', 'thinkTime', 'trace', 'tools', 'toolShare', 'prefixTokens', 'prefixGroups'] as const;
+
+/** `embeddingsBatch` (`--embeddings-batch N`): POST /v1/embeddings with N inputs per request; `embeddingsFormat` its encoding_format. */
+function embeddingsFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadSpec['embeddings'] {
+  const n = names.name;
+  if (o.embeddingsBatch === undefined) {
+    if (o.embeddingsFormat !== undefined) throw loadUsage(names, `${n('embeddingsFormat')} needs ${n('embeddingsBatch')} (the embeddings workload)`);
+    return undefined;
+  }
+  for (const f of EMBEDDINGS_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('embeddingsBatch')}: an embeddings request generates no tokens and is answered whole (its inputs come from ${n('inputTokens')}, ${n('dataset')} or ${n('prompts')})`);
+  const batch = checkNumber(names, 'embeddingsBatch', o.embeddingsBatch);
+  const format = o.embeddingsFormat;
+  if (format !== undefined && format !== 'float' && format !== 'base64') throw loadUsage(names, `${n('embeddingsFormat')} must be float or base64, got "${String(format)}"`);
+  if (o.extraBody !== undefined) {
+    const body = parseExtraBody(checkText(names, 'extraBody', o.extraBody), names);
+    for (const key of ['input', 'encoding_format']) if (key in body) throw loadUsage(names, `${n('extraBody')} cannot set "${key}": iari sets it (use ${key === 'input' ? `${n('inputTokens')}, ${n('dataset')} or ${n('prompts')}` : n('embeddingsFormat')})`);
+  }
+  return { batch, ...(format === undefined ? {} : { encodingFormat: format }) };
 }
 
 function checkField(value: unknown, names: LoadNames): MaxTokensField {

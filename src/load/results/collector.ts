@@ -12,6 +12,7 @@ import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
 import { CacheAcc } from './cache-report.ts';
+import { EmbeddingsAcc } from './embeddings-report.ts';
 import { TurnsAcc } from './turn-report.ts';
 import { ReasoningAcc } from './reasoning-report.ts';
 import { ToolCallAcc } from './tool-call-report.ts';
@@ -67,6 +68,7 @@ export class Collector {
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
   readonly tokens: TokenAcc;
   readonly cache = new CacheAcc();
+  readonly embeddings = new EmbeddingsAcc();
   readonly turns = new TurnsAcc();
   readonly reasoning = new ReasoningAcc();
   /** Connection reuse races of measured requests (connection-reuse.ts). */
@@ -208,6 +210,7 @@ export class Collector {
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
         this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
+        if (t.extras?.embeddings !== undefined) this.embeddings.add(t.extras.embeddings);
         if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin));
         ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
@@ -271,6 +274,7 @@ export class Collector {
           tokenSource: t.tokenSource,
           promptTokens: t.promptTokens,
           ...(t.extras?.cachedTokens == null ? {} : { cachedTokens: t.extras.cachedTokens }),
+          ...(t.extras?.embeddings === undefined ? {} : { inputs: t.extras.embeddings.inputs }),
           ...(t.reasoningTokens === undefined ? {} : { reasoningTokens: t.reasoningTokens, ttfoUs: r1(ttfo) }),
           ...(asked === null ? {} : { requested: { prompt: asked.prompt, output: asked.output } }),
           ...(asked?.turn === undefined ? {} : { turn: asked.turn + 1, conversation: asked.conversation ?? 0 }),

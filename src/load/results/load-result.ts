@@ -159,6 +159,8 @@ export interface WorkloadMeta {
   trace?: { file: string; format: 'mooncake' | 'burstgpt' };
   /** --tools: where the tools came from, the share of requests that declare them, their names. */
   tools?: { source: string; share: number; functions: string[] };
+  /** --embeddings-batch: POST /v1/embeddings with `batch` inputs per request (and the encoding_format sent). */
+  embeddings?: { batch: number; encodingFormat?: 'float' | 'base64' };
 }
 
 /** Asked against received over the same successful requests; sums kept so shards merge exactly. */
@@ -252,6 +254,25 @@ export interface CacheReport {
   /** TTFT of the requests that hit (cached_tokens > 0) and of those that did not. */
   ttftHit: HistogramSummary | null;
   ttftMiss: HistogramSummary | null;
+}
+
+/** The embeddings workload (--embeddings-batch): its own throughput over the successful measured requests (src/load/results/embeddings-report.ts). */
+export interface EmbeddingsReport {
+  /** Inputs per request asked (--embeddings-batch). */
+  batch: number;
+  requests: number;
+  inputs: number;
+  inputsPerS: number;
+  /** usage.prompt_tokens summed (answers without usage count 0 and are counted in requestsWithoutUsage). */
+  promptTokens: number;
+  promptTokensPerS: number;
+  requestsWithoutUsage: number;
+  /** Inputs per request, as answered. */
+  inputsPerRequest: { mean: number; min: number; max: number };
+  /** Every vector length the answers had. */
+  dimensions: number[];
+  /** Metrics that do not apply (whole answers, no output tokens): never reported as 0. */
+  notApplicable: string[];
 }
 
 /** Conversation workloads (--turns): figures by turn index (1 = first) beside the totals. */
@@ -501,6 +522,8 @@ export interface LoadResult {
   scenario?: Record<string, unknown>;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
+  /** --embeddings-batch: inputs/s, prompt tokens/s, batch size (absent for chat runs). */
+  embeddings?: EmbeddingsReport;
   /** Connection use and reuse races (absent in files written before it existed). */
   connectionReuse?: ConnectionReuseReport;
   /** --server-metrics: the server's /metrics read during the run, lined up and reconciled (absent without it). */
@@ -533,6 +556,8 @@ export interface RequestRecord {
   /** Conversations: the turn (1 = first) and the conversation's number. */
   turn?: number;
   conversation?: number;
+  /** Embeddings: the inputs the answer embedded. */
+  inputs?: number;
   /** What the request asked for (token-length workloads): prompt length and max_tokens. */
   requested?: { prompt: number | null; output: number | null };
   events: number;

@@ -1,5 +1,6 @@
 import { mergeServerSections } from '../../server-metrics/server-merge.ts';
 import { mergeCacheReports } from './cache-report.ts';
+import { mergeEmbeddingsReports } from './embeddings-report.ts';
 import { mergeReasoningReports } from './reasoning-report.ts';
 import { mergeToolCallReports } from './tool-call-report.ts';
 import { mergeTurnReports } from './turn-report.ts';
@@ -130,6 +131,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
     ...cacheOf(results),
+    ...embeddingsOf(results, windowS),
     ...reasoningOf(results),
     ...turnsOf(results),
     ...reuseOf(results),
@@ -155,6 +157,11 @@ function toolCallsOf(results: readonly LoadResult[]): Pick<LoadResult, 'toolCall
 function reasoningOf(results: readonly LoadResult[]): Pick<LoadResult, 'reasoning'> {
   const reasoning = mergeReasoningReports(results.map((r) => r.reasoning));
   return reasoning === undefined ? {} : { reasoning };
+}
+
+function embeddingsOf(results: readonly LoadResult[], windowS: number): Pick<LoadResult, 'embeddings'> {
+  const embeddings = mergeEmbeddingsReports(results.map((r) => r.embeddings), windowS);
+  return embeddings === undefined ? {} : { embeddings };
 }
 
 function cacheOf(results: readonly LoadResult[]): Pick<LoadResult, 'cache'> {

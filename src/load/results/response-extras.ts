@@ -11,6 +11,8 @@ export interface ResponseExtras {
   toolCalls?: { name: string | null; arguments: string }[];
   /** When the first tool-call delta arrived (a whole answer: its end), for the latency to the first tool call. */
   firstToolCallNs?: bigint;
+  /** An embeddings answer (src/protocols/embeddings/): inputs embedded, usage.prompt_tokens (null: not reported) and the vector length. */
+  embeddings?: { inputs: number; promptTokens: number | null; dimensions: number | null };
 }
 
 const ANSWER_LIMIT = 256 * 1024;

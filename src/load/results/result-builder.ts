@@ -20,6 +20,7 @@ import { buildReasoningReport } from './reasoning-report.ts';
 import { buildToolCallReport } from './tool-call-report.ts';
 import { buildTurnReport } from './turn-report.ts';
 import { buildReuseReport } from './reuse-report.ts';
+import { buildEmbeddingsReport } from './embeddings-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -84,6 +85,7 @@ export function buildResult(input: BuildInput): LoadResult {
     ...cacheOf(c),
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
+    ...(meta.config.workload?.embeddings === undefined ? {} : { embeddings: buildEmbeddingsReport(c.embeddings, windowS, meta.config.workload.embeddings.batch) }),
     connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
     ...(input.server === undefined ? {} : { server: input.server }),
   };

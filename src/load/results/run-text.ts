@@ -32,6 +32,7 @@ export function workloadText(meta: Pick<RunMeta, 'config'>): string | null {
       : 'synthetic' in w.input
         ? `synthetic prompts of ${len(w.input.synthetic)}`
         : `${w.input.dataset.format === 'sharegpt' ? 'ShareGPT' : 'iari JSONL'} dataset ${w.input.dataset.file} (${w.input.dataset.samples} conversations kept of ${w.input.dataset.read} read, ${w.input.dataset.skipped} left out)`;
+  if (w.embeddings !== undefined) return `POST /v1/embeddings, ${w.embeddings.batch} input${w.embeddings.batch === 1 ? '' : 's'} per request${w.embeddings.encodingFormat === undefined ? '' : ` (encoding_format ${w.embeddings.encodingFormat})`}, texts from ${input}${w.extraBody === null ? '' : `; extra body ${JSON.stringify(w.extraBody)}`}`;
   const output = w.trace !== undefined ? `output lengths from the trace (${w.maxTokensField})` : w.output !== null ? `output ${len(w.output)} (${w.maxTokensField})` : typeof w.input === 'object' && 'dataset' in w.input ? `output lengths from the dataset (${w.maxTokensField})` : `${w.maxTokensField} ${meta.config.maxTokens}`;
   const prefix = w.prefix === undefined ? '' : `; a shared prefix of ${w.prefix.tokens} tokens (${w.prefix.groups} group${w.prefix.groups === 1 ? '' : 's'})`;
   return `${input}; ${output}${prefix}${w.extraBody === null ? '' : `; extra body ${JSON.stringify(w.extraBody)}`}`;

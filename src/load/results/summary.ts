@@ -10,6 +10,7 @@ import { toolCallLine } from './tool-call-report.ts';
 import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
 import { reuseLine } from './reuse-report.ts';
+import { embeddingsLines } from './embeddings-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -21,9 +22,10 @@ export function fmtUs(us: number | null | undefined): string {
 /** One line for a terminal, rewritten in place about four times a second. */
 export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
   const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
-  const p50 = percentileOrNull(c.hist.ttft, 50);
-  const p99 = percentileOrNull(c.hist.ttft, 99);
-  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ttft p50 ${fmtUs(p50)} p99 ${fmtUs(p99)}  tokens ${c.outputTokens}`;
+  // Embeddings answers have no TTFT: their progress shows end-to-end latency and inputs.
+  const emb = c.embeddings.requests > 0;
+  const h = emb ? c.hist.e2e : c.hist.ttft;
+  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${c.embeddings.inputs}` : `tokens ${c.outputTokens}`}`;
 }
 
 function pad(cells: string[][]): string {
@@ -67,10 +69,12 @@ export function summaryTable(r: LoadResult): string {
   const tps = r.metrics.output_tps;
   if (tps !== undefined) cells.push(['output tok/s per request', ...percentileKeys.map((p) => (tps.percentiles[p] / 1000).toFixed(1)), (tps.mean / 1000).toFixed(1), (tps.max / 1000).toFixed(1), String(tps.count)]);
   out.push(pad(cells));
-  out.push(`throughput: ${r.throughput.rps} successful req/s, ${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  const outputTps = r.embeddings === undefined ? `${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})` : 'output tok/s not applicable';
+  out.push(`throughput: ${r.throughput.rps} successful req/s, ${outputTps}${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
+  out.push(...embeddingsLines(r.embeddings));
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
-  out.push(...tokenLines(r.tokens));
+  out.push(...tokenLines(r.tokens, r.embeddings === undefined));
   const cache = cacheLine(r.cache, fmtUs);
   if (cache !== null) out.push(cache);
   const reasoning = reasoningLine(r.reasoning, fmtUs);
@@ -80,7 +84,7 @@ export function summaryTable(r: LoadResult): string {
   out.push(...turnLines(r.turns, fmtUs));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0
-    ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo 'ttft.p95<800ms')`
+    ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo '${r.embeddings === undefined ? 'ttft' : 'e2e'}.p95<800ms')`
     : `goodput: ${r.goodput.goodputRps} req/s (${pctGood} of requests met ${r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
   const reuse = reuseLine(r);

@@ -137,13 +137,13 @@ export function mergeTokenReports(reports: readonly (TokenReport | undefined)[])
 }
 
 /** Summary-table lines: the distributions and asked-versus-received. */
-export function tokenLines(r: TokenReport | undefined): string[] {
+export function tokenLines(r: TokenReport | undefined, outputApplies = true): string[] {
   if (r === undefined) return [];
   const out: string[] = [];
   const dist = tokenDistributionText;
   const vs = (c: TokenComparison | null, what: string): string => (c === null ? '' : `; asked ${what} ${c.askedMean}, received ${c.receivedMean} (${pct(c.difference)})`);
   out.push(`prompt tokens (server usage): ${dist(r.prompt)}${vs(r.promptComparison, 'mean')}`);
-  out.push(`output tokens: ${dist(r.output)}${vs(r.outputComparison, r.outputIs === 'target' ? 'mean' : 'max_tokens mean')}`);
+  out.push(outputApplies ? `output tokens: ${dist(r.output)}${vs(r.outputComparison, r.outputIs === 'target' ? 'mean' : 'max_tokens mean')}` : 'output tokens: not applicable (embeddings)');
   for (const d of r.differences) out.push(`DIFFERS: ${d}`);
   return out;
 }

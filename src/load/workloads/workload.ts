@@ -56,6 +56,15 @@ export interface WorkloadSpec {
   trace?: TraceSpec;
   /** --tools: the share of requests that declare tools, and the tools. */
   tools?: ToolsSpec;
+  /** --embeddings-batch: POST /v1/embeddings with `batch` inputs per request (embeddings.ts); the input kind gives their texts. */
+  embeddings?: EmbeddingsSpec;
+}
+
+export interface EmbeddingsSpec {
+  /** Inputs per request. */
+  batch: number;
+  /** encoding_format sent (absent: none, the server's default float). */
+  encodingFormat?: 'float' | 'base64';
 }
 
 export interface ConversationSpec {

@@ -38,6 +38,9 @@ export interface SentEmbeddings {
   dimensions?: number;
 }
 
+/** How a load run checks each whole answer of an embeddings workload (structured-clone safe: it travels to the check worker). */
+export type EmbeddingsBodyCheck = { api: 'embeddings' } & SentEmbeddings;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const show = (v: unknown): string => {

@@ -1,0 +1,80 @@
+import type { EmbeddingsReport } from './load-result.ts';
+
+/**
+ * The embeddings workload's own figures (--embeddings-batch), over its successful measured
+ * requests: inputs embedded and their rate, prompt tokens (usage.prompt_tokens, as the server
+ * counted them) and their rate, the batch size (inputs per request) and the vector length. An
+ * embeddings answer arrives whole and generates nothing: TTFT, ITL, TPOT and output tokens/s do
+ * not apply to it, and the report says so rather than showing a 0.
+ */
+export class EmbeddingsAcc {
+  requests = 0;
+  inputs = 0;
+  promptTokens = 0;
+  withoutUsage = 0;
+  batchMin: number | null = null;
+  batchMax: number | null = null;
+  /** Every vector length seen (one, unless the server's lengths changed between answers). */
+  readonly dimensions = new Set<number>();
+
+  add(e: { inputs: number; promptTokens: number | null; dimensions: number | null }): void {
+    this.requests++;
+    this.inputs += e.inputs;
+    if (e.promptTokens === null) this.withoutUsage++;
+    else this.promptTokens += e.promptTokens;
+    this.batchMin = this.batchMin === null ? e.inputs : Math.min(this.batchMin, e.inputs);
+    this.batchMax = this.batchMax === null ? e.inputs : Math.max(this.batchMax, e.inputs);
+    if (e.dimensions !== null) this.dimensions.add(e.dimensions);
+  }
+}
+
+/** What an embeddings run does not measure, named in load.json, the summary and report.html. */
+export const EMBEDDINGS_NOT_APPLICABLE = ['ttft', 'itl', 'tpot', 'output_tps'] as const;
+
+export function buildEmbeddingsReport(a: EmbeddingsAcc, windowS: number, batch: number): EmbeddingsReport {
+  const w = Math.max(1e-9, windowS);
+  return {
+    batch,
+    requests: a.requests,
+    inputs: a.inputs,
+    inputsPerS: round3(a.inputs / w),
+    promptTokens: a.promptTokens,
+    promptTokensPerS: round3(a.promptTokens / w),
+    requestsWithoutUsage: a.withoutUsage,
+    inputsPerRequest: { mean: a.requests === 0 ? 0 : round3(a.inputs / a.requests), min: a.batchMin ?? 0, max: a.batchMax ?? 0 },
+    dimensions: [...a.dimensions].sort((x, y) => x - y),
+    notApplicable: [...EMBEDDINGS_NOT_APPLICABLE],
+  };
+}
+
+/** Adds the embeddings figures of several results (shards) over the merged window. */
+export function mergeEmbeddingsReports(reports: readonly (EmbeddingsReport | undefined)[], windowS: number): EmbeddingsReport | undefined {
+  const given = reports.filter((r): r is EmbeddingsReport => r !== undefined);
+  const first = given[0];
+  if (first === undefined) return undefined;
+  const acc = new EmbeddingsAcc();
+  for (const r of given) {
+    acc.requests += r.requests;
+    acc.inputs += r.inputs;
+    acc.promptTokens += r.promptTokens;
+    acc.withoutUsage += r.requestsWithoutUsage;
+    if (r.requests > 0) {
+      acc.batchMin = acc.batchMin === null ? r.inputsPerRequest.min : Math.min(acc.batchMin, r.inputsPerRequest.min);
+      acc.batchMax = acc.batchMax === null ? r.inputsPerRequest.max : Math.max(acc.batchMax, r.inputsPerRequest.max);
+    }
+    for (const d of r.dimensions) acc.dimensions.add(d);
+  }
+  return buildEmbeddingsReport(acc, windowS, first.batch);
+}
+
+/** The summary lines of an embeddings run (none for a chat run). */
+export function embeddingsLines(r: EmbeddingsReport | undefined): string[] {
+  if (r === undefined) return [];
+  const usage = r.requestsWithoutUsage > 0 ? `; ${r.requestsWithoutUsage} answers without usage` : '';
+  return [
+    `embeddings: ${r.inputs} inputs in ${r.requests} successful requests: ${r.inputsPerS} inputs/s, ${r.promptTokensPerS} prompt tok/s (usage.prompt_tokens${usage}); batch ${r.batch} inputs per request (${r.requests === 0 ? 'none answered' : `answered ${r.inputsPerRequest.min}..${r.inputsPerRequest.max}`}); vector length ${r.dimensions.length === 0 ? 'none seen' : r.dimensions.join(', ')}`,
+    `embeddings: ${r.notApplicable.join(', ')} not applicable (an embeddings answer arrives whole and generates no tokens)`,
+  ];
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
