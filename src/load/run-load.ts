@@ -24,6 +24,9 @@ import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
+import { cancelPointFor, type CancelPlan } from './executors/cancellation.ts';
+import type { ClientSpan } from '../server-metrics/cancel-release.ts';
+import { buildCancellationReport } from './results/cancel-report.ts';
 import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 
 export type ModeConfig =
@@ -54,6 +57,8 @@ export interface LoadSettings {
   connectionReuse?: ConnectionReuse;
   /** --server-metrics: read the server's /metrics during the run (src/server-metrics/). */
   serverMetrics?: ServerMetricsOptions;
+  /** --cancel-rate / --cancel-after: the client cuts a seeded share of the requests (executors/cancellation.ts; undici engines only). */
+  cancellation?: CancelPlan;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -91,6 +96,14 @@ export interface LoadConfig extends LoadSettings {
    * start). Either way every response is checked while the run goes on.
    */
   checkIn?: 'worker' | 'in-process';
+}
+
+/** The default closed-loop engine, autocannon, cannot cut one request in the middle of its answer. */
+export const CANCEL_ENGINE_NOTE = 'cutting a request in the middle of its answer (--cancel-rate) needs the undici engine, whose abort destroys that socket: closed loop ran on undici';
+
+/** --cancel-rate: where request `seq` is cut (its own max_tokens bounds a decode point). */
+function cancelOf(plan: CancelPlan, seed: number, maxTokens: number, workload: Workload | undefined): (seq: number) => ReturnType<typeof cancelPointFor> {
+  return (seq) => cancelPointFor(plan, seed, seq, workload?.requested(seq).output ?? maxTokens);
 }
 
 /** --tools: the share of requests that declare tools get them added to their body. */
@@ -144,6 +157,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
     connectionReuse: cfg.connectionReuse ?? 'reuse',
+    ...(cfg.cancellation === undefined ? {} : { cancel: cancelOf(cfg.cancellation, cfg.seed, cfg.maxTokens, workload) }),
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
@@ -199,10 +213,23 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   // a run ends at its bound whatever the server does.
   const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: cfg.endGraceMs ?? END_GRACE_MS, measureStartNs: startNs + warmupNs };
   let lastEndNs = startNs + warmupNs;
+  // --cancel-rate with --server-metrics: every cut and every request's span, for the server's release (cancel-release.ts).
+  const cuts: bigint[] = [];
+  const spans: ClientSpan[] = [];
+  let lastAnyEndNs = startNs;
   const hooks: EngineHooks = {
     collector,
     onTiming: (t) => {
       if (t.endNs !== null && t.endNs > lastEndNs && !collector.isWarmup(t.intendedNs)) lastEndNs = t.endNs;
+      if (cfg.cancellation !== undefined && serverMetrics !== null) {
+        const end = t.cancelled?.atNs ?? t.endNs ?? now();
+        spans.push({ sentNs: t.sentNs, endNs: end });
+        if (end > lastAnyEndNs) lastAnyEndNs = end;
+        if (t.cancelled !== undefined) {
+          cuts.push(t.cancelled.atNs);
+          serverMetrics.cut();
+        }
+      }
       cfg.onTiming?.(t);
     },
     onTick: () => cfg.onTick?.(collector, Number(now() - startNs) / 1e9),
@@ -235,7 +262,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
       await runOpenLoop(target, limits, schedule ?? [], hooks, cap);
     } else {
       const concurrency = Math.max(1, shareOf(cfg.mode.concurrency, cfg.shard));
-      const engine = cfg.mode.engine === 'autocannon' ? autocannonFallback(target.origin) : null;
+      const engine = cfg.mode.engine === 'autocannon' ? (autocannonFallback(target.origin) ?? (cfg.cancellation === undefined ? null : CANCEL_ENGINE_NOTE)) : null;
       mode = { kind: 'closed', engine: engine === null ? cfg.mode.engine : 'undici', concurrency, ...(engine === null ? {} : { engineNote: engine }) };
       if (mode.engine === 'autocannon') await runClosedLoopAutocannon(target, limits, concurrency, hooks);
       else await runClosedLoopUndici(target, limits, concurrency, hooks);
@@ -245,7 +272,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
-  const server = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 });
+  const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs });
+  const server = read?.section;
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.
   const windowMs =
@@ -285,7 +313,9 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   };
   const conversations = workload instanceof Conversations ? { loop: cfg.mode.kind, thinkTimeMs: workload.thinkTimeMs, conversationsStarted: workload.started, conversationsCompleted: workload.completed } : undefined;
   const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
-  const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
+  const cancellation = cfg.cancellation === undefined ? undefined : buildCancellationReport(collector.cancel, cfg.cancellation, { release: read?.release ?? null, leak: read?.leak ?? null });
+  const withCancel = cancellation === undefined ? built : { ...built, cancellation };
+  const result = priming === null || priming.outcome === 'complete' ? withCancel : { ...withCancel, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
 

@@ -18,6 +18,7 @@ import { ToolCallAcc } from './tool-call-report.ts';
 import type { InvalidKind, ToolCallSeen } from '../workloads/tool-calls.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { ReuseAcc } from './reuse-report.ts';
+import { CancelAcc } from './cancel-report.ts';
 
 export interface CollectorOptions {
   /** hrtime ns at which the measured window starts (warmup ends). */
@@ -71,6 +72,8 @@ export class Collector {
   readonly reasoning = new ReasoningAcc();
   /** Connection reuse races of measured requests (connection-reuse.ts). */
   readonly reuse = new ReuseAcc();
+  /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
+  readonly cancel = new CancelAcc();
   readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
@@ -166,7 +169,50 @@ export class Collector {
     );
     if (this.isWarmup(t.intendedNs)) return;
     if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
+    if (t.cancelPlanned === true) this.cancel.uncut('abortedAtEnd');
     this.abortedAtEnd++;
+    this.inFlight--;
+  }
+
+  /**
+   * A request the client cut (--cancel-rate): counted apart, never an error and never a sample, so
+   * the latency percentiles, the error rate and goodput are over the requests that were not cut.
+   */
+  onCancelled(t: RequestTiming): void {
+    const cut = t.cancelled;
+    if (cut === undefined) return;
+    const warm = this.isWarmup(t.intendedNs);
+    const rel = (ns: bigint | null): number | null => (ns === null ? null : Math.round(us(ns - this.#o.measureStartNs)));
+    this.#o.onRecord?.(
+      {
+        seq: t.seq,
+        shard: this.#o.shard,
+        phase: warm ? 'warmup' : 'cancelled',
+        requestId: t.requestId,
+        status: t.status,
+        intendedUs: rel(t.intendedNs) ?? 0,
+        sentUs: rel(t.sentNs) ?? 0,
+        ttfbUs: t.headersNs === null ? null : Math.round(us(t.headersNs - t.intendedNs)),
+        ttftUs: null,
+        e2eUs: null,
+        outputTokens: 0,
+        tokenSource: 'none',
+        events: t.events,
+        itlMeanUs: null,
+        itlMaxUs: null,
+        tpotUs: null,
+        error: null,
+        ...retried(t, rel),
+        cancelled: { atUs: rel(cut.atNs) ?? 0, tokens: cut.tokens },
+        good: false,
+      },
+      t,
+    );
+    if (warm) {
+      this.warmup++;
+      return;
+    }
+    this.cancel.cut(us(cut.atNs - t.sentNs), cut.tokens);
     this.inFlight--;
   }
 
@@ -199,6 +245,7 @@ export class Collector {
       slice.finished++;
       this.finished++;
       if (t.reuseRace !== undefined) this.reuse.add(ok ? 'ok' : 'failed');
+      if (t.cancelPlanned === true) this.cancel.uncut('endedFirst');
       this.inFlight--;
       this.events += t.events;
       if (ok) {
