@@ -112,7 +112,8 @@ export function clientTotals(records: readonly ClientRequest[], maxTokens: numbe
       t.cachedReported++;
       t.cachedTokens += r.cachedTokens;
     }
-    if (ok && r.ttftUs !== null) {
+    // A request the client cut after its first token was timed by the server too (its TTFT histogram holds it).
+    if ((ok || r.phase === 'cancelled') && r.ttftUs !== null) {
       t.ttftCount++;
       // From the actual send: the server cannot see the time an arrival waited in the client.
       t.ttftSumUs += r.ttftUs - (r.sentUs - r.intendedUs);

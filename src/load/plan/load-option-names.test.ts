@@ -58,3 +58,24 @@ describe('typed load options (validateLoadOptions)', () => {
     expect(refusal(() => planFromFlags({ 'connection-reuse': 'close' }))).toEqual({ code: 'IARI_USAGE', message: 'iari load: --connection-reuse must be reuse or never, got "close"' });
   });
 });
+
+describe('--cancel-rate and --cancel-after (cancelRate, cancelAfter)', () => {
+  it('LOAD-CANCEL: the plan carries the rate, the point and its text; decode is the default point', () => {
+    expect(validateLoadOptions({}).cancellation).toBeUndefined();
+    expect(validateLoadOptions({ cancelRate: 0.3 }).cancellation).toEqual({ rate: 0.3, after: { kind: 'decode' }, text: 'decode' });
+    expect(planFromFlags({ 'cancel-rate': '1', 'cancel-after': '500ms', 'no-stream': true }).cancellation).toEqual({ rate: 1, after: { kind: 'ms', ms: 500 }, text: '500ms' });
+    expect(planFromFlags({ 'cancel-rate': '0.5', 'cancel-after': '16tokens', rate: '4' }).cancellation?.after).toEqual({ kind: 'tokens', n: 16 });
+  });
+
+  it('LOAD-CANCEL: a bad value or an unsupported combination is a usage error naming the flag (or the option) before any traffic', () => {
+    const flags = (v: Record<string, string | boolean>): ReturnType<typeof refusal> => refusal(() => planFromFlags(v));
+    expect(flags({ 'cancel-after': 'prefill' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after needs --cancel-rate (the share of requests the client cuts)' });
+    expect(flags({ 'cancel-rate': '0' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-rate must be a number in (0, 1], got "0"' });
+    expect(flags({ 'cancel-rate': '1.5' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-rate must be a number in (0, 1], got "1.5"' });
+    expect(flags({ 'cancel-rate': '0.3', 'cancel-after': 'later' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after must be a duration (500ms), Ntokens (16tokens), prefill or decode, got "later"' });
+    expect(flags({ 'cancel-rate': '0.3', engine: 'autocannon' })).toMatchObject({ code: 'IARI_USAGE', message: expect.stringMatching(/^iari load: --cancel-rate cuts requests in the middle of their answer, which only the undici engine can do: give --engine undici/) });
+    expect(flags({ 'cancel-rate': '0.3', 'cancel-after': 'prefill', 'no-stream': true })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after prefill counts tokens as they stream: not with whole (non-streamed) answers; give a duration (e.g. 500ms)' });
+    expect(refusal(() => validateLoadOptions({ cancelAfter: 'decode' }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: cancelAfter needs cancelRate (the share of requests the client cuts)' });
+    expect(refusal(() => validateLoadOptions({ cancelRate: '0.3' as unknown as number }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: cancelRate must be a number, got the text "0.3"' });
+  });
+});

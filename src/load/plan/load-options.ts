@@ -73,7 +73,7 @@ function cancellationFrom(o: LoadOptions, names: LoadNames, stream: boolean): Ca
   const after = parseCancelAfter(text);
   if (after === null) throw loadUsage(names, `${n('cancelAfter')} must be ${CANCEL_AFTER_FORMS}, got "${text}"`);
   if (o.engine === 'autocannon') throw loadUsage(names, `${n('cancelRate')} cuts requests in the middle of their answer, which only the undici engine can do: give ${n('engine')} undici (or leave ${n('engine')} out)`);
-  if (needsStream(after) && !stream) throw loadUsage(names, `${n('cancelAfter')} ${text} counts tokens as they stream: with ${n('stream')} off, give a duration (e.g. 500ms)`);
+  if (needsStream(after) && !stream) throw loadUsage(names, `${n('cancelAfter')} ${text} counts tokens as they stream: not with whole (non-streamed) answers; give a duration (e.g. 500ms)`);
   return { rate, after, text };
 }
 

@@ -193,7 +193,8 @@ export class Collector {
         intendedUs: rel(t.intendedNs) ?? 0,
         sentUs: rel(t.sentNs) ?? 0,
         ttfbUs: t.headersNs === null ? null : Math.round(us(t.headersNs - t.intendedNs)),
-        ttftUs: null,
+        // Its first token, when one came before the cut: never a TTFT sample, but the server timed it (server-section.ts reconciles them).
+        ttftUs: t.tokenEvents[0] === undefined ? null : Math.round(us(t.tokenEvents[0].atNs - t.intendedNs)),
         e2eUs: null,
         outputTokens: 0,
         tokenSource: 'none',
