@@ -66,7 +66,7 @@ describe('cancelled requests in the result (load.json cancellation, requests.ndj
     const leaking = { ...result, cancellation: { ...result.cancellation!, leak } };
     expect(cancellationLines(leaking)).toContain('server leak check: LEAK: the server still holds 2 requests more than before the run');
     expect(loadHtml(leaking, createRedactor([]))).toContain('status status-bad">Server leak check: LEAK');
-    const merged = mergeResults([{ ...result, shard: { index: 0, count: 2 } }, { ...leaking, shard: { index: 1, count: 2 } }]);
+    const merged = mergeResults([{ ...result, shard: { index: 0, count: 2 } }, { ...leaking, shard: { index: 1, count: 2 } }], 'merged');
     expect(merged.cancellation).toMatchObject({ chosen: 4, cancelled: 4, phase: { prefill: 2, decode: 2 }, leak: { verdict: 'leak' } });
   });
 });
