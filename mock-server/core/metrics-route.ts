@@ -84,9 +84,12 @@ export class MockMetrics {
     this.#running.set(id, { serviceStartMs: this.#now() + queuedMs, tokens: promptTokens });
   }
 
-  /** A request ended: `generated` tokens were written; `firstTokenMs` after admission (null: none). */
-  finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort', requestFaults: ReadonlySet<string> = new Set()): void {
-    this.#running.delete(id);
+  /**
+   * A request ended: `generated` tokens were written; `firstTokenMs` after admission (null: none).
+   * `leaked`: it stays among the running requests for ever (fault cancel-leaks-slot: its slot is never freed).
+   */
+  finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort', requestFaults: ReadonlySet<string> = new Set(), leaked = false): void {
+    if (!leaked) this.#running.delete(id);
     if (!requestFaults.has('metrics-tokens-not-counted')) this.#generated += this.#faults.has('undercount-generated') && generated > 0 ? generated - 1 : generated;
     this.#success[reason]++;
     if (firstTokenMs !== null) this.#ttft.observe(firstTokenMs / 1000);
