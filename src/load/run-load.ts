@@ -398,7 +398,9 @@ async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number
   const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
   let cut: NodeJS.Timeout | undefined;
   try {
-    const sent = sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
+    // The priming request is never cut (--cancel-rate chooses among the run's requests).
+    const { cancel: _cancel, ...uncut } = target;
+    const sent = sendOne(pool, uncut, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
     const outcome = await Promise.race([sent, new Promise<'incomplete'>((r) => (cut = setTimeout(() => r('incomplete'), Math.max(0, leftMs))))]);
     if (outcome === 'complete') return { outcome, deadlineMs: budgetMs };
     const entry = [...inFlight.values()][0];
