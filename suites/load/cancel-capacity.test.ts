@@ -21,7 +21,7 @@ const metrics = { url: null, headers: [], intervalMs: 500 };
 // Fixed lengths and no jitter: every request holds its slot for the same service time.
 const mockOptions: MockServerOptions = { ttftMs: 40, itlMs: 8, tokensPerChunk: 1, completionTokens: 24, capacity: 4 };
 
-async function capacity(mock: MockServer): Promise<number | undefined> {
+async function capacity(mock: MockServer): Promise<number | null | undefined> {
   const { result } = await runCapacitySearch(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, level(1)), { levelBoundS: 10, budgetS: 90 });
   return result.sweep?.capacity?.capacity;
 }

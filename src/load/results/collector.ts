@@ -140,20 +140,20 @@ export class Collector {
     this.#slice(intendedNs).started++;
   }
 
-  /** A request still in flight when the run stopped: neither an error nor a sample. */
-  onAborted(t: RequestTiming): void {
+  /** The requests.ndjson line of a request that is no sample (aborted at the end, or cut by the client): its head and stamps only. */
+  #unsampled(t: RequestTiming, phase: RequestRecord['phase'], ttftNs: bigint | null, extra: Partial<RequestRecord> = {}): void {
     const rel = (ns: bigint | null): number | null => (ns === null ? null : Math.round(us(ns - this.#o.measureStartNs)));
     this.#o.onRecord?.(
       {
         seq: t.seq,
         shard: this.#o.shard,
-        phase: 'aborted',
+        phase,
         requestId: t.requestId,
         status: t.status,
         intendedUs: rel(t.intendedNs) ?? 0,
         sentUs: rel(t.sentNs) ?? 0,
         ttfbUs: t.headersNs === null ? null : Math.round(us(t.headersNs - t.intendedNs)),
-        ttftUs: null,
+        ttftUs: ttftNs === null ? null : Math.round(us(ttftNs - t.intendedNs)),
         e2eUs: null,
         outputTokens: 0,
         tokenSource: 'none',
@@ -163,10 +163,16 @@ export class Collector {
         tpotUs: null,
         error: null,
         ...retried(t, rel),
+        ...extra,
         good: false,
       },
       t,
     );
+  }
+
+  /** A request still in flight when the run stopped: neither an error nor a sample. */
+  onAborted(t: RequestTiming): void {
+    this.#unsampled(t, 'aborted', null);
     if (this.isWarmup(t.intendedNs)) return;
     if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
     if (t.cancelPlanned === true) this.cancel.uncut('abortedAtEnd');
@@ -182,33 +188,8 @@ export class Collector {
     const cut = t.cancelled;
     if (cut === undefined) return;
     const warm = this.isWarmup(t.intendedNs);
-    const rel = (ns: bigint | null): number | null => (ns === null ? null : Math.round(us(ns - this.#o.measureStartNs)));
-    this.#o.onRecord?.(
-      {
-        seq: t.seq,
-        shard: this.#o.shard,
-        phase: warm ? 'warmup' : 'cancelled',
-        requestId: t.requestId,
-        status: t.status,
-        intendedUs: rel(t.intendedNs) ?? 0,
-        sentUs: rel(t.sentNs) ?? 0,
-        ttfbUs: t.headersNs === null ? null : Math.round(us(t.headersNs - t.intendedNs)),
-        // Its first token, when one came before the cut: never a TTFT sample, but the server timed it (server-section.ts reconciles them).
-        ttftUs: t.tokenEvents[0] === undefined ? null : Math.round(us(t.tokenEvents[0].atNs - t.intendedNs)),
-        e2eUs: null,
-        outputTokens: 0,
-        tokenSource: 'none',
-        events: t.events,
-        itlMeanUs: null,
-        itlMaxUs: null,
-        tpotUs: null,
-        error: null,
-        ...retried(t, rel),
-        cancelled: { atUs: rel(cut.atNs) ?? 0, tokens: cut.tokens },
-        good: false,
-      },
-      t,
-    );
+    // Its first token, when one came before the cut: never a TTFT sample, but the server timed it (server-section.ts reconciles them).
+    this.#unsampled(t, warm ? 'warmup' : 'cancelled', t.tokenEvents[0]?.atNs ?? null, { cancelled: { atUs: Math.round(us(cut.atNs - this.#o.measureStartNs)), tokens: cut.tokens } });
     if (warm) {
       this.warmup++;
       return;
