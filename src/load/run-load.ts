@@ -185,6 +185,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const records: RequestRecord[] = [];
   // The baseline read comes after priming and before the first request: the counters' growth is the run's.
   const serverMetrics = cfg.serverMetrics === undefined ? null : await beginServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) });
+  if (serverMetrics !== null && cfg.cancellation !== undefined) target.onCut = () => serverMetrics.cut();
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
   const startedAt = new Date();
@@ -225,10 +226,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
         const end = t.cancelled?.atNs ?? t.endNs ?? now();
         spans.push({ sentNs: t.sentNs, endNs: end });
         if (end > lastAnyEndNs) lastAnyEndNs = end;
-        if (t.cancelled !== undefined) {
-          cuts.push(t.cancelled.atNs);
-          serverMetrics.cut();
-        }
+        if (t.cancelled !== undefined) cuts.push(t.cancelled.atNs);
       }
       cfg.onTiming?.(t);
     },

@@ -12,7 +12,7 @@ describe("the server's release of cut requests and the leak finding", () => {
     const r = releaseOf({ atNs: ms(-10), busy: 0 }, reads, [ms(100), ms(150)], spans, 500, 50);
     // At 120: busy 2, client in flight 2 (the second and the third): nothing held: the cut at 100 is released (20 ms).
     // At 200: busy 2, client in flight 1: one held (the cut at 150). At 300: busy 1, in flight 1: released (150 ms).
-    expect(r).toMatchObject({ cuts: 2, released: 2, unreleased: 0, p50Ms: 20, maxMs: 150 });
+    expect(r).toMatchObject({ cuts: 2, released: 2, unreleased: 0, p50Ms: 20, maxMs: 150, resolutionMs: 100 });
     expect(r?.method).toContain('every 50 ms');
   });
 

@@ -29,7 +29,7 @@ export interface ReleaseReport {
   p50Ms: number | null;
   p95Ms: number | null;
   maxMs: number | null;
-  /** Median gap between consecutive reads in the cuts' windows, ms: the figures' resolution. */
+  /** Median, over the released cuts, of the span from the later of the cut and the read before to the read that showed the release, ms: the figures' resolution. */
   resolutionMs: number | null;
 }
 
@@ -62,13 +62,18 @@ export function releaseOf(base: { atNs: bigint; busy: number }, reads: readonly 
   let prevAt: bigint | null = null;
   for (const r of usable) {
     while (next < ordered.length && (ordered[next] as bigint) <= r.atNs) pending.push(ordered[next++] as bigint);
-    if (pending.length > 0 && prevAt !== null) gaps.push(Number(r.atNs - prevAt) / 1e6);
+    const prev = prevAt ?? base.atNs;
     prevAt = r.atNs;
     // The client's requests in flight at this read: sent and not yet ended (a cut request ended at its cut).
     const inFlight = countAtOrBefore(sent, r.atNs) - countAtOrBefore(ended, r.atNs);
     const held = Math.max(0, r.busy - base.busy - inFlight);
     // The server holds `held` requests the client no longer waits for: the oldest cuts beyond that are released (first in, first out).
-    while (pending.length > held) delays.push(Number(r.atNs - (pending.shift() as bigint)) / 1e6);
+    while (pending.length > held) {
+      const cut = pending.shift() as bigint;
+      delays.push(Number(r.atNs - cut) / 1e6);
+      // Released somewhere after both the cut and the read before this one: that span is the figure's uncertainty.
+      gaps.push(Number(r.atNs - (cut > prev ? cut : prev)) / 1e6);
+    }
   }
   const followed = delays.length + pending.length;
   const sorted = [...delays].sort((a, b) => a - b);

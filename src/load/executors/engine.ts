@@ -26,6 +26,8 @@ export interface EngineTarget {
   connectionReuse?: ConnectionReuse;
   /** --cancel-rate: where request `seq` is cut (null: never); the undici engines only (cancellation.ts). */
   cancel?: (seq: number) => CancelPoint | null;
+  /** Called at the instant a request is cut (--server-metrics then reads faster for a while). */
+  onCut?: () => void;
 }
 
 export interface EngineLimits {

@@ -136,6 +136,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
             cancelled = true;
             timer.timing.cancelled = { atNs: now(), tokens };
             controller?.abort(new ClientCancel('cancelled by the client (--cancel-rate)'));
+            target.onCut?.();
           });
     const entry: InFlightEntry = {
       timer,

@@ -89,7 +89,7 @@ export function releaseText(r: ReleaseReport | null): string | null {
   if (r === null) return null;
   if (r.cuts === 0) return 'server release: no read followed a cut';
   const timed = r.released === 0 ? 'none seen released' : `released within p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms, max ${r.maxMs} ms`;
-  return `server release: ${r.released} of ${r.cuts} cuts ${timed}${r.unreleased > 0 ? `, ${r.unreleased} still held at the last read` : ''} (upper bounds; reads ${r.resolutionMs ?? '?'} ms apart)`;
+  return `server release: ${r.released} of ${r.cuts} cuts ${timed}${r.unreleased > 0 ? `, ${r.unreleased} still held at the last read` : ''} (upper bounds: each release lies within the last ${r.resolutionMs ?? '?'} ms before it, median)`;
 }
 
 /** The summary's lines about cancellation, or none without --cancel-rate. */
