@@ -224,7 +224,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     latency = { ...latency, ttftMs: latency.ttftMs + cached.prefillMs };
   }
   // Fault cancel-ignored: generations whose client left still decode in the batch, and delay every new first token.
-  if (state.abandoned > 0) latency = { ...latency, ttftMs: latency.ttftMs + state.abandoned * ABANDONED_TTFT_MS };
+  if (state.abandoned > 0) latency = { ...latency, ttftMs: latency.ttftMs + ABANDONED_TTFT_MS };
   const requestNo = ++state.requestCounter;
   const id = newCompletionId();
   const renderCtx = { id, created: Math.floor(now / 1000), model: request.model, faults: f };
@@ -246,11 +246,13 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     const reason = status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop';
     if (cut && f.has('cancel-ignored')) {
       // Fault cancel-ignored: the generation goes on to its planned last token, holding its slot (no release).
+      const remainingMs = Math.max(0, startedMs + lastStepMs - performance.now());
       state.abandoned++;
+      state.metrics.continueAfterCut(ctx.requestId, completionTokens, plan.completionTokens, remainingMs);
       const timer = setTimeout(() => {
         state.abandoned--;
         state.metrics.finish(ctx.requestId, plan.completionTokens, firstTokenMs, 'abort', f);
-      }, Math.max(0, startedMs + lastStepMs - performance.now()));
+      }, remainingMs);
       timer.unref?.();
     } else {
       const leaks = cut && f.has('cancel-leaks-slot');

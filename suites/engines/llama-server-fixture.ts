@@ -39,7 +39,8 @@ export interface RunningEngine {
   close(): Promise<void>;
 }
 
-export async function startEngine(build: LlamaServerBuild, variant: TinyModelVariant, apiKey?: string): Promise<RunningEngine> {
+/** `maxTokens`: the server-side bound `-n` (default SERVER_MAX_TOKENS); the cancellation suite wants streams that outlast a cut. */
+export async function startEngine(build: LlamaServerBuild, variant: TinyModelVariant, apiKey?: string, maxTokens = SERVER_MAX_TOKENS): Promise<RunningEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'iari-engine-'));
   const model = join(dir, `tiny-${variant}.gguf`);
   writeTinyModel(model, { vocabPath: build.vocabPath, templatePath: build.templatePath, variant });
@@ -52,7 +53,7 @@ export async function startEngine(build: LlamaServerBuild, variant: TinyModelVar
       readyTimeoutMs: START_TIMEOUT_MS,
       // Greedy by default and a fixed seed where a request asks for a temperature: the same
       // answers, and so the same verdicts, on every run.
-      extraArgs: ['-n', String(SERVER_MAX_TOKENS), '--temp', '0', '--seed', '1'],
+      extraArgs: ['-n', String(maxTokens), '--temp', '0', '--seed', '1'],
       ...(apiKey !== undefined ? { apiKey } : {}),
     });
     return {
