@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { parseDuration } from '../../duration.ts';
 import { seededRandom } from '../../seeded-random.ts';
+import { ContentEvents } from '../../checks/wire/content-events.ts';
 
 /**
  * Client cancellations (docs/load.md, "Cancellation"): `--cancel-rate P` cuts a seeded share P of
@@ -58,37 +59,21 @@ export function cancelPointFor(plan: CancelPlan, seed: number, seq: number, maxT
 
 /**
  * Counts the token-bearing events of one streamed answer as its reads arrive, on the thread that
- * reads (the checker counts tokens later, off this thread): an event whose choices[0].delta carries
- * text, reasoning or a tool call. Servers stream one token per event (the mock, llama.cpp's, vLLM's),
- * so N tokens is N such events.
+ * reads (the checker counts tokens later, off this thread), with iari test's counter of content
+ * events (checks/wire/content-events.ts): an event whose delta carries text, reasoning or a tool
+ * call. Servers stream one token per event (the mock, llama.cpp's, vLLM's), so N tokens is N events.
  */
 export class TokenTally {
-  tokens = 0;
-  #carry = '';
+  readonly #events = new ContentEvents();
   readonly #decoder = new StringDecoder('utf8');
 
-  /** Adds a read; returns the count so far. */
-  feed(chunk: Buffer): number {
-    const text = this.#carry + this.#decoder.write(chunk);
-    const events = text.split(/\r?\n\r?\n/);
-    this.#carry = events.pop() ?? '';
-    for (const e of events) if (bearsToken(e)) this.tokens++;
-    // One event never grows without bound here: the engines' event bounds refuse it first.
-    return this.tokens;
+  get tokens(): number {
+    return this.#events.count;
   }
-}
 
-function bearsToken(event: string): boolean {
-  let data = '';
-  for (const line of event.split(/\r?\n/)) if (line.startsWith('data:')) data += line.slice(line.startsWith('data: ') ? 6 : 5);
-  if (data === '' || data === '[DONE]') return false;
-  try {
-    const delta = (JSON.parse(data) as { choices?: { delta?: Record<string, unknown> }[] }).choices?.[0]?.delta;
-    if (delta === undefined || delta === null) return false;
-    const text = (k: string): boolean => typeof delta[k] === 'string' && (delta[k] as string).length > 0;
-    return text('content') || text('reasoning_content') || text('reasoning') || (Array.isArray(delta['tool_calls']) && delta['tool_calls'].length > 0);
-  } catch {
-    return false;
+  /** Adds a read (split anywhere, a multi-byte character included); returns the count so far. */
+  feed(chunk: Buffer): number {
+    return this.#events.feed(this.#decoder.write(chunk));
   }
 }
 
