@@ -3,7 +3,10 @@ import { isHarnessError } from '../../errors.ts';
 import { checkNumber, NUMBER_RULES, RUN_LOAD_NAMES, type NumberOption } from './load-option-names.ts';
 import { validateLoadOptions } from './load-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
-import { planFromFlags } from '../../cli/load-flags.ts';
+import { planFromFlags, scenarioFromFlags } from '../../cli/load-flags.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function refusal(f: () => unknown): { code: string; message: string } | 'accepted' {
   try {
@@ -77,5 +80,17 @@ describe('--cancel-rate and --cancel-after (cancelRate, cancelAfter)', () => {
     expect(flags({ 'cancel-rate': '0.3', 'cancel-after': 'prefill', 'no-stream': true })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after prefill counts tokens as they stream: not with whole (non-streamed) answers; give a duration (e.g. 500ms)' });
     expect(refusal(() => validateLoadOptions({ cancelAfter: 'decode' }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: cancelAfter needs cancelRate (the share of requests the client cuts)' });
     expect(refusal(() => validateLoadOptions({ cancelRate: '0.3' as unknown as number }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: cancelRate must be a number, got the text "0.3"' });
+  });
+
+  it("LOAD-CANCEL: load.json's effective scenario records the cancellation, and --scenario on it (schema-checked) plans the same cut", () => {
+    const { plan, scenario } = scenarioFromFlags({ 'cancel-rate': '0.3', 'cancel-after': 'prefill', seed: '9' });
+    expect(scenario.cancellation).toEqual({ rate: 0.3, after: 'prefill' });
+    const file = join(mkdtempSync(join(tmpdir(), 'iari-cancel-scenario-')), 'load.json');
+    writeFileSync(file, JSON.stringify({ meta: { schema: 'iari.load/1' }, scenario }));
+    const again = planFromFlags({ scenario: file });
+    expect(again.cancellation).toEqual(plan.cancellation);
+    expect(again.seed).toBe(9);
+    writeFileSync(file, JSON.stringify({ cancellation: { rate: 2 } }));
+    expect(refusal(() => planFromFlags({ scenario: file }))).toMatchObject({ code: 'IARI_USAGE' });
   });
 });
