@@ -37,10 +37,11 @@ export function buildCancellationReport(acc: CancelAcc, plan: { rate: number; te
 
 function distributions(cutUs: Histogram, cutTokens: Histogram): Pick<CancellationReport, 'cutMs' | 'cutTokens'> {
   if (cutUs.totalCount === 0) return { cutMs: null, cutTokens: null };
-  const ms = (p: number): number => Math.round(cutUs.getValueAtPercentile(p) / 100) / 10;
+  // A percentile is its bucket's highest equivalent value: never shown above the largest value recorded.
+  const ms = (p: number): number => Math.round(Math.min(cutUs.getValueAtPercentile(p), cutUs.maxValue) / 100) / 10;
   return {
     cutMs: { p50: ms(50), p95: ms(95), max: Math.round(cutUs.maxValue / 100) / 10, hdr: encodeHistogram(cutUs) },
-    cutTokens: { p50: cutTokens.getValueAtPercentile(50) - 1, max: cutTokens.maxValue - 1, mean: Math.round((cutTokens.mean - 1) * 10) / 10, hdr: encodeHistogram(cutTokens) },
+    cutTokens: { p50: Math.min(cutTokens.getValueAtPercentile(50), cutTokens.maxValue) - 1, max: cutTokens.maxValue - 1, mean: Math.round((cutTokens.mean - 1) * 10) / 10, hdr: encodeHistogram(cutTokens) },
   };
 }
 
