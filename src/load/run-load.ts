@@ -270,7 +270,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
-  const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs });
+  const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs, primingCut: priming?.outcome === 'incomplete' });
   const server = read?.section;
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.

@@ -24,6 +24,8 @@ export interface ClientCuts {
   cuts: readonly bigint[];
   spans: readonly ClientSpan[];
   lastEndNs: bigint;
+  /** The run's own priming request was cut at the pre-window deadline just before the pre-run read: the server may still have held it then. */
+  primingCut?: boolean;
 }
 
 /** After a run with cuts: reads every CUT_READ_MS for CUT_WINDOW_MS after each cut, and up to SETTLE_MS after the run for the count to come back. */
@@ -60,7 +62,9 @@ export async function beginServerMetrics(o: ServerMetricsOptions, target: { base
     },
     stop: async (records, w, cuts) => {
       const withCuts = cuts !== undefined && cuts.cuts.length > 0;
-      const baseline = before === undefined ? null : busyOf(before.reading.gauges);
+      const read = before === undefined ? null : busyOf(before.reading.gauges);
+      // The pre-run level is the server's without the run's own priming request (cut just before that read when it outlived its deadline).
+      const baseline = read === null ? null : Math.max(0, read - (cuts?.primingCut === true ? 1 : 0));
       // The server is given SETTLE_MS to come back to its pre-run level before a leak is called.
       const settled = (p: ScrapePoint): boolean => baseline !== null && (busyOf(p.reading.gauges) ?? Infinity) <= baseline;
       const log: ScrapeLog = await scraper.stop(true, withCuts ? (sc) => sc.settle(settled, SETTLE_MS, 100) : undefined);

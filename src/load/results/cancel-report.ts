@@ -81,7 +81,7 @@ export function mergeCancellationReports(parts: readonly (CancellationReport | u
 /** `cancelled: 31 of 100 measured requests cut by the client (--cancel-rate 0.3 --cancel-after decode) ...` */
 export function cancellationText(c: CancellationReport): string {
   const when = c.cutMs === null ? '' : `, cut ${c.cutMs.p50} ms (p50) / ${c.cutMs.max} ms (max) after the send, after ${c.cutTokens?.p50 ?? 0} tokens (p50): ${c.phase.prefill} in prefill, ${c.phase.decode} in decode`;
-  const uncut = c.endedFirst + c.abortedAtEnd > 0 ? `; ${c.endedFirst} chosen ended before their point${c.abortedAtEnd > 0 ? `, ${c.abortedAtEnd} were in flight at the end` : ''}` : '';
+  const uncut = c.endedFirst + c.abortedAtEnd > 0 ? `; ${c.endedFirst} chosen ended before ${c.endedFirst === 1 ? 'its' : 'their'} point${c.abortedAtEnd > 0 ? `, ${c.abortedAtEnd} ${c.abortedAtEnd === 1 ? 'was' : 'were'} in flight at the end` : ''}` : '';
   return `${c.cancelled} request${c.cancelled === 1 ? '' : 's'} cut by the client (--cancel-rate ${c.rate} --cancel-after ${c.after}; ${c.chosen} chosen)${when}${uncut}: not errors, not in the latency percentiles; goodput and error rate are over the requests that were not cut`;
 }
 
