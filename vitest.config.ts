@@ -16,6 +16,7 @@ const slow = [
   'suites/action/**/*.test.ts',
   'suites/third-party/**/*.test.ts',
   'suites/load/capacity-search.test.ts',
+  'suites/load/cancel-capacity.test.ts',
 ];
 const alone = ['suites/load/**/*.test.ts'];
 // engines: a real engine in the loop (llama.cpp's llama-server built from source on first run,

@@ -15,6 +15,7 @@ import { extensionModes } from './core/extension-modes.ts';
 import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
 import { reasoningFaults } from './core/reasoning.ts';
 import { metricsRouteFaults } from './core/metrics-route.ts';
+import { cancelFaults } from './core/cancel-faults.ts';
 
 export type { FaultDefinition };
 
@@ -36,6 +37,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...reasoningFaults,
   ...boundsFaults,
   ...metricsRouteFaults,
+  ...cancelFaults,
 ]);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));

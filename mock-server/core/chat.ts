@@ -16,6 +16,7 @@ import { mulberry32 } from './rng.ts';
 import { legalModesOf } from './framing.ts';
 import { jsonFaultOf } from './response-format.ts';
 import { coreOnlyBody } from './extension-modes.ts';
+import { ABANDONED_TTFT_MS } from './cancel-faults.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -222,22 +223,47 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
     plan = { ...plan, cachedTokens: cached.cachedTokens };
     latency = { ...latency, ttftMs: latency.ttftMs + cached.prefillMs };
   }
+  // Fault cancel-ignored: generations whose client left still decode in the batch, and delay every new first token.
+  if (state.abandoned > 0) latency = { ...latency, ttftMs: latency.ttftMs + ABANDONED_TTFT_MS };
   const requestNo = ++state.requestCounter;
   const id = newCompletionId();
   const renderCtx = { id, created: Math.floor(now / 1000), model: request.model, faults: f };
   let times = stepTimes(streamStepCount(plan, request.includeUsage), latency, (state.seed ^ Math.imul(requestNo, 0x9e3779b1)) >>> 0);
   // --capacity: a request waits for a free service slot before its first token (service-slots.ts).
-  const queuedMs = state.serviceSlots?.admit(times[times.length - 1] ?? 0) ?? 0;
+  const booking = state.serviceSlots?.book(times[times.length - 1] ?? 0);
+  const queuedMs = booking?.queuedMs ?? 0;
   if (queuedMs > 0) times = times.map((t) => t + queuedMs);
   state.metrics.admit(ctx.requestId, plan.promptTokens, plan.cachedTokens ?? 0, queuedMs);
+  const startedMs = performance.now();
+  const lastStepMs = times[times.length - 1] ?? 0;
   let finished = false;
   const settle = (status: OutcomeStatus, completionTokens: number, sentText: Map<string, string[]> | null, firstTokenMs: number | null = null) => {
     if (finished) return;
     finished = true;
-    state.metrics.finish(ctx.requestId, completionTokens, firstTokenMs, status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop', f);
-    const cost = costNano(model, plan.promptTokens, completionTokens);
-    if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, completionTokens, f.has('spend-refunded') ? -cost : cost);
-    if (state.receipts !== null && gateDigest !== null) {
+    // The client went away before the answer ended (docs/mock-server.md, Cancellation): the mock stops generating
+    // and frees the slot at once, bills what it sent and records the seed's "interrupted" outcome.
+    const cut = status === 'interrupted';
+    const reason = status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop';
+    if (cut && f.has('cancel-ignored')) {
+      // Fault cancel-ignored: the generation goes on to its planned last token, holding its slot (no release).
+      const remainingMs = Math.max(0, startedMs + lastStepMs - performance.now());
+      state.abandoned++;
+      state.metrics.continueAfterCut(ctx.requestId, completionTokens, plan.completionTokens, remainingMs);
+      const timer = setTimeout(() => {
+        state.abandoned--;
+        state.metrics.finish(ctx.requestId, plan.completionTokens, firstTokenMs, 'abort', f);
+      }, remainingMs);
+      timer.unref?.();
+    } else {
+      const leaks = cut && f.has('cancel-leaks-slot');
+      state.metrics.finish(ctx.requestId, completionTokens, firstTokenMs, reason, f, leaks);
+      if (leaks) booking?.leak();
+      else if (cut) booking?.release();
+    }
+    const billed = cut && f.has('cancel-billed-full') ? plan.completionTokens : completionTokens;
+    const cost = costNano(model, plan.promptTokens, billed);
+    if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, billed, f.has('spend-refunded') ? -cost : cost);
+    if (state.receipts !== null && gateDigest !== null && !(cut && f.has('cancel-no-receipt'))) {
       state.receipts.outcome({
         account: account.fixture.id,
         gateDigest,
@@ -252,7 +278,7 @@ export function handleChat(state: CoreState, req: MockRequest, ctx: RequestConte
   const headers: HeaderMap = { ...limitHeaders, ...gateHeader };
 
   if (!request.stream) {
-    const lastStep = times[times.length - 1] ?? 0;
+    const lastStep = lastStepMs;
     return {
       kind: 'full',
       status: 200,

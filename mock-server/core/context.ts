@@ -41,6 +41,8 @@ export interface CoreState {
   frozenUntil: number;
   /** Unknown-role 400s answered so far under `invalid-role-status-flaps` (every second one becomes a 422): this instance's, not the process's. */
   roleFlaps: number;
+  /** Generations that go on after their client left (fault cancel-ignored, cancel-faults.ts): each delays new first tokens. */
+  abandoned: number;
   /** This instance's /metrics counters (metrics-route.ts). */
   metrics: MockMetrics;
 }

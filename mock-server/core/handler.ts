@@ -104,6 +104,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     serviceSlots: options.capacity === undefined ? null : new ServiceSlots(options.capacity),
     frozenUntil: 0,
     roleFlaps: 0,
+    abandoned: 0,
     metrics: new MockMetrics(options.metricsFaults ?? []),
   };
   return {

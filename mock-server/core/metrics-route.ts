@@ -68,6 +68,8 @@ export class MockMetrics {
   readonly #ttft = new Histogram(TTFT_BUCKETS);
   readonly #queue = new Histogram(QUEUE_BUCKETS);
   readonly #running = new Map<string, Running>();
+  /** Generations that go on after their client left (fault cancel-ignored): counted token by token as their schedule runs. */
+  readonly #continuing = new Map<string, { fromMs: number; untilMs: number; sent: number; total: number }>();
 
   constructor(faults: readonly MetricsFault[] = [], now: () => number = () => performance.now()) {
     for (const f of faults) if (!(metricsFaultNames as readonly string[]).includes(f)) throw new RangeError(`unknown metrics fault "${String(f)}" (known: ${metricsFaultNames.join(', ')})`);
@@ -84,12 +86,31 @@ export class MockMetrics {
     this.#running.set(id, { serviceStartMs: this.#now() + queuedMs, tokens: promptTokens });
   }
 
-  /** A request ended: `generated` tokens were written; `firstTokenMs` after admission (null: none). */
-  finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort', requestFaults: ReadonlySet<string> = new Set()): void {
-    this.#running.delete(id);
+  /**
+   * A request ended: `generated` tokens were written; `firstTokenMs` after admission (null: none).
+   * `leaked`: it stays among the running requests for ever (fault cancel-leaks-slot: its slot is never freed).
+   */
+  finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort', requestFaults: ReadonlySet<string> = new Set(), leaked = false): void {
+    if (!leaked) this.#running.delete(id);
+    this.#continuing.delete(id);
     if (!requestFaults.has('metrics-tokens-not-counted')) this.#generated += this.#faults.has('undercount-generated') && generated > 0 ? generated - 1 : generated;
     this.#success[reason]++;
     if (firstTokenMs !== null) this.#ttft.observe(firstTokenMs / 1000);
+  }
+
+  /**
+   * Fault cancel-ignored: the client left after `sent` tokens, yet the request goes on generating to `total`
+   * over `remainingMs` (it stays running); its tokens count as they are made, until `finish` counts them whole.
+   */
+  continueAfterCut(id: string, sent: number, total: number, remainingMs: number): void {
+    const now = this.#now();
+    this.#continuing.set(id, { fromMs: now, untilMs: now + Math.max(1, remainingMs), sent, total: Math.max(sent, total) });
+  }
+
+  #generatedNow(now: number): number {
+    let n = this.#generated;
+    for (const c of this.#continuing.values()) n += Math.floor(c.sent + (c.total - c.sent) * Math.min(1, (now - c.fromMs) / (c.untilMs - c.fromMs)));
+    return n;
   }
 
   #lastServed: number | null = null;
@@ -109,7 +130,8 @@ export class MockMetrics {
       }
     }
     // Fault counter-decreases: every second read serves the generated-token counter at half its value.
-    const generated = this.#faults.has('counter-decreases') && this.#reads % 2 === 0 ? Math.floor(this.#generated / 2) : this.#generated;
+    const made = this.#generatedNow(now);
+    const generated = this.#faults.has('counter-decreases') && this.#reads % 2 === 0 ? Math.floor(made / 2) : made;
     // Fault metrics-counter-decreases: one lower than the last read served, whatever was queried since.
     let queries = this.#cacheQueries;
     if (requestFaults.has('metrics-counter-decreases')) queries = this.#lastServed === null ? this.#cacheQueries + 1 : this.#lastServed - 1;

@@ -22,7 +22,8 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
   --tokens-per-chunk   tokens per content chunk, or a pattern cycled through (default 1)
   --capacity N         at most N requests in service at once; the others wait in line (FIFO)
                        and the wait is added to their TTFT, so the capacity is N streams, or
-                       N / service time requests per second (default unbounded)
+                       N / service time requests per second; a client that leaves frees
+                       its slot at once (default unbounded)
   --seed N             seed of the deterministic generator (default 0)
   --ledger FILE        append receipts durably to FILE (a restart continues the chain)
   --receipt-retention N

@@ -143,6 +143,7 @@ function configOf(plan: LoadPlan): Omit<LoadConfig, 'runId' | 'baseUrl' | 'token
     seed: plan.seed,
     timeoutMs: plan.timeoutMs,
     ...(plan.connectionReuse === undefined ? {} : { connectionReuse: plan.connectionReuse }),
+    ...(plan.cancellation === undefined ? {} : { cancellation: plan.cancellation }),
     ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
     slos: plan.slos,
     sloExprs: plan.sloExprs,

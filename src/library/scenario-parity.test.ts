@@ -70,6 +70,8 @@ const SAMPLES: Record<string, string[]> = {
   tools: ['--tools', 'builtin', '--slo', 'tool_calls.invalid_rate<0.01'],
   'tool-share': ['--tools', 'builtin', '--tool-share', '0.5'],
   'connection-reuse': ['--connection-reuse', 'never'],
+  'cancel-rate': ['--cancel-rate', '0.3'],
+  'cancel-after': ['--cancel-rate', '0.3', '--cancel-after', '16tokens'],
 };
 
 /** Flags that are not part of a run's plan, and why. */

@@ -6,7 +6,7 @@ import { Collector } from './results/collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './executors/engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
 import { bodyFactory, type ChatMessage } from './workloads/prompts.ts';
-import type { WorkloadSpec } from './workloads/workload.ts';
+import type { Workload, WorkloadSpec } from './workloads/workload.ts';
 import { traceTimes } from './workloads/trace-workload.ts';
 import { CHAT, requestSource, type RequestSource } from './workloads/request-source.ts';
 import { EXECUTORS, type ExecutorKind } from './executors/executor-registry.ts';
@@ -22,6 +22,9 @@ import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } fro
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, sendOne, type InFlight } from './executors/undici-engine.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
+import { cancelPointFor, type CancelPlan } from './executors/cancellation.ts';
+import type { ClientSpan } from '../server-metrics/cancel-release.ts';
+import { buildCancellationReport } from './results/cancel-report.ts';
 import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 
 export type ModeConfig =
@@ -52,6 +55,8 @@ export interface LoadSettings {
   connectionReuse?: ConnectionReuse;
   /** --server-metrics: read the server's /metrics during the run (src/server-metrics/). */
   serverMetrics?: ServerMetricsOptions;
+  /** --cancel-rate / --cancel-after: the client cuts a seeded share of the requests (executors/cancellation.ts; undici engines only). */
+  cancellation?: CancelPlan;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -89,6 +94,14 @@ export interface LoadConfig extends LoadSettings {
    * start). Either way every response is checked while the run goes on.
    */
   checkIn?: 'worker' | 'in-process';
+}
+
+/** The default closed-loop engine, autocannon, cannot cut one request in the middle of its answer. */
+export const CANCEL_ENGINE_NOTE = 'cutting a request in the middle of its answer (--cancel-rate) needs the undici engine, whose abort destroys that socket: closed loop ran on undici';
+
+/** --cancel-rate: where request `seq` is cut (its own max_tokens bounds a decode point). */
+function cancelOf(plan: CancelPlan, seed: number, maxTokens: number, workload: Workload | undefined): (seq: number) => ReturnType<typeof cancelPointFor> {
+  return (seq) => cancelPointFor(plan, seed, seq, workload?.requested(seq).output ?? maxTokens);
 }
 
 /** --tools: the share of requests that declare tools get them added to their body. */
@@ -137,6 +150,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     },
     dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
     connectionReuse: cfg.connectionReuse ?? 'reuse',
+    ...(cfg.cancellation === undefined ? {} : { cancel: cancelOf(cfg.cancellation, cfg.seed, cfg.maxTokens, source?.kind === 'conversations' ? undefined : source?.workload) }),
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
     stream: cfg.stream,
     ...(endpoint.check === undefined ? {} : { check: endpoint.check }),
@@ -166,6 +180,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const records: RequestRecord[] = [];
   // The baseline read comes after priming and before the first request: the counters' growth is the run's.
   const serverMetrics = cfg.serverMetrics === undefined ? null : await beginServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) });
+  if (serverMetrics !== null && cfg.cancellation !== undefined) target.onCut = () => serverMetrics.cut();
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
   const startedAt = new Date();
@@ -194,10 +209,20 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   // a run ends at its bound whatever the server does.
   const limits: EngineLimits = { startNs, stopNs, maxRequests, timeoutMs: cfg.timeoutMs, deadlineMs: requestTimeoutMs, drainMs: cfg.endGraceMs ?? END_GRACE_MS, measureStartNs: startNs + warmupNs };
   let lastEndNs = startNs + warmupNs;
+  // --cancel-rate with --server-metrics: every cut and every request's span, for the server's release (cancel-release.ts).
+  const cuts: bigint[] = [];
+  const spans: ClientSpan[] = [];
+  let lastAnyEndNs = startNs;
   const hooks: EngineHooks = {
     collector,
     onTiming: (t) => {
       if (t.endNs !== null && t.endNs > lastEndNs && !collector.isWarmup(t.intendedNs)) lastEndNs = t.endNs;
+      if (cfg.cancellation !== undefined && serverMetrics !== null) {
+        const end = t.cancelled?.atNs ?? t.endNs ?? now();
+        spans.push({ sentNs: t.sentNs, endNs: end });
+        if (end > lastAnyEndNs) lastAnyEndNs = end;
+        if (t.cancelled !== undefined) cuts.push(t.cancelled.atNs);
+      }
       cfg.onTiming?.(t);
     },
     onTick: () => cfg.onTick?.(collector, Number(now() - startNs) / 1e9),
@@ -218,7 +243,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
-  const server = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 });
+  const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs, primingCut: priming?.outcome === 'incomplete' });
+  const server = read?.section;
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.
   const windowMs =
@@ -258,7 +284,9 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   };
   const conversations = source?.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
   const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
-  const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
+  const cancellation = cfg.cancellation === undefined ? undefined : buildCancellationReport(collector.cancel, cfg.cancellation, { release: read?.release ?? null, leak: read?.leak ?? null });
+  const withCancel = cancellation === undefined ? built : { ...built, cancellation };
+  const result = priming === null || priming.outcome === 'complete' ? withCancel : { ...withCancel, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
 
@@ -283,7 +311,7 @@ function executorOf(cfg: LoadConfig, source: RequestSource | undefined, origin: 
     const rate = trace === undefined ? shareRate(m.rate, cfg.shard) : round3((entries?.length ?? 0) / Math.max(trace.info.spanS, 0.001));
     return { kind: 'open', mode: { kind: 'open', engine: 'undici', rate, ...arrival(m), ...(cap === null ? {} : { maxConcurrency: cap }), ...ramp, ...(trace === undefined ? {} : { trace: trace.info }) }, concurrency, cap };
   }
-  const fallback = m.engine === 'autocannon' ? autocannonFallback(origin) : null;
+  const fallback = m.engine === 'autocannon' ? (autocannonFallback(origin) ?? (cfg.cancellation === undefined ? null : CANCEL_ENGINE_NOTE)) : null;
   const engine = fallback === null ? m.engine : 'undici';
   return { kind: engine === 'autocannon' ? 'closed-autocannon' : 'closed-undici', mode: { kind: 'closed', engine, concurrency, ...(fallback === null ? {} : { engineNote: fallback }) }, concurrency, cap: null };
 }
@@ -368,7 +396,9 @@ async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number
   const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
   let cut: NodeJS.Timeout | undefined;
   try {
-    const sent = sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
+    // The priming request is never cut (--cancel-rate chooses among the run's requests).
+    const { cancel: _cancel, ...uncut } = target;
+    const sent = sendOne(pool, uncut, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
     const outcome = await Promise.race([sent, new Promise<'incomplete'>((r) => (cut = setTimeout(() => r('incomplete'), Math.max(0, leftMs))))]);
     if (outcome === 'complete') return { outcome, deadlineMs: budgetMs };
     const entry = [...inFlight.values()][0];

@@ -13,6 +13,7 @@ import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
 import { racesText, reusePolicyText } from '../load/results/reuse-report.ts';
+import { cancellationText, releaseText } from '../load/results/cancel-report.ts';
 import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
@@ -129,6 +130,16 @@ function sloThreshold(s: SloResult): string {
   return num(s.threshold, 3);
 }
 
+/** --cancel-rate: what was cut and how it is counted; the server's release and the leak finding (a leak in red). */
+function cancellationNote(r: LoadResult): Html | string {
+  const c = r.cancellation;
+  if (c === undefined) return '';
+  const release = releaseText(c.release);
+  const leak = c.leak === null ? 'Server leak check: not observed (no --server-metrics).' : `Server leak check: ${c.leak.message}.`;
+  const tone = c.leak?.verdict === 'leak' ? 'status-bad' : c.leak?.verdict === 'released' ? 'status-good' : 'status-neutral';
+  return html`<p class="status status-neutral">Cancelled: ${cancellationText(c)}.${release === null ? '' : ` ${release}.`}</p><p class="status ${tone}">${leak}</p>`;
+}
+
 function summarySection(r: LoadResult): Html {
   const ttft = r.metrics.ttft;
   const itl = r.metrics.itl;
@@ -145,6 +156,7 @@ function summarySection(r: LoadResult): Html {
   const interrupted = r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
   const reuse = r.connectionReuse === undefined ? null : racesText(r.connectionReuse);
   const races = reuse === null ? '' : html`<p class="status status-warn">Connection reuse races: ${reuse}.</p>`;
+  const cancelled = cancellationNote(r);
   const c = r.counts;
   const config = r.meta.config;
   const emb = r.embeddings;
@@ -152,7 +164,7 @@ function summarySection(r: LoadResult): Html {
   const na = 'not applicable';
   return section(
     'Summary',
-    html`${interrupted}${status}${validity}${differs}${races}${statGrid([
+    html`${interrupted}${status}${validity}${differs}${races}${cancelled}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },

@@ -82,6 +82,10 @@ export class ServerScraper {
   #timer: NodeJS.Timeout | null = null;
   #inFlight: Promise<void> | null = null;
   #stopped = false;
+  /** hurry(): reads every #fastMs until this instant (ns), then every interval again. */
+  #fastUntilNs = 0n;
+  #fastMs = 0;
+  #tick: (() => void) | null = null;
 
   constructor(t: ScrapeTarget) {
     const url = new URL(t.url);
@@ -99,6 +103,11 @@ export class ServerScraper {
     const options = { connections: 1, headersTimeout: this.#t.timeoutMs, bodyTimeout: this.#t.timeoutMs };
     this.#pool = t.connection === undefined ? new Pool(url.origin, options) : dispatcherFor(t.connection, url.origin, options);
     this.#log = { url: displayMetricsUrl(url.href), intervalMs: this.#t.intervalMs, engine: null, attempts: 0, points: [], failures: [], failureCount: 0, decreases: [], decreaseCount: 0, parseIssues: [], parseIssueCount: 0, raw: [], sentToken: false };
+  }
+
+  /** The reads so far (oldest first). */
+  get points(): readonly ScrapePoint[] {
+    return this.#log.points;
   }
 
   /** One read now (the baseline before the first request, the last after the run). */
@@ -146,20 +155,58 @@ export class ServerScraper {
   start(): void {
     const tick = (): void => {
       if (this.#stopped) return;
+      this.#timer = null;
       this.#inFlight = this.scrapeOnce().finally(() => {
         this.#inFlight = null;
-        if (!this.#stopped) this.#timer = setTimeout(tick, this.#t.intervalMs).unref();
+        if (!this.#stopped) this.#timer = setTimeout(tick, this.#nextDelayMs()).unref();
       });
     };
+    this.#tick = tick;
     this.#timer = setTimeout(tick, this.#t.intervalMs).unref();
   }
 
-  /** Stops the reads, takes the last one, and hands back the log. */
-  async stop(final = true): Promise<ScrapeLog> {
+  /**
+   * Reads every `fastMs` for the next `windowMs` (a cancelled request's release is then timed to
+   * that resolution, src/server-metrics/cancel-release.ts); a read already due sooner is kept.
+   */
+  hurry(windowMs: number, fastMs: number): void {
+    if (this.#stopped || this.#tick === null) return;
+    this.#fastMs = fastMs;
+    this.#fastUntilNs = this.#t.now() + BigInt(Math.round(windowMs * 1e6));
+    // A read in flight schedules the next one itself, at the fast pace; a waiting timer is brought forward.
+    if (this.#timer !== null && this.#inFlight === null) {
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(this.#tick, fastMs).unref();
+    }
+  }
+
+  #nextDelayMs(): number {
+    return this.#t.now() < this.#fastUntilNs ? Math.min(this.#fastMs, this.#t.intervalMs) : this.#t.intervalMs;
+  }
+
+  /**
+   * After stop(): reads again every `everyMs` until `settled` holds for a read or `withinMs` passed
+   * (a server releasing cut requests late is given that long). Returns the last read, if any.
+   */
+  async settle(settled: (p: ScrapePoint) => boolean, withinMs: number, everyMs: number): Promise<ScrapePoint | undefined> {
+    const deadline = this.#t.now() + BigInt(Math.round(withinMs * 1e6));
+    let last = this.#log.points[this.#log.points.length - 1];
+    while ((last === undefined || !settled(last)) && this.#t.now() < deadline) {
+      await new Promise((r) => setTimeout(r, everyMs));
+      const before = this.#log.points.length;
+      await this.scrapeOnce();
+      if (this.#log.points.length > before) last = this.#log.points[this.#log.points.length - 1];
+    }
+    return last;
+  }
+
+  /** Stops the reads, takes the last one (then settle(), when given), and hands back the log. */
+  async stop(final = true, settle?: (s: this) => Promise<unknown>): Promise<ScrapeLog> {
     this.#stopped = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
     await this.#inFlight;
     if (final) await this.scrapeOnce();
+    if (settle !== undefined) await settle(this);
     await this.#pool.close().catch(() => undefined);
     for (const [key, first] of this.#rawFirst) this.#log.raw.push({ series: key, type: first.type, first: first.value, last: this.#rawLast.get(key) ?? first.value });
     return this.#log;

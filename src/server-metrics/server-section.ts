@@ -72,7 +72,7 @@ export interface ServerSection {
 
 /** What the section needs of a client request (RequestRecord has these fields). */
 export interface ClientRequest {
-  phase: 'warmup' | 'measure' | 'aborted';
+  phase: 'warmup' | 'measure' | 'aborted' | 'cancelled';
   outputTokens: number;
   tokenSource: 'usage' | 'tokenizer' | 'none';
   promptTokens?: number;
@@ -97,7 +97,7 @@ export function clientTotals(records: readonly ClientRequest[], maxTokens: numbe
   const t: ClientTotals = { requests: 0, ok: 0, notOk: 0, usageReported: 0, completionTokens: 0, promptTokens: 0, promptReported: 0, cachedTokens: 0, cachedReported: 0, unreportedMaxTokens: 0, ttftCount: 0, ttftSumUs: 0 };
   for (const r of records) {
     t.requests++;
-    const ok = r.error === null && r.phase !== 'aborted';
+    const ok = r.error === null && r.phase !== 'aborted' && r.phase !== 'cancelled';
     if (ok) t.ok++;
     else t.notOk++;
     if (r.tokenSource === 'usage') {
@@ -112,7 +112,8 @@ export function clientTotals(records: readonly ClientRequest[], maxTokens: numbe
       t.cachedReported++;
       t.cachedTokens += r.cachedTokens;
     }
-    if (ok && r.ttftUs !== null) {
+    // A request the client cut after its first token was timed by the server too (its TTFT histogram holds it).
+    if ((ok || r.phase === 'cancelled') && r.ttftUs !== null) {
       t.ttftCount++;
       // From the actual send: the server cannot see the time an arrival waited in the client.
       t.ttftSumUs += r.ttftUs - (r.sentUs - r.intendedUs);

@@ -39,10 +39,14 @@ export interface RunningEngine {
   close(): Promise<void>;
 }
 
-/** `--embeddings` serves POST /v1/embeddings; `extraArgs` go after the fixture's own (e.g. `--pooling mean`). */
+/**
+ * `--embeddings` serves POST /v1/embeddings; `extraArgs` go after the fixture's own (e.g. `--pooling mean`);
+ * `maxTokens`: the server-side bound `-n` (default SERVER_MAX_TOKENS); the cancellation suite wants streams that outlast a cut.
+ */
 export interface EngineExtras {
   embeddings?: boolean;
   extraArgs?: readonly string[];
+  maxTokens?: number;
 }
 
 export async function startEngine(build: LlamaServerBuild, variant: TinyModelVariant, apiKey?: string, extras: EngineExtras = {}): Promise<RunningEngine> {
@@ -58,7 +62,7 @@ export async function startEngine(build: LlamaServerBuild, variant: TinyModelVar
       readyTimeoutMs: START_TIMEOUT_MS,
       // Greedy by default and a fixed seed where a request asks for a temperature: the same
       // answers, and so the same verdicts, on every run.
-      extraArgs: ['-n', String(SERVER_MAX_TOKENS), '--temp', '0', '--seed', '1', ...(extras.extraArgs ?? [])],
+      extraArgs: ['-n', String(extras.maxTokens ?? SERVER_MAX_TOKENS), '--temp', '0', '--seed', '1', ...(extras.extraArgs ?? [])],
       ...(apiKey !== undefined ? { apiKey } : {}),
       ...(extras.embeddings === true ? { embeddings: true } : {}),
     });

@@ -28,3 +28,18 @@ export function mockAdmin(ctx: Target): MockAdmin | undefined {
 export function failAfterEventsHeader(ctx: Pick<Target, 'target'>, events: number): Record<string, string> | undefined {
   return ctx.target === 'bundled-mock' ? { 'x-iari-fail-after-events': String(events) } : undefined;
 }
+
+/** A latency the bundled mock answers with (its per-request headers, docs/mock-server.md). */
+export interface MockLatency {
+  ttftMs: number;
+  itlMs: number;
+  completionTokens: number;
+}
+
+/**
+ * Bundled mock only: the answer's schedule (x-iari-ttft-ms, x-iari-itl-ms, x-iari-completion-tokens), so
+ * that a check can close a stream that is still being written; an external server paces its own answers.
+ */
+export function mockLatencyHeaders(ctx: Pick<Target, 'target'>, l: MockLatency): Record<string, string> {
+  return ctx.target === 'bundled-mock' ? { 'x-iari-ttft-ms': String(l.ttftMs), 'x-iari-itl-ms': String(l.itlMs), 'x-iari-completion-tokens': String(l.completionTokens) } : {};
+}

@@ -24,6 +24,7 @@ export const areas = [
   'CLIENT',
   'EMB',
   'METRICS',
+  'CANCEL',
 ] as const;
 export type Area = (typeof areas)[number];
 

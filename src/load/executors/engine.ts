@@ -4,6 +4,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from '../results/collector.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
 import type { ConnectionReuse } from './connection-reuse.ts';
+import type { CancelPoint } from './cancellation.ts';
 
 /** What every engine needs to send requests and report them. */
 export interface EngineTarget {
@@ -26,6 +27,10 @@ export interface EngineTarget {
   dispatcher?: (pool: Pool.Options) => Dispatcher;
   /** --connection-reuse (connection-reuse.ts); default `reuse`. */
   connectionReuse?: ConnectionReuse;
+  /** --cancel-rate: where request `seq` is cut (null: never); the undici engines only (cancellation.ts). */
+  cancel?: (seq: number) => CancelPoint | null;
+  /** Called at the instant a request is cut (--server-metrics then reads faster for a while). */
+  onCut?: () => void;
 }
 
 export interface EngineLimits {

@@ -7,6 +7,7 @@ import { RequestTimer, type RequestTiming } from '../measure/request-timer.ts';
 import { isTlsFailure, RequestDeadline, transportClass } from '../../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from '../measure/response-bounds.ts';
 import { dispatchFresh, ReuseWatch } from './connection-reuse.ts';
+import { CancelWatch, ClientCancel } from './cancellation.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
 export interface InFlightEntry {
@@ -123,6 +124,20 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, ...(target.check === undefined ? {} : { check: target.check }), onDone: resolve, checker: target.checker });
     const budget = new ByteBudget(target.stream);
     const reuse = new ReuseWatch();
+    // --cancel-rate: the client cuts this request at its point; aborting destroys its socket, so the server sees the disconnect.
+    const point = target.cancel?.(seq) ?? null;
+    if (point !== null) timer.timing.cancelPlanned = true;
+    let cancelled = false;
+    const watch =
+      point === null
+        ? null
+        : new CancelWatch(point, (tokens) => {
+            if (timer.finished || abortedAtEnd) return;
+            cancelled = true;
+            timer.timing.cancelled = { atNs: now(), tokens };
+            controller?.abort(new ClientCancel('cancelled by the client (--cancel-rate)'));
+            target.onCut?.();
+          });
     const entry: InFlightEntry = {
       timer,
       lastByteNs: timer.timing.sentNs,
@@ -147,6 +162,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         controller = c;
         reuse.starting();
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
+        else if (cancelled) c.abort(new ClientCancel('cancelled by the client (--cancel-rate)'));
       },
       onResponseStart(c, status, h) {
         const t = now();
@@ -158,7 +174,8 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         const ce = h['content-encoding'];
         const cl = h['content-length'];
         const breach = encodingBreach(typeof ce === 'string' ? ce : null, target.stream) ?? budget.declare(typeof cl === 'string' ? cl : null);
-        if (breach !== undefined) c.abort(breach);
+        if (breach !== undefined) return c.abort(breach);
+        watch?.head();
       },
       onResponseData(c, chunk) {
         const t = now();
@@ -168,6 +185,8 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         if (breach !== undefined) return c.abort(breach);
         if (budget.breached) return;
         if (timer.data(chunk, t) !== null) return c.abort(new DecidedAtHead('refused on the main thread'));
+        watch?.data(chunk);
+        if (cancelled) return;
         // The check worker is behind, or a large event waits its turn: stop reading this response meanwhile.
         const wait = timer.readGate();
         if (wait !== null && !c.paused) {
@@ -182,20 +201,25 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       },
       onResponseEnd() {
         const t = now();
+        watch?.dispose();
         inFlight.delete(timer);
         timer.end(t);
       },
       onResponseError(_c, err) {
         const t = now();
         // A connection reuse race (connection-reuse.ts): once more on a fresh connection, still timed from the intended send.
-        if (!abortedAtEnd && idleError === undefined && reuse.raced(err)) {
+        if (!abortedAtEnd && !cancelled && idleError === undefined && reuse.raced(err)) {
           reuse.retrying();
           timer.timing.reuseRace = { retriedNs: t };
           entry.lastByteNs = t;
           return send((request) => dispatchFresh(target, { headersTimeout: deadlineMs + 2000, bodyTimeout: deadlineMs + 2000 }, request, handler));
         }
+        watch?.dispose();
         inFlight.delete(timer);
-        if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
+        // Cut by the client: counted apart (collector.onCancelled); another error that came first stays that error.
+        if (cancelled && !(err instanceof ClientCancel)) delete timer.timing.cancelled;
+        if (cancelled && err instanceof ClientCancel) timer.fail(t, 'other', err.message);
+        else if (abortedAtEnd) timer.fail(t, 'other', 'in flight when the run ended', true);
         else if (err instanceof DecidedAtHead) timer.end(t);
         else if (err instanceof BoundBreach) timer.fail(t, err.errorClass, err.message);
         else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
@@ -206,6 +230,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       try {
         dispatch({ origin: target.origin, method: 'POST', path: target.path, headers, body, ...(target.connectionReuse === 'never' ? { reset: true } : {}) });
       } catch (err) {
+        watch?.dispose();
         inFlight.delete(timer);
         timer.fail(now(), 'other', (err as Error).message);
       }
@@ -217,7 +242,8 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
 const isAborted = (s: AbortSignal | undefined): boolean => s?.aborted === true;
 
 export function report(hooks: EngineHooks, t: RequestTiming): void {
-  if (t.abortedAtEnd) hooks.collector.onAborted(t);
+  if (t.cancelled !== undefined && !t.abortedAtEnd) hooks.collector.onCancelled(t);
+  else if (t.abortedAtEnd) hooks.collector.onAborted(t);
   else hooks.collector.onFinish(t);
   hooks.onTiming?.(t);
 }

@@ -3,7 +3,10 @@ import { isHarnessError } from '../../errors.ts';
 import { checkNumber, NUMBER_RULES, RUN_LOAD_NAMES, type NumberOption } from './load-option-names.ts';
 import { validateLoadOptions } from './load-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
-import { planFromFlags } from '../../cli/load-flags.ts';
+import { planFromFlags, scenarioFromFlags } from '../../cli/load-flags.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function refusal(f: () => unknown): { code: string; message: string } | 'accepted' {
   try {
@@ -56,5 +59,38 @@ describe('typed load options (validateLoadOptions)', () => {
     expect(planFromFlags({ 'connection-reuse': 'never' }).connectionReuse).toBe('never');
     expect(refusal(() => validateLoadOptions({ connectionReuse: 'sometimes' as 'never' }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: connectionReuse must be reuse or never, got "sometimes"' });
     expect(refusal(() => planFromFlags({ 'connection-reuse': 'close' }))).toEqual({ code: 'IARI_USAGE', message: 'iari load: --connection-reuse must be reuse or never, got "close"' });
+  });
+});
+
+describe('--cancel-rate and --cancel-after (cancelRate, cancelAfter)', () => {
+  it('LOAD-CANCEL: the plan carries the rate, the point and its text; decode is the default point', () => {
+    expect(validateLoadOptions({}).cancellation).toBeUndefined();
+    expect(validateLoadOptions({ cancelRate: 0.3 }).cancellation).toEqual({ rate: 0.3, after: { kind: 'decode' }, text: 'decode' });
+    expect(planFromFlags({ 'cancel-rate': '1', 'cancel-after': '500ms', 'no-stream': true }).cancellation).toEqual({ rate: 1, after: { kind: 'ms', ms: 500 }, text: '500ms' });
+    expect(planFromFlags({ 'cancel-rate': '0.5', 'cancel-after': '16tokens', rate: '4' }).cancellation?.after).toEqual({ kind: 'tokens', n: 16 });
+  });
+
+  it('LOAD-CANCEL: a bad value or an unsupported combination is a usage error naming the flag (or the option) before any traffic', () => {
+    const flags = (v: Record<string, string | boolean>): ReturnType<typeof refusal> => refusal(() => planFromFlags(v));
+    expect(flags({ 'cancel-after': 'prefill' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after needs --cancel-rate (the share of requests the client cuts)' });
+    expect(flags({ 'cancel-rate': '0' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-rate must be a number in (0, 1], got "0"' });
+    expect(flags({ 'cancel-rate': '1.5' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-rate must be a number in (0, 1], got "1.5"' });
+    expect(flags({ 'cancel-rate': '0.3', 'cancel-after': 'later' })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after must be a duration (500ms), Ntokens (16tokens), prefill or decode, got "later"' });
+    expect(flags({ 'cancel-rate': '0.3', engine: 'autocannon' })).toMatchObject({ code: 'IARI_USAGE', message: expect.stringMatching(/^iari load: --cancel-rate cuts requests in the middle of their answer, which only the undici engine can do: give --engine undici/) });
+    expect(flags({ 'cancel-rate': '0.3', 'cancel-after': 'prefill', 'no-stream': true })).toEqual({ code: 'IARI_USAGE', message: 'iari load: --cancel-after prefill counts tokens as they stream: not with whole (non-streamed) answers; give a duration (e.g. 500ms)' });
+    expect(refusal(() => validateLoadOptions({ cancelAfter: 'decode' }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: cancelAfter needs cancelRate (the share of requests the client cuts)' });
+    expect(refusal(() => validateLoadOptions({ cancelRate: '0.3' as unknown as number }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: cancelRate must be a number, got the text "0.3"' });
+  });
+
+  it("LOAD-CANCEL: load.json's effective scenario records the cancellation, and --scenario on it (schema-checked) plans the same cut", () => {
+    const { plan, scenario } = scenarioFromFlags({ 'cancel-rate': '0.3', 'cancel-after': 'prefill', seed: '9' });
+    expect(scenario.cancellation).toEqual({ rate: 0.3, after: 'prefill' });
+    const file = join(mkdtempSync(join(tmpdir(), 'iari-cancel-scenario-')), 'load.json');
+    writeFileSync(file, JSON.stringify({ meta: { schema: 'iari.load/1' }, scenario }));
+    const again = planFromFlags({ scenario: file });
+    expect(again.cancellation).toEqual(plan.cancellation);
+    expect(again.seed).toBe(9);
+    writeFileSync(file, JSON.stringify({ cancellation: { rate: 2 } }));
+    expect(refusal(() => planFromFlags({ scenario: file }))).toMatchObject({ code: 'IARI_USAGE' });
   });
 });

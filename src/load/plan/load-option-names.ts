@@ -32,6 +32,13 @@ export interface LoadOptions {
    * reuse race) is sent once more on a fresh connection and counted on its own.
    */
   connectionReuse?: 'reuse' | 'never';
+  /**
+   * Share of the requests the client cuts, in (0, 1], seeded by `seed`, as `--cancel-rate`: a cut
+   * request is aborted on the wire and counted apart (never an error, never a latency sample).
+   */
+  cancelRate?: number;
+  /** Where a request is cut, as `--cancel-after`: a duration from its send (`'500ms'`), `'16tokens'`, `'prefill'` (before the first token) or `'decode'` (default; after it, at a seeded point). */
+  cancelAfter?: string;
   /** Measured time, e.g. `'10s'` (default 10 s unless `requests` is given). */
   duration?: string;
   /** Stop after this many requests instead of a duration. */
@@ -101,7 +108,7 @@ export const LOAD_OPTION_KEYS = [
   'baseUrl', 'token', 'model', 'concurrency', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'engine',
   'duration', 'requests', 'warmup', 'timeout', 'requestTimeout', 'maxTokens', 'stream', 'prompts', 'inputTokens', 'outputTokens',
   'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace',
-  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'signal',
+  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'cancelRate', 'cancelAfter', 'signal',
 ] as const satisfies readonly (keyof LoadOptions)[];
 // Every key of LoadOptions is listed above (a key added to the interface and not here fails to compile).
 const loadKeysComplete: Exclude<keyof LoadOptions, (typeof LOAD_OPTION_KEYS)[number]> extends never ? true : never = true;
@@ -169,6 +176,7 @@ export const NUMBER_RULES = {
   toolShare: { min: 0, max: 1, integer: false, aboveMin: true },
   // Compat, CreateEmbeddingRequest.input: "any array must be 2048 dimensions or less".
   embeddingsBatch: { min: 1, max: 2048, integer: true },
+  cancelRate: { min: 0, max: 1, integer: false, aboveMin: true },
 } as const satisfies Record<string, NumberRule>;
 
 export type NumberOption = keyof typeof NUMBER_RULES;

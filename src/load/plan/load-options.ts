@@ -12,6 +12,7 @@ import { validateWorkload, type WorkloadPlan } from './workload-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
 import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from '../search/capacity-search.ts';
 import { connectionReusePolicies, type ConnectionReuse } from '../executors/connection-reuse.ts';
+import { CANCEL_AFTER_FORMS, needsStream, parseCancelAfter, type CancelPlan } from '../executors/cancellation.ts';
 import { checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
@@ -54,6 +55,26 @@ function capacityFrom(o: ShellLoadOptions, names: LoadNames, other: { sweep: boo
   }
   const budgetS = o.budget === undefined ? DEFAULT_BUDGET_S : checkDurationS(names, 'budget', o.budget, 1, 24 * 3600);
   return { tolerance, budgetS };
+}
+
+/**
+ * --cancel-rate P and --cancel-after: the cut needs the undici engine (autocannon cannot abort one
+ * request of its connection: without --engine the closed loop runs on undici and says so), and a
+ * point counted in tokens needs a stream.
+ */
+function cancellationFrom(o: LoadOptions, names: LoadNames, stream: boolean): CancelPlan | undefined {
+  const n = names.name;
+  if (o.cancelRate === undefined) {
+    if (o.cancelAfter !== undefined) throw loadUsage(names, `${n('cancelAfter')} needs ${n('cancelRate')} (the share of requests the client cuts)`);
+    return undefined;
+  }
+  const rate = checkNumber(names, 'cancelRate', o.cancelRate);
+  const text = o.cancelAfter === undefined ? 'decode' : checkText(names, 'cancelAfter', o.cancelAfter).trim();
+  const after = parseCancelAfter(text);
+  if (after === null) throw loadUsage(names, `${n('cancelAfter')} must be ${CANCEL_AFTER_FORMS}, got "${text}"`);
+  if (o.engine === 'autocannon') throw loadUsage(names, `${n('cancelRate')} cuts requests in the middle of their answer, which only the undici engine can do: give ${n('engine')} undici (or leave ${n('engine')} out)`);
+  if (needsStream(after) && !stream) throw loadUsage(names, `${n('cancelAfter')} ${text} counts tokens as they stream: not with whole (non-streamed) answers; give a duration (e.g. 500ms)`);
+  return { rate, after, text };
 }
 
 /** What only `iari load` hands the validator: its loops and output, and its token source (--token-env / --token-file), given when it has one to read. */
@@ -120,6 +141,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   const rampShape = o.rampShape ?? 'linear';
   if (rampShape !== 'linear' && rampShape !== 'exponential') throw usage(`${n('rampShape')} must be linear or exponential, got "${String(rampShape)}"`);
   const ramp = o.ramp === undefined ? undefined : { durationS: checkDurationS(names, 'ramp', o.ramp, 0.001, 3600), shape: rampShape };
+  const cancellation = cancellationFrom(o, names, stream);
   const mode: ModeConfig = traced
     ? { kind: 'open', rate: 0, arrival: 'trace', ...(maxConcurrency === undefined ? {} : { maxConcurrency }) }
     : o.rate !== undefined
@@ -176,6 +198,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
     timeoutMs,
     requestTimeoutMs,
     connectionReuse: connectionReuse as ConnectionReuse,
+    ...(cancellation === undefined ? {} : { cancellation }),
     slos,
     sloExprs,
     sweep: shell.sweep === true,

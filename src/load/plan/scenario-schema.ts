@@ -85,6 +85,10 @@ export const SCENARIO_SCHEMA: Schema = {
         object({ kind: kind('repeat'), times: ranged('repeat', 'runs of the same configuration') }, ['kind', 'times']),
       ],
     },
+    cancellation: object({
+      rate: ranged('cancelRate', 'share of the requests the client cuts (seeded by run.seed); a cut request is counted apart, never an error'),
+      after: text('where a request is cut: a duration from its send ("500ms"), "16tokens", "prefill" (before the first token) or "decode" (default: after it, at a seeded point)'),
+    }, ['rate'], 'the client cancels a share of its requests (--cancel-rate, --cancel-after)'),
     slos: { type: 'array', items: { type: 'string', minLength: 1 }, description: "thresholds such as 'ttft.p95<800ms'" },
   }),
 };

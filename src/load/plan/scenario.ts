@@ -47,6 +47,13 @@ export interface RequestPart {
   extraBody?: Record<string, unknown> | string;
 }
 
+/** --cancel-rate and --cancel-after: the client cuts a seeded share of the requests. */
+export interface CancellationPart {
+  rate: number;
+  /** A duration from the send (`500ms`), `16tokens`, `prefill` or `decode` (default). */
+  after?: string;
+}
+
 export interface RunPart {
   duration?: string;
   requests?: number;
@@ -70,6 +77,7 @@ export interface LoadScenario {
   request?: RequestPart;
   run?: RunPart;
   search?: SearchPart;
+  cancellation?: CancellationPart;
   slos?: string[];
 }
 
@@ -85,6 +93,8 @@ const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet
   insecure: 'target.insecure',
   headers: 'target.headers',
   connectionReuse: 'target.connectionReuse',
+  cancelRate: 'cancellation.rate',
+  cancelAfter: 'cancellation.after',
   concurrency: 'executor.concurrency',
   engine: 'executor.engine',
   rate: 'executor.rate',
@@ -164,6 +174,7 @@ export function scenarioToOptions(s: LoadScenario): { options: ScenarioOptions; 
   const run = s.run ?? {};
   Object.assign(o, defined({ duration: run.duration, requests: run.requests, warmup: run.warmup, seed: run.seed, shard: run.shard }));
   if (s.slos !== undefined) o.slo = [...s.slos];
+  if (s.cancellation !== undefined) Object.assign(o, defined({ cancelRate: s.cancellation.rate, cancelAfter: s.cancellation.after }));
   const q = s.search ?? { kind: 'none' };
   const shell: ScenarioShell =
     q.kind === 'sweep' ? defined({ sweep: true, sweepSteps: q.steps })
@@ -197,6 +208,8 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {})
       : shell.sweep === true ? defined({ kind: 'sweep' as const, steps: shell.sweepSteps })
         : shell.repeat !== undefined ? { kind: 'repeat', times: shell.repeat }
           : { kind: 'none' };
+  // A cancelAfter without a rate is the validator's to refuse; it is kept so the refusal names it.
+  if (o.cancelRate !== undefined || o.cancelAfter !== undefined) s.cancellation = defined({ rate: o.cancelRate as number, after: o.cancelAfter });
   if (o.slo !== undefined && o.slo.length > 0) s.slos = [...o.slo];
   return s;
 }

@@ -19,6 +19,7 @@ import { ToolCallAcc } from './tool-call-report.ts';
 import type { InvalidKind, ToolCallSeen } from '../workloads/tool-calls.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { ReuseAcc } from './reuse-report.ts';
+import { CancelAcc } from './cancel-report.ts';
 
 export interface CollectorOptions {
   /** hrtime ns at which the measured window starts (warmup ends). */
@@ -73,6 +74,8 @@ export class Collector {
   readonly reasoning = new ReasoningAcc();
   /** Connection reuse races of measured requests (connection-reuse.ts). */
   readonly reuse = new ReuseAcc();
+  /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
+  readonly cancel = new CancelAcc();
   readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
@@ -139,20 +142,20 @@ export class Collector {
     this.#slice(intendedNs).started++;
   }
 
-  /** A request still in flight when the run stopped: neither an error nor a sample. */
-  onAborted(t: RequestTiming): void {
+  /** The requests.ndjson line of a request that is no sample (aborted at the end, or cut by the client): its head and stamps only. */
+  #unsampled(t: RequestTiming, phase: RequestRecord['phase'], ttftNs: bigint | null, extra: Partial<RequestRecord> = {}): void {
     const rel = (ns: bigint | null): number | null => (ns === null ? null : Math.round(us(ns - this.#o.measureStartNs)));
     this.#o.onRecord?.(
       {
         seq: t.seq,
         shard: this.#o.shard,
-        phase: 'aborted',
+        phase,
         requestId: t.requestId,
         status: t.status,
         intendedUs: rel(t.intendedNs) ?? 0,
         sentUs: rel(t.sentNs) ?? 0,
         ttfbUs: t.headersNs === null ? null : Math.round(us(t.headersNs - t.intendedNs)),
-        ttftUs: null,
+        ttftUs: ttftNs === null ? null : Math.round(us(ttftNs - t.intendedNs)),
         e2eUs: null,
         outputTokens: 0,
         tokenSource: 'none',
@@ -162,13 +165,38 @@ export class Collector {
         tpotUs: null,
         error: null,
         ...retried(t, rel),
+        ...extra,
         good: false,
       },
       t,
     );
+  }
+
+  /** A request still in flight when the run stopped: neither an error nor a sample. */
+  onAborted(t: RequestTiming): void {
+    this.#unsampled(t, 'aborted', null);
     if (this.isWarmup(t.intendedNs)) return;
     if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
+    if (t.cancelPlanned === true) this.cancel.uncut('abortedAtEnd');
     this.abortedAtEnd++;
+    this.inFlight--;
+  }
+
+  /**
+   * A request the client cut (--cancel-rate): counted apart, never an error and never a sample, so
+   * the latency percentiles, the error rate and goodput are over the requests that were not cut.
+   */
+  onCancelled(t: RequestTiming): void {
+    const cut = t.cancelled;
+    if (cut === undefined) return;
+    const warm = this.isWarmup(t.intendedNs);
+    // Its first token, when one came before the cut: never a TTFT sample, but the server timed it (server-section.ts reconciles them).
+    this.#unsampled(t, warm ? 'warmup' : 'cancelled', t.tokenEvents[0]?.atNs ?? null, { cancelled: { atUs: Math.round(us(cut.atNs - this.#o.measureStartNs)), tokens: cut.tokens } });
+    if (warm) {
+      this.warmup++;
+      return;
+    }
+    this.cancel.cut(us(cut.atNs - t.sentNs), cut.tokens);
     this.inFlight--;
   }
 
@@ -201,6 +229,7 @@ export class Collector {
       slice.finished++;
       this.finished++;
       if (t.reuseRace !== undefined) this.reuse.add(ok ? 'ok' : 'failed');
+      if (t.cancelPlanned === true) this.cancel.uncut('endedFirst');
       this.inFlight--;
       this.events += t.events;
       if (ok) {

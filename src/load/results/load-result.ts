@@ -10,6 +10,7 @@
 
 import type { TraceInfo } from '../workloads/trace.ts';
 import type { ServerSection } from '../../server-metrics/server-section.ts';
+import type { LeakFinding, ReleaseReport } from '../../server-metrics/cancel-release.ts';
 
 export const LOAD_RESULT_SCHEMA = 'iari.load/1' as const;
 
@@ -313,6 +314,34 @@ export interface ConnectionReuseReport {
   retried: { ok: number; failed: number; abortedAtEnd: number };
 }
 
+/**
+ * --cancel-rate (src/load/executors/cancellation.ts): the requests the client cut, counted apart from
+ * the errors and the samples (src/load/results/cancel-report.ts).
+ */
+export interface CancellationReport {
+  /** --cancel-rate and --cancel-after as given. */
+  rate: number;
+  after: string;
+  /** Measured requests the seeded plan chose to cut. */
+  chosen: number;
+  /** Of them, cut by the client (never errors, never in the latency figures). */
+  cancelled: number;
+  /** Of them, ended (answered or failed) before their cut point: counted as what they were. */
+  endedFirst: number;
+  /** Of them, still in flight when the run ended (in counts.abortedAtEnd). */
+  abortedAtEnd: number;
+  /** Time from the send to the cut, ms (null: nothing cut). */
+  cutMs: { p50: number; p95: number; max: number; hdr: string } | null;
+  /** Token-bearing events received before the cut. */
+  cutTokens: { p50: number; max: number; mean: number; hdr: string } | null;
+  /** When they were cut: before the first token (prefill, waiting in a queue included) or after it (decode). */
+  phase: { prefill: number; decode: number };
+  /** --server-metrics: how long the server held a cut request (src/server-metrics/cancel-release.ts); null: not measured. */
+  release: ReleaseReport | null;
+  /** --server-metrics: whether the server's running count came back to its pre-run level; null without --server-metrics (not observed). */
+  leak: LeakFinding | null;
+}
+
 export interface ConnectionMeta {
   /** `none`: plain http; `verified`: certificates checked; `insecure`: --insecure. */
   tls: 'none' | 'verified' | 'insecure';
@@ -528,14 +557,16 @@ export interface LoadResult {
   connectionReuse?: ConnectionReuseReport;
   /** --server-metrics: the server's /metrics read during the run, lined up and reconciled (absent without it). */
   server?: ServerSection;
+  /** --cancel-rate: the requests the client cut (absent without it). */
+  cancellation?: CancellationReport;
 }
 
 /** One line of `requests.ndjson`. Times in µs relative to the run's measureStartEpochMs. */
 export interface RequestRecord {
   seq: number;
   shard: number | null;
-  /** `aborted`: still in flight when the run ended (no timings, not an error). */
-  phase: 'warmup' | 'measure' | 'aborted';
+  /** `aborted`: still in flight when the run ended (no timings, not an error); `cancelled`: cut by the client (--cancel-rate; not an error, not a sample). */
+  phase: 'warmup' | 'measure' | 'aborted' | 'cancelled';
   requestId: string | null;
   status: number | null;
   /** Intended send (open loop) or actual send (closed loop), µs since measure start. */
@@ -567,6 +598,8 @@ export interface RequestRecord {
   error: { class: ErrorClass; detail: string } | null;
   /** A connection reuse race: the request was sent once more on a fresh connection at this time (µs since measure start). */
   retriedUs?: number;
+  /** Cut by the client: when (µs since measure start) and how many token-bearing events had arrived. */
+  cancelled?: { atUs: number; tokens: number };
   /** Met every per-request SLO (goodput). */
   good: boolean;
 }

@@ -12,6 +12,7 @@ import { goodputOf, judged, round, throughputOf, validity } from './result-build
 import { parseSlos } from './slo.ts';
 import { mergeTokenReports } from './token-report.ts';
 import { mergeReuseReports } from './reuse-report.ts';
+import { mergeCancellationReports } from './cancel-report.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
 export function assertLoadResult(value: unknown, source: string): LoadResult {
@@ -136,7 +137,13 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     ...turnsOf(results),
     ...reuseOf(results),
     ...(server === undefined ? {} : { server }),
+    ...cancellationOf(results),
   };
+}
+
+function cancellationOf(results: readonly LoadResult[]): Pick<LoadResult, 'cancellation'> {
+  const cancellation = mergeCancellationReports(results.map((r) => r.cancellation));
+  return cancellation === undefined ? {} : { cancellation };
 }
 
 function reuseOf(results: readonly LoadResult[]): Pick<LoadResult, 'connectionReuse'> {

@@ -40,6 +40,10 @@ export interface RequestTiming {
    * latencies still count from `intendedNs`, its service times from the first `sentNs`.
    */
   reuseRace?: { retriedNs: bigint };
+  /** --cancel-rate chose this request to be cut (cancellation.ts); it may still have ended before its point. */
+  cancelPlanned?: true;
+  /** The client cut it at `atNs`, `tokens` token-bearing events into its answer: counted apart, never an error or a sample. */
+  cancelled?: { atNs: bigint; tokens: number };
   /** What the checked response said beyond timing (usage details); absent when not checked to the end. */
   extras?: ResponseExtras;
 }

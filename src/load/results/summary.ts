@@ -11,6 +11,7 @@ import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
 import { reuseLine } from './reuse-report.ts';
 import { embeddingsLines } from './embeddings-report.ts';
+import { cancellationLines } from './cancel-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -58,7 +59,7 @@ export function summaryTable(r: LoadResult): string {
   const note = engineNote(r.meta);
   if (note !== null) out.push(`engine: ${note}`);
   out.push(
-    `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; ${r.meta.config.stream ? `every stream checked (${r.counts.events} events)` : 'every body checked'}`,
+    `requests: ${r.counts.finished} finished (${r.counts.ok} ok, ${r.counts.failed} failed), ${r.cancellation === undefined ? '' : `${r.cancellation.cancelled} cancelled by the client, `}${r.counts.warmupExcluded} warmup excluded, ${r.counts.abortedAtEnd} aborted at end; ${r.meta.config.stream ? `every stream checked (${r.counts.events} events)` : 'every body checked'}`,
   );
   const cells = [['metric', ...percentileKeys, 'mean', 'max', 'n']];
   for (const [k, label] of rows) {
@@ -89,6 +90,7 @@ export function summaryTable(r: LoadResult): string {
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
   const reuse = reuseLine(r);
   if (reuse !== null) out.push(reuse);
+  out.push(...cancellationLines(r));
   for (const s of r.slos) {
     const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
     out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr} (observed ${obs})`);

@@ -1,0 +1,289 @@
+// Cancellation (docs/cancellation.md): a client that goes away before its answer ended. The server stops
+// generating (CANCEL-001..003, seen in GET /metrics), bills no more than it made (CANCEL-004, /v1/me),
+// records the seed's interrupted outcome (CANCEL-005, receipts), serves the next request as fast as before
+// (CANCEL-006) and leaks nothing (CANCEL-007). Each is undecided (skipped) where it cannot be observed.
+import type { CheckContext, CheckDef } from '../context/check-types.ts';
+import type { Judge } from '../kernel/judge.ts';
+import { at } from '../kernel/evidence.ts';
+import { firstModel, getMe } from '../requests/common-requests.ts';
+import { receiptKeys } from '../requests/capability-probes.ts';
+import type { MockLatency } from '../http/mock-admin.ts';
+import { Line, MOCK_PROBE, POLL_MS, PROBE_TOKENS, gauges, quiet, refusal, ttftBound, wait, type Gauges } from '../requests/cancel-requests.ts';
+
+/** How soon after the client left the server must have stopped (llama.cpp's server: under 0.5 s, research note). */
+export const STOP_BOUND_MS = 1_000;
+/** How long generated tokens are watched for growth once the stop bound has passed. */
+const GROWTH_WINDOW_MS = 500;
+/** CANCEL-006: the next request is sent this long after the cut. */
+const NEXT_AFTER_MS = 50;
+/** CANCEL-007: cancellations, how many at a time, and how long the server has to settle after them. */
+const CANCELLATIONS = 50;
+const CONCURRENCY = 4;
+const SETTLE_MS = 5_000;
+/** A stream is cut once this many content events arrived. */
+const CUT_AFTER_EVENTS = 5;
+/** Long answers (a model whose answers never end stops there); a probe's; a storm's. */
+const LONG_TOKENS = 1_500;
+const STORM_TOKENS = 200;
+/** CANCEL-004: at least this many tokens of slack beyond what the server made up to the cut. */
+const MIN_SLACK_TOKENS = 16;
+
+/** The bundled mock's schedules (its per-request headers): a 3 s answer, one whose first token is 1 s away, a storm's 0.5 s answer. */
+const MOCK_LONG: MockLatency = { ttftMs: 20, itlMs: 10, completionTokens: 300 };
+const MOCK_SLOW_FIRST: MockLatency = { ttftMs: 1_000, itlMs: 10, completionTokens: 100 };
+const MOCK_STORM: MockLatency = { ttftMs: 5, itlMs: 5, completionTokens: 100 };
+
+/**
+ * CANCEL-001..003: after the cut, is the server's in-flight gauge back at `before` within the stop
+ * bound? If not, did generated tokens still grow after it (still generating: fail), or not (a held slot,
+ * CANCEL-007's, or a server that counts tokens only at the end: undecided)? `seen`: whether the gauge
+ * counted the request while it was in flight (null: not read).
+ */
+async function judgeStop(ctx: CheckContext, j: Judge, id: string, before: Gauges, cutAt: number, seen: boolean | null, what: string): Promise<void> {
+  if (before.inFlight === null && before.generated === null) return j.skip(id, 'GET /metrics carries no in-flight gauge or generated-token counter under a name iari maps (vLLM, SGLang, TGI, llama.cpp): whether generation stopped cannot be seen (CANCEL-006 still times the next request)');
+  let now: Gauges = before;
+  if (before.inFlight !== null && seen !== false) {
+    for (;;) {
+      now = await gauges(ctx);
+      if (now.inFlight !== null && now.inFlight <= before.inFlight) return j.pass(id);
+      if (performance.now() - cutAt >= STOP_BOUND_MS) break;
+      await wait(POLL_MS);
+    }
+  }
+  await wait(cutAt + STOP_BOUND_MS - performance.now());
+  const g1 = (await gauges(ctx)).generated;
+  await wait(GROWTH_WINDOW_MS);
+  const g2 = await gauges(ctx);
+  if (g1 !== null && g2.generated !== null && g2.generated > g1) {
+    return j.violated(id, {
+      message: `${what}: ${STOP_BOUND_MS} ms after the client closed the connection the server was still generating (generated tokens grew by ${g2.generated - g1} in the next ${GROWTH_WINDOW_MS} ms${g2.inFlight === null ? '' : `; requests in flight ${g2.inFlight}, ${before.inFlight ?? '?'} before the request`})`,
+      expected: `generation stopped within ${STOP_BOUND_MS} ms of the disconnect`,
+      received: { inFlightBefore: before.inFlight, inFlightAfter: g2.inFlight, generatedGrowth: g2.generated - g1 },
+    });
+  }
+  if (seen === false) return j.skip(id, `${what}: the in-flight gauge did not count the request while it ran, and no generated token was counted after the stop bound: whether it stopped cannot be seen`);
+  if (before.inFlight === null) return j.skip(id, `${what}: no in-flight gauge; no generated token was counted after the stop bound, but a server that counts tokens only when a request ends would look the same`);
+  j.skip(id, `${what}: ${STOP_BOUND_MS} ms after the disconnect the in-flight gauge still counts the request (${now.inFlight ?? '?'}, ${before.inFlight} before) but no token was generated since: a held slot (CANCEL-007 judges leaks) or a server that counts tokens only at the end`);
+}
+
+/** tokens_this_month of GET /v1/me, or null where it is not served. */
+async function monthTokens(ctx: CheckContext): Promise<number | null> {
+  try {
+    const me = await getMe(ctx);
+    const t = at(me.json, 'usage', 'tokens_this_month');
+    return me.status === 200 && typeof t === 'number' && Number.isFinite(t) ? t : null;
+  } catch {
+    return null;
+  }
+}
+
+/** usage.prompt_tokens of a short non-streamed request with the check's prompt (null: none). */
+async function promptTokens(line: Line): Promise<number | null> {
+  const a = await line.send({ stream: false, maxTokens: PROBE_TOKENS, mock: MOCK_PROBE });
+  if (a.status !== 200) return null;
+  try {
+    const p = at(JSON.parse(a.text), 'usage', 'prompt_tokens');
+    return typeof p === 'number' && Number.isInteger(p) && p >= 0 ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The outcome Receipt whose gate is `gate`, polled for up to the stop bound after `cutAt`; undefined: none. */
+async function outcomeOf(ctx: CheckContext, gate: string, cutAt: number): Promise<unknown> {
+  for (;;) {
+    const ex = await ctx.http.get('/v1/receipts');
+    const data = at(ex.json, 'data');
+    const found = Array.isArray(data) ? data.findLast((r) => at(r, 'gate') === gate && at(r, 'outcome') !== undefined) : undefined;
+    if (found !== undefined || performance.now() - cutAt >= STOP_BOUND_MS) return found;
+    await wait(POLL_MS * 2);
+  }
+}
+
+const midStream: CheckDef = {
+  name: 'cancel-mid-stream',
+  area: 'cancel',
+  ids: ['CANCEL-001', 'CANCEL-004', 'CANCEL-005', 'CANCEL-006'],
+  title: 'a stream the client closes mid-way stops within 1 s, is billed no more than was made, gets an interrupted outcome Receipt, and the next request is as fast as before',
+  async run(ctx, j) {
+    const line = new Line(ctx, await firstModel(ctx), 2);
+    try {
+      const base = await line.baseline();
+      if (typeof base === 'string') return j.skipRest(`no baseline TTFT: ${base}`);
+      const prompt = await promptTokens(line);
+      const month0 = await monthTokens(ctx);
+      const before = await quiet(ctx);
+      const cutNow = new AbortController();
+      const watch: { during?: Promise<Gauges> } = {};
+      const a = await line.send({
+        stream: true,
+        maxTokens: LONG_TOKENS,
+        mock: MOCK_LONG,
+        cutAfterEvents: CUT_AFTER_EVENTS,
+        cut: cutNow.signal,
+        // The gauge is read while the stream runs (it must count the request), then the connection is closed.
+        onEvents: () => {
+          watch.during = gauges(ctx).finally(() => cutNow.abort());
+        },
+      });
+      const during = watch.during === undefined ? null : await watch.during;
+      if (a.cutAt === null || a.complete) return j.skipRest(a.status === 200 && a.error === null ? `the answer ended after ${a.events.count} content events, before the cut after ${CUT_AFTER_EVENTS}` : refusal(a));
+      const cutAt = a.cutAt;
+      const received = a.events.count;
+      const rate = a.events.firstAt === null ? 0 : received / Math.max(1, cutAt - a.events.firstAt);
+      // CANCEL-006 (pegainfer #215): the next request right after the cut, while an abandoned generation would still run
+      // (sent once the server has had a moment to read the close, which arrives on another connection).
+      await wait(NEXT_AFTER_MS);
+      const next = await line.ttft();
+      if (typeof next === 'string') j.skip('CANCEL-006', `the request after the cut: ${next}`);
+      else {
+        const limit = ttftBound(base);
+        j.expect('CANCEL-006', next <= limit, () => ({
+          message: `the request right after a stream was cut got its first token after ${Math.round(next)} ms; before, the median was ${Math.round(base)} ms`,
+          expected: `TTFT at most ${Math.round(limit)} ms (twice the baseline median plus 100 ms)`,
+          received: `${Math.round(next)} ms`,
+        }));
+      }
+      const duringInFlight = during === null ? null : during.inFlight;
+      await judgeStop(ctx, j, 'CANCEL-001', before, cutAt, before.inFlight === null || duringInFlight === null ? null : duringInFlight > before.inFlight, 'a stream closed after its first content events');
+      // CANCEL-004: read once the stop bound has passed, so that what the server made in it is billed already.
+      await wait(cutAt + STOP_BOUND_MS - performance.now());
+      const month1 = month0 === null ? null : await monthTokens(ctx);
+      if (month0 === null || month1 === null) j.skip('CANCEL-004', 'GET /v1/me serves no usage.tokens_this_month: the account endpoints cannot show what the cut request was billed');
+      else if (prompt === null) j.skip('CANCEL-004', 'a short request reported no usage.prompt_tokens: the prompt of the cut request cannot be counted');
+      else {
+        // The cut request (prompt, what it sent, what it makes at its own rate in the stop bound) and the probe after it (prompt + at most PROBE_TOKENS).
+        const slack = Math.max(MIN_SLACK_TOKENS, Math.ceil(rate * STOP_BOUND_MS));
+        const allowed = 2 * prompt + PROBE_TOKENS + received + slack;
+        const billed = month1 - month0;
+        j.expect('CANCEL-004', billed <= allowed, () => ({
+          message: `a stream closed after ${received} content events was billed ${billed} tokens (tokens_this_month), more than it and the probe after it could have made`,
+          expected: `at most ${allowed}: prompt ${prompt} twice, ${received} sent, ${slack} made in the ${STOP_BOUND_MS} ms stop bound at the stream's own rate, ${PROBE_TOKENS} of the probe`,
+          received: billed,
+        }));
+      }
+      // CANCEL-005: where receipts are served.
+      if ((await receiptKeys(ctx)).status === 404) j.skip('CANCEL-005', 'the server does not advertise the receipts extension (GET /v1/receipts/keys answered 404)');
+      else {
+        const gate = a.headers['x-receipt-gate'];
+        if (gate === undefined) j.skip('CANCEL-005', 'the cut answer named no gate Receipt (no x-receipt-gate; RCPT-HTTP-007 judges that)');
+        else {
+          const outcome = await outcomeOf(ctx, gate, cutAt);
+          const status = at(outcome, 'outcome', 'status');
+          j.expect('CANCEL-005', status === 'interrupted', () => ({
+            message: outcome === undefined ? `${STOP_BOUND_MS} ms after the client closed the stream, GET /v1/receipts holds no outcome paired to its gate ${gate}` : `the outcome paired to the cut stream's gate says ${JSON.stringify(status)}`,
+            expected: 'an outcome Receipt with gate = x-receipt-gate and outcome.status "interrupted"',
+            received: outcome === undefined ? '(absent)' : { gate: at(outcome, 'gate'), status },
+          }));
+        }
+      }
+    } finally {
+      await line.close();
+    }
+  },
+};
+
+const beforeFirstToken: CheckDef = {
+  name: 'cancel-before-first-token',
+  area: 'cancel',
+  ids: ['CANCEL-002'],
+  title: 'a streamed request the client closes before its first token stops within 1 s',
+  async run(ctx, j) {
+    const line = new Line(ctx, await firstModel(ctx), 2);
+    try {
+      // On an external server the cut comes at half its own TTFT; the bundled mock's first token is 3 s away.
+      let cutAfterMs = 200;
+      if (ctx.target !== 'bundled-mock') {
+        const base = await line.baseline();
+        if (typeof base === 'string') return j.skip('CANCEL-002', `no baseline TTFT: ${base}`);
+        cutAfterMs = Math.max(1, Math.floor(base / 2));
+      }
+      const before = await quiet(ctx);
+      const a = await line.send({ stream: true, maxTokens: LONG_TOKENS, mock: MOCK_SLOW_FIRST, cutAfterMs });
+      if (a.cutAt === null) return j.skip('CANCEL-002', a.status === 200 && a.error === null ? 'the answer ended before the cut' : refusal(a));
+      if (a.events.count > 0) return j.skip('CANCEL-002', `the first token came before the cut at ${cutAfterMs} ms (half the baseline TTFT): no request to cut before it`);
+      if (a.status !== null && a.status !== 200) return j.skip('CANCEL-002', refusal(a));
+      await judgeStop(ctx, j, 'CANCEL-002', before, a.cutAt, null, `a streamed request closed ${cutAfterMs} ms after it was sent, before its first token`);
+    } finally {
+      await line.close();
+    }
+  },
+};
+
+const nonStreamed: CheckDef = {
+  name: 'cancel-non-streamed',
+  area: 'cancel',
+  ids: ['CANCEL-003'],
+  title: 'a non-streamed request the client abandons stops within 1 s',
+  async run(ctx, j) {
+    const line = new Line(ctx, await firstModel(ctx), 2);
+    try {
+      const before = await quiet(ctx);
+      const cutNow = new AbortController();
+      const pending = line.send({ stream: false, maxTokens: LONG_TOKENS, mock: MOCK_LONG, cut: cutNow.signal });
+      // The gauge is read while the request runs (it must count it), then the connection is closed.
+      await wait(150);
+      const during = await gauges(ctx);
+      cutNow.abort();
+      const a = await pending;
+      if (a.cutAt === null || a.complete) return j.skip('CANCEL-003', a.status === 200 || a.status === null ? 'the answer came before the cut (150 ms): nothing to abandon' : refusal(a));
+      const seen = before.inFlight === null || during.inFlight === null ? null : during.inFlight > before.inFlight;
+      await judgeStop(ctx, j, 'CANCEL-003', before, a.cutAt, seen, 'a non-streamed request abandoned after 150 ms');
+    } finally {
+      await line.close();
+    }
+  },
+};
+
+const noLeak: CheckDef = {
+  name: 'cancel-no-leak',
+  area: 'cancel',
+  ids: ['CANCEL-007'],
+  title: 'after 50 streams cut 4 at a time the server is back to the requests in flight it had, or serves 4 at once as fast as before',
+  timeoutMs: 60_000,
+  async run(ctx, j) {
+    const line = new Line(ctx, await firstModel(ctx), CONCURRENCY + 1);
+    try {
+      const before = await quiet(ctx);
+      const base = before.inFlight === null ? await line.baseline() : null;
+      if (typeof base === 'string') return j.skip('CANCEL-007', `no baseline TTFT: ${base}`);
+      let cut = 0;
+      for (let sent = 0; sent < CANCELLATIONS; sent += CONCURRENCY) {
+        const wave = await Promise.all(Array.from({ length: Math.min(CONCURRENCY, CANCELLATIONS - sent) }, () => line.send({ stream: true, maxTokens: STORM_TOKENS, mock: MOCK_STORM, cutAfterEvents: 1 })));
+        const refused = wave.find((a) => a.status !== 200 || a.error !== null);
+        if (refused !== undefined) return j.skip('CANCEL-007', refusal(refused));
+        cut += wave.filter((a) => a.cutAt !== null && !a.complete).length;
+      }
+      if (cut < CANCELLATIONS) return j.skip('CANCEL-007', `only ${cut} of ${CANCELLATIONS} streams were still running at their first content event: too few cancellations to judge`);
+      const storm = performance.now();
+      if (before.inFlight !== null) {
+        let now: Gauges = before;
+        while (performance.now() - storm < SETTLE_MS) {
+          now = await gauges(ctx);
+          if (now.inFlight !== null && now.inFlight <= before.inFlight) return j.pass('CANCEL-007');
+          await wait(POLL_MS * 2);
+        }
+        return j.violated('CANCEL-007', {
+          message: `${SETTLE_MS / 1000} s after ${CANCELLATIONS} streams were cut (${CONCURRENCY} at a time), the server still counts ${now.inFlight ?? '?'} requests in flight; it counted ${before.inFlight} before them`,
+          expected: `requests in flight back at ${before.inFlight} (running + waiting)`,
+          received: now.inFlight,
+        });
+      }
+      // No gauge: 4 short streams at once must each get their first token as fast as one did before.
+      const limit = ttftBound(base as number);
+      const probes = await Promise.all(Array.from({ length: CONCURRENCY }, () => line.ttft()));
+      const failed = probes.find((p): p is string => typeof p === 'string');
+      if (failed !== undefined) return j.violated('CANCEL-007', { message: `after ${CANCELLATIONS} cut streams, ${CONCURRENCY} short streams at once were not all served: ${failed}`, expected: `${CONCURRENCY} answers, each TTFT at most ${Math.round(limit)} ms` });
+      const worst = Math.max(...(probes as number[]));
+      j.expect('CANCEL-007', worst <= limit, () => ({
+        message: `after ${CANCELLATIONS} cut streams, the slowest of ${CONCURRENCY} short streams at once got its first token after ${Math.round(worst)} ms; one alone took ${Math.round(base as number)} ms before`,
+        expected: `each TTFT at most ${Math.round(limit)} ms (twice the baseline median plus 100 ms)`,
+        received: `${Math.round(worst)} ms`,
+      }));
+    } finally {
+      await line.close();
+    }
+  },
+};
+
+export const cancelChecks: CheckDef[] = [midStream, beforeFirstToken, nonStreamed, noLeak];

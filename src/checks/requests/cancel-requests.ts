@@ -1,0 +1,157 @@
+// The requests of the CANCEL checks (src/checks/areas/cancel.ts, docs/cancellation.md): the check's own
+// connections, on which a request can be cut; short probes timed to their first token; and what the
+// server's GET /metrics says about the requests in flight and the tokens generated.
+import type { Dispatcher } from 'undici';
+import type { CheckContext } from '../context/check-types.ts';
+import { chatBody } from './common-requests.ts';
+import { cutRequest, type CutAnswer } from '../http/cut-request.ts';
+import { mockLatencyHeaders, type MockLatency } from '../http/mock-admin.ts';
+import { ContentEvents } from '../wire/content-events.ts';
+import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
+import { parseExposition } from '../../server-metrics/prom-text.ts';
+import { indexSamples, readVocabulary } from '../../server-metrics/vocabulary.ts';
+
+/** How often the server's gauges are read while waiting on them. */
+export const POLL_MS = 50;
+/** Before a cut, the check waits up to this long for the server to have no request in flight (an earlier check's may still run). */
+const QUIET_MS = 3_000;
+export const PROBE_TOKENS = 4;
+const MAX_BYTES = 4 * 1024 * 1024;
+/** The bundled mock's schedule of a short probe (its per-request headers). */
+export const MOCK_PROBE: MockLatency = { ttftMs: 20, itlMs: 1, completionTokens: PROBE_TOKENS };
+export const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+export interface Sent extends CutAnswer {
+  events: ContentEvents;
+}
+
+export interface SendOptions {
+  stream: boolean;
+  maxTokens: number;
+  mock: MockLatency;
+  /** Cut once this many content events arrived. */
+  cutAfterEvents?: number;
+  cutAfterMs?: number;
+  cut?: AbortSignal;
+  /** Called once, when `cutAfterEvents` content events arrived (before any cut). */
+  onEvents?: () => void;
+}
+
+/** The check's own connections to the server, and requests on them that the check may cut. */
+export class Line {
+  readonly #d: Dispatcher;
+  readonly #origin: string;
+  readonly #path: string;
+  constructor(
+    readonly ctx: CheckContext,
+    readonly model: string,
+    connections: number,
+  ) {
+    const base = new URL(ctx.baseUrl);
+    this.#origin = base.origin;
+    this.#path = `${base.pathname.replace(/\/+$/, '')}${CHAT_COMPLETIONS_ROUTE}`;
+    this.#d = ctx.connect({ connections, pipelining: 1 });
+  }
+
+  async send(o: SendOptions): Promise<Sent> {
+    const ctx = this.ctx;
+    const fault = ctx.http.fault;
+    const events = new ContentEvents();
+    let told = false;
+    await ctx.http.acquireSlot();
+    const answer = await cutRequest(this.#d, {
+      origin: this.#origin,
+      path: this.#path,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ctx.http.tokenForProbe()}`,
+        'content-type': 'application/json',
+        ...(o.stream ? { accept: 'text/event-stream' } : {}),
+        ...mockLatencyHeaders(ctx, o.mock),
+        ...(fault === undefined ? {} : { 'x-iari-fault': fault }),
+      },
+      body: JSON.stringify(chatBody(ctx, this.model, { max_tokens: o.maxTokens, ...(o.stream ? { stream: true } : {}) })),
+      deadlineMs: ctx.http.timeoutMs,
+      maxBytes: MAX_BYTES,
+      signal: ctx.http.signal,
+      ...(o.cutAfterMs === undefined ? {} : { cutAfterMs: o.cutAfterMs }),
+      ...(o.cut === undefined ? {} : { cut: o.cut }),
+      cutWhen: (piece) => {
+        const n = o.stream ? events.feed(piece) : 0;
+        if (o.cutAfterEvents === undefined || n < o.cutAfterEvents) return false;
+        if (!told) {
+          told = true;
+          o.onEvents?.();
+        }
+        return o.onEvents === undefined;
+      },
+    });
+    return { ...answer, events };
+  }
+
+  /** A short streamed request read to the end: its TTFT (first content event), or why there is none. */
+  async ttft(): Promise<number | string> {
+    const a = await this.send({ stream: true, maxTokens: PROBE_TOKENS, mock: MOCK_PROBE });
+    if (a.status !== 200 || a.error !== null) return refusal(a);
+    return a.events.firstAt === null ? 'a short streamed request carried no content' : a.events.firstAt - a.sentAt;
+  }
+
+  /** The median TTFT of three short streamed requests, one after the other. */
+  async baseline(): Promise<number | string> {
+    const runs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t = await this.ttft();
+      if (typeof t === 'string') return t;
+      runs.push(t);
+    }
+    return runs.sort((a, b) => a - b)[1] as number;
+  }
+
+  close(): Promise<void> {
+    return this.#d.destroy().catch(() => undefined);
+  }
+}
+
+export function refusal(a: CutAnswer): string {
+  if (a.status === 429) return 'the server answered 429 (rate limited); LIMIT-010 reports it';
+  if (a.error !== null) return `a request failed: ${a.error.message}`;
+  return `a request answered ${a.status ?? 'nothing'} (the CHAT checks judge it)`;
+}
+
+/** CANCEL-006's bound: twice the baseline's median TTFT plus 100 ms. */
+export function ttftBound(baselineMs: number): number {
+  return 2 * baselineMs + 100;
+}
+
+/** What GET /metrics says now: requests in flight (running + waiting) and generated tokens, under a name iari maps; null where not. */
+export interface Gauges {
+  inFlight: number | null;
+  generated: number | null;
+}
+
+export async function gauges(ctx: CheckContext): Promise<Gauges> {
+  try {
+    const ex = await ctx.http.get('/metrics');
+    if (ex.status !== 200) return { inFlight: null, generated: null };
+    const parsed = parseExposition(ex.text);
+    if (!parsed.ok) return { inFlight: null, generated: null };
+    const r = readVocabulary(indexSamples(parsed.exposition));
+    const running = r.gauges.running;
+    return { inFlight: running === undefined ? null : running + (r.gauges.waiting ?? 0), generated: r.counters.generatedTokens ?? null };
+  } catch {
+    return { inFlight: null, generated: null };
+  }
+}
+/**
+ * The gauges once the server has no request in flight, or after QUIET_MS (another client's, or a request an
+ * earlier check abandoned to a server that ignores it): a request of someone else's that ends during a check
+ * would otherwise look like the check's own stopping.
+ */
+export async function quiet(ctx: CheckContext): Promise<Gauges> {
+  const from = performance.now();
+  for (;;) {
+    const g = await gauges(ctx);
+    if (g.inFlight === null || g.inFlight === 0 || performance.now() - from >= QUIET_MS) return g;
+    await wait(POLL_MS * 2);
+  }
+}

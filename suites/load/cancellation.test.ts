@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MockServer } from '../../mock-server/index.ts';
+import { runLoad } from '../../src/load/run-load.ts';
+import { parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
+import { summaryTable } from '../../src/load/results/summary.ts';
+import { loadConfig, startLoadMock } from './load-fixtures.ts';
+
+/**
+ * --cancel-rate against the bundled mock: a cut request is disconnected on the wire (the mock logs
+ * it interrupted and stops it), and with --server-metrics the run times the server's release and
+ * says whether its running count came back: a leak against `cancel-leaks-slot`, never a "no leak"
+ * it could not observe.
+ */
+const plan = (rate: number, text: string): CancelPlan => ({ rate, after: parseCancelAfter(text) ?? { kind: 'decode' }, text });
+const metrics = { url: null, headers: [], intervalMs: 500 };
+
+describe('iari load --cancel-rate against the mock', () => {
+  let mock: MockServer | undefined;
+  afterEach(async () => {
+    await mock?.close();
+    mock = undefined;
+  });
+
+  it('LOAD-CANCEL: every cut request is closed on the wire (the mock logs it interrupted) and every request not cut completes, on both undici loops', async () => {
+    mock = await startLoadMock({ ttftMs: 60, itlMs: 10, completionTokens: 24 });
+    for (const mode of [{ kind: 'closed', concurrency: 4, engine: 'undici' }, { kind: 'open', rate: 20, arrival: 'constant' }] as const) {
+      for (const after of ['prefill', '3tokens', '100ms']) {
+        const { result, records } = await runLoad(loadConfig(mock, mode, { durationS: 0.6, checkIn: 'in-process', cancellation: plan(0.5, after) }));
+        const cut = records.filter((r) => r.phase === 'cancelled');
+        const done = records.filter((r) => r.phase === 'measure');
+        const label = `${mode.kind} ${after}`;
+        expect(cut.length, label).toBeGreaterThan(0);
+        expect(done.length, label).toBeGreaterThan(0);
+        expect(result.cancellation?.cancelled, label).toBe(cut.length);
+        expect(result.errors.total, label).toBe(0);
+        // Give the mock a moment to see the last disconnects.
+        await new Promise((r) => setTimeout(r, 100));
+        for (const r of cut) expect(mock.sendLog.get(r.requestId ?? '')?.interrupted, `${label}: cut ${r.requestId}`).toBe(true);
+        for (const r of done) expect(mock.sendLog.get(r.requestId ?? '')?.interrupted, `${label}: done ${r.requestId}`).toBe(false);
+        if (after === 'prefill') expect(result.cancellation?.phase.decode, label).toBe(0);
+        if (after === '3tokens') expect(cut.every((r) => (r.cancelled?.tokens ?? 0) >= 3), label).toBe(true);
+      }
+    }
+  }, 60_000);
+
+  it('CANCEL-007: with --server-metrics a faithful mock releases every cut and its running count comes back; cancel-leaks-slot is reported as a leak on the summary and in load.json', async () => {
+    mock = await startLoadMock({ ttftMs: 40, itlMs: 10, completionTokens: 40, capacity: 4 });
+    const ok = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: plan(0.3, '5tokens'), serverMetrics: metrics }));
+    const c = ok.result.cancellation;
+    expect(c?.cancelled).toBeGreaterThan(0);
+    expect(c?.leak?.verdict).toBe('released');
+    expect(c?.release).toMatchObject({ unreleased: 0 });
+    expect(c?.release?.released).toBe(c?.release?.cuts);
+    expect(c?.release?.maxMs).toBeLessThan(1000);
+    expect(summaryTable(ok.result)).toMatch(/server leak check: released: running \+ waiting back to 0/);
+    await mock.close();
+
+    mock = await startLoadMock({ ttftMs: 40, itlMs: 10, completionTokens: 40, capacity: 8, faults: ['cancel-leaks-slot'] });
+    const leaking = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: plan(0.3, '5tokens'), serverMetrics: metrics }));
+    const l = leaking.result.cancellation;
+    expect(l?.cancelled).toBeGreaterThan(0);
+    expect(l?.leak).toMatchObject({ verdict: 'leak', before: 0 });
+    expect(l?.leak?.after).toBe(l?.cancelled);
+    expect(l?.release?.unreleased).toBe(l?.cancelled);
+    expect(summaryTable(leaking.result)).toMatch(/server leak check: LEAK: the server still holds \d+ requests? more than before the run/);
+  }, 60_000);
+
+  it('CANCEL-007: a server without a running gauge, or a run without --server-metrics, is "not observed", never "no leak"', async () => {
+    mock = await startLoadMock({ ttftMs: 40, itlMs: 10, completionTokens: 24 });
+    const without = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, checkIn: 'in-process', cancellation: plan(0.5, 'prefill') }));
+    expect(without.result.cancellation?.leak).toBeNull();
+    expect(summaryTable(without.result)).toContain('server leak check: not observed');
+    // The metrics URL answers, but with nothing iari maps (the models list): no running count to read.
+    const unmapped = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, checkIn: 'in-process', cancellation: plan(0.5, 'prefill'), serverMetrics: { ...metrics, url: `${mock.url}/models` } }));
+    expect(unmapped.result.cancellation?.leak?.verdict).toBe('not observed');
+    expect(summaryTable(unmapped.result)).toContain('server leak check: not observed');
+    expect(summaryTable(unmapped.result)).not.toMatch(/leak check: (released|LEAK)/);
+  }, 30_000);
+});
