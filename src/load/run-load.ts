@@ -24,7 +24,8 @@ import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
 import { idleSweep, runClosedLoopUndici, runOpenLoop, sendOne, type InFlight } from './executors/undici-engine.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../protocols/chat-completions/chat-request.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
-import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
+import { openServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
+import { primingRecord } from './priming-record.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -167,10 +168,13 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
   // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
   if (checker.remote === null) countTokens('warm up the tokenizer');
-  const priming = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
+  // A shard reads the server once before priming too (iari report merge joins the shards from there).
+  const serverMetrics = cfg.serverMetrics === undefined ? null : await openServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) }, cfg.shard !== null);
+  const primed = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
+  const priming = primed?.priming ?? null;
   const records: RequestRecord[] = [];
   // The baseline read comes after priming and before the first request: the counters' growth is the run's.
-  const serverMetrics = cfg.serverMetrics === undefined ? null : await beginServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) });
+  await serverMetrics?.begin();
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
   const startedAt = new Date();
@@ -245,7 +249,9 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
-  const server = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 });
+  const epochMsOf = (ns: bigint): number => startEpochMs + Number(ns - startNs) / 1e6;
+  const shardPriming = cfg.shard === null ? undefined : primed === null ? null : primingRecord(primed.timing, epochMsOf);
+  const server = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, shardPriming);
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.
   const windowMs =
@@ -361,26 +367,28 @@ export function runLengthS(cfg: Pick<LoadSettings, 'warmupS' | 'durationS'> & { 
  * still arriving when that deadline passes is evidence: the run starts without waiting for it, and
  * the result says so (a stream that outlived it).
  */
-async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number, leftMs: number, budgetMs: number): Promise<Priming> {
+async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number, leftMs: number, budgetMs: number): Promise<{ priming: Priming; timing: RequestTiming }> {
   const options = { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
   const pool = target.dispatcher?.(options) ?? new Pool(target.origin, options);
   const inFlight: InFlight = new Map();
   const sweep = idleSweep(inFlight, timeoutMs, deadlineMs);
   let cut: NodeJS.Timeout | undefined;
   try {
-    const sent = sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
+    const sending = sendOne(pool, target, -1, now(), 0, inFlight, deadlineMs);
+    const entry0 = [...inFlight.values()][0];
+    const sent = sending.then((timing) => timing);
     const outcome = await Promise.race([sent, new Promise<'incomplete'>((r) => (cut = setTimeout(() => r('incomplete'), Math.max(0, leftMs))))]);
-    if (outcome === 'complete') return { outcome, deadlineMs: budgetMs };
+    if (outcome !== 'incomplete') return { priming: { outcome: 'complete', deadlineMs: budgetMs }, timing: outcome };
     const entry = [...inFlight.values()][0];
-    // The response ended and is still being checked: no evidence against the server.
-    if (entry === undefined) return { outcome: 'complete', deadlineMs: budgetMs };
+    // The response ended and is still being checked: no evidence against the server (its usage is not known yet).
+    if (entry === undefined) return { priming: { outcome: 'complete', deadlineMs: budgetMs }, timing: { ...(entry0 as NonNullable<typeof entry0>).timer.timing, abortedAtEnd: true } };
     const t = entry.timer.timing;
     const detail =
       t.headersNs === null
         ? `the priming request had no answer within the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s)`
         : `the priming request's response (status ${t.status ?? '?'}) was still arriving when the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s) passed: ${target.stream ? "a stream that outlived it (the server's streams may not end, HDR-012)" : 'a body that outlived it'}`;
     for (const e of inFlight.values()) e.abort();
-    return { outcome, deadlineMs: budgetMs, detail };
+    return { priming: { outcome, deadlineMs: budgetMs, detail }, timing: { ...t, abortedAtEnd: true } };
   } finally {
     clearTimeout(cut);
     clearInterval(sweep);

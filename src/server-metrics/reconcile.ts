@@ -47,11 +47,11 @@ export interface ReconcileInput {
   /** Shards besides this one: their requests reach the server too, so its counters may be higher by any amount. */
   otherShards?: number;
   /**
-   * iari report merge of shards that loaded one server: each primed it with one request before its
-   * baseline read, and another shard's priming can fall inside the joined window, so the server may
-   * count up to this many more requests than the answers show.
+   * iari report merge, when the shards that loaded one server cannot be joined exactly (a shard
+   * recorded no read before its priming request): why the server's count is bounded from below only.
+   * A finding that holds that bound is then no_data, never a pass (fail closed); below it, it disagrees.
    */
-  primingOverlap?: number;
+  unbounded?: string;
 }
 
 /** TTFT: the server's mean may exceed the client's by this much (clocks read at different points of one event). */
@@ -70,18 +70,15 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
       return;
     }
     const ok = (below === null || server >= client - below) && (above === null || server <= client + above);
-    out.push({ id, verdict: ok ? 'agree' : 'disagree', server, client, tolerance: { below, above, why }, message: say(server, client) });
+    // Merged shards that could not be joined exactly: the lower bound held is not a pass.
+    const verdict = !ok ? 'disagree' : s.unbounded !== undefined && others === 0 ? 'no_data' : 'agree';
+    out.push({ id, verdict, server, client, tolerance: { below, above, why }, message: say(server, client) });
   };
   const delta = (k: CounterKey): number | null => s.counters[k]?.delta ?? null;
   const others = s.otherShards ?? 0;
   // A shard shares the server with the others: only a lower bound holds here (iari report merge judges the whole).
-  const primed = s.primingOverlap ?? 0;
   const shared = (above: number | null, why: string): [number | null, string] =>
-    others > 0
-      ? [null, `${why}; ${others} other shard(s) load the same server, so it may count more (iari report merge reconciles the whole run)`]
-      : primed > 0
-        ? [null, `${why}; merged from shards that loaded one server: up to ${primed} other shard(s)' priming request(s) can fall inside the joined window, so the server may count more`]
-        : [above, why];
+    others > 0 ? [null, `${why}; ${others} other shard(s) load the same server, so it may count more (iari report merge reconciles the whole run)`] : s.unbounded !== undefined ? [null, `${why}; ${s.unbounded}`] : [above, why];
   const unreported = c.requests - c.usageReported;
   judge(
     'generated_tokens',
@@ -115,9 +112,7 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     delta('requestsFinished'),
     c.requests === 0 ? null : c.ok,
     0,
-    ...(primed > 0 && others === 0
-      ? [c.notOk + primed, `${c.notOk === 0 ? 'every request ended well' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`}; merged from shards that loaded one server: up to ${primed} other shard(s)' priming request(s) can fall inside the joined window`] as [number, string]
-      : shared(c.notOk, c.notOk === 0 ? 'every request ended well: exact' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`)),
+    ...shared(c.notOk, c.notOk === 0 ? 'every request ended well: exact' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`),
     (sv, cl) => `server counted ${n(sv)} finished requests; ${n(cl)} answers ended well`,
     delta('requestsFinished') === null ? 'the server publishes no finished-request counter' : 'no request was sent',
   );

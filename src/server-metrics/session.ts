@@ -2,7 +2,7 @@
 // runs, a last read after its last request ended; then the section for load.json.
 import type { ConnectionOptions } from '../client/connection-options.ts';
 import { ServerScraper, type ScrapeLog } from './scraper.ts';
-import { buildServerSection, type ClientRequest, type ClientWindow, type ServerSection } from './server-section.ts';
+import { buildServerSection, type ClientRequest, type ClientWindow, type PrimingRecord, type ServerSection } from './server-section.ts';
 
 export interface ServerMetricsOptions {
   /** The metrics URL; null: the target's origin + /metrics. */
@@ -19,11 +19,17 @@ export function metricsUrlFor(baseUrl: string, given: string | null): string {
 }
 
 export interface ServerMetricsRun {
-  stop(records: readonly ClientRequest[], w: ClientWindow): Promise<ServerSection>;
+  /** Takes the baseline read (after priming, before the first request), then reads every interval until stop(). */
+  begin(): Promise<void>;
+  /** `priming`: a shard's priming request (null: none sent); absent for a run that is not a shard. */
+  stop(records: readonly ClientRequest[], w: ClientWindow, priming?: PrimingRecord | null): Promise<ServerSection>;
 }
 
-/** Takes the baseline read, then reads every interval until stop(). */
-export async function beginServerMetrics(o: ServerMetricsOptions, target: { baseUrl: string; token: string; connection?: ConnectionOptions }): Promise<ServerMetricsRun> {
+/**
+ * The scraper of one run. A shard (`beforePriming`) reads once before its priming request too:
+ * iari report merge needs that read and the priming's usage to reconcile the shards exactly.
+ */
+export async function openServerMetrics(o: ServerMetricsOptions, target: { baseUrl: string; token: string; connection?: ConnectionOptions }, beforePriming: boolean): Promise<ServerMetricsRun> {
   const url = metricsUrlFor(target.baseUrl, o.url);
   const scraper = new ServerScraper({
     url,
@@ -34,12 +40,15 @@ export async function beginServerMetrics(o: ServerMetricsOptions, target: { base
     timeoutMs: o.timeoutMs ?? Math.max(250, Math.min(2000, o.intervalMs * 4)),
     ...(target.connection === undefined ? {} : { connection: target.connection }),
   });
-  await scraper.scrapeOnce();
-  scraper.start();
+  if (beforePriming) await scraper.readBeforePriming();
   return {
-    stop: async (records, w) => {
+    begin: async () => {
+      await scraper.scrapeOnce();
+      scraper.start();
+    },
+    stop: async (records, w, priming) => {
       const log: ScrapeLog = await scraper.stop();
-      return buildServerSection(log, records, w);
+      return buildServerSection(log, records, w, priming);
     },
   };
 }
