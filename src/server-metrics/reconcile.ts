@@ -89,24 +89,21 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     (sv, cl) => `server counted ${n(sv)} generated tokens; the answers' usage says ${n(cl)}`,
     delta('generatedTokens') === null ? 'the server publishes no generated-token counter' : 'no answer reported usage.completion_tokens',
   );
-  judge(
-    'prompt_tokens',
-    delta('promptTokens'),
-    c.promptReported === 0 ? null : c.promptTokens,
-    0,
-    ...shared(c.promptReported === c.requests ? 0 : null, c.promptReported === c.requests ? 'every answer reported usage.prompt_tokens: exact' : `${c.requests - c.promptReported} request(s) reported no prompt_tokens: the server's count may be higher by any amount`),
-    (sv, cl) => `server counted ${n(sv)} prompt tokens; the answers' usage says ${n(cl)}`,
-    delta('promptTokens') === null ? 'the server publishes no prompt-token counter' : 'no answer reported usage.prompt_tokens',
-  );
-  judge(
-    'cached_tokens',
-    delta('cachedTokens'),
-    c.cachedReported === 0 ? null : c.cachedTokens,
-    0,
-    ...shared(c.cachedReported === c.requests ? 0 : null, c.cachedReported === c.requests ? 'every answer reported cached_tokens: exact' : `${c.requests - c.cachedReported} request(s) reported no cached_tokens: the server's count may be higher by any amount`),
-    (sv, cl) => `server counted ${n(sv)} cache-hit tokens; the answers' cached_tokens say ${n(cl)}`,
-    delta('cachedTokens') === null ? 'the server publishes no cache-hit counter' : 'no answer reported usage.prompt_tokens_details.cached_tokens',
-  );
+  // Prompt and cached tokens: exact when every answer reported the field, else the server may count more.
+  const promptSide = (id: 'prompt_tokens' | 'cached_tokens', key: CounterKey, total: number, reported: number, o: { field: string; short: string; counted: string; says: string; counter: string }): void => {
+    const all = reported === c.requests;
+    judge(
+      id,
+      delta(key),
+      reported === 0 ? null : total,
+      0,
+      ...shared(all ? 0 : null, all ? `every answer reported ${o.short}: exact` : `${c.requests - reported} request(s) reported no ${o.short.replace(/^usage\./, '')}: the server's count may be higher by any amount`),
+      (sv, cl) => `server counted ${n(sv)} ${o.counted}; ${o.says} ${n(cl)}`,
+      delta(key) === null ? `the server publishes no ${o.counter} counter` : `no answer reported ${o.field}`,
+    );
+  };
+  promptSide('prompt_tokens', 'promptTokens', c.promptTokens, c.promptReported, { field: 'usage.prompt_tokens', short: 'usage.prompt_tokens', counted: 'prompt tokens', says: "the answers' usage says", counter: 'prompt-token' });
+  promptSide('cached_tokens', 'cachedTokens', c.cachedTokens, c.cachedReported, { field: 'usage.prompt_tokens_details.cached_tokens', short: 'cached_tokens', counted: 'cache-hit tokens', says: "the answers' cached_tokens say", counter: 'cache-hit' });
   judge(
     'requests_finished',
     delta('requestsFinished'),
