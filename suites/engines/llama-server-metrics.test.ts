@@ -3,6 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test-support/cli-in-process.ts';
+import { runLoad } from '../../src/load/run-load.ts';
+import { mergeResults } from '../../src/load/results/merge.ts';
+import { parseSlos } from '../../src/load/results/slo.ts';
+import { serverLoadConfig } from '../load/load-fixtures.ts';
 import { BUILD_TIMEOUT_MS, engineBuild, startEngine, type Engine, type RunningEngine } from './llama-server-fixture.ts';
 
 // Issue 28, ground truth on a real engine: llama.cpp's server (started with --metrics, as the
@@ -23,6 +27,8 @@ interface Finding {
 
 interface LoadJson {
   counts: { finished: number; ok: number; failed: number; outputTokens: number; tokenSource: string };
+  connectionReuse?: { races: number };
+  errors: { byClass: Record<string, number>; examples: { class: string; detail: string }[] };
   server?: {
     status: string;
     engine: string | null;
@@ -61,7 +67,7 @@ describe('llama-server --metrics, read by iari load --server-metrics (issue 28)'
     expect(run.stdout + run.stderr).not.toContain(KEY);
     const load = JSON.parse(readFileSync(join(out, 'load.json'), 'utf8')) as LoadJson;
     const server = load.server;
-    const evidence = JSON.stringify({ code: run.code, counts: load.counts, counters: server?.counters, client: server?.client, reconciliation: server?.reconciliation.map((f) => `${f.id} ${f.verdict}: ${f.message} (${f.tolerance.why})`) }, null, 1);
+    const evidence = JSON.stringify({ code: run.code, counts: load.counts, reuse: load.connectionReuse, errors: { byClass: load.errors.byClass, examples: load.errors.examples.slice(0, 3) }, counters: server?.counters, client: server?.client, reconciliation: server?.reconciliation.map((f) => `${f.id} ${f.verdict}: ${f.message} (${f.tolerance.why})`) }, null, 1);
     process.stderr.write(`engines: llama-server metrics reconciliation: ${evidence}\n`);
     expect(run.code, `${run.stderr}\n${evidence}`).toBe(0);
     expect(load.counts.failed, evidence).toBe(0);
@@ -93,5 +99,43 @@ describe('llama-server --metrics, read by iari load --server-metrics (issue 28)'
     expect(finding('requests_finished').verdict, evidence).toBe('no_data');
     expect(finding('ttft').verdict, evidence).toBe('no_data');
     expect(run.stdout, evidence).toMatch(/server counted [\d,]+ generated tokens; the answers' usage says [\d,]+/);
+  }, 600_000);
+
+  it('two shards started together, merged (iari report merge): the joined window holds both primings, and generated, prompt and cached tokens agree with the usage exactly, tolerance 0 both ways', async (ctx) => {
+    if (engine.skip !== undefined) return ctx.skip(engine.skip);
+    const slos = ['server.reconcile'];
+    const shard = (index: number) =>
+      runLoad(
+        serverLoadConfig({ baseUrl: running!.server.url, token: KEY, model: 'tiny-qwen2-designed', target: 'external' }, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
+          runId: `llama-shard-${index}`,
+          durationS: null,
+          requests: 32,
+          maxTokens: 96,
+          preWindowMs: 60_000,
+          requestTimeoutMs: 120_000,
+          shard: { index, count: 2 },
+          serverMetrics: { url: null, headers: [], intervalMs: 250 },
+          slos: parseSlos(slos),
+          sloExprs: slos,
+        }),
+      );
+    const [a, b] = await Promise.all([shard(0), shard(1)]);
+    const merged = mergeResults([a.result, b.result], 'merged');
+    const findings = merged.server?.reconciliation ?? [];
+    const evidence = JSON.stringify({ counts: [a.result.counts, b.result.counts], primings: [a.result.server?.priming, b.result.server?.priming], findings: findings.map((f) => `${f.id} ${f.verdict}: ${f.message} (${f.tolerance.why})`) }, null, 1);
+    process.stderr.write(`engines: llama-server merged shards: ${evidence}\n`);
+    expect(a.result.counts.failed + b.result.counts.failed, evidence).toBe(0);
+    expect(a.result.counts.ok + b.result.counts.ok, evidence).toBe(32);
+    for (const id of ['generated_tokens', 'prompt_tokens', 'cached_tokens']) {
+      const f = findings.find((x) => x.id === id);
+      expect({ id, verdict: f?.verdict, below: f?.tolerance.below, above: f?.tolerance.above }, evidence).toEqual({ id, verdict: 'agree', below: 0, above: 0 });
+      expect(f?.server, evidence).toBe(f?.client);
+    }
+    // The primings are on the client's side: the usage of the 32 answers plus both primings.
+    const usage = a.result.counts.outputTokens + b.result.counts.outputTokens;
+    const primings = (a.result.server?.priming?.client.completionTokens ?? 0) + (b.result.server?.priming?.client.completionTokens ?? 0);
+    expect(primings, evidence).toBeGreaterThan(0);
+    expect(findings.find((x) => x.id === 'generated_tokens')?.client, evidence).toBe(usage + primings);
+    expect(merged.slos[0], evidence).toMatchObject({ expr: 'server.reconcile', passed: true });
   }, 600_000);
 });
