@@ -7,6 +7,7 @@ import { runLoad } from '../../src/load/run-load.ts';
 import { mergeResults } from '../../src/load/results/merge.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { serverLoadConfig } from '../load/load-fixtures.ts';
+import type { ReconcileFinding } from '../../src/server-metrics/reconcile.ts';
 import { BUILD_TIMEOUT_MS, engineBuild, startEngine, type Engine, type RunningEngine } from './llama-server-fixture.ts';
 
 // Issue 28, ground truth on a real engine: llama.cpp's server (started with --metrics, as the
@@ -16,14 +17,7 @@ import { BUILD_TIMEOUT_MS, engineBuild, startEngine, type Engine, type RunningEn
 
 const KEY = 'iari-engine-metrics-key-0123456789';
 
-interface Finding {
-  id: string;
-  verdict: 'agree' | 'disagree' | 'no_data';
-  server: number | null;
-  client: number | null;
-  tolerance: { below: number | null; above: number | null; why: string };
-  message: string;
-}
+type Finding = ReconcileFinding;
 
 interface LoadJson {
   counts: { finished: number; ok: number; failed: number; outputTokens: number; tokenSource: string };
