@@ -26,11 +26,11 @@ import { compareWithSendLog } from '../src/load/measure/fidelity.ts';
 import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../src/load/measure/freeze-model.ts';
 import { decodeHistogram } from '../src/load/results/hdr.ts';
 import type { RequestRecord } from '../src/load/results/load-result.ts';
-import { builtinPrompts } from '../src/load/workloads/prompts.ts';
 import type { RequestTiming } from '../src/load/measure/request-timer.ts';
-import { runLoad, type LoadConfig, type ModeConfig } from '../src/load/run-load.ts';
+import { runLoad, type ModeConfig } from '../src/load/run-load.ts';
 import { errorDistribution, fittedRate, ksExponential, percentile } from '../src/load/measure/stats.ts';
 import { mockLag, startChildMock, stopChild, type MockHandle } from './fidelity-child-mock.ts';
+import { benchConfig as config } from './bench-load-config.ts';
 import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat } from './fidelity-diagnostics.ts';
 import { FIDELITY_MOCK, runFloor, type FloorResult } from './fidelity-floor.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
@@ -38,29 +38,6 @@ import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-r
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon') as (o: Record<string, unknown>, cb: (e: unknown, r: { throughput: { total: number }; requests: { total: number } }) => void) => unknown;
 
-function config(m: MockHandle, mode: ModeConfig, over: Partial<LoadConfig>): LoadConfig {
-  return {
-    runId: 'bench',
-    baseUrl: m.url,
-    token: m.token,
-    model: m.model,
-    target: 'bundled-mock',
-    mode,
-    durationS: 5,
-    requests: null,
-    warmupS: 0,
-    maxTokens: 4096,
-    stream: true,
-    prompts: builtinPrompts.map((p) => [...p]),
-    promptsSource: 'builtin',
-    seed: 1,
-    timeoutMs: 30_000,
-    slos: [],
-    sloExprs: [],
-    shard: null,
-    ...over,
-  };
-}
 
 /** Seconds one fidelity stream lasts: TTFT 200 ms + 26 more chunks 20 ms apart (40 tokens as 1, 1, 2). */
 const FIDELITY_STREAM_S = 0.2 + 26 * 0.02;

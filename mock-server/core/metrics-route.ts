@@ -2,12 +2,12 @@
 // docs/server-metrics.md), exact, per mock instance: the ground truth iari load's reconciliation is
 // tested against. Prompt and cached tokens count when a request is admitted, generated tokens and the
 // finished request when it ends (what was really written), TTFT and queue time as the plan timed them.
-// Two mock-only faults break them on purpose (load-side: `iari load --server-metrics` must catch them).
+// Three mock-only faults break them on purpose (load-side: `iari load --server-metrics` must catch them).
 import type { FaultDefinition } from './fault-catalogue.ts';
 import type { FullResponse } from './types.ts';
 import { errorResponse, unknownUrl } from './http-errors.ts';
 
-export const metricsFaultNames = ['undercount-generated', 'counter-decreases'] as const;
+export const metricsFaultNames = ['undercount-generated', 'overcount-generated', 'counter-decreases'] as const;
 export type MetricsFault = (typeof metricsFaultNames)[number];
 
 const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
@@ -93,7 +93,7 @@ export class MockMetrics {
   finish(id: string, generated: number, firstTokenMs: number | null, reason: 'stop' | 'length' | 'abort', requestFaults: ReadonlySet<string> = new Set(), leaked = false): void {
     if (!leaked) this.#running.delete(id);
     this.#continuing.delete(id);
-    if (!requestFaults.has('metrics-tokens-not-counted')) this.#generated += this.#faults.has('undercount-generated') && generated > 0 ? generated - 1 : generated;
+    if (!requestFaults.has('metrics-tokens-not-counted')) this.#generated += this.#faults.has('undercount-generated') && generated > 0 ? generated - 1 : this.#faults.has('overcount-generated') ? generated + 1 : generated;
     this.#success[reason]++;
     if (firstTokenMs !== null) this.#ttft.observe(firstTokenMs / 1000);
   }

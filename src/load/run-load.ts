@@ -25,7 +25,8 @@ import type { ConnectionReuse } from './executors/connection-reuse.ts';
 import { cancelPointFor, type CancelPlan } from './executors/cancellation.ts';
 import type { ClientSpan } from '../server-metrics/cancel-release.ts';
 import { buildCancellationReport } from './results/cancel-report.ts';
-import { beginServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
+import { openServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
+import { primingRecord } from './priming-record.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -176,10 +177,13 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
   // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
   if (checker.remote === null) countTokens('warm up the tokenizer');
-  const priming = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
+  // A shard reads the server once before priming too (iari report merge joins the shards from there).
+  const serverMetrics = cfg.serverMetrics === undefined ? null : await openServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) }, cfg.shard !== null);
+  const primed = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
+  const priming = primed?.priming ?? null;
   const records: RequestRecord[] = [];
   // The baseline read comes after priming and before the first request: the counters' growth is the run's.
-  const serverMetrics = cfg.serverMetrics === undefined ? null : await beginServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) });
+  await serverMetrics?.begin();
   if (serverMetrics !== null && cfg.cancellation !== undefined) target.onCut = () => serverMetrics.cut();
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
@@ -243,7 +247,9 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     cfg.signal?.removeEventListener('abort', onInterrupt);
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
-  const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs, primingCut: priming?.outcome === 'incomplete' });
+  const epochMsOf = (ns: bigint): number => startEpochMs + Number(ns - startNs) / 1e6;
+  const shardPriming = cfg.shard === null ? undefined : primed === null ? null : primingRecord(primed.timing, epochMsOf);
+  const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs, primingCut: priming?.outcome === 'incomplete' }, shardPriming);
   const server = read?.section;
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.
@@ -389,7 +395,7 @@ export function runLengthS(cfg: Pick<LoadSettings, 'warmupS' | 'durationS'> & { 
  * still arriving when that deadline passes is evidence: the run starts without waiting for it, and
  * the result says so (a stream that outlived it).
  */
-async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number, leftMs: number, budgetMs: number): Promise<Priming> {
+async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number, leftMs: number, budgetMs: number): Promise<{ priming: Priming; timing: RequestTiming }> {
   const options = { connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
   const pool = target.dispatcher?.(options) ?? new Pool(target.origin, options);
   const inFlight: InFlight = new Map();
@@ -398,19 +404,21 @@ async function prime(target: EngineTarget, timeoutMs: number, deadlineMs: number
   try {
     // The priming request is never cut (--cancel-rate chooses among the run's requests).
     const { cancel: _cancel, ...uncut } = target;
-    const sent = sendOne(pool, uncut, -1, now(), 0, inFlight, deadlineMs).then(() => 'complete' as const);
+    const sending = sendOne(pool, uncut, -1, now(), 0, inFlight, deadlineMs);
+    const entry0 = [...inFlight.values()][0];
+    const sent = sending.then((timing) => timing);
     const outcome = await Promise.race([sent, new Promise<'incomplete'>((r) => (cut = setTimeout(() => r('incomplete'), Math.max(0, leftMs))))]);
-    if (outcome === 'complete') return { outcome, deadlineMs: budgetMs };
+    if (outcome !== 'incomplete') return { priming: { outcome: 'complete', deadlineMs: budgetMs }, timing: outcome };
     const entry = [...inFlight.values()][0];
-    // The response ended and is still being checked: no evidence against the server.
-    if (entry === undefined) return { outcome: 'complete', deadlineMs: budgetMs };
+    // The response ended and is still being checked: no evidence against the server (its usage is not known yet).
+    if (entry === undefined) return { priming: { outcome: 'complete', deadlineMs: budgetMs }, timing: { ...(entry0 as NonNullable<typeof entry0>).timer.timing, abortedAtEnd: true } };
     const t = entry.timer.timing;
     const detail =
       t.headersNs === null
         ? `the priming request had no answer within the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s)`
         : `the priming request's response (status ${t.status ?? '?'}) was still arriving when the pre-window deadline (${(budgetMs / 1000).toFixed(1)} s) passed: ${target.stream ? "a stream that outlived it (the server's streams may not end, HDR-012)" : 'a body that outlived it'}`;
     for (const e of inFlight.values()) e.abort();
-    return { outcome, deadlineMs: budgetMs, detail };
+    return { priming: { outcome, deadlineMs: budgetMs, detail }, timing: { ...t, abortedAtEnd: true } };
   } finally {
     clearTimeout(cut);
     clearInterval(sweep);

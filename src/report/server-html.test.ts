@@ -23,6 +23,7 @@ function section(generated: readonly number[], client: number) {
     parseIssueCount: 0,
     raw: [],
     sentToken: false,
+    beforePriming: null,
   };
   const records: ClientRequest[] = [{ phase: 'measure', outputTokens: client, tokenSource: 'usage', intendedUs: 0, sentUs: 0, ttftUs: 1000, error: null }];
   return { section: buildServerSection(log, records, { measureStartNs: 0n, measureStartEpochMs: start, maxTokens: 64 }), start };

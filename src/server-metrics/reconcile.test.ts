@@ -35,6 +35,17 @@ describe('reconciliation', () => {
     expect(f.tolerance.why).toMatch(/3 other shard\(s\)/);
   });
 
+  it('merged shards that cannot be joined exactly (unbounded): a count at or above the usage is no_data, never a pass; below it still disagrees; server.reconcile then has no pass', () => {
+    const why = '1 of the 2 shards recorded no read before their priming request';
+    const held = reconcile(input({ unbounded: why, counters: { generatedTokens: { delta: 512 }, promptTokens: { delta: 300 }, cachedTokens: { delta: 40 }, requestsFinished: { delta: 11 } } }));
+    expect(byId(held)['generated_tokens']).toMatchObject({ verdict: 'no_data', server: 512, client: 500, tolerance: { below: 0, above: null } });
+    expect(byId(held)['generated_tokens']!.tolerance.why).toContain(why);
+    expect(held.filter((f) => f.id !== 'counters_monotonic').map((f) => f.verdict)).toEqual(['no_data', 'no_data', 'no_data', 'no_data', 'no_data']);
+    expect(reconcileHeld(held)).toBeNull();
+    const under = byId(reconcile(input({ unbounded: why, counters: { generatedTokens: { delta: 499 } } })));
+    expect(under['generated_tokens']!.verdict).toBe('disagree');
+  });
+
   it('TTFT: the server\'s mean may be lower by any amount, higher by at most 1 ms', () => {
     expect(byId(reconcile(input({ histograms: { ttft: { window: { count: 10, meanUs: 51_000 } } } })))['ttft']!.verdict).toBe('agree');
     expect(byId(reconcile(input({ histograms: { ttft: { window: { count: 10, meanUs: 51_001 } } } })))['ttft']!.verdict).toBe('disagree');

@@ -47,11 +47,11 @@ export interface ReconcileInput {
   /** Shards besides this one: their requests reach the server too, so its counters may be higher by any amount. */
   otherShards?: number;
   /**
-   * iari report merge of shards that loaded one server: each primed it with one request before its
-   * baseline read, and another shard's priming can fall inside the joined window, so the server may
-   * count up to this many more requests than the answers show.
+   * iari report merge, when the shards that loaded one server cannot be joined exactly (a shard
+   * recorded no read before its priming request): why the server's count is bounded from below only.
+   * A finding that holds that bound is then no_data, never a pass (fail closed); below it, it disagrees.
    */
-  primingOverlap?: number;
+  unbounded?: string;
 }
 
 /** TTFT: the server's mean may exceed the client's by this much (clocks read at different points of one event). */
@@ -70,18 +70,15 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
       return;
     }
     const ok = (below === null || server >= client - below) && (above === null || server <= client + above);
-    out.push({ id, verdict: ok ? 'agree' : 'disagree', server, client, tolerance: { below, above, why }, message: say(server, client) });
+    // Merged shards that could not be joined exactly: the lower bound held is not a pass.
+    const verdict = !ok ? 'disagree' : s.unbounded !== undefined && others === 0 ? 'no_data' : 'agree';
+    out.push({ id, verdict, server, client, tolerance: { below, above, why }, message: say(server, client) });
   };
   const delta = (k: CounterKey): number | null => s.counters[k]?.delta ?? null;
   const others = s.otherShards ?? 0;
   // A shard shares the server with the others: only a lower bound holds here (iari report merge judges the whole).
-  const primed = s.primingOverlap ?? 0;
   const shared = (above: number | null, why: string): [number | null, string] =>
-    others > 0
-      ? [null, `${why}; ${others} other shard(s) load the same server, so it may count more (iari report merge reconciles the whole run)`]
-      : primed > 0
-        ? [null, `${why}; merged from shards that loaded one server: up to ${primed} other shard(s)' priming request(s) can fall inside the joined window, so the server may count more`]
-        : [above, why];
+    others > 0 ? [null, `${why}; ${others} other shard(s) load the same server, so it may count more (iari report merge reconciles the whole run)`] : s.unbounded !== undefined ? [null, `${why}; ${s.unbounded}`] : [above, why];
   const unreported = c.requests - c.usageReported;
   judge(
     'generated_tokens',
@@ -92,32 +89,27 @@ export function reconcile(s: ReconcileInput): ReconcileFinding[] {
     (sv, cl) => `server counted ${n(sv)} generated tokens; the answers' usage says ${n(cl)}`,
     delta('generatedTokens') === null ? 'the server publishes no generated-token counter' : 'no answer reported usage.completion_tokens',
   );
-  judge(
-    'prompt_tokens',
-    delta('promptTokens'),
-    c.promptReported === 0 ? null : c.promptTokens,
-    0,
-    ...shared(c.promptReported === c.requests ? 0 : null, c.promptReported === c.requests ? 'every answer reported usage.prompt_tokens: exact' : `${c.requests - c.promptReported} request(s) reported no prompt_tokens: the server's count may be higher by any amount`),
-    (sv, cl) => `server counted ${n(sv)} prompt tokens; the answers' usage says ${n(cl)}`,
-    delta('promptTokens') === null ? 'the server publishes no prompt-token counter' : 'no answer reported usage.prompt_tokens',
-  );
-  judge(
-    'cached_tokens',
-    delta('cachedTokens'),
-    c.cachedReported === 0 ? null : c.cachedTokens,
-    0,
-    ...shared(c.cachedReported === c.requests ? 0 : null, c.cachedReported === c.requests ? 'every answer reported cached_tokens: exact' : `${c.requests - c.cachedReported} request(s) reported no cached_tokens: the server's count may be higher by any amount`),
-    (sv, cl) => `server counted ${n(sv)} cache-hit tokens; the answers' cached_tokens say ${n(cl)}`,
-    delta('cachedTokens') === null ? 'the server publishes no cache-hit counter' : 'no answer reported usage.prompt_tokens_details.cached_tokens',
-  );
+  // Prompt and cached tokens: exact when every answer reported the field, else the server may count more.
+  const promptSide = (id: 'prompt_tokens' | 'cached_tokens', key: CounterKey, total: number, reported: number, o: { field: string; short: string; counted: string; says: string; counter: string }): void => {
+    const all = reported === c.requests;
+    judge(
+      id,
+      delta(key),
+      reported === 0 ? null : total,
+      0,
+      ...shared(all ? 0 : null, all ? `every answer reported ${o.short}: exact` : `${c.requests - reported} request(s) reported no ${o.short.replace(/^usage\./, '')}: the server's count may be higher by any amount`),
+      (sv, cl) => `server counted ${n(sv)} ${o.counted}; ${o.says} ${n(cl)}`,
+      delta(key) === null ? `the server publishes no ${o.counter} counter` : `no answer reported ${o.field}`,
+    );
+  };
+  promptSide('prompt_tokens', 'promptTokens', c.promptTokens, c.promptReported, { field: 'usage.prompt_tokens', short: 'usage.prompt_tokens', counted: 'prompt tokens', says: "the answers' usage says", counter: 'prompt-token' });
+  promptSide('cached_tokens', 'cachedTokens', c.cachedTokens, c.cachedReported, { field: 'usage.prompt_tokens_details.cached_tokens', short: 'cached_tokens', counted: 'cache-hit tokens', says: "the answers' cached_tokens say", counter: 'cache-hit' });
   judge(
     'requests_finished',
     delta('requestsFinished'),
     c.requests === 0 ? null : c.ok,
     0,
-    ...(primed > 0 && others === 0
-      ? [c.notOk + primed, `${c.notOk === 0 ? 'every request ended well' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`}; merged from shards that loaded one server: up to ${primed} other shard(s)' priming request(s) can fall inside the joined window`] as [number, string]
-      : shared(c.notOk, c.notOk === 0 ? 'every request ended well: exact' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`)),
+    ...shared(c.notOk, c.notOk === 0 ? 'every request ended well: exact' : `${c.notOk} request(s) failed or were cut at the end: the server may have finished them`),
     (sv, cl) => `server counted ${n(sv)} finished requests; ${n(cl)} answers ended well`,
     delta('requestsFinished') === null ? 'the server publishes no finished-request counter' : 'no request was sent',
   );

@@ -67,6 +67,8 @@ export interface ScrapeLog {
   raw: RawSeries[];
   /** Whether the token was needed (and sent). */
   sentToken: boolean;
+  /** A shard's read before its priming request (readBeforePriming), kept apart from the run's points. */
+  beforePriming: ScrapePoint | null;
 }
 
 type Outcome = { ok: true; text: string } | { ok: false; why: string; status?: number };
@@ -102,7 +104,7 @@ export class ServerScraper {
     };
     const options = { connections: 1, headersTimeout: this.#t.timeoutMs, bodyTimeout: this.#t.timeoutMs };
     this.#pool = t.connection === undefined ? new Pool(url.origin, options) : dispatcherFor(t.connection, url.origin, options);
-    this.#log = { url: displayMetricsUrl(url.href), intervalMs: this.#t.intervalMs, engine: null, attempts: 0, points: [], failures: [], failureCount: 0, decreases: [], decreaseCount: 0, parseIssues: [], parseIssueCount: 0, raw: [], sentToken: false };
+    this.#log = { url: displayMetricsUrl(url.href), intervalMs: this.#t.intervalMs, engine: null, attempts: 0, points: [], failures: [], failureCount: 0, decreases: [], decreaseCount: 0, parseIssues: [], parseIssueCount: 0, raw: [], sentToken: false, beforePriming: null };
   }
 
   /** The reads so far (oldest first). */
@@ -149,6 +151,17 @@ export class ServerScraper {
     }
     this.#prevCounters = counters;
     this.#log.points.push({ atNs, ms, reading });
+  }
+
+  /**
+   * A read before the priming request (shards: iari report merge starts the joined window of the
+   * shards that load one server at the earliest of these, so every shard's priming falls inside it).
+   * It is not one of the run's points; a failed read leaves it null.
+   */
+  async readBeforePriming(): Promise<void> {
+    const before = this.#log.points.length;
+    await this.scrapeOnce();
+    if (this.#log.points.length > before) this.#log.beforePriming = this.#log.points.pop() ?? null;
   }
 
   /** Reads every intervalMs until stop(); reads never overlap (a slow one delays the next). */

@@ -15,7 +15,8 @@ export function mergeServerSections(parts: readonly (ServerSection | undefined)[
   if (first === undefined) return undefined;
   const byUrl = new Map<string, ServerSection[]>();
   for (const p of given) byUrl.set(p.url, [...(byUrl.get(p.url) ?? []), p]);
-  const groups = [...byUrl.values()].map(oneServer);
+  const joins = [...byUrl.values()].map(oneServer);
+  const groups = joins.map((j) => j.section);
   const ok = groups.filter((g) => g.status === 'ok');
   const counters: ServerSection['counters'] = {};
   for (const k of counterKeys) {
@@ -30,9 +31,12 @@ export function mergeServerSections(parts: readonly (ServerSection | undefined)[
   const seconds = new Map<number, ServerSecond>();
   for (const g of ok) for (const s of g.perSecond) seconds.set(s.epochS, addSecond(seconds.get(s.epochS), s, false));
   const startS = Math.min(...given.map((p) => p.perSecond[0]?.epochS ?? Infinity).filter(Number.isFinite), Infinity);
-  const client = given.map((p) => p.client).reduce(addTotals);
+  // Every shard's priming request fell inside its server's joined window: the client's side counts it.
+  const client = [...given.map((p) => p.client), ...joins.flatMap((j) => j.primings)].reduce(addTotals);
+  // A shard's own read before priming and its priming request are the joins' (above), not the whole's.
+  const { beforePriming: _before, priming: _priming, ...firstOwn } = first;
   const merged: ServerSection = {
-    ...first,
+    ...firstOwn,
     url: [...byUrl.keys()].join(', '),
     status: ok.length > 0 ? 'ok' : groups.some((g) => g.status === 'unmapped') ? 'unmapped' : 'nothing',
     note: ok.length > 0 ? null : first.note,
@@ -53,31 +57,47 @@ export function mergeServerSections(parts: readonly (ServerSection | undefined)[
     raw: first.raw,
     otherShards: 0,
   };
-  // Shards that read one URL each primed that server before their baseline read: all but the earliest
-  // shard's priming may fall inside the joined window (run-load.ts primes, then takes the baseline).
-  const primingOverlap = Math.max(0, ...[...byUrl.values()].map((g) => g.filter((p) => p.status === 'ok').length - 1));
-  return { ...merged, reconciliation: reconcile({ ...merged, primingOverlap }) };
+  const unjoined = joins.map((j) => j.unjoined).filter((u): u is string => u !== null);
+  return { ...merged, reconciliation: reconcile({ ...merged, ...(unjoined.length === 0 ? {} : { unbounded: unjoined.join('; ') }) }) };
 }
 
-/** The shards that read one URL: one server seen several times. */
-function oneServer(parts: readonly ServerSection[]): ServerSection {
+interface Joined {
+  section: ServerSection;
+  /** The priming requests inside the joined window (their client totals). */
+  primings: ClientTotals[];
+  /** Why the window could not be joined exactly (null: it was). */
+  unjoined: string | null;
+}
+
+/**
+ * The shards that read one URL: one server seen several times. Each primed it with one request
+ * before its own baseline read, so another shard's priming can fall inside a window that starts at
+ * the earliest baseline. Shards read the server before priming too (load.json `beforePriming`): the
+ * joined window starts at the earliest of those reads, every shard's priming falls inside it, and
+ * their usage (load.json `priming`) joins the client's side, so the findings are exact both ways.
+ */
+function oneServer(parts: readonly ServerSection[]): Joined {
   const ok = parts.filter((p) => p.status === 'ok').sort((a, b) => (a.firstReadEpochMs ?? 0) - (b.firstReadEpochMs ?? 0));
   const earliest = ok[0];
-  if (earliest === undefined) return parts[0] as ServerSection;
+  if (earliest === undefined) return { section: parts[0] as ServerSection, primings: [], unjoined: null };
   const latest = [...ok].sort((a, b) => (b.lastReadEpochMs ?? 0) - (a.lastReadEpochMs ?? 0))[0] as ServerSection;
+  const missing = ok.filter((p) => p.beforePriming === undefined || p.beforePriming === null || p.priming === undefined).length;
+  const joined = ok.length > 1 && missing === 0;
+  const start = joined ? ok.map((p) => p.beforePriming as NonNullable<ServerSection['beforePriming']>).sort((a, b) => a.epochMs - b.epochMs)[0] : undefined;
   const counters: ServerSection['counters'] = {};
   for (const k of counterKeys) {
     const have = ok.map((p) => p.counters[k]).filter((c): c is NonNullable<typeof c> => c !== undefined);
     if (have.length === 0) continue;
-    const lo = Math.min(...have.map((c) => c.first));
+    const lo = start === undefined ? Math.min(...have.map((c) => c.first)) : start.counters[k];
+    if (lo === undefined) continue;
     const hi = Math.max(...have.map((c) => c.last));
     counters[k] = { first: lo, last: hi, delta: hi - lo };
   }
   const histograms: ServerSection['histograms'] = {};
   for (const k of histogramKeys) {
-    const a = earliest.histograms[k];
+    const a = start === undefined ? earliest.histograms[k]?.first : start.histograms[k];
     const b = latest.histograms[k];
-    if (a !== undefined && b !== undefined) histograms[k] = { first: a.first, last: b.last, window: windowSummary(a.first, b.last) };
+    if (a !== undefined && b !== undefined) histograms[k] = { first: a, last: b.last, window: windowSummary(a, b.last) };
   }
   const gauges: ServerSection['gauges'] = {};
   for (const k of gaugeKeys) {
@@ -86,7 +106,15 @@ function oneServer(parts: readonly ServerSection[]): ServerSection {
   }
   const seconds = new Map<number, ServerSecond>();
   for (const p of ok) for (const s of p.perSecond) seconds.set(s.epochS, addSecond(seconds.get(s.epochS), s, true));
-  return { ...earliest, counters, histograms, gauges, perSecond: [...seconds.values()] };
+  const section = { ...earliest, counters, histograms, gauges, perSecond: [...seconds.values()] };
+  if (ok.length < 2) return { section, primings: [], unjoined: null };
+  if (!joined)
+    return {
+      section,
+      primings: [],
+      unjoined: `${missing} of the ${ok.length} shards that read ${earliest.url} recorded no read before their priming request (a load.json from an older iari, or that read failed), so another shard's priming may fall inside the joined window: the server's count is bounded from below only`,
+    };
+  return { section, primings: ok.flatMap((p) => (p.priming == null ? [] : [p.priming.client])), unjoined: null };
 }
 
 /** One second from two readers: of one server (the higher value), or of two (the sum). */

@@ -68,6 +68,21 @@ export interface ServerSection {
   parseIssueCount: number;
   /** Series the vocabulary does not map, first and last value (at most 200). */
   raw: { series: string; type: string; first: number; last: number }[];
+  /**
+   * Shards (--shard) only: the read taken before the shard's priming request (null: that read
+   * failed), and the priming request itself (null: the shard sent none). iari report merge starts
+   * the joined window of the shards that read one server at the earliest of these reads, so every
+   * shard's priming falls inside it and is counted on the client's side.
+   */
+  beforePriming?: { epochMs: number; counters: Partial<Record<CounterKey, number>>; histograms: Partial<Record<HistogramKey, BucketHistogram>> } | null;
+  priming?: { sentEpochMs: number; endEpochMs: number | null; client: ClientTotals } | null;
+}
+
+/** A shard's priming request (run-load.ts makes it from the request's timing). */
+export interface PrimingRecord {
+  request: ClientRequest;
+  sentEpochMs: number;
+  endEpochMs: number | null;
 }
 
 /** What the section needs of a client request (RequestRecord has these fields). */
@@ -122,7 +137,8 @@ export function clientTotals(records: readonly ClientRequest[], maxTokens: numbe
   return t;
 }
 
-export function buildServerSection(log: ScrapeLog, records: readonly ClientRequest[], w: ClientWindow): ServerSection {
+/** `priming`: given for a shard (null: it sent no priming request), absent for a run that is not one. */
+export function buildServerSection(log: ScrapeLog, records: readonly ClientRequest[], w: ClientWindow, priming?: PrimingRecord | null): ServerSection {
   const points = log.points;
   const epochMsOf = (atNs: bigint): number => w.measureStartEpochMs + Number(atNs - w.measureStartNs) / 1e6;
   const startS = Math.floor(w.measureStartEpochMs / 1000);
@@ -196,6 +212,11 @@ export function buildServerSection(log: ScrapeLog, records: readonly ClientReque
     parseIssueCount: log.parseIssueCount,
     raw: log.raw,
   };
+  if (priming !== undefined) {
+    const b = log.beforePriming;
+    section.beforePriming = b === null || b.reading.engine === null ? null : { epochMs: Math.round(epochMsOf(b.atNs)), counters: b.reading.counters, histograms: b.reading.histograms };
+    section.priming = priming === null ? null : { sentEpochMs: Math.round(priming.sentEpochMs), endEpochMs: priming.endEpochMs === null ? null : Math.round(priming.endEpochMs), client: clientTotals([priming.request], w.maxTokens) };
+  }
   return { ...section, reconciliation: reconcile(section) };
 }
 

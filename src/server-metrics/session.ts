@@ -2,7 +2,7 @@
 // runs, a last read after its last request ended; then the section for load.json.
 import type { ConnectionOptions } from '../client/connection-options.ts';
 import { ServerScraper, type ScrapeLog, type ScrapePoint } from './scraper.ts';
-import { buildServerSection, type ClientRequest, type ClientWindow, type ServerSection } from './server-section.ts';
+import { buildServerSection, type ClientRequest, type ClientWindow, type PrimingRecord, type ServerSection } from './server-section.ts';
 import { busyOf, leakOf, releaseOf, type ClientSpan, type LeakFinding, type ReleaseReport } from './cancel-release.ts';
 
 export interface ServerMetricsOptions {
@@ -34,13 +34,19 @@ export const CUT_WINDOW_MS = 1000;
 export const SETTLE_MS = 3000;
 
 export interface ServerMetricsRun {
+  /** Takes the baseline read (after priming, before the first request), then reads every interval until stop(). */
+  begin(): Promise<void>;
   /** The client cut a request just now: read faster for a while (the release is timed to that resolution). */
   cut(): void;
-  stop(records: readonly ClientRequest[], w: ClientWindow, cuts?: ClientCuts): Promise<{ section: ServerSection; release: ReleaseReport | null; leak: LeakFinding | null }>;
+  /** `priming`: a shard's priming request (null: none sent); absent for a run that is not a shard. */
+  stop(records: readonly ClientRequest[], w: ClientWindow, cuts?: ClientCuts, priming?: PrimingRecord | null): Promise<{ section: ServerSection; release: ReleaseReport | null; leak: LeakFinding | null }>;
 }
 
-/** Takes the baseline read, then reads every interval until stop(). */
-export async function beginServerMetrics(o: ServerMetricsOptions, target: { baseUrl: string; token: string; connection?: ConnectionOptions }): Promise<ServerMetricsRun> {
+/**
+ * The scraper of one run. A shard (`beforePriming`) reads once before its priming request too:
+ * iari report merge needs that read and the priming's usage to reconcile the shards exactly.
+ */
+export async function openServerMetrics(o: ServerMetricsOptions, target: { baseUrl: string; token: string; connection?: ConnectionOptions }, beforePriming: boolean): Promise<ServerMetricsRun> {
   const url = metricsUrlFor(target.baseUrl, o.url);
   const scraper = new ServerScraper({
     url,
@@ -51,16 +57,20 @@ export async function beginServerMetrics(o: ServerMetricsOptions, target: { base
     timeoutMs: o.timeoutMs ?? Math.max(250, Math.min(2000, o.intervalMs * 4)),
     ...(target.connection === undefined ? {} : { connection: target.connection }),
   });
-  await scraper.scrapeOnce();
-  const before = scraper.points[0];
-  scraper.start();
+  if (beforePriming) await scraper.readBeforePriming();
+  let before: ScrapePoint | undefined;
   let fast = false;
   return {
+    begin: async () => {
+      await scraper.scrapeOnce();
+      before = scraper.points[0];
+      scraper.start();
+    },
     cut: () => {
       fast = true;
       scraper.hurry(CUT_WINDOW_MS, CUT_READ_MS);
     },
-    stop: async (records, w, cuts) => {
+    stop: async (records, w, cuts, priming) => {
       const withCuts = cuts !== undefined && cuts.cuts.length > 0;
       const read = before === undefined ? null : busyOf(before.reading.gauges);
       // The pre-run level is the server's without the run's own priming request (cut just before that read when it outlived its deadline).
@@ -68,7 +78,7 @@ export async function beginServerMetrics(o: ServerMetricsOptions, target: { base
       // The server is given SETTLE_MS to come back to its pre-run level before a leak is called.
       const settled = (p: ScrapePoint): boolean => baseline !== null && (busyOf(p.reading.gauges) ?? Infinity) <= baseline;
       const log: ScrapeLog = await scraper.stop(true, withCuts ? (sc) => sc.settle(settled, SETTLE_MS, 100) : undefined);
-      const section = buildServerSection(log, records, w);
+      const section = buildServerSection(log, records, w, priming);
       if (!withCuts) return { section, release: null, leak: null };
       const reads = log.points.map((p) => ({ atNs: p.atNs, busy: busyOf(p.reading.gauges) }));
       const release = before === undefined || baseline === null ? null : releaseOf({ atNs: before.atNs, busy: baseline }, reads, cuts.cuts, cuts.spans, o.intervalMs, fast ? Math.min(CUT_READ_MS, o.intervalMs) : null);

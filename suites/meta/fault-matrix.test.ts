@@ -8,6 +8,7 @@ import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import { gradeFor, gradeOf } from '../../src/checks/registry/registry-view.ts';
 import { loadRequirements } from '../../src/checks/registry/requirements-registry.ts';
 import { capabilityOfId, isCapability, type Capability } from '../../src/checks/registry/capabilities.ts';
+import type { MetricsFault } from '../../mock-server/core/metrics-route.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
 // everything; each fault makes exactly the IDs it breaks fail (or non-strict where graded SHOULD)
@@ -147,6 +148,36 @@ describe('fault matrix', () => {
       }
       table.push({ fault: f.name, kind: f.kind, expected: f.breaks.join(',') || '-', detected: problems.length === 0, note: problems.join('; ') });
       expect(problems).toEqual([]);
+    });
+  }
+});
+
+// The mock's load-side metrics faults (its `metricsFaults` option, docs/server-metrics.md) are set on
+// the server, not sent per request, so they are not catalogue faults; `iari test`'s metrics row sees
+// them where their effect lands between its two reads around one request. Each fails exactly these
+// IDs. An overcount is within METRICS-003 (a lower bound: other requests may run at the same time);
+// only iari load's reconciliation, which owns the window, catches it (suites/load/server-metrics.test.ts).
+// `counter-decreases` (every second read served at half) is not listed: iari test reads three times
+// (the capability probe, before, after), so the halved read is `before` and the counter only rises
+// between its two reads; METRICS-002's fault is the catalogue's metrics-counter-decreases (above).
+const loadSideFaults: { fault: MetricsFault; breaks: string[] }[] = [
+  { fault: 'undercount-generated', breaks: ['METRICS-003'] },
+  { fault: 'overcount-generated', breaks: [] },
+];
+
+describe('fault matrix: the mock\'s load-side metrics faults under iari test', () => {
+  const metricsChecks = catalog.filter((c) => c.area === 'metrics');
+  for (const { fault, breaks } of loadSideFaults) {
+    it(`metricsFaults ${fault}: ${breaks.length === 0 ? 'fails nothing in the metrics row' : `fails exactly ${breaks.join(', ')} in the metrics row`}`, async () => {
+      const faulty = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0, metricsFaults: [fault] });
+      try {
+        const outcomes = (await runChecksInProcess(createCheckContext(mockSettings(faulty)), metricsChecks)).outcomes;
+        const bad = [...outcomes.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => o.id).sort();
+        expect(bad, [...outcomes.values()].map((o) => `${o.id}: ${summary(o)}`).join('\n')).toEqual(breaks);
+        for (const id of ['METRICS-001', 'METRICS-002', 'METRICS-003']) if (!breaks.includes(id)) expect(outcomes.get(id)?.verdict, id).toBe('pass');
+      } finally {
+        await faulty.close();
+      }
     });
   }
 });
