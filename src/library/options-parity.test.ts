@@ -263,6 +263,7 @@ describe('runLoad and iari load: one typed validator (validateLoadOptions)', () 
       [['--embeddings-batch', '4', '--slo', 'ttft.p95<1s'], { embeddingsBatch: 4, slo: ['ttft.p95<1s'] }, ['slo', 'embeddingsBatch']],
       [['--embeddings-format', 'base64'], { embeddingsFormat: 'base64' }, ['embeddingsFormat', 'embeddingsBatch']],
       [['--embeddings-batch', '4096'], { embeddingsBatch: 4096 }, ['embeddingsBatch']],
+      [['--slo', 'embeddings.inputs_per_s>=10'], { slo: ['embeddings.inputs_per_s>=10'] }, ['slo', 'embeddingsBatch']],
     ];
     for (const [flags, options, named] of cases) {
       const cli = await refusal(loadCommand(['--base-url', base, '--token-env', 'IARI_PARITY_TOKEN', '--model', 'm', '--requests', '1', '--report', mkdtempSync(join(tmp, 'r-')), '--quiet', ...flags]));

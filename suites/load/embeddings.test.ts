@@ -4,6 +4,7 @@ import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { validateEmbeddingsRequest } from '../../src/protocols/embeddings/embeddings-request.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
+import { parseSlos } from '../../src/load/results/slo.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 /**
@@ -27,7 +28,7 @@ describe('the embeddings workload against the mock', () => {
     embeddings: { batch, ...(encodingFormat === undefined ? {} : { encodingFormat }) },
   });
 
-  async function run(batch: number, fault: string | null, encodingFormat?: 'float' | 'base64', checkIn: 'worker' | 'in-process' = 'in-process'): Promise<{ result: Awaited<ReturnType<typeof runLoad>>['result']; records: RequestRecord[] }> {
+  async function run(batch: number, fault: string | null, encodingFormat?: 'float' | 'base64', checkIn: 'worker' | 'in-process' = 'in-process', slo: string[] = []): Promise<{ result: Awaited<ReturnType<typeof runLoad>>['result']; records: RequestRecord[] }> {
     const records: RequestRecord[] = [];
     const { result } = await runLoad(
       loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
@@ -35,6 +36,8 @@ describe('the embeddings workload against the mock', () => {
         durationS: null,
         requests: 20,
         stream: false,
+        slos: parseSlos(slo),
+        sloExprs: slo,
         workload: spec(batch, encodingFormat),
         ...(fault === null ? {} : { extraHeaders: (seq: number) => (seq % 2 === 0 ? { 'x-iari-fault': fault } : {}) }),
         onRecord: (r) => records.push(r),
@@ -44,7 +47,7 @@ describe('the embeddings workload against the mock', () => {
   }
 
   it('EMB-002: sends batch inputs per request and counts the inputs and prompt tokens the mock answered, with no TTFT or ITL', async () => {
-    const { result, records } = await run(5, null);
+    const { result, records } = await run(5, null, undefined, 'in-process', ['embeddings.inputs_per_s>=1', 'embeddings.inputs_per_s>=1000000', 'embeddings.prompt_tokens_per_s>0']);
     const measured = records.filter((r) => r.phase === 'measure');
     expect(result.counts.failed).toBe(0);
     expect(measured.length).toBe(20);
@@ -59,6 +62,12 @@ describe('the embeddings workload against the mock', () => {
     expect(result.metrics.itl).toBeUndefined();
     expect(result.metrics.e2e?.count).toBe(20);
     expect(result.meta.config.workload?.embeddings).toEqual({ batch: 5 });
+    // The embeddings SLOs read the report: the same inputs/s, met and breached by their thresholds.
+    expect(result.slos.map((s) => [s.expr, s.observed, s.passed])).toEqual([
+      ['embeddings.inputs_per_s>=1', e.inputsPerS, true],
+      ['embeddings.inputs_per_s>=1000000', e.inputsPerS, false],
+      ['embeddings.prompt_tokens_per_s>0', e.promptTokensPerS, true],
+    ]);
   }, 60_000);
 
   it('EMB-005: base64 answers are decoded and checked, on the check worker too', async () => {

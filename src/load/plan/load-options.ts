@@ -107,6 +107,8 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   const embeddings = workloadPlan.spec?.embeddings !== undefined;
   const tokenSlo = embeddings ? slos.find((s) => ['ttft', 'ttfo', 'itl', 'tpot', 'service_ttft', 'output_tps'].includes(s.metric) || (s.metric === 'throughput' && s.stat === 'tokens')) : undefined;
   if (tokenSlo !== undefined) throw usage(`${n('slo')} '${tokenSlo.expr}' does not apply to ${n('embeddingsBatch')}: an embeddings answer arrives whole with no output tokens (use e2e, ttfb, errors, throughput.rps or goodput)`);
+  const embeddingsSlo = embeddings ? undefined : slos.find((s) => s.metric === 'embeddings');
+  if (embeddingsSlo !== undefined) throw usage(`${n('slo')} '${embeddingsSlo.expr}' judges embeddings throughput: it needs ${n('embeddingsBatch')} (the embeddings workload)`);
   if (embeddings && o.stream === true) throw usage(`${n('embeddingsBatch')} sends whole requests: POST /v1/embeddings does not stream`);
   let baseUrl: string | null = null;
   let token: string | null = null;

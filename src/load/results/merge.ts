@@ -123,7 +123,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results), ...reasoningOf(results), ...(server === undefined ? {} : { server }) }, finished),
+    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results), ...reasoningOf(results), ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }) }, finished),
     ...toolCallsOf(results),
     timeslices: mergeTimeslices(results.map((r) => r.timeslices), startMs),
     sweep: null,

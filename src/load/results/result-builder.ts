@@ -60,6 +60,7 @@ export function buildResult(input: BuildInput): LoadResult {
   const throughput = throughputOf(c, windowS, meta.mode.kind === 'open');
   const perRequest = input.slos.filter((s) => s.perRequest).map((s) => s.expr);
   const goodput = goodputOf(perRequest, c.good, c.finished, windowS);
+  const embeddings = meta.config.workload?.embeddings === undefined ? {} : { embeddings: buildEmbeddingsReport(c.embeddings, windowS, meta.config.workload.embeddings.batch) };
   return {
     meta,
     counts: {
@@ -74,7 +75,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...reasoningOf(c), ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...reasoningOf(c), ...embeddings, ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
     ...toolCallsOf(c),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
@@ -85,7 +86,7 @@ export function buildResult(input: BuildInput): LoadResult {
     ...cacheOf(c),
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
-    ...(meta.config.workload?.embeddings === undefined ? {} : { embeddings: buildEmbeddingsReport(c.embeddings, windowS, meta.config.workload.embeddings.batch) }),
+    ...embeddings,
     connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
     ...(input.server === undefined ? {} : { server: input.server }),
   };
@@ -112,7 +113,7 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server'>;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server' | 'embeddings'>;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

@@ -14,6 +14,7 @@ const scalarMetrics: Record<string, { stats: readonly string[]; unit: SloResult[
   goodput: { stats: ['rps', 'fraction'], unit: 'per_s' },
   output_tps: { stats: [...percentileKeys, 'mean', 'min'], unit: 'per_s' },
   tool_calls: { stats: ['invalid_rate', 'call_rate', 'not_json_rate', 'unknown_function_rate', 'schema_mismatch_rate'], unit: 'ratio' },
+  embeddings: { stats: ['inputs_per_s', 'prompt_tokens_per_s'], unit: 'per_s' },
 };
 
 export interface Slo {
@@ -36,6 +37,7 @@ export function sloHelp(): string {
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     'with --tools: tool_calls.invalid_rate<0.01 (also call_rate, not_json_rate, unknown_function_rate, schema_mismatch_rate)',
+    'with --embeddings-batch: embeddings.inputs_per_s>=100, embeddings.prompt_tokens_per_s>=5000',
     serverSloHelp,
   ].join('\n');
 }
@@ -118,7 +120,7 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server'>, finished: number): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server' | 'embeddings'>, finished: number): SloResult[] {
   return slos.map((s) => {
     if (s.metric === 'server') {
       const { observed, noData } = observeServerSlo(s.stat, r.server);
@@ -150,8 +152,13 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   });
 }
 
-function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning'>): number | null {
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'embeddings'>): number | null {
   switch (s.metric) {
+    case 'embeddings': {
+      const e = r.embeddings;
+      if (e === undefined || e.requests === 0) return null;
+      return s.stat === 'inputs_per_s' ? e.inputsPerS : e.requestsWithoutUsage === e.requests ? null : e.promptTokensPerS;
+    }
     case 'tool_calls': {
       const t = r.toolCalls;
       if (t === undefined) return null;
