@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
+import { cancelPointFor, parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
 import { summaryTable } from '../../src/load/results/summary.ts';
-import { loadConfig, startLoadMock } from './load-fixtures.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, serverLoadConfig, startLoadMock } from './load-fixtures.ts';
 
 /**
  * --cancel-rate against the bundled mock: a cut request is disconnected on the wire (the mock logs
@@ -56,7 +58,10 @@ describe('iari load --cancel-rate against the mock', () => {
     await mock.close();
 
     mock = await startLoadMock({ ttftMs: 40, itlMs: 10, completionTokens: 40, capacity: 8, faults: ['cancel-leaks-slot'] });
-    const leaking = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: plan(0.3, '5tokens'), serverMetrics: metrics }));
+    // The requests chosen to be cut get answers of 400 tokens: every cut comes before the answer's end, however loaded the machine (an answer that ended first is no cut to leak).
+    const chosen = plan(0.3, '5tokens');
+    const long = (seq: number): Record<string, string> | undefined => (cancelPointFor(chosen, 1, seq, 64) === null ? undefined : { 'x-iari-completion-tokens': '400' });
+    const leaking = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: chosen, serverMetrics: metrics, maxTokens: 1000, extraHeaders: long }));
     const l = leaking.result.cancellation;
     expect(l?.cancelled).toBeGreaterThan(0);
     expect(l?.leak).toMatchObject({ verdict: 'leak', before: 0 });
@@ -75,5 +80,18 @@ describe('iari load --cancel-rate against the mock', () => {
     expect(unmapped.result.cancellation?.leak?.verdict).toBe('not observed');
     expect(summaryTable(unmapped.result)).toContain('server leak check: not observed');
     expect(summaryTable(unmapped.result)).not.toMatch(/leak check: (released|LEAK)/);
+  }, 30_000);
+
+  it('LOAD-CANCEL: an answer that is an error at its head stays that error: a prefill cut never hides a 500', async () => {
+    const server = createServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"down","type":"server_error"}}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const { result } = await runLoad(serverLoadConfig({ baseUrl: base, token: 'test-token-0123', model: 'm', target: 'external' }, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: null, requests: 6, checkIn: 'in-process', prime: false, cancellation: plan(1, 'prefill') }));
+      expect(result.errors.byClass.http_status).toBe(6);
+      expect(result.cancellation).toMatchObject({ chosen: 6, cancelled: 0, endedFirst: 6 });
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   }, 30_000);
 });
