@@ -3,6 +3,7 @@ import type { MockServer } from '../../mock-server/index.ts';
 import { runLoad } from '../../src/load/run-load.ts';
 import { cancelPointFor, parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
 import { summaryTable } from '../../src/load/results/summary.ts';
+import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, serverLoadConfig, startLoadMock } from './load-fixtures.ts';
@@ -93,5 +94,20 @@ describe('iari load --cancel-rate against the mock', () => {
     } finally {
       await new Promise((r) => server.close(r));
     }
+  }, 30_000);
+
+  it('LOAD-CANCEL: in a conversation a cut turn ends it: no later turn of that conversation is sent, and it does not count as completed', async () => {
+    mock = await startLoadMock({ ttftMs: 20, itlMs: 2, completionTokens: 12 });
+    const workload: WorkloadSpec = { input: { kind: 'synthetic', length: { mean: 24, stdev: 0 } }, output: null, maxTokensField: 'max_tokens', extraBody: null, conversation: { turns: { mean: 3, stdev: 0 }, thinkTimeMs: 0 } };
+    const { result, records } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { durationS: 1, checkIn: 'in-process', workload, cancellation: plan(0.3, '2tokens') }));
+    const cut = records.filter((r) => r.phase === 'cancelled');
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) {
+      expect(c.turn, JSON.stringify(c)).toBeDefined();
+      const later = records.filter((r) => r.conversation === c.conversation && (r.turn ?? 0) > (c.turn ?? 0));
+      expect(later, `conversation ${c.conversation} went on after its turn ${c.turn} was cut`).toEqual([]);
+    }
+    expect(result.turns?.conversationsCompleted).toBeLessThan(result.turns?.conversationsStarted ?? 0);
+    expect(result.errors.total).toBe(0);
   }, 30_000);
 });
