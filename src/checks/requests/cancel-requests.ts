@@ -14,7 +14,7 @@ import { indexSamples, readVocabulary } from '../../server-metrics/vocabulary.ts
 /** How often the server's gauges are read while waiting on them. */
 export const POLL_MS = 50;
 /** Before a cut, the check waits up to this long for the server to have no request in flight (an earlier check's may still run). */
-const QUIET_MS = 3_000;
+const QUIET_MS = 2_000;
 export const PROBE_TOKENS = 4;
 const MAX_BYTES = 4 * 1024 * 1024;
 /** The bundled mock's schedule of a short probe (its per-request headers). */
