@@ -23,6 +23,7 @@ export const NON_STREAMED_STOP_BOUND_MS = 2_000;
  * wait before it looks at the socket (server_response::recv_with_timeout, tools/server/server-queue.cpp).
  */
 const NON_STREAMED_POLL_MS = 1_250;
+const FIRST_SLOW_READ_MS = 250;
 /** Past the bound, how long the in-flight gauge is watched: a request that leaves it then ran late; one still in it may be a held slot. */
 const LATE_WINDOW_MS = 2_000;
 /** How long generated tokens are watched for growth once the stop bound has passed. */
@@ -67,8 +68,9 @@ async function judgeStop(ctx: CheckContext, j: Judge, id: string, before: Gauges
   const back = (g: Gauges): boolean => gauge !== null && g.inFlight !== null && g.inFlight <= gauge;
   let now: Gauges = before;
   if (gauge !== null) {
-    // A slow poll starts with its wait: the first read too would be an answer that delays the server's look at its sockets.
-    if (pollMs > POLL_MS) await wait(pollMs);
+    // A slow poll reads once soon after the cut, then waits a whole period: a server whose look at its sockets that read
+    // delayed has looked by the next read.
+    if (pollMs > POLL_MS) await wait(FIRST_SLOW_READ_MS);
     for (;;) {
       now = await gauges(ctx);
       if (back(now)) return j.pass(id);
