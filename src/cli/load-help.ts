@@ -9,7 +9,7 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
   {
     title: 'Scenario:',
     rows: [
-      { head: '--scenario FILE', flags: ['scenario'], help: ['a run as one YAML or JSON file (target, executor, workload, request, run,', 'search, slos; docs/load.md "Scenario files", examples/*.yaml), or a', 'load.json (the scenario it recorded: the same run again); the flags', 'below win over it'] },
+      { head: '--scenario FILE', flags: ['scenario'], help: ['a run as one YAML or JSON file (target, executor, workload, request, run,', 'search, cancellation, slos; docs/load.md "Scenario files", examples/*.yaml),', 'or a load.json (the scenario it recorded: the same run again); the flags', 'below win over it'] },
     ],
   },
   {
@@ -46,7 +46,7 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
       { head: '--timeout D', flags: ['timeout'], help: ['idle timeout, reset on every byte (default 30s)'] },
       { head: '--request-timeout D', flags: ['request-timeout'], help: ['total deadline of one request, body included (default 120s); a response', 'still arriving then (an endless or dribbled stream) is a timeout error.', 'The run itself ends at its bound: in-flight requests get 5s after it,', 'then are aborted and counted as "aborted at end"'] },
       { head: '--cancel-rate P', flags: ['cancel-rate'], help: ['the client cuts a share P (0 < P <= 1) of its requests, chosen by --seed', '(the same requests and points on every run): each is aborted on the wire', '(its socket destroyed), counted apart, never an error and never in the', 'latency percentiles; goodput and the error rate are over the rest. With', '--server-metrics: how fast the server released each cut, and whether its', 'running count came back to its pre-run level (a leak finding). Closed', 'loop runs on the undici engine (autocannon cannot cut one request)'] },
-      { head: '--cancel-after D|Ntokens|prefill|decode', flags: ['cancel-after'], help: ['where a request is cut: D after its send (e.g. 500ms); after N tokens', '(16tokens); prefill, at the head of the answer before the first token;', 'decode (default), after k tokens, k seeded from 1 to max_tokens - 1. A', 'request that ends first counts as what it was. Tokens need a stream'] },
+      { head: '--cancel-after WHERE', flags: ['cancel-after'], help: ['where a request is cut: D after its send (e.g. 500ms); Ntokens, after N', 'tokens (16tokens); prefill, at the head of the answer before the first', 'token; decode (default), after k tokens, k seeded from 1 to max_tokens - 1.', 'A request that ends first counts as what it was. Tokens need a stream'] },
       { head: '--seed N', flags: ['seed'], help: ['seed for arrivals and prompt order (default 1)'] },
     ],
   },

@@ -223,7 +223,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
       if (t.endNs !== null && t.endNs > lastEndNs && !collector.isWarmup(t.intendedNs)) lastEndNs = t.endNs;
       if (cfg.cancellation !== undefined && serverMetrics !== null) {
         const end = t.cancelled?.atNs ?? t.endNs ?? now();
-        spans.push({ sentNs: t.sentNs, endNs: end });
+        // From its answer's head: before it the server may not have the request yet (cancel-release.ts ClientSpan).
+        if (t.headersNs !== null) spans.push({ sentNs: t.headersNs, endNs: end });
         if (end > lastAnyEndNs) lastAnyEndNs = end;
         if (t.cancelled !== undefined) cuts.push(t.cancelled.atNs);
       }

@@ -16,6 +16,13 @@ describe("the server's release of cut requests and the leak finding", () => {
     expect(r?.method).toContain('every 50 ms');
   });
 
+  it('LOAD-CANCEL: a read that shows a release the next one takes back (a request the server finished just before the client read its end) releases nothing', () => {
+    // One cut at 100 ms the server never lets go of; another request answered at 10 ms ends at 205 ms on the client, but 195 ms on the server.
+    const spans = [{ sentNs: ms(0), endNs: ms(100) }, { sentNs: ms(10), endNs: ms(205) }];
+    const r = releaseOf({ atNs: ms(-10), busy: 0 }, [read(150, 2), read(200, 1), read(250, 1), read(300, 1)], [ms(100)], spans, 500, 50);
+    expect(r).toMatchObject({ cuts: 1, released: 0, unreleased: 1 });
+  });
+
   it('LOAD-CANCEL: a cut the server never lets go of stays unreleased; a pre-run level above 0 is not taken for held work', () => {
     const spans = [{ sentNs: ms(0), endNs: ms(100) }];
     const r = releaseOf({ atNs: ms(-10), busy: 3 }, [read(50, 4), read(200, 4), read(700, 4), read(900, null)], [ms(100)], spans, 500, null);

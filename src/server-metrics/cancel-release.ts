@@ -10,7 +10,11 @@ export interface BusyRead {
   busy: number | null;
 }
 
-/** A client request as the release needs it: when it went out, and when the client stopped waiting for it (null: never, within the reads). */
+/**
+ * A client request as the release needs it: when the server surely had it (its answer's head arrived),
+ * and when the client stopped waiting for it (null: never, within the reads). A request never answered
+ * is left out: the server may or may not hold it, and counting it held keeps a release time an upper bound.
+ */
 export interface ClientSpan {
   sentNs: bigint;
   endNs: bigint | null;
@@ -60,15 +64,21 @@ export function releaseOf(base: { atNs: bigint; busy: number }, reads: readonly 
   let next = 0;
   const pending: bigint[] = [];
   let prevAt: bigint | null = null;
-  for (const r of usable) {
+  // The client's requests in flight at each read: answered (the server has them) and not yet ended (a cut request ended at its cut).
+  const heldAt = usable.map((r) => Math.max(0, r.busy - base.busy - (countAtOrBefore(sent, r.atNs) - countAtOrBefore(ended, r.atNs))));
+  // Cuts released by each read: the cuts so far less what the server still holds of them.
+  const releasedBy = usable.map((r, i) => Math.max(0, countAtOrBefore(ordered, r.atNs) - (heldAt[i] as number)));
+  let released = 0;
+  for (const [i, r] of usable.entries()) {
     while (next < ordered.length && (ordered[next] as bigint) <= r.atNs) pending.push(ordered[next++] as bigint);
     const prev = prevAt ?? base.atNs;
     prevAt = r.atNs;
-    // The client's requests in flight at this read: sent and not yet ended (a cut request ended at its cut).
-    const inFlight = countAtOrBefore(sent, r.atNs) - countAtOrBefore(ended, r.atNs);
-    const held = Math.max(0, r.busy - base.busy - inFlight);
-    // The server holds `held` requests the client no longer waits for: the oldest cuts beyond that are released (first in, first out).
-    while (pending.length > held) {
+    // A request the server finished a moment before the client read its end makes one read look like a
+    // release: a release counts only when the next read still shows it (the figure stays an upper bound).
+    const confirmed = Math.min(releasedBy[i] as number, releasedBy[i + 1] ?? (releasedBy[i] as number));
+    // The oldest cuts are released first.
+    while (released < confirmed && pending.length > 0) {
+      released++;
       const cut = pending.shift() as bigint;
       delays.push(Number(r.atNs - cut) / 1e6);
       // Released somewhere after both the cut and the read before this one: that span is the figure's uncertainty.
@@ -80,7 +90,7 @@ export function releaseOf(base: { atNs: bigint; busy: number }, reads: readonly 
   const q = (p: number): number | null => (sorted.length === 0 ? null : round1(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number));
   const gapSorted = [...gaps].sort((a, b) => a - b);
   return {
-    method: `each cut is released at the first read of the server's running + waiting gauges that no longer holds it: the server's count above its pre-run level, less the client's requests in flight at that read, is what it still holds of the cuts (oldest released first); a release time is the cut to that read, an upper bound within one read's gap (reads every ${intervalMs} ms${fastMs === null ? '' : `, every ${fastMs} ms for a second after each cut`}). Other traffic to the server shows as held work`,
+    method: `each cut is released at the first read of the server's running + waiting gauges that no longer holds it: the server's count above its pre-run level, less the client's answered requests in flight at that read, is what it still holds of the cuts (oldest released first), when the next read agrees; a release time is the cut to that read, an upper bound (reads every ${intervalMs} ms${fastMs === null ? '' : `, every ${fastMs} ms for a second after each cut`}). Other traffic to the server shows as held work`,
     cuts: followed,
     released: delays.length,
     unreleased: pending.length,

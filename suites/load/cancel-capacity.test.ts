@@ -2,10 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../../mock-server/index.ts';
 import { runCapacitySearch } from '../../src/load/search/capacity-search.ts';
 import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
-import { parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { summaryTable } from '../../src/load/results/summary.ts';
-import { loadConfig, startLoadMock } from './load-fixtures.ts';
+import { cancelPlan, loadConfig, serverMetricsDefault, startLoadMock } from './load-fixtures.ts';
 
 /**
  * Issue 29's done-when: `iari load --cancel-rate 0.3` against the mock with --capacity 4 leaves its
@@ -14,10 +13,10 @@ import { loadConfig, startLoadMock } from './load-fixtures.ts';
  * the capacity found after it is lower (what the search is able to catch). Checked in-process, as
  * capacity-search.test.ts does.
  */
-const slos = ['ttft.p95<100ms'];
+// 4 streams: TTFT near 40 ms; a fifth waits for a slot a whole service time (about 230 ms). 150 ms
+// between them leaves room for a loaded machine's noise at 4 without hiding the queue at 5.
+const slos = ['ttft.p95<150ms'];
 const level = (durationS: number): Partial<LoadConfig> => ({ durationS, checkIn: 'in-process', slos: parseSlos(slos), sloExprs: slos });
-const plan = (rate: number, text: string): CancelPlan => ({ rate, after: parseCancelAfter(text) ?? { kind: 'decode' }, text });
-const metrics = { url: null, headers: [], intervalMs: 500 };
 // Fixed lengths and no jitter: every request holds its slot for the same service time.
 const mockOptions: MockServerOptions = { ttftMs: 40, itlMs: 8, tokensPerChunk: 1, completionTokens: 24, capacity: 4 };
 
@@ -37,8 +36,9 @@ describe('CANCEL-007: the capacity of the mock after iari load --cancel-rate 0.3
     mock = await startLoadMock(mockOptions);
     await runLoad(loadConfig(mock, { kind: 'open', rate: 8, arrival: 'constant' }, { durationS: 0.5, checkIn: 'in-process' }));
     const before = await capacity(mock);
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'undici' }, { durationS: 3, checkIn: 'in-process', cancellation: plan(0.3, 'decode'), serverMetrics: metrics }));
-    expect(result.cancellation?.cancelled).toBeGreaterThan(5);
+    // max_tokens 24, the mock's answer length: every decode point (1 to 23 tokens) comes before the end, so 30% are cut.
+    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'undici' }, { durationS: 3, maxTokens: 24, checkIn: 'in-process', cancellation: cancelPlan(0.3, 'decode'), serverMetrics: serverMetricsDefault }));
+    expect(result.cancellation?.cancelled).toBeGreaterThan(2);
     expect(result.cancellation?.leak?.verdict, summaryTable(result)).toBe('released');
     const after = await capacity(mock);
     expect(before).toBe(4);
@@ -49,10 +49,11 @@ describe('CANCEL-007: the capacity of the mock after iari load --cancel-rate 0.3
     mock = await startLoadMock({ ...mockOptions, faults: ['cancel-leaks-slot'] });
     await runLoad(loadConfig(mock, { kind: 'open', rate: 8, arrival: 'constant' }, { durationS: 0.5, checkIn: 'in-process' }));
     const before = await capacity(mock);
-    // Two requests, both cut after 5 tokens: two slots are never freed.
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: null, requests: 2, checkIn: 'in-process', cancellation: plan(1, '5tokens'), serverMetrics: metrics }));
+    // Two requests, both cut after 5 tokens of answers 400 tokens long (so the cut comes before the end on a loaded machine too): two slots are never freed.
+    const long = { maxTokens: 1000, extraHeaders: () => ({ 'x-iari-completion-tokens': '400' }) };
+    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: null, requests: 2, checkIn: 'in-process', cancellation: cancelPlan(1, '5tokens'), serverMetrics: serverMetricsDefault, ...long }));
     expect(result.cancellation?.cancelled).toBe(2);
-    expect(result.cancellation?.leak).toMatchObject({ verdict: 'leak', before: 0, after: 2 });
+    expect(result.cancellation?.leak, JSON.stringify(result.cancellation)).toMatchObject({ verdict: 'leak', before: 0, after: 2 });
     expect(summaryTable(result)).toContain('server leak check: LEAK: the server still holds 2 requests more than before the run');
     const after = await capacity(mock);
     expect(before).toBe(4);

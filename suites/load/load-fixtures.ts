@@ -2,6 +2,8 @@ import { startMockServer, type MockServer, type MockServerOptions } from '../../
 import { builtinPrompts } from '../../src/load/workloads/prompts.ts';
 import type { LoadConfig, ModeConfig } from '../../src/load/run-load.ts';
 import type { SentEvent } from '../../src/load/measure/fidelity.ts';
+import { parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
+import type { ServerMetricsOptions } from '../../src/server-metrics/session.ts';
 
 /** The bundled mock with rate limits off and a fixed, jitter-free schedule. */
 export function startLoadMock(options: MockServerOptions = {}): Promise<MockServer> {
@@ -37,3 +39,11 @@ export function serverLoadConfig(server: Pick<LoadConfig, 'baseUrl' | 'token' | 
 export function sendLogLookup(mock: MockServer): (id: string) => SentEvent[] | undefined {
   return (id) => mock.sendLog.get(id)?.events;
 }
+
+/** --cancel-rate RATE --cancel-after TEXT as a run's plan (a text that does not parse cuts at decode). */
+export function cancelPlan(rate: number, text: string): CancelPlan {
+  return { rate, after: parseCancelAfter(text) ?? { kind: 'decode' }, text };
+}
+
+/** --server-metrics at its default: the target's /metrics every 500 ms. */
+export const serverMetricsDefault: ServerMetricsOptions = { url: null, headers: [], intervalMs: 500 };

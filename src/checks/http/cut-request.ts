@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { headerMap } from './watched-request.ts';
 
 /**
  * One request whose client goes away on purpose (docs/cancellation.md): it is sent on a dispatcher of
@@ -42,12 +43,6 @@ export interface CutAnswer {
   complete: boolean;
   /** A transport error, the deadline, or a body over maxBytes (never the cut itself). */
   error: Error | null;
-}
-
-function headerMap(h: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
 }
 
 export function cutRequest(d: Dispatcher, r: CutRequest): Promise<CutAnswer> {

@@ -29,7 +29,8 @@ export interface WatchedRequest {
   signal?: AbortSignal | undefined;
 }
 
-function headerMap(h: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Lower-cased header names; repeated headers joined with ", ". */
+export function headerMap(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;

@@ -14,7 +14,7 @@ import { indexSamples, readVocabulary } from '../../server-metrics/vocabulary.ts
 /** How often the server's gauges are read while waiting on them. */
 export const POLL_MS = 50;
 /** Before a cut, the check waits up to this long for the server to have no request in flight (an earlier check's may still run). */
-const QUIET_MS = 3_000;
+const QUIET_MS = 2_000;
 export const PROBE_TOKENS = 4;
 const MAX_BYTES = 4 * 1024 * 1024;
 /** The bundled mock's schedule of a short probe (its per-request headers). */
@@ -35,6 +35,27 @@ export interface SendOptions {
   cut?: AbortSignal;
   /** Called once, when `cutAfterEvents` content events arrived (before any cut). */
   onEvents?: () => void;
+  /** The user message instead of the shared prompt (`longPrompt()`: a prefill that takes time). */
+  prompt?: string;
+}
+
+let longPrompts = 0;
+/** Short English words, one token each in the o200k and qwen2 vocabularies. */
+const WORDS = ['the', 'of', 'and', 'to', 'in', 'is', 'it', 'on', 'at', 'by', 'we', 'he', 'she', 'they', 'you', 'for', 'with', 'as', 'was', 'are', 'but', 'not', 'or', 'an', 'be', 'this', 'that', 'from', 'have', 'had'];
+
+/**
+ * About 800 more prompt tokens: a prefill long enough to cut into. Each is another sequence of words
+ * from its first one on, so that a server's prefix cache cannot skip the prefill of the one cut after
+ * the ones timed.
+ */
+export function longPrompt(): string {
+  let x = (++longPrompts * 2654435761) >>> 0;
+  const words: string[] = [];
+  for (let i = 0; i < 800; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    words.push(WORDS[(x >>> 16) % WORDS.length] as string);
+  }
+  return `${words.join(' ')}. Count the words above.`;
 }
 
 /** The check's own connections to the server, and requests on them that the check may cut. */
@@ -70,7 +91,7 @@ export class Line {
         ...mockLatencyHeaders(ctx, o.mock),
         ...(fault === undefined ? {} : { 'x-iari-fault': fault }),
       },
-      body: JSON.stringify(chatBody(ctx, this.model, { max_tokens: o.maxTokens, ...(o.stream ? { stream: true } : {}) })),
+      body: JSON.stringify(chatBody(ctx, this.model, { max_tokens: o.maxTokens, ...(o.stream ? { stream: true } : {}), ...(o.prompt === undefined ? {} : { messages: [{ role: 'user', content: o.prompt }] }) })),
       deadlineMs: ctx.http.timeoutMs,
       maxBytes: MAX_BYTES,
       signal: ctx.http.signal,
@@ -90,17 +111,17 @@ export class Line {
   }
 
   /** A short streamed request read to the end: its TTFT (first content event), or why there is none. */
-  async ttft(): Promise<number | string> {
-    const a = await this.send({ stream: true, maxTokens: PROBE_TOKENS, mock: MOCK_PROBE });
+  async ttft(prompt?: string): Promise<number | string> {
+    const a = await this.send({ stream: true, maxTokens: PROBE_TOKENS, mock: MOCK_PROBE, ...(prompt === undefined ? {} : { prompt }) });
     if (a.status !== 200 || a.error !== null) return refusal(a);
     return a.events.firstAt === null ? 'a short streamed request carried no content' : a.events.firstAt - a.sentAt;
   }
 
-  /** The median TTFT of three short streamed requests, one after the other. */
-  async baseline(): Promise<number | string> {
+  /** The median TTFT of three short streamed requests, one after the other (`prompt`: each with a prompt it makes). */
+  async baseline(prompt?: () => string): Promise<number | string> {
     const runs: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const t = await this.ttft();
+      const t = await this.ttft(prompt?.());
       if (typeof t === 'string') return t;
       runs.push(t);
     }

@@ -170,7 +170,10 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         reuse.answered();
         const rid = h['x-request-id'];
         const ct = h['content-type'];
-        if (timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null) === 'failed') return c.abort(new DecidedAtHead('failed at its head'));
+        const decision = timer.headers(t, status, typeof rid === 'string' ? rid : null, typeof ct === 'string' ? ct : null);
+        // An answer that is an error at its head is that error, never a cut (a prefill cut would hide a 429 or a 500).
+        if (decision !== 'check') watch?.dispose();
+        if (decision === 'failed') return c.abort(new DecidedAtHead('failed at its head'));
         const ce = h['content-encoding'];
         const cl = h['content-length'];
         const breach = encodingBreach(typeof ce === 'string' ? ce : null, target.stream) ?? budget.declare(typeof cl === 'string' ? cl : null);

@@ -191,7 +191,10 @@ export class Collector {
     if (cut === undefined) return;
     const warm = this.isWarmup(t.intendedNs);
     // Its first token, when one came before the cut: never a TTFT sample, but the server timed it (server-section.ts reconciles them).
-    this.#unsampled(t, warm ? 'warmup' : 'cancelled', t.tokenEvents[0]?.atNs ?? null, { cancelled: { atUs: Math.round(us(cut.atNs - this.#o.measureStartNs)), tokens: cut.tokens } });
+    const asked = this.#o.requested?.(t.seq);
+    // A cut turn ends its conversation (conversation-engine.ts): its line says which.
+    const turn = asked?.turn === undefined ? {} : { turn: asked.turn + 1, conversation: asked.conversation ?? 0 };
+    this.#unsampled(t, warm ? 'warmup' : 'cancelled', t.tokenEvents[0]?.atNs ?? null, { cancelled: { atUs: Math.round(us(cut.atNs - this.#o.measureStartNs)), tokens: cut.tokens }, ...turn });
     if (warm) {
       this.warmup++;
       return;
