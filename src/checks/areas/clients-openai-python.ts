@@ -4,7 +4,7 @@ import { CLIENT_NAMES } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { WRONG_KEY, survivableStatus } from '../clients/client-errors.ts';
 import { startClientRelay } from '../clients/client-relay.ts';
-import { runPython, type PythonJob, type PythonRaised, type PythonSlot } from '../clients/python-worker.ts';
+import { pythonClient, runPython, type PythonJob, type PythonRaised, type PythonSlot } from '../clients/python-worker.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
 // is changed". openai-python is the official SDK most chat-completions code outside JavaScript
@@ -26,8 +26,15 @@ function slotOf(ctx: OpEnv['ctx']): PythonSlot {
 
 type Op = PythonJob['op'];
 
+function unavailable(reason: string): string {
+  return `${client} cannot run: ${reason}; install it (pip install openai) and name the interpreter with --python PATH`;
+}
+
 /** Runs one openai-python operation through a relay to the server; its result, what it raised, or why it could not run. */
 async function python(env: OpEnv, op: Op, overrides: { key?: string; model?: string } = {}): Promise<{ ok: Record<string, unknown> } | { raised: PythonRaised } | { result: OpResult }> {
+  // An interpreter without openai is known from its first start: nothing is sent then.
+  const available = await pythonClient(slotOf(env.ctx));
+  if ('unavailable' in available) return { result: { skip: unavailable(available.unavailable) } };
   const token = env.ctx.http.tokenForProbe();
   const relay = await startClientRelay(env.t, token);
   try {
@@ -45,7 +52,7 @@ async function python(env: OpEnv, op: Op, overrides: { key?: string; model?: str
       timeout_s: Math.ceil(env.ctx.http.timeoutMs / 1000) + 5,
     };
     const out = await runPython(slotOf(env.ctx), job, env.ctx.checkTimeoutMs);
-    if ('unavailable' in out) return { result: { skip: `${client} cannot run: ${out.unavailable}; install it (pip install openai) and name the interpreter with --python PATH` } };
+    if ('unavailable' in out) return { result: { skip: unavailable(out.unavailable) } };
     if ('timedOut' in out) return { result: { problem: out.timedOut } };
     return out;
   } finally {
