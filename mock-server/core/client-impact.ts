@@ -52,7 +52,7 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   'error-body-string': ['CLIENT-034', 'CLIENT-035'],
   // error without message: likewise.
   'error-message-missing': ['CLIENT-034', 'CLIENT-035'],
-  // Tool messages refused: openai-python's round trips get BadRequestError (the JS clients' are in the fault's own breaks).
+  // Tool messages refused: every client's round trip gets a 400 error.
   'tool-messages-rejected': ['CLIENT-032', 'CLIENT-033'],
   // A body that is not a completion: openai-python's create() returns no choice.
   'completion-not-object': ['CLIENT-029'],
