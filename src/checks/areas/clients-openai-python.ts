@@ -4,6 +4,7 @@ import { CLIENT_NAMES } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { WRONG_KEY, survivableStatus } from '../clients/client-errors.ts';
 import { startClientRelay } from '../clients/client-relay.ts';
+import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { pythonClient, runPython, type PythonJob, type PythonRaised, type PythonSlot } from '../clients/python-worker.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
@@ -52,6 +53,9 @@ async function python(env: OpEnv, op: Op, overrides: { key?: string; model?: str
       timeout_s: Math.ceil(env.ctx.http.timeoutMs / 1000) + 5,
     };
     const out = await runPython(slotOf(env.ctx), job, env.ctx.checkTimeoutMs);
+    // The run's 429 budget spent under it: thrown, so the runner skips the operation and LIMIT-010 reports it, as for the other libraries.
+    const giveUp = relay.errors.map(rateLimitGiveUp).find((e) => e !== undefined);
+    if (giveUp !== undefined) throw giveUp;
     if ('unavailable' in out) return { result: { skip: unavailable(out.unavailable) } };
     if ('timedOut' in out) return { result: { problem: out.timedOut } };
     return out;

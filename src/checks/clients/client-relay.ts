@@ -21,6 +21,8 @@ export interface ClientRelay {
   baseUrl: string;
   /** The key to give the library: the relay sends the run's token instead. */
   standInKey: string;
+  /** What iari's own fetch threw (a refused origin, the run's 429 budget spent, a request not sent): the operation's to rethrow. */
+  readonly errors: unknown[];
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return parts.length === 0 ? undefined : Buffer.concat(parts);
 }
 
-async function relay(t: ClientTransport, target: URL, standIn: string, token: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function relay(t: ClientTransport, target: URL, standIn: string, token: string, req: IncomingMessage, res: ServerResponse, errors: unknown[]): Promise<void> {
   const body = await readBody(req);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -45,7 +47,13 @@ async function relay(t: ClientTransport, target: URL, standIn: string, token: st
   }
   const url = new URL(req.url ?? '/', target.origin);
   const method = req.method ?? 'GET';
-  const answer = await t.fetch(url.href, { method, headers, ...(body === undefined ? {} : { body: body.toString('utf8') }) });
+  let answer: Response;
+  try {
+    answer = await t.fetch(url.href, { method, headers, ...(body === undefined ? {} : { body: body.toString('utf8') }) });
+  } catch (error) {
+    errors.push(error);
+    throw error;
+  }
   const out: Record<string, string> = {};
   answer.headers.forEach((value, name) => {
     if (!DROPPED.has(name)) out[name] = value;
@@ -67,8 +75,9 @@ async function relay(t: ClientTransport, target: URL, standIn: string, token: st
 export async function startClientRelay(t: ClientTransport, token: string): Promise<ClientRelay> {
   const target = new URL(t.baseUrl);
   const standIn = `iari-relay-${randomBytes(12).toString('hex')}`;
+  const errors: unknown[] = [];
   const server = createServer((req, res) => {
-    relay(t, target, standIn, token, req, res).catch(() => {
+    relay(t, target, standIn, token, req, res, errors).catch(() => {
       // The target's answer broke off (or was never had): so does the library's.
       res.destroy();
     });
@@ -82,6 +91,7 @@ export async function startClientRelay(t: ClientTransport, token: string): Promi
   return {
     baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/+$/, '')}`,
     standInKey: standIn,
+    errors,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

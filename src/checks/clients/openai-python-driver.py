@@ -15,7 +15,7 @@ import select
 import sys
 import traceback
 
-IDLE_S = 120
+IDLE_S = 30
 
 
 def emit(obj):

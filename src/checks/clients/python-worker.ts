@@ -84,6 +84,8 @@ async function start(slot: PythonSlot): Promise<Running | { unavailable: string 
     return { unavailable: `${slot.interpreter} could not be started (${(error as Error).message})` };
   }
   const spawnError = new Promise<string>((resolve) => child.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ENOENT' ? `no Python interpreter at ${slot.interpreter}` : `${slot.interpreter} could not be started (${e.message})`)));
+  // A driver that ended (idle, or killed) makes a write fail: the read that follows reports it.
+  child.stdin.on('error', () => undefined);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => {
     if (stderr.length < 2000) stderr += d.toString('utf8');
@@ -137,8 +139,14 @@ let jobIds = 0;
 async function runOne(slot: PythonSlot, job: PythonJob, timeoutMs: number): Promise<PythonOutcome> {
   const available = await pythonClient(slot);
   if ('unavailable' in available) return available;
-  const w = (await workers.get(slot)) as Running | undefined;
-  if (w === undefined || 'unavailable' in w) return { unavailable: 'the driver ended' };
+  let w = (await workers.get(slot)) as Running | undefined;
+  // The driver ends by itself after IDLE_S without a job: a new one is started.
+  if (w !== undefined && 'child' in w && (w.child.exitCode !== null || w.child.signalCode !== null)) {
+    workers.delete(slot);
+    await pythonClient(slot);
+    w = (await workers.get(slot)) as Running | undefined;
+  }
+  if (w === undefined || !('child' in w)) return { unavailable: 'the driver ended' };
   const id = ++jobIds;
   w.child.stdin.write(`${JSON.stringify({ id, ...job })}\n`);
   const kill = (): void => {
