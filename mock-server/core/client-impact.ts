@@ -29,9 +29,9 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   // A stream without its finish chunk: ChatCompletionStream and the AI SDK refuse it.
   'stream-truncated': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-027'],
   // an event with an empty data field: openai-python's Stream parses it with sse.json() and raises JSONDecodeError; the JavaScript clients fail too (docs/clients.md says how).
-  'stream-empty-data-event': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021', 'CLIENT-026', 'CLIENT-027', 'CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
+  'stream-empty-data-event': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
   // a comment sent as data: openai-python raises JSONDecodeError; the JavaScript clients fail too (docs/clients.md says how).
-  'stream-comment-as-data': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021', 'CLIENT-026', 'CLIENT-027', 'CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
+  'stream-comment-as-data': ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIENT-019', 'CLIENT-021', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
   // an event with only id:/retry: lines: openai-python raises JSONDecodeError from both stream forms (the JS clients skip it).
   'stream-meta-only-event': ['CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
   // each chunk at another choice index: openai-python's .stream() builds the final completion from choice 0 only; the JavaScript clients fail too (docs/clients.md says how).
@@ -47,7 +47,7 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   // tool calls without id: openai-python sends the call back without one and the round trip is refused; the JavaScript clients fail too (docs/clients.md says how).
   'tool-delta-no-id': ['CLIENT-004', 'CLIENT-020', 'CLIENT-021', 'CLIENT-032', 'CLIENT-033'],
   // arguments sent as an object: openai-python's caller cannot json.loads() them; the JavaScript clients fail too (docs/clients.md says how).
-  'tool-arguments-object': ['CLIENT-004', 'CLIENT-005', 'CLIENT-012', 'CLIENT-013', 'CLIENT-020', 'CLIENT-032', 'CLIENT-033'],
+  'tool-arguments-object': ['CLIENT-004', 'CLIENT-005', 'CLIENT-012', 'CLIENT-013', 'CLIENT-020', 'CLIENT-021', 'CLIENT-032', 'CLIENT-033'],
   // error as a string: openai-python's APIStatusError.body carries no message; the JavaScript clients fail too (docs/clients.md says how).
   'error-body-string': ['CLIENT-006', 'CLIENT-007', 'CLIENT-008', 'CLIENT-009', 'CLIENT-014', 'CLIENT-015', 'CLIENT-016', 'CLIENT-017', 'CLIENT-022', 'CLIENT-023', 'CLIENT-024', 'CLIENT-025', 'CLIENT-034', 'CLIENT-035'],
   // error without message: likewise; the JavaScript clients fail too (docs/clients.md says how).
