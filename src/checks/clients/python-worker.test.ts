@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pythonClient, runPython, type PythonJob } from './python-worker.ts';
+import { pythonClient, runPython, type PythonJob, type PythonSlot } from './python-worker.ts';
 
 // The driver's process, bounded: stand-in interpreters (shell scripts) play a driver that greets and
 // then never answers, one that prints something else, and one that is missing.
@@ -21,7 +21,7 @@ const job: PythonJob = { op: 'create', base_url: 'http://127.0.0.1:9/v1', api_ke
 
 describe('openai-python driver process', () => {
   it('a job the driver never answers ends within its bound, and the process is ended', async () => {
-    const slot = { interpreter: script('silent', 'echo \'{"ready":{"openai":"9.9.9"}}\'; exec sleep 60') };
+    const slot: PythonSlot = { interpreter: script('silent', 'echo \'{"ready":{"openai":"9.9.9"}}\'; exec sleep 60') };
     expect(await pythonClient(slot)).toEqual({ version: '9.9.9' });
     const started = Date.now();
     const out = await runPython(slot, job, 500);
