@@ -95,7 +95,7 @@ const stream = clientOp({
   id: 'CLIENT-030',
   client,
   call: 'client.chat.completions.create(stream=True)',
-  title: 'yields chunks whose deltas join to the text, ending with a finish reason',
+  title: 'yields chunks whose deltas join to the text, without raising',
   run: (env) => judged(env, 'stream', (ok) => textProblem(ok['text'], ok['finish'], true)),
 });
 
