@@ -27,6 +27,8 @@ if (compiled.status !== 0) {
 }
 
 copyFileSync(join(root, 'src/cli/help.txt'), join(dist, 'src/cli/help.txt'));
+// openai-python's driver runs in the user's Python interpreter, beside the module that spawns it (python-worker.ts).
+copyFileSync(join(root, 'src/checks/clients/openai-python-driver.py'), join(dist, 'src/checks/clients/openai-python-driver.py'));
 
 // test-support/ (fixtures, samples, reference implementations the tests share) is never shipped: a product module that imports it would bring it here.
 const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.startsWith('test-support'));

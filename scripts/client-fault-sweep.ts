@@ -2,6 +2,7 @@
 // legal mode, and prints which CLIENT requirements each one changes (`--markdown`: the table in docs/clients.md). This is how the client
 // impact table (mock-server/core/client-impact.ts) was derived and how to re-derive it after a
 // client library or a fault changes: `npx tsx scripts/client-fault-sweep.ts [--json] [NAME...]`.
+// openai-python's operations run in the interpreter IARI_PYTHON names (else python3; skipped without openai).
 // The fault matrix (suites/meta/fault-matrix.test.ts) then asserts the table.
 import { startMockServer, faults, type MockServer } from '../mock-server/index.ts';
 import { catalog } from '../src/checks/runner/catalog.ts';
@@ -17,7 +18,8 @@ const checks = catalog.filter((c) => c.area === 'clients');
 
 function settingsOf(m: MockServer, fault?: string): RunSettings {
   const capped = m.tokens.byAccount['acct_capped'];
-  return { root: m.origin, token: m.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(capped === undefined ? {} : { limitTokens: { capped } }), ...(fault === undefined ? {} : { fault }) };
+  const python = process.env['IARI_PYTHON'];
+  return { root: m.origin, token: m.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(python === undefined ? {} : { python }), ...(capped === undefined ? {} : { limitTokens: { capped } }), ...(fault === undefined ? {} : { fault }) };
 }
 
 async function outcomes(m: MockServer, fault?: string): Promise<Map<string, CheckOutcome>> {

@@ -62,7 +62,7 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('stream-unknown-field', ['CHAT-STREAM-042'], 'Each event carries an unknown "x-note:" field (legal; recorded).'),
   f('stream-split-event', ['CHAT-STREAM-035'], 'The first chunk event is written in two pieces 30 ms apart (legal; recorded).'),
   f('stream-invalid-utf8', ['CHAT-STREAM-041'], 'An extra content chunk carries the byte 0xFF inside its text (not UTF-8).'),
-  f('stream-bom', ['CHAT-STREAM-043'], 'The stream starts with a UTF-8 byte order mark (legal; recorded).'),
+  f('stream-bom', ['CHAT-STREAM-043'], 'The stream starts with a UTF-8 byte order mark (legal SSE, but openai-python loses the first event).'),
 ];
 
 const names = new Set([...chatFaults, ...extensionModes, ...toolBreadthFaults].map((x) => x.name));

@@ -46,6 +46,9 @@ Options:
   --seed N             seed for generated inputs and requests (default 1)
   --model ID           the model to probe with, instead of the first one GET /v1/models lists
                        (gets past a model list the server breaks; MODELS-* still judge the list)
+  --python PATH        the Python interpreter the openai-python CLIENT operations run in
+                       (default: IARI_PYTHON, else python3). Where it or its openai package is
+                       missing, those operations are skipped, saying so (pip install openai)
   --max-rate-limit-wait DURATION
                        longest the whole run waits out 429s, e.g. 90s, 10m (default 10m;
                        0 = never wait). A 429 is waited out (retry-after-ms, Retry-After,
@@ -97,6 +100,7 @@ const options = {
   expect: { type: 'string', multiple: true },
   seed: { type: 'string' },
   model: { type: 'string' },
+  python: { type: 'string' },
   'max-rate-limit-wait': { type: 'string' },
   pace: { type: 'string' },
   report: { type: 'string' },
@@ -139,6 +143,8 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     expect: (values.expect ?? []).flatMap((v) => v.split(',')),
     seed: parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1),
     model: values.model,
+    // --python wins over IARI_PYTHON; neither: python3.
+    python: values.python ?? process.env['IARI_PYTHON'],
     requestTimeoutMs: parseDurationFlag('iari test', 'request-timeout', values['request-timeout'], 0.1, 3600),
     checkTimeoutMs: parseDurationFlag('iari test', 'check-timeout', values['check-timeout'], 0.1, 24 * 3600),
     runTimeoutMs: parseDurationFlag('iari test', 'run-timeout', values['run-timeout'], 1, 7 * 24 * 3600),
@@ -212,6 +218,7 @@ const FLAG_OF: Record<keyof TestOptions, string> = {
   pacePerSecond: 'pace',
   connection: 'header',
   expect: 'expect',
+  python: 'python',
 };
 
 /** `--pace R/s` (pace.ts reads it); an unreadable value is a usage error. */

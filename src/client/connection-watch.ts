@@ -48,3 +48,21 @@ export function onNextHead(then: (on: SentOn) => void): void {
 export function nothingReadSince(socket: SocketLike, bytesRead: number): boolean {
   return socket.encrypted === true || socket.bytesRead === bytesRead;
 }
+
+/**
+ * The bytes a connection had read before it closed under a request that got no answer, when that
+ * connection had carried earlier answers: a connection reuse race (src/load/executors/connection-reuse.ts).
+ * undici's SocketError carries the socket's counters at the close (`error.socket`, util.getSocketInfo):
+ * a fresh connection closed before any byte has read nothing. Undefined for any other failure.
+ */
+export function reusedConnectionClosed(err: unknown): number | undefined {
+  const seen = new Set<unknown>();
+  let e: unknown = err;
+  while (typeof e === 'object' && e !== null && !seen.has(e) && seen.size < 8) {
+    seen.add(e);
+    const { code, socket } = e as { code?: unknown; socket?: { bytesRead?: unknown } };
+    if (code === 'UND_ERR_SOCKET') return typeof socket?.bytesRead === 'number' && socket.bytesRead > 0 ? socket.bytesRead : undefined;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import { buildCurl } from './curl.ts';
 import type { HeaderSpec } from './connection-options.ts';
 import { Secrets } from './secrets.ts';
 import { isReset, transportClass, type TransportClass } from './transport-errors.ts';
+import { reusedConnectionClosed } from './connection-watch.ts';
 
 export interface CoreRequest {
   method: string;
@@ -101,12 +102,21 @@ export class HttpCore {
         return { cause: 'deadline', message: v.message, violation: v, error };
       }
       if (caller?.aborted === true) return { cause: 'aborted', message: `aborted: ${(caller.reason as Error | undefined)?.message ?? 'the request was abandoned'}`, violation: undefined, error };
+      const said = this.secrets.redact((error as Error | undefined)?.message ?? String(error));
+      // RFC 9112 §9.3.1: a server may close a kept-alive connection as the client writes its next request on it.
+      // A request with no byte of answer on a connection that carried earlier answers lost that race: named as
+      // such (the load side retries it, src/load/executors/connection-reuse.ts), not left a bare socket error.
+      const carried = phase === 'head' ? reusedConnectionClosed(error) : undefined;
+      const race =
+        carried === undefined
+          ? undefined
+          : `connection reuse race: the request was written on a kept-alive connection (${carried} bytes of earlier answers read on it) that the server closed before any byte of this answer (${said}); ${req.resendOnReset === true ? 'sent again on a new connection, which failed too' : `not sent again: ${req.method} is not idempotent`}. A server that advertises keep-alive and then closes the connection causes it (HDR-017)`;
       const framing = framingViolation(error, phase);
       if (framing !== undefined) {
-        const message = this.secrets.redact(framing.message);
+        const message = race ?? this.secrets.redact(framing.message);
         return { cause: transportClass(error), message, violation: { ...framing, message }, error };
       }
-      return { cause: transportClass(error), message: this.secrets.redact((error as Error | undefined)?.message ?? String(error)), violation: undefined, error };
+      return { cause: transportClass(error), message: race ?? said, violation: undefined, error };
     };
     const once = () =>
       request(req.url, {

@@ -119,7 +119,7 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
     if (ownMock) await mock?.close();
   };
   try {
-    const common = { seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.expect.length === 0 ? {} : { expect: v.expect }), ...(v.model === undefined ? {} : { model: v.model }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
+    const common = { seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.expect.length === 0 ? {} : { expect: v.expect }), ...(v.model === undefined ? {} : { model: v.model }), ...(v.python === undefined ? {} : { python: v.python }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
     const settings: RunSettings =
       v.target.kind === 'external'
         ? { ...common, root: v.target.base.root, token: v.target.token, target: 'external', connection: v.target.connection }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 // The options of a conformance run, validated once for both shells: `iari test` parses its flags
 // into TestOptions, the library takes them as they are, and both call validateTestOptions.
 import type { ConnectionOptions } from '../client/connection-options.ts';
@@ -44,12 +45,14 @@ export interface TestOptions {
   connection?: ConnectionOptions;
   /** Capabilities beyond the seed the server must offer (src/checks/registry/capabilities.ts): where it does not, their requirements fail instead of being skipped. */
   expect?: readonly string[];
+  /** The Python interpreter openai-python's CLIENT operations run in (default python3); where it lacks the openai package they are skipped, saying so. */
+  python?: string;
 }
 
 /** Every key of TestOptions, at run time: runConformance refuses any other (a misspelt option would be ignored). */
 export const TEST_OPTION_KEYS = [
   'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
-  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect',
+  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect', 'python',
 ] as const satisfies readonly (keyof TestOptions)[];
 const testKeysComplete: Exclude<keyof TestOptions, (typeof TEST_OPTION_KEYS)[number]> extends never ? true : never = true;
 void testKeysComplete;
@@ -70,6 +73,7 @@ export interface ValidTestOptions {
   maxRateLimitWaitMs: number | undefined;
   pacePerSecond: number | undefined;
   expect: Capability[];
+  python?: string;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -138,5 +142,9 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   }
   const model = o.model?.trim();
   if (model === '') throw usage(command, `${option('model')} needs a model id`);
-  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, ...(model === undefined ? {} : { model }), timeouts, maxRateLimitWaitMs, pacePerSecond, expect: [...new Set(expect)].filter(isCapability) };
+  const python = o.python?.trim();
+  if (python === '') throw usage(command, `${option('python')} needs a Python interpreter (a path, or a name on PATH)`);
+  // A path is checked now; a bare name is looked up on PATH when the first Python operation starts.
+  if (python !== undefined && /[\\/]/.test(python) && !existsSync(python)) throw usage(command, `${option('python')} names no file: ${python}`);
+  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, ...(model === undefined ? {} : { model }), ...(python === undefined ? {} : { python }), timeouts, maxRateLimitWaitMs, pacePerSecond, expect: [...new Set(expect)].filter(isCapability) };
 }

@@ -74,3 +74,49 @@ const table: Partial<Record<EngineConfig, Record<string, EngineDeviation>>> = {
 export function engineDeviations(config: EngineConfig): Readonly<Record<string, EngineDeviation>> | undefined {
   return table[config];
 }
+
+/**
+ * What a configuration could not decide: the requirements `iari test` skipped as "undecided", each
+ * reviewed with its cause and whose it is. The suite asserts the list (a new or a missing entry
+ * fails), and each reason against `reason`.
+ */
+export interface EngineUndecided {
+  owner: 'model' | 'server';
+  cause: string;
+  /** What the skip reason says. */
+  reason: RegExp;
+}
+
+const NO_CALL: EngineUndecided = { owner: 'model', cause: 'the random model never starts a tool call, and llama-server does not force one (tool_choice: two tools without tool_choice answered 500, so the capability is undecided)', reason: /^undecided: the model made no tool call and nothing forced one/ };
+const ME_CASCADE: EngineUndecided = { owner: 'server', cause: 'GET /v1/me is absent (ME-001 fails): usage growth around a completion cannot be compared', reason: /^undecided: GET \/v1\/me answered 404 before and after the completion/ };
+
+const CUT: EngineUndecided = { owner: 'model', cause: 'the random model never closes its JSON: the server stops it at -n 96 with finish_reason "length" (grammar-constrained, so what came is JSON up to the cut)', reason: /^undecided: the answer was cut by the length bound \(finish_reason "length"\)/ };
+
+// Reviewed against the random-model runs of 2026-11-27 (llama.cpp 80fb11ac73e6, --api-key, -n 96,
+// --temp 0): a whole run at 18:05 UTC gave every entry but CHAT-035/036, which then failed as "not
+// JSON" (iari's: fixed, a cut answer is undecided); a run at 18:22 gave CHAT-035/036 as above.
+const randomUndecided: Record<string, EngineUndecided> = {
+  'CHAT-035': CUT,
+  'CHAT-036': CUT,
+  'TOOLS-002': NO_CALL,
+  'TOOLS-012': NO_CALL,
+  'CLIENT-004': NO_CALL,
+  'CLIENT-005': NO_CALL,
+  'CLIENT-012': NO_CALL,
+  'CLIENT-013': NO_CALL,
+  'CLIENT-020': NO_CALL,
+  'CLIENT-021': NO_CALL,
+  'HDR-009': { owner: 'server', cause: 'GET /v1/models needs the key and /v1/me is absent: no unversioned route to compare with, nothing answers outside /v1 (a cascade of ME-001, not a failure)', reason: /^undecided: GET \/v1\/models answered 401/ },
+  'ME-024': ME_CASCADE,
+  'ME-025': ME_CASCADE,
+  'USAGE-013': ME_CASCADE,
+  'USAGE-014': ME_CASCADE,
+};
+
+const undecidedTable: Partial<Record<EngineConfig, Record<string, EngineUndecided>>> = {
+  'random-key': randomUndecided,
+};
+
+export function engineUndecided(config: EngineConfig): Readonly<Record<string, EngineUndecided>> | undefined {
+  return undecidedTable[config];
+}

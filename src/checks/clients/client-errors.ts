@@ -20,8 +20,13 @@ export const UNKNOWN_PREFIX = 'iari-no-such-prefix';
  */
 const LEGAL_ALTERNATIVES: Readonly<Record<number, readonly number[]>> = { 404: [400], 401: [403] };
 
+/** Whether `got` is another status the interface allows where `wanted` is asked for (a deviation, not a failure). */
+export function survivableStatus(wanted: number, got: number): boolean {
+  return (LEGAL_ALTERNATIVES[wanted] ?? []).includes(got);
+}
+
 function survivable(wanted: number, got: number, error: unknown, body: string | undefined): boolean {
-  if (!(LEGAL_ALTERNATIVES[wanted] ?? []).includes(got) || body === undefined) return false;
+  if (!survivableStatus(wanted, got) || body === undefined) return false;
   let message: unknown;
   try {
     message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;

@@ -16,7 +16,7 @@ import { createOpenAIClient, sealedOpenAIOptions } from '../../client/openai-cli
 // library that is not installed makes its checks `skipped` instead of failing the run.
 
 /** The libraries, by the name reports use for them. */
-export const CLIENT_NAMES = { openai: 'openai-node', vercel: 'Vercel AI SDK', langchain: 'LangChain' } as const;
+export const CLIENT_NAMES = { openai: 'openai-node', vercel: 'Vercel AI SDK', langchain: 'LangChain', python: 'openai-python' } as const;
 
 export interface ClientOptions {
   /** The key to send; default the run's token (the 401 operations send a wrong one). */

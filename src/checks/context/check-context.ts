@@ -1,5 +1,5 @@
 import type { Profile } from '../kernel/verdicts.ts';
-import type { CheckContext, LimitTokens } from './check-types.ts';
+import type { CheckContext, LimitTokens, PythonSlot } from './check-types.ts';
 import type { ConnectionOptions } from '../../client/connection-options.ts';
 import { connectionDispatcher, dispatcherFor, withHeaders } from '../../client/dispatcher.ts';
 import { noConnectionOptions } from '../../client/connection-options.ts';
@@ -46,6 +46,8 @@ export interface RunSettings {
   expect?: Capability[];
   /** What is known of the answers that never completed (stalls.ts): one record shared by the preflight and the checks. */
   stalls?: Stalls;
+  /** `--python PATH`: the interpreter openai-python's CLIENT operations run in; absent: python3. */
+  python?: string;
 }
 
 import type { Stalls } from '../http/stalls.ts';
@@ -86,6 +88,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
   for (const [name, value] of Object.entries(s.limitTokens ?? {})) {
     if (value !== undefined) http.registerSecret(value, `$IARI_TOKEN_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`);
   }
+  const python: PythonSlot = { interpreter: s.python ?? 'python3' };
   return {
     baseUrl: `${s.root}/v1`,
     target: s.target,
@@ -101,7 +104,11 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
     capabilities: new CapabilityBook(s.expect ?? []),
-    close: () => dispatcher.destroy().catch(() => undefined),
+    python,
+    close: () => {
+      python.stop?.();
+      return dispatcher.destroy().catch(() => undefined);
+    },
     connect: (pool) => {
       const conn = s.connection ?? noConnectionOptions;
       const origin = new URL(s.root).origin;

@@ -50,6 +50,14 @@ export interface CheckContext {
    * caller destroys it.
    */
   connect(pool: import('undici').Pool.Options): import('undici').Dispatcher;
+  /** The interpreter openai-python's operations run in (`--python PATH`, default python3) and, once started, how to stop its driver. */
+  python?: PythonSlot;
+}
+
+/** What iari runs openai-python with, per run (src/checks/clients/python-worker.ts). */
+export interface PythonSlot {
+  interpreter: string;
+  stop?: () => void;
 }
 
 export interface CheckDef {

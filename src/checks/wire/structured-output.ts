@@ -49,3 +49,27 @@ export function schemaProblem(text: string): { message: string; received: unknow
   return { message: `the JSON does not match the schema: ${e?.instancePath || '/'} ${e?.message ?? ''}`.trim(), received: value };
 }
 
+
+/**
+ * A JSON answer the length bound cut (finish_reason "length") is undecided, not the server's
+ * failure: the model ran out of tokens and the server stopped where it was told to (issue 27,
+ * judge the server, not the model). Only a cut JSON text counts: content that is JSON up to its
+ * last byte and merely unfinished; anything else (prose, JSON broken before the cut) is judged.
+ */
+export function cutByLength(text: string, finish: unknown): string | undefined {
+  if (finish !== 'length' || !isUnfinishedJson(text)) return undefined;
+  return `undecided: the answer was cut by the length bound (finish_reason "length") before its JSON ended (${JSON.stringify(text.slice(-40))}): the model ran out of tokens; the server did what it was told`;
+}
+
+/** Whether `text` is the start of a JSON text: a parser fails only because it ends early. */
+export function isUnfinishedJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return false;
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/Unexpected end of JSON input|Unterminated string/.test(message)) return true;
+    const at = /at position (\d+)/.exec(message);
+    return at !== null && Number(at[1]) >= text.trimEnd().length;
+  }
+}

@@ -103,7 +103,7 @@ const cases: RuleCase[] = [
   { id: 'CHAT-STREAM-042', rule: 'ignored-field', title: 'an unknown field is ignored and recorded as informational', bad: frame(text).replace('data: [DONE]', 'x-trace: 1\ndata: [DONE]'), good: frame(text), severity: 'informational' },
   { id: 'CHAT-STREAM-042', rule: 'ignored-field', title: 'a retry that is not all digits is ignored and recorded as informational', bad: frame(text).replace('data: [DONE]', 'retry: 1.5\ndata: [DONE]'), good: frame(text).replace('data: [DONE]', 'retry: 15\ndata: [DONE]'), severity: 'informational' },
   { id: 'CHAT-STREAM-042', rule: 'ignored-field', title: 'an id containing NUL is ignored and recorded as informational', bad: frame(text).replace('data: [DONE]', 'id: a\u0000b\ndata: [DONE]'), good: frame(text).replace('data: [DONE]', 'id: ab\ndata: [DONE]'), severity: 'informational' },
-  { id: 'CHAT-STREAM-043', rule: 'bom', title: 'a leading byte order mark is stripped and recorded as informational', bad: frame(text, { bom: true }), good: frame(text), severity: 'informational' },
+  { id: 'CHAT-STREAM-043', rule: 'bom', title: 'a leading byte order mark is stripped to judge the rest, and fails (openai-python loses the first event)', bad: frame(text, { bom: true }), good: frame(text), severity: 'fail' },
   { id: 'CHAT-STREAM-039', rule: 'choice-missing', title: 'with n=2 a choice that never streams is non-strict', bad: frame(text), good: frame([...textCompletion(['a']), ...textCompletion(['b'], { index: 1 })]), options: { n: 2 }, severity: 'non-strict' },
   { id: 'TOOLS-008', rule: 'tool-calls-finish-without-calls', title: 'finish_reason tool_calls without any call is non-strict', bad: frame(textCompletion(['Hi'], { finish: 'tool_calls' })), good: frame(toolCall), severity: 'non-strict' },
   { id: 'TOOLS-022', rule: 'tool-calls-with-stop', title: 'streamed tool calls finishing with stop are informational (OpenAI sends it)', bad: frame(replace(toolCall, 4, chunk({}, { finish: 'stop' }))), good: frame(toolCall), severity: 'informational' },
@@ -161,9 +161,16 @@ describe('StreamChecker rules', () => {
   });
 
   it('grades a conforming stream pass and records legal variants as informational', () => {
-    const r = run(frame(text, { eol: '\r\n', bom: true, noSpace: true, comment: ' ping' }));
+    const r = run(frame(text, { eol: '\r\n', noSpace: true, comment: ' ping' }));
     expect(verdictOf(r)).toBe('pass');
+    expect(r.findings.map(idOf).sort()).toEqual(['CHAT-STREAM-032', 'CHAT-STREAM-034', 'CHAT-STREAM-036']);
+  });
+
+  it('CHAT-STREAM-043: a leading byte order mark fails, and the stream behind it is still read whole', () => {
+    const r = run(frame(text, { eol: '\r\n', bom: true, noSpace: true, comment: ' ping' }));
+    expect(verdictOf(r)).toBe('fail');
     expect(r.findings.map(idOf).sort()).toEqual(['CHAT-STREAM-032', 'CHAT-STREAM-034', 'CHAT-STREAM-036', 'CHAT-STREAM-043']);
+    expect(r.assembled).toEqual(run(frame(text)).assembled);
   });
 });
 

@@ -13,7 +13,7 @@ export const streamRules = {
   'ignored-field': 'unknown fields, a non-digit retry and NUL in id are legal and ignored',
   'comment-lines': 'comment (keep-alive) lines are legal and ignored',
   'line-endings': 'CRLF and lone CR line endings are legal',
-  'bom': 'a leading byte order mark is legal and stripped',
+  'bom': 'a leading byte order mark: stripped to judge the rest; openai-python, openai-go and openai-java lose the first event',
   'split-reads': 'events split across reads are reassembled',
   'data-no-space': 'data: without a space is legal',
   'event-field': 'chunk events carry no event name (only an error event may be named "error")',
