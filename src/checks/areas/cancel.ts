@@ -8,7 +8,7 @@ import { at } from '../kernel/evidence.ts';
 import { firstModel, getMe } from '../requests/common-requests.ts';
 import { receiptKeys } from '../requests/capability-probes.ts';
 import type { MockLatency } from '../http/mock-admin.ts';
-import { Line, longPrompt, MOCK_PROBE, POLL_MS, PROBE_TOKENS, gauges, quiet, refusal, ttftBound, wait, type Gauges } from '../requests/cancel-requests.ts';
+import { Line, MOCK_PROBE, POLL_MS, PROBE_TOKENS, gauges, quiet, refusal, ttftBound, wait, type Gauges } from '../requests/cancel-requests.ts';
 
 /** How soon after the client left a stream the server must have stopped (llama.cpp's server: under 0.5 s, research note). */
 export const STOP_BOUND_MS = 1_000;
@@ -246,13 +246,13 @@ const beforeFirstToken: CheckDef = {
       // came first: a late timer on a loaded machine), on the bundled mock at 200 ms, its first token 1 s away.
       let cutAfterMs = 200;
       if (ctx.target !== 'bundled-mock') {
-        const base = await line.baseline(longPrompt);
+        const base = await line.baseline(line.longPrompt);
         if (typeof base === 'string') return j.skip('CANCEL-002', `no baseline TTFT: ${base}`);
         cutAfterMs = Math.max(1, Math.floor(base / 2));
       }
       for (let attempt = 1; ; attempt++) {
         const before = await quiet(ctx);
-        const a = await line.send({ stream: true, maxTokens: PREFILL_MAX_TOKENS, mock: MOCK_SLOW_FIRST, cutAfterMs, prompt: longPrompt() });
+        const a = await line.send({ stream: true, maxTokens: PREFILL_MAX_TOKENS, mock: MOCK_SLOW_FIRST, cutAfterMs, prompt: line.longPrompt() });
         if (a.cutAt === null) return j.skip('CANCEL-002', a.status === 200 && a.error === null ? 'the answer ended before the cut' : refusal(a));
         if (a.status !== null && a.status !== 200) return j.skip('CANCEL-002', refusal(a));
         if (a.events.count === 0) return judgeStop(ctx, j, 'CANCEL-002', before, a.cutAt, null, `a streamed request closed ${cutAfterMs} ms after it was sent, before its first token`);

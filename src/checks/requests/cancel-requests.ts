@@ -39,17 +39,12 @@ export interface SendOptions {
   prompt?: string;
 }
 
-let longPrompts = 0;
 /** Short English words, one token each in the o200k and qwen2 vocabularies. */
 const WORDS = ['the', 'of', 'and', 'to', 'in', 'is', 'it', 'on', 'at', 'by', 'we', 'he', 'she', 'they', 'you', 'for', 'with', 'as', 'was', 'are', 'but', 'not', 'or', 'an', 'be', 'this', 'that', 'from', 'have', 'had'];
 
-/**
- * About 800 more prompt tokens: a prefill long enough to cut into. Each is another sequence of words
- * from its first one on, so that a server's prefix cache cannot skip the prefill of the one cut after
- * the ones timed.
- */
-export function longPrompt(): string {
-  let x = (++longPrompts * 2654435761) >>> 0;
+/** About 800 more prompt tokens: a prefill long enough to cut into; `n` picks the sequence (each differs from its first word on). */
+function longPromptNumber(n: number): string {
+  let x = (n * 2654435761) >>> 0;
   const words: string[] = [];
   for (let i = 0; i < 800; i++) {
     x = (Math.imul(x, 1103515245) + 12345) >>> 0;
@@ -63,6 +58,7 @@ export class Line {
   readonly #d: Dispatcher;
   readonly #origin: string;
   readonly #path: string;
+  #longPrompts = 0;
   constructor(
     readonly ctx: CheckContext,
     readonly model: string,
@@ -74,7 +70,27 @@ export class Line {
     this.#d = ctx.connect({ connections, pipelining: 1 });
   }
 
+  /**
+   * A long prompt (a prefill that takes time to cut into), another word sequence on every call so that a
+   * server's prefix cache cannot skip the prefill of the one cut after the ones timed; the run's seed picks
+   * where the sequences start.
+   */
+  readonly longPrompt = (): string => longPromptNumber(this.ctx.seed * 1_000 + ++this.#longPrompts);
+
+  /** Sends one request on the check's own connections; a rate-limit 429 is waited out and the request sent again, as for every check's request (rate-limit-retry.ts). */
   async send(o: SendOptions): Promise<Sent> {
+    const retry = this.ctx.http.rateLimits;
+    if (retry === undefined) return this.#sendOnce(o);
+    const authorization = `Bearer ${this.ctx.http.tokenForProbe()}`;
+    return retry.run({ method: 'POST', path: this.#path, authorization, account: 'run' }, () => (retry.noteSent(authorization), this.#sendOnce(o)), (a) => ({
+      status: a.status ?? 0,
+      headers: a.headers,
+      json: jsonOf(a.text),
+      requestId: a.headers['x-request-id'],
+    }));
+  }
+
+  async #sendOnce(o: SendOptions): Promise<Sent> {
     const ctx = this.ctx;
     const fault = ctx.http.fault;
     const events = new ContentEvents();
@@ -133,8 +149,16 @@ export class Line {
   }
 }
 
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export function refusal(a: CutAnswer): string {
-  if (a.status === 429) return 'the server answered 429 (rate limited); LIMIT-010 reports it';
+  if (a.status === 429) return 'the server answered 429 (its quota is spent); LIMIT-010 reports it';
   if (a.error !== null) return `a request failed: ${a.error.message}`;
   return `a request answered ${a.status ?? 'nothing'} (the CHAT checks judge it)`;
 }
