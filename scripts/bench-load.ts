@@ -296,6 +296,42 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
           );
         }),
     );
+    // The real limit of a reader that parses: undici with the same connections, each event split out
+    // and JSON.parse'd, nothing else (no timing, checks, records). iari's ratio to it is what iari's
+    // own work costs; autocannon above only counts bytes.
+    const minimalParser = await measure(async () => {
+      const url = new URL(m.url);
+      const pool = new Pool(url.origin, { connections: streams, pipelining: 1 });
+      const stopAt = Date.now() + durationS * 1000;
+      let events = 0;
+      try {
+        await Promise.all(
+          Array.from({ length: streams }, async () => {
+            while (Date.now() < stopAt) {
+              const r = await pool.request({ method: 'POST', path: url.pathname + CHAT_COMPLETIONS_ROUTE, headers, body });
+              let rest = '';
+              for await (const piece of r.body) {
+                rest += (piece as Buffer).toString('utf8');
+                let cut = rest.indexOf('\n\n');
+                while (cut !== -1) {
+                  const block = rest.slice(0, cut);
+                  rest = rest.slice(cut + 2);
+                  if (block.startsWith('data:')) {
+                    const data = block.slice(5).trimStart();
+                    if (data !== '[DONE]') JSON.parse(data);
+                    events++;
+                  }
+                  cut = rest.indexOf('\n\n');
+                }
+              }
+            }
+          }),
+        );
+      } finally {
+        await pool.close();
+      }
+      return events;
+    });
     const sdk = await measure(async () => {
       const client = new OpenAI({ baseURL: m.url, apiKey: m.token, maxRetries: 0 });
       const stopAt = Date.now() + durationS * 1000;
@@ -322,8 +358,11 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
       serverMetricsCost,
       autocannonBytesOnly: rawAutocannon,
       openaiSdkLoop: sdk,
+      minimalParsingReader: minimalParser,
       ratios: {
         iariUndiciVsAutocannon: Math.round((iariUndici.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
+        minimalParserVsAutocannon: Math.round((minimalParser.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
+        iariUndiciVsMinimalParser: Math.round((iariUndici.eventsPerS / minimalParser.eventsPerS) * 1000) / 1000,
         iariAutocannonVsAutocannon: Math.round((iariAutocannon.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
         iariConversationVsAutocannon: Math.round((iariConversation.eventsPerS / rawAutocannon.eventsPerS) * 1000) / 1000,
         iariUndiciVsOpenaiSdk: Math.round((iariUndici.eventsPerS / sdk.eventsPerS) * 1000) / 1000,
