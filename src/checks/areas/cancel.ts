@@ -276,6 +276,8 @@ const nonStreamed: CheckDef = {
       const before = await quiet(ctx);
       const cutNow = new AbortController();
       const pending = line.send({ stream: false, maxTokens: LONG_TOKENS, mock: MOCK_LONG_WHOLE, cut: cutNow.signal });
+      // Awaited below; a rejection (a rate limit outlasting the wait budget) must not go unhandled meanwhile.
+      pending.catch(() => undefined);
       // The gauge is read while the request runs (it must count it), then the connection is closed.
       await wait(150);
       const during = await gauges(ctx);
