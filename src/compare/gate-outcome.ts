@@ -17,7 +17,7 @@ import type { LoadResult } from '../load/results/load-result.ts';
 export type GateOutcome = 'trip' | 'hold' | 'inconclusive';
 
 /** Why a gate could not decide. */
-export type InconclusiveCode = 'samples' | 'seconds' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
+export type InconclusiveCode = 'samples' | 'seconds' | 'pairs' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
 
 export interface GateResult {
   expr: string;
@@ -84,6 +84,14 @@ function untestedReason(r: MetricRow, u: Untested): { code: InconclusiveCode; re
         reason: `its test needs ≥ ${u.need} whole measured seconds per side, base had ${u.base}, new ${u.new}`,
         toDecide: `run --duration ≥ ${u.need + 1}s, or use ${REPEAT_HINT}`,
       };
+    case 'pairs': {
+      const dropped = u.dropped.length === 0 ? '' : ` (left out: ${u.dropped.slice(0, 3).join('; ')}${u.dropped.length > 3 ? `; and ${u.dropped.length - 3} more` : ''})`;
+      return {
+        code: 'pairs',
+        reason: `${stat} of an A/B run needs ≥ ${u.need} pairs of blocks with ≥ ${u.perBlock} ${u.per} in both blocks, this run had ${u.usable} of ${u.of}${dropped}`,
+        toDecide: `blocks of ≥ ${u.perBlock} ${u.per} (--ab-block-requests ${u.perBlock}, or a longer --ab-block), and ≥ ${u.need} pairs (--duration)`,
+      };
+    }
     case 'records':
       return { code: 'records', reason: `its 1 s blocks come from requests.ndjson, which one side lacks`, toDecide: `keep requests.ndjson beside load.json on both sides (iari load writes it), or use ${REPEAT_HINT}` };
     case 'missing':
@@ -138,9 +146,14 @@ export function loadGate(g: Gate, rows: readonly MetricRow[] | null, context: Ru
   const range = `95% interval ${signed(g, low)} … ${signed(g, high)}`;
   // A run whose client could not keep up timed its own delay: no timing decides a gate either way.
   const invalid = context.invalid ?? [];
-  if (invalid.length > 0 && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}, so its timings include the client's own delay`, 'runs the client keeps up with (a quieter machine, or less load per client)', interval);
   const beyond = g.op === '>' ? low > g.value : high < g.value;
   const safe = g.op === '>' ? high <= g.value : low >= g.value;
+  // An A/B run's blocks share the client's delay pair by pair, so it dilutes a change (both sides
+  // slower by the same amount) but does not make one: a paired interval beyond the threshold still
+  // trips; one on the safe side cannot hold, since the change may be larger than the client saw.
+  if (invalid.length > 0 && r.noise === 'paired' && beyond) return { expr: g.expr, key: g.key, scope: 'load', interval, inconclusive: null, outcome: 'trip', tripped: true, message: `${shown}, ${range} (${source(r)}, though the client lagged: its delay hit both sides of each pair and dilutes a change), wholly beyond ${signed(g, g.value)}: gate ${g.expr} failed` };
+  if (invalid.length > 0 && r.noise === 'paired' && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}; in an A/B run that delay hits both sides of each pair, so it can dilute a change but not make one: the ${range} may trip, not hold`, 'an A/B run the client keeps up with (a quieter machine, or a lighter workload per block: lower --concurrency or --max-tokens)', interval);
+  if (invalid.length > 0 && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}, so its timings include the client's own delay`, 'runs the client keeps up with (a quieter machine, or less load per client)', interval);
   const base = { expr: g.expr, key: g.key, scope: 'load' as const, interval, inconclusive: null };
   if (beyond) return { ...base, outcome: 'trip', tripped: true, message: `${shown}, ${range} (${source(r)}), wholly beyond ${signed(g, g.value)}: gate ${g.expr} failed` };
   if (safe && (r.noise !== null || r.test === 'proportions')) return { ...base, outcome: 'hold', tripped: false, message: `${shown}, ${range} (${source(r)}), wholly within ${signed(g, g.value)}: gate holds` };
