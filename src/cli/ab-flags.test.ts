@@ -1,44 +1,80 @@
-import { describe, expect, it } from 'vitest';
+// iari load --ab and its flags through the one flag path (load-flags.ts → validateLoadOptions → ab-plan.ts),
+// and the scenario's search kind ab that load.json records so that --scenario runs it again.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isHarnessError } from '../errors.ts';
-import type { LoadPlan } from '../load/plan/load-options.ts';
-import { checkAbPlan, takeAbFlags } from './ab-flags.ts';
+import { abToken } from '../load/plan/ab-plan.ts';
+import { scenarioToOptions } from '../load/plan/scenario.ts';
+import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
+import { scenarioNames } from '../load/plan/scenario.ts';
+import { parseFlags } from './args.ts';
+import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts';
 
-function exitCode(f: () => unknown): { code: number; message: string } {
+const A = 'http://127.0.0.1:8001';
+const B = 'http://127.0.0.1:8002';
+const flags = (argv: string[]): ReturnType<typeof scenarioFromFlags> => scenarioFromFlags(parseFlags('load', argv, loadFlagSpec).values);
+
+function refusal(f: () => unknown): string | null {
   try {
     f();
+    return null;
   } catch (error) {
-    return isHarnessError(error) ? { code: error.exitCode, message: error.message } : { code: -1, message: String(error) };
+    if (!isHarnessError(error) || error.exitCode !== 2) throw error;
+    return error.message;
   }
-  return { code: 0, message: '' };
 }
 
-const plan = (over: Partial<LoadPlan> = {}): LoadPlan =>
-  ({ baseUrl: 'http://127.0.0.1:8001/v1', token: 'iari_sk_a_0001', durationS: 60, sweep: false, findCapacity: null, repeat: 1, shard: null, requests: null, workloadPlan: {}, connection: { headers: [] }, ...over }) as unknown as LoadPlan;
+const saved = process.env['IARI_TOKEN'];
+beforeEach(() => {
+  process.env['IARI_TOKEN'] = 'iari_sk_a_0001';
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env['IARI_TOKEN'];
+  else process.env['IARI_TOKEN'] = saved;
+});
 
-describe('iari load --ab flags', () => {
-  it('takes --ab, --ab-block and --ab-token-env out of argv, normalises URL_B, and makes --duration 60s unless given', () => {
-    const t = takeAbFlags(['--base-url', 'http://127.0.0.1:8001', '--ab', 'http://127.0.0.1:8002', '--ab-block=2s', '--ab-token-env', 'B_TOKEN', '--quiet']);
-    expect(t.ab).toEqual({ baseUrlB: 'http://127.0.0.1:8002/v1', blockS: 2, tokenEnvB: 'B_TOKEN' });
-    expect(t.rest).toEqual(['--base-url', 'http://127.0.0.1:8001', '--quiet', '--duration', '60s']);
-    expect(takeAbFlags(['--ab', 'http://127.0.0.1:8002', '--duration', '30s']).rest).toEqual(['--duration', '30s']);
-    expect(takeAbFlags(['--concurrency', '4'])).toEqual({ rest: ['--concurrency', '4'], ab: null });
+describe('iari load --ab flags (parsed with every other flag)', () => {
+  it('--ab, --ab-block, --ab-block-requests and --ab-assign make the plan\'s ab part; --duration is 60s unless given', () => {
+    const { plan } = flags(['--base-url', A, '--ab', B, '--ab-block=2s', '--ab-block-requests', '30', '--quiet']);
+    expect(plan.ab).toEqual({ baseUrlB: `${B}/v1`, blockS: 2, blockRequests: 30, assign: 'blocks' });
+    expect(plan.durationS).toBe(60);
+    expect(flags(['--base-url', A, '--ab', B, '--duration', '30s', '--ab-assign', 'random']).plan).toMatchObject({ durationS: 30, ab: { assign: 'random', blockS: 3, blockRequests: null } });
+    expect(flags(['--base-url', A, '--concurrency', '4']).plan.ab).toBeNull();
   });
 
-  it('bad A/B input is a usage error (exit 2) naming the flag: --ab-block alone, a block out of range, too few pairs, a combination it cannot run', () => {
-    expect(exitCode(() => takeAbFlags(['--ab-block', '3s'])).message).toContain('--ab-block and --ab-token-env need --ab URL_B');
-    expect(exitCode(() => takeAbFlags(['--ab', 'http://127.0.0.1:8002', '--ab-block', '0.5s'])).code).toBe(2);
-    expect(exitCode(() => takeAbFlags(['--ab'])).message).toContain('--ab needs a value');
-    const ab = { baseUrlB: 'http://127.0.0.1:8001/v1', blockS: 3, tokenEnvB: null };
-    expect(exitCode(() => checkAbPlan(ab, plan({ durationS: 20 }))).message).toContain('--ab needs at least 4 pairs of blocks: --duration 20s holds 3');
-    expect(exitCode(() => checkAbPlan(ab, plan({ repeat: 3 }))).code).toBe(2);
-    expect(exitCode(() => checkAbPlan(ab, plan({ baseUrl: null }))).message).toContain('give side A with --base-url');
+  it('bad A/B input is a usage error (exit 2) naming the flag: a block flag alone, a block out of range, too few pairs, a combination it cannot run', () => {
+    expect(refusal(() => flags(['--base-url', A, '--ab-block', '3s']))).toBe('iari load: --ab-block, --ab-block-requests and --ab-assign need --ab');
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--ab-block', '0.5s']))).toMatch(/--ab-block/);
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--duration', '30s']))).toBe('iari load: --ab needs at least 6 pairs of blocks: --duration 30s holds 5 of --ab-block 3s per side (give --duration ≥ 36s)');
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--repeat', '3']))).toMatch(/--ab runs --duration against two servers: it cannot be combined with --sweep, --find-capacity, --repeat/);
+    expect(refusal(() => flags(['--ab', B]))).toContain('give side A with --base-url');
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--ab-assign', 'alternate']))).toBe('iari load: --ab-assign must be blocks or random, got "alternate"');
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--ab-assign', 'random', '--ab-block-requests', '20']))).toMatch(/--ab-block-requests sizes the blocks/);
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--ab-assign', 'random', '--engine', 'autocannon']))).toMatch(/undici engine/);
+    expect(refusal(() => flags(['--base-url', A, '--ab', B, '--ab-block-requests', '1']))).toMatch(/^iari load: --ab-block-requests must be an integer from 2/);
   });
 
-  it("A's token goes to B only on A's origin or when named for B with --ab-token-env; --header values never go to another origin", () => {
-    const other = { baseUrlB: 'http://127.0.0.1:8002/v1', blockS: 3, tokenEnvB: null };
-    expect(exitCode(() => checkAbPlan(other, plan())).message).toContain("name B's token with --ab-token-env NAME");
-    expect(checkAbPlan({ ...other, tokenEnvB: 'B_TOKEN' }, plan(), { B_TOKEN: 'iari_sk_b_0002' })).toEqual({ tokenB: 'iari_sk_b_0002' });
-    expect(checkAbPlan({ ...other, baseUrlB: 'http://127.0.0.1:8001/other/v1' }, plan())).toEqual({ tokenB: 'iari_sk_a_0001' });
-    expect(exitCode(() => checkAbPlan({ ...other, tokenEnvB: 'B_TOKEN' }, plan({ connection: { headers: [{ name: 'x-org', value: 'v' }] } as unknown as LoadPlan['connection'] }), { B_TOKEN: 'x' })).code).toBe(2);
+  it("A's token goes to B only on A's origin or when named for B; --header values never go to another origin", () => {
+    const { plan } = flags(['--base-url', A, '--ab', B]);
+    const ab = plan.ab as NonNullable<LoadPlan['ab']>;
+    expect(refusal(() => abToken(ab, plan, CLI_LOAD_NAMES, null))).toContain("name B's token (iari load --ab-token-env NAME");
+    expect(abToken(ab, plan, CLI_LOAD_NAMES, 'iari_sk_b_0002')).toBe('iari_sk_b_0002');
+    expect(abToken({ ...ab, baseUrlB: `${A}/other/v1` }, plan, CLI_LOAD_NAMES, null)).toBe('iari_sk_a_0001');
+    const withHeader = flags(['--base-url', A, '--ab', B, '--header', 'x-org: v']).plan;
+    expect(refusal(() => abToken(ab, withHeader, CLI_LOAD_NAMES, 'x'))).toMatch(/with --ab to another origin, leave them out/);
+  });
+
+  it('load.json\'s effective scenario records A/B as search kind ab, and that scenario gives the same plan again', () => {
+    const { plan, scenario } = flags(['--base-url', A, '--ab', B, '--ab-block', '2s', '--ab-assign', 'random', '--duration', '40s', '--seed', '7']);
+    expect(scenario.search).toEqual({ kind: 'ab', baseUrl: B, block: '2s', assign: 'random' });
+    const again = scenarioToOptions(JSON.parse(JSON.stringify(scenario)));
+    const replan = validateLoadOptions({ ...again.options, token: 'iari_sk_a_0001' }, scenarioNames('runScenario'), again.shell);
+    expect(replan.ab).toEqual(plan.ab);
+    expect(replan.durationS).toBe(40);
+    expect(replan.seed).toBe(7);
+  });
+
+  it('a scenario names A/B options by their place in it', () => {
+    const s = scenarioToOptions({ target: { baseUrl: A }, run: { duration: '12s' }, search: { kind: 'ab', baseUrl: B } });
+    expect(refusal(() => validateLoadOptions({ ...s.options, token: 'iari_sk_a_0001' }, scenarioNames('runScenario'), s.shell))).toBe('runScenario: search.kind ab (search.baseUrl) needs at least 6 pairs of blocks: run.duration 12s holds 2 of search.block 3s per side (give run.duration ≥ 36s)');
   });
 });

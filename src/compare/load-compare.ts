@@ -14,7 +14,7 @@ import { calibratedInterval, type NoiseCalibration } from './noise-calibration.t
 export type RowUnit = 'us' | 'millitokens_per_s' | 'ratio' | 'per_s' | 'tokens_per_s';
 
 export const TESTS = {
-  paired: "A/B run: one difference per pair of blocks (B's percentile minus A's in the block next to it), sign-test 95% interval of their median; a pair is left out when a block has too few values for the percentile (p95: 20); rates: paired t over the blocks",
+  paired: "A/B run: one difference per pair of blocks (B's percentile minus A's in the block next to it), sign-test 95% interval of their median (and of the pairs' relative changes, for % gates); a pair is left out when a block has too few values for the percentile (p95: 20); rates: paired t over the blocks",
   blocks: 'block bootstrap of the percentile over the 1 s timeslices (whole seconds of requests resampled, 2000 draws, 95% interval of the difference); within one run, so it does not include run-to-run noise',
   proportions: 'two-proportion z-test over the requests',
   timeslices: "Welch's t-test over the 1 s timeslices (within one run, so it does not include run-to-run noise)",
@@ -84,9 +84,11 @@ export const comparedMetrics: readonly MetricName[] = ['ttft', 'itl', 'tpot', 'e
 /** Relative change below which a statistically significant change is not called significant. */
 export const DEFAULT_MIN_EFFECT = 0.05;
 
-function row(key: string, unit: RowUnit, base: number | null, next: number | null, test: TestName | null, t: DifferenceTest | null, minEffect: number, extra: { noise?: NoiseSource | null; untested?: Untested | null; baseMean?: number } = {}): MetricRow {
-  const change = base === null || next === null ? null : next - base;
-  const relative = change === null || base === null || base === 0 ? null : change / base;
+function row(key: string, unit: RowUnit, base: number | null, next: number | null, test: TestName | null, t: DifferenceTest | null, minEffect: number, extra: { noise?: NoiseSource | null; untested?: Untested | null; baseMean?: number; relative?: DifferenceTest | null } = {}): MetricRow {
+  // An A/B percentile: the change is the pairs' (median difference, median relative change), not the pooled values'.
+  const paired = t !== null && extra.relative !== undefined && extra.relative !== null ? extra.relative : null;
+  const change = paired !== null ? (t as DifferenceTest).difference : base === null || next === null ? null : next - base;
+  const relative = paired !== null ? paired.difference : change === null || base === null || base === 0 ? null : change / base;
   const stat = t?.significant ?? false;
   const large = unit === 'ratio' || relative === null || Math.abs(relative) >= minEffect;
   // The interval is of new - base; repeats compare the runs' means, so their relative interval is over the base mean.
@@ -103,8 +105,8 @@ function row(key: string, unit: RowUnit, base: number | null, next: number | nul
     low: t?.low ?? null,
     high: t?.high ?? null,
     p: t?.p ?? null,
-    relativeLow: rel(t?.low),
-    relativeHigh: rel(t?.high),
+    relativeLow: paired !== null ? paired.low : rel(t?.low),
+    relativeHigh: paired !== null ? paired.high : rel(t?.high),
     noise: t === null ? null : (extra.noise ?? null),
     untested: t === null ? (extra.untested ?? { kind: 'missing' }) : null,
     statisticallySignificant: stat,
@@ -177,7 +179,7 @@ export function compareLoad(
     return t === null ? null : { t, baseMean: sa.mean };
   };
   /** A row tested within the runs (widened by the calibration), or by the repeats when both sides have them. */
-  const push = (key: string, unit: RowUnit, a: number | null, b: number | null, test: TestName, within: DifferenceTest | null, untested: Untested | null = null): void => {
+  const push = (key: string, unit: RowUnit, a: number | null, b: number | null, test: TestName, within: DifferenceTest | null, untested: Untested | null = null, pairedRelative: DifferenceTest | null = null): void => {
     const rep = byRepeats(key);
     if (rep !== null) {
       rows.push(row(key, unit, a, b, 'repeats', rep.t, minEffect, { noise: 'repeats', baseMean: rep.baseMean }));
@@ -189,7 +191,7 @@ export function compareLoad(
       return;
     }
     if (paired !== null && test !== 'proportions') {
-      rows.push(row(key, unit, a, b, 'paired', within, minEffect, { noise: 'paired', untested }));
+      rows.push(row(key, unit, a, b, 'paired', within, minEffect, { noise: 'paired', untested, relative: pairedRelative }));
       return;
     }
     const c = withCalibration(key, within, a, b, calibration);
@@ -230,7 +232,7 @@ export function compareLoad(
                   ? pairsUntested(pairTests[i], percentileValues[k], per)
                   : { kind: 'seconds', need: MIN_BLOCKS, base: nonEmpty(ba), new: nonEmpty(bb) }
                 : null;
-      push(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, 'blocks', untested === null ? (blockTests[i] ?? null) : null, untested);
+      push(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, 'blocks', untested === null ? (blockTests[i] ?? null) : null, untested, pairTests?.[i]?.relative ?? null);
     });
   }
   const ta = measuredSlices(base.timeslices, base.throughput.windowS);

@@ -68,8 +68,14 @@ export function signInterval(d: readonly number[]): DifferenceTest | null {
 }
 
 export interface PairedPercentile {
-  /** The test over the usable pairs; null below MIN_PAIRS of them. */
+  /** The test of B - A over the usable pairs; null below MIN_PAIRS of them. */
   test: DifferenceTest | null;
+  /**
+   * The same of each pair's relative change (B / A - 1): what a % gate reads. A relative interval
+   * made by dividing the differences by the pooled base would divide by a tail the starved blocks
+   * own; the pairs' own ratios keep each change to its own block's scale.
+   */
+  relative: DifferenceTest | null;
   pairs: number;
   /** Pairs left out, each with its reason. */
   dropped: { pair: number; reason: string }[];
@@ -80,6 +86,7 @@ export function pairedPercentileDifferences(a: readonly (readonly ValueCount[])[
   return ps.map((p) => {
     const need = blockSamplesNeeded(p);
     const d: number[] = [];
+    const r: number[] = [];
     const dropped: PairedPercentile['dropped'] = [];
     const count = (x: readonly ValueCount[] | undefined): number => (x ?? []).reduce((s, v) => s + v.count, 0);
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
@@ -89,8 +96,11 @@ export function pairedPercentileDifferences(a: readonly (readonly ValueCount[])[
         dropped.push({ pair: i + 1, reason: `${na < need ? `A had ${na}` : `B had ${nb}`} ${per} (p${p} needs ≥ ${need} per block)` });
         continue;
       }
-      d.push((blockPercentile(b[i] ?? [], p) as number) - (blockPercentile(a[i] ?? [], p) as number));
+      const pa = blockPercentile(a[i] ?? [], p) as number;
+      const pb = blockPercentile(b[i] ?? [], p) as number;
+      d.push(pb - pa);
+      if (pa > 0) r.push(pb / pa - 1);
     }
-    return { test: signInterval(d), pairs: a.length, dropped };
+    return { test: signInterval(d), relative: r.length === d.length ? signInterval(r) : null, pairs: a.length, dropped };
   });
 }
