@@ -24,7 +24,7 @@ export function sideOf(seed: number, seq: number): 'a' | 'b' {
 /** The request header that carries a request's side to the router (taken off before it is sent). */
 export const SIDE_HEADER = 'x-iari-ab-side';
 
-interface SideTarget {
+export interface SideTarget {
   dispatcher: Dispatcher;
   origin: string;
   /** The route under B's base path, and B's authorization; null for A (sent as built). */
@@ -32,7 +32,7 @@ interface SideTarget {
 }
 
 /** Sends each request to its side's pool (the side from SIDE_HEADER, absent: A); closes both. */
-class SideRouter extends Dispatcher {
+export class SideRouter extends Dispatcher {
   readonly #a: SideTarget;
   readonly #b: SideTarget;
 
