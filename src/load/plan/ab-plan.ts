@@ -3,6 +3,7 @@
 // the other options (validateLoadOptions), named as the caller names them (flag or scenario path).
 import { normalizeBaseUrl } from '../../client/base-url.ts';
 import type { ConnectionOptions } from '../../client/connection-options.ts';
+import { abPairs } from '../search/ab-blocks.ts';
 import { checkDurationS, checkNumber, checkText, loadUsage, type LoadNames, type ShellLoadOptions } from './load-option-names.ts';
 
 /** Fewest pairs of blocks an A/B run needs: with 5 or fewer the sign test has no 95% interval (compare/paired-differences.ts). */
@@ -21,11 +22,6 @@ export interface AbPlan {
   blockRequests: number | null;
   /** blocks: A B, B A, ... one side at a time; random: every request goes to A or B at random (seeded), both sides at once. */
   assign: AbAssign;
-}
-
-/** Pairs of blocks in a run of `durationS` measured seconds (both sides together; random: windows of blockS, each a pair). */
-export function abPairs(durationS: number, blockS: number, assign: AbAssign = 'blocks'): number {
-  return Math.floor(durationS / (assign === 'random' ? blockS : 2 * blockS));
 }
 
 /** The A/B part of a plan, or null without one; `durationS` is the run's (default AB_DEFAULT_DURATION_S with A/B). */

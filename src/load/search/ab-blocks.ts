@@ -9,9 +9,13 @@ import type { LoadResult, MetricName, RequestRecord } from '../results/load-resu
 import { metricNames } from '../results/load-result.ts';
 import { mergeResults } from '../results/merge.ts';
 import type { LoadConfig } from '../run-load.ts';
-import { abPairs } from '../plan/ab-plan.ts';
 
 export const AB_SCHEMA = 'iari.ab/1' as const;
+
+/** Pairs of blocks in a run of `durationS` measured seconds (both sides together; random: windows of blockS, each a pair). */
+export function abPairs(durationS: number, blockS: number, assign: 'blocks' | 'random' = 'blocks'): number {
+  return Math.floor(durationS / (assign === 'random' ? blockS : 2 * blockS));
+}
 
 export interface AbBlock {
   runId: string;
