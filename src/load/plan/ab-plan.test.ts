@@ -1,13 +1,13 @@
 // iari load --ab and its flags through the one flag path (load-flags.ts → validateLoadOptions → ab-plan.ts),
 // and the scenario's search kind ab that load.json records so that --scenario runs it again.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isHarnessError } from '../errors.ts';
-import { abToken } from '../load/plan/ab-plan.ts';
-import { scenarioToOptions } from '../load/plan/scenario.ts';
-import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
-import { scenarioNames } from '../load/plan/scenario.ts';
-import { parseFlags } from './args.ts';
-import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts';
+import { isHarnessError } from '../../errors.ts';
+import { abToken } from './ab-plan.ts';
+import { scenarioToOptions } from './scenario.ts';
+import { validateLoadOptions, type LoadPlan } from './load-options.ts';
+import { scenarioNames } from './scenario.ts';
+import { parseFlags } from '../../cli/args.ts';
+import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from '../../cli/load-flags.ts';
 
 const A = 'http://127.0.0.1:8001';
 const B = 'http://127.0.0.1:8002';
