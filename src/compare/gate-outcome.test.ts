@@ -116,6 +116,20 @@ describe('gate outcomes: trip, hold, inconclusive', () => {
     expect(evaluateGates([g], [row(0.02, -0.04, 0.08, { noise: 'paired', test: 'paired' })], null, { windowS: 35 })[0]?.outcome).toBe('hold');
   });
 
+  it('LOAD-COMPARE: a latency change within the client\'s timing resolution (its median event-loop delay) does not trip a % gate: a +20% ttfb of 1 ms by 0.2 ms is inconclusive, the same +20% of 100 ms trips', () => {
+    const g = parseGate('ttfb.p50>+10%', new Set(['ttfb.p50']));
+    const small = row(0.2, 0.12, 0.3, { key: 'ttfb.p50', base: 1000, new: 1200, change: 200, low: 120, high: 300, noise: 'paired', test: 'paired' });
+    const [tiny] = evaluateGates([g], [small], null, { windowS: 60, resolutionUs: 1100 });
+    expect(tiny?.outcome).toBe('inconclusive');
+    expect(tiny?.inconclusive?.code).toBe('resolution');
+    expect(tiny?.inconclusive?.reason).toContain("within the client's timing resolution (its median event-loop delay, 1.10 ms)");
+    const [large] = evaluateGates([g], [row(0.2, 0.12, 0.3, { key: 'ttfb.p50', noise: 'paired', test: 'paired' })], null, { windowS: 60, resolutionUs: 1100 });
+    expect(large?.outcome).toBe('trip');
+    expect(evaluateGates([g], [small], null, { windowS: 60 })[0]?.outcome).toBe('trip');
+    const bad = run(3, 35);
+    expect(runContext(bad, run(4, 35)).resolutionUs).toBe(Math.max(bad.metrics.event_loop_lag?.percentiles.p50 ?? 0, run(4, 35).metrics.event_loop_lag?.percentiles.p50 ?? 0));
+  });
+
   it('LOAD-COMPARE: an A/B percentile without enough usable pairs is inconclusive naming the pairs left out and the block size that would decide it', () => {
     const untested = { kind: 'pairs' as const, need: 6, usable: 4, of: 10, perBlock: 20, per: 'requests' as const, dropped: ['pair 2: A had 12 requests (p95 needs ≥ 20 per block)'] };
     const [g] = evaluateGates([parseGate('ttft.p95>+10%', new Set(['ttft.p95']))], [row(0.2, 0, 0, { test: null, low: null, high: null, relativeLow: null, relativeHigh: null, untested })], null, { windowS: 60 });

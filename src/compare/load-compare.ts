@@ -38,6 +38,8 @@ export type Untested =
   | { kind: 'seconds'; need: number; base: number; new: number }
   /** An A/B run's percentile needs MIN_PAIRS pairs whose blocks both hold `perBlock` values; `usable` of `of` did. */
   | { kind: 'pairs'; need: number; usable: number; of: number; perBlock: number; per: 'requests' | 'inter-token gaps'; dropped: string[] }
+  /** A rate of an A/B run at random: each side's share of the requests is a coin's. */
+  | { kind: 'coin' }
   /** ttfb, tpot and output_tps blocks come from requests.ndjson, missing on a side. */
   | { kind: 'records' }
   /** The metric is not on both sides. */
@@ -166,6 +168,8 @@ export function compareLoad(
   records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null },
   calibration: NoiseCalibration | null = null,
   paired: readonly { a: AbBlock; b: AbBlock }[] | null = null,
+  /** The A/B run assigned requests at random: its rates are a coin's split, not the servers'. */
+  coin = false,
 ): MetricRow[] {
   const rows: MetricRow[] = [];
   const ra = repeatsOf(base);
@@ -238,6 +242,10 @@ export function compareLoad(
   const ta = measuredSlices(base.timeslices, base.throughput.windowS);
   const tb = measuredSlices(next.timeslices, next.throughput.windowS);
   const perSecond = (key: string, pick: (s: Timeslice) => number, a: number, b: number, unit: RowUnit): void => {
+    if (paired !== null && coin) {
+      push(key, unit, a, b, 'timeslices', null, { kind: 'coin' });
+      return;
+    }
     const t = paired === null ? welch(meanSummary(ta.map(pick)), meanSummary(tb.map(pick))) : pairedRate(paired, key, a, b);
     push(key, unit, a, b, 'timeslices', t, t === null ? { kind: 'seconds', need: 2, base: ta.length, new: tb.length } : null);
   };

@@ -79,6 +79,8 @@ describe('iari load --ab --ab-assign random', () => {
       expect(sides).not.toBeNull();
       const rows = buildComparison(sides!.base, sides!.next).report.load?.rows ?? [];
       expect(rows.find((x) => x.key === 'ttft.p50')).toMatchObject({ test: 'paired', noise: 'paired' });
+      // Each side's rate is a coin's share of one run: untested, never a gate's evidence.
+      expect(rows.find((x) => x.key === 'throughput.rps')).toMatchObject({ test: null, untested: { kind: 'coin' } });
       const [gate] = evaluateGates([parseGate('ttft.p50>+10%', new Set(rows.map((x) => x.key)))], rows, null, runContext(sides!.base.load, sides!.next.load));
       // A busy machine may lag the client: then the paired interval still trips (it only dilutes), as here.
       expect(gate?.outcome).toBe('trip');
