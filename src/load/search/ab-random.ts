@@ -86,8 +86,8 @@ function windowBlock(result: LoadResult, records: readonly RequestRecord[], k: n
     if (r.phase !== 'measure' || r.e2eUs === null) continue;
     const end = (r.sentUs + r.e2eUs) / 1e6;
     if (end < from || end >= to) continue;
+    if (r.good) good++;
     if (r.error === null) {
-      good++;
       add('ttfb', r.ttfbUs);
       add('ttft', r.ttftUs);
       add('e2e', r.e2eUs);
@@ -109,8 +109,7 @@ function windowBlock(result: LoadResult, records: readonly RequestRecord[], k: n
     ok: sum((s) => s.ok),
     failed: sum((s) => s.failed),
     outputTokens: sum((s) => s.outputTokens),
-    // Without per-request SLOs every finished request without an error is good.
-    goodRequests: result.goodput.slos.length === 0 ? good : Math.min(good, sum((s) => s.ok)),
+    goodRequests: good,
     hdr,
   };
 }
