@@ -161,6 +161,8 @@ export interface ScenarioRunOptions {
   signal?: AbortSignal;
   /** Each level of a sweep or capacity search as it ends. */
   onStep?: (step: SweepStep, index: number) => void;
+  /** search kind ab: the bearer token for its second server (absent: the target's token, and only on the target's origin). */
+  abTokenB?: string;
 }
 
 /** The plan a scenario describes, as the library validates it (exported for the CLI parity test). */
@@ -181,7 +183,7 @@ export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: Lo
  * const { result } = await runScenario({ executor: { kind: 'open', rate: 20, arrival: 'poisson' }, run: { duration: '30s' }, slos: ['ttft.p95<800ms'] });
  */
 export async function runScenario(scenario: LoadScenario, options: ScenarioRunOptions = {}): Promise<ScenarioOutcome> {
-  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep']);
+  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep', 'abTokenB']);
   const { plan, scenario: effective } = scenarioPlan(scenario, options.token);
-  return runPlan(plan, scenarioNames('runScenario'), effective, { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.onStep === undefined ? {} : { onStep: options.onStep }) });
+  return runPlan(plan, scenarioNames('runScenario'), effective, { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.onStep === undefined ? {} : { onStep: options.onStep }), ...(options.abTokenB === undefined ? {} : { ab: { tokenB: options.abTokenB } }) });
 }

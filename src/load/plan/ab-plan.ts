@@ -62,6 +62,6 @@ export function abToken(ab: AbPlan, a: { baseUrl: string | null; token: string |
   const sameOrigin = a.baseUrl !== null && originB === new URL(a.baseUrl).origin;
   if (!sameOrigin && a.connection.headers.length > 0) throw usage(`header values may hold secrets of ${names.name('baseUrl')}'s origin: with ${names.name('ab')} to another origin, leave them out`);
   if (tokenB !== null) return tokenB;
-  if (!sameOrigin || a.token === null) throw usage(`${names.name('ab')} ${originB} is another origin than ${names.name('baseUrl')}: name B's token (iari load --ab-token-env NAME, which may name A's variable; runScenario's abTokenB); A's token is never sent to another origin unprompted`);
+  if (!sameOrigin || a.token === null) throw usage(`${names.name('ab')} ${originB} is another origin than ${names.name('baseUrl')}: name B's token (iari load --ab-token-env NAME, which may name A's variable; runScenario's abTokenB option); A's token is never sent to another origin unprompted`);
   return a.token;
 }
