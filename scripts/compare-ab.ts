@@ -106,7 +106,8 @@ try {
   const l = sampler.stop();
   const r = reg.rows.total();
   const s = same.rows.total();
-  process.stdout.write(`\nA/B ${ttftA} -> ${ttftB} ms (${duration}, ${assign ?? 'blocks'} of ${block}, concurrency ${concurrency}, ${maxTokens} tokens): ttft.p95>+10% trip ${reg.ttftP95.trip}, hold ${reg.ttftP95.hold}, inconclusive ${reg.ttftP95.inconclusive} of ${reg.rows.comparisons} runs; ttft.p50>+10% trip ${reg.ttftP50.trip} of ${reg.rows.comparisons}\n`);
+  const how = values.from === undefined ? `${duration}, ${assign ?? 'blocks'} of ${block}, concurrency ${concurrency}, ${maxTokens} tokens` : `the runs kept in ${values.from}, judged again`;
+  process.stdout.write(`\nA/B ${ttftA} -> ${ttftB} ms (${how}): ttft.p95>+10% trip ${reg.ttftP95.trip}, hold ${reg.ttftP95.hold}, inconclusive ${reg.ttftP95.inconclusive} of ${reg.rows.comparisons} runs; ttft.p50>+10% trip ${reg.ttftP50.trip} of ${reg.rows.comparisons}\n`);
   process.stdout.write(`  every row of the ${reg.rows.comparisons} runs: trip ${r.trip}, hold ${r.hold}, inconclusive ${r.inconclusive}; inconclusive by reason: ${[...reg.rows.reasons].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`);
   process.stdout.write(`identical mocks (${ttftA} ms): no row tripped in ${same.rows.comparisons - same.rows.withTrip} of ${same.rows.comparisons} runs\n`);
   process.stdout.write(`  every row of the ${same.rows.comparisons} runs: trip ${s.trip}, hold ${s.hold}, inconclusive ${s.inconclusive}; inconclusive by reason: ${[...same.rows.reasons].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`);
