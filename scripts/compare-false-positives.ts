@@ -11,17 +11,13 @@
 //
 //   npx tsx scripts/compare-false-positives.ts [--pairs 20] [--regressions 5] [--duration 10s]
 //     [--ttft-a 40] [--ttft-b 60] [--calibrate 5] [--keep DIR | --from DIR]
-import { run as runLoadCommand } from '../src/cli/load-command.ts';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readSide } from '../src/compare/compare-inputs.ts';
-import { buildComparison } from '../src/compare/compare-report.ts';
-import { evaluateGates, runContext, type GateOutcome } from '../src/compare/gate-outcome.ts';
-import { parseGate } from '../src/compare/gates.ts';
-import { root, rowGate, startMock } from './compare-bench.ts';
 import { calibrate, type NoiseCalibration } from '../src/compare/noise-calibration.ts';
+import { finish, LoadSampler, quietLoad, root, rowOutcomes, RowTallies, startMock, tally } from './compare-bench.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,48 +43,15 @@ if (values.keep !== undefined) mkdirSync(values.keep, { recursive: true });
 process.env['IARI_TOKEN'] = token;
 process.env['GITHUB_ACTIONS'] = '';
 
-// --keep DIR keeps every run's directory (load.json, requests.ndjson) for re-analysis offline.
-function done(dir: string): void {
-  if (values.from !== undefined) return;
-  if (values.keep === undefined) rmSync(dir, { recursive: true, force: true });
-  else renameSync(dir, join(values.keep, basename(dir)));
+function load(port: number, name: string): Promise<string> {
+  if (values.from !== undefined) return Promise.resolve(join(values.from, name));
+  return quietLoad(['--base-url', `http://127.0.0.1:${port}/v1`, '--duration', duration], join(tmp, name));
 }
 
-
-async function load(port: number, name: string): Promise<string> {
-  if (values.from !== undefined) return join(values.from, name);
-  const dir = join(tmp, name);
-  // One retry: on a shared machine a run can fail for reasons of its own.
-  for (let attempt = 1; ; attempt++) {
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = (() => true) as typeof process.stdout.write;
-    let code: number;
-    try {
-      code = await runLoadCommand(['--base-url', `http://127.0.0.1:${port}/v1`, '--quiet', '--duration', duration, '--report', dir]);
-    } finally {
-      process.stdout.write = write;
-    }
-    if (code === 0) return dir;
-    process.stderr.write(`load ${name} attempt ${attempt}: exit ${code}\n`);
-    if (attempt === 2) throw new Error(`load ${name}: exit ${code}`);
-  }
-}
-
-
-type Tally = Record<GateOutcome, number>;
-const tally = (): Tally => ({ trip: 0, hold: 0, inconclusive: 0 });
-
-function outcomes(x: string, y: string, calibration: NoiseCalibration | null): Map<string, { outcome: GateOutcome; code: string | null }> {
-  const sx = readSide(x);
-  const sy = readSide(y);
-  const { report } = buildComparison(sx, sy, 1, 0.05, calibration);
-  const rows = report.load?.rows ?? [];
-  const keys = new Set(rows.map((r) => r.key));
-  const gates = evaluateGates(rows.map((r) => parseGate(rowGate(r), keys)), rows, null, runContext(sx.load, sy.load));
-  return new Map(gates.map((g) => [g.key, { outcome: g.outcome, code: g.inconclusive?.code ?? null }]));
-}
+const outcomes = (x: string, y: string, calibration: NoiseCalibration | null): ReturnType<typeof rowOutcomes> => rowOutcomes(readSide(x), readSide(y), calibration);
 
 const started = Date.now();
+const sampler = new LoadSampler();
 const a = values.from === undefined ? await startMock(18801, ttftA, token) : null;
 const b = values.from === undefined ? await startMock(18802, ttftB, token) : null;
 try {
@@ -97,48 +60,39 @@ try {
   for (let i = 0; i < calibrationRuns; i++) calDirs.push(await load(18801, `cal${i}`));
   if (calDirs.length > 0) calibration = calibrate(calDirs.map((d) => readSide(d).load).filter((l) => l !== null));
   const modes = calibration === null ? ([['within runs', null]] as const) : ([['within runs', null], ['with --noise-floors', calibration]] as const);
-  const aa = modes.map(() => ({ pairsWithTrip: 0, pairsAllDecided: 0, perRow: new Map<string, Tally>(), ttftP95: tally(), reasons: new Map<string, number>() }));
+  const aa = modes.map(() => ({ rows: new RowTallies(), ttftP95: tally() }));
   for (let i = 0; i < pairs; i++) {
     const x = await load(18801, `a${i}x`);
     const y = await load(18801, `a${i}y`);
-    const line: string[] = [];
-    modes.forEach(([name, cal], m) => {
+    const line = modes.map(([name, cal], m) => {
       const s = aa[m]!;
       const o = outcomes(x, y, cal);
-      const trips = [...o].filter(([, v]) => v.outcome === 'trip').map(([k]) => k);
-      if (trips.length > 0) s.pairsWithTrip++;
-      for (const [k, v] of o) {
-        const t = s.perRow.get(k) ?? tally();
-        t[v.outcome]++;
-        s.perRow.set(k, t);
-        if (v.code !== null) s.reasons.set(v.code, (s.reasons.get(v.code) ?? 0) + 1);
-      }
+      const trips = s.rows.add(o);
       const p95 = o.get('ttft.p95')?.outcome ?? 'inconclusive';
       s.ttftP95[p95]++;
-      line.push(`${name}: ttft.p95 ${p95}, ${trips.length === 0 ? 'no row tripped' : `tripped ${trips.join(', ')}`}`);
+      return `${name}: ttft.p95 ${p95}, ${trips.length === 0 ? 'no row tripped' : `tripped ${trips.join(', ')}`}`;
     });
     process.stdout.write(`A/A pair ${i + 1}/${pairs}: ${line.join('; ')}\n`);
-    done(x);
-    done(y);
+    finish(x, values);
+    finish(y, values);
   }
   const ab = modes.map(() => ({ ttftP95: tally(), ttftP50: tally() }));
   for (let i = 0; i < regressions; i++) {
     const x = await load(18801, `r${i}x`);
     const y = await load(18802, `r${i}y`);
-    const line: string[] = [];
-    modes.forEach(([name, cal], m) => {
+    const line = modes.map(([name, cal], m) => {
       const o = outcomes(x, y, cal);
       const p95 = o.get('ttft.p95')?.outcome ?? 'inconclusive';
       const p50 = o.get('ttft.p50')?.outcome ?? 'inconclusive';
       ab[m]!.ttftP95[p95]++;
       ab[m]!.ttftP50[p50]++;
-      line.push(`${name}: ttft.p50>+10% ${p50}, ttft.p95>+10% ${p95}`);
+      return `${name}: ttft.p50>+10% ${p50}, ttft.p95>+10% ${p95}`;
     });
     process.stdout.write(`A/B pair ${i + 1}/${regressions}: ${line.join('; ')}\n`);
-    done(x);
-    done(y);
+    finish(x, values);
+    finish(y, values);
   }
-  for (const d of calDirs) done(d);
+  for (const d of calDirs) finish(d, values);
   const figures = {
     pairs,
     regressions,
@@ -146,27 +100,26 @@ try {
     ttftA,
     ttftB,
     calibrationRuns,
-    modes: modes.map(([name], m) => ({
-      name,
-      aa: { pairsWithTrip: aa[m]!.pairsWithTrip, ttftP95: aa[m]!.ttftP95, perRow: Object.fromEntries(aa[m]!.perRow), inconclusiveReasons: Object.fromEntries(aa[m]!.reasons) },
-      ab: ab[m],
-    })),
+    modes: modes.map(([name], m) => {
+      const t = aa[m]!.rows.toJSON() as { withAnyTrip: number; perRow: object; inconclusiveReasons: object };
+      return { name, aa: { pairsWithTrip: t.withAnyTrip, ttftP95: aa[m]!.ttftP95, perRow: t.perRow, inconclusiveReasons: t.inconclusiveReasons }, ab: ab[m] };
+    }),
     wallS: Math.round((Date.now() - started) / 1000),
-    loadavg: loadavg(),
+    loadavg1m: sampler.stop(),
   };
   mkdirSync(join(root, 'reports/bench'), { recursive: true });
   writeFileSync(join(root, 'reports/bench/compare-fp.json'), `${JSON.stringify(figures, null, 2)}\n`);
-  for (const m of figures.modes) {
-    const rows = Object.entries(m.aa.perRow);
-    const sum = rows.reduce((t, [, v]) => ({ trip: t.trip + v.trip, hold: t.hold + v.hold, inconclusive: t.inconclusive + v.inconclusive }), tally());
-    process.stdout.write(`\n${m.name}: ${pairs} A/A pairs (--ttft ${ttftA}, ${duration}), a gate on each of ${rows.length} rows\n`);
-    process.stdout.write(`  gates tripped ${sum.trip}, held ${sum.hold}, inconclusive ${sum.inconclusive}; pairs with any row tripped: ${m.aa.pairsWithTrip}/${pairs}\n`);
-    process.stdout.write(`  ttft.p95>+10%: tripped ${m.aa.ttftP95.trip}, held ${m.aa.ttftP95.hold}, inconclusive ${m.aa.ttftP95.inconclusive}\n`);
-    process.stdout.write(`  inconclusive by reason: ${Object.entries(m.aa.inconclusiveReasons).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`);
-    for (const [k, v] of rows.filter(([, v]) => v.trip > 0)) process.stdout.write(`  tripped: ${k} ${v.trip}/${pairs}\n`);
-    if (regressions > 0) process.stdout.write(`  A/B (--ttft ${ttftA} -> ${ttftB}, ${regressions} pairs): ttft.p50>+10% trip ${m.ab?.ttftP50.trip} hold ${m.ab?.ttftP50.hold} inconclusive ${m.ab?.ttftP50.inconclusive}; ttft.p95>+10% trip ${m.ab?.ttftP95.trip} hold ${m.ab?.ttftP95.hold} inconclusive ${m.ab?.ttftP95.inconclusive}\n`);
-  }
-  process.stdout.write(`wall ${figures.wallS} s; reports/bench/compare-fp.json\n`);
+  modes.forEach(([name], m) => {
+    const rows = aa[m]!.rows;
+    const sum = rows.total();
+    process.stdout.write(`\n${name}: ${pairs} A/A pairs (--ttft ${ttftA}, ${duration}), a gate on each of ${rows.perRow.size} rows\n`);
+    process.stdout.write(`  gates tripped ${sum.trip}, held ${sum.hold}, inconclusive ${sum.inconclusive}; pairs with any row tripped: ${rows.withTrip}/${pairs}\n`);
+    process.stdout.write(`  ttft.p95>+10%: tripped ${aa[m]!.ttftP95.trip}, held ${aa[m]!.ttftP95.hold}, inconclusive ${aa[m]!.ttftP95.inconclusive}\n`);
+    process.stdout.write(`  inconclusive by reason: ${[...rows.reasons].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}\n`);
+    for (const [k, v] of [...rows.perRow].filter(([, v]) => v.trip > 0)) process.stdout.write(`  tripped: ${k} ${v.trip}/${pairs}\n`);
+    if (regressions > 0) process.stdout.write(`  A/B (--ttft ${ttftA} -> ${ttftB}, ${regressions} pairs): ttft.p50>+10% trip ${ab[m]?.ttftP50.trip} hold ${ab[m]?.ttftP50.hold} inconclusive ${ab[m]?.ttftP50.inconclusive}; ttft.p95>+10% trip ${ab[m]?.ttftP95.trip} hold ${ab[m]?.ttftP95.hold} inconclusive ${ab[m]?.ttftP95.inconclusive}\n`);
+  });
+  process.stdout.write(`wall ${figures.wallS} s; load average (1 min) min ${figures.loadavg1m.min}, mean ${figures.loadavg1m.mean}, max ${figures.loadavg1m.max}; reports/bench/compare-fp.json\n`);
 } finally {
   a?.kill('SIGTERM');
   b?.kill('SIGTERM');

@@ -28,7 +28,8 @@ whether it is significant, by a named test:
   timeslices    throughput: Welch's t-test over the 1 s timeslices
   proportions   error rate, goodput: two-proportion z-test over the requests
   repeats       any metric, when both sides were run with iari load --repeat: Welch's t over the runs
-  paired        an A/B run: the block bootstrap drawing the same pairs of blocks on both sides;
+  paired        an A/B run: one percentile difference per pair of blocks (windows with --ab-assign
+                random), sign-test interval of their median (of the relative changes for % gates);
                 rates: paired t over the blocks
 blocks and timeslices are within each run: they do not see run-to-run noise (the machine's drift
 between two runs). It comes from --repeat on both sides, from --noise-floors, or from an A/B run.

@@ -15,10 +15,10 @@ import { LOAD_HELP } from './load-help.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
 import { runPlan } from '../library/run-scenario.ts';
 import { serverMetricsArgv, serverMetricsFromFlags } from '../server-metrics/flags.ts';
+import { readToken } from '../client/token.ts';
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { serverBlock } from '../server-metrics/server-summary.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
-import { checkAbPlan, takeAbFlags } from './ab-flags.ts';
-import type { AbRun } from '../library/run-scenario.ts';
 
 const HELP = LOAD_HELP;
 
@@ -30,23 +30,23 @@ export function exitCodeFor(result: LoadResult): number {
 
 /** `deps.runId`: the run id of a caller that owns the run (iari start: one id for its three steps). */
 export async function run(argv: string[], deps: { runId?: string } = {}): Promise<number> {
-  const { rest, ab } = takeAbFlags(argv);
-  const { values } = parseFlags('load', serverMetricsArgv(rest), loadFlagSpec);
+  const { values } = parseFlags('load', serverMetricsArgv(argv), loadFlagSpec);
   if (values.help === true) {
     process.stdout.write(HELP);
     return ExitCode.ok;
   }
   const { plan, scenario } = scenarioFromFlags(values);
   const serverMetrics = serverMetricsFromFlags(values);
-  const abRun: AbRun | undefined = ab === null ? undefined : { baseUrlB: ab.baseUrlB, tokenB: checkAbPlan(ab, plan).tokenB, blockS: ab.blockS };
-  return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }), ...(abRun === undefined ? {} : { ab: abRun }) });
+  if (values['ab-token-env'] !== undefined && plan.ab === null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --ab-token-env names B\'s token: it needs --ab URL_B');
+  const tokenB = values['ab-token-env'] === undefined ? undefined : readToken('iari load', { tokenEnv: values['ab-token-env'] });
+  return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }), ...(tokenB === undefined ? {} : { abTokenB: tokenB }) });
 }
 
 /**
  * `iari load` around the one entry (runPlan, shared with runScenario and runLoad): progress on the
  * terminal, the reports, the summary, the exit code. `iari start` calls it with its own scenario.
  */
-export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; ab?: AbRun } = {}): Promise<number> {
+export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; abTokenB?: string } = {}): Promise<number> {
   const ac = new AbortController();
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
@@ -64,7 +64,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
       },
       onStep: step,
       ...(deps.serverMetrics === undefined ? {} : { serverMetrics: deps.serverMetrics }),
-      ...(deps.ab === undefined ? {} : { ab: { ...deps.ab, onBlock: (side, k, n) => { if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}A/B pair ${k}/${n}: ${side.toUpperCase()}${tty ? '' : '\n'}`); } } }),
+      ...(plan.ab === null ? {} : { ab: { ...(deps.abTokenB === undefined ? {} : { tokenB: deps.abTokenB }), onBlock: (side: 'a' | 'b', k: number, n: number) => { if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}A/B pair ${k}/${n}: ${side.toUpperCase()}${tty ? '' : '\n'}`); } } }),
       ...(tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : {}),
     });
     if (tty) process.stderr.write('\r\x1b[2K');

@@ -90,8 +90,10 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
   {
     title: 'A/B in one run:',
     rows: [
-      { head: '--ab URL_B', flags: ['ab'], help: ['send the same workload to --base-url (A) and to URL_B (B), alternating', "in blocks (A B, B A, A B, ...), so the machine's drift hits both alike;", '--duration is the measured time of both sides together (default 60s', 'with --ab). load.json is side A with an "ab" section (side B and every', 'block); iari report compare RUN compares B with A over the paired', 'blocks. The first block of each side also warms up (--warmup, at least', 'one block). Not with --sweep, --find-capacity, --repeat, --shard,', '--requests or --trace'] },
-      { head: '--ab-block D', flags: ['ab-block'], help: ['length of one block (default 3s; 1s..60s); needs >= 4 pairs'] },
+      { head: '--ab URL_B', flags: ['ab'], help: ['send the same workload to --base-url (A) and to URL_B (B) in one run, so', "the machine's drift hits both alike; --duration is the measured time of", 'both sides together (default 60s with --ab). load.json is side A with an', '"ab" section (side B and every pair of blocks); iari report compare RUN', 'compares B with A pair by pair (sign test of the median change). Not with', '--sweep, --find-capacity, --repeat, --shard, --requests or --trace'] },
+      { head: '--ab-assign blocks|random', flags: ['ab-assign'], help: ['blocks (default): one side at a time, A B, B A, A B, ... (for builds that', 'share hardware); the first block of each side also warms up. random: each', 'request to A or B by a seeded coin (--seed), both at once, on the undici', 'engine; a busy second then falls on both sides alike. Pairs are windows', 'of --ab-block'] },
+      { head: '--ab-block D', flags: ['ab-block'], help: ['one block, or one window with random (default 3s; 1s..60s); needs >= 6 pairs'] },
+      { head: '--ab-block-requests N', flags: ['ab-block-requests'], help: ['blocks: each block ends after N measured requests (up to 10 blocks\' time),', 'so a busy client still fills it; a percentile is compared over pairs', 'whose blocks both hold enough (p95: 20)'] },
       { head: '--ab-token-env NAME', flags: ['ab-token-env'], help: ["environment variable holding B's token; without it B gets A's token only", "on A's origin (A's token is never sent elsewhere); it may name A's", 'variable. --header values go to both on one origin, and are refused', 'with B on another origin'] },
     ],
   },

@@ -63,20 +63,10 @@ function draw(n: number, rnd: () => number, out: Int32Array): Int32Array {
  * new - base; null for a side with fewer than MIN_BLOCKS non-empty blocks.
  */
 export function blockPercentileDifferences(base: Blocks, next: Blocks, ps: readonly number[], seed = 1, draws = BLOCK_DRAWS): (DifferenceTest | null)[] {
-  return differences(base.filter((b) => b.length > 0), next.filter((x) => x.length > 0), ps, seed, draws, false);
+  return differences(base.filter((b) => b.length > 0), next.filter((x) => x.length > 0), ps, seed, draws);
 }
 
-/**
- * The same over paired blocks (an A/B run: block i of each side ran back to back, so they share the
- * machine's drift): each draw takes the same block indexes on both sides, so the interval includes
- * the drift from block to block and cancels what a pair shares. Pairs with an empty side are left out.
- */
-export function pairedPercentileDifferences(base: Blocks, next: Blocks, ps: readonly number[], seed = 1, draws = BLOCK_DRAWS): (DifferenceTest | null)[] {
-  const keep = base.map((b, i) => b.length > 0 && (next[i]?.length ?? 0) > 0);
-  return differences(base.filter((_, i) => keep[i]), next.filter((_, i) => keep[i]), ps, seed, draws, true);
-}
-
-function differences(a0: Blocks, b0: Blocks, ps: readonly number[], seed: number, draws: number, paired: boolean): (DifferenceTest | null)[] {
+function differences(a0: Blocks, b0: Blocks, ps: readonly number[], seed: number, draws: number): (DifferenceTest | null)[] {
   if (a0.length < MIN_BLOCKS || b0.length < MIN_BLOCKS) return ps.map(() => null);
   const values = [...new Set([...a0, ...b0].flatMap((b) => b.map((v) => v.value)))].sort((x, y) => x - y);
   const at = new Map(values.map((v, i) => [v, i]));
@@ -95,7 +85,7 @@ function differences(a0: Blocks, b0: Blocks, ps: readonly number[], seed: number
   for (let d = 0; d < draws; d++) {
     const picks = draw(a.length, rnd, pa0);
     resample(a, picks, ca);
-    resample(b, paired ? picks : draw(b.length, rnd, pb0), cb);
+    resample(b, draw(b.length, rnd, pb0), cb);
     ranks(ca, values, sortedPs, qa);
     ranks(cb, values, sortedPs, qb);
     order.forEach((o, j) => ((diffs[o.i] as Float64Array)[d] = (qb[j] as number) - (qa[j] as number)));

@@ -17,6 +17,8 @@ export interface CompareSide {
   records?: RequestRecord[] | null;
   /** Side A of an A/B run (iari load --ab): its blocks paired with B's. */
   pairs?: AbSection['pairs'] | null;
+  /** How the A/B run split the requests (absent: not an A/B run). */
+  abOrder?: AbSection['order'];
 }
 
 /** Larger request logs are not read (their percentiles are then left untested). */
@@ -97,7 +99,7 @@ export function readAbSides(arg: string): { base: CompareSide; next: CompareSide
   if (!Array.isArray(ab.pairs) || typeof ab.b !== 'object' || ab.b === null) throw unreadable(`${arg}: its ab section has no pairs or no side B`);
   const { ab: _, ...a } = side.load as LoadResult & { ab?: AbSection };
   return {
-    base: { source: `${arg} (A)`, load: a as LoadResult, conformance: null, records: side.records ?? null, pairs: ab.pairs },
+    base: { source: `${arg} (A)`, load: a as LoadResult, conformance: null, records: side.records ?? null, pairs: ab.pairs, abOrder: ab.order },
     next: { source: `${arg} (B: ${ab.baseUrlB})`, load: assertLoadResult(ab.b, `${arg} ab.b`), conformance: null, records: null },
   };
 }

@@ -32,7 +32,7 @@ function sideInfo(s: CompareSide): CompareReport['base'] {
 export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, minEffect = DEFAULT_MIN_EFFECT, calibration: NoiseCalibration | null = null): { report: CompareReport; notes: string[] } {
   const notes: string[] = [];
   const paired = base.pairs ?? null;
-  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect, { base: base.records ?? null, next: next.records ?? null }, paired === null ? calibration : null, paired) : null;
+  const rows = base.load !== null && next.load !== null ? compareLoad(base.load, next.load, seed, minEffect, { base: base.records ?? null, next: next.records ?? null }, paired === null ? calibration : null, paired, base.abOrder === 'random') : null;
   if (paired !== null && calibration !== null) notes.push('an A/B run carries its own noise (the paired blocks): --noise-floors is not used');
   if (rows === null && (base.load !== null || next.load !== null)) notes.push('load.json is on one side only: load not compared');
   const conformance = base.conformance !== null && next.conformance !== null ? compareConformance(base.conformance, next.conformance, compareRequirementIds) : null;
@@ -105,6 +105,10 @@ function untestedShort(r: MetricRow): string {
       return `no test (< ${u.need} s)`;
     case 'records':
       return 'no test (no requests.ndjson)';
+    case 'pairs':
+      return `no test (${u.usable} of ${u.need} pairs)`;
+    case 'coin':
+      return 'no test (random split)';
     default:
       return 'no test (one side)';
   }

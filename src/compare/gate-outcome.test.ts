@@ -102,6 +102,42 @@ describe('gate outcomes: trip, hold, inconclusive', () => {
     expect(err?.inconclusive?.code).toBe('missing');
   });
 
+  it('LOAD-COMPARE: in an A/B run whose client lagged, a paired interval wholly beyond the threshold still trips (the delay hit both sides of each pair and only dilutes), one on the safe side is inconclusive, never held', () => {
+    const bad = run(3, 35);
+    const ctx = runContext({ ...bad, validity: { ...bad.validity, valid: false, warnings: ['block r-a3: client event-loop lag p99 80.0 ms exceeds 10 ms'] } }, run(4, 35));
+    const g = parseGate('ttft.p95>+10%', new Set(['ttft.p95']));
+    const [trip] = evaluateGates([g], [row(0.2, 0.12, 0.3, { noise: 'paired', test: 'paired' })], null, ctx);
+    expect(trip?.outcome).toBe('trip');
+    expect(trip?.message).toContain('the client lagged');
+    const [safe] = evaluateGates([g], [row(0.02, -0.04, 0.08, { noise: 'paired', test: 'paired' })], null, ctx);
+    expect(safe?.outcome).toBe('inconclusive');
+    expect(safe?.inconclusive?.code).toBe('invalid-run');
+    expect(safe?.inconclusive?.reason).toContain('may trip, not hold');
+    expect(evaluateGates([g], [row(0.02, -0.04, 0.08, { noise: 'paired', test: 'paired' })], null, { windowS: 35 })[0]?.outcome).toBe('hold');
+  });
+
+  it('LOAD-COMPARE: a latency change within the client\'s timing resolution (its median event-loop delay) does not trip a % gate: a +20% ttfb of 1 ms by 0.2 ms is inconclusive, the same +20% of 100 ms trips', () => {
+    const g = parseGate('ttfb.p50>+10%', new Set(['ttfb.p50']));
+    const small = row(0.2, 0.12, 0.3, { key: 'ttfb.p50', base: 1000, new: 1200, change: 200, low: 120, high: 300, noise: 'paired', test: 'paired' });
+    const [tiny] = evaluateGates([g], [small], null, { windowS: 60, resolutionUs: 1100 });
+    expect(tiny?.outcome).toBe('inconclusive');
+    expect(tiny?.inconclusive?.code).toBe('resolution');
+    expect(tiny?.inconclusive?.reason).toContain("within the client's timing resolution (its median event-loop delay, 1.10 ms)");
+    const [large] = evaluateGates([g], [row(0.2, 0.12, 0.3, { key: 'ttfb.p50', noise: 'paired', test: 'paired' })], null, { windowS: 60, resolutionUs: 1100 });
+    expect(large?.outcome).toBe('trip');
+    expect(evaluateGates([g], [small], null, { windowS: 60 })[0]?.outcome).toBe('trip');
+    const bad = run(3, 35);
+    expect(runContext(bad, run(4, 35)).resolutionUs).toBe(Math.max(bad.metrics.event_loop_lag?.percentiles.p50 ?? 0, run(4, 35).metrics.event_loop_lag?.percentiles.p50 ?? 0));
+  });
+
+  it('LOAD-COMPARE: an A/B percentile without enough usable pairs is inconclusive naming the pairs left out and the block size that would decide it', () => {
+    const untested = { kind: 'pairs' as const, need: 6, usable: 4, of: 10, perBlock: 20, per: 'requests' as const, dropped: ['pair 2: A had 12 requests (p95 needs ≥ 20 per block)'] };
+    const [g] = evaluateGates([parseGate('ttft.p95>+10%', new Set(['ttft.p95']))], [row(0.2, 0, 0, { test: null, low: null, high: null, relativeLow: null, relativeHigh: null, untested })], null, { windowS: 60 });
+    expect(g?.inconclusive?.code).toBe('pairs');
+    expect(g?.inconclusive?.reason).toBe('p95 of an A/B run needs ≥ 6 pairs of blocks with ≥ 20 requests in both blocks, this run had 4 of 10 (left out: pair 2: A had 12 requests (p95 needs ≥ 20 per block))');
+    expect(g?.inconclusive?.toDecide).toContain('--ab-block-requests 20');
+  });
+
   it('LOAD-COMPARE: a ratio row tested over the requests holds on its own test; a row not on both sides is inconclusive, not "not evaluated"', () => {
     const rows = compareLoad(run(3, 10), run(4, 10));
     const keys = keysOf(rows);

@@ -17,7 +17,7 @@ import type { LoadResult } from '../load/results/load-result.ts';
 export type GateOutcome = 'trip' | 'hold' | 'inconclusive';
 
 /** Why a gate could not decide. */
-export type InconclusiveCode = 'samples' | 'seconds' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
+export type InconclusiveCode = 'samples' | 'seconds' | 'pairs' | 'coin' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'resolution' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
 
 export interface GateResult {
   expr: string;
@@ -39,12 +39,15 @@ export interface RunContext {
   windowS: number | null;
   /** One line per run flagged invalid (load.json validity): its timings include the client's own delay. */
   invalid?: string[];
+  /** The client's timing resolution, µs: the larger median event-loop delay of the two runs (null: not measured). */
+  resolutionUs?: number | null;
 }
 
 /** The context of two load results (either may be absent). */
 export function runContext(base: LoadResult | null, next: LoadResult | null): RunContext {
   const invalid = ([['base', base], ['new', next]] as const).flatMap(([side, r]) => (r === null || r.validity.valid ? [] : [`the ${side} run is flagged invalid (${r.validity.warnings[0] ?? 'see its validity'}${r.validity.warnings.length > 1 ? `, and ${r.validity.warnings.length - 1} more` : ''})`]));
-  return { windowS: base === null || next === null ? null : Math.max(base.throughput.windowS, next.throughput.windowS), invalid };
+  const lags = [base, next].map((r) => r?.metrics.event_loop_lag?.percentiles.p50).filter((x): x is number => typeof x === 'number');
+  return { windowS: base === null || next === null ? null : Math.max(base.throughput.windowS, next.throughput.windowS), invalid, resolutionUs: lags.length === 0 ? null : Math.max(...lags) };
 }
 
 /** The repeat count suggested for a run-to-run estimate (Welch over 5 runs a side: 8 degrees of freedom). */
@@ -84,6 +87,16 @@ function untestedReason(r: MetricRow, u: Untested): { code: InconclusiveCode; re
         reason: `its test needs ≥ ${u.need} whole measured seconds per side, base had ${u.base}, new ${u.new}`,
         toDecide: `run --duration ≥ ${u.need + 1}s, or use ${REPEAT_HINT}`,
       };
+    case 'pairs': {
+      const dropped = u.dropped.length === 0 ? '' : ` (left out: ${u.dropped.slice(0, 3).join('; ')}${u.dropped.length > 3 ? `; and ${u.dropped.length - 3} more` : ''})`;
+      return {
+        code: 'pairs',
+        reason: `${stat} of an A/B run needs ≥ ${u.need} pairs of blocks with ≥ ${u.perBlock} ${u.per} in both blocks, this run had ${u.usable} of ${u.of}${dropped}`,
+        toDecide: `blocks of ≥ ${u.perBlock} ${u.per} (--ab-block-requests ${u.perBlock}, or a longer --ab-block), and ≥ ${u.need} pairs (--duration)`,
+      };
+    }
+    case 'coin':
+      return { code: 'coin', reason: `in an A/B run at random (--ab-assign random) a coin sends each request to a side, so each side's ${r.key.split('.')[0]} is its share of one run, whatever the servers do`, toDecide: '--ab-assign blocks (each side takes the whole load in its blocks), or gates on the latencies and output_tps' };
     case 'records':
       return { code: 'records', reason: `its 1 s blocks come from requests.ndjson, which one side lacks`, toDecide: `keep requests.ndjson beside load.json on both sides (iari load writes it), or use ${REPEAT_HINT}` };
     case 'missing':
@@ -138,10 +151,23 @@ export function loadGate(g: Gate, rows: readonly MetricRow[] | null, context: Ru
   const range = `95% interval ${signed(g, low)} … ${signed(g, high)}`;
   // A run whose client could not keep up timed its own delay: no timing decides a gate either way.
   const invalid = context.invalid ?? [];
-  if (invalid.length > 0 && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}, so its timings include the client's own delay`, 'runs the client keeps up with (a quieter machine, or less load per client)', interval);
   const beyond = g.op === '>' ? low > g.value : high < g.value;
   const safe = g.op === '>' ? high <= g.value : low >= g.value;
+  // An A/B run's blocks share the client's delay pair by pair, so it dilutes a change (both sides
+  // slower by the same amount) but does not make one: a paired interval beyond the threshold still
+  // trips; one on the safe side cannot hold, since the change may be larger than the client saw.
+  if (invalid.length > 0 && r.noise === 'paired' && beyond) return { expr: g.expr, key: g.key, scope: 'load', interval, inconclusive: null, outcome: 'trip', tripped: true, message: `${shown}, ${range} (${source(r)}, though the client lagged: its delay hit both sides of each pair and dilutes a change), wholly beyond ${signed(g, g.value)}: gate ${g.expr} failed` };
+  if (invalid.length > 0 && r.noise === 'paired' && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}; in an A/B run that delay hits both sides of each pair, so it can dilute a change but not make one: the ${range} may trip, not hold`, 'an A/B run the client keeps up with (a quieter machine, or a lighter workload per block: lower --concurrency or --max-tokens)', interval);
+  if (invalid.length > 0 && r.test !== 'proportions') return inconclusive(g, 'load', shown, 'invalid-run', `${invalid.join('; ')}, so its timings include the client's own delay`, 'runs the client keeps up with (a quieter machine, or less load per client)', interval);
   const base = { expr: g.expr, key: g.key, scope: 'load' as const, interval, inconclusive: null };
+  // A latency change smaller than the client's own timing resolution (its median event-loop delay)
+  // is not one the client can tell from its own delay: beyond a % threshold of a sub-millisecond
+  // latency (ttfb on loopback) it would trip on the scheduling of two processes.
+  const resolution = context.resolutionUs ?? null;
+  if (beyond && r.unit === 'us' && resolution !== null && r.low !== null && r.high !== null && (g.op === '>' ? r.low < resolution : r.high > -resolution)) {
+    const abs = `${(r.low / 1000).toFixed(2)} … ${(r.high / 1000).toFixed(2)} ms`;
+    return inconclusive(g, 'load', shown, 'resolution', `the ${range} (${source(r)}) is beyond ${signed(g, g.value)}, but the change itself (${abs}) is within the client's timing resolution (its median event-loop delay, ${(resolution / 1000).toFixed(2)} ms)`, `a gate on a latency whose change the client can time (≥ ${(resolution / 1000).toFixed(1)} ms), or a less busy client`, interval);
+  }
   if (beyond) return { ...base, outcome: 'trip', tripped: true, message: `${shown}, ${range} (${source(r)}), wholly beyond ${signed(g, g.value)}: gate ${g.expr} failed` };
   if (safe && (r.noise !== null || r.test === 'proportions')) return { ...base, outcome: 'hold', tripped: false, message: `${shown}, ${range} (${source(r)}), wholly within ${signed(g, g.value)}: gate holds` };
   if (safe) {

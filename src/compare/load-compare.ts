@@ -5,7 +5,8 @@ import { percentileKeys, percentileValues } from '../load/results/load-result.ts
 import type { ValueCount } from '../statistics.ts';
 import { hdrValueCounts } from '../report/load-html.ts';
 import { meanSummary, studentTwoSidedP, tInterval, twoProportions, welch, type DifferenceTest } from '../statistics.ts';
-import { blockPercentileDifferences, MIN_BLOCKS, pairedPercentileDifferences } from './block-bootstrap.ts';
+import { blockPercentileDifferences, MIN_BLOCKS } from './block-bootstrap.ts';
+import { blockSamplesNeeded, MIN_PAIRS, pairedPercentileDifferences, type PairedPercentile } from './paired-differences.ts';
 import type { AbBlock } from '../load/search/ab-blocks.ts';
 import { measuredSlices, metricBlocks } from './run-blocks.ts';
 import { calibratedInterval, type NoiseCalibration } from './noise-calibration.ts';
@@ -13,7 +14,7 @@ import { calibratedInterval, type NoiseCalibration } from './noise-calibration.t
 export type RowUnit = 'us' | 'millitokens_per_s' | 'ratio' | 'per_s' | 'tokens_per_s';
 
 export const TESTS = {
-  paired: "A/B run: block bootstrap of the percentile over the paired blocks of both sides (the same pairs drawn on both sides, 2000 draws, 95% interval of the difference); rates: paired t over the blocks",
+  paired: "A/B run: one difference per pair of blocks (B's percentile minus A's in the block next to it), sign-test 95% interval of their median (and of the pairs' relative changes, for % gates); a pair is left out when a block has too few values for the percentile (p95: 20); rates: paired t over the blocks",
   blocks: 'block bootstrap of the percentile over the 1 s timeslices (whole seconds of requests resampled, 2000 draws, 95% interval of the difference); within one run, so it does not include run-to-run noise',
   proportions: 'two-proportion z-test over the requests',
   timeslices: "Welch's t-test over the 1 s timeslices (within one run, so it does not include run-to-run noise)",
@@ -24,7 +25,7 @@ export type TestName = keyof typeof TESTS;
 /** Where a row's interval gets its run-to-run noise from (null: it has none, the within-run test alone). */
 export type NoiseSource = 'repeats' | 'calibration' | 'paired';
 export const NOISE_SOURCES: Record<NoiseSource, string> = {
-  paired: 'an A/B run (iari load --ab): both sides ran in alternating blocks, and the interval is over the paired blocks (a block bootstrap drawing the same pairs on both sides, or a paired t over the blocks), so the drift between blocks is in it',
+  paired: "an A/B run (iari load --ab): both sides ran in alternating blocks, and the interval is over the pairs' differences (sign test of the median for percentiles, paired t for rates), so the drift between blocks is in it and what a pair shares cancels",
   repeats: 'both sides were run with iari load --repeat: the interval is over the runs, so it includes their run-to-run spread',
   calibration: "--noise-floors: the within-run interval widened to the run-to-run spread of identical runs measured by iari report noise (the wider of the two)",
 };
@@ -35,6 +36,10 @@ export type Untested =
   | { kind: 'samples'; need: number; base: number; new: number; per: 'requests' | 'inter-token gaps'; ratePerS: number }
   /** The block bootstrap needs MIN_BLOCKS whole measured seconds on each side. */
   | { kind: 'seconds'; need: number; base: number; new: number }
+  /** An A/B run's percentile needs MIN_PAIRS pairs whose blocks both hold `perBlock` values; `usable` of `of` did. */
+  | { kind: 'pairs'; need: number; usable: number; of: number; perBlock: number; per: 'requests' | 'inter-token gaps'; dropped: string[] }
+  /** A rate of an A/B run at random: each side's share of the requests is a coin's. */
+  | { kind: 'coin' }
   /** ttfb, tpot and output_tps blocks come from requests.ndjson, missing on a side. */
   | { kind: 'records' }
   /** The metric is not on both sides. */
@@ -81,9 +86,11 @@ export const comparedMetrics: readonly MetricName[] = ['ttft', 'itl', 'tpot', 'e
 /** Relative change below which a statistically significant change is not called significant. */
 export const DEFAULT_MIN_EFFECT = 0.05;
 
-function row(key: string, unit: RowUnit, base: number | null, next: number | null, test: TestName | null, t: DifferenceTest | null, minEffect: number, extra: { noise?: NoiseSource | null; untested?: Untested | null; baseMean?: number } = {}): MetricRow {
-  const change = base === null || next === null ? null : next - base;
-  const relative = change === null || base === null || base === 0 ? null : change / base;
+function row(key: string, unit: RowUnit, base: number | null, next: number | null, test: TestName | null, t: DifferenceTest | null, minEffect: number, extra: { noise?: NoiseSource | null; untested?: Untested | null; baseMean?: number; relative?: DifferenceTest | null } = {}): MetricRow {
+  // An A/B percentile: the change is the pairs' (median difference, median relative change), not the pooled values'.
+  const paired = t !== null && extra.relative !== undefined && extra.relative !== null ? extra.relative : null;
+  const change = paired !== null ? (t as DifferenceTest).difference : base === null || next === null ? null : next - base;
+  const relative = paired !== null ? paired.difference : change === null || base === null || base === 0 ? null : change / base;
   const stat = t?.significant ?? false;
   const large = unit === 'ratio' || relative === null || Math.abs(relative) >= minEffect;
   // The interval is of new - base; repeats compare the runs' means, so their relative interval is over the base mean.
@@ -100,8 +107,8 @@ function row(key: string, unit: RowUnit, base: number | null, next: number | nul
     low: t?.low ?? null,
     high: t?.high ?? null,
     p: t?.p ?? null,
-    relativeLow: rel(t?.low),
-    relativeHigh: rel(t?.high),
+    relativeLow: paired !== null ? paired.low : rel(t?.low),
+    relativeHigh: paired !== null ? paired.high : rel(t?.high),
     noise: t === null ? null : (extra.noise ?? null),
     untested: t === null ? (extra.untested ?? { kind: 'missing' }) : null,
     statisticallySignificant: stat,
@@ -147,6 +154,12 @@ export function samplesNeeded(percentile: number): number {
  * Compares two load results metric by metric. Intervals of repeated runs are used when both have
  * them; otherwise the within-run test's, widened by `calibration` (iari report noise) when given.
  */
+function pairsUntested(x: PairedPercentile | undefined, p: number, per: 'requests' | 'inter-token gaps'): Untested {
+  const of = x?.pairs ?? 0;
+  const dropped = x?.dropped ?? [];
+  return { kind: 'pairs', need: MIN_PAIRS, usable: of - dropped.length, of, perBlock: blockSamplesNeeded(p), per, dropped: dropped.map((d) => `pair ${d.pair}: ${d.reason}`) };
+}
+
 export function compareLoad(
   base: LoadResult,
   next: LoadResult,
@@ -155,6 +168,8 @@ export function compareLoad(
   records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null },
   calibration: NoiseCalibration | null = null,
   paired: readonly { a: AbBlock; b: AbBlock }[] | null = null,
+  /** The A/B run assigned requests at random: its rates are a coin's split, not the servers'. */
+  coin = false,
 ): MetricRow[] {
   const rows: MetricRow[] = [];
   const ra = repeatsOf(base);
@@ -168,7 +183,7 @@ export function compareLoad(
     return t === null ? null : { t, baseMean: sa.mean };
   };
   /** A row tested within the runs (widened by the calibration), or by the repeats when both sides have them. */
-  const push = (key: string, unit: RowUnit, a: number | null, b: number | null, test: TestName, within: DifferenceTest | null, untested: Untested | null = null): void => {
+  const push = (key: string, unit: RowUnit, a: number | null, b: number | null, test: TestName, within: DifferenceTest | null, untested: Untested | null = null, pairedRelative: DifferenceTest | null = null): void => {
     const rep = byRepeats(key);
     if (rep !== null) {
       rows.push(row(key, unit, a, b, 'repeats', rep.t, minEffect, { noise: 'repeats', baseMean: rep.baseMean }));
@@ -180,7 +195,7 @@ export function compareLoad(
       return;
     }
     if (paired !== null && test !== 'proportions') {
-      rows.push(row(key, unit, a, b, 'paired', within, minEffect, { noise: 'paired', untested }));
+      rows.push(row(key, unit, a, b, 'paired', within, minEffect, { noise: 'paired', untested, relative: pairedRelative }));
       return;
     }
     const c = withCalibration(key, within, a, b, calibration);
@@ -199,7 +214,9 @@ export function compareLoad(
     const ba = a === undefined ? null : (pairBlocks('a') ?? metricBlocks(base, m, records.base));
     const bb = b === undefined ? null : (pairBlocks('b') ?? metricBlocks(next, m, records.next));
     const ps = percentileKeys.map((k) => percentileValues[k]);
-    const blockTests = ba === null || bb === null ? percentileKeys.map(() => null) : paired !== null ? pairedPercentileDifferences(ba, bb, ps, seed) : blockPercentileDifferences(ba, bb, ps, seed);
+    const per = m === 'itl' ? 'inter-token gaps' : 'requests';
+    const pairTests = ba === null || bb === null || paired === null ? null : pairedPercentileDifferences(ba, bb, ps, per);
+    const blockTests = ba === null || bb === null ? percentileKeys.map(() => null) : pairTests !== null ? pairTests.map((x) => x.test) : blockPercentileDifferences(ba, bb, ps, seed);
     const nonEmpty = (x: readonly (readonly unknown[])[] | null): number => x?.filter((s) => s.length > 0).length ?? 0;
     percentileKeys.forEach((k, i) => {
       const key = `${m}.${k}`;
@@ -215,14 +232,20 @@ export function compareLoad(
             : ba === null || bb === null
               ? { kind: 'records' }
               : blockTests[i] === null || blockTests[i] === undefined
-                ? { kind: 'seconds', need: MIN_BLOCKS, base: nonEmpty(ba), new: nonEmpty(bb) }
+                ? pairTests !== null
+                  ? pairsUntested(pairTests[i], percentileValues[k], per)
+                  : { kind: 'seconds', need: MIN_BLOCKS, base: nonEmpty(ba), new: nonEmpty(bb) }
                 : null;
-      push(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, 'blocks', untested === null ? (blockTests[i] ?? null) : null, untested);
+      push(key, unit, a?.percentiles[k] ?? null, b?.percentiles[k] ?? null, 'blocks', untested === null ? (blockTests[i] ?? null) : null, untested, pairTests?.[i]?.relative ?? null);
     });
   }
   const ta = measuredSlices(base.timeslices, base.throughput.windowS);
   const tb = measuredSlices(next.timeslices, next.throughput.windowS);
   const perSecond = (key: string, pick: (s: Timeslice) => number, a: number, b: number, unit: RowUnit): void => {
+    if (paired !== null && coin) {
+      push(key, unit, a, b, 'timeslices', null, { kind: 'coin' });
+      return;
+    }
     const t = paired === null ? welch(meanSummary(ta.map(pick)), meanSummary(tb.map(pick))) : pairedRate(paired, key, a, b);
     push(key, unit, a, b, 'timeslices', t, t === null ? { kind: 'seconds', need: 2, base: ta.length, new: tb.length } : null);
   };

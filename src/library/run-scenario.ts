@@ -22,6 +22,9 @@ import { connectionSecrets, isLoopbackHost } from '../client/connection-options.
 import { preflightTarget } from '../client/reachable.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
 import { runAb } from '../load/search/ab-blocks.ts';
+import { runAbRandom } from '../load/search/ab-random.ts';
+import { abToken } from '../load/plan/ab-plan.ts';
+import { dispatcherFor } from '../client/dispatcher.ts';
 import { newRunId } from '../report/run-dir.ts';
 import { refuseUnknownKeys } from '../option-keys.ts';
 import type { MockServer } from '../../mock-server/index.ts';
@@ -41,16 +44,12 @@ export interface RunHooks {
   runId?: string;
   /** --server-metrics: read the server's /metrics during each run (src/server-metrics/). */
   serverMetrics?: ServerMetricsOptions;
-  /** --ab URL_B: the same workload against a second server in alternating blocks (load/search/ab-blocks.ts). */
-  ab?: AbRun;
+  /** A/B (search kind ab, --ab URL_B): B's token (absent: A's, and only on A's origin) and each block as it starts. */
+  ab?: AbHooks;
 }
 
-/** A/B in one run: the second server, its token (checked by the shell: A's token never goes to another origin unprompted) and the block length. */
-export interface AbRun {
-  baseUrlB: string;
-  tokenB: string;
-  blockS: number;
-  /** Each block as it starts. */
+export interface AbHooks {
+  tokenB?: string;
   onBlock?: (side: 'a' | 'b', pair: number, pairs: number) => void;
 }
 
@@ -74,9 +73,12 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
     await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);
     if (!isLoopbackHost(new URL(plan.baseUrl).hostname)) hooks.notice?.(announceLine(plan, plan.baseUrl));
   }
-  if (hooks.ab !== undefined) {
-    await preflightTarget(new URL(hooks.ab.baseUrlB).origin, plan.connection);
-    if (!isLoopbackHost(new URL(hooks.ab.baseUrlB).hostname)) hooks.notice?.(announceLine(plan, hooks.ab.baseUrlB));
+  const ab = plan.ab;
+  // B's token before any traffic: A's is never sent to another origin unasked.
+  const tokenB = ab === null ? null : abToken(ab, plan, names, hooks.ab?.tokenB ?? null);
+  if (ab !== null) {
+    await preflightTarget(new URL(ab.baseUrlB).origin, plan.connection);
+    if (!isLoopbackHost(new URL(ab.baseUrlB).hostname)) hooks.notice?.(announceLine(plan, ab.baseUrlB));
   }
   let mock: MockServer | undefined;
   try {
@@ -109,8 +111,10 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
         ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep })
         : plan.sweep
           ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep })
-          : hooks.ab !== undefined
-            ? await runAb({ config: cfg, baseUrlB: hooks.ab.baseUrlB, tokenB: hooks.ab.tokenB, blockS: hooks.ab.blockS, run: runOnce, ...(hooks.ab.onBlock === undefined ? {} : { onBlock: hooks.ab.onBlock }) })
+          : ab !== null && tokenB !== null
+            ? ab.assign === 'random'
+              ? await runAbRandom({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, run: runOnce, dispatcherFor: (origin, pool) => dispatcherFor(plan.connection, origin, pool) })
+              : await runAb({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, blockRequests: ab.blockRequests, run: runOnce, ...(hooks.ab?.onBlock === undefined ? {} : { onBlock: hooks.ab.onBlock }) })
             : await runOnce(cfg);
     const runs: LoadResult[] = [result];
     const out = result as ScenarioOutcome['result'];
@@ -123,7 +127,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       out.repeat = repeatSection(runs);
     }
     for (const r of runs) r.scenario = scenario as Record<string, unknown>;
-    return { result: out, records, runs, secrets: [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? []), ...(hooks.ab === undefined ? [] : [hooks.ab.tokenB])] };
+    return { result: out, records, runs, secrets: [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? []), ...(tokenB === null ? [] : [tokenB])] };
   } finally {
     await mock?.close();
   }
@@ -158,6 +162,8 @@ export interface ScenarioRunOptions {
   signal?: AbortSignal;
   /** Each level of a sweep or capacity search as it ends. */
   onStep?: (step: SweepStep, index: number) => void;
+  /** search kind ab: the bearer token for its second server (absent: the target's token, and only on the target's origin). */
+  abTokenB?: string;
 }
 
 /** The plan a scenario describes, as the library validates it (exported for the CLI parity test). */
@@ -178,7 +184,7 @@ export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: Lo
  * const { result } = await runScenario({ executor: { kind: 'open', rate: 20, arrival: 'poisson' }, run: { duration: '30s' }, slos: ['ttft.p95<800ms'] });
  */
 export async function runScenario(scenario: LoadScenario, options: ScenarioRunOptions = {}): Promise<ScenarioOutcome> {
-  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep']);
+  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep', 'abTokenB']);
   const { plan, scenario: effective } = scenarioPlan(scenario, options.token);
-  return runPlan(plan, scenarioNames('runScenario'), effective, { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.onStep === undefined ? {} : { onStep: options.onStep }) });
+  return runPlan(plan, scenarioNames('runScenario'), effective, { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.onStep === undefined ? {} : { onStep: options.onStep }), ...(options.abTokenB === undefined ? {} : { ab: { tokenB: options.abTokenB } }) });
 }

@@ -82,6 +82,8 @@ export interface LoadConfig extends LoadSettings {
   /** The fixed grace after the stop for requests still in flight, ms (default END_GRACE_MS; tests shorten it). */
   endGraceMs?: number;
   extraHeaders?: EngineTarget['extraHeaders'];
+  /** The undici engine's dispatcher in place of the connection's (A/B at random routes each request: search/ab-random.ts). */
+  dispatcher?: EngineTarget['dispatcher'];
   onTiming?: (t: RequestTiming) => void;
   onRecord?: (r: RequestRecord) => void;
   onTick?: (c: Collector, elapsedS: number) => void;
@@ -149,7 +151,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
       // identity: iari load never inflates a body (a gzip bomb fails at its head: response-bounds.ts).
       'accept-encoding': 'identity',
     },
-    dispatcher: (pool) => dispatcherFor(conn, url.origin, pool),
+    dispatcher: cfg.dispatcher ?? ((pool) => dispatcherFor(conn, url.origin, pool)),
     connectionReuse: cfg.connectionReuse ?? 'reuse',
     ...(cfg.cancellation === undefined ? {} : { cancel: cancelOf(cfg.cancellation, cfg.seed, cfg.maxTokens, source?.kind === 'conversations' ? undefined : source?.workload) }),
     body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),

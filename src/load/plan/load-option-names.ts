@@ -123,6 +123,11 @@ export interface ShellLoadOptions {
   tolerance?: string;
   budget?: string;
   repeat?: number;
+  /** A/B in one run (ab-plan.ts): the second server's base URL, the block, its request count, the assignment. */
+  ab?: string;
+  abBlock?: string;
+  abBlockRequests?: number;
+  abAssign?: 'blocks' | 'random';
   report?: string;
   json?: boolean;
   quiet?: boolean;
@@ -169,6 +174,7 @@ export const NUMBER_RULES = {
   seed: { min: 0, max: 2 ** 31 - 1, integer: true },
   repeat: { min: 2, max: 20, integer: true },
   sweepSteps: { min: 1, max: 20, integer: true },
+  abBlockRequests: { min: 2, max: 100_000, integer: true },
   datasetSize: { min: 1, max: 100_000, integer: true },
   prefixTokens: { min: 1, max: 200_000, integer: true },
   prefixGroups: { min: 1, max: 10_000, integer: true },

@@ -13,6 +13,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
 import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from '../search/capacity-search.ts';
 import { connectionReusePolicies, type ConnectionReuse } from '../executors/connection-reuse.ts';
 import { CANCEL_AFTER_FORMS, needsStream, parseCancelAfter, type CancelPlan } from '../executors/cancellation.ts';
+import { AB_DEFAULT_DURATION_S, validateAb, type AbPlan } from './ab-plan.ts';
 import { checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
@@ -23,6 +24,8 @@ export interface LoadPlan extends LoadSettings {
   /** Bearer token for an external target (the bundled mock supplies its own). */
   token: string | null;
   model: string | null;
+  /** A/B in one run against a second server (ab-plan.ts); null: one server. */
+  ab: AbPlan | null;
   sweep: boolean;
   sweepSteps: number;
   /** --find-capacity: tolerance (relative width of the final interval) and total budget, s; null when off. */
@@ -151,7 +154,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
       : { kind: 'closed', concurrency: o.concurrency === undefined ? 8 : checkNumber(names, 'concurrency', o.concurrency), engine };
   const requests = o.requests === undefined ? null : checkNumber(names, 'requests', o.requests);
   // A trace lasts as long as its (windowed) replay unless a duration or a request count cuts it (run-load.ts).
-  const durationS = o.duration !== undefined ? checkDurationS(names, 'duration', o.duration, 0.1, 3600) : requests === null && !traced ? 10 : null;
+  const durationS = o.duration !== undefined ? checkDurationS(names, 'duration', o.duration, 0.1, 3600) : shell.ab !== undefined ? AB_DEFAULT_DURATION_S : requests === null && !traced ? 10 : null;
   const warmupS = o.warmup === undefined ? 0 : checkDurationS(names, 'warmup', o.warmup, 0, 600);
   // A ramp longer than the measured run would end before the rate is reached: refused, since the
   // run would never measure the level asked for.
@@ -176,6 +179,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   if (shell.sweep === true && shard !== null) throw usage(`${n('sweep')} cannot be sharded (run shards at fixed levels and merge them)`);
   if (shell.sweep === true && durationS === null) throw usage(`${n('sweep')} needs ${n('duration')} (the length of each step)`);
   const findCapacity = capacityFrom(shell, names, { sweep: shell.sweep === true, repeat: shell.repeat !== undefined, shard: shard !== null, requests: o.requests !== undefined, slos: sloExprs.length });
+  const ab = validateAb(shell, names, { baseUrl, durationS: o.duration === undefined ? null : durationS, requests: o.requests !== undefined, shard: shard !== null, traced, engine: o.engine });
   let prompts: ChatMessage[][] = builtinPrompts.map((p) => [...p]);
   let promptsSource: LoadPlan['promptsSource'] = 'builtin';
   if (o.prompts !== undefined) {
@@ -188,6 +192,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
     baseUrl,
     token,
     model,
+    ab,
     mode,
     durationS,
     requests,

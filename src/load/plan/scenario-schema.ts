@@ -83,6 +83,17 @@ export const SCENARIO_SCHEMA: Schema = {
         object({ kind: kind('sweep'), steps: ranged('sweepSteps', 'at most this many steps (default 6)') }, ['kind']),
         object({ kind: kind('capacity'), tolerance: text('relative width of the final interval, "5%" or "0.05"'), budget: duration('total time of the search (default 10m)') }, ['kind']),
         object({ kind: kind('repeat'), times: ranged('repeat', 'runs of the same configuration') }, ['kind', 'times']),
+        object(
+          {
+            kind: kind('ab'),
+            baseUrl: text("the second server (B), http(s)://host[:port][/v1]; target.baseUrl is A. B's token is never in a scenario: B on A's origin gets A's, else iari load --ab-token-env NAME"),
+            block: duration('blocks: one block (default 3s; 1s..60s); random: the window compared pair by pair'),
+            blockRequests: ranged('abBlockRequests', 'blocks: each block ends after this many measured requests (then block is its ceiling x10)'),
+            assign: { enum: ['blocks', 'random'], description: 'blocks (default): A B, B A, ... one side at a time; random: each request to A or B at random (seeded by run.seed), both at once' },
+          },
+          ['kind', 'baseUrl'],
+          'A/B in one run: the same workload against target.baseUrl (A) and baseUrl (B), compared over paired blocks (iari report compare RUN)',
+        ),
       ],
     },
     cancellation: object({

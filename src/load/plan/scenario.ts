@@ -62,12 +62,13 @@ export interface RunPart {
   shard?: string;
 }
 
-/** What runs around the run: nothing, a sweep of levels, a capacity search, or repeats of one level. */
+/** What runs around the run: nothing, a sweep of levels, a capacity search, repeats of one level, or A/B against a second server. */
 export type SearchPart =
   | { kind: 'none' }
   | { kind: 'sweep'; steps?: number }
   | { kind: 'capacity'; tolerance?: string; budget?: string }
-  | { kind: 'repeat'; times: number };
+  | { kind: 'repeat'; times: number }
+  | { kind: 'ab'; baseUrl: string; block?: string | number; blockRequests?: number; assign?: 'blocks' | 'random' };
 
 export interface LoadScenario {
   target?: TargetPart;
@@ -83,7 +84,7 @@ export interface LoadScenario {
 
 /** The scenario options: LoadOptions without what a scenario never holds (the token, the signal). */
 export type ScenarioOptions = Omit<LoadOptions, 'token' | 'signal'>;
-export type ScenarioShell = Pick<ShellLoadOptions, 'sweep' | 'sweepSteps' | 'findCapacity' | 'tolerance' | 'budget' | 'repeat'>;
+export type ScenarioShell = Pick<ShellLoadOptions, 'sweep' | 'sweepSteps' | 'findCapacity' | 'tolerance' | 'budget' | 'repeat' | 'ab' | 'abBlock' | 'abBlockRequests' | 'abAssign'>;
 
 /** Where each option sits in a scenario: the one table behind the mapping both ways and the names in messages. */
 const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet'>, string> = {
@@ -124,6 +125,10 @@ const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet
   tolerance: 'search.tolerance',
   budget: 'search.budget',
   repeat: 'search.times',
+  ab: 'search.kind ab (search.baseUrl)',
+  abBlock: 'search.block',
+  abBlockRequests: 'search.blockRequests',
+  abAssign: 'search.assign',
   // The workload parts name their own fields (scenario-workloads.ts).
   prompts: 'workload prompts.file',
   inputTokens: 'workload synthetic.inputTokens',
@@ -180,7 +185,8 @@ export function scenarioToOptions(s: LoadScenario): { options: ScenarioOptions; 
     q.kind === 'sweep' ? defined({ sweep: true, sweepSteps: q.steps })
       : q.kind === 'capacity' ? defined({ findCapacity: true, tolerance: q.tolerance, budget: q.budget })
         : q.kind === 'repeat' ? { repeat: q.times }
-          : {};
+          : q.kind === 'ab' ? defined({ ab: q.baseUrl, abBlock: q.block === undefined ? undefined : String(q.block), abBlockRequests: q.blockRequests, abAssign: q.assign })
+            : {};
   return { options: o, shell };
 }
 
@@ -207,7 +213,8 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {})
     shell.findCapacity === true ? defined({ kind: 'capacity' as const, tolerance: shell.tolerance, budget: shell.budget })
       : shell.sweep === true ? defined({ kind: 'sweep' as const, steps: shell.sweepSteps })
         : shell.repeat !== undefined ? { kind: 'repeat', times: shell.repeat }
-          : { kind: 'none' };
+          : shell.ab !== undefined ? defined({ kind: 'ab' as const, baseUrl: shell.ab, block: shell.abBlock, blockRequests: shell.abBlockRequests, assign: shell.abAssign })
+            : { kind: 'none' };
   // A cancelAfter without a rate is the validator's to refuse; it is kept so the refusal names it.
   if (o.cancelRate !== undefined || o.cancelAfter !== undefined) s.cancellation = defined({ rate: o.cancelRate as number, after: o.cancelAfter });
   if (o.slo !== undefined && o.slo.length > 0) s.slos = [...o.slo];
@@ -225,11 +232,11 @@ function bodyOf(text: string): Record<string, unknown> | string {
 }
 
 const EXECUTOR_KEYS = ['concurrency', 'engine', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'traceSpeed', 'traceWindow'] as const;
-const SEARCH_KEYS = ['sweep', 'sweepSteps', 'findCapacity', 'tolerance', 'budget', 'repeat'] as const;
+const SEARCH_KEYS = ['sweep', 'sweepSteps', 'findCapacity', 'tolerance', 'budget', 'repeat', 'ab', 'abBlock', 'abBlockRequests', 'abAssign'] as const;
 
 /**
  * Flags over a scenario file: a value given by flag wins, key by key. A flag that chooses the kind
- * of executor (`--concurrency`, `--rate`) or of search (`--sweep`, `--find-capacity`, `--repeat`)
+ * of executor (`--concurrency`, `--rate`) or of search (`--sweep`, `--find-capacity`, `--repeat`, `--ab`)
  * replaces that whole part of the file, so `--concurrency 4` on a file with an open loop runs a
  * closed loop rather than refusing both; the other flags refine it (`--budget 2m`, `--arrival poisson`).
  */
@@ -237,6 +244,6 @@ export function overlay(base: { options: ScenarioOptions; shell: ScenarioShell }
   const options: Mutable<ScenarioOptions> = { ...base.options };
   if (over.options.concurrency !== undefined || over.options.rate !== undefined) for (const k of EXECUTOR_KEYS) delete options[k];
   const shell: Mutable<ScenarioShell> = { ...base.shell };
-  if (over.shell.sweep !== undefined || over.shell.findCapacity !== undefined || over.shell.repeat !== undefined) for (const k of SEARCH_KEYS) delete shell[k];
+  if (over.shell.sweep !== undefined || over.shell.findCapacity !== undefined || over.shell.repeat !== undefined || over.shell.ab !== undefined) for (const k of SEARCH_KEYS) delete shell[k];
   return { options: { ...options, ...defined(over.options) }, shell: { ...shell, ...defined(over.shell) } };
 }

@@ -34,6 +34,13 @@ describe('iari load --ab: blocks', () => {
     expect([0, 1, 2, 3].map(firstSide)).toEqual(['a', 'b', 'a', 'b']);
   });
 
+  it('LOAD-COMPARE: with --ab-block-requests N each block ends after N requests, bounded by ten blocks\' time, so a starved client still fills it', async () => {
+    const calls: LoadConfig[] = [];
+    await runAb({ config, baseUrlB: 'http://127.0.0.1:2/v1', tokenB: 'iari_sk_b_token_0002', blockS: 3, blockRequests: 40, run: fakeRun(1, calls) });
+    expect(calls).toHaveLength(8);
+    expect(calls.every((c) => c.durationS === null && c.requests === 40 && c.maxDurationS === 30)).toBe(true);
+  });
+
   it('LOAD-COMPARE: a side is its blocks end to end: counts add, and rates are over the sum of the block windows, not the whole run', () => {
     const blocks = [1, 2, 3].map((seed, i) => {
       const r = sampleLoadResult({ seed, durationS: 3, rate: 20, stall: false, errors: false });

@@ -1,9 +1,9 @@
 // `iari load --ab URL_B`: the same workload against the target (A) and a second server (B) in one
-// run, alternating in short blocks (A B, B A, A B, ...: the ABBA order cancels a linear drift within
+// run (random assignment per request: ab-random.ts), alternating in short blocks (A B, B A, A B, ...: the ABBA order cancels a linear drift within
 // each two pairs), so the machine's and the network's drift hits both alike. Each block is an
 // ordinary short run (run-load.ts); the blocks of a side are laid end to end and merged exactly
 // (merge.ts), and load.json keeps every block's histograms so `iari report compare RUN` compares
-// A and B over the paired blocks (compare/paired-blocks in block-bootstrap.ts).
+// A and B over the paired blocks (compare/paired-differences.ts).
 import { setMaxListeners } from 'node:events';
 import type { LoadResult, MetricName, RequestRecord } from '../results/load-result.ts';
 import { metricNames } from '../results/load-result.ts';
@@ -12,8 +12,10 @@ import type { LoadConfig } from '../run-load.ts';
 
 export const AB_SCHEMA = 'iari.ab/1' as const;
 
-/** Fewest pairs of blocks an A/B run needs (the paired block bootstrap's minimum). */
-export const MIN_AB_PAIRS = 4;
+/** Pairs of blocks in a run of `durationS` measured seconds (both sides together; random: windows of blockS, each a pair). */
+export function abPairs(durationS: number, blockS: number, assign: 'blocks' | 'random' = 'blocks'): number {
+  return Math.floor(durationS / (assign === 'random' ? blockS : 2 * blockS));
+}
 
 export interface AbBlock {
   runId: string;
@@ -33,7 +35,10 @@ export interface AbSection {
   /** The second server, as given (credentials are never part of it: the token is a header). */
   baseUrlB: string;
   blockS: number;
-  order: 'ABBA';
+  /** ABBA: blocks one side at a time (A B, B A, ...); random: every request to a side at random, pairs are windows of blockS (ab-random.ts). */
+  order: 'ABBA' | 'random';
+  /** random: the seed of the assignment (with each request's number). */
+  seed?: number;
   /** Block i of a and of b ran back to back. */
   pairs: { a: AbBlock; b: AbBlock }[];
   /** Side B merged as side A is (load.json itself is side A). */
@@ -104,13 +109,10 @@ export interface AbRunOptions {
   /** The bearer token for B (A's is never sent to another origin unless given for B too). */
   tokenB: string;
   blockS: number;
+  /** Each block ends after this many measured requests (at most 10 blocks' time); null: after blockS. */
+  blockRequests?: number | null;
   run: (config: LoadConfig) => Promise<{ result: LoadResult; records: RequestRecord[] }>;
   onBlock?: (side: 'a' | 'b', pair: number, pairs: number) => void;
-}
-
-/** Pairs of blocks in a run of `durationS` measured seconds (both sides together). */
-export function abPairs(durationS: number, blockS: number): number {
-  return Math.floor(durationS / (2 * blockS));
 }
 
 export async function runAb(o: AbRunOptions): Promise<{ result: LoadResult & { ab: AbSection }; records: RequestRecord[] }> {
@@ -124,7 +126,10 @@ export async function runAb(o: AbRunOptions): Promise<{ result: LoadResult & { a
       o.onBlock?.(side, k + 1, pairs);
       // The first block of each side warms up (--warmup, at least one block long): the client's
       // first requests pay for compiling and connecting, which would fall on A alone.
-      sides[side].push(await o.run({ ...o.config, runId: `${o.config.runId}-${side}${k + 1}`, baseUrl: side === 'a' ? o.config.baseUrl : o.baseUrlB, token: side === 'a' ? o.config.token : o.tokenB, durationS: o.blockS, requests: null, warmupS: k === 0 ? Math.max(o.config.warmupS, o.blockS) : 0 }));
+      // A block of --ab-block-requests lasts as long as the machine needs for them (a starved
+      // client still gets its count), up to ten blocks' time.
+      const length = (o.blockRequests ?? null) === null ? { durationS: o.blockS, requests: null } : { durationS: null, requests: o.blockRequests as number, maxDurationS: 10 * o.blockS };
+      sides[side].push(await o.run({ ...o.config, runId: `${o.config.runId}-${side}${k + 1}`, baseUrl: side === 'a' ? o.config.baseUrl : o.baseUrlB, token: side === 'a' ? o.config.token : o.tokenB, ...length, warmupS: k === 0 ? Math.max(o.config.warmupS, o.blockS) : 0 }));
     }
   }
   // An interrupt can leave the last pair with one side: only whole pairs are compared.
