@@ -43,12 +43,14 @@ export interface CutAnswer {
   complete: boolean;
   /** A transport error, the deadline, or a body over maxBytes (never the cut itself). */
   error: Error | null;
+  /** The answer neither ended nor was cut within `deadlineMs`. */
+  timedOut: boolean;
 }
 
 export function cutRequest(d: Dispatcher, r: CutRequest): Promise<CutAnswer> {
   return new Promise((resolve) => {
     const sentAt = performance.now();
-    const answer: CutAnswer = { status: null, headers: {}, text: '', sentAt, firstBodyAt: null, cutAt: null, complete: false, error: null };
+    const answer: CutAnswer = { status: null, headers: {}, text: '', sentAt, firstBodyAt: null, cutAt: null, complete: false, error: null, timedOut: false };
     const chunks: Buffer[] = [];
     const decoder = new TextDecoder();
     let size = 0;
@@ -86,6 +88,7 @@ export function cutRequest(d: Dispatcher, r: CutRequest): Promise<CutAnswer> {
     };
     const deadline = setTimeout(() => {
       const late = new Error(`no complete answer within ${r.deadlineMs} ms`);
+      answer.timedOut = true;
       controller?.abort(late);
       finish(late);
     }, r.deadlineMs);

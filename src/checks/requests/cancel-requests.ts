@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import type { CheckContext } from '../context/check-types.ts';
 import { chatBody } from './common-requests.ts';
 import { cutRequest, type CutAnswer } from '../http/cut-request.ts';
+import { CheckHttpError } from '../http/check-http.ts';
 import { mockLatencyHeaders, type MockLatency } from '../http/mock-admin.ts';
 import { ContentEvents } from '../wire/content-events.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
@@ -100,8 +101,14 @@ export class Line {
     const fault = ctx.http.fault;
     const events = new ContentEvents();
     let told = false;
+    // The run's stall record (stalls.ts), as for every check's request: a kind of request whose answer never
+    // completed is not sent again (its root cause decides it), and after a stall a new kind waits less.
+    const what = `POST ${this.#path}`;
+    const guard = ctx.http.stalled.guard({ method: 'POST', path: this.#path, streamed: o.stream });
+    if (guard.kind === 'refused') throw CheckHttpError.refused(what, guard.root, '');
     await ctx.http.acquireSlot();
     sent?.();
+    const asked = guard.deadline(ctx.http.timeoutMs);
     const answer = await cutRequest(this.#d, {
       origin: this.#origin,
       path: this.#path,
@@ -114,7 +121,7 @@ export class Line {
         ...(fault === undefined ? {} : { 'x-iari-fault': fault }),
       },
       body: JSON.stringify(chatBody(ctx, this.model, { max_tokens: o.maxTokens, ...(o.stream ? { stream: true } : {}), ...(o.prompt === undefined ? {} : { messages: [{ role: 'user', content: o.prompt }] }) })),
-      deadlineMs: ctx.http.timeoutMs,
+      deadlineMs: asked.ms,
       maxBytes: MAX_BYTES,
       signal: ctx.http.signal,
       ...(o.cutAfterMs === undefined ? {} : { cutAfterMs: o.cutAfterMs }),
@@ -129,6 +136,8 @@ export class Line {
         return o.onEvents === undefined;
       },
     });
+    if (answer.timedOut) throw CheckHttpError.late(what, asked.expired(answer.headers['x-request-id']), '');
+    if (answer.complete) ctx.http.stalled.completed(performance.now() - answer.sentAt);
     return { ...answer, events };
   }
 
