@@ -16,6 +16,7 @@ import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
 import { reasoningFaults } from './core/reasoning.ts';
 import { metricsRouteFaults } from './core/metrics-route.ts';
 import { cancelFaults } from './core/cancel-faults.ts';
+import { responsesFaults } from './core/responses-faults.ts';
 
 export type { FaultDefinition };
 
@@ -38,6 +39,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...boundsFaults,
   ...metricsRouteFaults,
   ...cancelFaults,
+  ...responsesFaults,
 ]);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));

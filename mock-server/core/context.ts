@@ -4,6 +4,7 @@ import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import type { PrefixCache } from './prefix-cache.ts';
 import type { ServiceSlots } from './service-slots.ts';
 import type { MockMetrics } from './metrics-route.ts';
+import type { ResponseStore } from './responses-store.ts';
 
 export interface LatencySettings {
   ttftMs: number;
@@ -45,6 +46,8 @@ export interface CoreState {
   abandoned: number;
   /** This instance's /metrics counters (metrics-route.ts). */
   metrics: MockMetrics;
+  /** Stored responses of POST /v1/responses, per account (responses-store.ts). */
+  responses: ResponseStore;
 }
 
 export interface RequestContext {

@@ -20,6 +20,9 @@ import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
 import { handleEmbeddings } from './embeddings-route.ts';
 import { EMBEDDINGS_PATH } from '../../src/protocols/embeddings/embeddings-request.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../src/protocols/chat-completions/chat-request.ts';
+import { RESPONSES_PATH, responseIdOfPath } from '../../src/protocols/responses/responses-request.ts';
+import { handleResponses, handleStoredResponse } from './responses-route.ts';
+import { ResponseStore } from './responses-store.ts';
 import { MockMetrics, metricsResponse, type MetricsFault } from './metrics-route.ts';
 
 export interface CoreOptions {
@@ -106,6 +109,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     roleFlaps: 0,
     abandoned: 0,
     metrics: new MockMetrics(options.metricsFaults ?? []),
+    responses: new ResponseStore(),
   };
   return {
     handle: (req) => handle(state, req, knownFaults),
@@ -195,6 +199,7 @@ const ROUTES: Record<string, string> = {
   '/v1/me/usage': 'GET',
   [CHAT_COMPLETIONS_PATH]: 'POST',
   [EMBEDDINGS_PATH]: 'POST',
+  [RESPONSES_PATH]: 'POST',
   '/v1/receipts': 'GET',
   '/v1/receipts/keys': 'GET',
 };
@@ -222,6 +227,14 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
   // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
+  // Compat (OpenAI Responses): GET and DELETE /v1/responses/{response_id}, authenticated like the create.
+  const storedId = responseIdOfPath(path);
+  if (storedId !== undefined) {
+    const auth = authenticate(state, req, ctx, false);
+    if (!auth.ok) return auth.response;
+    ctx.account = auth.account;
+    return handleStoredResponse(state, req, ctx, auth.account, storedId);
+  }
   const method = ROUTES[path];
   if (method === undefined) {
     return errorResponse(unknownUrl(req.method, path), ctx.requestId, f);
@@ -260,6 +273,8 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       return handleChat(state, req, ctx, account);
     case EMBEDDINGS_PATH:
       return handleEmbeddings(state, req, ctx);
+    case RESPONSES_PATH:
+      return handleResponses(state, req, ctx, account);
     case '/v1/receipts':
       if (state.receipts === null) return notAdvertised(ctx);
       // Served from the issuer's stored JSON text when it keeps one: no parse and re-serialisation per Receipt.

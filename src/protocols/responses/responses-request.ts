@@ -33,7 +33,7 @@ export interface FunctionTool {
   name: string;
   description?: string;
   parameters: Record<string, unknown>;
-  strict?: boolean;
+  strict: boolean;
 }
 
 export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string };
@@ -69,7 +69,7 @@ export function userMessage(text: string): InputItem {
 }
 
 export function functionTool(name: string, description: string, parameters: Record<string, unknown>): FunctionTool {
-  return { type: 'function', name, description, parameters };
+  return { type: 'function', name, description, parameters, strict: false };
 }
 
 /** Compat, FunctionCallOutput: the caller's result of a call, sent back as an input item. */
