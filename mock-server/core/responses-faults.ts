@@ -28,8 +28,8 @@ export const responsesFaults: readonly FaultDefinition[] = [
   f('responses-tool-choice-ignored', ['RESP-010'], 'tool_choice is ignored: every request with tools is answered as "auto" (a call is made even with "none").'),
   f('responses-replayed-items-rejected', ['RESP-011'], 'An input item given back with the members the server sent (id, status) is refused with 400, as vLLM refused the Agents SDK\'s replayed items (openai-agents-python #1616).'),
   f('responses-metadata-dropped', ['RESP-012'], 'The response carries metadata null whatever the request attached.'),
-  f('responses-error-no-envelope', ['RESP-013'], 'A refused Responses request is answered {"detail": "..."} (FastAPI\'s default), not the OpenAI error envelope.'),
-  f('responses-error-param-null', ['RESP-014'], 'A refused Responses request names no param (null), whatever member was wrong.'),
+  f('responses-error-no-envelope', ['RESP-013', 'RESP-STATE-005'], 'A refused Responses request is answered {"detail": "..."} (FastAPI\'s default), not the OpenAI error envelope.'),
+  f('responses-error-param-null', ['RESP-014', 'RESP-STATE-005'], 'A refused Responses request names no param (null), whatever member was wrong.'),
   // The stream
   f('responses-stream-comment-as-data', ['RESP-STREAM-001'], 'A keep-alive is sent as data ("data: : keep-alive") after response.created: not JSON.'),
   f('responses-stream-no-created', ['RESP-STREAM-002'], 'The stream begins with response.in_progress: no response.created.'),

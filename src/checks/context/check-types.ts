@@ -5,7 +5,7 @@ import type { SharedRequests } from './shared-requests.ts';
 /**
  * Areas of the interface, one or more `src/checks/areas/<area>*.ts` each, run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline).
  */
-export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'metrics', 'cancel'] as const;
+export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'responses', 'metrics', 'cancel'] as const;
 export type Area = (typeof areas)[number];
 
 export type { CheckOutcome, Judgement } from '../kernel/verdicts.ts';

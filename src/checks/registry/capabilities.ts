@@ -1,5 +1,6 @@
 import { idsOfRules } from './stream-rule-ids.ts';
 import { embeddingsRequirementIds } from './embeddings-rule-ids.ts';
+import { responsesRequirementIds, responsesStateRequirementIds } from './responses-rule-ids.ts';
 /**
  * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
  * shows: its endpoints, the fields of its tables (request members model, messages, temperature,
@@ -27,6 +28,8 @@ export const capabilityNames = [
   'receipts',
   'embeddings',
   'metrics',
+  'responses',
+  'responses-state',
 ] as const;
 export type Capability = (typeof capabilityNames)[number];
 
@@ -78,6 +81,8 @@ export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
   embeddings: { title: 'Embeddings', member: 'POST /v1/embeddings', ids: embeddingsRequirementIds },
   metrics: { title: 'Prometheus metrics', member: 'GET /metrics', ids: ['METRICS-001', 'METRICS-002', 'METRICS-003'] },
+  responses: { title: 'Responses API', member: 'POST /v1/responses', ids: responsesRequirementIds },
+  'responses-state': { title: 'Stored responses', member: 'previous_response_id (GET, DELETE /v1/responses/{id})', ids: responsesStateRequirementIds },
 };
 
 /** The capability whose requirements include `id`, if any. */

@@ -25,6 +25,9 @@ export const areas = [
   'EMB',
   'METRICS',
   'CANCEL',
+  'RESP',
+  'RESP-STREAM',
+  'RESP-STATE',
 ] as const;
 export type Area = (typeof areas)[number];
 

@@ -12,6 +12,7 @@ import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire
 import { EMBEDDINGS_PATH, embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
+import { probeResponses, probeResponsesState } from './responses-requests.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
@@ -268,6 +269,8 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     if (ex.status === 200) return found(ex, 'honoured', 'GET /metrics answered 200');
     return found(ex, 'undecided', `GET /metrics answered ${ex.status}`);
   },
+  responses: probeResponses,
+  'responses-state': probeResponsesState,
   async receipts(ctx) {
     const ex = await receiptKeys(ctx);
     if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');

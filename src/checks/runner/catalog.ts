@@ -18,6 +18,7 @@ import { boundsChecks } from '../areas/bounds.ts';
 import { limitsChecks } from '../areas/limits.ts';
 import { receiptsChecks } from '../areas/receipts.ts';
 import { embeddingsChecks } from '../areas/embeddings.ts';
+import { responsesChecks } from '../areas/responses.ts';
 import { openaiClientChecks } from '../areas/clients-openai.ts';
 import { openaiPythonClientChecks } from '../areas/clients-openai-python.ts';
 import { vercelClientChecks } from '../areas/clients-vercel.ts';
@@ -26,7 +27,7 @@ import { cancelChecks } from '../areas/cancel.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, serverMetricsCheck, ...cancelChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, serverMetricsCheck, ...cancelChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 

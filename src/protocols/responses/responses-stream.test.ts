@@ -89,7 +89,7 @@ describe('the Responses stream as a state machine', () => {
   });
 
   it('reports a mutation only as its own rule where the rest of the stream is sound', () => {
-    const only: ResponsesRuleCode[] = ['in-progress-missing', 'sequence-invalid', 'item-id-mismatch', 'text-mismatch', 'arguments-mismatch', 'terminal-missing', 'after-terminal', 'terminal-usage-missing', 'vendor-event', 'done-sentinel', 'event-line-missing'];
+    const only: ResponsesRuleCode[] = ['output-index-invalid', 'content-index-invalid', 'in-progress-missing', 'sequence-invalid', 'item-id-mismatch', 'text-mismatch', 'arguments-mismatch', 'terminal-missing', 'after-terminal', 'terminal-usage-missing', 'vendor-event', 'done-sentinel', 'event-line-missing'];
     for (const [rule, what, stream] of cases.filter(([r]) => only.includes(r))) expect(rules(check(stream)), what).toEqual([rule]);
   });
 

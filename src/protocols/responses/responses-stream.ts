@@ -25,6 +25,8 @@ interface ItemState {
 }
 
 const SNAPSHOTS: ReadonlySet<string> = new Set(SNAPSHOT_EVENTS);
+/** Rules that assume the events found their item and part: after an index drift they are its echoes, reported once as the drift. */
+const INDEX_DEPENDENT: ReadonlySet<ResponsesRuleCode> = new Set(['text-mismatch', 'arguments-mismatch', 'item-not-done', 'part-not-done', 'terminal-output-mismatch', 'item-id-mismatch']);
 const TERMINALS: ReadonlySet<string> = new Set(TERMINAL_EVENTS);
 const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
@@ -144,10 +146,13 @@ export class ResponsesStreamChecker {
     else if (this.#sawCreated && !this.#sawInProgress) this.#add('in-progress-missing', 'no response.in_progress followed response.created', '', 'response.in_progress', 'absent');
     // A stream cut before its terminal event is reported once, as that, not also as every item it left open.
     if (this.facts.terminal === undefined) this.#add('terminal-missing', `the stream ended after ${this.facts.events} event(s) without response.completed, response.incomplete or response.failed`, '', 'a terminal event', 'end of stream');
+    const drifted = this.#perRule.has('output-index-invalid') || this.#perRule.has('content-index-invalid');
+    const findings = drifted ? this.#findings.filter((f) => !INDEX_DEPENDENT.has(f.rule)) : this.#findings;
+    if (drifted) for (const rule of INDEX_DEPENDENT) delete this.#suppressed[rule];
     const messages = this.#items.filter((i) => i.type === 'message');
     this.facts.text = messages.map((i) => i.parts.map((p) => p.text).join('')).join('');
     this.facts.functionCalls = this.#items.filter((i) => i.type === 'function_call').map((i) => ({ callId: i.callId, name: i.name, arguments: i.args }));
-    return { findings: this.#findings, suppressed: this.#suppressed, facts: this.facts, reader: stats };
+    return { findings, suppressed: this.#suppressed, facts: this.facts, reader: stats };
   }
 
   #after(message: string): void {
