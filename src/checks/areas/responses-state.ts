@@ -3,12 +3,12 @@ import type { Judge } from '../kernel/judge.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { requirementIdRange } from '../context/check-types.ts';
 import { at, describeResponse, evidence, isRecord } from '../kernel/evidence.ts';
-import { gate, gateOn, probeCapability } from '../requests/capability-probes.ts';
+import { gateOn, probeCapability } from '../requests/capability-probes.ts';
 import { checkResponsesExchange, judgeResponsesFindings } from '../wire/responses-findings.ts';
 import { FIRST_TURN, PLAIN_INPUT, SECOND_TURN, chainedTurns, createResponse, words } from '../requests/responses-requests.ts';
 import { responsePath } from '../../protocols/responses/responses-request.ts';
 import { checkResponseBody, compareStored, responseFacts, type ResponseFacts } from '../../protocols/responses/responses-body.ts';
-import { capabilityDefs } from '../registry/capabilities.ts';
+import { capabilityDefs, offered } from '../registry/capabilities.ts';
 
 const STATE = requirementIdRange('RESP-STATE', 1, 7);
 
@@ -99,7 +99,13 @@ const responsesState: CheckDef = {
   ids: STATE,
   title: 'Stored responses: retrieved as created (and as streamed), previous_response_id carrying the earlier turn (counted by the server), store false keeping nothing, unknown ids refused naming the member, DELETE removing, and one token\'s responses invisible to another; a stateless server refuses previous_response_id clearly',
   async run(ctx, j) {
-    if (!(await gate(ctx, j, 'responses', STATE))) return;
+    // Where POST /v1/responses is not served, no response is stored either: each ID is skipped (or failed under --expect) for its own row.
+    const served = await probeCapability(ctx, 'responses');
+    if (!offered(served.status)) {
+      gateOn(j, 'responses', served, ctx.capabilities.expected, ['RESP-STATE-005']);
+      gateOn(j, 'responses-state', { ...served, detail: `POST /v1/responses is not served (${served.detail})` }, ctx.capabilities.expected, capabilityDefs['responses-state'].ids);
+      return;
+    }
     const probe = await probeCapability(ctx, 'responses-state');
     const { first, chained } = await chainedTurns(ctx);
     // A stateless server (llama.cpp, Ollama) is a legal profile when it refuses previous_response_id plainly.
