@@ -122,6 +122,30 @@ describe('the mock serves the Responses API to openai-node', () => {
   });
 });
 
+describe('a Responses stream cut by its client', () => {
+  it('is billed, as a chat stream, for the prompt and the tokens sent before the cut, and counted aborted in /metrics', async () => {
+    const me = async (): Promise<number> => ((await (await fetch(`${server.url}/me`, { headers: { authorization: `Bearer ${server.tokens.default}` } })).json()) as { usage: { tokens_this_month: number } }).usage.tokens_this_month;
+    const before = await me();
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}${RESPONSES_ROUTE}`, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { authorization: `Bearer ${server.tokens.default}`, 'content-type': 'application/json', 'x-iari-itl-ms': '20', 'x-iari-completion-tokens': '200' },
+      body: JSON.stringify({ model, input: 'Tell a long story.', stream: true, max_output_tokens: 1000 }),
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    while (!text.includes('response.output_text.delta')) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    await reader.cancel().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const billed = (await me()) - before;
+    expect(billed).toBeGreaterThan(0);
+    expect(billed).toBeLessThan(100);
+    expect(await (await fetch(`${server.origin}/metrics`)).text()).toMatch(/finished_reason="abort"\} [1-9]/);
+  });
+});
+
 describe('the response store', () => {
   it('keeps at most its bound per account, dropping the least recently used', () => {
     const store = new ResponseStore(2);
