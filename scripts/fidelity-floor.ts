@@ -16,7 +16,8 @@ import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { compareWithSendLog } from '../src/load/measure/fidelity.ts';
-import { bodyFactory, builtinPrompts } from '../src/load/workloads/prompts.ts';
+import { builtinPrompts, promptsWorkload } from '../src/load/workloads/prompts.ts';
+import { defaultProtocols } from '../src/protocols/registry.ts';
 import type { RequestTiming } from '../src/load/measure/request-timer.ts';
 import { errorDistribution, type ErrorDistribution } from '../src/load/measure/stats.ts';
 import { mockLag, startChildMock, stopChild, type MockLag } from './fidelity-child-mock.ts';
@@ -57,9 +58,10 @@ export async function runFloor(streams: number, durationS: number, nice: number 
   const restore = nice === null ? null : raisePriority(m, nice);
   try {
     const url = new URL(m.url);
-    const body = bodyFactory(builtinPrompts.map((p) => [...p]), { model: m.model, maxTokens: 4096, stream: true, seed: 1 });
+    const prompts = promptsWorkload(builtinPrompts, { model: m.model, maxTokens: 4096, stream: true, seed: 1 });
+    const bodies = builtinPrompts.map((_, k) => JSON.stringify(defaultProtocols[0].request(prompts.intent(k)).body));
     const request = (seq: number): string => {
-      const b = body(seq);
+      const b = bodies[seq % bodies.length] as string;
       return `POST ${url.pathname}${CHAT_COMPLETIONS_ROUTE} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${m.token}\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
     };
     const done: Response[] = [];

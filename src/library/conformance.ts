@@ -119,7 +119,7 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
     if (ownMock) await mock?.close();
   };
   try {
-    const common = { seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.expect.length === 0 ? {} : { expect: v.expect }), ...(v.model === undefined ? {} : { model: v.model }), ...(v.python === undefined ? {} : { python: v.python }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
+    const common = { protocols: v.protocols, seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.expect.length === 0 ? {} : { expect: v.expect }), ...(v.model === undefined ? {} : { model: v.model }), ...(v.python === undefined ? {} : { python: v.python }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
     const settings: RunSettings =
       v.target.kind === 'external'
         ? { ...common, root: v.target.base.root, token: v.target.token, target: 'external', connection: v.target.connection }
@@ -184,7 +184,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   }
   if (baseline !== undefined && (typeof baseline !== 'string' || baseline.trim() === '')) throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: baseline must be the path of a YAML file');
   // Read before any traffic, as `iari test --baseline` does.
-  const known = baseline === undefined ? undefined : readBaseline(baseline, new Set(requirementInfos().keys()));
+  const known = baseline === undefined ? undefined : readBaseline(baseline, new Set(requirementInfos('default', valid.protocols).keys()));
   const { report: raw, errors } = await conformanceRun(valid, onResult === undefined ? {} : { onResult });
   const report = known === undefined ? raw : applyBaseline(raw, known, new Date().toISOString().slice(0, 10), serverVersion?.trim()).report;
   return { report, errors, passed: runPassed(report) };

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import type { RequestIntent } from '../../protocols/protocol.ts';
+import type { Workload } from './workload.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -73,17 +75,13 @@ export function parsePromptLine(v: unknown, bad: (why: string) => Error): ChatMe
   return msgs;
 }
 
-/** Request body factory: prompt i cycles through the list (offset by seed), so runs are reproducible. */
-export function bodyFactory(prompts: readonly ChatMessage[][], o: { model: string; maxTokens: number; stream: boolean; seed: number }): (seq: number) => string {
-  const bodies = prompts.map((messages) =>
-    JSON.stringify({
-      model: o.model,
-      messages,
-      max_tokens: o.maxTokens,
-      stream: o.stream,
-      ...(o.stream ? { stream_options: { include_usage: true } } : {}),
-    }),
-  );
-  const offset = o.seed % bodies.length;
-  return (seq) => bodies[(seq + offset) % bodies.length] ?? bodies[0] ?? '{}';
+/**
+ * The default workload: the built-in or --prompts messages cycled (offset by seed, so runs are
+ * reproducible), each asking for at most `maxTokens`.
+ */
+export function promptsWorkload(prompts: readonly (readonly ChatMessage[])[], o: { model: string; maxTokens: number; stream: boolean; seed: number }): Workload {
+  const intents = prompts.map((messages): RequestIntent => ({ model: o.model, messages, maxOutputTokens: o.maxTokens, stream: o.stream }));
+  const offset = o.seed % Math.max(1, intents.length);
+  const empty: RequestIntent = { model: o.model, messages: [], maxOutputTokens: o.maxTokens, stream: o.stream };
+  return { intent: (seq) => intents[(seq + offset) % intents.length] ?? intents[0] ?? empty, requested: () => ({ prompt: null, output: null }), outputIs: 'cap' };
 }
