@@ -1,6 +1,7 @@
 // Chat completions (spec: POST /v1/chat/completions, streamed by server-sent events ending in
 // data: [DONE]) as an instance of the protocol contract: the seed's core API.
 import type { Protocol } from '../protocol.ts';
+import type { GenerationAsk, MockSide } from '../protocol-mock.ts';
 import { chatRequest, chatRoute } from './chat-request.ts';
 import { streamRules } from './stream-rules.ts';
 import { StreamValidator } from './stream-checker.ts';
@@ -8,6 +9,8 @@ import { judgeWholeCompletion, streamFacts } from './chat-facts.ts';
 import { chatOutputTally } from './content-events.ts';
 import { chatCapabilities } from './chat-capabilities.ts';
 import { wholeBodyChecker } from '../whole-body.ts';
+import { validateChatRequest } from './chat-validation.ts';
+import { chatRenderer } from './chat-mock-render.ts';
 
 export const chatCompletions: Protocol = {
   name: 'chat-completions',
@@ -31,6 +34,8 @@ export const chatCompletions: Protocol = {
     };
   },
   outputTally: chatOutputTally,
+  // The mock's chat wire faults bend requests and answers around this route (mock-server/core/chat-faults.ts and the catalogue).
+  mock: { parse: validateChatRequest, answer: { kind: 'generated', generation: (ask) => ask, renderer: chatRenderer }, faults: [] } satisfies MockSide<GenerationAsk> as MockSide,
 };
 
 /** The check worker imports this module by `moduleUrl` and reads this export. */

@@ -1,10 +1,12 @@
 // Embeddings (compat: OpenAI CreateEmbedding, POST /v1/embeddings) as an instance of the protocol
 // contract: a capability beyond the seed, answered whole, generating nothing.
 import type { BuiltRequest, Protocol, RequestIntent } from '../protocol.ts';
+import type { MockSide } from '../protocol-mock.ts';
 import { EMBEDDINGS_ROUTE, embeddingsBody, type EncodingFormat } from './embeddings-request.ts';
 import { checkEmbeddingsResponse, embeddingsCounters } from './embeddings-response.ts';
 import { embeddingsRequirementIds, embeddingsRules } from './embeddings-rules.ts';
 import { emptyFacts, wholeBodyChecker } from '../whole-body.ts';
+import { embeddingsMock } from './embeddings-mock.ts';
 
 const route = { method: 'POST', path: EMBEDDINGS_ROUTE } as const;
 
@@ -55,6 +57,7 @@ export const embeddings: Protocol = {
   },
   // An embeddings answer is never streamed: nothing to tally.
   outputTally: () => ({ feed: () => 0 }),
+  mock: embeddingsMock as MockSide,
 };
 
 /** The check worker imports this module by `moduleUrl` and reads this export. */
