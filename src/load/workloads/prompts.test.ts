@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../errors.ts';
-import { promptsWorkload, readPromptsFile } from './prompts.ts';
+import { readPromptsFile } from './prompts.ts';
+import { promptsWorkload } from './workload.ts';
 import { bodies } from '../../../test-support/workload-bodies.ts';
 
 describe('prompt files (--prompts)', () => {

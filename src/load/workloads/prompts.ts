@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
-import type { RequestIntent } from '../../protocols/protocol.ts';
-import type { Workload } from './workload.ts';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
@@ -73,15 +71,4 @@ export function parsePromptLine(v: unknown, bad: (why: string) => Error): ChatMe
     msgs.push({ role: mm.role as ChatMessage['role'], content: mm.content });
   }
   return msgs;
-}
-
-/**
- * The default workload: the built-in or --prompts messages cycled (offset by seed, so runs are
- * reproducible), each asking for at most `maxTokens`.
- */
-export function promptsWorkload(prompts: readonly (readonly ChatMessage[])[], o: { model: string; maxTokens: number; stream: boolean; seed: number }): Workload {
-  const intents = prompts.map((messages): RequestIntent => ({ model: o.model, messages, maxOutputTokens: o.maxTokens, stream: o.stream }));
-  const offset = o.seed % Math.max(1, intents.length);
-  const empty: RequestIntent = { model: o.model, messages: [], maxOutputTokens: o.maxTokens, stream: o.stream };
-  return { intent: (seq) => intents[(seq + offset) % intents.length] ?? intents[0] ?? empty, requested: () => ({ prompt: null, output: null }), outputIs: 'cap' };
 }

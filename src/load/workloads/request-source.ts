@@ -1,5 +1,5 @@
 import type { ChatMessage } from './prompts.ts';
-import { promptsWorkload } from './prompts.ts';
+import { promptsWorkload } from './workload.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import { Conversations } from './conversation.ts';
 import { traceWorkload } from './trace-workload.ts';

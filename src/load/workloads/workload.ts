@@ -201,3 +201,14 @@ export function buildWorkload(
   };
   return { intent, requested, outputIs: spec.output !== null || input.kind === 'dataset' ? 'target' : 'cap' };
 }
+
+/**
+ * The default workload: the built-in or --prompts messages cycled (offset by seed, so runs are
+ * reproducible), each asking for at most `maxTokens`.
+ */
+export function promptsWorkload(prompts: readonly (readonly ChatMessage[])[], o: { model: string; maxTokens: number; stream: boolean; seed: number }): Workload {
+  const intents = prompts.map((messages): RequestIntent => ({ model: o.model, messages, maxOutputTokens: o.maxTokens, stream: o.stream }));
+  const offset = o.seed % Math.max(1, intents.length);
+  const empty: RequestIntent = { model: o.model, messages: [], maxOutputTokens: o.maxTokens, stream: o.stream };
+  return { intent: (seq) => intents[(seq + offset) % intents.length] ?? intents[0] ?? empty, requested: () => ({ prompt: null, output: null }), outputIs: 'cap' };
+}
