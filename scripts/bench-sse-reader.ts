@@ -16,7 +16,7 @@ import { SseReader } from '../src/client/sse-reader.ts';
 import { StreamValidator } from '../src/protocols/chat-completions/stream-checker.ts';
 import { ruleGrades } from '../src/checks/registry/registry-view.ts';
 import { defaultProtocols } from '../src/protocols/registry.ts';
-import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../src/client/stream-builder.ts';
+import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../test-support/stream-builder.ts';
 
 const { values } = parseArgs({
   options: {

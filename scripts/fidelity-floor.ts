@@ -15,12 +15,12 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { compareWithSendLog } from '../src/load/measure/fidelity.ts';
+import { compareWithSendLog } from '../test-support/load-fidelity.ts';
 import { builtinPrompts } from '../src/load/workloads/prompts.ts';
 import { promptsWorkload } from '../src/load/workloads/workload.ts';
 import { defaultProtocols } from '../src/protocols/registry.ts';
 import type { RequestTiming } from '../src/load/measure/request-timer.ts';
-import { errorDistribution, type ErrorDistribution } from '../src/load/measure/stats.ts';
+import { errorDistribution, type ErrorDistribution } from '../test-support/load-stats.ts';
 import { mockLag, startChildMock, stopChild, type MockLag } from './fidelity-child-mock.ts';
 import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat, type GcFigures, type SchedDelta } from './fidelity-diagnostics.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';

@@ -4,7 +4,7 @@ import { checkStream, loadGptTokenCounter, StreamValidator, type StreamCheckOpti
 import { requirementOfRule } from './stream-rules.ts';
 import { gradeOf } from '../../checks/registry/registry-view.ts';
 
-import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from '../../client/stream-builder.ts';
+import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from '../../../test-support/stream-builder.ts';
 import { toMessage } from './stream-assembly.ts';
 import type { StreamRuleCode } from './stream-rules.ts';
 
