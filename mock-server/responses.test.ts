@@ -1,7 +1,7 @@
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from './index.ts';
-import { RESPONSE_STORE_LIMIT, ResponseStore } from './core/responses-store.ts';
+import { API_STORE_LIMIT, ApiStore } from './core/api-store.ts';
 import { RESPONSES_PATH, RESPONSES_ROUTE, functionCallOutput, functionTool, userMessage } from '../src/protocols/responses/responses-request.ts';
 import { checkResponseBody } from '../src/protocols/responses/responses-body.ts';
 import { checkResponsesStream } from '../src/protocols/responses/responses-stream.ts';
@@ -148,15 +148,16 @@ describe('a Responses stream cut by its client', () => {
 
 describe('the response store', () => {
   it('keeps at most its bound per account, dropping the least recently used', () => {
-    const store = new ResponseStore(2);
-    const put = (id: string, owner = 'a'): void => store.put(id, { body: { id }, turns: [], owner });
+    const store = new ApiStore(2);
+    const put = (id: string, owner = 'a'): void => store.put(owner, id, { id });
     put('r1');
     put('r2');
-    expect(store.get('a', 'r1')?.body).toEqual({ id: 'r1' });
+    expect(store.get('a', 'r1')).toEqual({ id: 'r1' });
     put('r3');
     expect([store.get('a', 'r1') !== undefined, store.get('a', 'r2') !== undefined, store.get('a', 'r3') !== undefined]).toEqual([true, false, true]);
     put('r4', 'b');
-    expect([store.size('a'), store.size('b'), store.get('a', 'r4'), store.get('a', 'r4', true)?.owner]).toEqual([2, 1, undefined, 'b']);
-    expect(RESPONSE_STORE_LIMIT).toBe(1024);
+    const a = store.session('a');
+    expect([store.size('a'), store.size('b'), a.get('r4'), a.getAnyAccount('r4')]).toEqual([2, 1, undefined, { id: 'r4' }]);
+    expect(API_STORE_LIMIT).toBe(1024);
   });
 });

@@ -4,7 +4,6 @@ import type { ReceiptIssuer } from '../receipt-hooks.ts';
 import type { PrefixCache } from './prefix-cache.ts';
 import type { ServiceSlots } from './service-slots.ts';
 import type { MockMetrics } from './metrics-route.ts';
-import type { ResponseStore } from './responses-store.ts';
 
 export interface LatencySettings {
   ttftMs: number;
@@ -46,8 +45,12 @@ export interface CoreState {
   abandoned: number;
   /** This instance's /metrics counters (metrics-route.ts). */
   metrics: MockMetrics;
-  /** Stored responses of POST /v1/responses, per account (responses-store.ts). */
-  responses: ResponseStore;
+  /** The records of the stateful APIs (stored responses), per API name and account (api-store.ts). */
+  stores: Map<string, import('./api-store.ts').ApiStore>;
+  /** The API routes served (their whole paths), each with its protocol (handler.ts protocolRoutes). */
+  routes: ReadonlyMap<string, { method: string; protocol: import('../../src/protocols/protocol.ts').Protocol }>;
+  /** The APIs with record routes (a stateful API's GET and DELETE <route>/{id}). */
+  items: readonly import('../../src/protocols/protocol.ts').Protocol[];
 }
 
 export interface RequestContext {

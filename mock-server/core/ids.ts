@@ -17,8 +17,3 @@ export function newRequestId(): string {
 export function newCompletionId(): string {
   return `chatcmpl-${next()}`;
 }
-
-/** An id of the Responses API: `resp_`, `msg_`, `fc_` and a unique hex tail. */
-export function newPrefixedId(prefix: string): string {
-  return `${prefix}_${next()}`;
-}

@@ -36,7 +36,8 @@ afterAll(async () => {
   await run?.close();
 });
 
-for (const area of areas) {
+// An area without checks in the default catalog (`protocols`: the exchanges an API of your own declares) gets no block.
+for (const area of areas.filter((a) => checksOfArea(a).length > 0)) {
   describe(area, () => {
     for (const def of checksOfArea(area)) {
       it(testTitle(def), async () => {

@@ -3,7 +3,7 @@ import { CheckHttpError, type HttpExchange } from '../http/check-http.ts';
 import { evidence } from '../kernel/evidence.ts';
 import { chatBody, firstModel, listedModels } from '../requests/common-requests.ts';
 import { checkExchange } from '../wire/stream-findings.ts';
-import { requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { at } from '../kernel/evidence.ts';
 import { responseLimits } from '../../client/body-limits.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';

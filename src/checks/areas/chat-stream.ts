@@ -10,7 +10,7 @@ import { failAfterEventsHeader } from '../http/mock-admin.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { at } from '../kernel/evidence.ts';
-import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { toMessage, type AssembledChoice } from '../../protocols/chat-completions/stream-assembly.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 

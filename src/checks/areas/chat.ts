@@ -6,7 +6,7 @@ import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '..
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { bound, gate, probeCapability } from '../requests/capability-probes.ts';
-import { capabilityNames } from '../registry/capabilities.ts';
+import { capabilityNamesOf } from '../registry/capabilities.ts';
 import { errorMember } from '../requests/common-requests.ts';
 import { shorten } from '../kernel/shorten.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -153,12 +153,12 @@ const params: CheckDef = {
     const named = EXTENSION_PARAMS.find((p) => param === p || unrecognized === p);
     if (ex.status === 400 && named !== undefined) {
       j.skip('CHAT-019', `the server refuses ${named}, a member beyond the seed's table (see the capability table)`);
-      for (const cap of capabilityNames) await probeCapability(ctx, cap);
+      for (const cap of capabilityNamesOf(ctx.protocols)) await probeCapability(ctx, cap);
       return;
     }
     j.expect('CHAT-019', ex.status === 200, () => evidence(ex, 'valid documented parameters were refused', { expected: 200, received: describeResponse(ex) }));
     // The capability table answers "which features beyond the seed does this server offer?" for all of them.
-    for (const cap of capabilityNames) await probeCapability(ctx, cap);
+    for (const cap of capabilityNamesOf(ctx.protocols)) await probeCapability(ctx, cap);
   },
 };
 

@@ -8,7 +8,7 @@ import { checkResponsesExchange, judgeResponsesFindings } from '../wire/response
 import { FIRST_TURN, PLAIN_INPUT, SECOND_TURN, chainedTurns, createResponse, words } from '../requests/responses-requests.ts';
 import { responsePath } from '../../protocols/responses/responses-request.ts';
 import { checkResponseBody, compareStored, responseFacts, type ResponseFacts } from '../../protocols/responses/responses-body.ts';
-import { capabilityDefs, offered } from '../registry/capabilities.ts';
+import { capabilityDef, offered } from '../registry/capabilities.ts';
 
 const STATE = requirementIdRange('RESP-STATE', 1, 7);
 
@@ -99,18 +99,19 @@ const responsesState: CheckDef = {
   ids: STATE,
   title: 'Stored responses: retrieved as created (and as streamed), previous_response_id carrying the earlier turn (counted by the server), store false keeping nothing, unknown ids refused naming the member, DELETE removing, and one token\'s responses invisible to another; a stateless server refuses previous_response_id clearly',
   async run(ctx, j) {
+    const state = capabilityDef(ctx.protocols, 'responses-state');
     // Where POST /v1/responses is not served, no response is stored either: each ID is skipped (or failed under --expect) for its own row.
     const served = await probeCapability(ctx, 'responses');
     if (!offered(served.status)) {
-      gateOn(j, 'responses', served, ctx.capabilities.expected, ['RESP-STATE-005']);
-      gateOn(j, 'responses-state', { ...served, detail: `POST /v1/responses is not served (${served.detail})` }, ctx.capabilities.expected, capabilityDefs['responses-state'].ids);
+      gateOn(j, 'responses', served, ctx.capabilities.expected, capabilityDef(ctx.protocols, 'responses').member, ['RESP-STATE-005']);
+      gateOn(j, 'responses-state', { ...served, detail: `POST /v1/responses is not served (${served.detail})` }, ctx.capabilities.expected, state.member, state.ids);
       return;
     }
     const probe = await probeCapability(ctx, 'responses-state');
     const { first, chained } = await chainedTurns(ctx);
     // A stateless server (llama.cpp, Ollama) is a legal profile when it refuses previous_response_id plainly.
     if (probe.status === 'refused' && chained !== undefined) namesPrevious(j, chained, 'previous_response_id on a server that keeps no state');
-    if (!gateOn(j, 'responses-state', probe, ctx.capabilities.expected, capabilityDefs['responses-state'].ids)) {
+    if (!gateOn(j, 'responses-state', probe, ctx.capabilities.expected, state.member, state.ids)) {
       if (!j.has('RESP-STATE-005')) j.skip('RESP-STATE-005', `previous_response_id was not refused (${probe.detail})`);
       return;
     }

@@ -8,7 +8,7 @@ import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate, probeCapability } from '../requests/capability-probes.ts';
 import { judgeFindings } from '../wire/stream-findings.ts';
 import { checkedStreams } from '../requests/checked-streams.ts';
-import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
 

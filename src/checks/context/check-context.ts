@@ -11,6 +11,7 @@ import type { RunDeadline } from '../kernel/check-deadline.ts';
 import { RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { CapabilityBook, type Capability } from '../registry/capabilities.ts';
+import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 
 /** Everything a run needs to build check contexts. */
 export interface RunSettings {
@@ -48,6 +49,8 @@ export interface RunSettings {
   stalls?: Stalls;
   /** `--python PATH`: the interpreter openai-python's CLIENT operations run in; absent: python3. */
   python?: string;
+  /** The APIs the run judges (default: every API iari ships). */
+  protocols?: ProtocolList;
 }
 
 import type { Stalls } from '../http/stalls.ts';
@@ -104,6 +107,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
     capabilities: new CapabilityBook(s.expect ?? []),
+    protocols: s.protocols ?? defaultProtocols,
     python,
     close: () => {
       python.stop?.();

@@ -7,7 +7,7 @@ import { chatBody } from './common-requests.ts';
 import { cutRequest, type CutAnswer } from '../http/cut-request.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { mockLatencyHeaders, type MockLatency } from '../http/mock-admin.ts';
-import { ContentEvents } from '../wire/content-events.ts';
+import { ContentEvents } from '../../protocols/chat-completions/content-events.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 import { parseExposition } from '../../server-metrics/prom-text.ts';
 import { indexSamples, readVocabulary } from '../../server-metrics/vocabulary.ts';

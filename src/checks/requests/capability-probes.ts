@@ -7,12 +7,13 @@ import { StreamValidator } from '../../protocols/chat-completions/stream-checker
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
 import { callsByIndex, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
-import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
+import { capabilityDef, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
+import type { Protocol } from '../../protocols/protocol.ts';
+import { protocolNamed, rootPath } from '../../protocols/registry.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
-import { EMBEDDINGS_PATH, embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
-import { probeResponses, probeResponsesState } from './responses-requests.ts';
+import { probeResponsesState } from './responses-requests.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
@@ -91,7 +92,7 @@ export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): Capabili
 }
 
 
-const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>> = {
+const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>>> = {
   async 'json-object'(ctx) {
     const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
     const what = 'response_format json_object';
@@ -254,14 +255,6 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `GET /v1/models/${model} answered 200 JSON`);
     return found(ex, 'broken', `GET /v1/models/${model} answered ${ex.status}${isRecord(ex.json) ? '' : ' without a JSON object'}`);
   },
-  async embeddings(ctx) {
-    // Not in the seed: a chat-only server answers the route 404 (llama.cpp's server without --embeddings: 501).
-    const ex = await singleEmbedding(ctx);
-    const what = `POST ${EMBEDDINGS_PATH}`;
-    if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `${what} answered ${ex.status}`);
-    if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
-    return notServed(ex, what) ?? found(ex, 'broken', `${what} answered 200 without a JSON object`);
-  },
   async metrics(ctx) {
     // The server's own Prometheus counters (docs/server-metrics.md): served beside /v1 by vLLM, SGLang, TGI and llama.cpp's server.
     const ex = await ctx.http.get('/metrics');
@@ -269,7 +262,6 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     if (ex.status === 200) return found(ex, 'honoured', 'GET /metrics answered 200');
     return found(ex, 'undecided', `GET /metrics answered ${ex.status}`);
   },
-  responses: probeResponses,
   'responses-state': probeResponsesState,
   async receipts(ctx) {
     const ex = await receiptKeys(ctx);
@@ -278,8 +270,21 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
   },
 };
 
-/** One text embedded with the first model, sent once per run (the probe and the embeddings check read it). */
-export const singleEmbedding = sharedRequest('embeddings:single', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), 'The quick brown fox jumps over the lazy dog.')));
+/** A one-line request to an API's route, sent once per run (its route's probe, and the API's checks read it). */
+export const routeProbe = sharedRequestBy('route-probe', async (ctx: CheckContext, api: string): Promise<HttpExchange> => {
+  const protocol = protocolNamed(ctx.protocols, api);
+  const built = protocol.request({ model: await firstModel(ctx), messages: [{ role: 'user', content: 'The quick brown fox jumps over the lazy dog.' }], maxOutputTokens: 16, stream: false });
+  return ctx.http.post(rootPath(built.route), built.body);
+});
+
+/** Whether the server serves an API beyond the seed: a route a server without it answers 404 (llama.cpp's server without --embeddings: 501). */
+async function probeRoute(ctx: CheckContext, protocol: Protocol): Promise<CapabilityProbe> {
+  const ex = await routeProbe(ctx, protocol.name);
+  const what = `${protocol.routes[0].method} ${rootPath(protocol.routes[0])}`;
+  if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `${what} answered ${ex.status}`);
+  if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
+  return notServed(ex, what) ?? found(ex, 'broken', `${what} answered 200 without a JSON object`);
+}
 
 /** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
 export const EFFORT_TOKEN_BOUND = 2048;
@@ -325,9 +330,13 @@ export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reaso
 
 /** What the run found about `cap` (probed once per run). */
 export function probeCapability(ctx: CheckContext, cap: Capability): Promise<CapabilityProbe> {
+  // An API beyond the seed is probed at its route; a feature by its own probe.
+  const api = ctx.protocols.find((p) => p.capability?.name === cap);
+  const probe = api === undefined ? probes[cap] : (c: CheckContext) => probeRoute(c, api);
+  if (probe === undefined) return Promise.resolve({ status: 'undecided', detail: `iari has no probe for ${cap}` });
   // A probe that cannot run (no model listed, a transport error) decides nothing: the requirements are judged.
   return ctx.capabilities.probe(cap, () =>
-    probes[cap](ctx).catch((error: unknown): CapabilityProbe => {
+    probe(ctx).catch((error: unknown): CapabilityProbe => {
       // A rate limit that outlasted the run's wait budget: LIMIT-010 judges it, and every check that
       // needed this probe is skipped saying so (check-runner.ts), not judged on an undecided probe.
       if (rateLimitGiveUp(error) !== undefined) throw error;
@@ -340,8 +349,8 @@ export function probeCapability(ctx: CheckContext, cap: Capability): Promise<Cap
  * Judges the capability's requirements (those of `ids` this check declares) only where the server
  * offers it: otherwise they are skipped with the reason, or fail under --expect. True: judge them.
  */
-export async function gate(ctx: CheckContext, j: Judge, cap: Capability, ids: readonly string[] = capabilityDefs[cap].ids): Promise<boolean> {
-  return gateOn(j, cap, await probeCapability(ctx, cap), ctx.capabilities.expected, ids);
+export async function gate(ctx: CheckContext, j: Judge, cap: Capability, ids: readonly string[] = capabilityDef(ctx.protocols, cap).ids): Promise<boolean> {
+  return gateOn(j, cap, await probeCapability(ctx, cap), ctx.capabilities.expected, capabilityDef(ctx.protocols, cap).member, ids);
 }
 
 /** True when the server offers `cap` (or it is expected), without judging anything. */
@@ -359,13 +368,13 @@ export async function bound(ctx: CheckContext, n: number): Promise<Record<string
  * Where the capability is not offered: its requirements `ids` (not judged yet) are skipped with the
  * reason, or fail when the user declared it with --expect. Returns true when the check should judge.
  */
-export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, ids: readonly string[] = capabilityDefs[cap].ids): boolean {
+export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, member: string, ids: readonly string[]): boolean {
   if (offered(probe.status)) return true;
   const mine = ids.filter((id) => j.ids.includes(id) && !j.has(id));
   if (expected.has(cap)) {
-    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
+    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
   } else {
-    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member} (${probe.detail}); --expect ${cap} makes this fail`);
+    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${member} (${probe.detail}); --expect ${cap} makes this fail`);
   }
   return false;
 }

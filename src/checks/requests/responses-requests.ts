@@ -53,16 +53,6 @@ export const chainedTurns = sharedRequest('responses:chain', async (ctx: CheckCo
 const found = (ex: HttpExchange | undefined, status: CapabilityProbe['status'], detail: string): CapabilityProbe => ({ status, detail, ...(ex?.requestId === undefined ? {} : { requestId: ex.requestId }) });
 const served = (ex: HttpExchange): string => `answered ${ex.status}${typeof at(ex.json, 'error', 'message') === 'string' ? `: ${String(at(ex.json, 'error', 'message')).slice(0, 120)}` : ''}`;
 
-/** Capability responses: a chat-only server answers the route 404 (405 or 501 elsewhere). */
-export async function probeResponses(ctx: CheckContext): Promise<CapabilityProbe> {
-  const ex = await plainResponse(ctx);
-  const what = `POST ${RESPONSES_PATH}`;
-  if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `${what} ${served(ex)}`);
-  if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
-  if (ex.status >= 400 && ex.status < 500) return found(ex, 'refused', `${what} ${served(ex)}`);
-  return found(ex, ex.status >= 500 ? 'undecided' : 'broken', `${what} ${ex.status === 200 ? 'answered 200 without a JSON object' : served(ex)}`);
-}
-
 /**
  * Capability responses-state: a server that takes previous_response_id keeps state and is judged
  * on it (one that accepts and ignores it fails RESP-STATE-002); one that refuses it with a 4xx is

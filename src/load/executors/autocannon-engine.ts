@@ -182,7 +182,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       if (!warm) measured++;
       const seq = issued++;
       outstanding++;
-      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, ...(target.check === undefined ? {} : { check: target.check }), onDone: report, checker: target.checker });
+      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, sent: target.sent, onDone: report, checker: target.checker });
       st.budget = new ByteBudget(target.stream);
       st.lastByteNs = t;
       lastStartNs = t;

@@ -121,7 +121,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
     let idleError: IdleTimeout | RequestDeadline | undefined;
-    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, ...(target.check === undefined ? {} : { check: target.check }), onDone: resolve, checker: target.checker });
+    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, sent: target.sent, onDone: resolve, checker: target.checker });
     const budget = new ByteBudget(target.stream);
     const reuse = new ReuseWatch();
     // --cancel-rate: the client cuts this request at its point; aborting destroys its socket, so the server sees the disconnect.
@@ -131,7 +131,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const watch =
       point === null
         ? null
-        : new CancelWatch(point, (tokens) => {
+        : new CancelWatch(point, target.tally, (tokens) => {
             if (timer.finished || abortedAtEnd) return;
             cancelled = true;
             timer.timing.cancelled = { atNs: now(), tokens };

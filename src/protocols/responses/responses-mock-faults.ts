@@ -1,17 +1,17 @@
-// The faults of POST/GET/DELETE /v1/responses (issue 36), one behaviour each, and the Responses
-// legal modes. Each names the requirements a correct `iari test` must fail under it (spec/requirements.yaml
-// RESP, RESP-STREAM, RESP-STATE); the real server each copies is in its description.
-import type { FaultDefinition } from './fault-catalogue.ts';
+// The mock's faults of POST/GET/DELETE /v1/responses (issue 36), one behaviour each, and the
+// Responses legal modes. Each names the requirements a correct `iari test` must fail under it
+// (spec/requirements.yaml RESP, RESP-STREAM, RESP-STATE); the real server each copies is in its description.
+import type { MockFault } from '../protocol-mock.ts';
 
-const f = (name: string, breaks: string[], description: string): FaultDefinition => ({ name, kind: 'fault', breaks, description });
-const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
+const f = (name: string, breaks: string[], description: string): MockFault => ({ name, kind: 'fault', breaks, description });
+const legal = (name: string, exercises: string[], description: string): MockFault => ({ name, kind: 'legal', breaks: [], exercises, description });
 const range = (area: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${area}-${String(i + 1).padStart(3, '0')}`);
 
 export const RESP_IDS = range('RESP', 14);
 export const RESP_STREAM_IDS = range('RESP-STREAM', 14);
 export const RESP_STATE_IDS = range('RESP-STATE', 7);
 
-export const responsesFaults: readonly FaultDefinition[] = [
+export const responsesFaults: readonly MockFault[] = [
   { ...f('responses-missing', [...RESP_IDS, ...RESP_STREAM_IDS, ...RESP_STATE_IDS], 'POST /v1/responses is not served (404 unknown_url), as on a chat-only server (legal by default; fails under --expect responses).'), expect: ['responses', 'responses-state'] },
   // The Response object
   f('responses-output-missing', ['RESP-001'], 'A non-streamed response has no output member (openai-node walks output to build output_text).'),
@@ -58,9 +58,6 @@ export const responsesFaults: readonly FaultDefinition[] = [
   legal('legal-responses-stateless', ['RESP-STATE-005'], 'A stateless Responses server (llama.cpp, Ollama): nothing is stored, GET and DELETE /v1/responses/{id} are not served (404), previous_response_id is refused with 400 naming it.'),
   legal('legal-responses-data-only', ['RESP-STREAM-014'], 'Responses stream events carry no event: line, only data (the type is in the JSON).'),
 ];
-
-/** The mock's Responses faults by name, for the route. */
-export const responsesFaultNames: ReadonlySet<string> = new Set(responsesFaults.map((x) => x.name));
 
 /** A stateless server: the legal mode or the fault built on it. */
 export function stateless(fs: ReadonlySet<string>): boolean {
