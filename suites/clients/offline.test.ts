@@ -107,7 +107,7 @@ describe('CLIENT checks stay on the server under test', () => {
     const t = new ClientTransport(ctx);
     const lc = await langchain(t, mock.tokens.default, 'gpt-4o-mini');
     expect(lc).toBeDefined();
-    const model = await (await import('../../src/checks/requests/common-requests.ts')).firstModel(ctx);
+    const model = await (await import('../../src/checks/requests/common-requests.ts')).modelUnderTest(ctx);
     // Bounded: a download attempt would make LangChain retry for a minute; the guard records the first try at once.
     const within = <T,>(p: Promise<T>): Promise<T | 'still running'> => Promise.race([p, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 5_000))]);
     const counted = await within(lc!.chat.getNumTokens('How many tokens is this?'));

@@ -1,6 +1,6 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { requirementIds } from '../context/check-types.ts';
-import { chatBody, firstModel } from '../requests/common-requests.ts';
+import { chatBody, modelUnderTest } from '../requests/common-requests.ts';
 import { watchedRequest, type WatchedAnswer } from '../http/watched-request.ts';
 import { Stalls } from '../http/stalls.ts';
 import { CHAT_COMPLETIONS_PATH, CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
@@ -37,7 +37,7 @@ const keepAlive: CheckDef = {
     const stalled = ctx.http.stalled.blocked(Stalls.kind('POST', CHAT_COMPLETIONS_PATH, true)) ?? ctx.http.stalled.blocked(Stalls.kind('GET', '/v1/models', false));
     if (stalled !== undefined) return j.skip('HDR-017', stalled);
     const deadlineMs = ctx.http.stalled.deadline(ctx.http.timeoutMs).ms;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const auth = { authorization: `Bearer ${ctx.http.tokenForProbe()}`, ...probeHeaders(ctx) };
     // One connection: the next request goes out on the connection the stream came on, if it is still open.
     const d = ctx.connect({ connections: 1, pipelining: 1 });

@@ -5,8 +5,8 @@ import type { SharedRequests } from './shared-requests.ts';
 /**
  * Areas of the interface, one or more `src/checks/areas/<area>*.ts` each, run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline); `protocols`: the exchanges an API declares (areas/protocol-exchanges.ts).
  */
-export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'protocols', 'metrics', 'cancel'] as const;
-export type Area = (typeof areas)[number];
+export const checkAreas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'protocols', 'metrics', 'cancel'] as const;
+export type CheckArea = (typeof checkAreas)[number];
 
 export type { CheckOutcome, Judgement } from '../kernel/verdicts.ts';
 
@@ -65,7 +65,7 @@ export interface PythonSlot {
 export interface CheckDef {
   /** Stable kebab-case name, unique across the catalog. */
   name: string;
-  area: Area;
+  area: CheckArea;
   /** The requirement IDs this check decides. */
   ids: readonly string[];
   /** A behaviour sentence: what a conforming server does. */

@@ -46,7 +46,7 @@ export interface EngineLimits {
   timeoutMs: number;
   /** Total deadline of one request from its actual send, body included: past it, class `timeout` (a server that keeps sending cannot hold it). */
   deadlineMs: number;
-  /** After stopNs, in-flight requests get this long to finish; the rest are cut (see `cutAtEnd`). */
+  /** After stopNs, in-flight requests get this long to finish; the rest are aborted at end or time out (end-timeout.ts). */
   drainMs: number;
   /** hrtime ns at which the measured window starts (after warmup); default startNs. */
   measureStartNs?: bigint;

@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from '../results/load-result.ts';
-import type { CutLimits } from '../measure/end-cut.ts';
+import type { EndLimits } from '../measure/end-timeout.ts';
 import { RequestTimer, type RequestTiming } from '../measure/request-timer.ts';
 import { isTlsFailure, RequestDeadline, transportClass } from '../../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from '../measure/response-bounds.ts';
@@ -15,8 +15,8 @@ export interface InFlightEntry {
   lastByteNs: bigint;
   /** Reads paused by iari itself (the check worker is behind, or a large event waits its turn): the server is not idle. */
   paused: boolean;
-  /** The run ended: with `limits`, the request is cut as a timeout or aborted at end (end-cut.ts); without, aborted at end. */
-  abort: (limits?: CutLimits, interrupted?: boolean) => void;
+  /** The run ended: with `limits`, the request ends as a timeout or aborted at end (end-timeout.ts); without, aborted at end. */
+  abort: (limits?: EndLimits, interrupted?: boolean) => void;
   idle: () => void;
   /** Past the request's total deadline (however many bytes still arrive). */
   expire: () => void;
@@ -143,7 +143,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       lastByteNs: timer.timing.sentNs,
       paused: false,
       abort: (limits, interrupted = false) => {
-        if (limits !== undefined) timer.cut(now(), limits, interrupted);
+        if (limits !== undefined) timer.abortAtEnd(now(), limits, interrupted);
         abortedAtEnd = true;
         controller?.abort(new AbortedAtEnd('run ended'));
       },
