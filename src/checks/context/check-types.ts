@@ -42,6 +42,8 @@ export interface CheckContext {
   discovered: import('../wire/usage-shape.ts').Discoveries;
   /** The capability probes of the run and what --expect declared (capabilities.ts). */
   capabilities: import('../registry/capabilities.ts').CapabilityBook;
+  /** The run's watch over which connection each of its own-dispatcher requests went out on (HDR-017); closed with the run. */
+  connections: import('../../client/connection-watch.ts').ConnectionWatch;
   /** The APIs the run judges (src/protocols/registry.ts): capabilities, generic exchanges and grades come from them. */
   protocols: import('../../protocols/registry.ts').ProtocolList;
   /** Ends the run's connections (its own dispatcher): call once the run is over. */

@@ -7,6 +7,7 @@ import { RequestTimer, type RequestTiming } from '../measure/request-timer.ts';
 import { isTlsFailure, RequestDeadline, transportClass } from '../../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from '../measure/response-bounds.ts';
 import { dispatchFresh, ReuseWatch } from './connection-reuse.ts';
+import { requestHandler } from '../../client/dispatch-request.ts';
 import { CancelWatch, ClientCancel } from './cancellation.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
@@ -157,14 +158,15 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       },
     };
     inFlight.set(timer, entry);
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
+    const handler = requestHandler({
+      start(c) {
         controller = c;
         reuse.starting();
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
         else if (cancelled) c.abort(new ClientCancel('cancelled by the client (--cancel-rate)'));
       },
-      onResponseStart(c, status, h) {
+      sentOn: reuse.sentOn,
+      head(c, status, h) {
         const t = now();
         entry.lastByteNs = t;
         reuse.answered();
@@ -180,7 +182,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         if (breach !== undefined) return c.abort(breach);
         watch?.head();
       },
-      onResponseData(c, chunk) {
+      data(c, chunk) {
         const t = now();
         entry.lastByteNs = t;
         // At most 16 MiB of one response is read (HDR-013): past it the request fails and its socket is dropped.
@@ -202,13 +204,13 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
           });
         }
       },
-      onResponseEnd() {
+      end() {
         const t = now();
         watch?.dispose();
         inFlight.delete(timer);
         timer.end(t);
       },
-      onResponseError(_c, err) {
+      error(err) {
         const t = now();
         // A connection reuse race (connection-reuse.ts): once more on a fresh connection, still timed from the intended send.
         if (!abortedAtEnd && !cancelled && idleError === undefined && reuse.raced(err)) {
@@ -227,7 +229,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         else if (err instanceof BoundBreach) timer.fail(t, err.errorClass, err.message);
         else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
       },
-    };
+    }, target.connections);
     // --connection-reuse never: every request asks for its own connection (and says Connection: close).
     const send = (dispatch: (request: Dispatcher.DispatchOptions) => void): void => {
       try {
