@@ -77,7 +77,7 @@ function chooseTools(request: ChatRequest, choiceIndex: number): ToolDef[] {
   return one === undefined ? [] : [one];
 }
 
-function cutAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
+function truncateAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
   let cut = -1;
   for (const s of stops) {
     const at = text.indexOf(s);
@@ -141,7 +141,7 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
   const last = request.messages[request.messages.length - 1];
   const prefix = last?.role === 'tool' ? `Based on the tool result (${sliceWhole(last.text ?? '', 40)}), ` : '';
   const full = generateText(seed, completionTokens, prefix);
-  const stopped = cutAtStop(full, request.stop);
+  const stopped = truncateAtStop(full, request.stop);
   const capped = capAtMaxTokens(stopped.text, request.maxTokens);
   const text = capped.text;
   const finishReason = capped.finishReason;

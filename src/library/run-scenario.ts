@@ -10,7 +10,7 @@ import { runSweep } from '../load/search/sweep.ts';
 import { runCapacitySearch } from '../load/search/capacity-search.ts';
 import { repeatSection, type RepeatSection } from '../load/search/repeat.ts';
 import { resolveWorkload } from '../load/plan/workload-options.ts';
-import { firstModel } from '../load/plan/first-model.ts';
+import { defaultLoadModel } from '../load/plan/default-load-model.ts';
 import { announceLine, capacityLine, levelBoundS, preWindowS } from '../load/plan/plan-lines.ts';
 import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
 import type { LoadNames } from '../load/plan/load-option-names.ts';
@@ -94,7 +94,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
-    const model = plan.model ?? (await firstModel(names.who, baseUrl, token, plan.connection, preMs));
+    const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, preMs));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = hooks.runId ?? newRunId();
     const cfg: LoadConfig = {

@@ -28,6 +28,7 @@ import type { ClientSpan } from '../server-metrics/cancel-release.ts';
 import { buildCancellationReport } from './results/cancel-report.ts';
 import { openServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 import { primingRecord } from './priming-record.ts';
+import { ConnectionWatch } from '../client/connection-watch.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -161,9 +162,12 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
   // The run's own checker (its worker) starts first, so that it checks the priming request too and
   // this thread never loads the tokenizer; it is closed when the run ends.
   const checker = Checker.start(protocols, cfg.checkIn === 'in-process');
+  // Which connection each request went out on (connection reuse races), for this run only.
+  const connections = new ConnectionWatch();
   try {
-    return await measure(cfg, request, checker, source, entries);
+    return await measure(cfg, { ...request, connections }, checker, source, entries);
   } finally {
+    connections.close();
     await (await checker).close();
   }
 }

@@ -2,7 +2,7 @@ import type { CheckDef } from '../context/check-types.ts';
 import type { Judge } from '../kernel/judge.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
-import { firstModel } from '../requests/common-requests.ts';
+import { modelUnderTest } from '../requests/common-requests.ts';
 import { gate, routeProbe } from '../requests/capability-probes.ts';
 import { embeddingsRequirementIds, requirementOfEmbeddingsRule } from '../../protocols/embeddings/embeddings-rules.ts';
 import { EMBEDDINGS_PATH, embeddingsBody, type EncodingFormat } from '../../protocols/embeddings/embeddings-request.ts';
@@ -20,7 +20,7 @@ function judgeFindings(j: Judge, ex: HttpExchange, what: string, findings: reado
 }
 
 async function embed(ctx: Parameters<CheckDef['run']>[0], input: string | string[], options: { encodingFormat?: EncodingFormat; dimensions?: number }): Promise<HttpExchange> {
-  return ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), input, options));
+  return ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await modelUnderTest(ctx), input, options));
 }
 
 const embeddings: CheckDef = {

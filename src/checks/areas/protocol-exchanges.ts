@@ -7,7 +7,7 @@ import type { ConformanceExchange, Protocol } from '../../protocols/protocol.ts'
 import type { ProtocolList } from '../../protocols/registry.ts';
 import { rootPath } from '../../protocols/registry.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
-import { firstModel } from '../requests/common-requests.ts';
+import { modelUnderTest } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 
 function exchangeCheck(protocol: Protocol, x: ConformanceExchange): CheckDef {
@@ -18,7 +18,7 @@ function exchangeCheck(protocol: Protocol, x: ConformanceExchange): CheckDef {
     title: x.title,
     async run(ctx, j) {
       if (protocol.capability !== undefined && !(await gate(ctx, j, protocol.capability.name))) return;
-      const built = protocol.request(x.intent(await firstModel(ctx)));
+      const built = protocol.request(x.intent(await modelUnderTest(ctx)));
       const ex = await ctx.http.post(rootPath(built.route), built.body);
       if (ex.status !== 200) {
         j.violated(x.answered, evidence(ex, `${x.name}: answered ${describeResponse(ex)}, not 200`, { expected: 200, received: ex.status }));

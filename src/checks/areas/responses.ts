@@ -4,7 +4,7 @@ import type { HttpExchange } from '../http/check-http.ts';
 import { requirementIdRange } from '../context/check-types.ts';
 import { at, describeResponse, evidence, isRecord } from '../kernel/evidence.ts';
 import { gate } from '../requests/capability-probes.ts';
-import { firstModel } from '../requests/common-requests.ts';
+import { modelUnderTest } from '../requests/common-requests.ts';
 import { judgeResponsesFindings } from '../wire/responses-findings.ts';
 import { ANSWER_BOUND, CUT_BOUND, EARLIER_ASSISTANT, EARLIER_USER, INSTRUCTIONS, LAST_QUESTION, PLAIN_INPUT, PLAIN_METADATA, WEATHER_QUESTION, createResponse, message, plainResponse, weatherTool, words } from '../requests/responses-requests.ts';
 import { RESPONSES_PATH, functionCallOutput } from '../../protocols/responses/responses-request.ts';
@@ -65,7 +65,7 @@ const responsesRequest: CheckDef = {
   async run(ctx, j) {
     // Not in the seed: the Responses API is a capability (capabilities.ts), judged where the server serves it.
     if (!(await gate(ctx, j, 'responses'))) return;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const plain = answered(j, await plainResponse(ctx), 'a plain answer', 'RESP-001', { maxOutputTokens: ANSWER_BOUND, metadata: PLAIN_METADATA });
     // A string input answered is half of RESP-007; the item list below is the other half.
     if (plain !== undefined) j.pass('RESP-007');

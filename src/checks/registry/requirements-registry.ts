@@ -6,7 +6,7 @@ import { grades, sources, type Grade, type Source } from '../kernel/verdicts.ts'
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 
 /** The closed set of requirement areas (team contract); an ID is `<AREA>-<NNN>`. */
-export const areas = [
+export const requirementAreas = [
   'AUTH',
   'MODELS',
   'ME',
@@ -30,7 +30,7 @@ export const areas = [
   'RESP-STREAM',
   'RESP-STATE',
 ] as const;
-export type Area = (typeof areas)[number];
+export type RequirementArea = (typeof requirementAreas)[number];
 
 /** When a requirement applies only to servers that advertise receipts, or only with `--include limits`. */
 export const optionalKinds = ['receipts-extension', 'limits'] as const;
@@ -38,7 +38,7 @@ export type OptionalKind = (typeof optionalKinds)[number];
 
 export interface Requirement {
   id: string;
-  /** One of `areas`, or an area a protocol brings (Protocol.requirements). */
+  /** One of `requirementAreas`, or an area a protocol brings (Protocol.requirements). */
   area: string;
   title: string;
   source: Source;
@@ -59,8 +59,8 @@ export const DEFAULT_REGISTRY_PATH = packagePath('spec/requirements.yaml');
 const alternation = (list: readonly string[]): string => [...list].sort((a, b) => b.length - a.length).join('|');
 const idPattern = (list: readonly string[]): RegExp => new RegExp(`^(${alternation(list)})-(\\d{3})$`);
 /** An ID as it stands alone: area, dash, three digits. */
-export const REQUIREMENT_ID_PATTERN = idPattern(areas);
-const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${alternation(areas)})-\\d{3}(?![0-9])`, 'g');
+export const REQUIREMENT_ID_PATTERN = idPattern(requirementAreas);
+const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${alternation(requirementAreas)})-\\d{3}(?![0-9])`, 'g');
 
 const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale', 'optional']);
 const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale'] as const;
@@ -77,7 +77,7 @@ function isOneOf<T extends string>(list: readonly T[], value: string): value is 
 
 /** Validates a parsed registry document (`extraAreas`: areas a protocol brings); throws IARI_REGISTRY_INVALID naming the first bad entry. */
 export function validateRegistry(doc: unknown, path = '<inline>', extraAreas: readonly string[] = []): Requirement[] {
-  const known: readonly string[] = [...areas, ...extraAreas];
+  const known: readonly string[] = [...requirementAreas, ...extraAreas];
   const pattern = extraAreas.length === 0 ? REQUIREMENT_ID_PATTERN : idPattern(known);
   if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { requirements?: unknown }).requirements)) {
     throw invalid(path, 'top level must be a mapping with a "requirements" list');

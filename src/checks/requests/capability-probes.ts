@@ -2,7 +2,7 @@ import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import { at, isRecord } from '../kernel/evidence.ts';
-import { BOTH_TOOLS_PROMPT, chatBody, firstModel, modelIds, parallelToolStream, timeTool, weatherTool } from './common-requests.ts';
+import { BOTH_TOOLS_PROMPT, chatBody, modelUnderTest, modelIds, parallelToolStream, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
 import { callsByIndex, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
@@ -94,7 +94,7 @@ export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): Capabili
 
 const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>>> = {
   async 'json-object'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
     const what = 'response_format json_object';
     const refused = notServed(ex, what);
     if (refused !== undefined) return refused;
@@ -105,7 +105,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     return found(ex, looksLikeJson(text) ? 'broken' : 'ignored', `${what}: the content ${looksLikeJson(text) ? 'starts like JSON but does not parse' : 'is plain text'} (${JSON.stringify(text.slice(0, 40))})`);
   },
   async 'json-schema'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA_FOR_PROBE, strict: true } } }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA_FOR_PROBE, strict: true } } }));
     const what = 'response_format json_schema';
     const refused = notServed(ex, what);
     if (refused !== undefined) return refused;
@@ -117,7 +117,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     return found(ex, problem === undefined ? 'honoured' : 'broken', `${what}: ${problem === undefined ? 'the content validates against the schema' : problem.message}`);
   },
   async 'stream-usage'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { stream: true, stream_options: { include_usage: true } }));
     const what = 'stream_options.include_usage';
     const refused = notServed(ex, what);
     if (refused !== undefined) return refused;
@@ -132,7 +132,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
   async 'tool-choice'(ctx) {
     // A server that ignores tool_choice answers each variant as it answers the same request without
     // it (CHAT-020): it has not claimed the capability. Each variant is compared with that baseline.
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = (content: string, choice?: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content }], tools: [weatherTool, timeTool], ...(choice === undefined ? {} : { tool_choice: choice }) });
     const both = await ctx.http.post(CHAT, body(weatherAndTime));
     const failed = notServed(both, 'two tools without tool_choice');
@@ -161,7 +161,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     return found(ex, count >= 2 ? 'honoured' : 'absent', `asked for both tools, the streamed turn carried ${count} call(s)`);
   },
   async 'parallel-tool-calls-false'(ctx) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = (extra: Record<string, unknown>): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], ...extra });
     const both = await ctx.http.post(CHAT, body({}));
     const failed = notServed(both, 'two tools');
@@ -175,21 +175,21 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
   },
   async stop(ctx) {
     // A stop sequence of one space cuts any answer of a few words after its first word.
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { stop: [' '] }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { stop: [' '] }));
     const refused = notServed(ex, 'stop [" "]');
     if (refused !== undefined) return refused;
     const text = contentOf(ex) ?? '';
     return found(ex, text.includes(' ') ? 'ignored' : 'honoured', `stop [" "]: the content ${text.includes(' ') ? 'still holds a space' : 'ends before the first space'}`);
   },
   async n(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { n: 2 }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { n: 2 }));
     const refused = notServed(ex, 'n 2');
     if (refused !== undefined) return refused;
     const count = Array.isArray(at(ex.json, 'choices')) ? (at(ex.json, 'choices') as unknown[]).length : 0;
     return found(ex, count === 2 ? 'honoured' : count === 1 ? 'ignored' : 'broken', `n 2: ${count} choice(s)`);
   },
   async seed(ctx) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = chatBody(ctx, model, { seed: ctx.seed, temperature: 1 });
     const a = await ctx.http.post(CHAT, body);
     const refused = notServed(a, 'seed');
@@ -199,14 +199,14 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     return found(b, same ? 'honoured' : 'ignored', same ? 'the same seed at temperature 1 gave the same text twice' : 'the same seed at temperature 1 gave different texts');
   },
   async logprobs(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { logprobs: true }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { logprobs: true }));
     const refused = notServed(ex, 'logprobs true');
     if (refused !== undefined) return refused;
     const content = at(ex.json, 'choices', 0, 'logprobs', 'content');
     return found(ex, Array.isArray(content) && content.length > 0 ? 'honoured' : 'ignored', `logprobs true: choices[0].logprobs.content is ${Array.isArray(content) ? `${content.length} entries` : JSON.stringify(content) ?? 'absent'}`);
   },
   async 'max-completion-tokens'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { max_completion_tokens: 1 }));
     const refused = notServed(ex, 'max_completion_tokens 1');
     if (refused !== undefined) return refused;
     const ct = at(ex.json, 'usage', 'completion_tokens');
@@ -249,7 +249,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     return found(high, status, `model ${reasoning.model}: ${unit} ${lowAmount} with "low", ${highAmount} with "high"`, { model: reasoning.model });
   },
   async 'model-retrieve'(ctx) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const ex = await ctx.http.get(`/v1/models/${encodeURIComponent(model)}`);
     if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `GET /v1/models/${model} answered ${ex.status}`);
     if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `GET /v1/models/${model} answered 200 JSON`);
@@ -273,7 +273,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
 /** A one-line request to an API's route, sent once per run (its route's probe, and the API's checks read it). */
 export const routeProbe = sharedRequestBy('route-probe', async (ctx: CheckContext, api: string): Promise<HttpExchange> => {
   const protocol = protocolNamed(ctx.protocols, api);
-  const built = protocol.request({ model: await firstModel(ctx), messages: [{ role: 'user', content: 'The quick brown fox jumps over the lazy dog.' }], maxOutputTokens: 16, stream: false });
+  const built = protocol.request({ model: await modelUnderTest(ctx), messages: [{ role: 'user', content: 'The quick brown fox jumps over the lazy dog.' }], maxOutputTokens: 16, stream: false });
   return ctx.http.post(rootPath(built.route), built.body);
 });
 

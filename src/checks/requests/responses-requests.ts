@@ -2,7 +2,7 @@ import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { CapabilityProbe } from '../registry/capabilities.ts';
 import { at, isRecord } from '../kernel/evidence.ts';
-import { firstModel } from './common-requests.ts';
+import { modelUnderTest } from './common-requests.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
 import { RESPONSES_PATH, functionTool, responsesBody, type InputItem, type ResponsesOptions } from '../../protocols/responses/responses-request.ts';
 
@@ -36,7 +36,7 @@ export function message(role: 'user' | 'assistant', text: string): InputItem {
 
 /** POST /v1/responses with the first model, bounded. */
 export async function createResponse(ctx: CheckContext, input: string | InputItem[], options: ResponsesOptions = {}): Promise<HttpExchange> {
-  return ctx.http.post(RESPONSES_PATH, responsesBody(await firstModel(ctx), input, { max_output_tokens: ANSWER_BOUND, ...options }));
+  return ctx.http.post(RESPONSES_PATH, responsesBody(await modelUnderTest(ctx), input, { max_output_tokens: ANSWER_BOUND, ...options }));
 }
 
 /** One plain answer with metadata, sent once per run (the responses probe and the RESP checks read it). */

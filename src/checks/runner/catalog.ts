@@ -1,4 +1,4 @@
-import type { Area, CheckDef } from '../context/check-types.ts';
+import type { CheckArea, CheckDef } from '../context/check-types.ts';
 import { authChecks } from '../areas/auth.ts';
 import { modelsChecks } from '../areas/models.ts';
 import { serverMetricsCheck } from '../areas/server-metrics.ts';
@@ -51,7 +51,7 @@ export function checkByName(name: string): CheckDef {
   return c;
 }
 
-export function checksOfArea(area: Area): CheckDef[] {
+export function checksOfArea(area: CheckArea): CheckDef[] {
   return catalog.filter((c) => c.area === area);
 }
 

@@ -218,7 +218,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     });
     client.on('done', () => {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
+      if (timer !== null && !timer.finished) timer.abortAtEnd(now(), limits, isInterrupted(hooks.signal));
       states.delete(client);
       if (states.size === 0) allDone();
     });
@@ -319,7 +319,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     ]);
     for (const [client, st] of [...states]) {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
+      if (timer !== null && !timer.finished) timer.abortAtEnd(now(), limits, isInterrupted(hooks.signal));
       st.timer = null;
       client.destroy();
     }

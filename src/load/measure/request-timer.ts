@@ -1,7 +1,7 @@
 import type { CheckThread } from './check-thread.ts';
 import type { Checker } from './checker.ts';
 import type { RequestTiming } from '../results/request-timing.ts';
-import { cutAtEnd, type CutLimits } from './end-cut.ts';
+import { timedOutAtEnd, type EndLimits } from './end-timeout.ts';
 import { EventBounds, type EventRefusal } from './event-bounds.ts';
 import { LARGE_READ_BYTES } from './large-reads.ts';
 import type { ErrorClass } from '../results/load-result.ts';
@@ -156,12 +156,12 @@ export class RequestTimer {
     }
   }
 
-  /** The run ended with this request in flight: a timeout or aborted at end, as `cutAtEnd` decides. */
-  cut(atNs: bigint, limits: CutLimits, interrupted: boolean): void {
+  /** The run ended with this request in flight: a timeout or aborted at end, as `timedOutAtEnd` decides. */
+  abortAtEnd(atNs: bigint, limits: EndLimits, interrupted: boolean): void {
     if (this.#done) return;
-    const timeout = cutAtEnd(this.timing.sentNs, atNs, limits, interrupted);
+    const timeout = timedOutAtEnd(this.timing.sentNs, atNs, limits, interrupted);
     if (timeout === null) return this.fail(atNs, 'other', 'in flight when the run ended', true);
-    this.timing.cutAtEnd = true;
+    this.timing.timedOutAtEnd = true;
     this.fail(atNs, 'timeout', timeout);
   }
 

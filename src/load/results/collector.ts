@@ -205,8 +205,8 @@ export class Collector {
 
   onFinish(t: RequestTiming): void {
     // Sent during warmup but still in flight at the end for the whole window: a measured timeout (docs/load.md).
-    const warm = this.isWarmup(t.intendedNs) && t.cutAtEnd !== true;
-    if (t.cutAtEnd === true && this.isWarmup(t.intendedNs)) {
+    const warm = this.isWarmup(t.intendedNs) && t.timedOutAtEnd !== true;
+    if (t.timedOutAtEnd === true && this.isWarmup(t.intendedNs)) {
       this.started++;
       this.inFlight++;
     }

@@ -1,4 +1,4 @@
-import type { CalledTool, CheckedResponse, NormalUsage, OutputEvent, ResponseFacts } from '../protocol.ts';
+import type { CalledTool, CheckedResponse, NormalUsage, ResponseFacts } from '../protocol.ts';
 import type { ContentEvent, StreamCheckResult } from './stream-types.ts';
 
 /** usage.completion_tokens_details.reasoning_tokens (OpenAI; vLLM, DeepSeek), or null. */
@@ -65,10 +65,10 @@ function eventTexts(r: StreamCheckResult, events: readonly ContentEvent[]): stri
 export function streamFacts(r: StreamCheckResult): ResponseFacts {
   const events = r.timing.contentEvents;
   const first = r.assembled.choices[0];
-  const output: OutputEvent[] = events.map((e) => (e.reasoning === true ? { arrivedAt: e.arrivedAt, chars: e.chars, reasoning: true } : { arrivedAt: e.arrivedAt, chars: e.chars }));
   const facts: ResponseFacts = {
     events: r.reader.events,
-    output,
+    // Content events are output events (arrival, characters, reasoning): handed over as they are, not copied (2,000 per long stream).
+    output: events,
     usage: streamUsage(r.assembled.usage),
     outputText: () => assembledText(r),
     eventTexts: () => eventTexts(r, events),
