@@ -15,10 +15,14 @@ const client = CLIENT_NAMES.openai;
 const forced = { type: 'function', name: weatherTool.name } as const;
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-/** The SDK, or a reason not to run: not installed, or a server that does not serve the Responses API (the RESP checks judge that). */
-async function sdk(env: OpEnv): Promise<OpenAI | 'not-installed' | { skip: string }> {
+/** The SDK, or a reason not to run: not installed, or a server that does not serve the Responses API (a failure under --expect responses). */
+async function sdk(env: OpEnv): Promise<OpenAI | 'not-installed' | { skip: string } | { problem: string }> {
   const served = await probeCapability(env.ctx, 'responses');
-  if (!offered(served.status)) return { skip: `capability responses not offered: the server ${served.status === 'absent' ? 'does not serve' : served.status} POST /v1/responses (${served.detail}); the RESP checks judge it` };
+  if (!offered(served.status)) {
+    const what = `the server ${served.status === 'absent' ? 'does not serve' : served.status} POST /v1/responses (${served.detail})`;
+    if (env.ctx.capabilities.expected.has('responses')) return { problem: `--expect responses: ${what}` };
+    return { skip: `capability responses not offered: ${what}; --expect responses makes this fail` };
+  }
   return (await openaiNode(env.t, env.ctx.http.tokenForProbe())) ?? 'not-installed';
 }
 
@@ -75,7 +79,7 @@ const create = clientOp({
   title: 'returns a Response whose output_text is the answer',
   async run(env) {
     const c = await sdk(env);
-    if (c === 'not-installed' || 'skip' in c) return c;
+    if (c === 'not-installed' || 'skip' in c || 'problem' in c) return c;
     const res = await c.responses.create({ model: env.model, input: CLIENT_PROMPT, ...bounded });
     if (typeof res !== 'object' || res === null || !Array.isArray(res.output)) return { problem: 'returned no Response with an output list', received: res };
     return responseTextProblem(res.output_text, res.status, reasonOf(res), res.output);
@@ -90,7 +94,7 @@ const streamedCreate = clientOp({
   title: 'yields the text deltas and a terminal event whose response holds the same text',
   async run(env) {
     const c = await sdk(env);
-    if (c === 'not-installed' || 'skip' in c) return c;
+    if (c === 'not-installed' || 'skip' in c || 'problem' in c) return c;
     const stream = await c.responses.create({ model: env.model, input: CLIENT_PROMPT, stream: true, ...bounded });
     let text = '';
     let terminal: { type: string; response?: { status?: unknown; output?: unknown; incomplete_details?: { reason?: unknown } | null } } | undefined;
@@ -114,7 +118,7 @@ const streamHelper = clientOp({
   title: 'streams the text and finalResponse() returns the Response assembled from it',
   async run(env) {
     const c = await sdk(env);
-    if (c === 'not-installed' || 'skip' in c) return c;
+    if (c === 'not-installed' || 'skip' in c || 'problem' in c) return c;
     const s = c.responses.stream({ model: env.model, input: CLIENT_PROMPT, ...bounded });
     let text = '';
     for await (const event of s) if (event.type === 'response.output_text.delta') text += event.delta;
@@ -141,7 +145,7 @@ const toolRoundTrip = clientOp({
   title: 'returns the forced function_call with JSON arguments, and a text answer once the output items and the function_call_output are sent back',
   async run(env) {
     const c = await sdk(env);
-    if (c === 'not-installed' || 'skip' in c) return c;
+    if (c === 'not-installed' || 'skip' in c || 'problem' in c) return c;
     const tools = [weatherTool];
     const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: TOOL_PROMPT }];
     const first = await c.responses.create({ model: env.model, input, tools, tool_choice: forced, ...bounded });
