@@ -435,6 +435,8 @@ export interface SloResult {
   noData?: string;
   /** Whether this SLO is also applied to each request for goodput (per-request metrics). */
   perRequest: boolean;
+  /** iari's default error-rate gate (docs/load.md, "Failed runs"), applied where no errors SLO was given. */
+  isDefault?: true;
 }
 
 export interface Goodput {
