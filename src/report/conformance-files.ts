@@ -90,6 +90,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
       profile: run.profile,
       only: [...run.only].sort(compareRequirementIds),
       skip: [...run.skip].sort(compareRequirementIds),
+      ...(run.scope === undefined ? {} : { scope: run.scope }),
       include: [...run.include].sort(),
     },
     summary: { ...(Object.fromEntries(verdicts.map((v) => [v, report.summary[v]])) as Record<(typeof verdicts)[number], number>), total: report.summary.total },
