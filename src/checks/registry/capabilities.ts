@@ -72,7 +72,7 @@ export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
   seed: { title: 'Seeded sampling', member: 'seed', ids: [] },
   logprobs: { title: 'Log probabilities', member: 'logprobs', ids: [] },
   'max-completion-tokens': { title: 'Completion length bound', member: 'max_completion_tokens', ids: ['CHAT-030'] },
-  reasoning: { title: 'Reasoning models', member: 'delta.reasoning_content / delta.reasoning', ids: ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'] },
+  reasoning: { title: 'Reasoning models', member: 'delta.reasoning_content / delta.reasoning', ids: ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'] },
   'reasoning-effort': { title: 'Reasoning effort', member: 'reasoning_effort', ids: ['CHAT-039'] },
   'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
   receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },

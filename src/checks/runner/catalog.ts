@@ -18,15 +18,15 @@ import { boundsChecks } from '../areas/bounds.ts';
 import { limitsChecks } from '../areas/limits.ts';
 import { receiptsChecks } from '../areas/receipts.ts';
 import { embeddingsChecks } from '../areas/embeddings.ts';
-import { openaiClientChecks } from '../areas/clients-openai.ts';
+import { openai6ClientChecks, openaiClientChecks } from '../areas/clients-openai.ts';
 import { openaiPythonClientChecks } from '../areas/clients-openai-python.ts';
-import { vercelClientChecks } from '../areas/clients-vercel.ts';
+import { vercel6ClientChecks, vercelClientChecks } from '../areas/clients-vercel.ts';
 import { langchainClientChecks } from '../areas/clients-langchain.ts';
 import { cancelChecks } from '../areas/cancel.ts';
-import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
+import { openaiRateLimitCheck, openai6RateLimitCheck, vercelRateLimitCheck, vercel6RateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
 /** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, serverMetricsCheck, ...cancelChecks];
+export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, serverMetricsCheck, ...cancelChecks];
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 
