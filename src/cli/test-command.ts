@@ -3,7 +3,7 @@ import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { runDeadlineNotes } from '../library/test-deadlines.ts';
-import { runPassed, type CheckRun } from '../checks/runner/conformance-results.ts';
+import { runOutcome, type CheckRun } from '../checks/runner/conformance-results.ts';
 import { parsePace } from '../checks/rate-limits/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -88,11 +88,13 @@ Deadlines (durations like 500ms, 10s, 2m, 1h):
                        requests are aborted and its undecided requirements fail
   --run-timeout D      deadline of the whole run (default 5m, moved back by the time spent
                        waiting out 429s against a real server): checks not started by then are
-                       not run and their requirements fail as "not decided", saying so
+                       not run; their requirements, and those a check had not decided when it
+                       was cut, are "undecided" (cause deadline), listed apart, never a FAIL
 
 ${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error or the server cannot
-be reached (connection refused, DNS, TLS trust), 130 interrupted.
+be reached (connection refused, DNS, TLS trust), 4 none failed but some were undecided (the run's
+deadline passed, or 429s after waiting), 130 interrupted.
 `;
 
 const options = {
@@ -190,7 +192,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
     // One truth: the exit code follows from the report the files hold (a baseline applied).
-    const failed = !runPassed(report);
+    const outcome = runOutcome(report);
     if (values.json === true) {
       process.stdout.write(conformanceJson(report, redactor));
     } else {
@@ -203,7 +205,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       const written = writeBaselineFile(baseline.writeTo, report, baseline.file, redactor);
       process.stderr.write(`iari: wrote ${written} known failure(s) to ${baseline.writeTo}\n`);
     }
-    return failed ? ExitCode.conformanceFailed : ExitCode.ok;
+    return outcome === 'failed' ? ExitCode.conformanceFailed : outcome === 'undecided' ? ExitCode.inconclusive : ExitCode.ok;
   } finally {
     process.removeListener('SIGINT', onSigint);
   }

@@ -98,7 +98,18 @@ export function summarize(results: readonly RequirementResult[]): Record<Verdict
 
 /** The one verdict on a run: `iari test`'s exit code, runConformance's `passed`, every report file's status. */
 export function runPassed(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): boolean {
-  return report.summary.fail === 0 && (report.runFailures ?? []).length === 0;
+  return runOutcome(report) === 'passed';
+}
+
+/**
+ * `failed` (exit 1) when a requirement failed or a failure outside them (--expect); else `undecided`
+ * (exit 4) when a selected requirement was left undecided (the run's deadline, 429s after waiting:
+ * issue 37, nothing passes for what it could not test); else `passed`.
+ */
+export function runOutcome(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): 'passed' | 'failed' | 'undecided' {
+  if (report.summary.fail > 0 || (report.runFailures ?? []).length > 0) return 'failed';
+  // A report written before the verdict existed has no count for it.
+  return (report.summary.undecided ?? 0) > 0 ? 'undecided' : 'passed';
 }
 
 /** IDs named in the contract suites' titles, against the registry. */
