@@ -50,6 +50,15 @@ describe('Prometheus text reader', () => {
     expect(Number.isNaN(p.exposition.families.get('z')?.samples[0]?.value)).toBe(true);
   });
 
+  it('reads the special values as Go\'s ParseFloat does: Inf and Infinity signed, NaN unsigned, in any case (fuzz finding)', () => {
+    const p = parseExposition('a inf\nb -Infinity\nc +INF\nd nan\ne +NaN\nf infinit\n');
+    expect(p.ok).toBe(true);
+    if (!p.ok) return;
+    const value = (n: string) => p.exposition.families.get(n)?.samples[0]?.value;
+    expect([value('a'), value('b'), value('c'), value('d')]).toEqual([Infinity, -Infinity, Infinity, NaN]);
+    expect(p.issues.map((i) => i.line)).toEqual([5, 6]);
+  });
+
   it('hostile lines are findings with their line number, never a throw; the readable lines still count', () => {
     const text = ['ok 1', 'bad{a="open 1', '9name 1', 'x{a=b} 1', 'x{a="1",a="2"} 1', 'v one', '# TYPE t sometype', `w{${Array.from({ length: 80 }, (_, i) => `k${i}="v"`).join(',')}} 1`, 'after 2'].join('\n');
     const p = parseExposition(text);

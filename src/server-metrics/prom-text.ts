@@ -195,10 +195,15 @@ function readSample(line: string, maxLabels: number): Sample | string {
   return { name, labels, value };
 }
 
+// Exposition formats: "value is a float represented as required by Go's ParseFloat() function. In addition to
+// standard numerical values, NaN, +Inf, and -Inf are valid values". ParseFloat reads "Inf" and "Infinity" (signed)
+// and "NaN" in any case.
 function readNumber(s: string): number | null {
-  if (s === '+Inf' || s === 'Inf') return Infinity;
-  if (s === '-Inf') return -Infinity;
-  if (s === 'NaN') return NaN;
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
+  if (special !== null) {
+    if (special[2]?.toLowerCase() !== 'nan') return special[1] === '-' ? -Infinity : Infinity;
+    return special[1] === '' ? NaN : null;
+  }
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return null;
   return Number(s);
 }
