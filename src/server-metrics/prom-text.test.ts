@@ -59,6 +59,17 @@ describe('Prometheus text reader', () => {
     expect(p.issues.map((i) => i.line)).toEqual([5, 6]);
   });
 
+  it('reads a HELP line holding U+2028 in time linear in its length, and keeps its docstring (fuzz finding: the pattern backtracked)', () => {
+    const p = parseExposition('# HELP a one\u2028two\n# TYPE a gauge\na 1\n');
+    expect(p.ok && p.exposition.families.get('a')).toMatchObject({ type: 'gauge', help: 'one\u2028two' });
+    // 60,000 characters of name, then U+2028 (not a blank: part of the name token): 7 s a line before.
+    const long = `# HELP ${'x'.repeat(60_000)}\u2028y\u2028z\n`;
+    const t0 = performance.now();
+    const q = parseExposition(long.repeat(20));
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(q.ok && q.issueCount).toBe(20);
+  });
+
   it('hostile lines are findings with their line number, never a throw; the readable lines still count', () => {
     const text = ['ok 1', 'bad{a="open 1', '9name 1', 'x{a=b} 1', 'x{a="1",a="2"} 1', 'v one', '# TYPE t sometype', `w{${Array.from({ length: 80 }, (_, i) => `k${i}="v"`).join(',')}} 1`, 'after 2'].join('\n');
     const p = parseExposition(text);

@@ -93,9 +93,9 @@ export function parseExposition(text: string, limits: ParseLimits = DEFAULT_PARS
       continue;
     }
     if (trimmed.startsWith('#')) {
-      const m = /^#\s*(HELP|TYPE)\s+(\S+)\s*(.*)$/.exec(trimmed);
+      const m = readMeta(trimmed);
       if (m !== null) {
-        const [, kind, name = '', rest = ''] = m;
+        const { kind, name, rest } = m;
         if (!NAME.test(name)) issue(lineNo, `# ${kind} names "${clip(name)}", not a metric name`);
         else if (kind === 'TYPE') {
           const t = rest.trim();
@@ -134,6 +134,29 @@ function owner(families: Map<string, Family>, name: string, make: (n: string) =>
     if (base !== undefined && base.type === 'counter') return base;
   }
   return make(name);
+}
+
+const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+
+/**
+ * `# HELP name docstring` or `# TYPE name type`, or null for any other comment. Exposition formats:
+ * "If the token is HELP, at least one more token is expected, which is the metric name. All
+ * remaining tokens are considered the docstring"; tokens are split by blanks, read left to right
+ * (a pattern here backtracked quadratically on a long line holding U+2028, and dropped its HELP).
+ */
+function readMeta(line: string): { kind: 'HELP' | 'TYPE'; name: string; rest: string } | null {
+  let i = 1;
+  while (isBlank(line[i])) i++;
+  const kind = line.startsWith('HELP', i) ? 'HELP' : line.startsWith('TYPE', i) ? 'TYPE' : null;
+  if (kind === null || !isBlank(line[i + 4])) return null;
+  i += 4;
+  while (isBlank(line[i])) i++;
+  let end = i;
+  while (end < line.length && !isBlank(line[end])) end++;
+  if (end === i) return null;
+  const name = line.slice(i, end);
+  while (isBlank(line[end])) end++;
+  return { kind, name, rest: line.slice(end) };
 }
 
 const clip = (s: string): string => (s.length > 60 ? `${s.slice(0, 60)}…` : s);
