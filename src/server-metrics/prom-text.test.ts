@@ -70,6 +70,11 @@ describe('Prometheus text reader', () => {
     expect(q.ok && q.issueCount).toBe(20);
   });
 
+  it('unescapes a HELP docstring: \\\\ and \\n, any other backslash kept (fuzz finding: the escapes were kept)', () => {
+    const p = parseExposition('# HELP a back\\\\slash\\nnewline \\\\n \\t\\\n');
+    expect(p.ok && p.exposition.families.get('a')?.help).toBe('back\\slash\nnewline \\n \\t\\');
+  });
+
   it('hostile lines are findings with their line number, never a throw; the readable lines still count', () => {
     const text = ['ok 1', 'bad{a="open 1', '9name 1', 'x{a=b} 1', 'x{a="1",a="2"} 1', 'v one', '# TYPE t sometype', `w{${Array.from({ length: 80 }, (_, i) => `k${i}="v"`).join(',')}} 1`, 'after 2'].join('\n');
     const p = parseExposition(text);

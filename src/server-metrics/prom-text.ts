@@ -105,7 +105,7 @@ export function parseExposition(text: string, limits: ParseLimits = DEFAULT_PARS
             if (f.type !== 'untyped' && f.type !== t) issue(lineNo, `# TYPE ${name} given twice (${f.type}, then ${t})`);
             else f.type = t as FamilyType;
           }
-        } else family(name).help = rest;
+        } else family(name).help = unescapeHelp(rest);
       }
       if (nl === -1) break;
       continue;
@@ -134,6 +134,13 @@ function owner(families: Map<string, Family>, name: string, make: (n: string) =>
     if (base !== undefined && base.type === 'counter') return base;
   }
   return make(name);
+}
+
+// Exposition formats: "HELP lines may contain any sequence of UTF-8 characters (after the metric name), but the
+// backslash and the line feed characters have to be escaped as \\ and \n, respectively." Any other backslash is kept.
+function unescapeHelp(s: string): string {
+  if (!s.includes('\\')) return s;
+  return s.replace(/\\(\\|n)/g, (_m, c: string) => (c === 'n' ? '\n' : '\\'));
 }
 
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
