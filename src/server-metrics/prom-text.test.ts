@@ -75,6 +75,15 @@ describe('Prometheus text reader', () => {
     expect(p.ok && p.exposition.families.get('a')?.help).toBe('back\\slash\nnewline \\n \\t\\');
   });
 
+  it('refuses a value of 60,000 digits and a letter in time linear in its length (fuzz finding: the number pattern backtracked)', () => {
+    const line = `a ${'7'.repeat(60_000)}x\n`;
+    const t0 = performance.now();
+    const p = parseExposition(line.repeat(20));
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(p.ok && p.issueCount).toBe(20);
+    expect(parseExposition('a 1.\nb .5e3\nc 12.5E-1\n')).toMatchObject({ ok: true, issueCount: 0 });
+  });
+
   it('hostile lines are findings with their line number, never a throw; the readable lines still count', () => {
     const text = ['ok 1', 'bad{a="open 1', '9name 1', 'x{a=b} 1', 'x{a="1",a="2"} 1', 'v one', '# TYPE t sometype', `w{${Array.from({ length: 80 }, (_, i) => `k${i}="v"`).join(',')}} 1`, 'after 2'].join('\n');
     const p = parseExposition(text);
