@@ -266,7 +266,10 @@ export class SseReader {
         }
       } else this.stats.lineEndings.lf++;
       if (this.#discarding) this.#discarding = false;
-      else this.#line(b, pos, eol, base, kind);
+      else if (eol - pos > this.#maxLineBytes) {
+        // Whole in this read or not, a line over the bound is discarded: the verdict never depends on where reads split.
+        this.#finding('line-too-long', base + pos, `line longer than ${this.#maxLineBytes} bytes; discarded up to its terminator`);
+      } else this.#line(b, pos, eol, base, kind);
       pos = next;
     }
     if (pos < len) {
