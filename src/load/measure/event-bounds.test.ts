@@ -34,6 +34,16 @@ describe('event bounds on the main thread', () => {
     expect(scan(`${line}\n\n${line}\r\n\r\n${line}\r\r`)).toBeNull();
   });
 
+  it('HDR-015, CHAT-STREAM-046: a leading byte order mark is stripped as the SSE reader strips it, whatever the reads (fuzz finding: the first event passed both bounds)', () => {
+    for (const size of [1, 2, 3, 7, 1000]) {
+      expect(scan('\uFEFFdata: [[[[[]]]]]\n\n', true, size)).toBe('json-too-deep');
+      expect(scan(`\uFEFFdata: "${'x'.repeat(70)}"\n\n`, true, size)).toBe('event-too-long');
+    }
+    // The first two bytes of a BOM and then a data line: a field named "\xEF\xBBdata", not data (as the reader reads it).
+    const b = new EventBounds(true, { jsonDepth: 4, sseEventBytes: 64 });
+    expect(b.feed(Buffer.concat([Buffer.from([0xef, 0xbb]), bytes('data: [[[[[]]]]]\n\ndata: [1]\n\n')]))).toBeNull();
+  });
+
   it('HDR-015: a whole body is one value: its nesting is bounded, its size is not', () => {
     expect(scan('{"a":[[[[1]]]]}', false)).toBe('json-too-deep');
     expect(scan(`{"a":"${'x'.repeat(500)}"}`, false)).toBeNull();
