@@ -119,8 +119,15 @@ export class EventBounds {
             inString = false;
             escaped = false;
           } else {
-            // Data lines of one event are joined with a newline: it counts towards the event.
-            if (line === Line.Data || line === Line.ValueStart) eventBytes++;
+            // Data lines of one event are joined with a newline: it counts towards the event (the count then runs one
+            // ahead of the data until the next data line). A line that is just "data" (no colon) is a data line with an
+            // empty value (WHATWG SSE: "using the whole line as the field name"): a run of them is bounded too.
+            if (line === Line.Data || line === Line.ValueStart || (line === Line.Field && isData && fieldAt === DATA.length)) {
+              if (++eventBytes > maxEventBytes + 1) {
+                refused = { finding: 'event-too-long', detail: `CHAT-STREAM-046 event data longer than ${formatBytes(maxEventBytes)}; iari stopped reading the stream before copying it to the checker` };
+                break;
+              }
+            }
             line = Line.Start;
           }
           continue;
