@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStrictJson, parseStrictText } from './strict-json.ts';
+import { parseStrictJson, parseStrictText, readStrictText } from './strict-json.ts';
 
 const code = (input: Uint8Array | string) => {
   const r = parseStrictJson(input);
@@ -95,6 +95,15 @@ describe('strict JSON reader', () => {
   ])('D-RCPT-13: a payload number %s is refused with %s', (text, expected) => {
     const r = parseStrictText(text, { maxBytes: 1024, maxDepth: 4, anyNumber: true });
     expect(r.ok ? 'ok' : r.error.code).toBe(expected);
+  });
+
+  it('RFC 8785: a payload number not written as JCS writes it leaves the text non-canonical (fuzz finding: "0e0" was called canonical)', () => {
+    const canonical = (text: string) => {
+      const r = readStrictText(text, { maxBytes: 1024, maxDepth: 4, anyNumber: true });
+      return r.ok && r.canonical;
+    };
+    expect(['0e0', '1.0', '1e2', '-0', '1E-7', '[0.50]'].map(canonical)).toEqual([false, false, false, false, false, false]);
+    expect(['0', '1.5', '100000000000000000000', '1e+21', '1e-7', '[-0.5]'].map(canonical)).toEqual([true, true, true, true, true, true]);
   });
 
   it('D-RCPT-01: Receipt numbers stay integers 0..2^53-1 whatever payload numbers allow', () => {

@@ -190,6 +190,8 @@ class Parser {
     const n = Number(lexeme);
     if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is outside the IEEE 754 double range`, start);
     if (!sameDecimalValue(lexeme, String(n))) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not exactly an IEEE 754 double: JCS would write it as ${String(n)}`, start);
+    // RFC 8785 §3.2.2.3: JCS writes a number as ECMAScript's Number::toString does (`1.0`, `1e2` and `-0` are not their JCS form).
+    if (lexeme !== String(n)) this.canonical = false;
     return n;
   }
 
