@@ -155,6 +155,18 @@ describe('SseReader framing', () => {
     }
   });
 
+  it('a discarded over-long line ending in a CRLF split across reads leaves the block\'s line ending as its last field line\'s (fuzz finding)', () => {
+    const input = bytes(`id: 4\n${'x'.repeat(70)}\r\n\n`);
+    const eol = (cuts: number[]) => {
+      const reader = new SseReader({ maxLineBytes: 64 });
+      const reads = [...cuts, input.length].map((c, i, all) => input.subarray(i === 0 ? 0 : (all[i - 1] as number), c));
+      return reads.flatMap((r, i) => [...reader.feed(r, BigInt(i))]).map((e) => e.eol);
+    };
+    expect(eol([])).toEqual(['lf']);
+    expect(eol([input.length - 2])).toEqual(['lf']);
+    expect(eol([20, input.length - 2])).toEqual(['lf']);
+  });
+
   it('stamps each event with the arrival time and index of the read that completed it', () => {
     const reader = new SseReader();
     expect(reader.feed(bytes('data: a\n'), 10n)).toEqual([]);
