@@ -106,6 +106,14 @@ describe('strict JSON reader', () => {
     expect(['0', '1.5', '100000000000000000000', '1e+21', '1e-7', '[-0.5]'].map(canonical)).toEqual([true, true, true, true, true, true]);
   });
 
+  it('quotes numbers and member names from the input clipped, so an error detail stays short (fuzz finding: a 60,000-character lexeme was echoed whole)', () => {
+    const long = '-4.'.repeat(20_000);
+    for (const r of [parseStrictText(`[${long}]`), parseStrictText(`[${long}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true }), parseStrictText(`{"${'k'.repeat(9000)}":1,"${'k'.repeat(9000)}":2}`)]) {
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error.detail.length).toBeLessThan(120);
+    }
+  });
+
   it('D-RCPT-01: Receipt numbers stay integers 0..2^53-1 whatever payload numbers allow', () => {
     for (const text of ['1e20', '-0', '1E-7', '9007199254740992']) expect(code(text)).toBe('JSON_NUMBER_FORM');
   });
