@@ -114,6 +114,14 @@ describe('strict JSON reader', () => {
     }
   });
 
+  it('D-RCPT-13: reads a payload number with 60,000 zeros before a nonzero digit in time linear in its length (fuzz finding: trimming zeros was quadratic)', () => {
+    const t0 = performance.now();
+    const r = parseStrictText(`[1.5${'0'.repeat(60_000)}1, 2.5${'0'.repeat(60_000)}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r.ok ? 'ok' : r.error.code).toBe('JSON_NUMBER_FORM');
+    expect(parseStrictText(`[2.5${'0'.repeat(60_000)}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true })).toEqual({ ok: true, value: [2.5] });
+  });
+
   it('D-RCPT-01: Receipt numbers stay integers 0..2^53-1 whatever payload numbers allow', () => {
     for (const text of ['1e20', '-0', '1E-7', '9007199254740992']) expect(code(text)).toBe('JSON_NUMBER_FORM');
   });

@@ -276,9 +276,11 @@ function decimalKey(text: string): string {
   let digits = `${m[2] ?? ''}${fraction}`.replace(/^0+/, '');
   if (digits === '') return '0';
   let exponent = Number(m[4] ?? '0') - fraction.length;
-  const trimmed = digits.replace(/0+$/, '');
-  exponent += digits.length - trimmed.length;
-  digits = trimmed;
+  // A loop, not /0+$/: the pattern retried every zero of a long run that a nonzero digit ends (quadratic).
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 0x30) end--;
+  exponent += digits.length - end;
+  digits = digits.slice(0, end);
   return `${m[1]}${digits}e${exponent}`;
 }
 
