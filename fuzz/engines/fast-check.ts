@@ -1,0 +1,57 @@
+import fc from 'fast-check';
+import { execute } from '../execute.ts';
+import { inputMix } from '../inputs.ts';
+import { describeError, type FuzzTarget } from '../target.ts';
+
+export interface FastCheckRun {
+  target: string;
+  engine: 'fast-check';
+  seconds: number;
+  executions: number;
+  seed: number;
+  /** The first input that broke an invariant, shrunk, and how to replay it. */
+  finding: { input: Uint8Array; error: string; seed: number; path: string } | null;
+}
+
+/**
+ * A time-boxed fast-check run, as undici fuzzes in CI (test/fuzzing: `interruptAfterTimeLimit`,
+ * `numRuns: Number.MAX_SAFE_INTEGER`): generated inputs until the time is up, the first one that
+ * breaks an invariant shrunk and reported with its seed and path. No coverage feedback.
+ */
+export async function runFastCheck(target: FuzzTarget, seeds: readonly Uint8Array[], o: { seconds: number; seed?: number; path?: string }): Promise<FastCheckRun> {
+  const seed = o.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
+  const arbitrary = inputMix(target.valid, seeds, target.maxLen);
+  const params: fc.Parameters<[Uint8Array]> = {
+    seed,
+    numRuns: o.path === undefined ? Number.MAX_SAFE_INTEGER : 1,
+    interruptAfterTimeLimit: o.seconds * 1000,
+    markInterruptAsFailure: false,
+    ...(o.path === undefined ? {} : { path: o.path }),
+  };
+  const details =
+    target.async === true
+      ? await fc.check(
+          fc.asyncProperty(arbitrary, async (input) => {
+            await execute(target, input);
+          }),
+          params,
+        )
+      : fc.check(
+          fc.property(arbitrary, (input) => {
+            void execute(target, input);
+          }),
+          params,
+        );
+  const counter = details.counterexample?.[0];
+  return {
+    target: target.name,
+    engine: 'fast-check',
+    seconds: o.seconds,
+    executions: details.numRuns,
+    seed,
+    finding:
+      details.failed && counter !== undefined
+        ? { input: counter, error: describeError(details.errorInstance), seed: details.seed, path: details.counterexamplePath ?? '' }
+        : null,
+  };
+}

@@ -1,0 +1,16 @@
+import type { FuzzTarget } from '../target.ts';
+import { eventBounds } from './event-bounds.ts';
+import { jsonDepth } from './json-depth.ts';
+import { payloadsFile } from './payloads-file.ts';
+import { promText } from './prom-text.ts';
+import { receiptReader } from './receipt-reader.ts';
+import { receiptSplitter } from './receipt-splitter.ts';
+import { sseReader } from './sse-reader.ts';
+import { strictJson } from './strict-json.ts';
+
+/** Every fuzz target, in the order docs/fuzzing.md lists them. */
+export const targets: readonly FuzzTarget[] = [sseReader, eventBounds, jsonDepth, strictJson, receiptSplitter, receiptReader, payloadsFile, promText];
+
+export function targetNamed(name: string): FuzzTarget | undefined {
+  return targets.find((t) => t.name === name);
+}
