@@ -30,6 +30,12 @@ describe('scenario files', () => {
     expect(scenarioToOptions(yaml).options).toEqual({ rate: 4, arrival: 'poisson', duration: '30', slo: ['ttft.p95<1s'] });
   });
 
+  it('a file nested thousands deep is a usage error, not a stack overflow (fuzz finding: RangeError from the yaml parser)', () => {
+    // The sequence closed by a later, shallower item: the parser unwinds every level at once.
+    expect(refusal(file('deep.yaml', `slos:\n  ${'-  '.repeat(3000)}x\n  - y\n`))).toMatch(/deep\.yaml: not YAML or JSON iari can read: nested too deeply$/);
+    expect(refusal(file('deep-top.yaml', `${'- '.repeat(3000)}x\n- y\n`))).toMatch(/nested too deeply$/);
+  });
+
   it('an error names the file, the line and the key as written', () => {
     expect(refusal(file('b1.yaml', 'executor:\n  kind: open\n  rate: -3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b1.yaml')}:3: executor.rate must be >= 0.01`);
     expect(refusal(file('b2.yaml', 'run:\n  duration: 1s\nexecutor:\n  kind: closed\n  concurency: 3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b2.yaml')}:5: executor.concurency: unknown key`);

@@ -96,14 +96,29 @@ export function readScenarioFile(file: string, who = 'iari load'): LoadScenario 
   }
   if (bytes.length > MAX_BYTES) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${who}: --scenario ${file}: larger than 1 MiB: not a scenario`);
   const counter = new LineCounter();
-  const doc = parseDocument(bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
+  // The yaml parser and toJS recurse per level: a few thousand nested "- - -" or "[[[" overflow the stack.
+  const tooDeep = (error: unknown): HarnessError => {
+    if (!(error instanceof RangeError)) throw error;
+    return new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}: not YAML or JSON iari can read: nested too deeply`);
+  };
+  let doc: Document;
+  try {
+    doc = parseDocument(bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
+  } catch (error) {
+    throw tooDeep(error);
+  }
   const first = doc.errors[0];
   if (first !== undefined) {
     const line = first.linePos?.[0].line ?? counter.linePos(first.pos[0]).line;
     throw new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}:${line}: not YAML or JSON: ${first.message.split('\n')[0]}`);
   }
   let root: (string | number)[] = [];
-  let value: unknown = doc.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw tooDeep(error);
+  }
   const meta = (value as { meta?: { schema?: unknown } } | null)?.meta;
   if (typeof value === 'object' && value !== null && meta?.schema === 'iari.load/1') {
     const recorded = (value as { scenario?: unknown }).scenario;
