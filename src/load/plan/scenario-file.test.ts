@@ -36,6 +36,11 @@ describe('scenario files', () => {
     expect(refusal(file('deep-top.yaml', `${'- '.repeat(3000)}x\n- y\n`))).toMatch(/nested too deeply$/);
   });
 
+  it('a file whose aliases expand past 100 copies is a usage error, not a ReferenceError (found writing the fuzz target)', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]'].join('\n');
+    expect(refusal(file('bomb.yaml', bomb))).toMatch(/bomb\.yaml: not YAML or JSON iari can read: its aliases expand past 100 copies$/);
+  });
+
   it('an error names the file, the line and the key as written', () => {
     expect(refusal(file('b1.yaml', 'executor:\n  kind: open\n  rate: -3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b1.yaml')}:3: executor.rate must be >= 0.01`);
     expect(refusal(file('b2.yaml', 'run:\n  duration: 1s\nexecutor:\n  kind: closed\n  concurency: 3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b2.yaml')}:5: executor.concurency: unknown key`);

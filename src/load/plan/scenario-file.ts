@@ -97,15 +97,17 @@ export function readScenarioFile(file: string, who = 'iari load'): LoadScenario 
   if (bytes.length > MAX_BYTES) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${who}: --scenario ${file}: larger than 1 MiB: not a scenario`);
   const counter = new LineCounter();
   // The yaml parser and toJS recurse per level: a few thousand nested "- - -" or "[[[" overflow the stack.
-  const tooDeep = (error: unknown): HarnessError => {
-    if (!(error instanceof RangeError)) throw error;
-    return new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}: not YAML or JSON iari can read: nested too deeply`);
+  // toJS refuses more than maxAliasCount alias expansions (a "billion laughs" file) with a ReferenceError.
+  const unreadable = (error: unknown): HarnessError => {
+    const why = error instanceof RangeError ? 'nested too deeply' : error instanceof ReferenceError && /alias/i.test(error.message) ? 'its aliases expand past 100 copies' : undefined;
+    if (why === undefined) throw error;
+    return new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}: not YAML or JSON iari can read: ${why}`);
   };
   let doc: Document;
   try {
     doc = parseDocument(bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
   } catch (error) {
-    throw tooDeep(error);
+    throw unreadable(error);
   }
   const first = doc.errors[0];
   if (first !== undefined) {
@@ -117,7 +119,7 @@ export function readScenarioFile(file: string, who = 'iari load'): LoadScenario 
   try {
     value = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    throw tooDeep(error);
+    throw unreadable(error);
   }
   const meta = (value as { meta?: { schema?: unknown } } | null)?.meta;
   if (typeof value === 'object' && value !== null && meta?.schema === 'iari.load/1') {
