@@ -41,6 +41,14 @@ describe('scenario files', () => {
     expect(refusal(file('bomb.yaml', bomb))).toMatch(/bomb\.yaml: not YAML or JSON iari can read: its aliases expand past 100 copies$/);
   });
 
+  it('an error quotes the file\'s keys and values clipped, so it stays one readable line (fuzz finding)', () => {
+    const long = 'o'.repeat(5000);
+    expect(refusal(file('long.yaml', `executor:\n  kind: ${long}\n`)).length).toBeLessThan(300);
+    expect(refusal(file('key.json', JSON.stringify({ run: { [long]: 1 } })))).toMatch(/key\.json:1: run\.o{60}…: unknown key$/);
+    // The yaml parser's own message quotes the token it stopped at.
+    expect(refusal(file('token.yaml', `{ run: {} }\n\n"${'\n'.repeat(5000)}`)).length).toBeLessThan(400);
+  });
+
   it('an error names the file, the line and the key as written', () => {
     expect(refusal(file('b1.yaml', 'executor:\n  kind: open\n  rate: -3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b1.yaml')}:3: executor.rate must be >= 0.01`);
     expect(refusal(file('b2.yaml', 'run:\n  duration: 1s\nexecutor:\n  kind: closed\n  concurency: 3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b2.yaml')}:5: executor.concurency: unknown key`);

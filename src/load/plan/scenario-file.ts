@@ -31,13 +31,16 @@ function explain(errors: readonly ErrorObject[], root: unknown): ErrorObject {
   const missed = new Set(errors.filter((e) => under(e) && e.keyword === 'const' && e.instancePath === `${oneOf.instancePath}/kind`).map(branchOf));
   const inBranch = errors.filter((e) => under(e) && !missed.has(branchOf(e)));
   if (typeof value?.kind !== 'string' || inBranch.length === 0) {
-    return { ...oneOf, keyword: 'kind', instancePath: `${oneOf.instancePath}/kind`, params: { allowed: kinds }, message: `must be one of ${kinds.join(', ')}, got ${JSON.stringify(value?.kind ?? null)}` };
+    return { ...oneOf, keyword: 'kind', instancePath: `${oneOf.instancePath}/kind`, params: { allowed: kinds }, message: `must be one of ${kinds.join(', ')}, got ${clip(JSON.stringify(value?.kind ?? null) ?? '')}` };
   }
   return inBranch.sort((a, b) => b.instancePath.length - a.instancePath.length)[0] as ErrorObject;
 }
 
+/** A piece of the file quoted in a message, clipped: the message stays one readable line. */
+const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 function describe(e: ErrorObject): string {
-  const at = pathOf(e).join('.') || '(top level)';
+  const at = pathOf(e).map((p) => clip(String(p))).join('.') || '(top level)';
   switch (e.keyword) {
     case 'additionalProperties':
       return `${at}: unknown key`;
@@ -112,7 +115,7 @@ export function readScenarioFile(file: string, who = 'iari load'): LoadScenario 
   const first = doc.errors[0];
   if (first !== undefined) {
     const line = first.linePos?.[0].line ?? counter.linePos(first.pos[0]).line;
-    throw new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}:${line}: not YAML or JSON: ${first.message.split('\n')[0]}`);
+    throw new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}:${line}: not YAML or JSON: ${clip(first.message.split('\n')[0] ?? '', 200)}`);
   }
   let root: (string | number)[] = [];
   let value: unknown;
