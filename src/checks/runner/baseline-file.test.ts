@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { isHarnessError } from '../../errors.ts';
+import { parseBaseline } from './baseline-file.ts';
+
+// What a baseline file's reader refuses, found by fuzzing it (fuzz/targets/baseline-file.ts); the
+// format's own rules are tested with the baseline they feed (apply-baseline.test.ts).
+const ids = new Set(['CHAT-002', 'CHAT-004']);
+
+function refusal(text: string): string {
+  try {
+    parseBaseline(text, 'known.yaml', ids);
+  } catch (error) {
+    if (isHarnessError(error) && error.exitCode === 2) return error.message;
+    throw error;
+  }
+  return 'accepted';
+}
+
+describe('baseline file refusals', () => {
+  it('quote the file\'s keys and values clipped, so a refusal stays one readable line (fuzz finding)', () => {
+    const long = 'x'.repeat(5000);
+    expect(refusal(JSON.stringify({ [long]: [] }))).toMatch(/^iari test: known\.yaml:1: unknown key "x{60}…" \(only "known" is allowed\)$/);
+    expect(refusal(JSON.stringify({ known: [{ id: 'CHAT-002', reason: 'r', [long]: 1 }] }))).toMatch(/unknown key "x{60}…" \(allowed: /);
+    expect(refusal(JSON.stringify({ known: [{ id: long, reason: 'r' }] }))).toMatch(/unknown requirement ID "x{60}…" /);
+    expect(refusal(JSON.stringify({ known: [{ id: 'CHAT-002', reason: 'r', expires: long }] }))).toMatch(/got "x{60}…"$/);
+    expect(refusal(`known: []\n"${'\n'.repeat(5000)}`).length).toBeLessThan(400);
+  });
+});
