@@ -17,6 +17,11 @@ function refusal(text: string): string {
 }
 
 describe('baseline file refusals', () => {
+  it('a file nested thousands deep is a configuration error, not a stack overflow (fuzz finding: RangeError from the yaml parser)', () => {
+    expect(refusal(`known:\n  ${'- '.repeat(3000)}x\n  - y\n`)).toBe('iari test: known.yaml: not valid YAML iari can read: nested too deeply');
+    expect(refusal(`${'a:\n '.repeat(3000)}x\nb: 1\n`)).toMatch(/nested too deeply|not valid YAML/);
+  });
+
   it('quote the file\'s keys and values clipped, so a refusal stays one readable line (fuzz finding)', () => {
     const long = 'x'.repeat(5000);
     expect(refusal(JSON.stringify({ [long]: [] }))).toMatch(/^iari test: known\.yaml:1: unknown key "x{60}…" \(only "known" is allowed\)$/);

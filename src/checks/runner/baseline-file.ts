@@ -51,7 +51,14 @@ export function isIsoDate(text: string): boolean {
  */
 export function parseBaseline(text: string, file: string, knownIds: ReadonlySet<string>): Baseline {
   const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    // The yaml parser recurses per level: a few thousand nested "- - -" closed at once overflow the stack.
+    if (error instanceof RangeError) throw configError(file, undefined, 'not valid YAML iari can read: nested too deeply');
+    throw error;
+  }
   const lineOf = (node: Node | null | undefined): number | undefined => (node?.range === undefined || node.range === null ? undefined : counter.linePos(node.range[0]).line);
   const firstError = doc.errors[0];
   if (firstError !== undefined) {
