@@ -7,6 +7,8 @@ export interface FastCheckRun {
   target: string;
   engine: 'fast-check';
   seconds: number;
+  /** Wall time of the run (short of `seconds` when it stopped at a finding; shrinking included). */
+  ranSeconds: number;
   executions: number;
   seed: number;
   /** The first input that broke an invariant, shrunk, and how to replay it. */
@@ -20,6 +22,7 @@ export interface FastCheckRun {
  */
 export async function runFastCheck(target: FuzzTarget, seeds: readonly Uint8Array[], o: { seconds: number; seed?: number; path?: string }): Promise<FastCheckRun> {
   const seed = o.seed ?? (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0;
+  const t0 = Date.now();
   const arbitrary = inputMix(target.valid, seeds, target.maxLen);
   const params: fc.Parameters<[Uint8Array]> = {
     seed,
@@ -47,6 +50,7 @@ export async function runFastCheck(target: FuzzTarget, seeds: readonly Uint8Arra
     target: target.name,
     engine: 'fast-check',
     seconds: o.seconds,
+    ranSeconds: Math.round((Date.now() - t0) / 1000),
     executions: details.numRuns,
     seed,
     finding:

@@ -11,6 +11,8 @@ export interface JazzerRun {
   target: string;
   engine: 'jazzer';
   seconds: number;
+  /** Wall time of the fuzzing process (startup included; short of `seconds` when it stopped at a finding). */
+  ranSeconds: number;
   executions: number;
   /** libFuzzer's coverage counters at the end: edges of the instrumented code and features (edges with hit counts, comparisons). */
   coverage: { edges: number; features: number } | null;
@@ -28,7 +30,7 @@ export function buildForJazzer(root: string, out: string): void {
   const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'fuzz/tsconfig.jazzer.json'), '--outDir', out], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('fuzz: tsc could not compile the targets for Jazzer.js');
   // The files the modules read beside themselves (the Receipt schema and vectors, recorded streams).
-  for (const dir of ['fixtures', 'spec', 'src/server-metrics/fixtures']) symlinkSync(join(root, dir), join(out, dir));
+  for (const dir of ['fixtures', 'spec', 'examples', 'src/server-metrics/fixtures']) symlinkSync(join(root, dir), join(out, dir));
 }
 
 const files = (dir: string): number => (existsSync(dir) ? readdirSync(dir).length : 0);
@@ -128,14 +130,19 @@ export async function runJazzer(target: FuzzTarget, o: { root: string; seconds: 
   const before = files(corpus);
   const common = options(o.root, o.build, target);
   const libFuzzer = [`-max_len=${target.maxLen}`, '-rss_limit_mb=3072', `-artifact_prefix=${findings}/`, '-print_final_stats=1'];
+  const t0 = Date.now();
   const run = await jazzer(launch, [...common, fresh, corpus, '--', ...libFuzzer, `-max_total_time=${o.seconds}`], join(work, 'jazzer.log'), (o.seconds + 300) * 1000);
+  const ranSeconds = Math.round((Date.now() - t0) / 1000);
+  // A target that fails to load (a missing file, a compile error) never reaches INITED: the engine's error, not a finding.
+  if (!run.log.includes('INITED')) throw new Error(`fuzz: Jazzer.js did not start ${target.name}: ${/^(\w*Error[^\n]*)/m.exec(run.log)?.[1] ?? `exit ${run.code}`} (log: ${join(work, 'jazzer.log')})`);
   const stats = parseStats(run.log);
   const finding = parseFinding(run.log, run.code);
-  return { target: target.name, engine: 'jazzer', seconds: o.seconds, executions: stats.executions, coverage: stats.coverage, corpus: { before, after: files(corpus) }, peakRssMb: stats.peakRssMb, finding, note: launch.note };
+  return { target: target.name, engine: 'jazzer', seconds: o.seconds, ranSeconds, executions: stats.executions, coverage: stats.coverage, corpus: { before, after: files(corpus) }, peakRssMb: stats.peakRssMb, finding, note: launch.note };
 }
 
 function parseStats(log: string): { executions: number; coverage: JazzerRun['coverage']; peakRssMb: number | null } {
-  const executed = /stat::number_of_executed_units:\s*(\d+)/.exec(log) ?? /Done (\d+) runs in/.exec(log);
+  // The final lines can be lost when Jazzer.js exits before its pipe drains: then the last progress line's count (a few seconds short).
+  const executed = /stat::number_of_executed_units:\s*(\d+)/.exec(log) ?? /Done (\d+) runs in/.exec(log) ?? [...log.matchAll(/^#(\d+)\t/gm)].at(-1) ?? null;
   const covs = [...log.matchAll(/cov: (\d+) ft: (\d+)/g)].at(-1);
   const rss = /stat::peak_rss_mb:\s*(\d+)/.exec(log);
   return {

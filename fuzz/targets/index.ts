@@ -1,15 +1,20 @@
 import type { FuzzTarget } from '../target.ts';
+import { baselineFile } from './baseline-file.ts';
+import { chatStreamChecker } from './chat-stream-checker.ts';
+import { dataset } from './dataset.ts';
 import { eventBounds } from './event-bounds.ts';
 import { jsonDepth } from './json-depth.ts';
 import { payloadsFile } from './payloads-file.ts';
 import { promText } from './prom-text.ts';
 import { receiptReader } from './receipt-reader.ts';
 import { receiptSplitter } from './receipt-splitter.ts';
+import { scenarioFile } from './scenario-file.ts';
 import { sseReader } from './sse-reader.ts';
 import { strictJson } from './strict-json.ts';
+import { traceBurstgpt, traceMooncake } from './trace.ts';
 
 /** Every fuzz target, in the order docs/fuzzing.md lists them. */
-export const targets: readonly FuzzTarget[] = [sseReader, eventBounds, jsonDepth, strictJson, receiptSplitter, receiptReader, payloadsFile, promText];
+export const targets: readonly FuzzTarget[] = [sseReader, eventBounds, jsonDepth, strictJson, receiptSplitter, receiptReader, payloadsFile, promText, scenarioFile, traceMooncake, traceBurstgpt, dataset, baselineFile, chatStreamChecker];
 
 export function targetNamed(name: string): FuzzTarget | undefined {
   return targets.find((t) => t.name === name);
