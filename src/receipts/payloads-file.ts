@@ -1,3 +1,4 @@
+import { clip } from '../clip.ts';
 import { readStrictText } from './strict-json.ts';
 import type { ReceiptPayloads } from './verify-options.ts';
 
@@ -16,7 +17,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A name from the file, quoted and clipped: a refusal stays one readable line whatever the file holds. */
-const quote = (name: string): string => JSON.stringify(name.length > 60 ? `${name.slice(0, 60)}…` : name);
+const quote = (name: string): string => JSON.stringify(clip(name));
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

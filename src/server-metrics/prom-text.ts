@@ -3,6 +3,8 @@
 // cannot read is an issue (line number and why) and is skipped; text over its bounds is refused whole.
 // Linear in the input: one pass over the lines, no backtracking pattern on untrusted text.
 
+import { clip } from '../clip.ts';
+
 export type FamilyType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
 export interface Sample {
@@ -165,8 +167,6 @@ function readMeta(line: string): { kind: 'HELP' | 'TYPE'; name: string; rest: st
   while (isBlank(line[end])) end++;
   return { kind, name, rest: line.slice(end) };
 }
-
-const clip = (s: string): string => (s.length > 60 ? `${s.slice(0, 60)}…` : s);
 
 /** `name{a="b",...} value [timestamp]`, or why not. */
 function readSample(line: string, maxLabels: number): Sample | string {

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { clip } from '../../clip.ts';
 
 export interface BaselineEntry {
   id: string;
@@ -28,9 +29,6 @@ export interface Baseline {
 }
 
 const entryKeys = new Set(['id', 'reason', 'expires', 'server-version']);
-
-/** A piece of the file quoted in a message, clipped: the message stays one readable line. */
-const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 function configError(file: string, line: number | undefined, message: string): HarnessError {
   return new HarnessError(HarnessErrorCode.CONFIG_INVALID, `iari test: ${file}${line === undefined ? '' : `:${line}`}: ${message}`, {

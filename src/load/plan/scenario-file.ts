@@ -7,6 +7,7 @@ import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
 import type { LoadScenario } from './scenario.ts';
+import { clip } from '../../clip.ts';
 
 const validate = new Ajv({ strict: false, allErrors: true }).compile(SCENARIO_SCHEMA);
 
@@ -35,9 +36,6 @@ function explain(errors: readonly ErrorObject[], root: unknown): ErrorObject {
   }
   return inBranch.sort((a, b) => b.instancePath.length - a.instancePath.length)[0] as ErrorObject;
 }
-
-/** A piece of the file quoted in a message, clipped: the message stays one readable line. */
-const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 function describe(e: ErrorObject): string {
   const at = pathOf(e).map((p) => clip(String(p))).join('.') || '(top level)';

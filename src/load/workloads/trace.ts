@@ -1,6 +1,7 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { parseDuration } from '../../duration.ts';
 import { createReadStream } from 'node:fs';
+import { clip } from '../../clip.ts';
 
 /**
  * `--trace FILE`: production arrival times and lengths, replayed on the open loop.
@@ -85,8 +86,6 @@ async function eachLine(file: string, onLine: (line: string, n: number) => void)
   if (rest.trim() !== '') onLine(rest, n + 1);
 }
 
-/** A piece of the file quoted in a message, clipped: the message stays one readable line. */
-const clip = (text: string, max = 60): string => (text.length > max ? `${text.slice(0, max)}…` : text);
 const shown = (value: unknown): string => clip(JSON.stringify(value) ?? String(value));
 
 const bad = (file: string, line: number, why: string): HarnessError =>
