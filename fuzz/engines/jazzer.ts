@@ -67,6 +67,8 @@ export function fuzz(data) {
 interface Spawned {
   code: number | null;
   log: string;
+  /** libFuzzer read the corpus and began (its INITED line): the target loaded. */
+  started: boolean;
 }
 
 function jazzer(launch: Extract<JazzerLaunch, { ok: true }>, args: string[], logFile: string, killAfterMs: number): Promise<Spawned> {
@@ -75,9 +77,11 @@ function jazzer(launch: Extract<JazzerLaunch, { ok: true }>, args: string[], log
     const child = spawn(process.execPath, [...launch.nodeArgs, cli, ...args], { env: { ...process.env, ...launch.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const log = createWriteStream(logFile);
     let tail = '';
+    let started = false;
     const keep = (b: Buffer): void => {
       log.write(b);
       tail = (tail + b.toString('utf8')).slice(-64 * 1024);
+      started ||= tail.includes('INITED');
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
@@ -85,7 +89,7 @@ function jazzer(launch: Extract<JazzerLaunch, { ok: true }>, args: string[], log
     child.on('close', (code) => {
       clearTimeout(killer);
       log.end();
-      resolve({ code, log: tail });
+      resolve({ code, log: tail, started });
     });
   });
 }
@@ -134,7 +138,7 @@ export async function runJazzer(target: FuzzTarget, o: { root: string; seconds: 
   const run = await jazzer(launch, [...common, fresh, corpus, '--', ...libFuzzer, `-max_total_time=${o.seconds}`], join(work, 'jazzer.log'), (o.seconds + 300) * 1000);
   const ranSeconds = Math.round((Date.now() - t0) / 1000);
   // A target that fails to load (a missing file, a compile error) never reaches INITED: the engine's error, not a finding.
-  if (!run.log.includes('INITED')) throw new Error(`fuzz: Jazzer.js did not start ${target.name}: ${/^(\w*Error[^\n]*)/m.exec(run.log)?.[1] ?? `exit ${run.code}`} (log: ${join(work, 'jazzer.log')})`);
+  if (!run.started) throw new Error(`fuzz: Jazzer.js did not start ${target.name}: ${/^(\w*Error[^\n]*)/m.exec(run.log)?.[1] ?? `exit ${run.code}`} (log: ${join(work, 'jazzer.log')})`);
   const stats = parseStats(run.log);
   const finding = parseFinding(run.log, run.code);
   return { target: target.name, engine: 'jazzer', seconds: o.seconds, ranSeconds, executions: stats.executions, coverage: stats.coverage, corpus: { before, after: files(corpus) }, peakRssMb: stats.peakRssMb, finding, note: launch.note };
