@@ -59,7 +59,7 @@ describe('Prometheus text reader', () => {
     expect(p.issues.map((i) => i.line)).toEqual([5, 6]);
   });
 
-  it('reads a HELP line holding U+2028 in time linear in its length, and keeps its docstring (fuzz finding: the pattern backtracked)', () => {
+  it('reads a HELP line holding U+2028 in time linear in its length, and keeps its docstring (the pattern backtracked: found writing the fuzz target)', () => {
     const p = parseExposition('# HELP a one\u2028two\n# TYPE a gauge\na 1\n');
     expect(p.ok && p.exposition.families.get('a')).toMatchObject({ type: 'gauge', help: 'one\u2028two' });
     // 60,000 characters of name, then U+2028 (not a blank: part of the name token): 7 s a line before.
