@@ -2,7 +2,7 @@
 // Long fuzz runs, one target after another (docs/fuzzing.md). Exit 0: no finding; 1: an input broke
 // an invariant (kept under .fuzz/<target>/findings); 2: usage, or the engine cannot run here.
 import { createHash } from 'node:crypto';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg as loadavgOf } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { readCorpus, seedCorpus } from './corpus.ts';
 import { runFastCheck } from './engines/fast-check.ts';
 import { buildForJazzer, jazzerCoverage, runJazzer } from './engines/jazzer.ts';
 import { minimise } from './minimise.ts';
+import { reduce } from './reduce.ts';
 import { targetNamed, targets } from './targets/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -85,6 +86,12 @@ for (const target of chosen) {
     if (r.finding !== null) {
       found++;
       process.stdout.write(`fuzz: ${target.name}: FINDING ${r.finding.file}\n${r.finding.error}\n`);
+      if (existsSync(r.finding.file)) {
+        const input = new Uint8Array(readFileSync(r.finding.file));
+        const reduced = await reduce(target, input, { ms: 60_000 });
+        writeFileSync(`${r.finding.file}.reduced`, reduced);
+        process.stdout.write(`fuzz: ${target.name}: reduced from ${input.length} to ${reduced.length} bytes: ${r.finding.file}.reduced\n`);
+      }
     }
   } else {
     const r = await runFastCheck(target, readCorpus(root, target.name), { seconds, ...(seed === undefined ? {} : { seed }) });

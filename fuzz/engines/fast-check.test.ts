@@ -16,7 +16,7 @@ const planted: FuzzTarget = {
 };
 
 describe('the fuzz engines find what breaks an invariant', () => {
-  it('fast-check finds the planted bug, shrinks it to "{]" and gives a seed that replays it', async () => {
+  it('fast-check finds the planted bug, shrinks and reduces it to "{]" and gives a seed that replays it', async () => {
     const r = await runFastCheck(planted, [], { seconds: 20 });
     expect(r.finding?.error).toMatch(/planted: "\{\]" found/);
     expect(Buffer.from(r.finding?.input ?? []).toString('latin1')).toBe('{]');

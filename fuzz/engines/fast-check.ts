@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { execute } from '../execute.ts';
 import { inputMix } from '../inputs.ts';
+import { reduce } from '../reduce.ts';
 import { describeError, type FuzzTarget } from '../target.ts';
 
 export interface FastCheckRun {
@@ -11,7 +12,7 @@ export interface FastCheckRun {
   ranSeconds: number;
   executions: number;
   seed: number;
-  /** The first input that broke an invariant, shrunk, and how to replay it. */
+  /** The first input that broke an invariant, shrunk and reduced (fuzz/reduce.ts), and the seed and path that replay it (unreduced). */
   finding: { input: Uint8Array; error: string; seed: number; path: string } | null;
 }
 
@@ -46,6 +47,7 @@ export async function runFastCheck(target: FuzzTarget, seeds: readonly Uint8Arra
           params,
         );
   const counter = details.counterexample?.[0];
+  const input = details.failed && counter !== undefined ? await reduce(target, counter, { ms: 10_000 }) : undefined;
   return {
     target: target.name,
     engine: 'fast-check',
@@ -54,8 +56,8 @@ export async function runFastCheck(target: FuzzTarget, seeds: readonly Uint8Arra
     executions: details.numRuns,
     seed,
     finding:
-      details.failed && counter !== undefined
-        ? { input: counter, error: describeError(details.errorInstance), seed: details.seed, path: details.counterexamplePath ?? '' }
+      input !== undefined
+        ? { input, error: describeError(details.errorInstance), seed: details.seed, path: details.counterexamplePath ?? '' }
         : null,
   };
 }
