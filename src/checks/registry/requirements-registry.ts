@@ -26,6 +26,9 @@ export const requirementAreas = [
   'EMB',
   'METRICS',
   'CANCEL',
+  'RESP',
+  'RESP-STREAM',
+  'RESP-STATE',
 ] as const;
 export type RequirementArea = (typeof requirementAreas)[number];
 

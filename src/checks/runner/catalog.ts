@@ -18,6 +18,7 @@ import { boundsChecks } from '../areas/bounds.ts';
 import { limitsChecks } from '../areas/limits.ts';
 import { receiptsChecks } from '../areas/receipts.ts';
 import { embeddingsChecks } from '../areas/embeddings.ts';
+import { responsesChecks } from '../areas/responses.ts';
 import { openaiClientChecks } from '../areas/clients-openai.ts';
 import { openaiPythonClientChecks } from '../areas/clients-openai-python.ts';
 import { vercelClientChecks } from '../areas/clients-vercel.ts';
@@ -27,7 +28,7 @@ import { exchangeChecks } from '../areas/protocol-exchanges.ts';
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
-const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks];
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks];
 const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
 
 const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();
