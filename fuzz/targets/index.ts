@@ -11,10 +11,11 @@ import { receiptSplitter } from './receipt-splitter.ts';
 import { scenarioFile } from './scenario-file.ts';
 import { sseReader } from './sse-reader.ts';
 import { strictJson } from './strict-json.ts';
+import { responsesStreamChecker } from './responses-stream-checker.ts';
 import { traceBurstgpt, traceMooncake } from './trace.ts';
 
 /** Every fuzz target, in the order docs/fuzzing.md lists them. */
-export const targets: readonly FuzzTarget[] = [sseReader, eventBounds, jsonDepth, strictJson, receiptSplitter, receiptReader, payloadsFile, promText, scenarioFile, traceMooncake, traceBurstgpt, dataset, baselineFile, chatStreamChecker];
+export const targets: readonly FuzzTarget[] = [sseReader, eventBounds, jsonDepth, strictJson, receiptSplitter, receiptReader, payloadsFile, promText, scenarioFile, traceMooncake, traceBurstgpt, dataset, baselineFile, chatStreamChecker, responsesStreamChecker];
 
 export function targetNamed(name: string): FuzzTarget | undefined {
   return targets.find((t) => t.name === name);
