@@ -1,22 +1,24 @@
-// `npm run fuzz -- [--target NAME[,NAME]|all] [--duration 10m] [--engine jazzer|fast-check] [--seed N] [--seed-corpus]`
+// `npm run fuzz -- [--target NAME[,NAME]|all] [--duration 10m] [--engine jazzer|fast-check] [--seed N] [--seed-corpus] | --results`
 // Long fuzz runs, one target after another (docs/fuzzing.md). Exit 0: no finding; 1: an input broke
 // an invariant (kept under .fuzz/<target>/findings); 2: usage, or the engine cannot run here.
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg as loadavgOf } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../src/duration.ts';
 import { readCorpus, seedCorpus } from './corpus.ts';
 import { runFastCheck } from './engines/fast-check.ts';
 import { buildForJazzer, jazzerCoverage, runJazzer } from './engines/jazzer.ts';
+import { formatTotals, ledgerFile, readLedger, totals } from './ledger.ts';
 import { minimise } from './minimise.ts';
 import { reduce } from './reduce.ts';
 import { targetNamed, targets } from './targets/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const usage = `usage: npm run fuzz -- [--target NAME[,NAME...]|all] [--duration 10m] [--engine jazzer|fast-check] [--seed N] [--seed-corpus]
+       npm run fuzz -- --results   (the runs of reports/fuzz/runs.ndjson summed per target, as a Markdown table)
 targets: ${targets.map((t) => t.name).join(', ')}`;
 
 function fail(message: string): never {
@@ -33,6 +35,7 @@ try {
       engine: { type: 'string', default: 'jazzer' },
       seed: { type: 'string' },
       'seed-corpus': { type: 'boolean', default: false },
+      results: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   }));
@@ -43,6 +46,10 @@ if (values.help) {
   process.stdout.write(`${usage}\n`);
   process.exit(0);
 }
+if (values.results) {
+  process.stdout.write(`${formatTotals(totals(readLedger(root), targets))}\n`);
+  process.exit(0);
+}
 const chosen = values.target === 'all' ? targets : values.target.split(',').map((n) => targetNamed(n.trim()) ?? fail(`no target ${JSON.stringify(n)}`));
 const ms = parseDuration(values.duration);
 if (ms === undefined || ms < 1000) fail(`--duration ${JSON.stringify(values.duration)} is not a duration of at least 1s (e.g. 60s, 10m, 1h)`);
@@ -50,8 +57,7 @@ if (values.engine !== 'jazzer' && values.engine !== 'fast-check') fail(`--engine
 const seed = values.seed === undefined ? undefined : Number(values.seed);
 if (seed !== undefined && !Number.isSafeInteger(seed)) fail(`--seed must be an integer`);
 
-const ledger = join(root, 'reports/fuzz');
-mkdirSync(ledger, { recursive: true });
+mkdirSync(dirname(ledgerFile(root)), { recursive: true });
 // Beside dist/, at its depth: src/package-root.ts finds the package root two folders up from a compiled module.
 const build = join(root, '.fuzz-build');
 if (values.engine === 'jazzer') buildForJazzer(root, build);
@@ -107,7 +113,7 @@ for (const target of chosen) {
     process.stdout.write(`fuzz: ${target.name}: ${r.executions} executions\n`);
     record = { ...r, finding: r.finding === null ? null : { file, error: r.finding.error, seed: r.finding.seed, path: r.finding.path } };
   }
-  appendFileSync(join(ledger, 'runs.ndjson'), `${JSON.stringify({ started, ended: new Date().toISOString(), loadavg: loadavg(), ...record })}\n`);
+  appendFileSync(ledgerFile(root), `${JSON.stringify({ started, ended: new Date().toISOString(), loadavg: loadavg(), ...record })}\n`);
 }
 process.exitCode = found > 0 ? 1 : 0;
 
