@@ -88,8 +88,7 @@ function jazzer(launch: Extract<JazzerLaunch, { ok: true }>, args: string[], log
     const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.on('close', (code) => {
       clearTimeout(killer);
-      log.end();
-      resolve({ code, log: tail, started });
+      log.end(() => resolve({ code, log: tail, started }));
     });
   });
 }
@@ -139,12 +138,13 @@ export async function runJazzer(target: FuzzTarget, o: { root: string; seconds: 
   const ranSeconds = Math.round((Date.now() - t0) / 1000);
   // A target that fails to load (a missing file, a compile error) never reaches INITED: the engine's error, not a finding.
   if (!run.started) throw new Error(`fuzz: Jazzer.js did not start ${target.name}: ${/^(\w*Error[^\n]*)/m.exec(run.log)?.[1] ?? `exit ${run.code}`} (log: ${join(work, 'jazzer.log')})`);
-  const stats = parseStats(run.log);
+  // From the whole log: libFuzzer's recommended dictionary, printed after its DONE line, can fill the last 64 KiB.
+  const stats = parseStats(readFileSync(join(work, 'jazzer.log'), 'utf8'));
   const finding = parseFinding(run.log, run.code);
   return { target: target.name, engine: 'jazzer', seconds: o.seconds, ranSeconds, executions: stats.executions, coverage: stats.coverage, corpus: { before, after: files(corpus) }, peakRssMb: stats.peakRssMb, finding, note: launch.note };
 }
 
-function parseStats(log: string): { executions: number; coverage: JazzerRun['coverage']; peakRssMb: number | null } {
+export function parseStats(log: string): { executions: number; coverage: JazzerRun['coverage']; peakRssMb: number | null } {
   // The final lines can be lost when Jazzer.js exits before its pipe drains: then the last progress line's count (a few seconds short).
   const executed = /stat::number_of_executed_units:\s*(\d+)/.exec(log) ?? /Done (\d+) runs in/.exec(log) ?? [...log.matchAll(/^#(\d+)\t/gm)].at(-1) ?? null;
   const covs = [...log.matchAll(/cov: (\d+) ft: (\d+)/g)].at(-1);
