@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { corpusDir, readInputs, regressionsDir } from './corpus.ts';
@@ -17,4 +19,10 @@ describe('fuzz corpus and regressions', () => {
       for (const input of inputs) await execute(target, input);
     }, 120_000);
   }
+
+  it('every target names modules that exist (coverage and the docs table are measured over them)', () => {
+    const missing = targets.flatMap((t) => t.sources.filter((s) => !existsSync(join(root, s))).map((s) => `${t.name}: ${s}`));
+    expect(missing).toEqual([]);
+    expect(targets.every((t) => t.sources.length > 0)).toBe(true);
+  });
 });
