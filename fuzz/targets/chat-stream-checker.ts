@@ -1,9 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { checkStream, type StreamCheckOptions, type StreamCheckResult } from '../../src/protocols/chat-completions/stream-checker.ts';
 import { streamRuleCodes } from '../../src/protocols/chat-completions/stream-rules.ts';
 import { recordedStreams, sseStream } from '../sse-streams.ts';
-import { cutsOf, holds, neverThrows, show, split, type FuzzTarget } from '../target.ts';
+import { streamCheckerRun } from '../stream-checker-run.ts';
+import type { FuzzTarget } from '../target.ts';
 
 const rules = new Set<string>(streamRuleCodes);
 const OPTIONS: StreamCheckOptions[] = [
@@ -22,24 +22,7 @@ function meaning(r: StreamCheckResult): unknown {
   };
 }
 
-function run(input: Uint8Array): void {
-  for (const o of OPTIONS) {
-    const whole = neverThrows(() => checkStream(input, o), 'checkStream');
-    const per = new Map<string, number>();
-    for (const f of whole.findings) {
-      holds(rules.has(f.rule), () => `rule ${show(f.rule)} is not in the closed set`);
-      holds(f.byteOffset >= 0 && f.byteOffset <= input.length, () => `finding ${f.rule} at byte ${f.byteOffset} of ${input.length}`);
-      per.set(f.rule, (per.get(f.rule) ?? 0) + 1);
-    }
-    holds([...per.values()].every((n) => n <= (o.maxFindingsPerRule ?? 5)), () => `more findings of one rule than kept: ${show([...per])}`);
-    // A result goes to the report and across threads: it must serialise and clone.
-    neverThrows(() => JSON.stringify(whole, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)), 'JSON.stringify of the result');
-    neverThrows(() => structuredClone(whole), 'structuredClone of the result');
-    const cuts = cutsOf(input);
-    const split_ = neverThrows(() => checkStream(split(input, cuts), o), 'checkStream');
-    holds(isDeepStrictEqual(meaning(split_), meaning(whole)), () => `the verdict depends on where the reads split (cuts ${show(cuts)}): ${show(whole.findings.map((f) => f.rule))} vs ${show(split_.findings.map((f) => f.rule))}`);
-  }
-}
+const run = streamCheckerRun({ who: 'checkStream', rules, options: OPTIONS, check: checkStream, meaning });
 
 // Chunks as servers send them (and as they get them wrong): deltas with content, tool calls,
 // refusals, reasoning, usage, errors, finish reasons, odd envelopes.

@@ -1,11 +1,11 @@
-import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { Json } from '../../src/protocols/responses/responses-body.ts';
 import { responsesRuleCodes } from '../../src/protocols/responses/responses-rules.ts';
 import { checkResponsesStream, type ResponsesStreamOptions, type ResponsesStreamResult } from '../../src/protocols/responses/responses-stream.ts';
 import { sseFrame, streamEvents, type PlannedItem, type PlannedResponse } from '../../src/protocols/responses/responses-writer.ts';
 import { recordedStreams } from '../sse-streams.ts';
-import { cutsOf, holds, neverThrows, show, split, utf8, type FuzzTarget } from '../target.ts';
+import { streamCheckerRun } from '../stream-checker-run.ts';
+import { utf8, type FuzzTarget } from '../target.ts';
 
 const rules = new Set<string>(responsesRuleCodes);
 const OPTIONS: ResponsesStreamOptions[] = [{}, { maxFindingsPerRule: 2, maxOutputTokens: 16, metadata: { k: 'v' }, countTokens: (t) => t.length }];
@@ -16,24 +16,7 @@ function meaning(r: ResponsesStreamResult): unknown {
   return { findings: r.findings, suppressed: r.suppressed, facts, output: outputEvents.map(({ arrivedAt: _t, chunkIndex: _i, ...e }) => e) };
 }
 
-function run(input: Uint8Array): void {
-  for (const o of OPTIONS) {
-    const whole = neverThrows(() => checkResponsesStream(input, o), 'checkResponsesStream');
-    const per = new Map<string, number>();
-    for (const f of whole.findings) {
-      holds(rules.has(f.rule), () => `rule ${show(f.rule)} is not in the closed set`);
-      holds(f.byteOffset === undefined || (f.byteOffset >= 0 && f.byteOffset <= input.length), () => `finding ${f.rule} at byte ${f.byteOffset} of ${input.length}`);
-      per.set(f.rule, (per.get(f.rule) ?? 0) + 1);
-    }
-    holds([...per.values()].every((n) => n <= (o.maxFindingsPerRule ?? 5)), () => `more findings of one rule than kept: ${show([...per])}`);
-    // A result goes to the report and across threads: it must serialise and clone.
-    neverThrows(() => JSON.stringify(whole, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)), 'JSON.stringify of the result');
-    neverThrows(() => structuredClone(whole), 'structuredClone of the result');
-    const cuts = cutsOf(input);
-    const again = neverThrows(() => checkResponsesStream(split(input, cuts), o), 'checkResponsesStream');
-    holds(isDeepStrictEqual(meaning(again), meaning(whole)), () => `the verdict depends on where the reads split (cuts ${show(cuts)}): ${show(whole.findings.map((f) => f.rule))} vs ${show(again.findings.map((f) => f.rule))}`);
-  }
-}
+const run = streamCheckerRun({ who: 'checkResponsesStream', rules, options: OPTIONS, check: checkResponsesStream, meaning });
 
 // Streams the mock's own writer makes (valid), then edited event by event: dropped, repeated,
 // swapped, a member changed or removed; with or without OpenAI's event: lines and a [DONE].
