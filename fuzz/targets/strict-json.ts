@@ -24,7 +24,9 @@ function check(input: Uint8Array, limits: StrictJsonLimits): void {
   if (!r.ok) {
     holds(r.error.offset >= 0 && r.error.offset <= input.length, () => `error offset ${r.error.offset} outside ${input.length} bytes`);
     // A refusal is a finding's detail in a report: short, whatever the input holds.
-    holds(r.error.detail.length <= 200 && r.error.pointer.length <= 4096 + 200, () => `a ${r.error.detail.length}-character detail: ${show(r.error.detail, 120)}`);
+    holds(r.error.detail.length <= 200, () => `a ${r.error.detail.length}-character detail: ${show(r.error.detail, 120)}`);
+    // At most maxDepth tokens, each a member name clipped to 60 characters and escaped (~ and / written twice as long).
+    holds(r.error.pointer.length <= (limits.maxDepth + 1) * (1 + 2 * 61), () => `a ${r.error.pointer.length}-character pointer: ${show(r.error.pointer, 120)}`);
     holds(json === undefined || STRICTER.has(r.error.code), () => `refused JSON that JSON.parse reads, as ${r.error.code}: ${r.error.detail}`);
     return;
   }
@@ -65,7 +67,7 @@ export const strictJson: FuzzTarget = {
   name: 'strict-json',
   sources: ['src/receipts/strict-json.ts'],
   invariants: [
-    'never throws: every refusal is a StrictJsonError (code, offset inside the input, pointer) whose detail is at most 200 characters',
+    'never throws: every refusal is a StrictJsonError (code, offset inside the input, pointer) whose detail is at most 200 characters and whose pointer quotes each member name clipped to 60',
     'what it accepts JSON.parse reads to the same value, within the size and depth limits; what JSON.parse refuses it refuses',
     'JSON that JSON.parse reads is refused only for what strictness adds (duplicate keys, lone surrogates, number forms, limits, UTF-8 and BOM), never as a syntax error',
     'a text it calls canonical is byte for byte what `canonicalize` (RFC 8785) writes for the value; each top-level member range holds that member',

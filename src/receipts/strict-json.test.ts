@@ -114,6 +114,14 @@ describe('strict JSON reader', () => {
     }
   });
 
+  it('quotes member names in an error pointer clipped, so a finding pointer stays short (fuzz finding: a 5,000-character member name made a 5,001-character pointer)', () => {
+    const r = parseStrictText(`{"${'_'.repeat(5000)}":{]`);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.pointer).toBe(`/${'_'.repeat(60)}…`);
+    const nested = parseStrictText(`{"a/b~":{"${'k'.repeat(100)}":[1,]}}`);
+    expect(nested.ok ? '' : nested.error.pointer).toBe(`/a~1b~0/${'k'.repeat(60)}…/1`);
+  });
+
   it('D-RCPT-13: reads a payload number with 60,000 zeros before a nonzero digit in time linear in its length (fuzz finding: trimming zeros was quadratic)', () => {
     const t0 = performance.now();
     const r = parseStrictText(`[1.5${'0'.repeat(60_000)}1, 2.5${'0'.repeat(60_000)}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true });

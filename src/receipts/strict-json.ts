@@ -11,7 +11,7 @@ export interface StrictJsonError {
   /** Offset in UTF-16 code units of the decoded text (bytes for UTF-8 errors). */
   offset: number;
   detail: string;
-  /** JSON Pointer of the member or element being read when the error was found. */
+  /** JSON Pointer of the member or element being read when the error was found; member names in it clipped to 60 characters. */
   pointer: string;
 }
 
@@ -34,7 +34,8 @@ class Fail extends Error {
   }
 }
 
-const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+// A member name may be 64 KiB long: the pointer quotes each clipped, so it stays at most maxDepth short tokens.
+const escape = (token: string) => clip(token, 60).replace(/~/g, '~0').replace(/\//g, '~1');
 
 class Parser {
   i = 0;
