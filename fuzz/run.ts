@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../src/duration.ts';
-import { readCorpus, seedCorpus } from './corpus.ts';
+import { readCorpus, readInputs, regressionsDir, seedCorpus } from './corpus.ts';
 import { runFastCheck } from './engines/fast-check.ts';
 import { buildForJazzer, jazzerCoverage, runJazzer } from './engines/jazzer.ts';
 import { formatTotals, ledgerFile, readLedger, totals } from './ledger.ts';
@@ -47,7 +47,7 @@ if (values.help) {
   process.exit(0);
 }
 if (values.results) {
-  process.stdout.write(`${formatTotals(totals(readLedger(root), targets))}\n`);
+  process.stdout.write(`${formatTotals(totals(readLedger(root), targets, (name) => readInputs(regressionsDir(root, name)).length))}\n`);
   process.exit(0);
 }
 const chosen = values.target === 'all' ? targets : values.target.split(',').map((n) => targetNamed(n.trim()) ?? fail(`no target ${JSON.stringify(n)}`));
