@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { FuzzTarget } from '../target.ts';
 import { jazzerLaunch, type JazzerLaunch } from './jazzer-compat.ts';
 
@@ -25,12 +25,19 @@ export interface JazzerRun {
 
 /** Compiles the targets and the parsers with tsc: Jazzer.js instruments JavaScript as it loads, not TypeScript. */
 export function buildForJazzer(root: string, out: string): void {
-  const tsc = require.resolve('typescript/bin/tsc');
+  const tsc = tscBin();
   rmSync(out, { recursive: true, force: true });
   const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'fuzz/tsconfig.jazzer.json'), '--outDir', out], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('fuzz: tsc could not compile the targets for Jazzer.js');
   // The files the modules read beside themselves (the Receipt schema and vectors, recorded streams).
   for (const dir of ['fixtures', 'spec', 'examples', 'src/server-metrics/fixtures']) symlinkSync(join(root, dir), join(out, dir));
+}
+
+/** The tsc command line of the installed TypeScript, from its package.json's bin (TypeScript 7 exports no `typescript/bin/tsc`). */
+function tscBin(): string {
+  const manifest = require.resolve('typescript/package.json');
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: string | { tsc: string } };
+  return join(dirname(manifest), typeof bin === 'string' ? bin : bin.tsc);
 }
 
 const files = (dir: string): number => (existsSync(dir) ? readdirSync(dir).length : 0);
