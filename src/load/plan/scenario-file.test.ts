@@ -49,6 +49,13 @@ describe('scenario files', () => {
     expect(refusal(file('token.yaml', `{ run: {} }\n\n"${'\n'.repeat(5000)}`)).length).toBeLessThan(400);
   });
 
+  it('an unknown key holding a line feed is quoted as a JSON string, so the error stays one line (fuzz finding by Jazzer.js)', () => {
+    const message = refusal(file('newline-key.yaml', '{"e\nexecutor: { kind: open, 5, bu5m },\n\n}"}'));
+    expect(message).not.toContain('\n');
+    // YAML folds the quoted scalar's first line break into a space and keeps the blank line's.
+    expect(message).toMatch(/newline-key\.yaml:1: "e executor: \{ kind: open, 5, bu5m \},\\n\}": unknown key$/);
+  });
+
   it('an error names the file, the line and the key as written', () => {
     expect(refusal(file('b1.yaml', 'executor:\n  kind: open\n  rate: -3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b1.yaml')}:3: executor.rate must be >= 0.01`);
     expect(refusal(file('b2.yaml', 'run:\n  duration: 1s\nexecutor:\n  kind: closed\n  concurency: 3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b2.yaml')}:5: executor.concurency: unknown key`);

@@ -37,8 +37,11 @@ function explain(errors: readonly ErrorObject[], root: unknown): ErrorObject {
   return inBranch.sort((a, b) => b.instancePath.length - a.instancePath.length)[0] as ErrorObject;
 }
 
+/** A key of the path as the message quotes it: a plain name as it is, any other written as a JSON string, so a key holding a line feed keeps the message one line. */
+const segment = (p: string | number): string => clip(typeof p === 'number' || /^[\w-]+$/.test(p) ? String(p) : JSON.stringify(p));
+
 function describe(e: ErrorObject): string {
-  const at = pathOf(e).map((p) => clip(String(p))).join('.') || '(top level)';
+  const at = pathOf(e).map(segment).join('.') || '(top level)';
   switch (e.keyword) {
     case 'additionalProperties':
       return `${at}: unknown key`;
