@@ -30,4 +30,10 @@ describe('baseline file refusals', () => {
     expect(refusal(JSON.stringify({ known: [{ id: 'CHAT-002', reason: 'r', expires: long }] }))).toMatch(/got "x{60}…"$/);
     expect(refusal(`known: []\n"${'\n'.repeat(5000)}`).length).toBeLessThan(400);
   });
+
+  it('a key or an ID holding a line feed is quoted escaped, so the refusal stays one line (found beside the scenario file\'s Jazzer.js finding)', () => {
+    expect(refusal('{"e\\nx": 1}\n')).toBe('iari test: known.yaml:1: unknown key "e\\nx" (only "known" is allowed)');
+    expect(refusal('known:\n  - id: "A\\nB"\n    reason: x\n')).toBe('iari test: known.yaml:2: unknown requirement ID "A\\nB" (iari requirements lists every ID)');
+    expect(refusal('known:\n  - {"id\\nx": 1}\n')).not.toContain('\n');
+  });
 });

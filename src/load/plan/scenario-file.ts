@@ -7,7 +7,7 @@ import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
 import type { LoadScenario } from './scenario.ts';
-import { clip } from '../../clip.ts';
+import { clip, quoted } from '../../clip.ts';
 
 const validate = new Ajv({ strict: false, allErrors: true }).compile(SCENARIO_SCHEMA);
 
@@ -38,7 +38,7 @@ function explain(errors: readonly ErrorObject[], root: unknown): ErrorObject {
 }
 
 /** A key of the path as the message quotes it: a plain name as it is, any other written as a JSON string, so a key holding a line feed keeps the message one line. */
-const segment = (p: string | number): string => clip(typeof p === 'number' || /^[\w-]+$/.test(p) ? String(p) : JSON.stringify(p));
+const segment = (p: string | number): string => typeof p === 'number' || /^[\w-]+$/.test(p) ? clip(String(p)) : quoted(p);
 
 function describe(e: ErrorObject): string {
   const at = pathOf(e).map(segment).join('.') || '(top level)';
