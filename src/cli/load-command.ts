@@ -13,6 +13,7 @@ import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-
 import { repeatTable } from '../load/search/repeat.ts';
 import { progressLine, summaryTable } from '../load/results/summary.ts';
 import type { Collector } from '../load/results/collector.ts';
+import type { AbSection } from '../load/search/ab-blocks.ts';
 import { LOAD_HELP } from './load-help.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
 import { runPlan } from '../library/run-scenario.ts';
@@ -44,6 +45,16 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
   if (values['ab-token-env'] !== undefined && plan.ab === null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --ab-token-env names B\'s token: it needs --ab URL_B');
   const tokenB = values['ab-token-env'] === undefined ? undefined : readToken('iari load', { tokenEnv: values['ab-token-env'] });
   return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }), ...(tokenB === undefined ? {} : { abTokenB: tokenB }) });
+}
+
+/**
+ * Issue 43: "--ab shows only side A in the summary." load.json is side A with B in its ab section:
+ * the summary shows B's table too, and the command that compares them pair by pair.
+ */
+export function abSideB(result: LoadResult, dir: string): string {
+  const ab = (result as LoadResult & { ab?: AbSection }).ab;
+  if (ab === undefined) return '';
+  return `\n\nside A: ${result.meta.baseUrl}; side B: ${ab.baseUrlB}\n\nside B:\n${summaryTable(ab.b)}\n\nB against A, pair by pair: iari report compare ${dir}\n`;
 }
 
 /** Off a terminal, a progress line this often (s). */
@@ -89,7 +100,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    else process.stdout.write(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {
