@@ -34,6 +34,13 @@ describe('clock offset probes', () => {
     const p = await probeOffset(async () => sample(n++ * 10, 1, 1, 5), 8);
     expect(n).toBe(8);
     expect(p.probes).toBe(8);
+    // Past the minimum only while the best round trip is too wide, and never past the maximum.
+    let m = 0;
+    const wide = await probeOffset(async () => sample(m++ * 10, 5, 5, 5), 8, { max: 20, goodRttMs: 1 });
+    expect(wide.probes).toBe(20);
+    let k = 0;
+    const narrowed = await probeOffset(async () => (k++ < 12 ? sample(k * 10, 5, 5, 5) : sample(k * 10, 0.2, 0.2, 5)), 8, { max: 20, goodRttMs: 1 });
+    expect(narrowed.probes).toBe(13);
   });
 
   it('IARI_TEST_CLOCK_OFFSET_MS shifts the time source (tests only), and nothing else does', () => {

@@ -68,10 +68,22 @@ export function driftOf(start: OffsetProbe, end: OffsetProbe): Interval | null {
   return { estimate: ppm(end.offsetMs.estimate - start.offsetMs.estimate), low: ppm(end.offsetMs.low - start.offsetMs.high), high: ppm(end.offsetMs.high - start.offsetMs.low) };
 }
 
-/** Sends `count` probes one after another (each bounded by the caller's `probe`). */
-export async function probeOffset(probe: () => Promise<ProbeSample>, count: number): Promise<OffsetProbe> {
+/**
+ * Sends at least `count` probes one after another, `gapMs` apart (a stall of a busy machine spans
+ * fewer of them), and goes on up to `max` while the best round trip is over `goodRttMs`: the
+ * interval is as narrow as the path allows, within a bounded number of probes (each bounded by the
+ * caller's `probe`).
+ */
+export async function probeOffset(probe: () => Promise<ProbeSample>, count: number, o: { max?: number; goodRttMs?: number; gapMs?: number } = {}): Promise<OffsetProbe> {
   const samples: ProbeSample[] = [];
-  for (let i = 0; i < count; i++) samples.push(await probe());
+  const max = Math.max(count, o.max ?? count);
+  let best = Infinity;
+  for (let i = 0; i < max && (i < count || best > (o.goodRttMs ?? 0)); i++) {
+    if (i > 0 && o.gapMs !== undefined) await new Promise((r) => setTimeout(r, o.gapMs));
+    const s = await probe();
+    best = Math.min(best, s.t4 - s.t1);
+    samples.push(s);
+  }
   return offsetOf(samples);
 }
 

@@ -13,8 +13,8 @@ import type { ShardCoordination } from './coordination-report.ts';
 // A shard's side of a coordinated run: register, probe the clock, wait for the agreed instant,
 // send heartbeats (and hear a stop), probe again at the end, send the result.
 
-/** Probes per offset estimate (the one with the smallest round trip counts). */
-export const PROBES = 8;
+/** Probes per offset estimate (the one with the smallest round trip counts): at least 8, up to 40 while the best round trip is over 1 ms, 10 ms apart. */
+export const PROBES = { count: 8, max: 40, goodRttMs: 1, gapMs: 10 } as const;
 /** Each coordination request's own bound. */
 const REQUEST_TIMEOUT_MS = 2000;
 /** Abort SLOs are judged once a shard has this many finished requests. */
@@ -144,7 +144,7 @@ export function shardClient(o: ShardClientOptions): ShardClient {
           await new Promise((r) => setTimeout(r, 250));
         }
       }
-      startProbe = await probeOffset(probe, PROBES);
+      startProbe = await probeOffset(probe, PROBES.count, PROBES);
       const left = Math.max(1000, deadline - Date.now() + 2000);
       const { status, json } = await call<StartReply>('GET', `${COORDINATION_PATHS.start}?shard=${o.shard.index}`, undefined, left).catch((e: unknown) => {
         throw fail(`no start from the coordinator within ${(left / 1000).toFixed(1)} s`, e);
@@ -165,7 +165,7 @@ export function shardClient(o: ShardClientOptions): ShardClient {
     async finish(result) {
       clearInterval(beat);
       await heartbeat(true).catch(() => undefined);
-      endProbe = await probeOffset(probe, PROBES).catch(() => null);
+      endProbe = await probeOffset(probe, PROBES.count, PROBES).catch(() => null);
       if (startProbe === null) return;
       const msg: ResultMessage = { shard: o.shard.index, clocks: { start: startProbe, end: endProbe, injectedMs: o.injectedMs }, startedAtLocalMs: round((t0Ms ?? 0) - startProbe.offsetMs.estimate + lateMs), result: { ...result, coordination: this.record() } };
       const { status, json } = await call('POST', COORDINATION_PATHS.result, msg, 10_000);
