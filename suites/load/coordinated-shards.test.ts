@@ -169,3 +169,30 @@ describe('coordinated shards: stop together', () => {
     }
   }, 150_000);
 });
+
+describe('coordinated shards: registration', () => {
+  it('iari load --coordinate with shard 0/2 whose shard 1 never registers fails the run (exit 2), naming shard 1', async () => {
+    // Shard 0 registers once primed (its process start, the check worker, the priming request): 10 s covers a loaded machine.
+    const mock = await startLoadMock();
+    const dir = mkdtempSync(join(tmpdir(), 'iari-coordinated-missing-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'load', '--base-url', mock.url, '--coordinate', '127.0.0.1:0', '--shard', '0/2', '--register-timeout', '10s', '--duration', '1s', '--rate', '5', '--report', dir], {
+        cwd: root,
+        env: { ...process.env, IARI_TOKEN: mock.tokens.default, IARI_RUN_TOKEN: RUN_TOKEN, FORCE_COLOR: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      clearTimeout(killer);
+      expect(code, out).toBe(2);
+      expect(out).toMatch(/shard 1\/2 never registered within 10\.0 s: the run did not start/);
+      expect(out).not.toContain(RUN_TOKEN);
+    } finally {
+      await mock.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
