@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { systemTime } from '../../src/load/coordination/clock.ts';
 import { mergeCoordinated } from '../../src/load/coordination/coordinated-merge.ts';
-import type { RunCoordination } from '../../src/load/coordination/coordination-report.ts';
+import type { RunCoordination } from '../../src/load/results/coordination-section.ts';
 import { startCoordinator, type CoordinationOutcome } from '../../src/load/coordination/coordinator.ts';
 import { decodeHistogram, newHistogram, record } from '../../src/load/results/hdr.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';

@@ -1,4 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import type { Interval } from '../results/coordination-section.ts';
+
+export type { Interval };
 
 // A shard's clock against the coordinator's: NTP-style min-round-trip probes (RFC 5905 §8 with
 // one server stamp). A probe sent at t1 and answered at t4 (shard clock) carrying the
@@ -21,13 +24,6 @@ export function timeSourceFromEnv(env: NodeJS.ProcessEnv = process.env): { time:
   const shift = raw === undefined || raw === '' ? 0 : Number(raw);
   if (!Number.isFinite(shift) || Math.abs(shift) > 3_600_000) return { time: systemTime, injectedMs: 0 };
   return { time: shift === 0 ? systemTime : () => systemTime() + shift, injectedMs: shift };
-}
-
-/** An interval [low, high] around an estimate, in the unit its field names. */
-export interface Interval {
-  estimate: number;
-  low: number;
-  high: number;
 }
 
 /** The offset of a shard's clock from the coordinator's (coordinator minus shard), ms, from its best probe. */

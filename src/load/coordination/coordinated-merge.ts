@@ -2,7 +2,8 @@ import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import type { LoadResult } from '../results/load-result.ts';
 import { mergeResults } from '../results/merge.ts';
 import type { CoordinationOutcome } from './coordinator.ts';
-import { coordinatedShard, skewOf, type CoordinatedShard, type RunCoordination } from './coordination-report.ts';
+import { coordinatedShard, skewOf } from './coordination-report.ts';
+import type { CoordinatedShard, RunCoordination } from '../results/coordination-section.ts';
 
 /**
  * The coordinator's merged result: the shards' results merged exactly (results/merge.ts, over the

@@ -1,5 +1,8 @@
 import type { LoadResult, Timeslice } from '../results/load-result.ts';
 import type { OffsetProbe } from './clock.ts';
+import type { StopCause } from '../results/coordination-section.ts';
+
+export type { StopCause };
 
 // The messages between shards and the coordinator (docs/load.md, "One run on many machines"):
 // JSON over HTTP, each request carrying the run token as a bearer token (never the server's).
@@ -38,15 +41,6 @@ export interface HeartbeatMessage {
   abort?: AbortNotice;
   /** The shard's run ended (its result follows). */
   ended?: true;
-}
-
-/** Who stopped a coordinated run, and why. */
-export interface StopCause {
-  shard: number | null;
-  cause: 'died' | 'abort_slo' | 'interrupted' | 'failed';
-  detail: string;
-  /** Coordinator clock, epoch ms. */
-  atMs: number;
 }
 
 export interface HeartbeatReply {

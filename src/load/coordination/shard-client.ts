@@ -8,7 +8,7 @@ import { probeOffset, type OffsetProbe, type ProbeSample, type TimeSource } from
 import { COORDINATION_PATHS, type AbortNotice, type HeartbeatMessage, type HeartbeatReply, type ResultMessage, type StartReply, type StopCause } from './coordination-messages.ts';
 import { HEARTBEAT_INTERVAL_MS } from './coordinator.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
-import type { ShardCoordination } from './coordination-report.ts';
+import type { ShardCoordination } from '../results/coordination-section.ts';
 
 // A shard's side of a coordinated run: register, probe the clock, wait for the agreed instant,
 // send heartbeats (and hear a stop), probe again at the end, send the result.

@@ -8,7 +8,7 @@
  * value 1 µs, 3 significant digits, so shards merge exactly by adding histograms.
  */
 
-import type { Coordination } from '../coordination/coordination-report.ts';
+import type { Coordination } from './coordination-section.ts';
 import type { TraceInfo } from '../workloads/trace.ts';
 import type { ServerSection } from '../../server-metrics/server-section.ts';
 import type { LeakFinding, ReleaseReport } from '../../server-metrics/cancel-release.ts';
