@@ -7,6 +7,7 @@ import { mergeCoordinated } from '../load/coordination/coordinated-merge.ts';
 import { startCoordinator, type Coordinator } from '../load/coordination/coordinator.ts';
 import { shardClient, type ShardClient } from '../load/coordination/shard-client.ts';
 import type { LoadPlan } from '../load/plan/load-options.ts';
+import { runLengthS } from '../load/run-load.ts';
 import type { ShardInfo } from '../load/results/load-result.ts';
 import { summaryTable } from '../load/results/summary.ts';
 import { createRedactor } from '../report/redact.ts';
@@ -84,7 +85,7 @@ export async function openCoordination(f: CoordinationFlags, plan: LoadPlan, log
   const coordinator = f.listen === null ? null : await startCoordinator({ count, token: f.runToken, host: f.listen.host, port: f.listen.port, registerTimeoutMs: f.registerTimeoutMs, time, onLive: (line) => log(`coordinator: ${line}`) });
   if (coordinator !== null) log(`iari load: coordinating ${count} shard${count === 1 ? '' : 's'} at ${coordinator.url} (register within ${(f.registerTimeoutMs / 1000).toFixed(1)} s)\n`);
   const url = f.url ?? coordinator?.url ?? null;
-  const client = url === null || plan.shard === null ? null : shardClient({ url, token: f.runToken, shard: plan.shard, registerTimeoutMs: f.registerTimeoutMs, time, injectedMs, slos: plan.slos });
+  const client = url === null || plan.shard === null ? null : shardClient({ url, token: f.runToken, shard: plan.shard, registerTimeoutMs: f.registerTimeoutMs, time, injectedMs, slos: plan.slos, endsWithinMs: runLengthS(plan) * 1000 + 1000 });
   return { coordinator, client };
 }
 

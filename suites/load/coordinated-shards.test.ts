@@ -133,7 +133,7 @@ describe('coordinated shards: stop together', () => {
   it('killing one shard mid-run stops the others within 2 s, with the cause in the merged result', async () => {
     const mock = await startLoadMock({ ttftMs: 20, itlMs: 4, completionTokens: 6 });
     const dir = mkdtempSync(join(tmpdir(), 'iari-coordinated-kill-'));
-    const coordinator = await startCoordinator({ count: N, token: RUN_TOKEN, registerTimeoutMs: 60_000 * slowdown(), time: systemTime });
+    const coordinator = await startCoordinator({ count: N, token: RUN_TOKEN, registerTimeoutMs: 60_000 * slowdown(), time: systemTime, resultTimeoutMs: 5000 });
     try {
       const shards = INJECTED.map((_, i) => startShard(mock, coordinator.url, i, dir, 30));
       // Kill shard 2 once the run has gone on for about 2 s (t0 is known once all registered).

@@ -11,8 +11,11 @@ import { liveLine } from './live-view.ts';
 // start instant for all, heartbeats, stop-all, the shards' results. Every wait has a bound: the
 // registration timeout, the heartbeat timeout, the result timeout, the body limits.
 
-/** A shard's heartbeats stop: it is dead after this long (the stop reaches the others within one heartbeat interval more). */
-export const HEARTBEAT_TIMEOUT_MS = 1000;
+/**
+ * A running shard silent this long is dead and stops the run; the others hear it at their next
+ * heartbeat: the stop is out within 1.5 s + 50 ms (the watchdog) + 250 ms (a heartbeat) < 2 s.
+ */
+export const HEARTBEAT_TIMEOUT_MS = 1500;
 /** How often shards send heartbeats (and learn of a stop). */
 export const HEARTBEAT_INTERVAL_MS = 250;
 /** The start is this far ahead of the last registration: time for every shard to hear it. */
@@ -28,7 +31,7 @@ export interface CoordinatorOptions {
   registerTimeoutMs: number;
   heartbeatTimeoutMs?: number;
   leadMs?: number;
-  /** After the last shard stopped sending heartbeats as running, how long its result may take. */
+  /** How long a shard may be silent before the coordinator stops waiting for its result (default 10 s). */
   resultTimeoutMs?: number;
   time?: TimeSource;
   /** The live view: one line a second while the run goes on. */
@@ -62,7 +65,7 @@ export interface Coordinator {
 export async function startCoordinator(o: CoordinatorOptions): Promise<Coordinator> {
   const time = o.time ?? systemTime;
   const heartbeatTimeoutMs = o.heartbeatTimeoutMs ?? HEARTBEAT_TIMEOUT_MS;
-  const resultTimeoutMs = o.resultTimeoutMs ?? 30_000;
+  const resultTimeoutMs = o.resultTimeoutMs ?? 10_000;
   const expected = digest(`Bearer ${o.token}`);
   const shards = new Map<number, ShardState>();
   const waiters = new Set<(r: { status: number; body: unknown }) => void>();
@@ -98,8 +101,10 @@ export async function startCoordinator(o: CoordinatorOptions): Promise<Coordinat
   const settleIfDone = (): void => {
     if (t0Ms === null || finished) return;
     const states = [...shards.values()];
-    if (states.every((s) => s.result !== null || s.dead)) {
-      end({ kind: 'ran', t0Ms, count: o.count, stop, results: states.flatMap((s) => (s.result === null ? [] : [{ ...s.result, host: s.host }])), missing: states.filter((s) => s.result === null).map((s) => ({ shard: s.shard, host: s.host, why: 'died before sending its result' })) });
+    // A shard judged dead that speaks again (a stalled process, not a dead one) may still send its result.
+    const nowPerf = performance.now();
+    if (states.every((s) => s.result !== null || nowPerf - s.lastSeen > resultTimeoutMs)) {
+      end({ kind: 'ran', t0Ms, count: o.count, stop, results: states.flatMap((s) => (s.result === null ? [] : [{ ...s.result, host: s.host }])), missing: states.filter((s) => s.result === null).map((s) => ({ shard: s.shard, host: s.host, why: `${s.dead ? 'died' : 'went silent'} and sent no result within ${resultTimeoutMs / 1000} s` })) });
     }
   };
   // Heartbeats: a shard silent for heartbeatTimeoutMs is dead, and stops the run.
@@ -108,12 +113,11 @@ export async function startCoordinator(o: CoordinatorOptions): Promise<Coordinat
       if (t0Ms === null) return;
       const nowPerf = performance.now();
       for (const s of shards.values()) {
-        if (s.dead || s.result !== null) continue;
+        if (s.dead || s.ended || s.result !== null) continue;
         const silent = nowPerf - s.lastSeen;
-        const limit = s.ended ? resultTimeoutMs : heartbeatTimeoutMs;
-        if (silent > limit) {
+        if (silent > heartbeatTimeoutMs) {
           s.dead = true;
-          if (!s.ended) setStop({ shard: s.shard, cause: 'died', detail: `shard ${s.shard}/${o.count} (${s.host}) sent no heartbeat for ${Math.round(silent)} ms (timeout ${heartbeatTimeoutMs} ms)` });
+          setStop({ shard: s.shard, cause: 'died', detail: `shard ${s.shard}/${o.count} (${s.host}) sent no heartbeat for ${Math.round(silent)} ms (timeout ${heartbeatTimeoutMs} ms)` });
         }
       }
       settleIfDone();

@@ -29,6 +29,8 @@ export interface ShardClientOptions {
   time: TimeSource;
   injectedMs: number;
   slos: readonly Slo[];
+  /** From t = 0, when the measured window has surely ended (warmup, measured time, 1 s), ms: after it the heartbeats say `ended` (a shard busy writing its result is not dead). */
+  endsWithinMs: number;
 }
 
 export interface ShardClient {
@@ -57,6 +59,7 @@ export function shardClient(o: ShardClientOptions): ShardClient {
   let endProbe: OffsetProbe | null = null;
   let t0Ms: number | null = null;
   let lateMs = 0;
+  let startNs: bigint | null = null;
   let beat: NodeJS.Timeout | undefined;
   let stopped: StopCause | null = null;
   let lastOk = 0;
@@ -105,7 +108,8 @@ export function shardClient(o: ShardClientOptions): ShardClient {
     const slices = c === null ? [] : c.timeslices().filter((s) => sentSlices.get(s.epochS) !== `${s.finished}/${s.started}/${s.inFlight}`);
     for (const s of slices) sentSlices.set(s.epochS, `${s.finished}/${s.started}/${s.inFlight}`);
     const abort = abortNotice();
-    const msg: HeartbeatMessage = { shard: o.shard.index, started: c?.started ?? 0, finished: c?.finished ?? 0, failed: c?.failed ?? 0, slices: slices.slice(-32), ...(abort === undefined ? {} : { abort }), ...(ended ? { ended: true as const } : {}) };
+    const over = ended || (startNs !== null && now() > startNs + BigInt(Math.round(o.endsWithinMs * 1e6)));
+    const msg: HeartbeatMessage = { shard: o.shard.index, started: c?.started ?? 0, finished: c?.finished ?? 0, failed: c?.failed ?? 0, slices: slices.slice(-32), ...(abort === undefined ? {} : { abort }), ...(over || stopped !== null ? { ended: true as const } : {}) };
     return call<HeartbeatReply>('POST', COORDINATION_PATHS.heartbeat, msg).then(
       ({ status, json }) => {
         if (status !== 200) return;
@@ -157,7 +161,8 @@ export function shardClient(o: ShardClientOptions): ShardClient {
       const nowNs = now();
       lateMs = aheadMs < 0 ? -aheadMs : 0;
       beat = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
-      return { startNs: nowNs + BigInt(Math.round(Math.max(0, aheadMs) * 1e6)), startEpochMs: t0Ms + lateMs };
+      startNs = nowNs + BigInt(Math.round(Math.max(0, aheadMs) * 1e6));
+      return { startNs, startEpochMs: t0Ms + lateMs };
     },
     record() {
       return { role: 'shard', coordinator: base.origin, t0Ms: t0Ms ?? 0, lateMs: round(lateMs), offsetStartMs: startProbe?.offsetMs ?? null, offsetEndMs: endProbe?.offsetMs ?? null, rttMs: startProbe?.rttMs ?? null, stop: stopped, ...(o.injectedMs === 0 ? {} : { injectedOffsetMs: o.injectedMs }) };
