@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import { decodeHistogram, encodeHistogram, newHistogram, percentileOrNull, record, summarize, type Histogram } from './hdr.ts';
 import {
   errorClasses,
@@ -79,7 +79,7 @@ export class Collector {
   readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
-  #eld: IntervalHistogram | undefined;
+  #eld: ELDHistogram | undefined;
   #eldTimer: NodeJS.Timeout | undefined;
 
   constructor(o: CollectorOptions) {
