@@ -109,6 +109,10 @@ describe('coordinated shards: one start, known clocks, an exact merge', () => {
     const skew = Math.max(...starts) - Math.min(...starts);
     console.log(`start skew measured at the mock: ${skew.toFixed(2)} ms (shard starts ${starts.map((s) => (s - Math.min(...starts)).toFixed(2)).join(', ')} ms); reported ${JSON.stringify((merged.coordination as RunCoordination).startSkewMs)}`);
     expect(skew).toBeLessThanOrEqual(5);
+    // The reported interval is honest: the skew seen at the mock is within it (2 ms for the mock's own receive jitter).
+    const reported = (merged.coordination as RunCoordination).startSkewMs!;
+    expect(skew).toBeGreaterThanOrEqual(reported.low - 2);
+    expect(skew).toBeLessThanOrEqual(reported.high + 2);
   });
 
   it('the merged histograms equal those rebuilt from every request line, over the window in which all ran', () => {

@@ -18,8 +18,8 @@ import { liveLine } from './live-view.ts';
 export const HEARTBEAT_TIMEOUT_MS = 1500;
 /** How often shards send heartbeats (and learn of a stop). */
 export const HEARTBEAT_INTERVAL_MS = 250;
-/** The start is this far ahead of the last registration: time for every shard to hear it. */
-export const START_LEAD_MS = 500;
+/** The start is this far ahead of the last registration: time for every shard to hear it (a shard that hears it late says how late: lateMs). */
+export const START_LEAD_MS = 1000;
 
 export interface CoordinatorOptions {
   count: number;

@@ -137,8 +137,10 @@ export function shardClient(o: ShardClientOptions): ShardClient {
     async gate() {
       const deadline = Date.now() + o.registerTimeoutMs;
       // The coordinator may start after the shard (pods start in any order): retry until the deadline.
+      // The clock is probed before registering, so that the last to register only has to ask for the start.
       for (;;) {
         try {
+          startProbe ??= await probeOffset(probe, PROBES.count, PROBES);
           const { status, json } = await call('POST', COORDINATION_PATHS.register, { shard: o.shard.index, count: o.shard.count, host });
           if (status === 200) break;
           throw fail(`the coordinator refused the registration (${status}): ${errorOf(json)}`);
@@ -148,7 +150,6 @@ export function shardClient(o: ShardClientOptions): ShardClient {
           await new Promise((r) => setTimeout(r, 250));
         }
       }
-      startProbe = await probeOffset(probe, PROBES.count, PROBES);
       const left = Math.max(1000, deadline - Date.now() + 2000);
       const { status, json } = await call<StartReply>('GET', `${COORDINATION_PATHS.start}?shard=${o.shard.index}`, undefined, left).catch((e: unknown) => {
         throw fail(`no start from the coordinator within ${(left / 1000).toFixed(1)} s`, e);
