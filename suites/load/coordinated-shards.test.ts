@@ -56,10 +56,11 @@ describe('coordinated shards: one start, known clocks, an exact merge', () => {
   let outcome: CoordinationOutcome;
   let merged: LoadResult;
   const codes: (number | null)[] = [];
+  const live: string[] = [];
   beforeAll(async () => {
     mock = await startLoadMock({ ttftMs: 20, itlMs: 4, completionTokens: 6 });
     dir = mkdtempSync(join(tmpdir(), 'iari-coordinated-'));
-    const coordinator = await startCoordinator({ count: N, token: RUN_TOKEN, registerTimeoutMs: 60_000 * slowdown(), time: systemTime });
+    const coordinator = await startCoordinator({ count: N, token: RUN_TOKEN, registerTimeoutMs: 60_000 * slowdown(), time: systemTime, onLive: (line) => live.push(line) });
     try {
       const shards = INJECTED.map((_, i) => startShard(mock, coordinator.url, i, dir, 3));
       outcome = await coordinator.done;
@@ -130,6 +131,16 @@ describe('coordinated shards: one start, known clocks, an exact merge', () => {
     expect(c.window.seconds).toBeGreaterThanOrEqual(2);
     expect(merged.throughput.windowS).toBe(c.window.seconds);
     expect(loadRunPassed(merged)).toBe(true);
+  });
+
+  it('the coordinator printed merged per-second progress while the run went on (every shard, TTFT from merged histograms)', () => {
+    console.log(`live view:\n${live.join('')}`);
+    const running = live.filter((l) => /shards 4\/4 .* \(\+[1-9]\d*\/s\) .* ttft p50 [\d.]+ms p95 [\d.]+ms/.test(l));
+    expect(running.length, live.join('')).toBeGreaterThanOrEqual(2);
+    // Its totals grow and never pass the merged result's.
+    const totals = live.map((l) => Number(/done (\d+)/.exec(l)?.[1]));
+    expect(totals).toEqual([...totals].sort((a, b) => a - b));
+    expect(Math.max(...totals)).toBeLessThanOrEqual(merged.counts.finished + merged.counts.warmupExcluded + merged.counts.abortedAtEnd);
   });
 });
 
