@@ -56,7 +56,8 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
   try {
     // --coordinate --shards N: this process runs no shard.
     if (client === null) return await finishCoordinator(coordinator!, plan, runId, reportDir, { stdout: (t) => process.stdout.write(t) });
-    const code = await runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, runId, ...(serverMetrics === null ? {} : { serverMetrics }), shard: client });
+    // Shard 0 that coordinates: with --json, stdout is the merged result alone (its own goes to stderr).
+    const code = await runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, runId, ...(serverMetrics === null ? {} : { serverMetrics }), shard: client, ...(coordinator !== null && plan.json ? { stdout: (t: string) => void process.stderr.write(t) } : {}) });
     if (coordinator === null) return code;
     // Shard 0 coordinates too: the merged report beside its own.
     return await finishCoordinator(coordinator, plan, runId, join(reportDir, 'merged'), { stdout: (t) => process.stdout.write(t) });
@@ -70,7 +71,7 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
  * `iari load` around the one entry (runPlan, shared with runScenario and runLoad): progress on the
  * terminal, the reports, the summary, the exit code. `iari start` calls it with its own scenario.
  */
-export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; abTokenB?: string; shard?: ShardClient } = {}): Promise<number> {
+export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; abTokenB?: string; shard?: ShardClient; stdout?: (text: string) => void } = {}): Promise<number> {
   const ac = new AbortController();
   const shard = deps.shard;
   const onSigint = (): void => ac.abort();
@@ -106,14 +107,16 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     if (shard !== undefined) {
       // The shard's record in its own load.json, and its result to the coordinator (which merges).
       Object.assign(result, { coordination: shard.record() });
-      await shard.finish(result);
+      // Redacted as load.json is: the result may cross machines, and the server's token never goes to another origin.
+      await shard.finish(JSON.parse(redactor.string(JSON.stringify(result))) as LoadResult);
     }
     // The first run is the report; the other repeats go to run-<i>/load.json.
     runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
-    if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    const stdout = deps.stdout ?? ((text: string): void => void process.stdout.write(text));
+    if (plan.json) stdout(redactor.string(JSON.stringify(result, null, 2)) + '\n');
+    else stdout(summaryTable(result) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

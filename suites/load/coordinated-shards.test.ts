@@ -211,3 +211,46 @@ describe('coordinated shards: registration', () => {
     }
   }, 90_000);
 });
+
+describe('coordinated shards: the CLI coordinator', () => {
+  it('iari load --coordinate HOST:PORT --shards 2 runs no shard, prints the live view, writes the merged report with its coordination section, and exits by the merged verdict', async () => {
+    const mock = await startLoadMock({ ttftMs: 20, itlMs: 4, completionTokens: 6 });
+    const dir = mkdtempSync(join(tmpdir(), 'iari-coordinated-cli-'));
+    // A free port: listen on 0, read it, close (the coordinator binds it right after).
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const env = { ...process.env, IARI_TOKEN: mock.tokens.default, IARI_RUN_TOKEN: RUN_TOKEN, FORCE_COLOR: '0' };
+    const spawnIari = (args: string[]) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', 'load', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      return new Promise<{ code: number | null; out: string }>((resolve) => child.on('exit', (code) => (clearTimeout(killer), resolve({ code, out }))));
+    };
+    try {
+      const coordinator = spawnIari(['--coordinate', `127.0.0.1:${port}`, '--shards', '2', '--register-timeout', '60s', '--report', join(dir, 'merged')]);
+      const shards = [0, 1].map((i) => spawnIari(['--base-url', mock.url, '--coordinator', `http://127.0.0.1:${port}`, '--shard', `${i}/2`, '--rate', '20', '--duration', '3s', '--report', join(dir, `shard${i}`), '--quiet']));
+      const [c, ...s] = await Promise.all([coordinator, ...shards]);
+      expect(s.map((x) => x.code), s.map((x) => x.out).join('\n')).toEqual([0, 0]);
+      expect(c.code, c.out).toBe(0);
+      expect(c.out).toMatch(/coordinator: [\d.]+s {2}shards 2\/2 {2}done \d+/);
+      expect(c.out).not.toContain(RUN_TOKEN);
+      const merged = JSON.parse(readFileSync(join(dir, 'merged', 'load.json'), 'utf8')) as LoadResult;
+      const shardResults = [0, 1].map((i) => JSON.parse(readFileSync(join(dir, `shard${i}`, 'load.json'), 'utf8')) as LoadResult);
+      expect(merged.coordination).toMatchObject({ role: 'coordinator', stop: null });
+      expect((merged.coordination as RunCoordination).shards.map((x) => x.shard)).toEqual([0, 1]);
+      expect(merged.counts.finished).toBe(shardResults.reduce((a, r) => a + r.counts.finished, 0));
+      for (const r of shardResults) expect(r.coordination).toMatchObject({ role: 'shard', stop: null });
+      expect(readFileSync(join(dir, 'merged', 'load.json'), 'utf8')).not.toContain(RUN_TOKEN);
+    } finally {
+      await mock.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+});
