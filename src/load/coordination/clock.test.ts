@@ -63,3 +63,13 @@ describe('start skew', () => {
     expect(skewOf([])).toBeNull();
   });
 });
+
+describe('the summary line', () => {
+  it('names a shard\'s offsets and lateness, and the run\'s shards, skew, window and the shards without a result', async () => {
+    const { coordinationLine } = await import('./coordination-report.ts');
+    expect(coordinationLine(undefined)).toBeNull();
+    expect(coordinationLine({ role: 'shard', coordinator: 'http://c:7070', t0Ms: 1, lateMs: 0, offsetStartMs: { estimate: -200, low: -200.5, high: -199.5 }, offsetEndMs: null, rttMs: 1, stop: null })).toBe('coordinated shard (http://c:7070): clock offset -200 ms [-200.5, -199.5] at the start, - at the end; started at t0');
+    const line = coordinationLine({ role: 'coordinator', t0Ms: 1, shards: [{ shard: 0, host: 'a', offsetStartMs: null, offsetEndMs: null, driftPpm: null, startMs: null }, { shard: 1, host: 'b', offsetStartMs: null, offsetEndMs: null, driftPpm: null, startMs: null, missing: 'died and sent no result within 10 s' }], startSkewMs: { estimate: 0, low: 0, high: 0.96 }, window: { startMs: 0, endMs: 3000, seconds: 3 }, stop: null });
+    expect(line).toBe('coordinated run: 1/2 shards, start skew 0 ms [0, 0.96], rates over the 3 s in which all ran; without a result: shard 1 (died and sent no result within 10 s)');
+  });
+});

@@ -62,3 +62,13 @@ export function stopLine(c: Coordination | undefined): string | null {
 }
 
 const round = (x: number): number => Math.round(x * 1000) / 1000;
+
+const iv = (i: Interval | null, unit: string): string => (i === null ? '-' : `${i.estimate} ${unit} [${i.low}, ${i.high}]`);
+
+/** The summary's line: a shard's clock and start, or the coordinator's shards, skew and window (null: not coordinated). */
+export function coordinationLine(c: Coordination | undefined): string | null {
+  if (c === undefined) return null;
+  if (c.role === 'shard') return `coordinated shard (${c.coordinator}): clock offset ${iv(c.offsetStartMs, 'ms')} at the start, ${iv(c.offsetEndMs, 'ms')} at the end; started ${c.lateMs === 0 ? 'at t0' : `${c.lateMs} ms after t0 (heard it late)`}`;
+  const missing = c.shards.filter((s) => s.missing !== undefined);
+  return `coordinated run: ${c.shards.length - missing.length}/${c.shards.length} shards, start skew ${iv(c.startSkewMs, 'ms')}, rates over the ${c.window.seconds} s in which all ran${missing.length === 0 ? '' : `; without a result: ${missing.map((s) => `shard ${s.shard} (${s.missing})`).join(', ')}`}`;
+}
