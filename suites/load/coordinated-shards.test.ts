@@ -29,8 +29,8 @@ interface Shard {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-function startShard(mock: MockServer, url: string, i: number, dir: string, durationS: number): Shard {
-  const args = ['--import', 'tsx', 'src/cli/entry.ts', 'load', '--base-url', mock.url, '--coordinator', url, '--shard', `${i}/${N}`, '--rate', String(RATE), '--arrival', 'constant', '--duration', `${durationS}s`, '--report', join(dir, `shard${i}`), '--quiet'];
+function startShard(mock: MockServer, url: string, i: number, dir: string, durationS: number, extra: string[] = [], count = N): Shard {
+  const args = ['--import', 'tsx', 'src/cli/entry.ts', 'load', '--base-url', mock.url, '--coordinator', url, '--shard', `${i}/${count}`, '--rate', String(RATE), '--arrival', 'constant', '--duration', `${durationS}s`, '--report', join(dir, `shard${i}`), '--quiet', ...extra];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, IARI_TOKEN: mock.tokens.default, IARI_RUN_TOKEN: RUN_TOKEN, IARI_TEST_CLOCK_OFFSET_MS: String(INJECTED[i]), FORCE_COLOR: '0' },
@@ -177,6 +177,33 @@ describe('coordinated shards: stop together', () => {
       expect(ends).toHaveLength(3);
       for (const e of ends) expect(e).toBeLessThanOrEqual(2000);
       for (const i of [0, 1, 3]) expect(exits[i]!.code, exits[i]!.stderr).toBe(3);
+    } finally {
+      await coordinator.close();
+      await mock.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 150_000);
+});
+
+describe('coordinated shards: an abort SLO', () => {
+  it('a shard whose every answer breaks the stream format breaches the default error gate: the coordinator stops both within 2 s of its word, naming it', async () => {
+    const mock = await startLoadMock({ ttftMs: 20, itlMs: 4, completionTokens: 6 });
+    const dir = mkdtempSync(join(tmpdir(), 'iari-coordinated-abort-'));
+    const coordinator = await startCoordinator({ count: 2, token: RUN_TOKEN, registerTimeoutMs: 60_000 * slowdown(), time: systemTime, resultTimeoutMs: 5000 });
+    try {
+      const shards = [startShard(mock, coordinator.url, 0, dir, 30, [], 2), startShard(mock, coordinator.url, 1, dir, 30, ['--header', 'x-iari-fault: stream-no-done'], 2)];
+      const outcome = await coordinator.done;
+      const exits = await Promise.all(shards.map((x) => x.exited));
+      const merged = mergeCoordinated(outcome, 'merged');
+      const c = merged.coordination as RunCoordination;
+      expect(c.stop, JSON.stringify(exits)).toMatchObject({ shard: 1, cause: 'abort_slo' });
+      expect(c.stop!.detail).toMatch(/shard 1\/2 breached the abort SLO errors\.rate<=5%: \d+ of \d+ finished requests failed/);
+      const ends = outcome.kind === 'ran' ? outcome.results.map((r) => r.result.meta.measureEndEpochMs - c.stop!.atMs) : [];
+      console.log(`stop on an abort SLO: the shards' windows ended ${ends.map((e) => e.toFixed(0)).join(', ')} ms after the coordinator heard it; load ${loadavg()[0]?.toFixed(2)}`);
+      expect(ends).toHaveLength(2);
+      for (const e of ends) expect(e).toBeLessThanOrEqual(2000);
+      expect(exits.map((e) => e.code)).toEqual([3, 3]);
+      expect(loadRunPassed(merged)).toBe(false);
     } finally {
       await coordinator.close();
       await mock.close();
