@@ -185,6 +185,8 @@ export async function startCoordinator(o: CoordinatorOptions): Promise<Coordinat
     if (url.pathname === COORDINATION_PATHS.heartbeat) {
       const hb = body as HeartbeatMessage;
       state.lastSeen = Math.max(state.lastSeen, performance.now());
+      // The shard's liveness thread: proof of life only (liveness-worker.ts).
+      if ((body as { alive?: unknown }).alive === true) return reply(res, 200, { stop } satisfies HeartbeatReply);
       for (const k of ['started', 'finished', 'failed'] as const) state[k] = intOf(hb, k) ?? state[k];
       if (Array.isArray(hb.slices)) for (const s of hb.slices.slice(0, 64)) if (typeof s?.epochS === 'number') state.slices.set(s.epochS, s);
       if (hb.abort !== undefined && typeof hb.abort?.slo === 'string') setStop({ shard, cause: 'abort_slo', detail: `shard ${shard}/${o.count} breached the abort SLO ${hb.abort.slo.slice(0, 200)}: ${String(hb.abort.detail).slice(0, 500)}` });

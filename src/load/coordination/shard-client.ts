@@ -7,6 +7,7 @@ import { compare, withDefaultSlos, type Slo } from '../results/slo.ts';
 import { probeOffset, type OffsetProbe, type ProbeSample, type TimeSource } from './clock.ts';
 import { COORDINATION_PATHS, type AbortNotice, type HeartbeatMessage, type HeartbeatReply, type ResultMessage, type StartReply, type StopCause } from './coordination-messages.ts';
 import { HEARTBEAT_INTERVAL_MS } from './coordinator.ts';
+import { startLiveness, type Liveness } from './liveness-worker.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import type { ShardCoordination } from '../results/coordination-section.ts';
 
@@ -61,6 +62,7 @@ export function shardClient(o: ShardClientOptions): ShardClient {
   let lateMs = 0;
   let startNs: bigint | null = null;
   let beat: NodeJS.Timeout | undefined;
+  let liveness: Liveness | null = null;
   let stopped: StopCause | null = null;
   let lastOk = 0;
   let sentAbort = false;
@@ -162,6 +164,18 @@ export function shardClient(o: ShardClientOptions): ShardClient {
       const nowNs = now();
       lateMs = aheadMs < 0 ? -aheadMs : 0;
       beat = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
+      liveness = startLiveness({
+        url: new URL(COORDINATION_PATHS.heartbeat, base).href,
+        token: o.token,
+        shard: o.shard.index,
+        intervalMs: HEARTBEAT_INTERVAL_MS,
+        onStop: (stop) => {
+          if (stopped === null && typeof stop === 'object' && stop !== null) {
+            stopped = stop as StopCause;
+            ac.abort();
+          }
+        },
+      });
       startNs = nowNs + BigInt(Math.round(Math.max(0, aheadMs) * 1e6));
       return { startNs, startEpochMs: t0Ms + lateMs };
     },
@@ -170,6 +184,7 @@ export function shardClient(o: ShardClientOptions): ShardClient {
     },
     async finish(result) {
       clearInterval(beat);
+      liveness?.stop();
       await heartbeat(true).catch(() => undefined);
       endProbe = await probeOffset(probe, PROBES.count, PROBES).catch(() => null);
       if (startProbe === null) return;
@@ -179,6 +194,7 @@ export function shardClient(o: ShardClientOptions): ShardClient {
     },
     close() {
       clearInterval(beat);
+      liveness?.stop();
       void agent.close();
     },
     stop: () => stopped,
