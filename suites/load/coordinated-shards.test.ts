@@ -109,7 +109,8 @@ describe('coordinated shards: one start, known clocks, an exact merge', () => {
     });
     const skew = Math.max(...starts) - Math.min(...starts);
     console.log(`start skew measured at the mock: ${skew.toFixed(2)} ms (shard starts ${starts.map((s) => (s - Math.min(...starts)).toFixed(2)).join(', ')} ms); reported ${JSON.stringify((merged.coordination as RunCoordination).startSkewMs)}`);
-    expect(skew).toBeLessThanOrEqual(5);
+    // The mock is the observer: when the machine starves it, its receive times are late (say so).
+    expect(skew, `the mock's own TTFT p50 was ${merged.metrics.ttft?.percentiles.p50} us (configured 20 ms)`).toBeLessThanOrEqual(5);
     // The reported interval is honest: the skew seen at the mock is within it (2 ms for the mock's own receive jitter).
     const reported = (merged.coordination as RunCoordination).startSkewMs!;
     expect(skew).toBeGreaterThanOrEqual(reported.low - 2);
@@ -135,7 +136,7 @@ describe('coordinated shards: one start, known clocks, an exact merge', () => {
 
   it('the coordinator printed merged per-second progress while the run went on (every shard, TTFT from merged histograms)', () => {
     console.log(`live view:\n${live.join('')}`);
-    const running = live.filter((l) => /shards 4\/4 .* \(\+[1-9]\d*\/s\) .* ttft p50 [\d.]+ms p95 [\d.]+ms/.test(l));
+    const running = live.filter((l) => /shards 4\/4 .* \(\+[1-9]\d*\/s\) .* ttft p50 [\d.]+(?:us|ms|s) p95 [\d.]+(?:us|ms|s)/.test(l));
     expect(running.length, live.join('')).toBeGreaterThanOrEqual(2);
     // Its totals grow and never pass the merged result's.
     const totals = live.map((l) => Number(/done (\d+)/.exec(l)?.[1]));
