@@ -110,7 +110,9 @@ describe('coordinated shards: one start, known clocks, an exact merge', () => {
     const skew = Math.max(...starts) - Math.min(...starts);
     console.log(`start skew measured at the mock: ${skew.toFixed(2)} ms (shard starts ${starts.map((s) => (s - Math.min(...starts)).toFixed(2)).join(', ')} ms); reported ${JSON.stringify((merged.coordination as RunCoordination).startSkewMs)}`);
     // The mock is the observer: when the machine starves it, its receive times are late (say so).
-    expect(skew, `the mock's own TTFT p50 was ${merged.metrics.ttft?.percentiles.p50} us (configured 20 ms)`).toBeLessThanOrEqual(5);
+    // 5 ms on a quiet machine; scaled like every wall-clock bound of these suites (machine-slowdown.ts):
+    // at load average 33 on 2 cores one shard's every request reached the mock 5.5 ms late.
+    expect(skew, `the mock's own TTFT p50 was ${merged.metrics.ttft?.percentiles.p50} us (configured 20 ms)`).toBeLessThanOrEqual(5 * slowdown());
     // The reported interval bounds the clock's part of the skew; what the mock sees adds each shard's
     // send latency and the mock's receive latency (at load average 32: 3.8 ms of one shard's, over all
     // its requests, against a reported [0, 1.02] ms), within the 5 ms above.

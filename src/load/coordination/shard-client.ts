@@ -160,8 +160,17 @@ export function shardClient(o: ShardClientOptions): ShardClient {
       t0Ms = json.t0Ms;
       // The agreed instant on this shard's clock, corrected by its offset, then taken on the monotonic clock.
       const localT0 = t0Ms - startProbe.offsetMs.estimate;
-      const aheadMs = localT0 - o.time();
-      const nowNs = now();
+      // The wall clock read between two monotonic reads, the closest pair of five: a pause between
+      // the two reads (a loaded machine) would move the start by its length.
+      let pair = { gapNs: BigInt(Number.MAX_SAFE_INTEGER), wallMs: 0, monoNs: 0n };
+      for (let i = 0; i < 5; i++) {
+        const n0 = now();
+        const wallMs = o.time();
+        const n1 = now();
+        if (n1 - n0 < pair.gapNs) pair = { gapNs: n1 - n0, wallMs, monoNs: n0 + (n1 - n0) / 2n };
+      }
+      const aheadMs = localT0 - pair.wallMs;
+      const nowNs = pair.monoNs;
       lateMs = aheadMs < 0 ? -aheadMs : 0;
       beat = setInterval(() => void heartbeat(), HEARTBEAT_INTERVAL_MS);
       liveness = startLiveness({
