@@ -21,6 +21,8 @@ export const HarnessErrorCode = {
   TARGET_UNREACHABLE: 'IARI_TARGET_UNREACHABLE',
   FAULT_UNKNOWN: 'IARI_FAULT_UNKNOWN',
   INTERRUPTED: 'IARI_INTERRUPTED',
+  /** A coordinated run could not start or go on: a shard never registered, the coordinator refused or was not there (src/load/coordination/). */
+  COORDINATION_FAILED: 'IARI_COORDINATION_FAILED',
   INTERNAL: 'IARI_INTERNAL',
 } as const;
 
@@ -40,6 +42,7 @@ const exitCodeOf: Record<HarnessErrorCode, ExitCode> = {
   IARI_TARGET_UNREACHABLE: ExitCode.usage,
   IARI_FAULT_UNKNOWN: ExitCode.usage,
   IARI_INTERRUPTED: ExitCode.interrupted,
+  IARI_COORDINATION_FAILED: ExitCode.usage,
   IARI_INTERNAL: ExitCode.conformanceFailed,
 };
 

@@ -22,6 +22,8 @@ import { readToken } from '../client/token.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { serverBlock } from '../server-metrics/server-summary.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
+import type { ShardClient } from '../load/coordination/shard-client.ts';
+import { coordinationFromFlags, finishCoordinator, openCoordination } from './coordinated-load.ts';
 
 const HELP = LOAD_HELP;
 
@@ -44,7 +46,27 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
   const serverMetrics = serverMetricsFromFlags(values);
   if (values['ab-token-env'] !== undefined && plan.ab === null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --ab-token-env names B\'s token: it needs --ab URL_B');
   const tokenB = values['ab-token-env'] === undefined ? undefined : readToken('iari load', { tokenEnv: values['ab-token-env'] });
-  return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }), ...(tokenB === undefined ? {} : { abTokenB: tokenB }) });
+  const coordination = coordinationFromFlags(values, plan.shard, plan.token);
+  if (coordination === null) return runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, ...(serverMetrics === null ? {} : { serverMetrics }), ...(tokenB === undefined ? {} : { abTokenB: tokenB }) });
+  if (plan.sweep || plan.findCapacity !== null || plan.repeat > 1 || plan.ab !== null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: a coordinated run is one run of fixed level: not with --sweep, --find-capacity, --repeat or --ab');
+  const runId = deps.runId ?? newRunId();
+  const log = (line: string): void => {
+    if (!plan.quiet) process.stderr.write(line);
+  };
+  const { coordinator, client } = await openCoordination(coordination, plan, log);
+  const reportDir = plan.report ?? join('reports', runId);
+  try {
+    // --coordinate --shards N: this process runs no shard.
+    if (client === null) return await finishCoordinator(coordinator!, plan, runId, reportDir, { stdout: (t) => process.stdout.write(t) });
+    // Shard 0 that coordinates: with --json, stdout is the merged result alone (its own goes to stderr).
+    const code = await runLoadCommand(plan, scenario, CLI_LOAD_NAMES, { ...deps, runId, ...(serverMetrics === null ? {} : { serverMetrics }), shard: client, ...(coordinator !== null && plan.json ? { stdout: (t: string) => void process.stderr.write(t) } : {}) });
+    if (coordinator === null) return code;
+    // Shard 0 coordinates too: the merged report beside its own.
+    return await finishCoordinator(coordinator, plan, runId, join(reportDir, 'merged'), { stdout: (t) => process.stdout.write(t) });
+  } finally {
+    client?.close();
+    await coordinator?.close();
+  }
 }
 
 /**
@@ -64,8 +86,9 @@ export const PROGRESS_LOG_EVERY_S = 10;
  * `iari load` around the one entry (runPlan, shared with runScenario and runLoad): progress on the
  * terminal, the reports, the summary, the exit code. `iari start` calls it with its own scenario.
  */
-export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; abTokenB?: string } = {}): Promise<number> {
+export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, names: LoadNames = CLI_LOAD_NAMES, deps: { runId?: string; serverMetrics?: ServerMetricsOptions; abTokenB?: string; shard?: ShardClient; stdout?: (text: string) => void } = {}): Promise<number> {
   const ac = new AbortController();
+  const shard = deps.shard;
   const onSigint = (): void => ac.abort();
   process.once('SIGINT', onSigint);
   try {
@@ -84,23 +107,40 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     };
     const { result, records, runs, secrets } = await runPlan(plan, names, scenario, {
       runId,
-      signal: ac.signal,
+      // A coordinated shard also stops when the coordinator says (another shard died or breached an abort SLO).
+      signal: shard === undefined ? ac.signal : AbortSignal.any([ac.signal, shard.signal]),
+      ...(shard === undefined ? {} : { startGate: () => shard.gate() }),
       notice: (line) => {
         if (!line.startsWith('repeat ') || (!plan.json && !plan.quiet)) process.stderr.write(line);
       },
       onStep: step,
       ...(deps.serverMetrics === undefined ? {} : { serverMetrics: deps.serverMetrics }),
       ...(plan.ab === null ? {} : { ab: { ...(deps.abTokenB === undefined ? {} : { tokenB: deps.abTokenB }), onBlock: (side: 'a' | 'b', k: number, n: number) => { if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}A/B pair ${k}/${n}: ${side.toUpperCase()}${tty ? '' : '\n'}`); } } }),
-      ...(tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : logged === null ? {} : { onTick: logged }),
+      ...(tty || shard !== undefined || logged !== null
+        ? {
+            onTick: (c: Collector, elapsedS: number) => {
+              shard?.observe(c);
+              if (tty) process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan));
+              else logged?.(c, elapsedS);
+            },
+          }
+        : {}),
     });
     if (tty) process.stderr.write('\r\x1b[2K');
     const redactor = createRedactor(secrets);
+    if (shard !== undefined) {
+      // The shard's record in its own load.json, and its result to the coordinator (which merges).
+      Object.assign(result, { coordination: shard.record() });
+      // Redacted as load.json is: the result may cross machines, and the server's token never goes to another origin.
+      await shard.finish(JSON.parse(redactor.string(JSON.stringify(result))) as LoadResult);
+    }
     // The first run is the report; the other repeats go to run-<i>/load.json.
     runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
-    if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    const stdout = deps.stdout ?? ((text: string): void => void process.stdout.write(text));
+    if (plan.json) stdout(redactor.string(JSON.stringify(result, null, 2)) + '\n');
+    else stdout(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

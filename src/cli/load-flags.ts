@@ -49,6 +49,11 @@ export const loadFlagSpec = {
   tolerance: { type: 'string' },
   budget: { type: 'string' },
   shard: { type: 'string' },
+  coordinate: { type: 'string' },
+  coordinator: { type: 'string' },
+  shards: { type: 'string' },
+  'run-token-env': { type: 'string' },
+  'register-timeout': { type: 'string' },
   repeat: { type: 'string' },
   seed: { type: 'string' },
   report: { type: 'string' },
@@ -156,6 +161,11 @@ export const CLI_ONLY_FLAGS: Record<string, string> = {
   'ab-block-requests': 'with --ab',
   'ab-assign': 'with --ab',
   'ab-token-env': 'with --ab (a token source: runScenario\'s abTokenB hook)',
+  coordinate: 'the CLI serves the coordination endpoint (src/load/coordination/coordinator.ts startCoordinator)',
+  coordinator: 'the CLI joins a coordinator (src/load/coordination/shard-client.ts, runLoad\'s startGate)',
+  shards: 'with --coordinate, when the coordinator runs no shard',
+  'run-token-env': 'with --coordinate / --coordinator (a token source)',
+  'register-timeout': 'with --coordinate / --coordinator',
 };
 
 const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };

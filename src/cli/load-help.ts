@@ -34,6 +34,11 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
       { head: '--budget D', flags: ['budget'], help: ['total time of the search (default 10m): no level starts that could end', 'past it; the bound is printed before any traffic'] },
       { head: '--repeat N', flags: ['repeat'], help: ["run the same configuration N times (2..20): each metric's mean, t-based", '95% interval and coefficient of variation, CV > 10% flagged unstable;', 'load.json (the first run) gains repeat.values, which iari report compare', "tests by Welch's t over the runs; the other runs go to run-<i>/"] },
       { head: '--shard i/n', flags: ['shard'], help: ['run share i of n (0 <= i < n); merge with: iari report merge DIR...'] },
+      { head: '--coordinate ADDR', flags: ['coordinate'], help: ['serve the coordination endpoint on HOST:PORT (e.g. 0.0.0.0:7070): shards', 'register, probe their clock offset, start at one agreed instant, send', 'heartbeats; one dead (no heartbeat for 1 s) or breaching an error-rate', 'SLO stops the others; a live merged line a second; the merged report', 'goes to <report>/merged (with --shard 0/n) or to --report (with --shards)'] },
+      { head: '--coordinator URL', flags: ['coordinator'], help: ['join the coordinator at URL as --shard i/n'] },
+      { head: '--shards N', flags: ['shards'], help: ['with --coordinate and no --shard: coordinate N shards, run none'] },
+      { head: '--run-token-env VAR', flags: ['run-token-env'], help: ["the run token shards present to the coordinator (default IARI_RUN_TOKEN;", "never the server's token)"] },
+      { head: '--register-timeout D', flags: ['register-timeout'], help: ['how long every shard has to register (default 60s); a shard that', 'has not fails the run, named (exit 2)'] },
     ],
   },
   {

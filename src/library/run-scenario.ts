@@ -54,6 +54,8 @@ export interface RunHooks {
   protocols?: ProtocolList;
   /** The API the requests go to, by its protocol's name (default: the one the workload needs, else the list's first). */
   api?: string;
+  /** A coordinated shard's start (LoadConfig.startGate). */
+  startGate?: LoadConfig['startGate'];
 }
 
 export interface AbHooks {
@@ -119,6 +121,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       ...(hooks.serverMetrics === undefined ? {} : { serverMetrics: hooks.serverMetrics }),
       ...(hooks.protocols === undefined ? {} : { protocols: hooks.protocols }),
       ...(hooks.api === undefined ? {} : { api: hooks.api }),
+      ...(hooks.startGate === undefined ? {} : { startGate: hooks.startGate }),
     };
     const onStep = hooks.onStep ?? ((): void => undefined);
     const { result, records } =

@@ -94,6 +94,12 @@ export interface LoadConfig extends LoadSettings {
   onTick?: (c: Collector, elapsedS: number) => void;
   /** Called once t = 0 of the run is fixed (hrtime ns), before any request. */
   onStart?: (startNs: bigint) => void;
+  /**
+   * A coordinated shard (coordination/shard-client.ts): after priming, waits for the agreed start and
+   * gives t = 0 on the monotonic clock and its epoch ms on the coordinator's clock; it may throw
+   * (the run fails before any measured request). Absent: the run starts 20 ms from now.
+   */
+  startGate?: () => Promise<{ startNs: bigint; startEpochMs: number }>;
   signal?: AbortSignal;
   /** The APIs this run knows (default: every API iari ships); `api` names one of them. */
   protocols?: ProtocolList;
@@ -194,10 +200,11 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   if (serverMetrics !== null && cfg.cancellation !== undefined) target.onCut = () => serverMetrics.cut();
   // Drawn before the clock starts: conditioning a Poisson window reads its random numbers once ahead.
   const schedule = cfg.mode.kind !== 'open' ? null : entries !== undefined ? traceTimes(entries) : arrivalTimes(scheduleOf(cfg, cfg.mode));
+  const gate = cfg.startGate === undefined ? null : await cfg.startGate();
   const startedAt = new Date();
   // A short lead so the first arrival is not late because of setup.
-  const startNs = now() + 20_000_000n;
-  const startEpochMs = performance.timeOrigin + performance.now() + 20;
+  const startNs = gate?.startNs ?? now() + 20_000_000n;
+  const startEpochMs = gate?.startEpochMs ?? performance.timeOrigin + performance.now() + 20;
   cfg.onStart?.(startNs);
   const warmupNs = BigInt(Math.round(cfg.warmupS * 1e9));
   const measureS = cfg.durationS ?? cfg.maxDurationS ?? 600;

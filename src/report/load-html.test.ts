@@ -79,6 +79,19 @@ describe('load-html', () => {
     expect(page).toContain('No request failed.');
   });
 
+  it('a coordinated run says who stopped it and why, with its shards and start skew', () => {
+    const base = sampleLoadResult({ durationS: 5, errors: false, stall: false });
+    const page = renderLoadReport({
+      ...base,
+      interrupted: true,
+      coordination: { role: 'coordinator', t0Ms: 1, shards: [{ shard: 0, host: 'a', offsetStartMs: null, offsetEndMs: null, driftPpm: null, startMs: null }], startSkewMs: { estimate: 0, low: 0, high: 0.96 }, window: { startMs: 0, endMs: 5000, seconds: 5 }, stop: { shard: 2, cause: 'died', detail: 'shard 2/4 (pod-2) sent no heartbeat for 1523 ms (timeout 1500 ms)', atMs: 3000 } },
+    });
+    expect(page).toContain('STOPPED: the coordinated run was stopped (died by shard 2): shard 2/4 (pod-2) sent no heartbeat for 1523 ms');
+    expect(page).not.toContain('INTERRUPTED (Ctrl-C)');
+    expect(page).toContain('coordinated run: 1/1 shards, start skew 0 ms [0, 0.96]');
+    expect(renderLoadReport(base)).not.toContain('coordinated run');
+  });
+
   it('scrubs the secret from the page', () => {
     const secret = 'sk-iari-canary-feedface1234';
     const r = sampleLoadResult({ durationS: 3 });

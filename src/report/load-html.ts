@@ -4,6 +4,7 @@
  * (per-second timeslices), the sweep curve when present, and errors by class.
  */
 import * as hdr from 'hdr-histogram-js';
+import { coordinationLine, stopLine } from '../load/coordination/coordination-report.ts';
 import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice, TokenComparison } from '../load/results/load-result.ts';
 import { errorClasses, percentileKeys } from '../load/results/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
@@ -153,7 +154,10 @@ function summarySection(r: LoadResult): Html {
     ? ''
     : html`<p class="status status-warn">Timing may be unreliable: the client was overloaded (event-loop lag p99 ${formatUs(r.validity.eventLoopLagP99Us)} over a ${formatUs(r.validity.budgetUs)} budget).</p>`;
   const differs = (r.tokens?.differences ?? []).map((d) => html`<p class="status status-warn">Asked and received differ: ${d}.</p>`);
-  const interrupted = r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
+  const stop = stopLine(r.coordination);
+  const interrupted = stop !== null ? html`<p class="status status-bad">STOPPED: ${stop}; the figures cover the run up to the stop.</p>` : r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
+  const coordinated = coordinationLine(r.coordination);
+  const coordination = coordinated === null ? '' : html`<p class="status status-neutral">${coordinated}.</p>`;
   const reuse = r.connectionReuse === undefined ? null : racesText(r.connectionReuse);
   const races = reuse === null ? '' : html`<p class="status status-warn">Connection reuse races: ${reuse}.</p>`;
   const cancelled = cancellationNote(r);
@@ -164,7 +168,7 @@ function summarySection(r: LoadResult): Html {
   const na = 'not applicable';
   return section(
     'Summary',
-    html`${interrupted}${status}${validity}${differs}${races}${cancelled}${statGrid([
+    html`${interrupted}${coordination}${status}${validity}${differs}${races}${cancelled}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },

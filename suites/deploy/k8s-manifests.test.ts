@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { parseFlags } from '../../src/cli/args.ts';
 import { mockFlagSpec } from '../../src/cli/mock-command.ts';
 import { loadFlagSpec, planFromFlags } from '../../src/cli/load-flags.ts';
+import { coordinationFromFlags } from '../../src/cli/coordinated-load.ts';
 
 /**
  * deploy/k8s/ checked offline: every object against the Kubernetes OpenAPI schemas (the
@@ -92,7 +93,7 @@ describe('deploy/k8s manifests', () => {
   });
 
   it('K8S: every object in every manifest is valid against the Kubernetes schemas', async () => {
-    expect(files.sort()).toEqual(['indexed-job-sidecar.yaml', 'indexed-job.yaml', 'mock-service.yaml']);
+    expect(files.sort()).toEqual(['coordinated-job.yaml', 'indexed-job-sidecar.yaml', 'indexed-job.yaml', 'mock-service.yaml']);
     expect(all.length).toBeGreaterThanOrEqual(7);
     for (const { file, o } of all) expect(await validate(o), `${file} ${o.kind} ${o.metadata.name}`).toBeNull();
   });
@@ -147,6 +148,37 @@ describe('deploy/k8s manifests', () => {
     const merge = find('indexed-job.yaml', 'Job', 'iari-load-merge').spec.template.spec.containers[0].args[0] as string;
     expect(merge).toContain(`for i in ${Array.from({ length: job.spec.completions }, (_, i) => i).join(' ')}; do`);
     expect(c.args[0]).toContain('--report /results/shard-${JOB_COMPLETION_INDEX}');
+  });
+
+  it('K8S: the coordinated Job: pod 0 coordinates on the port the headless Service (the pods\' subdomain) targets, the others join it there, each with the run token from its own Secret, and iari accepts every line', () => {
+    const job = find('coordinated-job.yaml', 'Job', 'iari-load-coordinated');
+    const svc = find('coordinated-job.yaml', 'Service', 'iari-load');
+    const pod = job.spec.template.spec;
+    expect(job.spec.completionMode).toBe('Indexed');
+    expect(job.spec.parallelism).toBe(job.spec.completions);
+    expect(svc.spec.clusterIP).toBe('None');
+    expect(pod.subdomain).toBe(svc.metadata.name);
+    expect(svc.spec.selector).toEqual({ 'batch.kubernetes.io/job-name': job.metadata.name, 'batch.kubernetes.io/job-completion-index': '0' });
+    const c = pod.containers[0];
+    expect(c.env.find((e: any) => e.name === 'IARI_RUN_TOKEN').valueFrom.secretKeyRef).toEqual({ name: 'iari-run-token', key: 'token' });
+    expect(c.env.find((e: any) => e.name === 'IARI_TOKEN').valueFrom.secretKeyRef).toEqual({ name: 'iari-token', key: 'token' });
+    const [roleLine, loadLine] = (c.args[0] as string).split(/;\s*iari load /) as [string, string];
+    const env = envOf(c);
+    for (const index of [0, 1, 3]) {
+      // `set -- ROLE` then `"$@"`: pod 0 coordinates, the others join the coordinator.
+      const role = index === 0 ? ['--coordinate', '0.0.0.0:7070'] : ['--coordinator', env.COORDINATOR_URL as string];
+      expect(roleLine).toContain(`set -- ${role[0]} ${index === 0 ? role[1] : '"$COORDINATOR_URL"'}`);
+      const argv = shellWords(loadLine.replace('"$@"', role.map((w) => `'${w}'`).join(' ')), { ...env, JOB_COMPLETION_INDEX: String(index) });
+      const { values } = parseFlags('load', argv, loadFlagSpec);
+      Object.assign(process.env, { IARI_TOKEN: 'k8s-test-token-123456', IARI_RUN_TOKEN: 'k8s-run-token-654321' });
+      const plan = planFromFlags(values);
+      expect(plan.shard).toEqual({ index, count: job.spec.completions });
+      const f = coordinationFromFlags(values, plan.shard, plan.token);
+      expect(f?.runToken).toBe('k8s-run-token-654321');
+      if (index === 0) expect(f?.listen).toEqual({ host: '0.0.0.0', port: svc.spec.ports[0].targetPort });
+      else expect(new URL(f?.url as string)).toMatchObject({ hostname: `${job.metadata.name}-0.${svc.metadata.name}`, port: String(svc.spec.ports[0].port) });
+    }
+    expect(c.ports[0].containerPort).toBe(svc.spec.ports[0].targetPort);
   });
 
   it('K8S: the mock Deployment listens on 0.0.0.0 behind a Service that selects it and targets its port; its command line parses', () => {

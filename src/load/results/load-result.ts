@@ -8,6 +8,7 @@
  * value 1 µs, 3 significant digits, so shards merge exactly by adding histograms.
  */
 
+import type { Coordination } from './coordination-section.ts';
 import type { TraceInfo } from '../workloads/trace.ts';
 import type { ServerSection } from '../../server-metrics/server-section.ts';
 import type { LeakFinding, ReleaseReport } from '../../server-metrics/cancel-release.ts';
@@ -543,6 +544,8 @@ export interface LoadResult {
   priming?: Priming;
   /** True when the run was stopped by Ctrl-C (SIGINT): the figures cover the window up to the interrupt. */
   interrupted?: boolean;
+  /** A coordinated shard (--coordinator, --coordinate) or their merge: clocks, start skew, who stopped the run (results/coordination-report.ts; 0.1, issue 39). */
+  coordination?: Coordination;
   /** Prompt and output token distributions, asked against received (absent in files written before it existed). */
   tokens?: TokenReport;
   /** Prompt-cache hits from usage.prompt_tokens_details.cached_tokens (absent when the server reported none). */

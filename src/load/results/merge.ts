@@ -6,6 +6,7 @@ import { mergeToolCallReports } from './tool-call-report.ts';
 import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
+import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
 import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
 import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type LoadMode, type LoadResult } from './load-result.ts';
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
@@ -36,7 +37,8 @@ function mergeMode(modes: LoadMode[]): LoadMode {
 /**
  * Exact merge of shard results: histograms add bucket by bucket (no percentile is averaged),
  * counts and error classes add, timeslices add by epoch second, and rates are recomputed over
- * the union of the measured windows. SLOs are re-evaluated on the merged figures.
+ * the union of the measured windows (coordinated shards: over the whole seconds in which all ran).
+ * SLOs are re-evaluated on the merged figures.
  */
 export function mergeResults(results: readonly LoadResult[], runId: string): LoadResult {
   const first = results[0];
@@ -57,9 +59,12 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
   for (const r of results) {
     if (JSON.stringify(r.meta.config.slos) !== JSON.stringify(sloExprs)) warnings.push(`run ${r.meta.runId} used different SLOs; the first run's are applied`);
   }
-  const startMs = Math.min(...results.map((r) => r.meta.measureStartEpochMs));
-  const endMs = Math.max(...results.map((r) => r.meta.measureEndEpochMs));
-  const windowS = Math.max(1e-9, (endMs - startMs) / 1000);
+  // Coordinated shards (one clock, one start: coordination/) are judged over the window in which all
+  // ran, its whole seconds; others over the union of their windows.
+  const allRan = results.every((r) => r.coordination?.role === 'shard') ? allRanWindow(results) : null;
+  const startMs = allRan?.startMs ?? Math.min(...results.map((r) => r.meta.measureStartEpochMs));
+  const endMs = allRan?.endMs ?? Math.max(...results.map((r) => r.meta.measureEndEpochMs));
+  const windowS = allRan === null ? Math.max(1e-9, (endMs - startMs) / 1000) : allRan.endS - allRan.firstS;
 
   const metrics: LoadResult['metrics'] = {};
   for (const m of metricNames) {
@@ -93,7 +98,8 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
   const started = sum((r) => r.counts.started);
   const mode = mergeMode(results.map((r) => r.meta.mode));
   const tokens = mergeTokenReports(results.map((r) => r.tokens));
-  const throughput = throughputOf({ started, finished, ok, outputTokens }, windowS, mode.kind === 'open');
+  const timeslices = mergeTimeslices(results.map((r) => r.timeslices), startMs);
+  const throughput = throughputOf(allRan === null ? { started, finished, ok, outputTokens } : countsWithin(timeslices, allRan.firstS, allRan.endS), windowS, mode.kind === 'open');
   const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
   const server = mergeServerSections(results.map((r) => r.server));
   const v = validity(metrics, mode.kind === 'open');
@@ -125,7 +131,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
     },
     ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results), ...reasoningOf(results), ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }) }, finished),
     ...toolCallsOf(results),
-    timeslices: mergeTimeslices(results.map((r) => r.timeslices), startMs),
+    timeslices,
     sweep: null,
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),

@@ -1,10 +1,14 @@
+import { stopLine } from '../coordination/coordination-report.ts';
 import type { LoadResult } from './load-result.ts';
 
 /**
  * Why a load run failed whatever its SLOs, or null (docs/load.md, "No verdict without data"): a run
  * in which no request finished, or none succeeded, is a failed run (exit 3), with or without --slo.
  */
-export function runFailure(r: Pick<LoadResult, 'counts' | 'errors'>): string | null {
+export function runFailure(r: Pick<LoadResult, 'counts' | 'errors'> & Partial<Pick<LoadResult, 'coordination'>>): string | null {
+  // A coordinated run that a shard stopped (it died, or breached an abort SLO) fails, naming it.
+  const stopped = stopLine(r.coordination);
+  if (stopped !== null) return stopped;
   const c = r.counts;
   if (c.finished === 0) return `no request finished in the measured window (${c.started} started, ${c.abortedAtEnd} aborted at end)`;
   if (c.ok === 0) return `no request succeeded: all ${c.finished} finished requests failed (${errorBreakdown(r.errors)})`;
@@ -23,6 +27,6 @@ export function errorBreakdown(e: Pick<LoadResult['errors'], 'byClass' | 'byStat
 }
 
 /** Whether the run passed: every SLO met and `runFailure` null. */
-export function loadRunPassed(r: Pick<LoadResult, 'counts' | 'errors' | 'slosPassed'>): boolean {
+export function loadRunPassed(r: Pick<LoadResult, 'counts' | 'errors' | 'slosPassed'> & Partial<Pick<LoadResult, 'coordination'>>): boolean {
   return r.slosPassed && runFailure(r) === null;
 }

@@ -12,6 +12,7 @@ import { capacityLines } from './capacity-report.ts';
 import { reuseLine } from './reuse-report.ts';
 import { embeddingsLines } from './embeddings-report.ts';
 import { cancellationLines } from './cancel-report.ts';
+import { coordinationLine } from '../coordination/coordination-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -57,7 +58,10 @@ export function summaryTable(r: LoadResult): string {
   else if (errorGate !== undefined && errorGate.observed !== null) {
     out.push(`iari load: FAILED: ${(errorGate.observed * 100).toFixed(2)}% of the finished requests failed (${errorBreakdown(r.errors)}), over the default gate ${errorGate.expr}; give your own with --slo 'errors.rate<X%' (docs/load.md, "Failed runs")`);
   }
-  out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
+  const stopped = r.coordination?.stop != null;
+  out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? (stopped ? ' (STOPPED by the coordinator: figures up to the stop)' : ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)') : ''}, latency from the ${r.meta.latencyOrigin} send time`);
+  const coordinated = coordinationLine(r.coordination);
+  if (coordinated !== null) out.push(coordinated);
   const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
   if (conn !== null) out.push(`target: ${r.meta.baseUrl} (${conn})`);
   const note = engineNote(r.meta);
