@@ -10,6 +10,7 @@ import { loadRequirements } from '../../src/checks/registry/requirements-registr
 import { capabilityOfId, isCapability, type Capability } from '../../src/checks/registry/capabilities.ts';
 import type { MetricsFault } from '../../mock-server/core/metrics-route.ts';
 import { openaiPythonClientChecks } from '../../src/checks/areas/clients-openai-python.ts';
+import { openaiPythonResponsesClientChecks } from '../../src/checks/areas/clients-openai-python-responses.ts';
 import { openaiPythonVenv, type OpenaiPython } from '../../test-support/openai-python-venv.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
@@ -24,7 +25,7 @@ let baseline: Map<string, CheckOutcome>;
 let freshBaseline: Map<string, CheckOutcome>;
 /** openai-python's venv (test-support/openai-python-venv.ts): where it cannot be made, its CLIENT operations are skipped, and expected so. */
 let py: OpenaiPython = { skip: 'not set up yet' };
-const pythonIds = new Set(openaiPythonClientChecks.flatMap((c) => c.ids));
+const pythonIds = new Set([...openaiPythonClientChecks, ...openaiPythonResponsesClientChecks].flatMap((c) => c.ids));
 
 /**
  * Receipt and limit faults leave state behind (a broken chain, a spent window), so they run on a
