@@ -95,7 +95,7 @@ describe('CLIENT checks stay on the server under test', () => {
     await ctx.close();
     const verdicts = [...outcomes.values()].map((o) => `${o.id} ${o.verdict}`).sort();
     expect(verdicts.length).toBe(checks.flatMap((c) => c.ids).length);
-    expect(pythonIds.size).toBe(7);
+    expect(pythonIds.size).toBe(11);
     expect(verdicts.filter((v) => !v.endsWith(' pass') && !(py.skip !== undefined && pythonIds.has(v.split(' ')[0] ?? '') && v.endsWith(' skipped')))).toEqual([]);
     expect(guard.attempts).toEqual([]);
   }, 300_000);

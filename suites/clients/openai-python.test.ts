@@ -14,7 +14,7 @@ import { openaiPythonVenv, type OpenaiPython } from '../../test-support/openai-p
 // venv or package index), the tests that need it are skipped with the reason; the ones about a
 // missing interpreter or package run everywhere python3 does.
 
-const python = catalog.filter((c) => c.name.startsWith('client-openai-python'));
+const python = catalog.filter((c) => c.name.startsWith('client-openai-python') && !c.name.startsWith('client-openai-python-responses'));
 // ALL_PROXY: httpx follows it (trust_env), iari's own requests do not (HTTP(S)_PROXY would reroute those too).
 const TOKEN_ENV = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_ORG_ID', 'OPENAI_PROJECT_ID', 'ALL_PROXY', 'all_proxy'];
 let mock: MockServer;

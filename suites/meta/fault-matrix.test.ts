@@ -10,6 +10,7 @@ import { loadRequirements } from '../../src/checks/registry/requirements-registr
 import { capabilityOfId, isCapability, type Capability } from '../../src/checks/registry/capabilities.ts';
 import type { MetricsFault } from '../../mock-server/core/metrics-route.ts';
 import { openaiPythonClientChecks } from '../../src/checks/areas/clients-openai-python.ts';
+import { openaiPythonResponsesClientChecks } from '../../src/checks/areas/clients-openai-python-responses.ts';
 import { openaiPythonVenv, type OpenaiPython } from '../../test-support/openai-python-venv.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model): the faithful mock passes
@@ -24,7 +25,7 @@ let baseline: Map<string, CheckOutcome>;
 let freshBaseline: Map<string, CheckOutcome>;
 /** openai-python's venv (test-support/openai-python-venv.ts): where it cannot be made, its CLIENT operations are skipped, and expected so. */
 let py: OpenaiPython = { skip: 'not set up yet' };
-const pythonIds = new Set(openaiPythonClientChecks.flatMap((c) => c.ids));
+const pythonIds = new Set([...openaiPythonClientChecks, ...openaiPythonResponsesClientChecks].flatMap((c) => c.ids));
 
 /**
  * Receipt and limit faults leave state behind (a broken chain, a spent window), so they run on a
@@ -48,6 +49,9 @@ async function runOnFreshMock(checks: readonly CheckDef[], fault?: string): Prom
         ...(byAccount['acct_capped'] === undefined ? {} : { capped: byAccount['acct_capped'] }),
       },
       ...(fault === undefined ? {} : { fault }),
+      // The whole catalog held to 20 chat requests a minute outlasts the default 10-minute wait budget
+      // since the Responses checks joined it: only the faults that break LIMIT-010 are about that budget.
+      ...(faults.find((x) => x.name === fault)?.breaks.includes('LIMIT-010') === true ? {} : { maxRateLimitWaitMs: 60 * 60_000 }),
     };
     const declared = expectOf(fault);
     const ctx = createCheckContext({ ...s, ...(declared === undefined ? {} : { expect: declared }) }, { sleep: async (ms) => { clock += ms; }, now: () => clock, progress: () => {} });

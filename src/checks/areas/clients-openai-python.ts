@@ -46,6 +46,7 @@ async function python(env: OpEnv, op: Op, overrides: { key?: string; model?: str
       api_key: overrides.key ?? relay.standInKey,
       model: overrides.model ?? env.model,
       ...(bound ? { max_tokens: CLIENT_MAX_TOKENS } : {}),
+      ...(op.startsWith('responses_') ? { max_output_tokens: CLIENT_MAX_TOKENS } : {}),
       prompt: CLIENT_PROMPT,
       tool: clientWeatherTool,
       tool_prompt: TOOL_PROMPT,
@@ -70,7 +71,7 @@ function raisedText(r: PythonRaised): string {
 }
 
 /** The common shape: what raised becomes the problem in openai-python's words; a result is judged by `judge`. */
-async function judged(env: OpEnv, op: Op, judge: (ok: Record<string, unknown>) => Promise<OpResult> | OpResult): Promise<OpResult> {
+export async function judged(env: OpEnv, op: Op, judge: (ok: Record<string, unknown>) => Promise<OpResult> | OpResult): Promise<OpResult> {
   const out = await python(env, op);
   if ('result' in out) return out.result;
   if ('raised' in out) return { problem: `raised ${raisedText(out.raised)}` };

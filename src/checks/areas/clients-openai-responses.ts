@@ -15,15 +15,18 @@ const client = CLIENT_NAMES.openai;
 const forced = { type: 'function', name: weatherTool.name } as const;
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
-/** The SDK, or a reason not to run: not installed, or a server that does not serve the Responses API (a failure under --expect responses). */
-async function sdk(env: OpEnv): Promise<OpenAI | 'not-installed' | { skip: string } | { problem: string }> {
+/** Why a Responses operation does not run: a server that does not serve the API (a failure under --expect responses); undefined where it does. */
+export async function responsesNotServed(env: OpEnv): Promise<{ skip: string } | { problem: string } | undefined> {
   const served = await probeCapability(env.ctx, 'responses');
-  if (!offered(served.status)) {
-    const what = `the server ${served.status === 'absent' ? 'does not serve' : served.status} POST /v1/responses (${served.detail})`;
-    if (env.ctx.capabilities.expected.has('responses')) return { problem: `--expect responses: ${what}` };
-    return { skip: `capability responses not offered: ${what}; --expect responses makes this fail` };
-  }
-  return (await openaiNode(env.t, env.ctx.http.tokenForProbe())) ?? 'not-installed';
+  if (offered(served.status)) return undefined;
+  const what = `the server ${served.status === 'absent' ? 'does not serve' : served.status} POST /v1/responses (${served.detail})`;
+  if (env.ctx.capabilities.expected.has('responses')) return { problem: `--expect responses: ${what}` };
+  return { skip: `capability responses not offered: ${what}; --expect responses makes this fail` };
+}
+
+/** The SDK, or a reason not to run: not installed, or the API not served. */
+async function sdk(env: OpEnv): Promise<OpenAI | 'not-installed' | { skip: string } | { problem: string }> {
+  return (await responsesNotServed(env)) ?? (await openaiNode(env.t, env.ctx.http.tokenForProbe())) ?? 'not-installed';
 }
 
 const bounded = { max_output_tokens: CLIENT_MAX_TOKENS } as const;

@@ -2,7 +2,7 @@
 # interpreter `iari test --python PATH` names (src/checks/clients/python-worker.ts spawns it).
 #
 # Protocol: one JSON job per line on stdin, one JSON result per line on stdout, in order:
-#   job    {"id", "op", "base_url", "api_key", "model", "max_tokens"?, "prompt", "tool",
+#   job    {"id", "op", "base_url", "api_key", "model", "max_tokens"?, "max_output_tokens"?, "prompt", "tool",
 #           "tool_prompt", "tool_result", "timeout_s"}
 #   result {"id", "ok": {...}} | {"id", "raised": {"type", "bases", "message", "where", ...}}
 # The first line written is {"ready": {"openai": VERSION}} or {"missing": REASON}.
@@ -149,6 +149,82 @@ def op_tools(c, job, streamed):
     return {"call": call, "text": ch2.message.content if ch2 else None, "finish": ch2.finish_reason if ch2 else None}
 
 
+def rbound(job):
+    return {} if job.get("max_output_tokens") is None else {"max_output_tokens": job["max_output_tokens"]}
+
+
+def flat(tool):
+    """The chat tool in the Responses API's flat form."""
+    fn = tool["function"]
+    return {"type": "function", "name": fn["name"], "description": fn.get("description"), "parameters": fn.get("parameters"), "strict": False}
+
+
+def dumped(items):
+    return [o.model_dump(exclude_none=True) if hasattr(o, "model_dump") else o for o in (items or [])]
+
+
+def response_view(r):
+    details = getattr(r, "incomplete_details", None)
+    return {"status": getattr(r, "status", None), "reason": getattr(details, "reason", None), "output": dumped(getattr(r, "output", None))}
+
+
+def op_responses_create(c, job):
+    r = c.responses.create(model=job["model"], input=job["prompt"], **rbound(job))
+    out = response_view(r)
+    out["text"] = r.output_text
+    return out
+
+
+TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+
+
+def op_responses_stream(c, job):
+    text = ""
+    terminal = None
+    for event in c.responses.create(model=job["model"], input=job["prompt"], stream=True, **rbound(job)):
+        kind = getattr(event, "type", None)
+        if kind == "response.output_text.delta":
+            text += event.delta
+        if kind in TERMINAL:
+            terminal = event
+    if terminal is None:
+        return {"text": text, "terminal": None}
+    out = response_view(terminal.response)
+    out.update(text=text, terminal=terminal.type)
+    return out
+
+
+def op_responses_stream_helper(c, job):
+    text = ""
+    with c.responses.stream(model=job["model"], input=job["prompt"], **rbound(job)) as s:
+        for event in s:
+            if event.type == "response.output_text.delta":
+                text += event.delta
+        final = s.get_final_response()
+    out = response_view(final)
+    out.update(text=text, final_text=final.output_text)
+    return out
+
+
+def op_responses_tools(c, job):
+    tool = flat(job["tool"])
+    items = [{"role": "user", "content": job["tool_prompt"]}]
+    first = c.responses.create(model=job["model"], input=items, tools=[tool], tool_choice={"type": "function", "name": tool["name"]}, **rbound(job))
+    calls = [o for o in first.output if getattr(o, "type", None) == "function_call"]
+    if len(calls) == 0:
+        return {"call": None, "status": getattr(first, "status", None)}
+    call = calls[0]
+    info = {"name": call.name, "arguments": call.arguments, "parsed": parsed(call.arguments)}
+    if not isinstance(info["parsed"], dict):
+        return {"call": info}
+    # The documented loop (function-calling guide): input_list += response.output, then the function's result.
+    items = items + list(first.output) + [{"type": "function_call_output", "call_id": call.call_id, "output": json.dumps(job["tool_result"])}]
+    second = c.responses.create(model=job["model"], input=items, tools=[tool], **rbound(job))
+    out = response_view(second)
+    out.update(call=info, text=second.output_text)
+    return out
+
+
 def op_error(c, job):
     c.chat.completions.create(model=job["model"], messages=user(job["prompt"]), **bound(job))
     return {"raised": None}
@@ -161,6 +237,10 @@ OPS = {
     "tools": lambda c, job: op_tools(c, job, False),
     "tools_stream_helper": lambda c, job: op_tools(c, job, True),
     "error": op_error,
+    "responses_create": op_responses_create,
+    "responses_stream": op_responses_stream,
+    "responses_stream_helper": op_responses_stream_helper,
+    "responses_tools": op_responses_tools,
 }
 
 

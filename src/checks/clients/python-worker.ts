@@ -17,11 +17,13 @@ export const DRIVER_PATH = fileURLToPath(new URL('./openai-python-driver.py', im
 export type { PythonSlot } from '../context/check-types.ts';
 
 export interface PythonJob {
-  op: 'create' | 'stream' | 'stream_helper' | 'tools' | 'tools_stream_helper' | 'error';
+  op: 'create' | 'stream' | 'stream_helper' | 'tools' | 'tools_stream_helper' | 'error' | 'responses_create' | 'responses_stream' | 'responses_stream_helper' | 'responses_tools';
   base_url: string;
   api_key: string;
   model: string;
   max_tokens?: number;
+  /** The Responses operations' bound (always sent: the Responses API has max_output_tokens). */
+  max_output_tokens?: number;
   prompt: string;
   tool: unknown;
   tool_prompt: string;
