@@ -46,9 +46,11 @@ export interface Generation {
 
 export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestContext, account: AccountState, g: Generation): MockResponse {
   const f = ctx.faults;
-  const { ask, rawBody, model, renderer, fail } = g;
+  const { rawBody, model, renderer, fail } = g;
   let latency = g.latency;
-  let plan = planCompletion(ask, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens, jsonFault: jsonFaultOf(f, ask.stream) });
+  // --model-cap: the model never emits its end on its own; the request's bound stops it, else the server's default cap.
+  const ask = latency.modelCap === null ? g.ask : { ...g.ask, maxTokens: g.ask.maxTokens ?? latency.modelCap, ignoreEos: true };
+  let plan = planCompletion(ask, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.modelCap === null ? latency.completionTokens : latency.modelCap + 1, jsonFault: jsonFaultOf(f, ask.stream) });
   const now = state.now();
   const estimatedTokens = plan.promptTokens + plan.completionTokens;
   const limits = rateLimit(state, ctx, account, ask.model, estimatedTokens, now);
