@@ -33,8 +33,15 @@ Options:
                        how this project's own choices (profile requirements, where the
                        interface says "not shown") are graded: default INFO (reported, never
                        a finding), strict SHOULD (non-strict when broken; exit code unchanged)
-  --only IDS           comma-separated requirement IDs to judge (others are skipped)
-  --skip IDS           comma-separated requirement IDs not to judge
+  --only IDS           comma-separated requirement IDs or areas to judge (others are skipped);
+                       an area is its prefix (ME, RCPT-CHAIN), a family every area under
+                       it (RCPT)
+  --skip IDS           comma-separated requirement IDs or areas not to judge
+  --scope interface|openai
+                       what the run judges (default interface: every requirement). openai
+                       judges a plain OpenAI-compatible server without the interface's
+                       extras (/v1/me, /v1/me/usage, public /v1/models, Receipts); the
+                       summary and conformance.json say so: never a pass of the interface
   --include limits     also run the rate-limit checks (they consume quota)
   --expect CAPS        comma-separated capabilities the server must offer (json-object,
                        json-schema, stream-usage, tool-choice, parallel-tool-calls,
@@ -98,6 +105,7 @@ const options = {
   profile: { type: 'string' },
   only: { type: 'string' },
   skip: { type: 'string' },
+  scope: { type: 'string' },
   include: { type: 'string', multiple: true },
   expect: { type: 'string', multiple: true },
   seed: { type: 'string' },
@@ -141,6 +149,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     profile: values.profile as TestOptions['profile'],
     only: list(values.only),
     skip: list(values.skip),
+    scope: values.scope as TestOptions['scope'],
     includeLimits: include.includes('limits'),
     expect: (values.expect ?? []).flatMap((v) => v.split(',')),
     seed: parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1),
@@ -210,6 +219,7 @@ const FLAG_OF: Record<Exclude<keyof TestOptions, 'protocols'>, string> = {
   profile: 'profile',
   only: 'only',
   skip: 'skip',
+  scope: 'scope',
   includeLimits: 'include',
   seed: 'seed',
   model: 'model',

@@ -92,6 +92,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
       profile: run.profile,
       only: [...run.only].sort(compareRequirementIds),
       skip: [...run.skip].sort(compareRequirementIds),
+      ...(run.scope === undefined ? {} : { scope: run.scope }),
       include: [...run.include].sort(),
     },
     // A report written before the `undecided` verdict (issue 37) has no count for it: 0.

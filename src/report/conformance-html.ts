@@ -81,12 +81,13 @@ function summarySection(report: ConformanceReport): Html {
       ? html`<p class="status status-bad">FAILED: ${[s.fail > 0 ? `${s.fail} requirement${s.fail === 1 ? '' : 's'} failed${mustFailed > 0 ? ` (${mustFailed} MUST)` : ''}` : '', outside.length > 0 ? `${outside.length} failure${outside.length === 1 ? '' : 's'} outside the requirements` : '', undecidedText].filter((x) => x !== '').join('; ')}</p>${outside.length > 0 ? html`<ul class="run-failures">${outside.map((f) => html`<li>FAIL ${f}</li>`)}</ul>` : ''}`
       : outcome === 'undecided'
         ? html`<p class="status status-warn">NOT PASSED: no requirement failed; ${undecidedText}</p>`
-        : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}</p>`;
+        : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}${report.run.scope === 'openai' ? '; scope openai: the interface\'s extras were not judged, so this is not a pass of the interface' : ''}</p>`;
   const run = report.run;
   const selection = [
     `grade ${run.grade}`,
     run.only.length > 0 ? `only ${run.only.join(', ')}` : '',
     run.skip.length > 0 ? `skip ${run.skip.join(', ')}` : '',
+    run.scope === 'openai' ? "scope openai (the interface's extras not judged)" : '',
     run.include.length > 0 ? `include ${run.include.join(', ')}` : '',
   ].filter((x) => x !== '');
   return section(

@@ -79,6 +79,10 @@ export function formatSummary(report: ConformanceReport): string {
   const c = report.coverage;
   const profile = report.run.profile === 'strict' ? 'profile strict (profile choices SHOULD)' : 'profile default (profile choices INFO)';
   lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, ${profile}, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);
+  if (report.run.scope === 'openai') {
+    const out = report.results.filter((r) => r.verdict === 'skipped' && r.reason?.startsWith('not judged in scope openai') === true).length;
+    lines.push(`scope openai: ${out} requirements of the interface's extras (/v1/me, /v1/me/usage, public /v1/models, Receipts) not judged; this run is not a verdict on the interface`);
+  }
   if (outside.length > 0) lines.push(`FAILED: ${s.fail} requirement(s) failed and ${outside.length} failure(s) outside the requirements`);
   if (withUndecided) lines.push(`UNDECIDED: ${s.undecided} requirement(s) not decided, listed above by cause; the run is not a pass (exit ${s.fail > 0 || outside.length > 0 ? 1 : 4})`);
   return `${lines.join('\n')}\n`;

@@ -114,7 +114,7 @@ describe('reasoning_effort ignored is not offered', () => {
 });
 
 describe('no reasoning model', () => {
-  const ids = ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'];
+  const ids = ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'];
   it('CHAT-STREAM-048, CLIENT-026, CLIENT-027, CLIENT-028: a server without a reasoning model skips the reasoning requirements by default, and --expect reasoning fails each of them, the client operations included', async () => {
     const plain = await run('reasoning-absent', [], ['chat-stream', 'clients']);
     expect(plain.table.find((r) => r.name === 'reasoning')?.status).toBe('absent');

@@ -5,6 +5,7 @@ import type { CheckOutcome } from '../kernel/verdicts.ts';
 import { mergeOutcomes } from '../kernel/judge.ts';
 import type { Discoveries } from '../wire/usage-shape.ts';
 import type { RequirementInfo } from '../registry/registry-view.ts';
+import { outOfScope, type Scope } from './scopes.ts';
 
 export type { RequirementInfo } from '../registry/registry-view.ts';
 
@@ -23,6 +24,8 @@ export interface Selection {
   grade: 'must' | 'should' | 'all';
   only: readonly string[];
   skip: readonly string[];
+  /** What the run judges (scopes.ts); absent: the whole interface. */
+  scope?: Scope;
 }
 
 /** The area of a requirement ID: everything before the final `-NNN`. */
@@ -37,6 +40,8 @@ const selectionRank: Record<Selection['grade'], number> = { must: 0, should: 1, 
 export function deselectionReason(req: RequirementInfo, sel: Selection): string | undefined {
   if (sel.only.length > 0 && !sel.only.includes(req.id)) return 'not selected (--only)';
   if (sel.skip.includes(req.id)) return 'excluded by --skip';
+  const scoped = sel.scope === undefined ? undefined : outOfScope(req.id, sel.scope);
+  if (scoped !== undefined) return scoped;
   if (gradeRank[req.grade] > selectionRank[sel.grade]) return `not selected (--grade ${sel.grade})`;
   return undefined;
 }
