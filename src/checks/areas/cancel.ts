@@ -302,7 +302,9 @@ const noLeak: CheckDef = {
     const line = new Line(ctx, await modelUnderTest(ctx), CONCURRENCY + 1);
     try {
       const before = await quiet(ctx);
-      const base = before.inFlight === null ? await line.baseline() : null;
+      // Like with like (issue 37): without a gauge the probes after the storm go 4 at once, so the baseline
+      // does too; against one alone a server that serves one request at a time looked like it leaked.
+      const base = before.inFlight === null ? await concurrentTtft(line) : null;
       if (typeof base === 'string') return j.skip('CANCEL-007', `no baseline TTFT: ${base}`);
       let cut = 0;
       for (let sent = 0; sent < CANCELLATIONS; sent += CONCURRENCY) {
@@ -328,13 +330,11 @@ const noLeak: CheckDef = {
       }
       // No gauge: 4 short streams at once must each get their first token as fast as one did before.
       const limit = ttftBound(base as number);
-      const probes = await Promise.all(Array.from({ length: CONCURRENCY }, () => line.ttft()));
-      const failed = probes.find((p): p is string => typeof p === 'string');
-      if (failed !== undefined) return j.violated('CANCEL-007', { message: `after ${CANCELLATIONS} cut streams, ${CONCURRENCY} short streams at once were not all served: ${failed}`, expected: `${CONCURRENCY} answers, each TTFT at most ${Math.round(limit)} ms` });
-      const worst = Math.max(...(probes as number[]));
+      const worst = await concurrentTtft(line);
+      if (typeof worst === 'string') return j.violated('CANCEL-007', { message: `after ${CANCELLATIONS} cut streams, ${CONCURRENCY} short streams at once were not all served: ${worst}`, expected: `${CONCURRENCY} answers, each TTFT at most ${Math.round(limit)} ms` });
       j.expect('CANCEL-007', worst <= limit, () => ({
-        message: `after ${CANCELLATIONS} cut streams, the slowest of ${CONCURRENCY} short streams at once got its first token after ${Math.round(worst)} ms; one alone took ${Math.round(base as number)} ms before`,
-        expected: `each TTFT at most ${Math.round(limit)} ms (twice the baseline median plus 100 ms)`,
+        message: `after ${CANCELLATIONS} cut streams, the slowest of ${CONCURRENCY} short streams at once got its first token after ${Math.round(worst)} ms; the slowest of ${CONCURRENCY} at once took ${Math.round(base as number)} ms before`,
+        expected: `each TTFT at most ${Math.round(limit)} ms (twice the slowest of ${CONCURRENCY} at once before, plus 100 ms)`,
         received: `${Math.round(worst)} ms`,
       }));
     } finally {
@@ -342,5 +342,12 @@ const noLeak: CheckDef = {
     }
   },
 };
+
+/** The slowest first token of CONCURRENCY short streams sent at once, or why one was not served. */
+async function concurrentTtft(line: Line): Promise<number | string> {
+  const probes = await Promise.all(Array.from({ length: CONCURRENCY }, () => line.ttft()));
+  const failed = probes.find((p): p is string => typeof p === 'string');
+  return failed ?? Math.max(...(probes as number[]));
+}
 
 export const cancelChecks: CheckDef[] = [midStream, beforeFirstToken, nonStreamed, noLeak];
