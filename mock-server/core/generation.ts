@@ -95,7 +95,13 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
     // and frees the slot at once, bills what it sent and records the seed's "interrupted" outcome.
     const cut = status === 'interrupted';
     const reason = status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop';
-    if (cut && f.has('cancel-ignored')) {
+    // Fault cancel-billed-late: as cancel-ignored, and the whole planned completion is billed when that generation ends.
+    const late = cut && f.has('cancel-billed-late');
+    const record = (tokens: number): void => {
+      const cost = costNano(model, plan.promptTokens, tokens);
+      if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, tokens, f.has('spend-refunded') ? -cost : cost);
+    };
+    if (cut && (f.has('cancel-ignored') || late)) {
       // Fault cancel-ignored: the generation goes on to its planned last token, holding its slot (no release).
       const remainingMs = Math.max(0, startedMs + lastStepMs - performance.now());
       state.abandoned++;
@@ -103,6 +109,7 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
       const timer = setTimeout(() => {
         state.abandoned--;
         state.metrics.finish(ctx.requestId, plan.completionTokens, firstTokenMs, 'abort', f);
+        if (late) record(plan.completionTokens);
       }, remainingMs);
       timer.unref?.();
     } else {
@@ -113,7 +120,7 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
     }
     const billed = cut && f.has('cancel-billed-full') ? plan.completionTokens : completionTokens;
     const cost = costNano(model, plan.promptTokens, billed);
-    if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, billed, f.has('spend-refunded') ? -cost : cost);
+    if (!late) record(billed);
     if (state.receipts !== null && gateDigest !== null && !(cut && f.has('cancel-no-receipt'))) {
       state.receipts.outcome({
         account: account.fixture.id,

@@ -108,6 +108,27 @@ async function judgeStop(ctx: CheckContext, j: Judge, id: string, before: Gauges
 }
 
 /** tokens_this_month of GET /v1/me, or null where it is not served. */
+/** CANCEL-004: how long the bill may take to settle where no in-flight gauge shows the release. */
+export const BILL_SETTLE_MS = 3_000;
+
+/**
+ * tokens_this_month once the account has settled: after the server's release is seen in GET /metrics
+ * (in flight back at its value before the cut request; at most SETTLE_MS), else after BILL_SETTLE_MS,
+ * then one more read. Fail closed: a bill still growing then is read as it is.
+ */
+async function settledMonthTokens(ctx: CheckContext, before: Gauges): Promise<number | null> {
+  if (before.inFlight === null) await wait(BILL_SETTLE_MS);
+  else {
+    const start = performance.now();
+    while (performance.now() - start < SETTLE_MS) {
+      const now = await gauges(ctx);
+      if (now.inFlight !== null && now.inFlight <= before.inFlight) break;
+      await wait(POLL_MS * 2);
+    }
+  }
+  return monthTokens(ctx);
+}
+
 async function monthTokens(ctx: CheckContext): Promise<number | null> {
   try {
     const me = await getMe(ctx);
@@ -191,8 +212,12 @@ const midStream: CheckDef = {
       await judgeStop(ctx, j, 'CANCEL-001', before, cutAt, before.inFlight === null || duringInFlight === null ? null : duringInFlight > before.inFlight, 'a stream closed after its first content events');
       // CANCEL-004: read once the stop bound has passed, so that what the server made in it is billed already.
       await wait(cutAt + STOP_BOUND_MS - performance.now());
-      const month1 = month0 === null ? null : await monthTokens(ctx);
+      const atBound = month0 === null ? null : await monthTokens(ctx);
       const after = await gauges(ctx);
+      // The bill is read again once the account settles (issue 37): a server that goes on decoding after the
+      // close and bills it when that generation ends, ~2.6 s later, passed a single read at the stop bound.
+      const settled = atBound === null ? null : await settledMonthTokens(ctx, before);
+      const month1 = atBound === null ? null : Math.max(atBound, settled ?? atBound);
       if (month0 === null || month1 === null) j.skip('CANCEL-004', 'GET /v1/me serves no usage.tokens_this_month: the account endpoints cannot show what the cut request was billed');
       else if (prompt === null) j.skip('CANCEL-004', 'a short request reported no usage.prompt_tokens: the prompt of the cut request cannot be counted');
       else {
