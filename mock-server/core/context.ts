@@ -11,6 +11,11 @@ export interface LatencySettings {
   jitterMs: number;
   tokensPerChunk: readonly number[];
   completionTokens: number | readonly [number, number];
+  /**
+   * A model that never ends its answer on its own (CoreOptions.modelCap): the server stops it at
+   * the request's max_tokens, or at this default cap, with finish_reason "length". Null: off.
+   */
+  modelCap: number | null;
 }
 
 export interface ModelScheduleEntry {

@@ -48,9 +48,11 @@ export interface Generation {
 
 export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestContext, account: AccountState, g: Generation): MockResponse {
   const f = ctx.faults;
-  const { ask, rawBody, model, renderer, fail } = g;
+  const { rawBody, model, renderer, fail } = g;
   let latency = g.latency;
-  let plan = planCompletion(ask, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.completionTokens, jsonFault: jsonFaultOf(f, ask.stream) });
+  // --model-cap: the model never emits its end on its own; the request's bound stops it, else the server's default cap.
+  const ask = latency.modelCap === null ? g.ask : { ...g.ask, maxTokens: g.ask.maxTokens ?? latency.modelCap, ignoreEos: true };
+  let plan = planCompletion(ask, rawBody, { seed: state.seed, tokensPerChunk: latency.tokensPerChunk, completionTokens: latency.modelCap === null ? latency.completionTokens : latency.modelCap + 1, jsonFault: jsonFaultOf(f, ask.stream) });
   const now = state.now();
   const estimatedTokens = plan.promptTokens + plan.completionTokens;
   const limits = rateLimit(state, ctx, account, ask.model, estimatedTokens, now);
@@ -96,7 +98,13 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
     // and frees the slot at once, bills what it sent and records the seed's "interrupted" outcome.
     const cut = status === 'interrupted';
     const reason = status !== 'ok' ? 'abort' : plan.choices[0]?.finishReason === 'length' ? 'length' : 'stop';
-    if (cut && f.has('cancel-ignored')) {
+    // Fault cancel-billed-late: as cancel-ignored, and the whole planned completion is billed when that generation ends.
+    const late = cut && f.has('cancel-billed-late');
+    const record = (tokens: number): void => {
+      const cost = costNano(model, plan.promptTokens, tokens);
+      if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, tokens, f.has('spend-refunded') ? -cost : cost);
+    };
+    if (cut && (f.has('cancel-ignored') || late)) {
       // Fault cancel-ignored: the generation goes on to its planned last token, holding its slot (no release).
       const remainingMs = Math.max(0, startedMs + lastStepMs - performance.now());
       state.abandoned++;
@@ -104,6 +112,7 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
       const timer = setTimeout(() => {
         state.abandoned--;
         state.metrics.finish(ctx.requestId, plan.completionTokens, firstTokenMs, 'abort', f);
+        if (late) record(plan.completionTokens);
       }, remainingMs);
       timer.unref?.();
     } else {
@@ -114,7 +123,7 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
     }
     const billed = cut && f.has('cancel-billed-full') ? plan.completionTokens : completionTokens;
     const cost = costNano(model, plan.promptTokens, billed);
-    if (!f.has('usage-not-incremented') && !leavesUncounted(f)) account.record(state.now(), plan.promptTokens, billed, f.has('spend-refunded') ? -cost : cost);
+    if (!late) record(billed);
     if (state.receipts !== null && gateDigest !== null && !(cut && f.has('cancel-no-receipt'))) {
       state.receipts.outcome({
         account: account.fixture.id,

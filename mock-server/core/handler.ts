@@ -32,6 +32,14 @@ export interface CoreOptions {
   tokensPerChunk?: number | readonly number[];
   /** Completion length in tokens: exact, or an inclusive [min, max] range (default [16, 48]). */
   completionTokens?: number | readonly [number, number];
+  /**
+   * A model that talks until the server's default cap (issue 37: a random-weights model served with
+   * a 1,024-token default): it never ends on its own, so an answer runs to the request's
+   * max_tokens / max_completion_tokens when given (as a real server stops there) and to this cap
+   * otherwise, finish_reason "length" either way. A tool call or a JSON object still closes (an
+   * engine that constrains decoding ends them). Default off.
+   */
+  modelCap?: number;
   seed?: number;
   /** Accounts fixture: a file path or the parsed object (default fixtures/accounts.json). */
   accounts?: string | AccountsFile;
@@ -83,7 +91,9 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     jitterMs: options.jitterMs ?? 0,
     tokensPerChunk,
     completionTokens: options.completionTokens ?? [16, 48],
+    modelCap: options.modelCap ?? null,
   };
+  if (latency.modelCap !== null && !(Number.isInteger(latency.modelCap) && latency.modelCap >= 1)) throw new RangeError('modelCap must be a positive integer');
   for (const [k, v] of Object.entries({ ttftMs: latency.ttftMs, itlMs: latency.itlMs, jitterMs: latency.jitterMs })) {
     if (!Number.isFinite(v) || v < 0) throw new RangeError(`${k} must be a non-negative number`);
   }

@@ -7,7 +7,7 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
 
   iari mock [--port N] [--host H] [--fault NAME]... [--ttft MS] [--itl MS] [--jitter MS]
             [--tokens-per-chunk N[,N...]] [--capacity N] [--seed N] [--ledger FILE] [--accounts FILE]
-            [--no-receipts] [--no-limits] [--receipt-retention N]
+            [--no-receipts] [--no-limits] [--receipt-retention N] [--model-cap N]
             [--prefix-cache BLOCKS [--prefix-block-tokens N] [--prefill-us-per-token US]]
   iari mock --list-faults [--json]
 
@@ -24,6 +24,10 @@ const USAGE = `iari mock: run the bundled mock server (faithful, or broken on pu
                        and the wait is added to their TTFT, so the capacity is N streams, or
                        N / service time requests per second; a client that leaves frees
                        its slot at once (default unbounded)
+  --model-cap N        a model that never ends on its own: every answer runs to the request's
+                       max_tokens / max_completion_tokens, or to N tokens (the server's default
+                       cap) when it names none, finish_reason length (default off: answers end
+                       by themselves after 16-48 tokens)
   --seed N             seed of the deterministic generator (default 0)
   --ledger FILE        append receipts durably to FILE (a restart continues the chain)
   --receipt-retention N
@@ -53,6 +57,7 @@ export const mockFlagSpec = {
   jitter: { type: 'string' },
   'tokens-per-chunk': { type: 'string' },
   capacity: { type: 'string' },
+  'model-cap': { type: 'string' },
   seed: { type: 'string' },
   ledger: { type: 'string' },
   accounts: { type: 'string' },
@@ -119,6 +124,7 @@ export async function run(argv: string[]): Promise<number> {
     itlMs: parseIntegerFlag('mock', 'itl', values.itl, 0, 600_000) ?? 15,
     jitterMs: parseIntegerFlag('mock', 'jitter', values.jitter, 0, 600_000) ?? 5,
     seed: parseIntegerFlag('mock', 'seed', values.seed, 0, 2 ** 31 - 1) ?? 0,
+    ...(values['model-cap'] === undefined ? {} : { modelCap: parseIntegerFlag('mock', 'model-cap', values['model-cap'], 1, 1_000_000) ?? 1 }),
     ...(values.capacity === undefined ? {} : { capacity: parseIntegerFlag('mock', 'capacity', values.capacity, 1, 1_000_000) ?? 1 }),
     receipts: values['no-receipts'] !== true,
     limits: values['no-limits'] !== true,

@@ -2,7 +2,8 @@ import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
 import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
-import { runDeadlineNotes } from '../library/test-deadlines.ts';
+import { DEFAULT_RUN_TIMEOUT_MS, runDeadlineNotes } from '../library/test-deadlines.ts';
+import { testProgress } from './test-progress.ts';
 import { runOutcome, type CheckRun } from '../checks/runner/conformance-results.ts';
 import { parsePace } from '../checks/rate-limits/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
@@ -171,21 +172,24 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   process.once('SIGINT', onSigint);
   try {
     const runDir = createRunDir({ report: values.report, ...(deps.runId === undefined ? {} : { id: deps.runId }) });
-    const tty = process.stdout.isTTY === true && values.json !== true;
-    const { report: raw, settings, secrets } = await conformanceRun(valid, {
-      startedAt,
-      runId: runDir.id,
-      notice: (line) => process.stderr.write(`iari: ${line}\n`),
-      ...(deps.mock === undefined ? {} : { mock: deps.mock }),
-      ...(tty
-        ? {
-            onResult: (r: CheckRun, done: number, total: number) => {
-              process.stdout.write(`\r\x1b[2K[${done}/${total}] ${r.title.slice(0, Math.max(20, (process.stdout.columns ?? 80) - 12))}`);
-            },
-          }
-        : {}),
-    });
-    if (tty) process.stdout.write('\r\x1b[2K');
+    // Issue 37 item 3: progress on stderr at least every 10 s, on a terminal and in CI logs alike; none with --json.
+    const progress =
+      values.json === true
+        ? undefined
+        : testProgress({ write: (text) => process.stderr.write(text), tty: process.stderr.isTTY === true, deadlineAt: startedAt + (valid.timeouts.run ?? DEFAULT_RUN_TIMEOUT_MS) });
+    let run;
+    try {
+      run = await conformanceRun(valid, {
+        startedAt,
+        runId: runDir.id,
+        notice: (line) => process.stderr.write(`iari: ${line}\n`),
+        ...(deps.mock === undefined ? {} : { mock: deps.mock }),
+        ...(progress === undefined ? {} : { onResult: (r: CheckRun, done: number, total: number) => progress.onResult(r.ids, done, total) }),
+      });
+    } finally {
+      progress?.stop();
+    }
+    const { report: raw, settings, secrets } = run;
     const redactor = createRedactor(secrets);
     const applied = baseline.file === undefined ? undefined : applyBaseline(raw, baseline.file, new Date().toISOString().slice(0, 10), baseline.serverVersion);
     const report = applied?.report ?? raw;

@@ -73,6 +73,23 @@ describe('openai-python in the CLIENT area', () => {
     }
   });
 
+  it('CLIENT-031, CLIENT-033: a model that runs to its bound (the server truthfully says length) makes .stream() raise LengthFinishReasonError: undecided, the model\'s doing, never a FAIL (issue 37)', async (ctx) => {
+    if (py.skip !== undefined) return ctx.skip(py.skip);
+    const capped = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0, modelCap: 1024 });
+    const c = createCheckContext({ root: capped.origin, token: capped.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, python: py.python });
+    try {
+      const o = (await runChecksInProcess(c, python)).outcomes;
+      for (const id of ['CLIENT-031', 'CLIENT-033']) {
+        expect(o.get(id)?.verdict, text(o.get(id))).toBe('skipped');
+        expect(text(o.get(id))).toMatch(/^undecided: the server ended the answer with finish_reason "length" .*LengthFinishReasonError/);
+      }
+      expect(verdicts(o)).toMatchObject({ 'CLIENT-029': 'pass', 'CLIENT-030': 'pass', 'CLIENT-032': 'pass' });
+    } finally {
+      await c.close();
+      await capped.close();
+    }
+  });
+
   it('CLIENT-030, CLIENT-031, CLIENT-033: an event with only id:/retry: makes openai-python raise JSONDecodeError from both stream forms, where openai-node survives', async (ctx) => {
     if (py.skip !== undefined) return ctx.skip(py.skip);
     const node = catalog.filter((c) => c.name === 'client-openai-stream');

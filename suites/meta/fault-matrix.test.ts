@@ -150,8 +150,9 @@ describe('fault matrix', () => {
         if (f.breaks.includes(id)) continue;
         const before = reference(id)?.verdict;
         if (o.verdict === before) continue;
-        // A check declines to judge (skipped) when a precondition another ID judges is broken.
-        if (o.verdict === 'skipped') continue;
+        // A check declines to judge (skipped) when a precondition another ID judges is broken, or is kept from
+        // deciding (undecided: the run's deadline, 429s after waiting; the root cause is judged by its own IDs).
+        if (o.verdict === 'skipped' || o.verdict === 'undecided') continue;
         // A legal mode may turn what it exercises from pass into an informational observation.
         if (f.kind === 'legal' && tolerated.has(id) && o.verdict === 'informational' && before === 'pass') continue;
         // A foreign but legal shape (usage-shapes.ts) deviates from the profile requirements it exercises:

@@ -49,7 +49,7 @@ function changedVerdicts(run: Run, base: Run, breaks: readonly string[], notAppl
   for (const [id, o] of run.outcomes) {
     const before = base.outcomes.get(id);
     if (breaks.includes(id) || o.verdict === before?.verdict) continue;
-    if (notApplicable.includes(id) && o.verdict === 'skipped') continue;
+    if (notApplicable.includes(id) && (o.verdict === 'skipped' || o.verdict === 'undecided')) continue;
     // A 429 met during the run is judged by these; without --include limits they were skipped before.
     if ((OBSERVED_IDS as readonly string[]).includes(id) && before?.verdict === 'skipped' && o.verdict === 'pass') continue;
     problems.push(`${id}: ${before?.verdict ?? 'absent'} -> ${o.verdict}${o.verdict === 'fail' || o.verdict === 'non-strict' ? ` (${o.failures[0]?.message ?? ''})` : o.verdict === 'skipped' ? ` (${o.reason})` : ''}`);
@@ -107,7 +107,7 @@ describe('rate limits stay where they belong', { timeout: 120_000 }, () => {
     expect(changedVerdicts(run, await faithful(), def.breaks)).toEqual([]);
   });
 
-  it('LIMIT-010: a limit that never lifts is waited out until the budget is spent, fails LIMIT-010 (and LIMIT-009), and every check it kept from deciding is skipped saying so, never failed', async () => {
+  it('LIMIT-010: a limit that never lifts is waited out until the budget is spent, fails LIMIT-010 (and LIMIT-009), and every check it kept from deciding is undecided (cause rate-limit) or skipped, saying so, never failed', async () => {
     const def = faultByName('rate-limit-never-lifts')!;
     const run = await fullRun(def.name);
     // LIMIT-004 needs --include limits (the fault matrix proves it); a default run leaves it skipped.
@@ -120,9 +120,10 @@ describe('rate limits stay where they belong', { timeout: 120_000 }, () => {
     const lift = run.outcomes.get('LIMIT-010');
     expect(lift?.verdict === 'fail' ? lift.failures[0]?.message : lift?.verdict).toMatch(/the limit did not lift/);
     const base = await faithful();
-    const keptFromDeciding = [...run.outcomes.values()].filter((o) => o.verdict === 'skipped' && base.outcomes.get(o.id)?.verdict !== 'skipped');
+    const keptFromDeciding = [...run.outcomes.values()].filter((o) => (o.verdict === 'skipped' || o.verdict === 'undecided') && base.outcomes.get(o.id)?.verdict !== o.verdict);
     expect(keptFromDeciding.length).toBeGreaterThan(0);
-    for (const o of keptFromDeciding) expect(`${o.id}: ${o.verdict === 'skipped' ? o.reason : o.verdict}`).toMatch(/LIMIT-010 reports it/);
+    expect(keptFromDeciding.some((o) => o.verdict === 'undecided' && o.cause === 'rate-limit')).toBe(true);
+    for (const o of keptFromDeciding) expect(`${o.id}: ${o.verdict === 'skipped' || o.verdict === 'undecided' ? o.reason : o.verdict}`).toMatch(/LIMIT-010 reports/);
     const undecided = keptFromDeciding.map((o) => o.id);
     expect(changedVerdicts(run, base, def.breaks, undecided)).toEqual([]);
   });

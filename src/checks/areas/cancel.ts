@@ -108,6 +108,27 @@ async function judgeStop(ctx: CheckContext, j: Judge, id: string, before: Gauges
 }
 
 /** tokens_this_month of GET /v1/me, or null where it is not served. */
+/** CANCEL-004: how long the bill may take to settle where no in-flight gauge shows the release. */
+export const BILL_SETTLE_MS = 3_000;
+
+/**
+ * tokens_this_month once the account has settled: after the server's release is seen in GET /metrics
+ * (in flight back at its value before the cut request; at most SETTLE_MS), else after BILL_SETTLE_MS,
+ * then one more read. Fail closed: a bill still growing then is read as it is.
+ */
+async function settledMonthTokens(ctx: CheckContext, before: Gauges): Promise<number | null> {
+  if (before.inFlight === null) await wait(BILL_SETTLE_MS);
+  else {
+    const start = performance.now();
+    while (performance.now() - start < SETTLE_MS) {
+      const now = await gauges(ctx);
+      if (now.inFlight !== null && now.inFlight <= before.inFlight) break;
+      await wait(POLL_MS * 2);
+    }
+  }
+  return monthTokens(ctx);
+}
+
 async function monthTokens(ctx: CheckContext): Promise<number | null> {
   try {
     const me = await getMe(ctx);
@@ -191,8 +212,12 @@ const midStream: CheckDef = {
       await judgeStop(ctx, j, 'CANCEL-001', before, cutAt, before.inFlight === null || duringInFlight === null ? null : duringInFlight > before.inFlight, 'a stream closed after its first content events');
       // CANCEL-004: read once the stop bound has passed, so that what the server made in it is billed already.
       await wait(cutAt + STOP_BOUND_MS - performance.now());
-      const month1 = month0 === null ? null : await monthTokens(ctx);
+      const atBound = month0 === null ? null : await monthTokens(ctx);
       const after = await gauges(ctx);
+      // The bill is read again once the account settles (issue 37): a server that goes on decoding after the
+      // close and bills it when that generation ends, ~2.6 s later, passed a single read at the stop bound.
+      const settled = atBound === null ? null : await settledMonthTokens(ctx, before);
+      const month1 = atBound === null ? null : Math.max(atBound, settled ?? atBound);
       if (month0 === null || month1 === null) j.skip('CANCEL-004', 'GET /v1/me serves no usage.tokens_this_month: the account endpoints cannot show what the cut request was billed');
       else if (prompt === null) j.skip('CANCEL-004', 'a short request reported no usage.prompt_tokens: the prompt of the cut request cannot be counted');
       else {
@@ -302,7 +327,9 @@ const noLeak: CheckDef = {
     const line = new Line(ctx, await modelUnderTest(ctx), CONCURRENCY + 1);
     try {
       const before = await quiet(ctx);
-      const base = before.inFlight === null ? await line.baseline() : null;
+      // Like with like (issue 37): without a gauge the probes after the storm go 4 at once, so the baseline
+      // does too; against one alone a server that serves one request at a time looked like it leaked.
+      const base = before.inFlight === null ? await concurrentTtft(line) : null;
       if (typeof base === 'string') return j.skip('CANCEL-007', `no baseline TTFT: ${base}`);
       let cut = 0;
       for (let sent = 0; sent < CANCELLATIONS; sent += CONCURRENCY) {
@@ -328,13 +355,11 @@ const noLeak: CheckDef = {
       }
       // No gauge: 4 short streams at once must each get their first token as fast as one did before.
       const limit = ttftBound(base as number);
-      const probes = await Promise.all(Array.from({ length: CONCURRENCY }, () => line.ttft()));
-      const failed = probes.find((p): p is string => typeof p === 'string');
-      if (failed !== undefined) return j.violated('CANCEL-007', { message: `after ${CANCELLATIONS} cut streams, ${CONCURRENCY} short streams at once were not all served: ${failed}`, expected: `${CONCURRENCY} answers, each TTFT at most ${Math.round(limit)} ms` });
-      const worst = Math.max(...(probes as number[]));
+      const worst = await concurrentTtft(line);
+      if (typeof worst === 'string') return j.violated('CANCEL-007', { message: `after ${CANCELLATIONS} cut streams, ${CONCURRENCY} short streams at once were not all served: ${worst}`, expected: `${CONCURRENCY} answers, each TTFT at most ${Math.round(limit)} ms` });
       j.expect('CANCEL-007', worst <= limit, () => ({
-        message: `after ${CANCELLATIONS} cut streams, the slowest of ${CONCURRENCY} short streams at once got its first token after ${Math.round(worst)} ms; one alone took ${Math.round(base as number)} ms before`,
-        expected: `each TTFT at most ${Math.round(limit)} ms (twice the baseline median plus 100 ms)`,
+        message: `after ${CANCELLATIONS} cut streams, the slowest of ${CONCURRENCY} short streams at once got its first token after ${Math.round(worst)} ms; the slowest of ${CONCURRENCY} at once took ${Math.round(base as number)} ms before`,
+        expected: `each TTFT at most ${Math.round(limit)} ms (twice the slowest of ${CONCURRENCY} at once before, plus 100 ms)`,
         received: `${Math.round(worst)} ms`,
       }));
     } finally {
@@ -342,5 +367,12 @@ const noLeak: CheckDef = {
     }
   },
 };
+
+/** The slowest first token of CONCURRENCY short streams sent at once, or why one was not served. */
+async function concurrentTtft(line: Line): Promise<number | string> {
+  const probes = await Promise.all(Array.from({ length: CONCURRENCY }, () => line.ttft()));
+  const failed = probes.find((p): p is string => typeof p === 'string');
+  return failed ?? Math.max(...(probes as number[]));
+}
 
 export const cancelChecks: CheckDef[] = [midStream, beforeFirstToken, nonStreamed, noLeak];

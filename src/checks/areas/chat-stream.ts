@@ -3,11 +3,12 @@ import { requirementIds } from '../context/check-types.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
 import { chatBody, errorOf, modelUnderTest, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { toolBody } from '../requests/tool-requests.ts';
-import { gate, offers } from '../requests/capability-probes.ts';
+import { bound, gate, offers } from '../requests/capability-probes.ts';
 import { breaksMust, checkExchange, judgeFindings } from '../wire/stream-findings.ts';
 import { checkedStreams } from '../requests/checked-streams.ts';
 import { failAfterEventsHeader } from '../http/mock-admin.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
+import { CHECK_TEXT_TOKENS } from '../requests/output-bound.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { at } from '../kernel/evidence.ts';
 import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
@@ -245,7 +246,7 @@ const sdkStream: CheckDef = {
     const model = await modelUnderTest(ctx);
     await ctx.http.acquireSlot();
     try {
-      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true });
+      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true , ...(await bound(ctx, CHECK_TEXT_TOKENS)) });
       let chunks = 0;
       for await (const chunk of stream) {
         if (chunk !== undefined) chunks += 1;

@@ -4,6 +4,7 @@ import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, chatBody, errorMemberIs, modelUnderTest, PROMPT } from '../requests/common-requests.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
+import { CHECK_TEXT_TOKENS } from '../requests/output-bound.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { bound, gate, probeCapability } from '../requests/capability-probes.ts';
 import { capabilityNamesOf } from '../registry/capabilities.ts';
@@ -310,7 +311,7 @@ const sdk: CheckDef = {
     const model = await modelUnderTest(ctx);
     await ctx.http.acquireSlot();
     try {
-      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] });
+      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] , ...(await bound(ctx, CHECK_TEXT_TOKENS)) });
       j.expect('CHAT-031', Array.isArray(res.choices), () => ({ message: 'the SDK returned no completion object', received: res }));
     } catch (error) {
       // A rate limit iari stopped waiting for: the runner skips the check and LIMIT-010 reports it.

@@ -70,11 +70,24 @@ function raisedText(r: PythonRaised): string {
   return `${r.type}${message === '' ? '' : `: ${message.length > 300 ? `${message.slice(0, 300)}...` : message}`}${r.where === null ? '' : ` (at ${r.where})`}`;
 }
 
+/**
+ * openai-python's parse helpers (`.stream()`'s final completion, `.parse()`) raise on a finish reason
+ * that ends the model's answer, whatever the server did right: lib/_parsing/_completions.py
+ * `if choice.finish_reason == "length": raise LengthFinishReasonError(...)`, and
+ * `ContentFilterFinishReasonError` for "content_filter". The server said so on the wire, truthfully
+ * or not (CHAT-030 judges the bound itself): the model's doing, undecided here (issue 37).
+ */
+const MODEL_FINISH_ERRORS: Readonly<Record<string, string>> = { LengthFinishReasonError: 'length', ContentFilterFinishReasonError: 'content_filter' };
+
 /** The common shape: what raised becomes the problem in openai-python's words; a result is judged by `judge`. */
 export async function judged(env: OpEnv, op: Op, judge: (ok: Record<string, unknown>) => Promise<OpResult> | OpResult): Promise<OpResult> {
   const out = await python(env, op);
   if ('result' in out) return out.result;
-  if ('raised' in out) return { problem: `raised ${raisedText(out.raised)}` };
+  if ('raised' in out) {
+    const finish = MODEL_FINISH_ERRORS[out.raised.type];
+    if (finish !== undefined) return { skip: `undecided: the server ended the answer with finish_reason "${finish}" (the model ran to its bound or was filtered) and openai-python's helper raises ${out.raised.type} on it; nothing on the wire is the server's fault` };
+    return { problem: `raised ${raisedText(out.raised)}` };
+  }
   return judge(out.ok);
 }
 

@@ -104,6 +104,8 @@ function openaiReasoning(name: string, id: string, major: OpenAINodeMajor): Chec
     open: (env) => openaiNode(env.t, env.ctx.http.tokenForProbe(), major),
     async stream(c, model) {
       let text = '';
+      // Unbounded on purpose (issue 37 item 1): CLIENT-026 needs content after the reasoning, and a
+      // bound would cut a reasoning model before its answer; the stream still ends at the check's deadline.
       for await (const chunk of await c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
       return { text };
     },

@@ -107,12 +107,15 @@ const jsonContentType: CheckDef = {
   ids: ids(8),
   title: 'non-streaming 200 responses declare Content-Type application/json',
   async run(ctx, j) {
+    const answered: string[] = [];
     for (const { what, ex } of await routeSamples(ctx)) {
+      if (what !== 'chat stream') answered.push(`${what} ${ex.status}`);
       if (ex.status !== 200 || what === 'chat stream') continue;
       const ct = ex.headers['content-type'] ?? '';
       j.expect('HDR-008', /^application\/json\b/i.test(ct), () => evidence(ex, `${what}: Content-Type is not application/json`, { expected: 'application/json', received: ct }));
     }
-    if (!j.has('HDR-008')) j.violated('HDR-008', { message: 'no non-streaming 200 response to inspect' });
+    // Observed nothing (issue 37): no 200 to read the header of is no finding on HDR-008; the statuses are their own requirements' findings.
+    if (!j.has('HDR-008')) j.skip('HDR-008', `undecided: no non-streaming 200 response to inspect (${answered.join(', ') || 'no sample'}); those statuses are judged by their own requirements`);
   },
 };
 

@@ -156,5 +156,17 @@ export function clientErrorText(error: unknown): string {
     const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (cause: ${error.cause.message})` : '';
     return `${name}: ${error.message}${cause}`.replace(/\s+/g, ' ').trim();
   }
+  // Not an Error: the AI SDK hands a stream's error chunk on as the server sent it (a plain object),
+  // which String() writes "[object Object]" (issue 37): the object itself, in JSON, bounded.
+  if (typeof error === 'object' && error !== null) {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(error);
+    } catch {
+      json = undefined;
+    }
+    if (json !== undefined && json !== '{}') return `${json.length > 500 ? `${json.slice(0, 500)}…` : json} (as the stream's error part carried it)`;
+    return `an error part with nothing readable in it (${Object.prototype.toString.call(error)})`;
+  }
   return String(error);
 }

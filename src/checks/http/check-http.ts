@@ -99,6 +99,7 @@ export class CheckHttp {
     this.#core = run === undefined ? new HttpCore(options.dispatcher, this.#secrets, options.connectionHeaders) : run.#core;
     this.fetch = run?.fetch ?? fetchVia(options.dispatcher);
     this.sent = run?.sent ?? [];
+    this.#defaults = run === undefined ? {} : run.#defaults;
     this.root = options.root.replace(/\/+$/, '');
     this.#token = options.token;
     this.secondToken = options.secondToken;
@@ -114,6 +115,17 @@ export class CheckHttp {
   }
 
   readonly #options: CheckHttpOptions;
+
+  /** The run's request defaults (useBodyDefaults), shared with every check's client. */
+  readonly #defaults: { body?: (path: string, json: unknown) => Promise<unknown> };
+
+  /**
+   * Gives every POST body of the run, every check's included, its defaults before it is sent (the
+   * output bound, output-bound.ts): set once by the runner, which knows the checks' requests.
+   */
+  useBodyDefaults(body: (path: string, json: unknown) => Promise<unknown>): void {
+    this.#defaults.body = body;
+  }
 
   /**
    * The run's client for one check: the same log, secrets, stall record, throttle and dispatcher,
@@ -175,7 +187,9 @@ export class CheckHttp {
   }
 
   post(path: string, json: unknown, options: RequestOptions = {}): Promise<HttpExchange> {
-    return this.send('POST', path, { ...options, json });
+    const defaults = this.#defaults.body;
+    if (defaults === undefined) return this.send('POST', path, { ...options, json });
+    return defaults(path, json).then((body) => this.send('POST', path, { ...options, json: body }));
   }
 
   /** Sends a request; a rate-limit 429 is waited out and the request sent again (rate-limit-retry.ts) unless `rateLimit: 'raw'`. */

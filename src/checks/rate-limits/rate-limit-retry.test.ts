@@ -159,7 +159,7 @@ describe('a check that meets a rate limit', () => {
     expect(lines.join('\n')).not.toContain('tok-123456789');
   }, 15_000);
 
-  it('LIMIT-010: a check whose 429 outlasts the wait budget is skipped with the reason, and LIMIT-010 fails', async () => {
+  it('LIMIT-010: a check whose 429 outlasts the wait budget is undecided (cause rate-limit, root cause LIMIT) with the reason, never its own FAIL, and LIMIT-010 fails', async () => {
     const root = await serve((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '120' });
       res.end(JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow down', param: null } }));
@@ -168,8 +168,8 @@ describe('a check that meets a rate limit', () => {
     const outcomes = await runCheck(probe, ctx, gradeOf);
     const byId = new Map(outcomes.map((o) => [o.id, o]));
     const chat = byId.get('CHAT-001');
-    expect(chat?.verdict).toBe('skipped');
-    expect(chat?.verdict === 'skipped' ? chat.reason : '').toMatch(/asks for 2 min .* 1 min left .*LIMIT-010 reports it/);
+    expect(chat?.verdict).toBe('undecided');
+    expect(chat?.verdict === 'undecided' ? `${chat.cause}: ${chat.reason}` : '').toMatch(/^rate-limit: not decided: .*asks for 2 min .* 1 min left .*root cause LIMIT \(LIMIT-010 reports the 429s\)/);
     expect(byId.get('LIMIT-010')?.verdict).toBe('fail');
   });
 });

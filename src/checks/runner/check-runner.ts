@@ -71,8 +71,9 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
     const message = ctx.http.redact(error instanceof Error ? error.message : String(error));
     const giveUp = rateLimitGiveUp(error);
     if (giveUp !== undefined) {
-      // The server's rate limit kept the check from deciding: LIMIT-010 judges that, not this check's IDs.
-      judge.skipRest(`${ctx.http.redact(giveUp.message)}; LIMIT-010 reports it`);
+      // The server's rate limit kept the check from deciding (issue 37: a check whose requests were refused
+      // by 429 after waiting): undecided, cause rate-limit, LIMIT-010 (and LIMIT-009) the root cause, never this check's finding.
+      judge.undecideRest('rate-limit', `not decided: ${ctx.http.redact(giveUp.message)}; root cause LIMIT (LIMIT-010 reports the 429s)`);
     } else if (error instanceof CheckHttpError && (error.blocked || error.violation?.kind === 'deadline')) {
       // One root cause, not a cascade: what depends on an answer that never completes is blocked by it.
       judge.blockRest({ message: error.blocked ? message : `request failed: ${message}`, ...(error.curl === '' ? {} : { curl: error.curl }) });
