@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseFlags } from './args.ts';
+import { noTokenLine } from '../load/plan/plan-lines.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { createRunDir, newRunId, shownPath } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
@@ -36,6 +37,8 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
     return ExitCode.ok;
   }
   const { plan, scenario } = scenarioFromFlags(values);
+  const noToken = noTokenLine(plan);
+  if (noToken !== null && !plan.json && !plan.quiet) process.stderr.write(noToken);
   const serverMetrics = serverMetricsFromFlags(values);
   if (values['ab-token-env'] !== undefined && plan.ab === null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --ab-token-env names B\'s token: it needs --ab URL_B');
   const tokenB = values['ab-token-env'] === undefined ? undefined : readToken('iari load', { tokenEnv: values['ab-token-env'] });
