@@ -165,7 +165,9 @@ describe('fault matrix', () => {
       table.push({ fault: f.name, kind: f.kind, expected: f.breaks.join(',') || '-', detected: problems.length === 0, note: problems.join('; ') });
       expect(problems).toEqual([]);
       // The CANCEL checks wait out their bounds (docs/cancellation.md): a held slot is watched past each one.
-    }, f.breaks.some((id) => id.startsWith('CANCEL-')) ? 90_000 : undefined);
+      // A fault that touches the CLIENT area runs all its operations: two majors each of openai-node and the
+      // AI SDK, LangChain and openai-python (54), half again the work of one major each.
+    }, f.breaks.some((id) => id.startsWith('CANCEL-')) ? 90_000 : checksFor(f).some((c) => c.area === 'clients') ? 60_000 : undefined);
   }
 });
 
