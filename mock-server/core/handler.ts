@@ -237,7 +237,10 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   const asUnderstood = refusedReasoning ?? rewriteChatRequest(req, faults);
   const refusal = (r: { status: 400 | 500; param: string | null; message: string }): ApiError =>
     r.status === 500 ? { status: 500, type: 'server_error', message: r.message, param: null, code: null } : badRequest(r.param, r.message);
-  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : applyReasoning(asUnderstood, rewriteChatResponse(route(state, asUnderstood, ctx), faults), faults);
+  // The chat wire's faults rewrite chat's answers only: another API's stream has its own (its protocol's mock side).
+  const chatWire = (state.routes.get(req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path)?.protocol.name ?? 'chat-completions') === 'chat-completions';
+  const rewrite = (res: MockResponse): MockResponse => (chatWire ? rewriteChatResponse(res, faults) : res);
+  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : applyReasoning(asUnderstood, rewrite(route(state, asUnderstood, ctx)), faults);
   return withRequestId(applyBoundsFaults(req, faults, applyHttpFaults(state, req, ctx, routed)), faults);
 }
 

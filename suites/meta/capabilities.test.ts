@@ -42,7 +42,7 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'reasoning-effort', areas: ['chat-stream'] },
   { cap: 'model-retrieve', areas: ['models'] },
   { cap: 'embeddings', areas: ['embeddings'] },
-  { cap: 'responses', areas: ['responses'] },
+  { cap: 'responses', areas: ['responses', 'clients'] },
   { cap: 'responses-state', areas: ['responses'] },
 ];
 

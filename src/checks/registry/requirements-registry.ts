@@ -29,6 +29,7 @@ export const requirementAreas = [
   'RESP',
   'RESP-STREAM',
   'RESP-STATE',
+  'CLIENT-RESP',
 ] as const;
 export type RequirementArea = (typeof requirementAreas)[number];
 

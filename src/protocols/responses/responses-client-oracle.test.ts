@@ -39,7 +39,7 @@ async function iterated(body: string): Promise<string[]> {
   return types;
 }
 
-describe('openai-node 6.x reading Responses streams', () => {
+describe('openai-node 7 reading Responses streams', () => {
   it('reads the writer\'s stream: streamed create yields every event, stream().finalResponse() the whole answer', async () => {
     expect(checkResponsesStream(new TextEncoder().encode(wire(events()))).findings).toEqual([]);
     expect(await iterated(wire(events()))).toEqual(events().map((e) => e['type']));
@@ -83,9 +83,14 @@ describe('openai-node 6.x reading Responses streams', () => {
     expect(await finalOf(wire(list))).toEqual({ ok: true, text: 'Hel', status: 'completed' });
   });
 
-  it('RESP-STREAM-004, RESP-STREAM-006: sequence numbers and item ids are not read by a fresh stream (clients survive)', async () => {
-    const list = events().map((e) => ({ ...e, sequence_number: 7, ...('item_id' in e ? { item_id: 'other' } : {}) }));
+  it('RESP-STREAM-004: sequence numbers are not read by a fresh stream (clients survive)', async () => {
+    const list = events().map((e) => ({ ...e, sequence_number: 7 }));
     expect(await finalOf(wire(list))).toEqual({ ok: true, text: 'Hello', status: 'completed' });
+  });
+
+  it('RESP-STREAM-006: an item_id unlike the item at its output_index makes openai-node 7\'s responses.stream() throw', async () => {
+    const list = events().map((e) => ({ ...e, ...('item_id' in e ? { item_id: 'other' } : {}) }));
+    expect(await finalOf(wire(list))).toEqual({ ok: false, error: "expected item_id 'msg_1', got 'other'" });
   });
 
   it('RESP-STREAM-001: an event whose data is not JSON makes both reads throw', async () => {

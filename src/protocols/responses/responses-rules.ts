@@ -56,8 +56,10 @@ export const requirementOfResponsesRule = (rule: ResponsesRuleCode): string => r
 
 const range = (area: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${area}-${String(i + 1).padStart(3, '0')}`);
 
-/** The requirements of the Responses API judged where the server serves POST /v1/responses (capability responses). */
-export const responsesRequirementIds: readonly string[] = [...range('RESP', 14), ...range('RESP-STREAM', 14), 'RESP-STATE-005'];
+/** openai-node's operations on the Responses API (src/checks/areas/clients-openai-responses.ts). */
+export const responsesClientIds: readonly string[] = range('CLIENT-RESP', 4);
+/** The requirements of the Responses API judged where the server serves POST /v1/responses (capability responses), its client operations included. */
+export const responsesRequirementIds: readonly string[] = [...range('RESP', 14), ...range('RESP-STREAM', 14), 'RESP-STATE-005', ...responsesClientIds];
 /** The requirements of stored responses, judged where the server takes previous_response_id (capability responses-state). */
 export const responsesStateRequirementIds: readonly string[] = range('RESP-STATE', 7).filter((id) => id !== 'RESP-STATE-005');
 
