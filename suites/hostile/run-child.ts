@@ -1,8 +1,10 @@
 /**
  * Runs one `iari` command as a child process the way a user does (`node bin/iari.js`, compiled from
- * dist/), and measures it: exit code, wall time, and peak resident memory sampled from /proc every
- * 50 ms, for the child itself and for its whole process tree (the contract suites' vitest worker is
- * a grandchild). A hard kill at `killAfterMs` keeps a hung child from hanging the suite.
+ * dist/), and measures it: exit code, wall time, and peak resident memory from /proc every 25 ms,
+ * for the child itself and for its whole process tree (the contract suites' vitest worker is a
+ * grandchild). The peak of one process is the kernel's own high-water mark (VmHWM), so a spike
+ * between two samples counts; only one in the last 25 ms before the process exits can be missed.
+ * A hard kill at `killAfterMs` keeps a hung child from hanging the suite.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -15,7 +17,7 @@ export interface ChildRun {
   code: number | null;
   signal: NodeJS.Signals | null;
   wallMs: number;
-  /** Highest RSS of any one process of the tree (what /usr/bin/time -v reports), MiB. */
+  /** Highest RSS of any one process of the tree (its VmHWM: what /usr/bin/time -v reports), MiB. */
   peakRssMiB: number;
   /** Highest sum of the RSS of the tree's processes at one sample, MiB. */
   peakTreeRssMiB: number;
@@ -24,12 +26,14 @@ export interface ChildRun {
   killed: boolean;
 }
 
-function rssKiB(pid: number): number {
+/** The process's resident set now and its high-water mark, KiB (0 once it is gone). */
+function rssKiB(pid: number): { now: number; peak: number } {
   try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m === null ? 0 : Number(m[1]);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0);
+    return { now: field('VmRSS'), peak: field('VmHWM') };
   } catch {
-    return 0;
+    return { now: 0, peak: 0 };
   }
 }
 
@@ -90,12 +94,12 @@ export function runIari(args: string[], env: Record<string, string>, killAfterMs
       let sum = 0;
       for (const pid of tree(child.pid)) {
         const kib = rssKiB(pid);
-        sum += kib;
-        if (kib > peak) peak = kib;
+        sum += kib.now;
+        if (kib.peak > peak) peak = kib.peak;
       }
       if (sum > peakTree) peakTree = sum;
     };
-    const sampler = setInterval(sample, 50);
+    const sampler = setInterval(sample, 25);
     const killer = setTimeout(() => {
       killed = true;
       child.kill('SIGKILL');
