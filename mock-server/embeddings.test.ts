@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from './index.ts';
 import { countTokens } from './core/generator.ts';
-import { MOCK_EMBEDDING_DIMENSIONS } from './core/embeddings-route.ts';
+import { MOCK_EMBEDDING_DIMENSIONS } from '../src/protocols/embeddings/embeddings-mock.ts';
 import { EMBEDDINGS_ROUTE } from '../src/protocols/embeddings/embeddings-request.ts';
 import { checkEmbeddingsResponse, compareEncodings } from '../src/protocols/embeddings/embeddings-response.ts';
 

@@ -9,7 +9,7 @@ import { boundsFaults } from './core/bounds-faults.ts';
 import { rateLimitFaults } from './core/rate-limit-faults.ts';
 import { openShapeModes } from './core/open-shapes.ts';
 import { modelRouteFaults } from './core/model-route.ts';
-import { embeddingsFaults } from './core/embeddings-route.ts';
+import { defaultProtocols, type ProtocolList } from '../src/protocols/registry.ts';
 import { responseFormatFaults } from './core/response-format.ts';
 import { extensionModes } from './core/extension-modes.ts';
 import { toolBreadthFaults } from './core/tool-breadth-faults.ts';
@@ -19,8 +19,16 @@ import { cancelFaults } from './core/cancel-faults.ts';
 
 export type { FaultDefinition };
 
-/** Every fault and legal mode the mock can apply: `--fault NAME`, `options.faults`, `x-iari-fault`. */
-export const faults: readonly FaultDefinition[] = withClientBreaks([
+const ofList = new WeakMap<ProtocolList, readonly FaultDefinition[]>();
+
+/** Every fault and legal mode a mock serving these APIs can apply (each API's own from its protocol): `--fault NAME`, `options.faults`, `x-iari-fault`. */
+export function faultsOf(protocols: ProtocolList = defaultProtocols): readonly FaultDefinition[] {
+  let list = ofList.get(protocols);
+  if (list === undefined) ofList.set(protocols, (list = catalogue(protocols.flatMap((p) => p.mock?.faults ?? []))));
+  return list;
+}
+
+const catalogue = (apiFaults: readonly FaultDefinition[]): readonly FaultDefinition[] => withClientBreaks([
   ...coreFaults,
   ...accountFaults,
   ...httpFaults,
@@ -30,7 +38,7 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...rateLimitFaults,
   ...openShapeModes,
   ...modelRouteFaults,
-  ...embeddingsFaults,
+  ...apiFaults,
   ...responseFormatFaults,
   ...extensionModes,
   ...toolBreadthFaults,
@@ -39,6 +47,9 @@ export const faults: readonly FaultDefinition[] = withClientBreaks([
   ...metricsRouteFaults,
   ...cancelFaults,
 ]);
+
+/** Every fault of a mock serving the shipped APIs. */
+export const faults: readonly FaultDefinition[] = faultsOf(defaultProtocols);
 
 export const faultNames: ReadonlySet<string> = new Set(faults.map((x) => x.name));
 

@@ -3,14 +3,14 @@ import { createCore, UnknownFaultError, type CoreOptions, type MockCore } from '
 import { listenNodeHttp } from './adapters/node-http.ts';
 import type { SendLog } from './adapters/send-log.ts';
 import type { ReceiptIssuer } from './receipt-hooks.ts';
-import { faults, faultNames } from './faults.ts';
+import { faultsOf } from './faults.ts';
 import { createReceiptIssuer, type MockReceiptIssuer } from './receipt-issuer.ts';
 
 export type { SendLog, SendLogRecord, SendLogEvent } from './adapters/send-log.ts';
 export type { ReceiptIssuer } from './receipt-hooks.ts';
 export type { MockRequest, MockResponse, StreamEvent } from './core/types.ts';
 export type { AccountsFile, AccountFixture } from './core/accounts.ts';
-export { faults, faultNames } from './faults.ts';
+export { faults, faultNames, faultsOf } from './faults.ts';
 export { createCore } from './core/handler.ts';
 
 export interface MockServerOptions extends Omit<CoreOptions, 'receipts'> {
@@ -62,9 +62,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   const { receipts: _r, host: _h, port: _p, ledger: _l, sendLogCapacity: _s, receiptRetention: _rr, ...coreOptions } = options;
   let core: MockCore;
+  // The faults of the mock and of every API it serves.
+  const apiFaults = faultsOf(options.protocols);
   const receipts = receiptIssuerFor(options);
   try {
-    core = createCore({ ...coreOptions, receipts: receipts.issuer }, faultNames);
+    core = createCore({ ...coreOptions, receipts: receipts.issuer }, new Set(apiFaults.map((x) => x.name)));
   } catch (error) {
     receipts.owned?.close();
     if (error instanceof UnknownFaultError) {
@@ -76,7 +78,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     host,
     port: options.port ?? 0,
     ...(options.sendLogCapacity === undefined ? {} : { sendLogCapacity: options.sendLogCapacity }),
-    debug: (path) => (path === '/_iari/faults' ? { object: 'list', data: faults } : path === '/_iari/models' ? { object: 'models', ...core.admin.models() } : undefined),
+    debug: (path) => (path === '/_iari/faults' ? { object: 'list', data: apiFaults } : path === '/_iari/models' ? { object: 'models', ...core.admin.models() } : undefined),
   });
   let closing: Promise<void> | null = null;
   return {

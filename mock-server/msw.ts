@@ -13,7 +13,7 @@
 //   server.close(); mock.close();
 import { http, type HttpHandler } from 'msw';
 import { createCore, UnknownFaultError, type CoreOptions, type MockCore } from './core/handler.ts';
-import { faultNames } from './faults.ts';
+import { faultsOf } from './faults.ts';
 import type { ReceiptIssuer } from './receipt-hooks.ts';
 import { createReceiptIssuer, type MockReceiptIssuer } from './receipt-issuer.ts';
 import { toFetchResponse, toMockRequest } from './adapters/msw-response.ts';
@@ -63,7 +63,7 @@ export function createMockHandlers(options: MockHandlersOptions = {}): MockHandl
   }
   let core: MockCore;
   try {
-    core = createCore({ ...coreOptions, receipts }, faultNames);
+    core = createCore({ ...coreOptions, receipts }, new Set(faultsOf(coreOptions.protocols).map((x) => x.name)));
   } catch (error) {
     owned?.close();
     if (error instanceof UnknownFaultError) {

@@ -1,7 +1,19 @@
-// Usage: npx tsx scripts/bench-check-cost.mts "$PWD" (a checkout root): the check worker's CPU per event of a plain stream.
-// TimingBuilder (the check worker's per-response work) over a 2,000-event plain stream, repeated.
-const root = process.argv[2]!;
-const { TimingBuilder } = await import(`${root}/src/load/timing-builder.ts`);
+// Usage: npx tsx scripts/bench-check-cost.mts BASE_ROOT [ROOT]: the check worker's CPU per event of a
+// plain 2,000-event chat stream (TimingBuilder: its per-response work), two checkouts alternated in
+// one process (A B A B, 21 pairs after a warm-up), so a shared machine's drift falls on both.
+// Either checkout may predate the protocol contract (TimingBuilder(stream) then).
+const load = async (root: string): Promise<() => any> => {
+  const tb = await import(`${root.startsWith('/') ? root : `${process.cwd()}/${root}`}/src/load/measure/timing-builder.ts`);
+  if (tb.checkScope !== undefined) {
+    const { defaultProtocols } = await import(`${root.startsWith('/') ? root : `${process.cwd()}/${root}`}/src/protocols/registry.ts`);
+    const scope = tb.checkScope(defaultProtocols);
+    const sent = { api: 'chat-completions', stream: true, includeUsage: true };
+    return () => new tb.TimingBuilder(true, sent, scope);
+  }
+  return () => new tb.TimingBuilder(true);
+};
+const A = await load(process.argv[2] ?? '.');
+const B = await load(process.argv[3] ?? '.');
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 let body = chunk({ role: 'assistant', content: '' });
 for (let i = 0; i < 2000; i++) body += chunk({ content: ' word' });
@@ -9,19 +21,17 @@ body += chunk({}, 'stop') + `data: ${JSON.stringify({ id: 'c', object: 'chat.com
 const reads: Buffer[] = [];
 const buf = Buffer.from(body);
 for (let i = 0; i < buf.length; i += 4096) reads.push(buf.subarray(i, i + 4096));
-const once = (): void => {
-  const b = new TimingBuilder(true);
+const once = (make: () => any): void => {
+  const b = make();
   b.headers(200, 'text/event-stream');
   for (const r of reads) b.feed(r, 1n);
-  b.end(2n);
+  const part = b.end(2n);
+  if (part.error !== null || part.outputTokens !== 2000) throw new Error(JSON.stringify(part.error));
 };
-for (let i = 0; i < 30; i++) once();
-const runs: number[] = [];
-for (let k = 0; k < 7; k++) {
-  const c0 = process.cpuUsage();
-  for (let i = 0; i < 40; i++) once();
-  const c = process.cpuUsage(c0);
-  runs.push((c.user + c.system) / (40 * 2002));
-}
-runs.sort((a, b) => a - b);
-console.log(root.split('/').pop(), 'cpu us per event: median', runs[3]!.toFixed(3), 'min', runs[0]!.toFixed(3));
+for (let i = 0; i < 30; i++) { once(A); once(B); }
+const ratios: number[] = [];
+const cpu = (make: () => any): number => { const c0 = process.cpuUsage(); for (let i = 0; i < 20; i++) once(make); const c = process.cpuUsage(c0); return (c.user + c.system) / (20 * 2002); };
+const as: number[] = [], bs: number[] = [];
+for (let k = 0; k < 21; k++) { const a = cpu(A); const b = cpu(B); as.push(a); bs.push(b); ratios.push(b / a); }
+const med = (x: number[]) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)]!;
+console.log(`A ${process.argv[2] ?? '.'}: ${med(as).toFixed(3)} µs/event; B ${process.argv[3] ?? '.'}: ${med(bs).toFixed(3)} µs/event; B/A pair by pair: median ${med(ratios).toFixed(3)}, range ${Math.min(...ratios).toFixed(3)}..${Math.max(...ratios).toFixed(3)}`);

@@ -14,8 +14,9 @@ import { build } from 'hdr-histogram-js';
 import { seededRandom } from '../src/seeded-random.ts';
 import { SseReader } from '../src/client/sse-reader.ts';
 import { StreamValidator } from '../src/protocols/chat-completions/stream-checker.ts';
-import { gradeOfRule } from '../src/checks/registry/rule-grades.ts';
-import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../src/client/stream-builder.ts';
+import { ruleGrades } from '../src/checks/registry/registry-view.ts';
+import { defaultProtocols } from '../src/protocols/registry.ts';
+import { FIXTURE_CREATED, frame, textCompletion, usageChunk } from '../test-support/stream-builder.ts';
 
 const { values } = parseArgs({
   options: {
@@ -104,6 +105,8 @@ class ReaderOnly implements Consumer {
   }
 }
 
+const gradeOfRule = ruleGrades();
+
 class Full implements Consumer {
   readonly #v = new StreamValidator({ includeUsage: true, nowSeconds: FIXTURE_CREATED });
   feed(chunk: Buffer, at: bigint): void {
@@ -111,7 +114,7 @@ class Full implements Consumer {
   }
   end(): unknown {
     const r = this.#v.end();
-    if (r.findings.some((f) => gradeOfRule(f.rule) !== 'INFO')) throw new Error(`benchmark stream did not pass: ${JSON.stringify(r.findings.slice(0, 3))}`);
+    if (r.findings.some((f) => gradeOfRule(defaultProtocols[0], f.rule) !== 'INFO')) throw new Error(`benchmark stream did not pass: ${JSON.stringify(r.findings.slice(0, 3))}`);
     return r;
   }
 }

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import type { SentEvent } from '../src/load/measure/fidelity.ts';
+import type { SentEvent } from '../test-support/load-fidelity.ts';
 import type { RequestTiming } from '../src/load/measure/request-timer.ts';
-import { errorDistribution, type ErrorDistribution } from '../src/load/measure/stats.ts';
+import { errorDistribution, type ErrorDistribution } from '../test-support/load-stats.ts';
 import type { MockHandle } from './fidelity-child-mock.ts';
 
 export interface SendLogFull {

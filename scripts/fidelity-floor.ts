@@ -15,10 +15,12 @@
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { compareWithSendLog } from '../src/load/measure/fidelity.ts';
-import { bodyFactory, builtinPrompts } from '../src/load/workloads/prompts.ts';
+import { compareWithSendLog } from '../test-support/load-fidelity.ts';
+import { builtinPrompts } from '../src/load/workloads/prompts.ts';
+import { promptsWorkload } from '../src/load/workloads/workload.ts';
+import { defaultProtocols } from '../src/protocols/registry.ts';
 import type { RequestTiming } from '../src/load/measure/request-timer.ts';
-import { errorDistribution, type ErrorDistribution } from '../src/load/measure/stats.ts';
+import { errorDistribution, type ErrorDistribution } from '../test-support/load-stats.ts';
 import { mockLag, startChildMock, stopChild, type MockLag } from './fidelity-child-mock.ts';
 import { fetchSendLogFull, gcRecorder, mockWriteLateness, nearGc, raisePriority, schedDelta, schedstat, type GcFigures, type SchedDelta } from './fidelity-diagnostics.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../src/protocols/chat-completions/chat-request.ts';
@@ -57,9 +59,10 @@ export async function runFloor(streams: number, durationS: number, nice: number 
   const restore = nice === null ? null : raisePriority(m, nice);
   try {
     const url = new URL(m.url);
-    const body = bodyFactory(builtinPrompts.map((p) => [...p]), { model: m.model, maxTokens: 4096, stream: true, seed: 1 });
+    const prompts = promptsWorkload(builtinPrompts, { model: m.model, maxTokens: 4096, stream: true, seed: 1 });
+    const bodies = builtinPrompts.map((_, k) => JSON.stringify(defaultProtocols[0].request(prompts.intent(k)).body));
     const request = (seq: number): string => {
-      const b = body(seq);
+      const b = bodies[seq % bodies.length] as string;
       return `POST ${url.pathname}${CHAT_COMPLETIONS_ROUTE} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${m.token}\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
     };
     const done: Response[] = [];

@@ -14,6 +14,11 @@ export { runScenario } from './library/run-scenario.ts';
 export type { LoadScenario, ScenarioOutcome, ScenarioRunOptions } from './library/run-scenario.ts';
 export type { LoadResult, RequestRecord } from './load/results/load-result.ts';
 
+export { defaultProtocols } from './protocols/registry.ts';
+export type { ProtocolList } from './protocols/registry.ts';
+export type { Protocol, RequestIntent, SentRequest, ResponseChecker, CheckedResponse, ResponseFacts, RuleTable } from './protocols/protocol.ts';
+export type { MockSide, AnswerRenderer, GenerationAsk } from './protocols/protocol-mock.ts';
+
 export { startMockServer, faultNames } from '../mock-server/index.ts';
 export type { MockServer, MockServerOptions, ReceiptIssuer } from '../mock-server/index.ts';
 

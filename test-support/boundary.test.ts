@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, productFiles as boundaryProductFiles } from './protocol-boundary.ts';
 
 // test-support/ holds what only tests, suites and benchmarks use (samples, fixtures, reference
 // implementations, in-process runners, crash-test children). The package is built from the entry
@@ -28,5 +29,19 @@ describe('test-support stays on the test side', () => {
     );
     const unused = here.filter((name) => !users.some((text) => text.includes(`/${name}'`) || text.includes(`test-support/${name}`)));
     expect(unused).toEqual([]);
+  });
+
+  it('every product module is reached from a shipped entry point (a module only tests, suites or scripts use belongs here)', () => {
+    const entries = (JSON.parse(readFileSync('tsconfig.build.json', 'utf8')) as { files: string[] }).files;
+    const product = new Set(boundaryProductFiles('.'));
+    const reached = new Set<string>();
+    const stack = [...entries];
+    while (stack.length > 0) {
+      const f = stack.pop() as string;
+      if (reached.has(f)) continue;
+      reached.add(f);
+      for (const i of importsOf('.', f)) if (product.has(i)) stack.push(i);
+    }
+    expect([...product].filter((f) => !reached.has(f))).toEqual([]);
   });
 });

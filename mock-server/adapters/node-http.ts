@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { MockCore } from '../core/handler.ts';
 import type { FullResponse, MockRequest, StreamResponse } from '../core/types.ts';
 import { frameEvent, framingRng, writePieces } from '../core/framing.ts';
-import { BODY_LIMIT } from '../core/chat.ts';
+import { BODY_LIMIT } from '../core/request-intake.ts';
 import { newRequestId } from '../core/ids.ts';
 import { SendLog, SendLogEntry, sendLogJson } from './send-log.ts';
 

@@ -84,9 +84,8 @@ export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): M
     body = { model: 'iari-mini', messages: [{ role: 'user', content: 'hi' }] };
     return { ...req, body: encoder.encode(JSON.stringify(body)) };
   }
-  // legal-core-only: members beyond the seed's table are dropped (legal-refuses-extensions refuses them in chat.ts, after auth).
-  const core = fs.has('legal-core-only') ? coreOnlyBody(body, fs) : null;
-  if (core !== null && 'body' in core) body = core.body;
+  // legal-core-only: members beyond the seed's table are dropped (legal-refuses-extensions: the chat protocol's validation refuses them, after auth).
+  if (fs.has('legal-core-only')) body = coreOnlyBody(body);
   const messages = Array.isArray(body['messages']) ? (body['messages'] as Json[]) : [];
   if (fs.has('legal-unknown-member-rejected') || fs.has('unknown-member-500')) {
     const extra = Object.keys(body).find((k) => !KNOWN.has(k));

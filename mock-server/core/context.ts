@@ -45,6 +45,8 @@ export interface CoreState {
   abandoned: number;
   /** This instance's /metrics counters (metrics-route.ts). */
   metrics: MockMetrics;
+  /** The API routes served (their whole paths), each with its protocol (handler.ts protocolRoutes). */
+  routes: ReadonlyMap<string, { method: string; protocol: import('../../src/protocols/protocol.ts').Protocol }>;
 }
 
 export interface RequestContext {

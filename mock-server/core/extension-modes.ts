@@ -1,13 +1,11 @@
 import type { FaultDefinition } from './fault-catalogue.ts';
+import { CORE_CHAT_MEMBERS } from '../../src/protocols/chat-completions/chat-validation.ts';
 
 // Legal modes of a server that implements the seed and nothing beyond it (issue 19, capability
 // model). Spec, chat completions: the request table shows model, messages, temperature,
 // stream and tools, and says "Other fields: not shown". A server may ignore a member it does not
 // know (CHAT-020, DECISIONS.md D-HTTP-17) or refuse it with 400 (OpenAI: "Unrecognized request
 // argument supplied"): iari must then skip what that member carries, not fail it.
-
-/** The request members the seed's table shows: the core every server has. */
-export const CORE_CHAT_MEMBERS: ReadonlySet<string> = new Set(['model', 'messages', 'temperature', 'stream', 'tools']);
 
 const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
 
@@ -21,17 +19,9 @@ export function retrieveHidden(fs: ReadonlySet<string>): boolean {
   return fs.has('legal-core-only') || fs.has('legal-refuses-extensions');
 }
 
-/**
- * The chat body as a core-only server understands it: extension members dropped
- * (legal-core-only), or the first one named in a 400 (legal-refuses-extensions); null when
- * neither mode is on.
- */
-export function coreOnlyBody(body: Record<string, unknown>, fs: ReadonlySet<string>): { body: Record<string, unknown> } | { refuse: string } | null {
-  const ignore = fs.has('legal-core-only');
-  if (!ignore && !fs.has('legal-refuses-extensions')) return null;
-  const extra = Object.keys(body).filter((k) => !CORE_CHAT_MEMBERS.has(k));
-  if (!ignore) return extra[0] === undefined ? { body } : { refuse: extra[0] };
+/** The chat body as a core-only server understands it (legal-core-only): extension members dropped. The chat protocol's validation refuses them under legal-refuses-extensions. */
+export function coreOnlyBody(body: Record<string, unknown>): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) if (CORE_CHAT_MEMBERS.has(k)) kept[k] = v;
-  return { body: kept };
+  return kept;
 }

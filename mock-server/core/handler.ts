@@ -8,7 +8,8 @@ import { applyHttpFaults } from './http-faults.ts';
 import { applyBoundsFaults } from './bounds-faults.ts';
 import { rewriteChatRequest, rewriteChatResponse } from './chat-faults.ts';
 import { applyReasoning, reasoningRefusal } from './reasoning.ts';
-import { handleChat, parseTokensPerChunk } from './chat.ts';
+import { parseTokensPerChunk } from './pacing.ts';
+import { serveProtocol } from './protocol-route.ts';
 import { newRequestId } from './ids.ts';
 import { json } from './json-response.ts';
 import { freeze } from './freeze.ts';
@@ -17,9 +18,8 @@ import { ServiceSlots } from './service-slots.ts';
 import { meBody, usage } from './account-routes.ts';
 import { admin } from './admin-routes.ts';
 import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
-import { handleEmbeddings } from './embeddings-route.ts';
-import { EMBEDDINGS_PATH } from '../../src/protocols/embeddings/embeddings-request.ts';
-import { CHAT_COMPLETIONS_PATH } from '../../src/protocols/chat-completions/chat-request.ts';
+import type { Protocol } from '../../src/protocols/protocol.ts';
+import { defaultProtocols, rootPath, type ProtocolList } from '../../src/protocols/registry.ts';
 import { MockMetrics, metricsResponse, type MetricsFault } from './metrics-route.ts';
 
 export interface CoreOptions {
@@ -50,6 +50,8 @@ export interface CoreOptions {
   now?: () => number;
   /** Mock-only faults of GET /metrics (metrics-route.ts): load-side, caught by iari load --server-metrics. */
   metricsFaults?: readonly MetricsFault[];
+  /** The APIs served, each at its routes (default: every API iari ships; src/protocols/registry.ts). */
+  protocols?: ProtocolList;
 }
 
 export interface MockCore {
@@ -106,6 +108,7 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     roleFlaps: 0,
     abandoned: 0,
     metrics: new MockMetrics(options.metricsFaults ?? []),
+    routes: protocolRoutes(options.protocols ?? defaultProtocols),
   };
   return {
     handle: (req) => handle(state, req, knownFaults),
@@ -189,15 +192,19 @@ function authenticate(state: CoreState, req: MockRequest, ctx: RequestContext, p
   return { ok: false, response: errorResponse(error, ctx.requestId, f, headers) };
 }
 
+/** The interface's own routes; the APIs' come from their protocols. */
 const ROUTES: Record<string, string> = {
   '/v1/models': 'GET',
   '/v1/me': 'GET',
   '/v1/me/usage': 'GET',
-  [CHAT_COMPLETIONS_PATH]: 'POST',
-  [EMBEDDINGS_PATH]: 'POST',
   '/v1/receipts': 'GET',
   '/v1/receipts/keys': 'GET',
 };
+
+/** Every API route (its whole path) with its method and the protocol that serves it. */
+function protocolRoutes(list: ProtocolList): ReadonlyMap<string, { method: string; protocol: Protocol }> {
+  return new Map(list.flatMap((p) => p.routes.map((r) => [rootPath(r), { method: r.method, protocol: p }] as const)));
+}
 
 function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>): MockResponse {
   const requestId = newRequestId();
@@ -222,7 +229,8 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
   // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
-  const method = ROUTES[path];
+  const api = state.routes.get(path);
+  const method = api?.method ?? ROUTES[path];
   if (method === undefined) {
     return errorResponse(unknownUrl(req.method, path), ctx.requestId, f);
   }
@@ -245,21 +253,18 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
     default:
       break;
   }
-  // Spec, Authentication: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions."
-  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (path === CHAT_COMPLETIONS_PATH && f.has('auth-chat-public')) || (path === '/v1/receipts' && f.has('receipt-list-public'));
+  // Spec, Authentication: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions." (and every API route).
+  const publicByFault = (path.startsWith('/v1/me') && f.has('auth-me-public')) || (api !== undefined && f.has('auth-chat-public')) || (path === '/v1/receipts' && f.has('receipt-list-public'));
   const auth = authenticate(state, req, ctx, publicByFault);
   if (!auth.ok) return auth.response;
   const account = auth.account;
   ctx.account = account;
+  if (api !== undefined) return serveProtocol(state, api.protocol, req, ctx, account);
   switch (path) {
     case '/v1/me':
       return json(200, meBody(state, account, f), ctx.requestId);
     case '/v1/me/usage':
       return usage(state, req, ctx, account);
-    case CHAT_COMPLETIONS_PATH:
-      return handleChat(state, req, ctx, account);
-    case EMBEDDINGS_PATH:
-      return handleEmbeddings(state, req, ctx);
     case '/v1/receipts':
       if (state.receipts === null) return notAdvertised(ctx);
       // Served from the issuer's stored JSON text when it keeps one: no parse and re-serialisation per Receipt.

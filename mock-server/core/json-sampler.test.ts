@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './rng.ts';
 import { sampleJson } from './json-sampler.ts';
-import { strictSchemaError } from './response-format.ts';
+import { strictSchemaError } from '../../src/protocols/chat-completions/chat-response-format.ts';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);

@@ -1,39 +1,15 @@
 import { createHash } from 'node:crypto';
 import { countTokens, generateText, splitIntoPieces, truncateToTokens, valueForSchema, type Piece } from './generator.ts';
 import { fnv1a, mulberry32, randomInt } from './rng.ts';
-import type { ChatRequest, ToolDef } from './validate.ts';
+import type { AnswerPlan, AskTool as ToolDef, GenerationAsk as ChatRequest, PlannedChoice, PlannedFinish, PlannedToolCall } from '../../src/protocols/protocol-mock.ts';
 import { sampleJson } from './json-sampler.ts';
 import { dropRequired, type JsonFault } from './response-format.ts';
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls';
-
-export interface ToolCallPlan {
-  id: string;
-  name: string;
-  arguments: string;
-  argPieces: Piece[];
-  nameTokens: number;
-}
-
-export interface ChoicePlan {
-  index: number;
-  content: string | null;
-  pieces: Piece[];
-  /** Empty for a text answer. */
-  toolCalls: ToolCallPlan[];
-  finishReason: FinishReason;
-  completionTokens: number;
-}
-
-export interface CompletionPlan {
-  promptTokens: number;
-  /** Prompt tokens served from the prefix cache (usage.prompt_tokens_details.cached_tokens); absent without a cache. */
-  cachedTokens?: number;
-  completionTokens: number;
-  choices: ChoicePlan[];
-  /** Lazily filled by the renderer: pre-serialised stream chunk tails, by include_usage. */
-  streamCache: Map<string, unknown>;
-}
+export type FinishReason = PlannedFinish;
+export type ToolCallPlan = PlannedToolCall;
+export type ChoicePlan = PlannedChoice;
+/** The generated answer (the protocol contract's AnswerPlan). */
+export type CompletionPlan = AnswerPlan;
 
 export interface GenerationSettings {
   seed: number;
@@ -63,7 +39,7 @@ function capAtMaxTokens(text: string, maxTokens: number | null): { text: string;
  * the request's schema, drawn from the choice's seed; max_tokens still cuts it (finish_reason "length").
  */
 function planJsonChoice(request: ChatRequest, settings: GenerationSettings, seed: number, index: number): ChoicePlan {
-  const format = request.responseFormat;
+  const format = request.format;
   const schema = format.type === 'json_schema' ? format.schema : JSON_OBJECT_SCHEMA;
   let value = sampleJson(schema, mulberry32(seed));
   if (settings.jsonFault === 'array' && format.type === 'json_object') value = [value];
@@ -101,7 +77,7 @@ function chooseTools(request: ChatRequest, choiceIndex: number): ToolDef[] {
   return one === undefined ? [] : [one];
 }
 
-function cutAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
+function truncateAtStop(text: string, stops: readonly string[]): { text: string; stopped: boolean } {
   let cut = -1;
   for (const s of stops) {
     const at = text.indexOf(s);
@@ -161,11 +137,11 @@ function planChoice(request: ChatRequest, settings: GenerationSettings, baseSeed
       completionTokens: toolCalls.reduce((sum, t) => sum + t.nameTokens + t.argPieces.reduce((a, p) => a + p.tokens, 0), 0),
     };
   }
-  if (request.responseFormat.type !== 'text') return planJsonChoice(request, settings, seed, index);
+  if (request.format.type !== 'text') return planJsonChoice(request, settings, seed, index);
   const last = request.messages[request.messages.length - 1];
   const prefix = last?.role === 'tool' ? `Based on the tool result (${sliceWhole(last.text ?? '', 40)}), ` : '';
   const full = generateText(seed, completionTokens, prefix);
-  const stopped = cutAtStop(full, request.stop);
+  const stopped = truncateAtStop(full, request.stop);
   const capped = capAtMaxTokens(stopped.text, request.maxTokens);
   const text = capped.text;
   const finishReason = capped.finishReason;
@@ -204,7 +180,7 @@ export function planCompletion(request: ChatRequest, rawBody: string, settings: 
     patternKey = settings.tokensPerChunk.join(',');
     patternKeys.set(settings.tokensPerChunk, patternKey);
   }
-  const key = `${settings.seed}|${patternKey}|${String(settings.completionTokens)}|${request.responseFormat.type}|${settings.jsonFault ?? ''}|${bodyKey}`;
+  const key = `${settings.seed}|${patternKey}|${String(settings.completionTokens)}|${request.format.type}|${settings.jsonFault ?? ''}|${bodyKey}`;
   const hit = cache.get(key);
   if (hit !== undefined) {
     cache.delete(key);

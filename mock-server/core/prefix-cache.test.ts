@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../index.ts';
 import { PrefixCache } from './prefix-cache.ts';
-import type { ChatMessage } from './validate.ts';
+import type { AskMessage as ChatMessage } from '../../src/protocols/protocol-mock.ts';
 
 const msg = (role: ChatMessage['role'], text: string): ChatMessage => ({ role, text, toolCalls: [], toolCallId: null });
 const words = (n: number, seed: string): string => Array.from({ length: n }, (_, i) => `${seed}${i % 7} time`).join(' ');

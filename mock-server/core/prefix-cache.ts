@@ -1,5 +1,5 @@
 import { tokenizer } from '../../src/tokenizer.ts';
-import type { ChatMessage } from './validate.ts';
+import type { AskMessage as ChatMessage } from '../../src/protocols/protocol-mock.ts';
 
 /**
  * The mock's prefix cache, the ground truth for `iari load`'s cache-hit report. As vLLM's

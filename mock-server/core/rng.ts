@@ -2,17 +2,8 @@
 
 export type Rng = () => number;
 
-// The harness's one mulberry32 (src/seeded-random.ts): the same seed gives the mock and iari the same sequence.
-export { seededRandom as mulberry32 } from '../../src/seeded-random.ts';
-
-export function fnv1a(text: string, seed = 0x811c9dc5): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
+// The harness's one mulberry32 and FNV-1a (src/seeded-random.ts): the same seed gives the mock and iari the same sequence.
+export { seededRandom as mulberry32, fnv1a } from '../../src/seeded-random.ts';
 
 export function randomInt(rng: Rng, min: number, max: number): number {
   return min + Math.floor(rng() * (max - min + 1));

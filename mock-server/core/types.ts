@@ -1,4 +1,5 @@
 // Transport-free request and response shapes shared by every adapter (node:http, msw).
+import type { WireEvent } from '../../src/protocols/protocol-mock.ts';
 
 export interface MockRequest {
   method: string;
@@ -29,25 +30,8 @@ export interface FullResponse {
   declaredLength?: number;
 }
 
-/** One server-sent event (or raw write) at its intended time relative to the stream start. */
-export interface StreamEvent {
-  atMs: number;
-  /** Pre-serialised bytes of the event in canonical framing (`data: ...\n\n`). */
-  data: string;
-  /** Completion tokens this event carries (0 for role, finish, usage, [DONE]). */
-  tokens: number;
-  /** True when the event carries generated tokens (content, a tool call's name or arguments). */
-  content: boolean;
-  /** Choice index and text (content or argument fragment) carried, for the outcome record. */
-  choice?: number;
-  /** Tool-call index within the choice, for argument fragments. */
-  call?: number;
-  text?: string;
-  /** Close the connection abruptly instead of writing (a fault). */
-  action?: 'destroy';
-  /** Raw bytes written instead of `data`, unframed (a fault: bytes that are not valid UTF-8). */
-  bytes?: Uint8Array;
-}
+/** One server-sent event (or raw write) at its intended time relative to the stream start (the protocol contract's). */
+export type StreamEvent = WireEvent;
 
 export type LegalMode = 'crlf' | 'lone-cr' | 'comments' | 'data-no-space' | 'tiny-writes' | 'split-utf8' | 'multiline-data';
 

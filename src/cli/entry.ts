@@ -1,5 +1,8 @@
 import { ExitCode } from '../exit-codes.ts';
 import { main, reportError } from './main.ts';
+import { quietClientLibraries } from './quiet-clients.ts';
+
+quietClientLibraries(process.env, globalThis as { AI_SDK_LOG_WARNINGS?: unknown });
 
 // A command that can stop cleanly (write partial reports, close its mock) adds its own SIGINT
 // listener; then the first Ctrl-C is left to it and a second one quits at once.

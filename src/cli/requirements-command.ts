@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
-import { areas, loadRequirements, type Requirement } from '../checks/registry/requirements-registry.ts';
+import { requirementAreas, loadRequirements, type Requirement } from '../checks/registry/requirements-registry.ts';
 import { computeCoverage, scanSuites, type SuiteTest } from '../checks/registry/suite-coverage.ts';
 import { parseFlags } from './args.ts';
 
@@ -10,7 +10,7 @@ const USAGE = `iari requirements: list the requirement registry (spec/requiremen
   iari requirements [--area AREA] [--json]
   iari requirements --coverage [--area AREA] [--json] [--suites DIR]
 
-  --area AREA    only this area (${areas.join(', ')})
+  --area AREA    only this area (${requirementAreas.join(', ')})
   --json         print JSON instead of a table
   --coverage     how many requirements some check of the catalog (the checks iari test runs)
                  decides, and the ones none does (exit 0 either way)
@@ -37,7 +37,7 @@ export function formatRegistryTable(requirements: Requirement[]): string {
 /** The catalog's checks as tests: each decides the IDs its title names (src/checks/runner/catalog.ts). */
 async function catalogTests(): Promise<SuiteTest[]> {
   const { catalog, testTitle } = await import('../checks/runner/catalog.ts');
-  return catalog.map((def) => ({ file: `src/checks/areas (${def.area})`, title: testTitle(def), ids: [...def.ids] }));
+  return catalog.map((def) => ({ file: `src/checks/requirementAreas (${def.area})`, title: testTitle(def), ids: [...def.ids] }));
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -59,8 +59,8 @@ export async function run(argv: string[]): Promise<number> {
   let requirements = all;
   if (values.area !== undefined) {
     const area = values.area.toUpperCase();
-    if (!(areas as readonly string[]).includes(area)) {
-      throw new HarnessError(HarnessErrorCode.USAGE, `requirements: unknown area "${values.area}"`, { hint: `areas: ${areas.join(', ')}` });
+    if (!(requirementAreas as readonly string[]).includes(area)) {
+      throw new HarnessError(HarnessErrorCode.USAGE, `requirements: unknown area "${values.area}"`, { hint: `requirementAreas: ${requirementAreas.join(', ')}` });
     }
     requirements = requirements.filter((r) => r.area === area);
   }

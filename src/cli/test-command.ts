@@ -153,7 +153,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     connection: connectionFromFlags('test', values),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'], token: readToken('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] }) }),
   };
-  const valid = validateTestOptions(withoutUndefined<TestOptions>(given), 'iari test', (name) => `--${FLAG_OF[name]}`);
+  const valid = validateTestOptions(withoutUndefined<TestOptions>(given), 'iari test', (name) => (name === 'protocols' ? name : `--${FLAG_OF[name]}`));
   const baseline = loadBaselineFlags(values.baseline, values['server-version'], values['write-baseline']);
 
   const onSigint = (): void => process.exit(ExitCode.interrupted);
@@ -201,7 +201,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
 }
 
 /** The flag each option comes from, for usage errors that name what the user typed. */
-const FLAG_OF: Record<keyof TestOptions, string> = {
+const FLAG_OF: Record<Exclude<keyof TestOptions, 'protocols'>, string> = {
   baseUrl: 'base-url',
   token: 'token-env',
   grade: 'grade',

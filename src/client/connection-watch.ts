@@ -1,12 +1,12 @@
-import { subscribe } from 'node:diagnostics_channel';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 
 /**
  * Which connection a request sent through undici went out on, for the load engines' connection
  * reuse races (src/load/connection-reuse.ts) and HDR-017's probe (src/checks/areas/keep-alive.ts).
  * undici publishes `undici:client:sendHeaders` ({ request, headers, socket }) as it writes a
  * request's head, synchronously right after that request's handler heard onRequestStart (undici
- * 7, lib/dispatcher/client-h1.js writeH1): a handler that calls `onNextHead` in onRequestStart
- * learns the socket its request is written on, and how many requests that socket carried before.
+ * 7, lib/dispatcher/client-h1.js writeH1; the handler is given nothing that names its socket), so
+ * the one request handler (dispatch-request.ts) names the request whose head comes next there.
  */
 
 /** The socket as far as iari reads it. */
@@ -25,23 +25,39 @@ export interface SentOn {
   bytesRead: number;
 }
 
-/** Requests written so far on each socket undici wrote on since this module loaded. */
-const written = new WeakMap<object, number>();
-let pending: ((on: SentOn) => void) | null = null;
+const SEND_HEADERS = 'undici:client:sendHeaders';
 
-subscribe('undici:client:sendHeaders', (message) => {
-  const socket = (message as { socket?: SocketLike }).socket;
-  const take = pending;
-  pending = null;
-  if (socket === undefined) return;
-  const n = written.get(socket) ?? 0;
-  written.set(socket, n + 1);
-  take?.({ socket, reused: n > 0, bytesRead: socket.bytesRead });
-});
+/**
+ * A run's watch over the connections its requests go out on: owned by the run that opens it
+ * (a check context, a load run) and closed with it; nothing about it is module-global.
+ */
+export class ConnectionWatch {
+  /** Requests written so far on each socket undici wrote on since this watch opened. */
+  readonly #written = new WeakMap<object, number>();
+  /** The request whose head undici writes next (set in its onRequestStart, taken at once by the channel). */
+  #next: ((on: SentOn) => void) | null = null;
+  readonly #onSend = (message: unknown): void => {
+    const socket = (message as { socket?: SocketLike }).socket;
+    const take = this.#next;
+    this.#next = null;
+    if (socket === undefined) return;
+    const n = this.#written.get(socket) ?? 0;
+    this.#written.set(socket, n + 1);
+    take?.({ socket, reused: n > 0, bytesRead: socket.bytesRead });
+  };
 
-/** Call from a dispatch handler's onRequestStart: `then` hears the connection that request's head is written on. */
-export function onNextHead(then: (on: SentOn) => void): void {
-  pending = then;
+  constructor() {
+    subscribe(SEND_HEADERS, this.#onSend);
+  }
+
+  /** From a request's onRequestStart only (dispatch-request.ts): `then` hears the connection its head is written on. */
+  nextHead(then: (on: SentOn) => void): void {
+    this.#next = then;
+  }
+
+  close(): void {
+    unsubscribe(SEND_HEADERS, this.#onSend);
+  }
 }
 
 /** Nothing of an answer arrived on `socket` since `bytesRead` (a TLS socket counts its records, a close alert too: there only the head tells). */

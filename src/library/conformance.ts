@@ -19,6 +19,7 @@ import type { MockServer } from '../../mock-server/index.ts';
 import { paceNote, runDeadlineNotes, testTimeouts } from './test-deadlines.ts';
 import { TEST_OPTION_KEYS, validateTestOptions, type TestOptions, type ValidTestOptions } from './test-options.ts';
 import { refuseUnknownKeys } from '../option-keys.ts';
+import type { ProtocolList } from '../protocols/registry.ts';
 
 export type { TestOptions } from './test-options.ts';
 
@@ -87,9 +88,9 @@ function mockAccountSettings(mock: MockServer): Pick<RunSettings, 'secondToken' 
   return { ...(second === undefined ? {} : { secondToken: second }), limitTokens };
 }
 
-/** Loaded only for the bundled mock: the mock (and its tokenizer tables) stays out of runs against other servers. */
-async function startBundledMock(): Promise<MockServer> {
-  return (await import('../../mock-server/index.ts')).startMockServer();
+/** Loaded only for the bundled mock: the mock (and its tokenizer tables) stays out of runs against other servers. It serves the run's APIs. */
+async function startBundledMock(protocols: ProtocolList): Promise<MockServer> {
+  return (await import('../../mock-server/index.ts')).startMockServer({ protocols });
 }
 
 export interface OpenRun {
@@ -114,12 +115,12 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
   // One line and exit 2 for a server that cannot be reached, before anything is judged.
   if (v.target.kind === 'external') await preflightTarget(v.target.base.origin, v.target.connection);
   const ownMock = v.target.kind === 'bundled-mock' && hooks.mock === undefined;
-  const mock = v.target.kind === 'bundled-mock' ? (hooks.mock ?? (await startBundledMock())) : undefined;
+  const mock = v.target.kind === 'bundled-mock' ? (hooks.mock ?? (await startBundledMock(v.protocols))) : undefined;
   const close = async (): Promise<void> => {
     if (ownMock) await mock?.close();
   };
   try {
-    const common = { seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.expect.length === 0 ? {} : { expect: v.expect }), ...(v.model === undefined ? {} : { model: v.model }), ...(v.python === undefined ? {} : { python: v.python }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
+    const common = { protocols: v.protocols, seed: v.seed, profile: v.profile, includeLimits: v.includeLimits, ...(v.expect.length === 0 ? {} : { expect: v.expect }), ...(v.model === undefined ? {} : { model: v.model }), ...(v.python === undefined ? {} : { python: v.python }), ...(v.maxRateLimitWaitMs === undefined ? {} : { maxRateLimitWaitMs: v.maxRateLimitWaitMs }) };
     const settings: RunSettings =
       v.target.kind === 'external'
         ? { ...common, root: v.target.base.root, token: v.target.token, target: 'external', connection: v.target.connection }
@@ -184,7 +185,7 @@ export async function runConformance(options: ConformanceOptions = {}): Promise<
   }
   if (baseline !== undefined && (typeof baseline !== 'string' || baseline.trim() === '')) throw new HarnessError(HarnessErrorCode.USAGE, 'runConformance: baseline must be the path of a YAML file');
   // Read before any traffic, as `iari test --baseline` does.
-  const known = baseline === undefined ? undefined : readBaseline(baseline, new Set(requirementInfos().keys()));
+  const known = baseline === undefined ? undefined : readBaseline(baseline, new Set(requirementInfos('default', valid.protocols).keys()));
   const { report: raw, errors } = await conformanceRun(valid, onResult === undefined ? {} : { onResult });
   const report = known === undefined ? raw : applyBaseline(raw, known, new Date().toISOString().slice(0, 10), serverVersion?.trim()).report;
   return { report, errors, passed: runPassed(report) };

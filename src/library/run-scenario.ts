@@ -10,7 +10,7 @@ import { runSweep } from '../load/search/sweep.ts';
 import { runCapacitySearch } from '../load/search/capacity-search.ts';
 import { repeatSection, type RepeatSection } from '../load/search/repeat.ts';
 import { resolveWorkload } from '../load/plan/workload-options.ts';
-import { firstModel } from '../load/plan/first-model.ts';
+import { defaultLoadModel } from '../load/plan/default-load-model.ts';
 import { announceLine, capacityLine, levelBoundS, preWindowS } from '../load/plan/plan-lines.ts';
 import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
 import type { LoadNames } from '../load/plan/load-option-names.ts';
@@ -28,6 +28,7 @@ import { dispatcherFor } from '../client/dispatcher.ts';
 import { newRunId } from '../report/run-dir.ts';
 import { refuseUnknownKeys } from '../option-keys.ts';
 import type { MockServer } from '../../mock-server/index.ts';
+import { defaultProtocols, protocolNamed, type ProtocolList } from '../protocols/registry.ts';
 
 export type { LoadScenario } from '../load/plan/scenario.ts';
 
@@ -46,6 +47,10 @@ export interface RunHooks {
   serverMetrics?: ServerMetricsOptions;
   /** A/B (search kind ab, --ab URL_B): B's token (absent: A's, and only on A's origin) and each block as it starts. */
   ab?: AbHooks;
+  /** The APIs the run knows (default: every API iari ships): the bundled mock serves them, the checker checks them. */
+  protocols?: ProtocolList;
+  /** The API the requests go to, by its protocol's name (default: the one the workload needs, else the list's first). */
+  api?: string;
 }
 
 export interface AbHooks {
@@ -82,14 +87,14 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
   }
   let mock: MockServer | undefined;
   try {
-    if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed });
+    if (plan.baseUrl === null) mock = await (await import('../../mock-server/index.ts')).startMockServer({ ...MOCK_LOAD_OPTIONS, seed: plan.seed, ...(hooks.protocols === undefined ? {} : { protocols: hooks.protocols }) });
     const baseUrl = plan.baseUrl ?? mock!.url;
     if (plan.findCapacity !== null && isLoopbackHost(new URL(baseUrl).hostname)) hooks.notice?.(capacityLine(plan));
     const token = plan.token ?? mock!.tokens.default;
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
-    const model = plan.model ?? (await firstModel(names.who, baseUrl, token, plan.connection, preMs));
+    const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, preMs));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = hooks.runId ?? newRunId();
     const cfg: LoadConfig = {
@@ -104,6 +109,8 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
       ...(hooks.onTick === undefined ? {} : { onTick: hooks.onTick }),
       ...(hooks.serverMetrics === undefined ? {} : { serverMetrics: hooks.serverMetrics }),
+      ...(hooks.protocols === undefined ? {} : { protocols: hooks.protocols }),
+      ...(hooks.api === undefined ? {} : { api: hooks.api }),
     };
     const onStep = hooks.onStep ?? ((): void => undefined);
     const { result, records } =
@@ -164,6 +171,10 @@ export interface ScenarioRunOptions {
   onStep?: (step: SweepStep, index: number) => void;
   /** search kind ab: the bearer token for its second server (absent: the target's token, and only on the target's origin). */
   abTokenB?: string;
+  /** The APIs the run knows (default: every API iari ships); a list of your own adds an API (src/protocols/protocol.ts). */
+  protocols?: ProtocolList;
+  /** The API the requests go to, by name (default: the one the workload needs, else the list's first). */
+  api?: string;
 }
 
 /** The plan a scenario describes, as the library validates it (exported for the CLI parity test). */
@@ -184,7 +195,14 @@ export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: Lo
  * const { result } = await runScenario({ executor: { kind: 'open', rate: 20, arrival: 'poisson' }, run: { duration: '30s' }, slos: ['ttft.p95<800ms'] });
  */
 export async function runScenario(scenario: LoadScenario, options: ScenarioRunOptions = {}): Promise<ScenarioOutcome> {
-  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep', 'abTokenB']);
+  refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep', 'abTokenB', 'protocols', 'api']);
   const { plan, scenario: effective } = scenarioPlan(scenario, options.token);
-  return runPlan(plan, scenarioNames('runScenario'), effective, { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.onStep === undefined ? {} : { onStep: options.onStep }), ...(options.abTokenB === undefined ? {} : { ab: { tokenB: options.abTokenB } }) });
+  if (options.api !== undefined) protocolNamed(options.protocols ?? defaultProtocols, options.api);
+  return runPlan(plan, scenarioNames('runScenario'), effective, {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onStep === undefined ? {} : { onStep: options.onStep }),
+    ...(options.abTokenB === undefined ? {} : { ab: { tokenB: options.abTokenB } }),
+    ...(options.protocols === undefined ? {} : { protocols: options.protocols }),
+    ...(options.api === undefined ? {} : { api: options.api }),
+  });
 }

@@ -10,7 +10,8 @@ import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
 import { profiles, type Profile } from '../checks/kernel/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { capabilityNames, isCapability, type Capability } from '../checks/registry/capabilities.ts';
+import { capabilityNamesOf, isCapability, type Capability } from '../checks/registry/capabilities.ts';
+import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
 
 export interface TestOptions {
   /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
@@ -47,12 +48,14 @@ export interface TestOptions {
   expect?: readonly string[];
   /** The Python interpreter openai-python's CLIENT operations run in (default python3); where it lacks the openai package they are skipped, saying so. */
   python?: string;
+  /** The APIs judged (default: every API iari ships, src/protocols/registry.ts); a list of your own adds an API with its requirements and capabilities. */
+  protocols?: ProtocolList;
 }
 
 /** Every key of TestOptions, at run time: runConformance refuses any other (a misspelt option would be ignored). */
 export const TEST_OPTION_KEYS = [
   'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
-  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect', 'python',
+  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect', 'python', 'protocols',
 ] as const satisfies readonly (keyof TestOptions)[];
 const testKeysComplete: Exclude<keyof TestOptions, (typeof TEST_OPTION_KEYS)[number]> extends never ? true : never = true;
 void testKeysComplete;
@@ -74,6 +77,7 @@ export interface ValidTestOptions {
   pacePerSecond: number | undefined;
   expect: Capability[];
   python?: string;
+  protocols: ProtocolList;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -82,9 +86,9 @@ function usage(command: string, message: string): HarnessError {
   return new HarnessError(HarnessErrorCode.USAGE, `${command}: ${message}`);
 }
 
-function idList(command: string, option: string, list: readonly string[] | undefined): string[] {
+function idList(command: string, option: string, list: readonly string[] | undefined, protocols: ProtocolList): string[] {
   if (list === undefined) return [];
-  const known = requirementInfos();
+  const known = requirementInfos('default', protocols);
   const ids = list.map((s) => s.trim()).filter((s) => s.length > 0);
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0) {
@@ -111,7 +115,9 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   if (!(profiles as readonly string[]).includes(profile)) throw usage(command, `${option('profile')} must be default or strict, got "${String(profile)}"`);
   const seed = o.seed ?? 1;
   if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, `${option('seed')} must be an integer in [0, 2^31-1], got ${seed}`);
-  const selection: Selection = { grade, only: idList(command, option('only'), o.only), skip: idList(command, option('skip'), o.skip) };
+  const protocols = o.protocols ?? defaultProtocols;
+  if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
+  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols) };
   const timeouts = {
     request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),
     check: msInRange(command, option('checkTimeoutMs'), o.checkTimeoutMs, 100, DAY_MS),
@@ -135,10 +141,10 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   }
   const expect = (o.expect ?? []).map((s) => s.trim());
   // `--expect ''` (or `a,,b`) names nothing: a mistake, not a run that expects nothing.
-  if (expect.includes('')) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} needs capability names, comma-separated; got an empty one`, { hint: `capabilities: ${capabilityNames.join(', ')}` });
-  const unknownCaps = expect.filter((c) => !isCapability(c));
+  if (expect.includes('')) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} needs capability names, comma-separated; got an empty one`, { hint: `capabilities: ${capabilityNamesOf(protocols).join(', ')}` });
+  const unknownCaps = expect.filter((c) => !isCapability(c, protocols));
   if (unknownCaps.length > 0) {
-    throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} names unknown capabilit${unknownCaps.length === 1 ? 'y' : 'ies'}: ${unknownCaps.join(', ')}`, { hint: `capabilities: ${capabilityNames.join(', ')}` });
+    throw new HarnessError(HarnessErrorCode.USAGE, `${command}: ${option('expect')} names unknown capabilit${unknownCaps.length === 1 ? 'y' : 'ies'}: ${unknownCaps.join(', ')}`, { hint: `capabilities: ${capabilityNamesOf(protocols).join(', ')}` });
   }
   const model = o.model?.trim();
   if (model === '') throw usage(command, `${option('model')} needs a model id`);
@@ -146,5 +152,5 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   if (python === '') throw usage(command, `${option('python')} needs a Python interpreter (a path, or a name on PATH)`);
   // A path is checked now; a bare name is looked up on PATH when the first Python operation starts.
   if (python !== undefined && /[\\/]/.test(python) && !existsSync(python)) throw usage(command, `${option('python')} names no file: ${python}`);
-  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, ...(model === undefined ? {} : { model }), ...(python === undefined ? {} : { python }), timeouts, maxRateLimitWaitMs, pacePerSecond, expect: [...new Set(expect)].filter(isCapability) };
+  return { target, selection, profile, includeLimits: o.includeLimits === true, seed, ...(model === undefined ? {} : { model }), ...(python === undefined ? {} : { python }), timeouts, maxRateLimitWaitMs, pacePerSecond, expect: [...new Set(expect)], protocols };
 }

@@ -5,12 +5,13 @@ import { Checker } from './measure/checker.ts';
 import { Collector } from './results/collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './executors/engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
-import { bodyFactory, type ChatMessage } from './workloads/prompts.ts';
+import type { ChatMessage } from './workloads/prompts.ts';
 import type { Workload, WorkloadSpec } from './workloads/workload.ts';
 import { traceTimes } from './workloads/trace-workload.ts';
-import { CHAT, requestSource, type RequestSource } from './workloads/request-source.ts';
+import { apiOf, requestSource, type RequestSource } from './workloads/request-source.ts';
 import { EXECUTORS, type ExecutorKind } from './executors/executor-registry.ts';
-import { declaresTools, judge, withTools, type ToolsSpec } from './workloads/tool-calls.ts';
+import { declaresTools, judge, type ToolsSpec } from './workloads/tool-calls.ts';
+import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
 import type { TraceEntry } from './workloads/trace.ts';
 import type { RequestTiming } from './measure/request-timer.ts';
 import { buildResult } from './results/result-builder.ts';
@@ -27,6 +28,7 @@ import type { ClientSpan } from '../server-metrics/cancel-release.ts';
 import { buildCancellationReport } from './results/cancel-report.ts';
 import { openServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 import { primingRecord } from './priming-record.ts';
+import { ConnectionWatch } from '../client/connection-watch.ts';
 
 export type ModeConfig =
   | { kind: 'closed'; concurrency: number; engine: 'autocannon' | 'undici' }
@@ -58,6 +60,8 @@ export interface LoadSettings {
   serverMetrics?: ServerMetricsOptions;
   /** --cancel-rate / --cancel-after: the client cuts a seeded share of the requests (executors/cancellation.ts; undici engines only). */
   cancellation?: CancelPlan;
+  /** The API the requests go to (a protocol's name); absent: the one the workload needs, else the protocol list's first. */
+  api?: string;
 }
 
 export interface LoadConfig extends LoadSettings {
@@ -90,6 +94,8 @@ export interface LoadConfig extends LoadSettings {
   /** Called once t = 0 of the run is fixed (hrtime ns), before any request. */
   onStart?: (startNs: bigint) => void;
   signal?: AbortSignal;
+  /** The APIs this run knows (default: every API iari ships); `api` names one of them. */
+  protocols?: ProtocolList;
   /**
    * Where responses are parsed and checked: 'worker' (default) in a worker thread, so the main
    * thread only reads and stamps (about half the main-thread collections; see docs/load.md);
@@ -102,15 +108,9 @@ export interface LoadConfig extends LoadSettings {
 /** The default closed-loop engine, autocannon, cannot cut one request in the middle of its answer. */
 export const CANCEL_ENGINE_NOTE = 'cutting a request in the middle of its answer (--cancel-rate) needs the undici engine, whose abort destroys that socket: closed loop ran on undici';
 
-/** --cancel-rate: where request `seq` is cut (its own max_tokens bounds a decode point). */
+/** --cancel-rate: where request `seq` is cut (its own output bound bounds a decode point). */
 function cancelOf(plan: CancelPlan, seed: number, maxTokens: number, workload: Workload | undefined): (seq: number) => ReturnType<typeof cancelPointFor> {
   return (seq) => cancelPointFor(plan, seed, seq, workload?.requested(seq).output ?? maxTokens);
-}
-
-/** --tools: the share of requests that declare tools get them added to their body. */
-function withToolsIf(body: (seq: number) => string, cfg: LoadConfig): (seq: number) => string {
-  const tools = cfg.workload?.tools;
-  return tools === undefined ? body : withTools(body, tools, cfg.seed);
 }
 
 const version = (): string => {
@@ -136,13 +136,12 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
   const cfg = traced === undefined || given.durationS !== null || given.requests !== null ? given : { ...given, durationS: Math.min(3600, Math.max(0.001, traced.info.spanS - given.warmupS + 0.001)) };
   const url = new URL(cfg.baseUrl);
   const conn = cfg.connection ?? noConnectionOptions;
-  // The workload's generator (workloads/request-source.ts); none: the built-in prompts with max_tokens.
-  const source = requestSource(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts, ...(entries === undefined ? {} : { entries }) });
-  const workload = source?.workload;
-  const endpoint = source ?? CHAT;
+  // The workload's generator (workloads/request-source.ts; none: the prompts cycled), written by the run's protocol.
+  const protocols = cfg.protocols ?? defaultProtocols;
+  const source = requestSource(cfg.workload, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed, prompts: cfg.prompts, ...(entries === undefined ? {} : { entries }) }, apiOf(protocols, cfg.api, cfg.workload));
   const request: Omit<EngineTarget, 'checker'> = {
     origin: url.origin,
-    path: `${url.pathname.replace(/\/+$/, '')}${endpoint.route}`,
+    path: `${url.pathname.replace(/\/+$/, '')}${source.route}`,
     headers: {
       ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
       'content-type': 'application/json',
@@ -153,24 +152,29 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     },
     dispatcher: cfg.dispatcher ?? ((pool) => dispatcherFor(conn, url.origin, pool)),
     connectionReuse: cfg.connectionReuse ?? 'reuse',
-    ...(cfg.cancellation === undefined ? {} : { cancel: cancelOf(cfg.cancellation, cfg.seed, cfg.maxTokens, source?.kind === 'conversations' ? undefined : source?.workload) }),
-    body: withToolsIf(workload?.body ?? bodyFactory(cfg.prompts, { model: cfg.model, maxTokens: cfg.maxTokens, stream: cfg.stream, seed: cfg.seed }), cfg),
+    ...(cfg.cancellation === undefined ? {} : { cancel: cancelOf(cfg.cancellation, cfg.seed, cfg.maxTokens, source.kind === 'conversations' || source.kind === 'prompts' ? undefined : source.workload) }),
+    body: source.body,
     stream: cfg.stream,
-    ...(endpoint.check === undefined ? {} : { check: endpoint.check }),
+    sent: source.sent,
+    tally: () => source.protocol.outputTally(),
     ...(cfg.extraHeaders === undefined ? {} : { extraHeaders: cfg.extraHeaders }),
   };
   // The run's own checker (its worker) starts first, so that it checks the priming request too and
   // this thread never loads the tokenizer; it is closed when the run ends.
-  const checker = Checker.start(cfg.checkIn === 'in-process');
+  const checker = Checker.start(protocols, cfg.checkIn === 'in-process');
+  // Which connection each request went out on (connection reuse races), for this run only.
+  const connections = new ConnectionWatch();
   try {
-    return await measure(cfg, request, checker, source, entries);
+    return await measure(cfg, { ...request, connections }, checker, source, entries);
   } finally {
+    connections.close();
     await (await checker).close();
   }
 }
 
-async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, source: RequestSource | undefined, entries: readonly TraceEntry[] | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  const workload = source?.workload;
+async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, source: RequestSource, entries: readonly TraceEntry[] | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+  // The cycled prompts ask for no lengths of their own.
+  const workload = source.kind === 'prompts' ? undefined : source.workload;
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const preWindowMs = cfg.preWindowMs ?? preWindowBudgetMs(requestTimeoutMs, runLengthS(cfg));
   const preDeadline = performance.now() + preWindowMs;
@@ -244,7 +248,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   collector.startEventLoopMonitor();
   const { kind, mode, concurrency, cap } = executorOf(cfg, source, target.origin, entries);
   try {
-    await EXECUTORS[kind]({ target, limits, hooks, concurrency, cap, schedule: schedule ?? [], ...(source?.kind === 'conversations' ? { conversations: source.workload } : {}) });
+    await EXECUTORS[kind]({ target, limits, hooks, concurrency, cap, schedule: schedule ?? [], ...(source.kind === 'conversations' ? { conversations: source.workload } : {}) });
   } finally {
     collector.stopEventLoopMonitor();
     cfg.signal?.removeEventListener('abort', onInterrupt);
@@ -291,7 +295,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
-  const conversations = source?.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
+  const conversations = source.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
   const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
   const cancellation = cfg.cancellation === undefined ? undefined : buildCancellationReport(collector.cancel, cfg.cancellation, { release: read?.release ?? null, leak: read?.leak ?? null });
   const withCancel = cancellation === undefined ? built : { ...built, cancellation };
@@ -304,7 +308,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
  * executors (a turn is sent after the previous answer, which only undici can do), an open loop on
  * undici, a closed loop on autocannon unless it cannot serve the target (autocannonFallback).
  */
-function executorOf(cfg: LoadConfig, source: RequestSource | undefined, origin: string, entries: readonly TraceEntry[] | undefined): { kind: ExecutorKind; mode: LoadMode; concurrency: number; cap: number | null } {
+function executorOf(cfg: LoadConfig, source: RequestSource, origin: string, entries: readonly TraceEntry[] | undefined): { kind: ExecutorKind; mode: LoadMode; concurrency: number; cap: number | null } {
   const m = cfg.mode;
   const arrival = (open: Extract<ModeConfig, { kind: 'open' }>) => ({ arrival: open.arrival, seed: cfg.seed, ...(open.burstiness === undefined ? {} : { burstiness: open.burstiness }) });
   const ramp = m.kind === 'open' && m.ramp !== undefined ? { ramp: m.ramp } : {};

@@ -3,7 +3,7 @@ import type { MockServer } from '../../mock-server/index.ts';
 import { scheduleWindows, takeArrivals } from '../../src/load/executors/arrivals.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { fittedRate, ksExponential } from '../../src/load/measure/stats.ts';
+import { fittedRate, ksExponential } from '../../test-support/load-stats.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 const gaps = (t: readonly number[]): number[] => t.slice(1).map((x, i) => x - (t[i] ?? 0));

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { now } from '../../src/load/executors/engine.ts';
 import { decodeHistogram } from '../../src/load/results/hdr.ts';
-import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../../src/load/measure/freeze-model.ts';
+import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../../test-support/freeze-model.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { percentile } from '../../src/load/measure/stats.ts';
+import { percentile } from '../../test-support/load-stats.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 describe('coordinated omission: latency from the intended send time', () => {

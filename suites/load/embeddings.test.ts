@@ -6,6 +6,7 @@ import { validateEmbeddingsRequest } from '../../src/protocols/embeddings/embedd
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
+import { bodies } from '../../test-support/workload-bodies.ts';
 
 /**
  * The embeddings workload against the mock, whose POST /v1/embeddings answers one seeded vector of
@@ -94,13 +95,13 @@ describe('the embeddings workload against the mock', () => {
     const { embeddingsWorkload } = await import('../../src/load/workloads/embeddings.ts');
     const w = embeddingsWorkload({ ...spec(7, 'base64'), embeddings: { batch: 7, encodingFormat: 'base64' } }, { model: 'm', seed: 3, prompts: [] });
     for (let seq = 0; seq < 5; seq++) {
-      const v = validateEmbeddingsRequest(JSON.parse(w.body(seq)));
+      const v = validateEmbeddingsRequest(JSON.parse(bodies(w, 'embeddings')(seq)));
       expect(v.ok).toBe(true);
       if (v.ok) expect(v.request).toMatchObject({ model: 'm', encoding_format: 'base64' });
       if (v.ok) expect((v.request.input as string[]).length).toBe(7);
       expect(w.requested(seq)).toEqual({ prompt: 7 * 24, output: null });
     }
-    expect(w.body(2)).toBe(w.body(2));
-    expect(w.body(2)).not.toBe(w.body(3));
+    expect(bodies(w, 'embeddings')(2)).toBe(bodies(w, 'embeddings')(2));
+    expect(bodies(w, 'embeddings')(2)).not.toBe(bodies(w, 'embeddings')(3));
   });
 });

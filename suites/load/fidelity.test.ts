@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { compareWithSendLog } from '../../src/load/measure/fidelity.ts';
+import { compareWithSendLog } from '../../test-support/load-fidelity.ts';
 import type { RequestTiming } from '../../src/load/measure/request-timer.ts';
 import { runLoad } from '../../src/load/run-load.ts';
-import { errorDistribution } from '../../src/load/measure/stats.ts';
+import { errorDistribution } from '../../test-support/load-stats.ts';
 import { loadConfig, sendLogLookup, startLoadMock } from './load-fixtures.ts';
 
 // Full sizes (64 and 256 streams, 1 ms target) are in scripts/bench-load.ts; this is the CI-sized proof.

@@ -1,7 +1,7 @@
 import { startMockServer, type MockServer, type MockServerOptions } from '../../mock-server/index.ts';
 import { builtinPrompts } from '../../src/load/workloads/prompts.ts';
 import type { LoadConfig, ModeConfig } from '../../src/load/run-load.ts';
-import type { SentEvent } from '../../src/load/measure/fidelity.ts';
+import type { SentEvent } from '../../test-support/load-fidelity.ts';
 import { parseCancelAfter, type CancelPlan } from '../../src/load/executors/cancellation.ts';
 import type { ServerMetricsOptions } from '../../src/server-metrics/session.ts';
 

@@ -3,8 +3,10 @@ import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { catalog } from '../../src/checks/runner/catalog.ts';
 import { createCheckContext, type RunSettings } from '../../src/checks/context/check-context.ts';
 import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
-import { capabilityDefs, capabilityTable, type Capability } from '../../src/checks/registry/capabilities.ts';
+import { capabilityDef, capabilityDefsOf, capabilityTable, type Capability } from '../../src/checks/registry/capabilities.ts';
+
 import { gradeOf } from '../../src/checks/registry/registry-view.ts';
+import { defaultProtocols } from '../../src/protocols/registry.ts';
 
 // Issue 19, capability model: a server that implements the seed and nothing beyond it, whether it
 // ignores the members beyond the seed's table or refuses them with 400, passes with default
@@ -68,11 +70,11 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
     }, 120_000);
 
     for (const { cap, areas } of cases) {
-      it(`${capabilityDefs[cap].ids.join(', ')}: --expect ${cap} under ${mode} fails exactly the requirements ${cap} carries`, async () => {
+      it(`${capabilityDef(defaultProtocols, cap).ids.join(', ')}: --expect ${cap} under ${mode} fails exactly the requirements ${cap} carries`, async () => {
         const { bad, outcomes } = await run(mode, [cap], areas);
         // An INFO requirement is never a FAIL (D-GRADE-04, issue 31): it is skipped as not decided; the others fail.
-        const info = capabilityDefs[cap].ids.filter((id) => gradeOf(id) === 'INFO');
-        expect(bad.map((o) => o.id).sort()).toEqual(capabilityDefs[cap].ids.filter((id) => !info.includes(id)).sort());
+        const info = capabilityDef(defaultProtocols, cap).ids.filter((id) => gradeOf(id) === 'INFO');
+        expect(bad.map((o) => o.id).sort()).toEqual(capabilityDef(defaultProtocols, cap).ids.filter((id) => !info.includes(id)).sort());
         expect(bad.every((o) => o.verdict === 'fail')).toBe(true);
         for (const id of info) expect(outcomes.get(id)?.verdict, id).toBe('skipped');
       }, 60_000);

@@ -60,7 +60,7 @@ async function runOnFreshMock(checks: readonly CheckDef[], fault?: string): Prom
 /** The capabilities a fault makes the server ignore or refuse, declared with --expect so that they fail. */
 function expectOf(name: string | undefined): Capability[] | undefined {
   const e = faults.find((x) => x.name === name)?.expect;
-  return e === undefined ? undefined : e.filter(isCapability);
+  return e === undefined ? undefined : e.filter((c) => isCapability(c));
 }
 
 function mockSettings(m: MockServer): RunSettings {

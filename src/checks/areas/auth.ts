@@ -3,7 +3,7 @@ import { bound } from '../requests/capability-probes.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Auth } from '../http/check-http.ts';
 import { evidence, at, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorOf, errorMemberIs, firstModel, modelList, sharedMe } from '../requests/common-requests.ts';
+import { chatBody, errorOf, errorMemberIs, modelUnderTest, modelList, sharedMe } from '../requests/common-requests.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
 
@@ -30,7 +30,7 @@ function fakeToken(ctx: CheckContext): string {
 
 /** Every private route with every bad credential: missing, unknown, truncated, empty, wrong scheme. */
 const rejections = sharedRequest('auth:rejections', async (ctx: CheckContext): Promise<Rejection[]> => {
-  const model = await firstModel(ctx);
+  const model = await modelUnderTest(ctx);
   const token = ctx.http.tokenForProbe();
   const half = token.slice(0, Math.max(1, Math.floor(token.length / 2)));
   ctx.http.registerSecret(half, `\${IARI_TOKEN:0:${half.length}}`);

@@ -1,9 +1,9 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { CheckHttpError, type HttpExchange } from '../http/check-http.ts';
 import { evidence } from '../kernel/evidence.ts';
-import { chatBody, firstModel, listedModels } from '../requests/common-requests.ts';
+import { chatBody, modelUnderTest, listedModels } from '../requests/common-requests.ts';
 import { checkExchange } from '../wire/stream-findings.ts';
-import { requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { at } from '../kernel/evidence.ts';
 import { responseLimits } from '../../client/body-limits.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -42,7 +42,7 @@ const bounds: CheckDef = {
     };
     const models = await probe('GET /v1/models', () => ctx.http.get('/v1/models', { auth: 'none', headers }));
     const listed = listedModels(models?.json)?.map((m) => at(m, 'id')).find((id): id is string => typeof id === 'string' && id.length > 0);
-    const model = listed ?? (await firstModel(ctx));
+    const model = listed ?? (await modelUnderTest(ctx));
     const stream = await probe('chat stream', () => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { stream: true, stream_options: { include_usage: true } }), { headers }));
     if (stream !== undefined && stream.status === 200) {
       for (const f of checkExchange(stream, { includeUsage: true }).findings) {

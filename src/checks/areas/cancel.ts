@@ -5,7 +5,7 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { Judge } from '../kernel/judge.ts';
 import { at } from '../kernel/evidence.ts';
-import { firstModel, getMe } from '../requests/common-requests.ts';
+import { modelUnderTest, getMe } from '../requests/common-requests.ts';
 import { receiptKeys } from '../requests/capability-probes.ts';
 import type { MockLatency } from '../http/mock-admin.ts';
 import { Line, MOCK_PROBE, POLL_MS, PROBE_TOKENS, gauges, quiet, refusal, ttftBound, wait, type Gauges } from '../requests/cancel-requests.ts';
@@ -147,7 +147,7 @@ const midStream: CheckDef = {
   ids: ['CANCEL-001', 'CANCEL-004', 'CANCEL-005', 'CANCEL-006'],
   title: 'a stream the client closes mid-way stops within 1 s, is billed no more than was made, gets an interrupted outcome Receipt, and the next request is as fast as before',
   async run(ctx, j) {
-    const line = new Line(ctx, await firstModel(ctx), 2);
+    const line = new Line(ctx, await modelUnderTest(ctx), 2);
     try {
       const base = await line.baseline();
       if (typeof base === 'string') return j.skipRest(`no baseline TTFT: ${base}`);
@@ -239,7 +239,7 @@ const beforeFirstToken: CheckDef = {
   ids: ['CANCEL-002'],
   title: 'a streamed request the client closes before its first token stops within 1 s',
   async run(ctx, j) {
-    const line = new Line(ctx, await firstModel(ctx), 2);
+    const line = new Line(ctx, await modelUnderTest(ctx), 2);
     try {
       // A long prompt (a prefill that takes time); on an external server the cut comes at half the TTFT it
       // has for that prompt (then at an eighth, a thirty-second, not before 20 ms, where the first token still
@@ -271,7 +271,7 @@ const nonStreamed: CheckDef = {
   ids: ['CANCEL-003'],
   title: 'a non-streamed request the client abandons stops within 2 s',
   async run(ctx, j) {
-    const line = new Line(ctx, await firstModel(ctx), 2);
+    const line = new Line(ctx, await modelUnderTest(ctx), 2);
     try {
       const before = await quiet(ctx);
       const cutNow = new AbortController();
@@ -299,7 +299,7 @@ const noLeak: CheckDef = {
   title: 'after 50 streams cut 4 at a time the server is back to the requests in flight it had, or serves 4 at once as fast as before',
   timeoutMs: 60_000,
   async run(ctx, j) {
-    const line = new Line(ctx, await firstModel(ctx), CONCURRENCY + 1);
+    const line = new Line(ctx, await modelUnderTest(ctx), CONCURRENCY + 1);
     try {
       const before = await quiet(ctx);
       const base = before.inFlight === null ? await line.baseline() : null;

@@ -1,9 +1,9 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, isRecord, at, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
+import { chatBody, errorMemberIs, modelUnderTest } from '../requests/common-requests.ts';
 import { checkExchange } from '../wire/stream-findings.ts';
-import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, cutByLength, schemaProblem } from '../wire/structured-output.ts';
+import { NOT_STRICT_SCHEMA, WEATHER_PROMPT, WEATHER_SCHEMA, truncatedByLength, schemaProblem } from '../wire/structured-output.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -29,7 +29,7 @@ const jsonObject: CheckDef = {
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'json-object'))) return;
     // Compat (OpenAI JSON mode): "the model will only generate strings that parse into valid JSON objects".
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_object' } }));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
     if (typeof content !== 'string') {
       if (ex.status === 200) j.skip('CHAT-034', `the completion carries no text to judge (${content.missing}; CHAT-001/008/011 judge the completion)`);
@@ -42,7 +42,7 @@ const jsonObject: CheckDef = {
     } catch {
       value = undefined;
     }
-    const cut = isRecord(value) ? undefined : cutByLength(content, at(ex.json, 'choices', 0, 'finish_reason'));
+    const cut = isRecord(value) ? undefined : truncatedByLength(content, at(ex.json, 'choices', 0, 'finish_reason'));
     if (cut !== undefined) {
       j.skip('CHAT-034', cut);
       return;
@@ -58,7 +58,7 @@ const jsonSchema: CheckDef = {
   title: 'response_format json_schema (strict) answers JSON valid against the schema, streamed and not',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'json-schema'))) return;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     // Compat (OpenAI Structured Outputs): with strict:true the output "will exactly match the supplied schema".
     const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, jsonSchemaBody(model, ctx));
     const content = ex.status === 200 ? messageContent(ex) : { missing: `the request answered ${ex.status}` };
@@ -67,7 +67,7 @@ const jsonSchema: CheckDef = {
       else j.violated('CHAT-035', evidence(ex, `structured output gave no content: ${content.missing}`, { expected: '200 with JSON content', received: describeResponse(ex) }));
     } else {
       const problem = schemaProblem(content);
-      const cut = problem === undefined ? undefined : cutByLength(content, at(ex.json, 'choices', 0, 'finish_reason'));
+      const cut = problem === undefined ? undefined : truncatedByLength(content, at(ex.json, 'choices', 0, 'finish_reason'));
       if (cut !== undefined) j.skip('CHAT-035', cut);
       else j.expect('CHAT-035', problem === undefined, () => evidence(ex, problem?.message ?? '', { received: problem?.received, pointer: '/choices/0/message/content' }));
     }
@@ -83,7 +83,7 @@ const jsonSchema: CheckDef = {
       return;
     }
     const problem = schemaProblem(text);
-    const cut = problem === undefined ? undefined : cutByLength(text, choice?.finishReason);
+    const cut = problem === undefined ? undefined : truncatedByLength(text, choice?.finishReason);
     if (cut !== undefined) {
       j.skip('CHAT-036', cut);
       return;
@@ -99,7 +99,7 @@ const strictRefusal: CheckDef = {
   title: 'a strict json_schema outside the OpenAI strict subset answers 400 invalid_request_error with param response_format',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'json-schema'))) return;
-    const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'loose', schema: NOT_STRICT_SCHEMA, strict: true } } });
+    const body = chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'loose', schema: NOT_STRICT_SCHEMA, strict: true } } });
     const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, body);
     // Compat (OpenAI Structured Outputs): "Invalid schema for response_format 'loose': In context=('properties', 'details'), 'additionalProperties' is required to be supplied and to be false."
     j.expect('CHAT-037', ex.status === 400 && errorMemberIs(ex, 'type', ['invalid_request_error']) && errorMemberIs(ex, 'param', ['response_format']), () =>

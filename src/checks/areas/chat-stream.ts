@@ -1,7 +1,7 @@
 import type { CheckDef } from '../context/check-types.ts';
 import { requirementIds } from '../context/check-types.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
+import { chatBody, errorOf, modelUnderTest, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { toolBody } from '../requests/tool-requests.ts';
 import { gate, offers } from '../requests/capability-probes.ts';
 import { breaksMust, checkExchange, judgeFindings } from '../wire/stream-findings.ts';
@@ -10,7 +10,7 @@ import { failAfterEventsHeader } from '../http/mock-admin.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { at } from '../kernel/evidence.ts';
-import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { toMessage, type AssembledChoice } from '../../protocols/chat-completions/stream-assembly.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -83,7 +83,7 @@ const errorBeforeStreaming: CheckDef = {
   ids: [ERROR_BEFORE_CHUNKS],
   title: 'a stream request the server rejects answers a 4xx status with an error body, never a 200 event stream',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const probes = [
       { what: 'unknown model', body: chatBody(ctx, unknownModelId(ctx), { stream: true }) },
       { what: 'empty messages', body: { model, messages: [], stream: true } },
@@ -113,7 +113,7 @@ const errorDuringStreaming: CheckDef = {
       judgeFindings(j, streams, [IN_STREAM_ERROR]);
       return;
     }
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true }), { headers: header });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { stream: true }), { headers: header });
     const result = checkExchange(ex);
     judgeFindings(j, [...streams, { name: 'stream failing after 3 events', ex, result }], [IN_STREAM_ERROR]);
     if (result.assembled.error === undefined) {
@@ -186,7 +186,7 @@ const matchesCompletion: CheckDef = {
   ids: ids(40),
   title: 'the streamed message equals the non-streamed answer to the same seeded request: content, tool calls and finish_reason',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     // The same request with the run's seed, once whole and once streamed: a text answer and a forced tool call.
     // seed and max_completion_tokens are capabilities: sent only where the server offers them.
     const seeded = (await offers(ctx, 'seed')) ? { seed: ctx.seed } : {};
@@ -242,7 +242,7 @@ const sdkStream: CheckDef = {
       return;
     }
     const { client } = sdk;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     await ctx.http.acquireSlot();
     try {
       const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true });

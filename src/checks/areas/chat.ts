@@ -2,11 +2,11 @@ import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { requirementIdRange } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
-import { basicCompletion, chatBody, errorMemberIs, firstModel, PROMPT } from '../requests/common-requests.ts';
+import { basicCompletion, chatBody, errorMemberIs, modelUnderTest, PROMPT } from '../requests/common-requests.ts';
 import { openaiClient } from '../http/openai-sdk.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { bound, gate, probeCapability } from '../requests/capability-probes.ts';
-import { capabilityNames } from '../registry/capabilities.ts';
+import { capabilityNamesOf } from '../registry/capabilities.ts';
 import { errorMember } from '../requests/common-requests.ts';
 import { shorten } from '../kernel/shorten.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -103,7 +103,7 @@ const roles: CheckDef = {
   ids: ['CHAT-018'],
   title: 'a conversation with system, user, assistant and tool messages is accepted',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     // Spec, Chat message: "role | string | values used: system, user, assistant, tool".
     const ex = await expectOk(ctx, {
       model,
@@ -128,7 +128,7 @@ const params: CheckDef = {
   ids: ['CHAT-019'],
   title: 'documented OpenAI parameters with valid values are accepted',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const ex = await expectOk(
       ctx,
       chatBody(ctx, model, {
@@ -153,12 +153,12 @@ const params: CheckDef = {
     const named = EXTENSION_PARAMS.find((p) => param === p || unrecognized === p);
     if (ex.status === 400 && named !== undefined) {
       j.skip('CHAT-019', `the server refuses ${named}, a member beyond the seed's table (see the capability table)`);
-      for (const cap of capabilityNames) await probeCapability(ctx, cap);
+      for (const cap of capabilityNamesOf(ctx.protocols)) await probeCapability(ctx, cap);
       return;
     }
     j.expect('CHAT-019', ex.status === 200, () => evidence(ex, 'valid documented parameters were refused', { expected: 200, received: describeResponse(ex) }));
     // The capability table answers "which features beyond the seed does this server offer?" for all of them.
-    for (const cap of capabilityNames) await probeCapability(ctx, cap);
+    for (const cap of capabilityNamesOf(ctx.protocols)) await probeCapability(ctx, cap);
   },
 };
 
@@ -168,7 +168,7 @@ const unknownMember: CheckDef = {
   ids: ['CHAT-020'],
   title: 'an unknown top-level request member is ignored or refused with 400',
   async run(ctx, j) {
-    const ex = await expectOk(ctx, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 8)), x_iari_unknown_member: { nested: true } }));
+    const ex = await expectOk(ctx, chatBody(ctx, await modelUnderTest(ctx), { ...(await bound(ctx, 8)), x_iari_unknown_member: { nested: true } }));
     // DECISIONS.md D-HTTP-17: ignored (vLLM, llama.cpp) or refused with 400 (OpenAI: "Unrecognized request argument supplied").
     j.expect('CHAT-020', ex.status === 200 || ex.status === 400, () =>
       evidence(ex, 'an extra unknown member was neither ignored nor refused with 400', { expected: '200 or 400', received: describeResponse(ex) }),
@@ -182,7 +182,7 @@ const missingFields: CheckDef = {
   ids: ['CHAT-021', 'CHAT-022', 'CHAT-023', 'CHAT-024'],
   title: 'missing model, missing or empty messages and an unknown role answer 400 naming the field in param',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const cases = [
       { id: 'CHAT-021', body: { messages: [{ role: 'user', content: PROMPT }] }, param: ['model'] },
       { id: 'CHAT-022', body: { model }, param: ['messages'] },
@@ -206,7 +206,7 @@ const temperature: CheckDef = {
   ids: ['CHAT-025'],
   title: 'temperature outside 0..2 answers 400 with param temperature',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     for (const t of [2.5, -1]) {
       const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { temperature: t }));
       j.expect('CHAT-025', ex.status === 400 && errorMemberIs(ex, 'param', ['temperature']), () =>
@@ -223,7 +223,7 @@ const toolMessageWithoutId: CheckDef = {
   title: 'a tool message without tool_call_id answers 400',
   async run(ctx, j) {
     const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, {
-      model: await firstModel(ctx),
+      model: await modelUnderTest(ctx),
       messages: [
         { role: 'user', content: PROMPT },
         { role: 'tool', content: '42' },
@@ -240,7 +240,7 @@ const streamOptionsWithoutStream: CheckDef = {
   title: 'stream_options without stream true answers 400 naming stream_options',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'stream-usage'))) return;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     for (const extra of [{ stream: false }, {}]) {
       const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { ...extra, stream_options: { include_usage: true } }));
       j.expect('CHAT-028', ex.status === 400 && errorMemberIs(ex, 'param', ['stream_options']), () =>
@@ -257,7 +257,7 @@ const nChoices: CheckDef = {
   title: 'n=3 answers three choices indexed 0, 1, 2',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'n'))) return;
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { n: 3 }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { n: 3 }));
     // The indexes themselves are CHAT-009's; this judges that n choices come back.
     const choices = at(ex.json, 'choices');
     j.expect('CHAT-029', ex.status === 200 && Array.isArray(choices) && choices.length === 3, () =>
@@ -273,7 +273,7 @@ const maxTokens: CheckDef = {
   title: 'max_completion_tokens 1 bounds the completion and cut text finishes with length',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'max-completion-tokens'))) return;
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { max_completion_tokens: 1 }));
     const ct = at(ex.json, 'usage', 'completion_tokens');
     const fr = at(ex.json, 'choices', 0, 'finish_reason');
     // Whether text was cut cannot be told from outside, so the bound is judged; the finish_reason's
@@ -307,7 +307,7 @@ const sdk: CheckDef = {
       return;
     }
     const { client } = sdk;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     await ctx.http.acquireSlot();
     try {
       const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] });

@@ -12,9 +12,9 @@ import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-re
 // `configuration.baseURL`. LangChain has no call to list models.
 
 const client = CLIENT_NAMES.langchain;
-type LangChain = NonNullable<Awaited<ReturnType<typeof langchain>>>;
+type LangChain = Exclude<NonNullable<Awaited<ReturnType<typeof langchain>>>, { skip: string }>;
 
-async function lc(env: OpEnv, options: { key?: string; model?: string; baseURL?: string } = {}): Promise<LangChain | 'not-installed'> {
+async function lc(env: OpEnv, options: { key?: string; model?: string; baseURL?: string } = {}): Promise<LangChain | { skip: string } | 'not-installed'> {
   return (await langchain(env.t, options.key ?? env.ctx.http.tokenForProbe(), options.model ?? env.model, options.baseURL, await clientCaps(env.ctx))) ?? 'not-installed';
 }
 
@@ -53,7 +53,7 @@ const completion = clientOp({
   title: 'returns an AIMessage with the assistant text',
   async run(env) {
     const l = await lc(env);
-    if (l === 'not-installed') return l;
+    if (l === 'not-installed' || 'skip' in l) return l;
     const res = await l.chat.invoke([new l.messages.HumanMessage(CLIENT_PROMPT)]);
     return textProblem(res.content, finishOf(res));
   },
@@ -67,7 +67,7 @@ const stream = clientOp({
   title: 'streams AIMessageChunks that concatenate to the assistant text',
   async run(env) {
     const l = await lc(env);
-    if (l === 'not-installed') return l;
+    if (l === 'not-installed' || 'skip' in l) return l;
     const full = await concatStream(await l.chat.stream([new l.messages.HumanMessage(CLIENT_PROMPT)]));
     if (full === undefined) return { problem: 'the stream yielded no chunk' };
     return textProblem(full.content, finishOf(full));
@@ -76,7 +76,7 @@ const stream = clientOp({
 
 async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 'not-installed'> {
   const l = await lc(env);
-  if (l === 'not-installed') return l;
+  if (l === 'not-installed' || 'skip' in l) return l;
   const messages: BaseMessage[] = [new l.messages.HumanMessage(TOOL_PROMPT)];
   const forced = (await clientCaps(env.ctx)).forceTool ? l.chat.bindTools([clientWeatherTool], { tool_choice: clientWeatherTool.function.name }) : l.chat.bindTools([clientWeatherTool]);
   const first: AIMessage | AIMessageChunk | undefined = streamed ? await concatStream(await forced.stream(messages)) : await forced.invoke(messages);
@@ -124,7 +124,7 @@ const unauthorized = clientOp({
   title: 'throws with status 401, lc_error_code MODEL_AUTHENTICATION and the server error message',
   async run(env) {
     const l = await lc(env, { key: WRONG_KEY });
-    if (l === 'not-installed') return l;
+    if (l === 'not-installed' || 'skip' in l) return l;
     return expectClientError(env.t, lcError(401), 'the server accepted a wrong key (AUTH-006 judges it)', () => invoke(l));
   },
 });
@@ -137,7 +137,7 @@ const unknownModel = clientOp({
   title: 'throws with status 404, lc_error_code MODEL_NOT_FOUND and the server error message',
   async run(env) {
     const l = await lc(env, { model: unknownModelId(env.ctx) });
-    if (l === 'not-installed') return l;
+    if (l === 'not-installed' || 'skip' in l) return l;
     return expectClientError(env.t, lcError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () => invoke(l));
   },
 });
@@ -150,7 +150,7 @@ const unknownRoute = clientOp({
   title: 'throws with status 404, lc_error_code MODEL_NOT_FOUND and the server error message',
   async run(env) {
     const l = await lc(env, { baseURL: `${env.t.baseUrl}/${UNKNOWN_PREFIX}` });
-    if (l === 'not-installed') return l;
+    if (l === 'not-installed' || 'skip' in l) return l;
     return expectClientError(env.t, lcError(404), `the server answered a route it does not have (…/v1/${UNKNOWN_PREFIX}${CHAT_COMPLETIONS_ROUTE})`, () => invoke(l));
   },
 });
@@ -161,5 +161,6 @@ export const langchainClientChecks: CheckDef[] = [completion, stream, tools, too
 export async function langchainRateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
   const l = await langchain(t, key, model, t.baseUrl, { bound: false, streamUsage: true });
   if (l === undefined) return 'not-installed';
+  if ('skip' in l) return l;
   return expectClientError(t, lcError(429), 'the server did not answer 429', () => invoke(l));
 }

@@ -1,7 +1,7 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { bound } from '../requests/capability-probes.ts';
 import { at, isInt } from '../kernel/evidence.ts';
-import { chatBody, firstModel } from '../requests/common-requests.ts';
+import { chatBody, modelUnderTest } from '../requests/common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
 import { judgeResult, withConsoleCaptured, type OpResult } from '../clients/client-op.ts';
@@ -41,7 +41,7 @@ function rateLimitOp(op: { name: string; id: string; client: string; call: strin
     async run(ctx, j) {
       let model: string;
       try {
-        model = await firstModel(ctx);
+        model = await modelUnderTest(ctx);
       } catch (error) {
         j.skip(op.id, `no model id to call it with (${(error as Error).message}; MODELS checks)`);
         return;

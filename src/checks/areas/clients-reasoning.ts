@@ -55,8 +55,8 @@ interface Streamed {
 
 /** One library's reasoning-stream operation: what differs from library to library. */
 interface ReasoningStreamClient<L> extends Pick<ClientOpDef, 'name' | 'id' | 'client' | 'call' | 'title'> {
-  /** The library, set up for the server; undefined when it is not installed. */
-  open(env: OpEnv, model: string): Promise<L | undefined>;
+  /** The library, set up for the server; undefined when it is not installed; a skip when it cannot run here. */
+  open(env: OpEnv, model: string): Promise<L | { skip: string } | undefined>;
   /** Streams one completion of CLIENT_PROMPT from `model` as an application does. */
   stream(lib: L, model: string, env: OpEnv): Promise<Streamed>;
 }
@@ -73,6 +73,7 @@ function reasoningStreamOp<L>(c: ReasoningStreamClient<L>): CheckDef {
       if (typeof model !== 'string') return model;
       const lib = await c.open(env, model);
       if (lib === undefined) return 'not-installed';
+      if (typeof lib === 'object' && lib !== null && 'skip' in lib) return lib;
       const got = await c.stream(lib, model, env);
       if (got.errorParts !== undefined && got.errorParts.length > 0) return { problem: `the stream carried an error part: ${got.errorParts.join('; ')}` };
       return answerProblem(got.text) ?? (got.reasoningParts === undefined ? undefined : reasoningPartsProblem(got.text, got.reasoningParts, env));

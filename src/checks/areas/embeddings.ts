@@ -2,25 +2,25 @@ import type { CheckDef } from '../context/check-types.ts';
 import type { Judge } from '../kernel/judge.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
-import { firstModel } from '../requests/common-requests.ts';
-import { gate, singleEmbedding } from '../requests/capability-probes.ts';
-import { embeddingsRuleIds, embeddingsRequirementIds } from '../registry/embeddings-rule-ids.ts';
+import { modelUnderTest } from '../requests/common-requests.ts';
+import { gate, routeProbe } from '../requests/capability-probes.ts';
+import { embeddingsRequirementIds, requirementOfEmbeddingsRule } from '../../protocols/embeddings/embeddings-rules.ts';
 import { EMBEDDINGS_PATH, embeddingsBody, type EncodingFormat } from '../../protocols/embeddings/embeddings-request.ts';
 import { checkEmbeddingsResponse, compareEncodings, type EmbeddingsCheckResult, type EmbeddingsFinding } from '../../protocols/embeddings/embeddings-response.ts';
 
 const INPUTS = ['The quick brown fox jumps over the lazy dog.', 'Embeddings map text to vectors.', 'A third input, so that order shows.'];
-const SHAPE = embeddingsRuleIds['data-invalid'];
-const DIMENSIONS = embeddingsRuleIds['dimensions-not-honoured'];
+const SHAPE = requirementOfEmbeddingsRule('data-invalid');
+const DIMENSIONS = requirementOfEmbeddingsRule('dimensions-not-honoured');
 
-/** Each finding is a breach of the requirement its rule decides (registry/embeddings-rule-ids.ts); the judge grades it. */
+/** Each finding is a breach of the requirement its rule decides (the protocol's rule table); the judge grades it. */
 function judgeFindings(j: Judge, ex: HttpExchange, what: string, findings: readonly EmbeddingsFinding[]): void {
   for (const f of findings) {
-    j.violated(embeddingsRuleIds[f.rule], evidence(ex, `${what}: ${f.message}`, { pointer: f.pointer, ...(f.expected === undefined ? {} : { expected: f.expected }), ...(f.received === undefined ? {} : { received: f.received }) }));
+    j.violated(requirementOfEmbeddingsRule(f.rule), evidence(ex, `${what}: ${f.message}`, { pointer: f.pointer, ...(f.expected === undefined ? {} : { expected: f.expected }), ...(f.received === undefined ? {} : { received: f.received }) }));
   }
 }
 
 async function embed(ctx: Parameters<CheckDef['run']>[0], input: string | string[], options: { encodingFormat?: EncodingFormat; dimensions?: number }): Promise<HttpExchange> {
-  return ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), input, options));
+  return ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await modelUnderTest(ctx), input, options));
 }
 
 const embeddings: CheckDef = {
@@ -31,7 +31,7 @@ const embeddings: CheckDef = {
   async run(ctx, j) {
     // Not in the seed: embeddings are a capability (capabilities.ts), judged where the server serves them.
     if (!(await gate(ctx, j, 'embeddings'))) return;
-    const single = await singleEmbedding(ctx);
+    const single = await routeProbe(ctx, 'embeddings');
     const answered = (ex: HttpExchange, what: string): boolean => {
       if (ex.status === 200) return true;
       j.violated(SHAPE, evidence(ex, `${what} answered ${describeResponse(ex)}, not 200`, { expected: 200, received: ex.status }));

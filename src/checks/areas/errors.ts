@@ -4,7 +4,7 @@ import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorMember, errorMemberIs, errorOf, firstModel, unknownModelId, PROMPT } from '../requests/common-requests.ts';
+import { chatBody, errorMember, errorMemberIs, errorOf, modelUnderTest, unknownModelId, PROMPT } from '../requests/common-requests.ts';
 import { sampleNegativeInputs } from '../requests/negative-inputs.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
@@ -23,7 +23,7 @@ interface ErrorSample {
 }
 
 const errorSamples = sharedRequest('errors:samples', async (ctx: CheckContext): Promise<ErrorSample[]> => {
-  const model = await firstModel(ctx);
+  const model = await modelUnderTest(ctx);
   const out: ErrorSample[] = [];
   out.push({ what: 'missing credentials', ex: await ctx.http.get('/v1/me', { auth: 'none' }) });
   out.push({ what: 'missing model', ex: await ctx.http.post(CHAT_COMPLETIONS_PATH, { messages: [{ role: 'user', content: PROMPT }] }) });
@@ -80,7 +80,7 @@ const negativeInputs: CheckDef = {
   ids: ids(1, 6),
   title: `generated invalid requests (missing fields, wrong types, out-of-range values) answer 4xx with an error body, never 5xx`,
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     for (const input of sampleNegativeInputs(model, ctx.seed, NEGATIVE_INPUT_RUNS)) {
       const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, input.body);
       // Spec, chat completions: "Other fields: not shown". A server that ignores a member beyond
@@ -116,7 +116,7 @@ const sameStatus: CheckDef = {
   ids: ids(7),
   title: 'the same invalid request gets the same status three times',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const statuses: number[] = [];
     let last: HttpExchange | undefined;
     for (let i = 0; i < 3; i++) {
@@ -129,12 +129,12 @@ const sameStatus: CheckDef = {
 
 const oversizedBody = sharedRequest('errors:oversized', async (ctx: CheckContext): Promise<HttpExchange> => {
   // HTTP profile: "413: code request_too_large (body limit 1 MiB)".
-  const body = chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
+  const body = chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 1024) }] });
   return ctx.http.post(CHAT_COMPLETIONS_PATH, body);
 });
 
 const textPlainBody = sharedRequest('errors:text-plain', async (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: JSON.stringify(chatBody(ctx, await firstModel(ctx))), contentType: 'text/plain' } }),
+  ctx.http.send('POST', CHAT_COMPLETIONS_PATH, { raw: { body: JSON.stringify(chatBody(ctx, await modelUnderTest(ctx))), contentType: 'text/plain' } }),
 );
 
 const tooLarge: CheckDef = {
@@ -198,7 +198,7 @@ const wrongType: CheckDef = {
   ids: ids(14),
   title: 'messages as a string or stream as "yes" answers 400 naming the field',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const cases = [
       { field: 'messages', body: { model, messages: 'hello' } },
       { field: 'stream', body: chatBody(ctx, model, { stream: 'yes' }) },

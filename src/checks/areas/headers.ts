@@ -2,7 +2,7 @@ import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at } from '../kernel/evidence.ts';
-import { basicCompletion, basicStream, modelList, sharedMe, chatBody, firstModel } from '../requests/common-requests.ts';
+import { basicCompletion, basicStream, modelList, sharedMe, chatBody, modelUnderTest } from '../requests/common-requests.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
 
@@ -14,7 +14,7 @@ const GO_DURATION = /^(\d+(\.\d+)?(h|m|s|ms|us|µs|ns))+$/;
 
 /** One response of every route and kind: public, private, usage, completion, stream, 401, 400, 404. */
 const routeSamples = sharedRequest('headers:samples', async (ctx: CheckContext): Promise<{ what: string; ex: HttpExchange }[]> => {
-  const model = await firstModel(ctx);
+  const model = await modelUnderTest(ctx);
   return [
     { what: 'GET /v1/models', ex: await modelList(ctx) },
     { what: 'GET /v1/me', ex: await sharedMe(ctx) },

@@ -1,7 +1,7 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import { requirementIds } from '../context/check-types.ts';
-import { chatBody, firstModel } from '../requests/common-requests.ts';
-import { watchedRequest, type WatchedAnswer } from '../http/watched-request.ts';
+import { chatBody, modelUnderTest } from '../requests/common-requests.ts';
+import { ownRequest, type OwnAnswer } from '../http/own-request.ts';
 import { Stalls } from '../http/stalls.ts';
 import { CHAT_COMPLETIONS_PATH, CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -18,7 +18,7 @@ function probeHeaders(ctx: CheckContext): Record<string, string> {
 }
 
 /** `Connection: keep-alive; Keep-Alive: timeout=5, max=100`, as the answer said it (or that it said neither). */
-function advertised(a: WatchedAnswer): string {
+function advertised(a: OwnAnswer): string {
   const parts = [a.headers['connection'] === undefined ? 'no Connection header' : `Connection: ${a.headers['connection']}`];
   if (a.headers['keep-alive'] !== undefined) parts.push(`Keep-Alive: ${a.headers['keep-alive']}`);
   return parts.join(', ');
@@ -37,13 +37,13 @@ const keepAlive: CheckDef = {
     const stalled = ctx.http.stalled.blocked(Stalls.kind('POST', CHAT_COMPLETIONS_PATH, true)) ?? ctx.http.stalled.blocked(Stalls.kind('GET', '/v1/models', false));
     if (stalled !== undefined) return j.skip('HDR-017', stalled);
     const deadlineMs = ctx.http.stalled.deadline(ctx.http.timeoutMs).ms;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const auth = { authorization: `Bearer ${ctx.http.tokenForProbe()}`, ...probeHeaders(ctx) };
     // One connection: the next request goes out on the connection the stream came on, if it is still open.
     const d = ctx.connect({ connections: 1, pipelining: 1 });
     try {
       await ctx.http.acquireSlot();
-      const stream = await watchedRequest(d, {
+      const stream = await ownRequest(d, {
         origin,
         path: `${prefix}${CHAT_COMPLETIONS_ROUTE}`,
         method: 'POST',
@@ -53,6 +53,7 @@ const keepAlive: CheckDef = {
         deadlineMs,
         maxBytes: MAX_BYTES,
         signal: ctx.http.signal,
+        watch: ctx.connections,
       });
       const requestId = stream.headers['x-request-id'];
       // A rate limit kept the probe from its stream: LIMIT-010 judges the limit, as for every other check.
@@ -63,7 +64,7 @@ const keepAlive: CheckDef = {
       // RFC 9112 §9.6: a server that will close the connection says so with the "close" connection option.
       if (/(^|,)\s*close\s*(,|$)/i.test(stream.headers['connection'] ?? '')) return j.pass('HDR-017');
       await ctx.http.acquireSlot();
-      const next = await watchedRequest(d, { origin, path: `${prefix}/models`, method: 'GET', headers: auth, deadlineMs, maxBytes: MAX_BYTES, signal: ctx.http.signal });
+      const next = await ownRequest(d, { origin, path: `${prefix}/models`, method: 'GET', headers: auth, deadlineMs, maxBytes: MAX_BYTES, signal: ctx.http.signal, watch: ctx.connections });
       const said = advertised(stream);
       const after = Math.max(0, Math.round(next.endedAt - stream.endedAt));
       const sameConnection = stream.on !== null && next.on !== null && next.on.socket === stream.on.socket;

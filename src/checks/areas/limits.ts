@@ -3,7 +3,7 @@ import { bound } from '../requests/capability-probes.ts';
 import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange, Auth } from '../http/check-http.ts';
 import { evidence, at, isInt, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorMemberIs, firstModel } from '../requests/common-requests.ts';
+import { chatBody, errorMemberIs, modelUnderTest } from '../requests/common-requests.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('LIMIT', ...n);
@@ -40,7 +40,7 @@ const requestsPerMinute: CheckDef = {
       j.skipRest(`requests_per_minute ${rpm} is too high to exhaust within ${MAX_PROBES} requests`);
       return;
     }
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = chatBody(ctx, model, { ...(await bound(ctx, 1)) });
     const before = await usageTotals(ctx, auth);
     let accepted = 0;
@@ -107,7 +107,7 @@ const tokensPerMinute: CheckDef = {
       j.skip('LIMIT-005', '/v1/me reports no tokens_per_minute');
       return;
     }
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = chatBody(ctx, model, { ...(await bound(ctx, 64)) });
     const budget = Math.min(MAX_PROBES, isInt(rpm) ? rpm : MAX_PROBES);
     let tokens = 0;
@@ -144,7 +144,7 @@ const spendCap: CheckDef = {
       j.skip('LIMIT-006', token === undefined ? 'the account has not reached its monthly spend cap (bundled mock only provides one)' : 'the capped account is not at its cap');
       return;
     }
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth, rateLimit: 'raw' });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { ...(await bound(ctx, 1)) }), { auth, rateLimit: 'raw' });
     // HTTP profile: "Monthly spend cap reached: 429, type insufficient_quota, code insufficient_quota".
     j.expect('LIMIT-006', ex.status === 429 && errorMemberIs(ex, 'type', ['insufficient_quota']) && errorMemberIs(ex, 'code', ['insufficient_quota']), () =>
       evidence(ex, 'a request over the monthly spend cap was not refused with 429 insufficient_quota', { expected: { status: 429, code: 'insufficient_quota' }, received: describeResponse(ex) }),

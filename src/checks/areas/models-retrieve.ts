@@ -1,6 +1,6 @@
 import type { CheckDef } from '../context/check-types.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
-import { errorMemberIs, firstModel, unknownModelId } from '../requests/common-requests.ts';
+import { errorMemberIs, modelUnderTest, unknownModelId } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 
 /** The path of one model: ids may hold `/` (`org/model`), so the id is one encoded segment, as openai-node sends it. */
@@ -14,7 +14,7 @@ export const retrieveModel: CheckDef = {
   async run(ctx, j) {
     let id: string;
     try {
-      id = await firstModel(ctx);
+      id = await modelUnderTest(ctx);
     } catch {
       // The list itself is broken: MODELS-001 fails the run; there is no id to retrieve.
       j.skipRest('GET /v1/models lists no model id to retrieve (MODELS-001)');

@@ -4,7 +4,7 @@ import { requirementIdRange } from '../context/check-types.ts';
 import type { HttpExchange, Auth } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
-import { basicCompletion, chatBody, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
+import { basicCompletion, chatBody, modelUnderTest, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { decodeKeyref, digestOf, verifyChain, validateReceiptSchema, type ChainVerifyResult, type Finding } from '../../receipts/index.ts';
 import { requirementIdsOfFinding } from '../registry/receipt-finding-ids.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -80,12 +80,12 @@ async function verifyServed(ctx: CheckContext, label: string, auth: Auth): Promi
  */
 const servedChains = sharedRequest('receipts:served', async (ctx: CheckContext): Promise<Served[]> => {
   await basicCompletion(ctx);
-  await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
+  await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { ...(await bound(ctx, 4)), seed: ctx.seed + 1 }));
   const out = [await verifyServed(ctx, 'account chain', 'token')];
   const capped = ctx.limitTokens.capped;
   if (ctx.includeLimits && capped !== undefined) {
     const auth: Auth = { authorization: `Bearer ${capped}` };
-    await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...(await bound(ctx, 1)) }), { auth });
+    await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { ...(await bound(ctx, 1)) }), { auth });
     out.push(await verifyServed(ctx, 'capped account chain', auth));
   }
   return out;
@@ -294,7 +294,7 @@ const completion: CheckDef = {
   title: 'each completion appends one allowed gate named by x-receipt-gate and one outcome with the answering model and the spend it cost',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const limit = await bound(ctx, 8);
     for (const stream of [false, true]) {
       const before = chainData(await fetchChain(ctx));
@@ -366,7 +366,7 @@ const rejected: CheckDef = {
   title: 'requests answered 4xx append no allowed gate and no outcome',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const before = chainData(await fetchChain(ctx));
     const bad = await ctx.http.post(CHAT_COMPLETIONS_PATH, { model, messages: [] });
     const unknown = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, unknownModelId(ctx)));
@@ -397,7 +397,7 @@ const denial: CheckDef = {
     const auth: Auth = { authorization: `Bearer ${token}` };
     const limit = await bound(ctx, 1);
     const before = chainData(await fetchChain(ctx, auth));
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { ...limit }), { auth });
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { ...limit }), { auth });
     if (ex.status !== 429) {
       j.skip('RCPT-HTTP-011', `the capped request was not refused (${ex.status}; LIMIT-006 judges that)`);
       return;

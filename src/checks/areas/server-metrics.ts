@@ -3,7 +3,7 @@
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import type { CheckDef } from '../context/check-types.ts';
 import { describeResponse, evidence, at, isRecord } from '../kernel/evidence.ts';
-import { chatBody, firstModel } from '../requests/common-requests.ts';
+import { chatBody, modelUnderTest } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { parseExposition, type Exposition } from '../../server-metrics/prom-text.ts';
 import { indexSamples, readVocabulary } from '../../server-metrics/vocabulary.ts';
@@ -37,7 +37,7 @@ export const serverMetricsCheck: CheckDef = {
       j.skipRest('GET /metrics could not be read');
       return;
     }
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const answer = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { max_tokens: 16 }));
     const after = await ctx.http.get('/metrics');
     const b = parseExposition(after.text);

@@ -1,7 +1,7 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
-import { firstModel, parallelToolStream, timeTool, weatherTool } from '../requests/common-requests.ts';
+import { modelUnderTest, parallelToolStream, timeTool, weatherTool } from '../requests/common-requests.ts';
 import { gate } from '../requests/capability-probes.ts';
 import { callsByIndex, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
@@ -45,7 +45,7 @@ const required: CheckDef = {
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'tool-choice', ['TOOLS-023']))) return;
     // Compat (OpenAI tool_choice): "required means the model must call one or more tools".
-    const ex = await ctx.http.post(CHAT, { model: await firstModel(ctx), messages: [{ role: 'user', content: 'Say hello.' }], tools: [weatherTool, timeTool], tool_choice: 'required' });
+    const ex = await ctx.http.post(CHAT, { model: await modelUnderTest(ctx), messages: [{ role: 'user', content: 'Say hello.' }], tools: [weatherTool, timeTool], tool_choice: 'required' });
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-023', ex.status === 200 && Array.isArray(calls) && calls.length > 0, () =>
       evidence(ex, 'tool_choice "required" gave no tool call', { expected: 'at least one tool call', received: ex.status === 200 ? (calls ?? at(ex.json, 'choices', 0, 'message', 'content')) : describeResponse(ex) }),
@@ -88,7 +88,7 @@ const nested: CheckDef = {
   ids: ['TOOLS-026'],
   title: 'arguments of a function with a nested object and an array of objects keep their structure',
   async run(ctx: CheckContext, j) {
-    const ex = await ctx.http.post(CHAT, { model: await firstModel(ctx), messages: [{ role: 'user', content: 'Plan a trip for Ada (36) through Zürich (2 nights) and Paris (3 nights).' }], tools: [tripTool] });
+    const ex = await ctx.http.post(CHAT, { model: await modelUnderTest(ctx), messages: [{ role: 'user', content: 'Plan a trip for Ada (36) through Zürich (2 nights) and Paris (3 nights).' }], tools: [tripTool] });
     const args = at(ex.json, 'choices', 0, 'message', 'tool_calls', 0, 'function', 'arguments');
     if (ex.status !== 200 || typeof args !== 'string') {
       j.skip('TOOLS-026', `no call with string arguments to inspect (${ex.status}; TOOLS-001..006 judge the call)`);

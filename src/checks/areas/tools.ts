@@ -3,19 +3,19 @@ import { requirementIds } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
-import { basicCompletion, firstModel, weatherTool, timeTool } from '../requests/common-requests.ts';
+import { basicCompletion, modelUnderTest, weatherTool, timeTool } from '../requests/common-requests.ts';
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
 import { gate, probeCapability } from '../requests/capability-probes.ts';
 import { judgeFindings } from '../wire/stream-findings.ts';
 import { checkedStreams } from '../requests/checked-streams.ts';
-import { idsOfRules, requirementOfRule } from '../registry/stream-rule-ids.ts';
+import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
 
 const ids = (...n: number[]): string[] => requirementIds('TOOLS', ...n);
 const declared = [weatherTool.function.name, timeTool.function.name] as string[];
 
-const autoToolCompletion = sharedRequest('chat:tool-auto', async (ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined })));
+const autoToolCompletion = sharedRequest('chat:tool-auto', async (ctx: Parameters<CheckDef['run']>[0]): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await modelUnderTest(ctx), { tool_choice: undefined })));
 
 /**
  * Issue 27, judge the server, not the model: an answer that ended normally without any tool call
@@ -136,7 +136,7 @@ const roundTrip: CheckDef = {
       type: 'function',
       function: { name: String(at(call, 'function', 'name') ?? weatherTool.function.name), arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) },
     };
-    const body = await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined });
+    const body = await toolBody(ctx, await modelUnderTest(ctx), { tool_choice: undefined });
     body['messages'] = [
       ...(body['messages'] as unknown[]),
       { role: 'assistant', content: null, tool_calls: [replay] },
@@ -187,7 +187,7 @@ const choiceNone: CheckDef = {
   title: 'tool_choice none suppresses tool calls',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'tool-choice'))) return;
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: 'none' }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await modelUnderTest(ctx), { tool_choice: 'none' }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-018', ex.status === 200 && (calls === undefined || calls === null || (Array.isArray(calls) && calls.length === 0)), () =>
       evidence(ex, 'tool_choice none still produced tool calls (or was refused)', { expected: 'no tool_calls', received: ex.status === 200 ? calls : describeResponse(ex) }),
@@ -202,7 +202,7 @@ const parallel: CheckDef = {
   title: 'parallel_tool_calls false yields at most one tool call',
   async run(ctx, j) {
     if (!(await gate(ctx, j, 'parallel-tool-calls-false'))) return;
-    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { tool_choice: undefined, tools: [weatherTool, timeTool], parallel_tool_calls: false }));
+    const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await modelUnderTest(ctx), { tool_choice: undefined, tools: [weatherTool, timeTool], parallel_tool_calls: false }));
     const calls = at(ex.json, 'choices', 0, 'message', 'tool_calls');
     j.expect('TOOLS-020', ex.status === 200 && (!Array.isArray(calls) || calls.length <= 1), () =>
       evidence(ex, 'parallel_tool_calls false gave more than one call (or was refused)', { expected: '<= 1 call', received: ex.status === 200 ? (Array.isArray(calls) ? calls.length : calls) : describeResponse(ex) }),
@@ -216,7 +216,7 @@ const invalidDefinition: CheckDef = {
   ids: ids(21),
   title: 'a function name with spaces or over 64 characters answers 400',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     for (const name of ['get weather', 'x'.repeat(65)]) {
       const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, {
         model,

@@ -4,7 +4,7 @@ import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import type { Failure } from '../kernel/verdicts.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorMemberIs, firstModel, getMe, unknownModelId } from '../requests/common-requests.ts';
+import { chatBody, errorMemberIs, modelUnderTest, getMe, unknownModelId } from '../requests/common-requests.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { counterKinds, describeShape, readRows, type CounterKind, type UsageRow } from '../wire/usage-shape.ts';
 import { dayTotals, discoverUsage, readUsage, tokensOf, usageDefault, utcDate, type UsageDiscovery } from '../requests/usage-discovery.ts';
@@ -276,7 +276,7 @@ function meAbsent(before: Snapshot, after: Snapshot, j: Parameters<CheckDef['run
 
 /** One small completion (`extra` added to its body) between two snapshots of /v1/me and of today's row. */
 async function aroundOneCompletion(ctx: CheckContext, extra: Record<string, unknown> = {}): Promise<{ ex: HttpExchange; before: Snapshot; after: Snapshot; d: UsageDiscovery | undefined; notFound: string }> {
-  const model = await firstModel(ctx);
+  const model = await modelUnderTest(ctx);
   const footing = await discoverUsage(ctx);
   const d = footing.ok ? footing.discovery : undefined;
   const notFound = footing.ok ? '' : `iari found no dated rows: ${footing.reason}`;
@@ -341,7 +341,7 @@ const rejectedNotCounted: CheckDef = {
   ids: ['USAGE-015'],
   title: 'requests answered 4xx (401, 400, 404) leave requests, tokens and spend unchanged',
   async run(ctx, j) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const footing = await discoverUsage(ctx);
     const d = footing.ok ? footing.discovery : undefined;
     const before = await snapshot(ctx, d, footing.ok ? '' : footing.reason);

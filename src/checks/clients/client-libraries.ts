@@ -4,6 +4,7 @@ import type { ChatOpenAICompletions } from '@langchain/openai';
 import type { ClientTransport } from './client-transport.ts';
 import { CLIENT_MAX_TOKENS } from './client-op.ts';
 import { tokenizer } from '../../tokenizer.ts';
+import { langchainTracing } from './langchain-tracing.ts';
 import { createOpenAIClient, sealedOpenAIOptions } from '../../client/openai-client.ts';
 
 // The three client libraries of the CLIENT area, each built the way its documentation tells a
@@ -31,11 +32,6 @@ export async function openaiNode(t: ClientTransport, key: string): Promise<OpenA
 export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl, includeUsage = true): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
   const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
   if (ai === undefined || compat === undefined) return undefined;
-  // The AI SDK prints its warnings (unsupported settings) to the console unless told not to; a
-  // run's output is iari's report. Warnings stay on each result (`result.warnings`). The SDK reads
-  // this global and nothing per client (ai/dist logWarnings): a constant, the same for every run, so
-  // nothing of one run reaches another through it.
-  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
   // includeUsage: the provider then asks for stream_options.include_usage, as openai-node users do.
   const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage, fetch: t.fetch });
   return { ai, provider };
@@ -46,10 +42,11 @@ export async function vercelAi(t: ClientTransport, key: string, baseURL: string 
  * delegates to unless a model name or option sends it to the Responses API, which this server
  * does not offer) and its embeddings client, or undefined when @langchain/openai is missing.
  */
-export async function langchain(t: ClientTransport, key: string, model: string, baseURL: string = t.baseUrl, caps: { bound: boolean; streamUsage: boolean } = { bound: true, streamUsage: true }): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | undefined> {
+export async function langchain(t: ClientTransport, key: string, model: string, baseURL: string = t.baseUrl, caps: { bound: boolean; streamUsage: boolean } = { bound: true, streamUsage: true }): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | { skip: string } | undefined> {
   const [lc, messages] = await Promise.all([import('@langchain/openai').catch(() => undefined), import('@langchain/core/messages').catch(() => undefined)]);
   if (lc === undefined || messages === undefined) return undefined;
-  keepLangChainOffline();
+  const tracing = langchainTracing(process.env);
+  if (tracing.length > 0) return { skip: `${tracing.join(', ')} in this process's environment would make LangChain trace to LangSmith or log every prompt: its operations do not run (iari test turns them off in its own process)` };
   const chat = new lc.ChatOpenAICompletions({
     model,
     apiKey: key,
@@ -61,17 +58,6 @@ export async function langchain(t: ClientTransport, key: string, model: string, 
   });
   offlineTokenCounts(chat);
   return { chat, messages };
-}
-
-/**
- * LangChain sends traces to LangSmith (api.smith.langchain.com) when any of these variables is
- * "true" in the environment (`@langchain/core/utils/callbacks.js` isTracingEnabled), and logs every
- * prompt with LANGCHAIN_VERBOSE. Neither may happen inside a conformance run, whatever the
- * user's shell exports; iari's process sets them to "false". LangChain reads them from the
- * environment on every call and offers no per-model switch: constants, the same for every run.
- */
-export function keepLangChainOffline(): void {
-  for (const name of ['LANGSMITH_TRACING_V2', 'LANGCHAIN_TRACING_V2', 'LANGSMITH_TRACING', 'LANGCHAIN_TRACING', 'LANGCHAIN_VERBOSE']) process.env[name] = 'false';
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Capability } from '../registry/capabilities.ts';
 import { offers, probeCapability } from '../requests/capability-probes.ts';
 import type { Judge } from '../kernel/judge.ts';
 import type { Failure } from '../kernel/verdicts.ts';
-import { firstModel, PROMPT, weatherTool } from '../requests/common-requests.ts';
+import { modelUnderTest, PROMPT, weatherTool } from '../requests/common-requests.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 
@@ -74,7 +74,7 @@ export function clientOp(def: ClientOpDef): CheckDef {
       let model = '';
       if (def.needsModel !== false) {
         try {
-          model = await firstModel(ctx);
+          model = await modelUnderTest(ctx);
         } catch (error) {
           j.skip(def.id, `no model id to call it with (${(error as Error).message}; MODELS checks)`);
           return;

@@ -11,6 +11,8 @@ import type { RunDeadline } from '../kernel/check-deadline.ts';
 import { RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { CapabilityBook, type Capability } from '../registry/capabilities.ts';
+import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
+import { ConnectionWatch } from '../../client/connection-watch.ts';
 
 /** Everything a run needs to build check contexts. */
 export interface RunSettings {
@@ -48,6 +50,8 @@ export interface RunSettings {
   stalls?: Stalls;
   /** `--python PATH`: the interpreter openai-python's CLIENT operations run in; absent: python3. */
   python?: string;
+  /** The APIs the run judges (default: every API iari ships). */
+  protocols?: ProtocolList;
 }
 
 import type { Stalls } from '../http/stalls.ts';
@@ -89,6 +93,7 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     if (value !== undefined) http.registerSecret(value, `$IARI_TOKEN_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`);
   }
   const python: PythonSlot = { interpreter: s.python ?? 'python3' };
+  const connections = new ConnectionWatch();
   return {
     baseUrl: `${s.root}/v1`,
     target: s.target,
@@ -104,9 +109,12 @@ export function createCheckContext(s: RunSettings, hooks: { sleep?: (ms: number)
     ...(s.runDeadline === undefined ? {} : { runDeadline: s.runDeadline }),
     discovered: {},
     capabilities: new CapabilityBook(s.expect ?? []),
+    protocols: s.protocols ?? defaultProtocols,
+    connections,
     python,
     close: () => {
       python.stop?.();
+      connections.close();
       return dispatcher.destroy().catch(() => undefined);
     },
     connect: (pool) => {

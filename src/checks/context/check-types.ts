@@ -3,10 +3,10 @@ import type { CheckHttp } from '../http/check-http.ts';
 import type { SharedRequests } from './shared-requests.ts';
 
 /**
- * Areas of the interface, one or more `src/checks/areas/<area>*.ts` each, run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline).
+ * Areas of the interface, one or more `src/checks/areas/<area>*.ts` each, run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline); `protocols`: the exchanges an API declares (areas/protocol-exchanges.ts).
  */
-export const areas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'metrics', 'cancel'] as const;
-export type Area = (typeof areas)[number];
+export const checkAreas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'protocols', 'metrics', 'cancel'] as const;
+export type CheckArea = (typeof checkAreas)[number];
 
 export type { CheckOutcome, Judgement } from '../kernel/verdicts.ts';
 
@@ -42,6 +42,10 @@ export interface CheckContext {
   discovered: import('../wire/usage-shape.ts').Discoveries;
   /** The capability probes of the run and what --expect declared (capabilities.ts). */
   capabilities: import('../registry/capabilities.ts').CapabilityBook;
+  /** The run's watch over which connection each of its own-dispatcher requests went out on (HDR-017); closed with the run. */
+  connections: import('../../client/connection-watch.ts').ConnectionWatch;
+  /** The APIs the run judges (src/protocols/registry.ts): capabilities, generic exchanges and grades come from them. */
+  protocols: import('../../protocols/registry.ts').ProtocolList;
   /** Ends the run's connections (its own dispatcher): call once the run is over. */
   close(): Promise<void>;
   /**
@@ -63,7 +67,7 @@ export interface PythonSlot {
 export interface CheckDef {
   /** Stable kebab-case name, unique across the catalog. */
   name: string;
-  area: Area;
+  area: CheckArea;
   /** The requirement IDs this check decides. */
   ids: readonly string[];
   /** A behaviour sentence: what a conforming server does. */

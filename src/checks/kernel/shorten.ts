@@ -5,7 +5,7 @@
  */
 const JSON_TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|[{}[\]:,]|\s+/y;
 
-function jsonCut(text: string, max: number): number {
+function jsonShortenAt(text: string, max: number): number {
   JSON_TOKEN.lastIndex = 0;
   let end = 0;
   for (;;) {
@@ -16,7 +16,7 @@ function jsonCut(text: string, max: number): number {
   }
 }
 
-function textCut(text: string, max: number): number {
+function textShortenAt(text: string, max: number): number {
   const space = text.lastIndexOf(' ', max);
   if (space > max / 2) return space;
   // One long word: cut on a code point boundary (not inside a surrogate pair).
@@ -28,8 +28,8 @@ export function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
   const trimmed = text.trimStart();
   const json = trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('"');
-  let cut = json ? jsonCut(text, max) : 0;
-  if (cut === 0) cut = textCut(text, max);
+  let cut = json ? jsonShortenAt(text, max) : 0;
+  if (cut === 0) cut = textShortenAt(text, max);
   const head = text.slice(0, cut).trimEnd();
   return `${head}… (${Buffer.byteLength(text.slice(head.length), 'utf8')} more bytes)`;
 }

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { packagePath } from '../../package-root.ts';
-import { capabilityDefs, capabilityNames, capabilityOfId, capabilityTable } from './capabilities.ts';
+import { capabilityDef, capabilityDefsOf, capabilityNamesOf, capabilityOfId, capabilityTable } from './capabilities.ts';
+
+const capabilityNames = capabilityNamesOf();
 import { loadRequirements } from './requirements-registry.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
 
 // The capability model (capabilities.ts) is the one source of which requirements a capability gates:
 // the table rows, the gates in the checks and the registry's "capability X" refs all follow it.
@@ -12,21 +15,21 @@ const registry = loadRequirements();
 describe('capability rows', () => {
   it('TOOLS-020, TOOLS-024, TOOLS-025: no requirement is gated by two capabilities, so no row names one another capability gates', () => {
     const owners = new Map<string, string[]>();
-    for (const cap of capabilityNames) for (const id of capabilityDefs[cap].ids) owners.set(id, [...(owners.get(id) ?? []), cap]);
+    for (const cap of capabilityNames) for (const id of capabilityDef(defaultProtocols, cap).ids) owners.set(id, [...(owners.get(id) ?? []), cap]);
     expect([...owners].filter(([, caps]) => caps.length > 1)).toEqual([]);
     for (const [id, caps] of owners) expect(capabilityOfId(id)).toBe(caps[0]);
   });
 
   it('TOOLS-020: parallel_tool_calls false and parallel calls themselves are two capabilities, each row with its own requirements', () => {
-    expect(capabilityDefs['parallel-tool-calls'].ids).toEqual(['TOOLS-024', 'TOOLS-025']);
-    expect(capabilityDefs['parallel-tool-calls-false'].ids).toEqual(['TOOLS-020']);
+    expect(capabilityDef(defaultProtocols, 'parallel-tool-calls').ids).toEqual(['TOOLS-024', 'TOOLS-025']);
+    expect(capabilityDef(defaultProtocols, 'parallel-tool-calls-false').ids).toEqual(['TOOLS-020']);
   });
 
   it('CHAT-034: every gated requirement is in the registry and its ref names the capability that gates it, and no ref names another', () => {
     const byId = new Map(registry.map((r) => [r.id, r]));
     const wrong: string[] = [];
     for (const cap of capabilityNames) {
-      for (const id of capabilityDefs[cap].ids) {
+      for (const id of capabilityDef(defaultProtocols, cap).ids) {
         const r = byId.get(id);
         if (r === undefined) wrong.push(`${id} (${cap}) is not in spec/requirements.yaml`);
         else if (!new RegExp(`capability ${cap}(?![a-z-])`).test(r.ref)) wrong.push(`${id}: ref does not say "capability ${cap}"`);
@@ -55,6 +58,6 @@ describe('the capability table in docs/conformance.md', () => {
     for (const m of text.matchAll(/^\| `([a-z-]+)` \| [^|\n]+ \| ([^|\n]+) \|$/gm)) {
       if (m[1] !== undefined && m[2] !== undefined && (capabilityNames as readonly string[]).includes(m[1])) rows.set(m[1], [...m[2].matchAll(/[A-Z][A-Z-]*-\d{3}/g)].map((x) => x[0]));
     }
-    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(capabilityNames.map((c) => [c, [...capabilityDefs[c].ids]])));
+    expect(Object.fromEntries(rows)).toEqual(Object.fromEntries(capabilityNames.map((c) => [c, [...capabilityDef(defaultProtocols, c).ids]])));
   });
 });

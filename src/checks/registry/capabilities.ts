@@ -1,5 +1,5 @@
-import { idsOfRules } from './stream-rule-ids.ts';
-import { embeddingsRequirementIds } from './embeddings-rule-ids.ts';
+import type { ProtocolCapability } from '../../protocols/protocol.ts';
+import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 /**
  * The capability model (issue 19; docs/conformance.md, "Capabilities"). The core is what the seed
  * shows: its endpoints, the fields of its tables (request members model, messages, temperature,
@@ -7,31 +7,43 @@ import { embeddingsRequirementIds } from './embeddings-rule-ids.ts';
  * Spec, chat completions: "Other fields: not shown". Every feature beyond that table is a
  * capability: iari probes whether the server honours it, ignores it, refuses it or breaks it, and
  * judges the requirements it carries only where the server offers it (CHAT-020: a server may ignore
- * a member it does not know), unless the user declares it with `--expect`.
+ * a member it does not know), unless the user declares it with `--expect`. An API's features and
+ * an API beyond the seed's are its protocol's (Protocol.capabilities, Protocol.capability); the
+ * interface's own are here.
  */
-export const capabilityNames = [
-  'json-object',
-  'json-schema',
-  'stream-usage',
-  'tool-choice',
-  'parallel-tool-calls',
-  'parallel-tool-calls-false',
-  'stop',
-  'n',
-  'seed',
-  'logprobs',
-  'max-completion-tokens',
-  'reasoning',
-  'reasoning-effort',
-  'model-retrieve',
-  'receipts',
-  'embeddings',
-  'metrics',
-] as const;
-export type Capability = (typeof capabilityNames)[number];
+export type Capability = string;
 
-export function isCapability(name: string): name is Capability {
-  return (capabilityNames as readonly string[]).includes(name);
+export type CapabilityDef = ProtocolCapability;
+
+const modelRetrieve: CapabilityDef = { name: 'model-retrieve', title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] };
+const receipts: CapabilityDef = { name: 'receipts', title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] };
+const metrics: CapabilityDef = { name: 'metrics', title: 'Prometheus metrics', member: 'GET /metrics', ids: ['METRICS-001', 'METRICS-002', 'METRICS-003'] };
+
+const ofList = new WeakMap<ProtocolList, ReadonlyMap<Capability, CapabilityDef>>();
+
+/** Every capability of a run, in table order: the APIs' features, the interface's own, the APIs beyond the seed, /metrics. */
+export function capabilityDefsOf(protocols: ProtocolList = defaultProtocols): ReadonlyMap<Capability, CapabilityDef> {
+  let defs = ofList.get(protocols);
+  if (defs === undefined) {
+    const list = [...protocols.flatMap((p) => p.capabilities ?? []), modelRetrieve, receipts, ...protocols.flatMap((p) => (p.capability === undefined ? [] : [p.capability])), metrics];
+    defs = new Map(list.map((d) => [d.name, d]));
+    ofList.set(protocols, defs);
+  }
+  return defs;
+}
+
+/** The names, in table order. */
+export const capabilityNamesOf = (protocols: ProtocolList = defaultProtocols): Capability[] => [...capabilityDefsOf(protocols).keys()];
+
+/** The definition of a capability the run knows (an unknown name is a bug: option validation refuses it first). */
+export function capabilityDef(protocols: ProtocolList, cap: Capability): CapabilityDef {
+  const d = capabilityDefsOf(protocols).get(cap);
+  if (d === undefined) throw new Error(`unknown capability ${cap}`);
+  return d;
+}
+
+export function isCapability(name: string, protocols: ProtocolList = defaultProtocols): boolean {
+  return capabilityDefsOf(protocols).has(name);
 }
 
 /**
@@ -52,37 +64,9 @@ export interface CapabilityProbe {
   model?: string;
 }
 
-export interface CapabilityDef {
-  title: string;
-  /** The request member or route that carries it. */
-  member: string;
-  /** The requirement IDs judged only where the server offers it. */
-  ids: readonly string[];
-}
-
-export const capabilityDefs: Readonly<Record<Capability, CapabilityDef>> = {
-  'json-object': { title: 'JSON mode', member: 'response_format {"type":"json_object"}', ids: ['CHAT-034'] },
-  'json-schema': { title: 'Structured Outputs (strict JSON Schema)', member: 'response_format {"type":"json_schema"}', ids: ['CHAT-035', 'CHAT-036', 'CHAT-037'] },
-  'stream-usage': { title: 'Usage in streams', member: 'stream_options.include_usage', ids: ['CHAT-028', ...idsOfRules(['usage-chunk-missing', 'usage-chunk-not-last', 'usage-null-omitted', 'usage-chunk-envelope', 'usage-counts'])] },
-  'tool-choice': { title: 'tool_choice none, required and named', member: 'tool_choice', ids: ['TOOLS-018', 'TOOLS-019', 'TOOLS-023'] },
-  'parallel-tool-calls': { title: 'Parallel tool calls', member: 'two tool calls in one streamed turn', ids: ['TOOLS-024', 'TOOLS-025'] },
-  'parallel-tool-calls-false': { title: 'One call per turn on request', member: 'parallel_tool_calls false', ids: ['TOOLS-020'] },
-  stop: { title: 'Stop sequences', member: 'stop', ids: [] },
-  n: { title: 'Several choices', member: 'n', ids: ['CHAT-029', ...idsOfRules(['choice-missing'])] },
-  seed: { title: 'Seeded sampling', member: 'seed', ids: [] },
-  logprobs: { title: 'Log probabilities', member: 'logprobs', ids: [] },
-  'max-completion-tokens': { title: 'Completion length bound', member: 'max_completion_tokens', ids: ['CHAT-030'] },
-  reasoning: { title: 'Reasoning models', member: 'delta.reasoning_content / delta.reasoning', ids: ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'] },
-  'reasoning-effort': { title: 'Reasoning effort', member: 'reasoning_effort', ids: ['CHAT-039'] },
-  'model-retrieve': { title: 'Retrieve one model', member: 'GET /v1/models/{id}', ids: ['MODELS-014', 'MODELS-015', 'MODELS-016', 'MODELS-017', 'MODELS-018'] },
-  receipts: { title: 'Receipts over HTTP', member: 'GET /v1/receipts/keys', ids: [] },
-  embeddings: { title: 'Embeddings', member: 'POST /v1/embeddings', ids: embeddingsRequirementIds },
-  metrics: { title: 'Prometheus metrics', member: 'GET /metrics', ids: ['METRICS-001', 'METRICS-002', 'METRICS-003'] },
-};
-
 /** The capability whose requirements include `id`, if any. */
-export function capabilityOfId(id: string): Capability | undefined {
-  return capabilityNames.find((c) => capabilityDefs[c].ids.includes(id));
+export function capabilityOfId(id: string, protocols: ProtocolList = defaultProtocols): Capability | undefined {
+  return [...capabilityDefsOf(protocols).values()].find((d) => d.ids.includes(id))?.name;
 }
 
 /** One row of the capability table in every report format. */
@@ -139,9 +123,9 @@ export class CapabilityBook {
 }
 
 /** The table rows from what the probes found (`found` may come from several check runs, merged). */
-export function capabilityTable(found: Partial<Record<Capability, CapabilityProbe>>, expected: readonly string[]): CapabilityRow[] {
-  return capabilityNames.map((name) => {
-    const def = capabilityDefs[name];
+export function capabilityTable(found: Partial<Record<Capability, CapabilityProbe>>, expected: readonly string[], protocols: ProtocolList = defaultProtocols): CapabilityRow[] {
+  return [...capabilityDefsOf(protocols).values()].map((def) => {
+    const name = def.name;
     const p = found[name];
     const isExpected = expected.includes(name);
     const status = p?.status ?? 'not-probed';

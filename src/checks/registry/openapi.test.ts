@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { digestOf, verifyChain } from '../../receipts/index.ts';
-import { createSchemaValidator, loadOpenApiDocument, OPENAPI_PATH, schemaNames, validateSchema, type SchemaName } from '../wire/schema-validators.ts';
+import { createSchemaValidator, loadOpenApiDocument, OPENAPI_PATH, schemaNames, validateSchema, type SchemaName } from '../../../test-support/schema-validators.ts';
 
 const doc = loadOpenApiDocument();
 const dir = mkdtempSync(join(tmpdir(), 'iari-openapi-'));

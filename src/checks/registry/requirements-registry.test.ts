@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../../errors.ts';
 import {
-  areas,
+  requirementAreas,
   failureModeRows,
   loadRequirements,
   parseRegistryFile,
@@ -98,7 +98,7 @@ describe('the real registry (spec/requirements.yaml)', () => {
 
   it('loads with at least 150 requirements in every area', () => {
     expect(list.length).toBeGreaterThanOrEqual(150);
-    for (const area of areas) expect(list.some((r) => r.area === area), area).toBe(true);
+    for (const area of requirementAreas) expect(list.some((r) => r.area === area), area).toBe(true);
   });
 
   it('covers every row 1..29 of the failure-mode table', () => {
@@ -108,7 +108,7 @@ describe('the real registry (spec/requirements.yaml)', () => {
   });
 
   it('numbers IDs sequentially per area from 001', () => {
-    for (const area of areas) {
+    for (const area of requirementAreas) {
       const numbers = list.filter((r) => r.area === area).map((r) => Number(r.id.slice(area.length + 1)));
       expect(numbers, area).toEqual(numbers.map((_, i) => i + 1));
     }

@@ -3,9 +3,10 @@ import { parse as parseYaml } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { packagePath } from '../../package-root.ts';
 import { grades, sources, type Grade, type Source } from '../kernel/verdicts.ts';
+import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 
 /** The closed set of requirement areas (team contract); an ID is `<AREA>-<NNN>`. */
-export const areas = [
+export const requirementAreas = [
   'AUTH',
   'MODELS',
   'ME',
@@ -26,7 +27,7 @@ export const areas = [
   'METRICS',
   'CANCEL',
 ] as const;
-export type Area = (typeof areas)[number];
+export type RequirementArea = (typeof requirementAreas)[number];
 
 /** When a requirement applies only to servers that advertise receipts, or only with `--include limits`. */
 export const optionalKinds = ['receipts-extension', 'limits'] as const;
@@ -34,7 +35,8 @@ export type OptionalKind = (typeof optionalKinds)[number];
 
 export interface Requirement {
   id: string;
-  area: Area;
+  /** One of `requirementAreas`, or an area a protocol brings (Protocol.requirements). */
+  area: string;
   title: string;
   source: Source;
   /** Seed section, OpenAI rule / failure-mode row (`conformance-anchors.md §2 #N`), or `DECISIONS.md D-HTTP-nn`. */
@@ -51,10 +53,11 @@ export interface Requirement {
 
 export const DEFAULT_REGISTRY_PATH = packagePath('spec/requirements.yaml');
 
-const areaAlternation = [...areas].sort((a, b) => b.length - a.length).join('|');
+const alternation = (list: readonly string[]): string => [...list].sort((a, b) => b.length - a.length).join('|');
+const idPattern = (list: readonly string[]): RegExp => new RegExp(`^(${alternation(list)})-(\\d{3})$`);
 /** An ID as it stands alone: area, dash, three digits. */
-export const REQUIREMENT_ID_PATTERN = new RegExp(`^(${areaAlternation})-(\\d{3})$`);
-const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${areaAlternation})-\\d{3}(?![0-9])`, 'g');
+export const REQUIREMENT_ID_PATTERN = idPattern(requirementAreas);
+const ID_IN_TEXT = new RegExp(`(?<![A-Z0-9-])(?:${alternation(requirementAreas)})-\\d{3}(?![0-9])`, 'g');
 
 const allowedKeys = new Set(['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale', 'optional']);
 const requiredStrings = ['id', 'area', 'title', 'source', 'ref', 'grade', 'expectation', 'rationale'] as const;
@@ -69,8 +72,10 @@ function isOneOf<T extends string>(list: readonly T[], value: string): value is 
   return (list as readonly string[]).includes(value);
 }
 
-/** Validates a parsed registry document; throws IARI_REGISTRY_INVALID naming the first bad entry. */
-export function validateRegistry(doc: unknown, path = '<inline>'): Requirement[] {
+/** Validates a parsed registry document (`extraAreas`: areas a protocol brings); throws IARI_REGISTRY_INVALID naming the first bad entry. */
+export function validateRegistry(doc: unknown, path = '<inline>', extraAreas: readonly string[] = []): Requirement[] {
+  const known: readonly string[] = [...requirementAreas, ...extraAreas];
+  const pattern = extraAreas.length === 0 ? REQUIREMENT_ID_PATTERN : idPattern(known);
   if (typeof doc !== 'object' || doc === null || !Array.isArray((doc as { requirements?: unknown }).requirements)) {
     throw invalid(path, 'top level must be a mapping with a "requirements" list');
   }
@@ -90,10 +95,10 @@ export function validateRegistry(doc: unknown, path = '<inline>'): Requirement[]
       if (!allowedKeys.has(key)) throw invalid(path, `${name} has an unknown member "${key}"`);
     }
     const id = record['id'] as string;
-    const match = REQUIREMENT_ID_PATTERN.exec(id);
+    const match = pattern.exec(id);
     if (match === null) throw invalid(path, `${name}: malformed ID "${id}" (expected AREA-NNN with a known area)`);
     const area = record['area'] as string;
-    if (!isOneOf(areas, area)) throw invalid(path, `${name}: unknown area "${area}"`);
+    if (!known.includes(area)) throw invalid(path, `${name}: unknown area "${area}"`);
     if (match[1] !== area) throw invalid(path, `${name}: ID prefix "${match[1]}" does not match area "${area}"`);
     const source = record['source'] as string;
     if (!isOneOf(sources, source)) throw invalid(path, `${name}: unknown source "${source}" (seed, compat or profile)`);
@@ -152,6 +157,25 @@ export function loadRequirements(path: string = DEFAULT_REGISTRY_PATH): Requirem
   if (list === undefined) {
     list = parseRegistryFile(path);
     cache.set(path, list);
+  }
+  return list;
+}
+
+const withProtocols = new WeakMap<ProtocolList, Requirement[]>();
+
+/**
+ * The registry a run judges by: spec/requirements.yaml and the requirements its protocols bring
+ * (a test-only API; the shipped ones keep theirs in the YAML), checked by the same rules.
+ */
+export function requirementsOf(protocols: ProtocolList = defaultProtocols): Requirement[] {
+  let list = withProtocols.get(protocols);
+  if (list === undefined) {
+    const brought = protocols.flatMap((p) => (p.requirements === undefined ? [] : [p.requirements]));
+    const base = loadRequirements();
+    list = brought.length === 0 ? base : [...base, ...validateRegistry({ requirements: brought.flatMap((b) => b.list) }, 'a protocol', brought.flatMap((b) => b.areas))];
+    const seen = new Set(base.map((r) => r.id));
+    for (const r of list.slice(base.length)) if (seen.has(r.id)) throw invalid('a protocol', `requirement ${r.id} is already in spec/requirements.yaml`);
+    withProtocols.set(protocols, list);
   }
   return list;
 }

@@ -4,10 +4,10 @@
 import type { Dispatcher } from 'undici';
 import type { CheckContext } from '../context/check-types.ts';
 import { chatBody } from './common-requests.ts';
-import { cutRequest, type CutAnswer } from '../http/cut-request.ts';
+import { ownRequest, type OwnAnswer } from '../http/own-request.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { mockLatencyHeaders, type MockLatency } from '../http/mock-admin.ts';
-import { ContentEvents } from '../wire/content-events.ts';
+import { ContentEvents } from '../../protocols/chat-completions/content-events.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 import { parseExposition } from '../../server-metrics/prom-text.ts';
 import { indexSamples, readVocabulary } from '../../server-metrics/vocabulary.ts';
@@ -22,7 +22,7 @@ const MAX_BYTES = 4 * 1024 * 1024;
 export const MOCK_PROBE: MockLatency = { ttftMs: 20, itlMs: 1, completionTokens: PROBE_TOKENS };
 export const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-export interface Sent extends CutAnswer {
+export interface Sent extends OwnAnswer {
   events: ContentEvents;
 }
 
@@ -109,7 +109,7 @@ export class Line {
     await ctx.http.acquireSlot();
     sent?.();
     const asked = guard.deadline(ctx.http.timeoutMs);
-    const answer = await cutRequest(this.#d, {
+    const answer = await ownRequest(this.#d, {
       origin: this.#origin,
       path: this.#path,
       method: 'POST',
@@ -172,7 +172,7 @@ function jsonOf(text: string): unknown {
   }
 }
 
-export function refusal(a: CutAnswer): string {
+export function refusal(a: OwnAnswer): string {
   if (a.status === 429) return 'the server answered 429 (its quota is spent); LIMIT-010 reports it';
   if (a.error !== null) return `a request failed: ${a.error.message}`;
   return `a request answered ${a.status ?? 'nothing'} (the CHAT checks judge it)`;

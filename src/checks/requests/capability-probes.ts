@@ -2,14 +2,15 @@ import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import type { Judge } from '../kernel/judge.ts';
 import { at, isRecord } from '../kernel/evidence.ts';
-import { BOTH_TOOLS_PROMPT, chatBody, firstModel, modelIds, parallelToolStream, timeTool, weatherTool } from './common-requests.ts';
+import { BOTH_TOOLS_PROMPT, chatBody, modelUnderTest, modelIds, parallelToolStream, timeTool, weatherTool } from './common-requests.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { streamChunks } from '../../protocols/chat-completions/stream-chunks.ts';
 import { callsByIndex, streamedCallCount, toolDeltas } from '../wire/streamed-tool-calls.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
-import { capabilityDefs, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
+import { capabilityDef, offered, type Capability, type CapabilityProbe } from '../registry/capabilities.ts';
+import type { Protocol } from '../../protocols/protocol.ts';
+import { protocolNamed, rootPath } from '../../protocols/registry.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
-import { EMBEDDINGS_PATH, embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
 
@@ -90,9 +91,9 @@ export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): Capabili
 }
 
 
-const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>> = {
+const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>>> = {
   async 'json-object'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
     const what = 'response_format json_object';
     const refused = notServed(ex, what);
     if (refused !== undefined) return refused;
@@ -103,7 +104,7 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, looksLikeJson(text) ? 'broken' : 'ignored', `${what}: the content ${looksLikeJson(text) ? 'starts like JSON but does not parse' : 'is plain text'} (${JSON.stringify(text.slice(0, 40))})`);
   },
   async 'json-schema'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA_FOR_PROBE, strict: true } } }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: WEATHER_SCHEMA_FOR_PROBE, strict: true } } }));
     const what = 'response_format json_schema';
     const refused = notServed(ex, what);
     if (refused !== undefined) return refused;
@@ -115,7 +116,7 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, problem === undefined ? 'honoured' : 'broken', `${what}: ${problem === undefined ? 'the content validates against the schema' : problem.message}`);
   },
   async 'stream-usage'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { stream: true, stream_options: { include_usage: true } }));
     const what = 'stream_options.include_usage';
     const refused = notServed(ex, what);
     if (refused !== undefined) return refused;
@@ -130,7 +131,7 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
   async 'tool-choice'(ctx) {
     // A server that ignores tool_choice answers each variant as it answers the same request without
     // it (CHAT-020): it has not claimed the capability. Each variant is compared with that baseline.
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = (content: string, choice?: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content }], tools: [weatherTool, timeTool], ...(choice === undefined ? {} : { tool_choice: choice }) });
     const both = await ctx.http.post(CHAT, body(weatherAndTime));
     const failed = notServed(both, 'two tools without tool_choice');
@@ -159,7 +160,7 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(ex, count >= 2 ? 'honoured' : 'absent', `asked for both tools, the streamed turn carried ${count} call(s)`);
   },
   async 'parallel-tool-calls-false'(ctx) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = (extra: Record<string, unknown>): Record<string, unknown> => ({ model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], ...extra });
     const both = await ctx.http.post(CHAT, body({}));
     const failed = notServed(both, 'two tools');
@@ -173,21 +174,21 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
   },
   async stop(ctx) {
     // A stop sequence of one space cuts any answer of a few words after its first word.
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { stop: [' '] }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { stop: [' '] }));
     const refused = notServed(ex, 'stop [" "]');
     if (refused !== undefined) return refused;
     const text = contentOf(ex) ?? '';
     return found(ex, text.includes(' ') ? 'ignored' : 'honoured', `stop [" "]: the content ${text.includes(' ') ? 'still holds a space' : 'ends before the first space'}`);
   },
   async n(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { n: 2 }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { n: 2 }));
     const refused = notServed(ex, 'n 2');
     if (refused !== undefined) return refused;
     const count = Array.isArray(at(ex.json, 'choices')) ? (at(ex.json, 'choices') as unknown[]).length : 0;
     return found(ex, count === 2 ? 'honoured' : count === 1 ? 'ignored' : 'broken', `n 2: ${count} choice(s)`);
   },
   async seed(ctx) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const body = chatBody(ctx, model, { seed: ctx.seed, temperature: 1 });
     const a = await ctx.http.post(CHAT, body);
     const refused = notServed(a, 'seed');
@@ -197,14 +198,14 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(b, same ? 'honoured' : 'ignored', same ? 'the same seed at temperature 1 gave the same text twice' : 'the same seed at temperature 1 gave different texts');
   },
   async logprobs(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { logprobs: true }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { logprobs: true }));
     const refused = notServed(ex, 'logprobs true');
     if (refused !== undefined) return refused;
     const content = at(ex.json, 'choices', 0, 'logprobs', 'content');
     return found(ex, Array.isArray(content) && content.length > 0 ? 'honoured' : 'ignored', `logprobs true: choices[0].logprobs.content is ${Array.isArray(content) ? `${content.length} entries` : JSON.stringify(content) ?? 'absent'}`);
   },
   async 'max-completion-tokens'(ctx) {
-    const ex = await ctx.http.post(CHAT, chatBody(ctx, await firstModel(ctx), { max_completion_tokens: 1 }));
+    const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { max_completion_tokens: 1 }));
     const refused = notServed(ex, 'max_completion_tokens 1');
     if (refused !== undefined) return refused;
     const ct = at(ex.json, 'usage', 'completion_tokens');
@@ -247,19 +248,11 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
     return found(high, status, `model ${reasoning.model}: ${unit} ${lowAmount} with "low", ${highAmount} with "high"`, { model: reasoning.model });
   },
   async 'model-retrieve'(ctx) {
-    const model = await firstModel(ctx);
+    const model = await modelUnderTest(ctx);
     const ex = await ctx.http.get(`/v1/models/${encodeURIComponent(model)}`);
     if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `GET /v1/models/${model} answered ${ex.status}`);
     if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `GET /v1/models/${model} answered 200 JSON`);
     return found(ex, 'broken', `GET /v1/models/${model} answered ${ex.status}${isRecord(ex.json) ? '' : ' without a JSON object'}`);
-  },
-  async embeddings(ctx) {
-    // Not in the seed: a chat-only server answers the route 404 (llama.cpp's server without --embeddings: 501).
-    const ex = await singleEmbedding(ctx);
-    const what = `POST ${EMBEDDINGS_PATH}`;
-    if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `${what} answered ${ex.status}`);
-    if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
-    return notServed(ex, what) ?? found(ex, 'broken', `${what} answered 200 without a JSON object`);
   },
   async metrics(ctx) {
     // The server's own Prometheus counters (docs/server-metrics.md): served beside /v1 by vLLM, SGLang, TGI and llama.cpp's server.
@@ -275,8 +268,21 @@ const probes: Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>
   },
 };
 
-/** One text embedded with the first model, sent once per run (the probe and the embeddings check read it). */
-export const singleEmbedding = sharedRequest('embeddings:single', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(EMBEDDINGS_PATH, embeddingsBody(await firstModel(ctx), 'The quick brown fox jumps over the lazy dog.')));
+/** A one-line request to an API's route, sent once per run (its route's probe, and the API's checks read it). */
+export const routeProbe = sharedRequestBy('route-probe', async (ctx: CheckContext, api: string): Promise<HttpExchange> => {
+  const protocol = protocolNamed(ctx.protocols, api);
+  const built = protocol.request({ model: await modelUnderTest(ctx), messages: [{ role: 'user', content: 'The quick brown fox jumps over the lazy dog.' }], maxOutputTokens: 16, stream: false });
+  return ctx.http.post(rootPath(built.route), built.body);
+});
+
+/** Whether the server serves an API beyond the seed: a route a server without it answers 404 (llama.cpp's server without --embeddings: 501). */
+async function probeRoute(ctx: CheckContext, protocol: Protocol): Promise<CapabilityProbe> {
+  const ex = await routeProbe(ctx, protocol.name);
+  const what = `${protocol.routes[0].method} ${rootPath(protocol.routes[0])}`;
+  if (ex.status === 404 || ex.status === 405 || ex.status === 501) return found(ex, 'absent', `${what} answered ${ex.status}`);
+  if (ex.status === 200 && isRecord(ex.json)) return found(ex, 'honoured', `${what} answered 200 JSON`);
+  return notServed(ex, what) ?? found(ex, 'broken', `${what} answered 200 without a JSON object`);
+}
 
 /** Most completion tokens a reasoning_effort turn may use where the server takes a bound. */
 export const EFFORT_TOKEN_BOUND = 2048;
@@ -322,9 +328,13 @@ export function reasoningFieldOf(ex: HttpExchange): 'reasoning_content' | 'reaso
 
 /** What the run found about `cap` (probed once per run). */
 export function probeCapability(ctx: CheckContext, cap: Capability): Promise<CapabilityProbe> {
+  // An API beyond the seed is probed at its route; a feature by its own probe.
+  const api = ctx.protocols.find((p) => p.capability?.name === cap);
+  const probe = api === undefined ? probes[cap] : (c: CheckContext) => probeRoute(c, api);
+  if (probe === undefined) return Promise.resolve({ status: 'undecided', detail: `iari has no probe for ${cap}` });
   // A probe that cannot run (no model listed, a transport error) decides nothing: the requirements are judged.
   return ctx.capabilities.probe(cap, () =>
-    probes[cap](ctx).catch((error: unknown): CapabilityProbe => {
+    probe(ctx).catch((error: unknown): CapabilityProbe => {
       // A rate limit that outlasted the run's wait budget: LIMIT-010 judges it, and every check that
       // needed this probe is skipped saying so (check-runner.ts), not judged on an undecided probe.
       if (rateLimitGiveUp(error) !== undefined) throw error;
@@ -337,8 +347,8 @@ export function probeCapability(ctx: CheckContext, cap: Capability): Promise<Cap
  * Judges the capability's requirements (those of `ids` this check declares) only where the server
  * offers it: otherwise they are skipped with the reason, or fail under --expect. True: judge them.
  */
-export async function gate(ctx: CheckContext, j: Judge, cap: Capability, ids: readonly string[] = capabilityDefs[cap].ids): Promise<boolean> {
-  return gateOn(j, cap, await probeCapability(ctx, cap), ctx.capabilities.expected, ids);
+export async function gate(ctx: CheckContext, j: Judge, cap: Capability, ids: readonly string[] = capabilityDef(ctx.protocols, cap).ids): Promise<boolean> {
+  return gateOn(j, cap, await probeCapability(ctx, cap), ctx.capabilities.expected, capabilityDef(ctx.protocols, cap).member, ids);
 }
 
 /** True when the server offers `cap` (or it is expected), without judging anything. */
@@ -356,13 +366,13 @@ export async function bound(ctx: CheckContext, n: number): Promise<Record<string
  * Where the capability is not offered: its requirements `ids` (not judged yet) are skipped with the
  * reason, or fail when the user declared it with --expect. Returns true when the check should judge.
  */
-export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, ids: readonly string[] = capabilityDefs[cap].ids): boolean {
+export function gateOn(j: Judge, cap: Capability, probe: CapabilityProbe, expected: ReadonlySet<Capability>, member: string, ids: readonly string[]): boolean {
   if (offered(probe.status)) return true;
   const mine = ids.filter((id) => j.ids.includes(id) && !j.has(id));
   if (expected.has(cap)) {
-    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
+    for (const id of mine) j.violatedHard(id, { message: `--expect ${cap}: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${member}: ${probe.detail}`, ...(probe.requestId === undefined ? {} : { requestId: probe.requestId }) });
   } else {
-    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${capabilityDefs[cap].member} (${probe.detail}); --expect ${cap} makes this fail`);
+    for (const id of mine) j.skip(id, `capability ${cap} not offered: the server ${probe.status === 'absent' ? 'does not serve' : probe.status} ${member} (${probe.detail}); --expect ${cap} makes this fail`);
   }
   return false;
 }

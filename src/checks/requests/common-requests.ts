@@ -78,8 +78,8 @@ export async function modelIds(ctx: CheckContext): Promise<string[]> {
   throw new Error('GET /v1/models lists no usable model id');
 }
 
-/** The model the shared requests use: the first listed one. */
-export async function firstModel(ctx: CheckContext): Promise<string> {
+/** The model the checks test: `--model`, else the first one the server lists. */
+export async function modelUnderTest(ctx: CheckContext): Promise<string> {
   if (ctx.model !== undefined) return ctx.model;
   return (await modelIds(ctx))[0] as string;
 }
@@ -101,23 +101,23 @@ export function getMe(ctx: CheckContext): Promise<HttpExchange> {
 export const sharedMe = sharedRequest('me', (ctx: CheckContext): Promise<HttpExchange> => getMe(ctx));
 
 /** One minimal non-streaming completion, shared by the shape checks. */
-export const basicCompletion = sharedRequest('chat:basic', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx))));
+export const basicCompletion = sharedRequest('chat:basic', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx))));
 
 /** The same request as `basicCompletion`, streamed. */
-export const basicStream = sharedRequest('chat:stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true })));
+export const basicStream = sharedRequest('chat:stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { stream: true })));
 
 /** Streamed with `stream_options.include_usage`. */
 export const usageStream = sharedRequest('chat:stream-usage', async (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: { include_usage: true } })),
+  ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { stream: true, stream_options: { include_usage: true } })),
 );
 
 /** Streamed with an empty `stream_options` (usage must still not be sent). */
 export const emptyOptionsStream = sharedRequest('chat:stream-empty-options', async (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, stream_options: {} })),
+  ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { stream: true, stream_options: {} })),
 );
 
 /** Streamed with n = 2. */
-export const twoChoiceStream = sharedRequest('chat:stream-n2', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await firstModel(ctx), { stream: true, n: 2 })));
+export const twoChoiceStream = sharedRequest('chat:stream-n2', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, await modelUnderTest(ctx), { stream: true, n: 2 })));
 
 /** `body.error` when the body is an OpenAI-shaped error, else undefined. */
 export function errorOf(ex: HttpExchange): Record<string, unknown> | undefined {
@@ -158,5 +158,5 @@ export const BOTH_TOOLS_PROMPT = 'What is the weather in Zürich, and what time 
  * read the same exchange, so the capability table and the verdicts cannot disagree.
  */
 export const parallelToolStream = sharedRequest('tools:parallel-stream', async (ctx: CheckContext): Promise<HttpExchange> =>
-  ctx.http.post(CHAT_COMPLETIONS_PATH, { model: await firstModel(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
+  ctx.http.post(CHAT_COMPLETIONS_PATH, { model: await modelUnderTest(ctx), messages: [{ role: 'user', content: BOTH_TOOLS_PROMPT }], tools: [weatherTool, timeTool], stream: true }),
 );

@@ -1,6 +1,6 @@
 import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
-import { firstModel, timeTool, weatherTool } from './common-requests.ts';
+import { modelUnderTest, timeTool, weatherTool } from './common-requests.ts';
 import { offers } from './capability-probes.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
@@ -23,7 +23,7 @@ export async function toolBody(ctx: CheckContext, model: string, extra: Record<s
 }
 
 /** A completion where the tool is forced (or, without tool_choice, asked for), so the answer is a tool call. */
-export const toolCompletion = sharedRequest('chat:tool', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx))));
+export const toolCompletion = sharedRequest('chat:tool', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await modelUnderTest(ctx))));
 
 /** The same tool call, streamed. */
-export const toolStream = sharedRequest('chat:tool-stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await firstModel(ctx), { stream: true })));
+export const toolStream = sharedRequest('chat:tool-stream', async (ctx: CheckContext): Promise<HttpExchange> => ctx.http.post(CHAT_COMPLETIONS_PATH, await toolBody(ctx, await modelUnderTest(ctx), { stream: true })));

@@ -1,7 +1,7 @@
 import type { CheckContext } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { at, isInt } from '../kernel/evidence.ts';
-import { chatBody, firstModel } from '../requests/common-requests.ts';
+import { chatBody, modelUnderTest } from '../requests/common-requests.ts';
 import { counterKinds, discoverShape, describeShape, membersOfDay, readRows, type DaysContract, type DeltaProbe, type UsageDiscovery, type UsageRow, type UsageShape } from '../wire/usage-shape.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
@@ -45,7 +45,7 @@ async function rowsRequest(ctx: CheckContext): Promise<{ path: string; ex: HttpE
 }
 
 async function deltaProbe(ctx: CheckContext, path: string): Promise<{ probe: DeltaProbe; afterBody: unknown } | { skipped: string }> {
-  const model = await firstModel(ctx);
+  const model = await modelUnderTest(ctx);
   const day = utcDate(new Date());
   const before = await ctx.http.get(path);
   const ex = await ctx.http.post(CHAT_COMPLETIONS_PATH, chatBody(ctx, model, { max_completion_tokens: 16 }));

@@ -1,4 +1,4 @@
-import type { Area, CheckDef } from '../context/check-types.ts';
+import type { CheckArea, CheckDef } from '../context/check-types.ts';
 import { authChecks } from '../areas/auth.ts';
 import { modelsChecks } from '../areas/models.ts';
 import { serverMetricsCheck } from '../areas/server-metrics.ts';
@@ -23,10 +23,24 @@ import { openaiPythonClientChecks } from '../areas/clients-openai-python.ts';
 import { vercelClientChecks } from '../areas/clients-vercel.ts';
 import { langchainClientChecks } from '../areas/clients-langchain.ts';
 import { cancelChecks } from '../areas/cancel.ts';
+import { exchangeChecks } from '../areas/protocol-exchanges.ts';
+import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { openaiRateLimitCheck, vercelRateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
-/** Every check, in the order the suites run them (area by area). */
-export const catalog: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, serverMetricsCheck, ...cancelChecks];
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks];
+const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
+
+const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();
+
+/** Every check of a run judging these APIs, in the order the suites run them (area by area; the APIs' declared exchanges after the shipped APIs' own checks). */
+export function catalogOf(protocols: ProtocolList = defaultProtocols): readonly CheckDef[] {
+  let list = ofList.get(protocols);
+  if (list === undefined) ofList.set(protocols, (list = [...before, ...exchangeChecks(protocols), ...after]));
+  return list;
+}
+
+/** Every check of a default run. */
+export const catalog: readonly CheckDef[] = catalogOf(defaultProtocols);
 
 const byName = new Map(catalog.map((c) => [c.name, c]));
 
@@ -36,7 +50,7 @@ export function checkByName(name: string): CheckDef {
   return c;
 }
 
-export function checksOfArea(area: Area): CheckDef[] {
+export function checksOfArea(area: CheckArea): CheckDef[] {
   return catalog.filter((c) => c.area === area);
 }
 

@@ -4,7 +4,8 @@ import type { RunSettings } from '../context/check-context.ts';
 import type { CheckRun, Selection, UsageSection } from './conformance-results.ts';
 import { buildResults, coverageOf, deselectionReason, summarize } from './conformance-results.ts';
 import { requirementInfos } from '../registry/registry-view.ts';
-import { catalog } from './catalog.ts';
+import { catalogOf } from './catalog.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
 import { createCheckContext } from '../context/check-context.ts';
 import { gradeFor } from '../registry/registry-view.ts';
 import { catalogIds, runChecksInProcess } from './run-catalog.ts';
@@ -32,11 +33,13 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const t0 = performance.now();
   // D-GRADE-04: under --profile strict, profile requirements are judged, selected and reported as SHOULD.
   const profile = options.settings.profile ?? 'default';
-  const requirements = [...requirementInfos(profile).values()];
+  const protocols = options.settings.protocols ?? defaultProtocols;
+  const requirements = [...requirementInfos(profile, protocols).values()];
   const selectedIds = requirements.filter((r) => deselectionReason(r, options.selection) === undefined).map((r) => r.id);
   const errors: string[] = [];
   const ctx = createCheckContext(options.settings);
-  const { runs } = await runChecksInProcess(ctx, catalog, gradeFor(profile), {
+  const checks = catalogOf(protocols);
+  const { runs } = await runChecksInProcess(ctx, checks, gradeFor(profile, protocols), {
     selected: new Set(selectedIds),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   })
@@ -48,7 +51,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const discovered = runs.findLast((r) => r.discovered?.usage !== undefined)?.discovered ?? {};
   const usage: UsageSection = await fetchUsageDays(options.settings, discovered.usage);
   const results = buildResults(requirements, runs, options.selection);
-  const capabilities = capabilityTable(ctx.capabilities.snapshot(), options.settings.expect ?? []);
+  const capabilities = capabilityTable(ctx.capabilities.snapshot(), options.settings.expect ?? [], protocols);
   // --expect: a capability the server does not offer fails the run even where no check of it ran.
   const runFailures = [...errors];
   for (const row of capabilities) if (row.outcome === 'fail' && !results.some((r) => row.requirementIds.includes(r.id) && r.verdict === 'fail')) runFailures.push(`--expect ${row.name}: ${row.status === 'not-probed' ? 'no check probed it (deselected?)' : `the server ${row.status} it: ${row.detail}`}`);
@@ -69,7 +72,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
     },
     summary: summarize(results),
     results,
-    coverage: coverageOf(requirements, catalogIds()),
+    coverage: coverageOf(requirements, catalogIds(checks)),
     usage,
     discovered,
     capabilities,

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
-import { streamRequirementIds } from '../registry/stream-rule-ids.ts';
+import { streamRequirementIds } from '../../protocols/chat-completions/stream-rules.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { Judge } from '../kernel/judge.ts';
 import { judgeFindings } from './stream-findings.ts';

@@ -3,8 +3,8 @@ import type { Judge } from '../kernel/judge.ts';
 import type { StreamCheckResult } from '../../protocols/chat-completions/stream-checker.ts';
 import { StreamValidator } from '../../protocols/chat-completions/stream-checker.ts';
 import { evidence } from '../kernel/evidence.ts';
-import { requirementOfRule } from '../registry/stream-rule-ids.ts';
-import { gradeOfRule } from '../registry/rule-grades.ts';
+import { requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
+import { gradeOf } from '../registry/registry-view.ts';
 
 export interface CheckedStream {
   name: string;
@@ -21,7 +21,7 @@ export function checkExchange(ex: HttpExchange, options: { includeUsage?: boolea
 
 /**
  * Judges the stream checker's findings on the IDs this check owns: each finding is a breach of the
- * requirement its rule code decides (registry/stream-rule-ids.ts), graded by the judge from the
+ * requirement its rule code decides (the protocol's rule table, stream-rules.ts), graded by the judge from the
  * registry like every other judgement; an owned ID with no finding in any stream passes.
  */
 export function judgeFindings(j: Judge, streams: readonly CheckedStream[], owned: readonly string[]): void {
@@ -51,5 +51,5 @@ export function judgeFindings(j: Judge, streams: readonly CheckedStream[], owned
 
 /** The stream breaks a MUST requirement (by the registry's grades): its assembled message is not to be trusted. */
 export function breaksMust(result: StreamCheckResult): boolean {
-  return result.findings.some((f) => gradeOfRule(f.rule) === 'MUST');
+  return result.findings.some((f) => gradeOf(requirementOfRule(f.rule)) === 'MUST');
 }

@@ -56,7 +56,7 @@ export function schemaProblem(text: string): { message: string; received: unknow
  * judge the server, not the model). Only a cut JSON text counts: content that is JSON up to its
  * last byte and merely unfinished; anything else (prose, JSON broken before the cut) is judged.
  */
-export function cutByLength(text: string, finish: unknown): string | undefined {
+export function truncatedByLength(text: string, finish: unknown): string | undefined {
   if (finish !== 'length' || !isUnfinishedJson(text)) return undefined;
   return `undecided: the answer was cut by the length bound (finish_reason "length") before its JSON ended (${JSON.stringify(text.slice(-40))}): the model ran out of tokens; the server did what it was told`;
 }

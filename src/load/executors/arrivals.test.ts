@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gammaDraw, takeArrivals } from './arrivals.ts';
-import { ksExponential, ksGamma, regularizedGammaP } from '../measure/stats.ts';
+import { ksExponential, ksGamma, regularizedGammaP } from '../../../test-support/load-stats.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { planFromFlags } from '../../cli/load-flags.ts';
 

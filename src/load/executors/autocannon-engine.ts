@@ -182,7 +182,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
       if (!warm) measured++;
       const seq = issued++;
       outstanding++;
-      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, ...(target.check === undefined ? {} : { check: target.check }), onDone: report, checker: target.checker });
+      st.timer = new RequestTimer({ seq, intendedNs: t, sentNs: t, stream: target.stream, sent: target.sent, onDone: report, checker: target.checker });
       st.budget = new ByteBudget(target.stream);
       st.lastByteNs = t;
       lastStartNs = t;
@@ -218,7 +218,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     });
     client.on('done', () => {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
+      if (timer !== null && !timer.finished) timer.abortAtEnd(now(), limits, isInterrupted(hooks.signal));
       states.delete(client);
       if (states.size === 0) allDone();
     });
@@ -319,7 +319,7 @@ export async function runClosedLoopAutocannon(target: EngineTarget, limits: Engi
     ]);
     for (const [client, st] of [...states]) {
       const timer = st.timer;
-      if (timer !== null && !timer.finished) timer.cut(now(), limits, isInterrupted(hooks.signal));
+      if (timer !== null && !timer.finished) timer.abortAtEnd(now(), limits, isInterrupted(hooks.signal));
       st.timer = null;
       client.destroy();
     }

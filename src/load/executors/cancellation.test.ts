@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CancelWatch, cancelPointFor, parseCancelAfter, TokenTally, type CancelPlan } from './cancellation.ts';
+import { CancelWatch, cancelPointFor, parseCancelAfter, type CancelPlan } from './cancellation.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
+
+const tally = () => defaultProtocols[0].outputTally();
 
 const plan = (rate: number, text: string): CancelPlan => ({ rate, after: parseCancelAfter(text) ?? { kind: 'decode' }, text });
 const sse = (delta: Record<string, unknown>): string => `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
@@ -37,7 +40,7 @@ describe('--cancel-after and the seeded choice of requests to cut', () => {
     const stream = sse({ role: 'assistant' }) + sse({ content: 'é' }) + sse({ content: '' }) + sse({ reasoning_content: 'hm' }) + sse({ tool_calls: [{ index: 0, function: { arguments: '{' } }] }) + `data: ${JSON.stringify({ choices: [], usage: { completion_tokens: 3 } })}\n\n` + 'data: [DONE]\n\n';
     const bytes = Buffer.from(stream);
     for (let cut = 1; cut < bytes.length; cut += 7) {
-      const t = new TokenTally();
+      const t = tally();
       t.feed(bytes.subarray(0, cut));
       expect(t.feed(bytes.subarray(cut))).toBe(3);
     }
@@ -45,18 +48,18 @@ describe('--cancel-after and the seeded choice of requests to cut', () => {
 
   it('LOAD-CANCEL: a watch cuts once at its point: at the head for prefill, at the Nth token, after a duration; never after the request ended', async () => {
     const cuts: number[] = [];
-    const prefill = new CancelWatch({ kind: 'prefill' }, (n) => cuts.push(n));
+    const prefill = new CancelWatch({ kind: 'prefill' }, tally, (n) => cuts.push(n));
     prefill.head();
     prefill.head();
-    const tokens = new CancelWatch({ kind: 'tokens', tokens: 2 }, (n) => cuts.push(n));
+    const tokens = new CancelWatch({ kind: 'tokens', tokens: 2 }, tally, (n) => cuts.push(n));
     tokens.data(Buffer.from(sse({ content: 'a' })));
     expect(cuts).toEqual([0]);
     tokens.data(Buffer.from(sse({ content: 'b' }) + sse({ content: 'c' })));
     tokens.data(Buffer.from(sse({ content: 'd' })));
     expect(cuts).toEqual([0, 3]);
-    const timed = new CancelWatch({ kind: 'ms', ms: 20 }, (n) => cuts.push(n));
+    const timed = new CancelWatch({ kind: 'ms', ms: 20 }, tally, (n) => cuts.push(n));
     timed.data(Buffer.from(sse({ content: 'a' })));
-    const ended = new CancelWatch({ kind: 'ms', ms: 20 }, (n) => cuts.push(-n));
+    const ended = new CancelWatch({ kind: 'ms', ms: 20 }, tally, (n) => cuts.push(-n));
     ended.dispose();
     await new Promise((r) => setTimeout(r, 60));
     expect(cuts).toEqual([0, 3, 1]);

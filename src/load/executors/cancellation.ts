@@ -1,7 +1,6 @@
-import { StringDecoder } from 'node:string_decoder';
 import { parseDuration } from '../../duration.ts';
 import { seededRandom } from '../../seeded-random.ts';
-import { ContentEvents } from '../../checks/wire/content-events.ts';
+import type { OutputTally } from '../../protocols/protocol.ts';
 
 /**
  * Client cancellations (docs/load.md, "Cancellation"): `--cancel-rate P` cuts a seeded share P of
@@ -57,26 +56,6 @@ export function cancelPointFor(plan: CancelPlan, seed: number, seq: number, maxT
   return { kind: 'tokens', tokens: 1 + Math.floor(r() * Math.max(1, maxTokens - 1)) };
 }
 
-/**
- * Counts the token-bearing events of one streamed answer as its reads arrive, on the thread that
- * reads (the checker counts tokens later, off this thread), with iari test's counter of content
- * events (checks/wire/content-events.ts): an event whose delta carries text, reasoning or a tool
- * call. Servers stream one token per event (the mock, llama.cpp's, vLLM's), so N tokens is N events.
- */
-export class TokenTally {
-  readonly #events = new ContentEvents();
-  readonly #decoder = new StringDecoder('utf8');
-
-  get tokens(): number {
-    return this.#events.count;
-  }
-
-  /** Adds a read (split anywhere, a multi-byte character included); returns the count so far. */
-  feed(chunk: Buffer): number {
-    return this.#events.feed(this.#decoder.write(chunk));
-  }
-}
-
 /** The error an engine aborts a request with when the client cuts it (never counted as an error). */
 export class ClientCancel extends Error {
   override readonly name = 'ClientCancel';
@@ -85,20 +64,23 @@ export class ClientCancel extends Error {
 /**
  * One request's cut: arms the timer of a duration point, watches the head and the reads of a
  * prefill or token point, and calls `cut` once when the point is reached (never after the request
- * ended: `dispose`).
+ * ended: `dispose`). Tokens are the output events the run's protocol tallies as the reads arrive,
+ * on the thread that reads (the checker counts tokens later, off this thread): servers stream one
+ * token per event (the mock, llama.cpp's, vLLM's), so N tokens is N events.
  */
 export class CancelWatch {
   readonly #point: CancelPoint;
   readonly #cut: (tokens: number) => void;
-  readonly #tally: TokenTally | null;
+  readonly #tally: OutputTally | null;
+  #tokens = 0;
   #timer: NodeJS.Timeout | undefined;
   #done = false;
 
-  constructor(point: CancelPoint, cut: (tokens: number) => void) {
+  constructor(point: CancelPoint, tally: () => OutputTally, cut: (tokens: number) => void) {
     this.#point = point;
     this.#cut = cut;
     // A duration point tallies too: the report says how many tokens had arrived when it cut.
-    this.#tally = point.kind === 'prefill' ? null : new TokenTally();
+    this.#tally = point.kind === 'prefill' ? null : tally();
     if (point.kind === 'ms') {
       this.#timer = setTimeout(() => this.#fire(), point.ms);
       this.#timer.unref();
@@ -106,7 +88,7 @@ export class CancelWatch {
   }
 
   get tokens(): number {
-    return this.#tally?.tokens ?? 0;
+    return this.#tokens;
   }
 
   /** The response's head arrived (a prefill point cuts here, before any token). */
@@ -117,8 +99,8 @@ export class CancelWatch {
   /** A read of the body arrived. */
   data(chunk: Buffer): void {
     if (this.#done || this.#tally === null) return;
-    const n = this.#tally.feed(chunk);
-    if (this.#point.kind === 'tokens' && n >= this.#point.tokens) this.#fire();
+    this.#tokens = this.#tally.feed(chunk);
+    if (this.#point.kind === 'tokens' && this.#tokens >= this.#point.tokens) this.#fire();
   }
 
   dispose(): void {

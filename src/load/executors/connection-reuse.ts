@@ -1,6 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import { transportClass } from '../../client/transport-errors.ts';
-import { nothingReadSince, onNextHead, type SentOn, type SocketLike } from '../../client/connection-watch.ts';
+import { nothingReadSince, type SentOn, type SocketLike } from '../../client/connection-watch.ts';
 import type { RequestTimer } from '../measure/request-timer.ts';
 
 /**
@@ -26,14 +26,16 @@ export class ReuseWatch {
   #answered = false;
   #retried = false;
 
-  /** The handler's onRequestStart: undici writes this request's head next. */
+  /** The request starts (again): undici writes its head next. */
   starting(): void {
     this.#on = null;
     this.#answered = false;
-    onNextHead((on) => {
-      this.#on = on;
-    });
   }
+
+  /** The connection its head was written on (the run's ConnectionWatch says, through its request handler). */
+  readonly sentOn = (on: SentOn): void => {
+    this.#on = on;
+  };
 
   /** The head of the answer arrived. */
   answered(): void {

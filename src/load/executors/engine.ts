@@ -1,5 +1,6 @@
 import type { Checker } from '../measure/checker.ts';
-import type { BodyCheck } from '../measure/timing-builder.ts';
+import type { OutputTally, SentRequest } from '../../protocols/protocol.ts';
+import type { ConnectionWatch } from '../../client/connection-watch.ts';
 import type { Dispatcher, Pool } from 'undici';
 import type { Collector } from '../results/collector.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
@@ -12,7 +13,7 @@ export interface EngineTarget {
   checker: Checker;
   /** `scheme://host:port` (no path). */
   origin: string;
-  /** The workload's route (chat completions or embeddings) under the base URL's path. */
+  /** The protocol's route under the base URL's path. */
   path: string;
   /** Request headers incl. authorization; never logged. */
   headers: Record<string, string>;
@@ -21,8 +22,12 @@ export interface EngineTarget {
   /** Extra per-request headers (e.g. mock latency overrides), given the intended send time (s after start). */
   extraHeaders?: (seq: number, intendedS: number) => Record<string, string> | undefined;
   stream: boolean;
-  /** How a whole body is checked (embeddings: src/protocols/embeddings/); absent: as a chat completion. */
-  check?: BodyCheck;
+  /** What every request sent (its protocol, by `api`, checks each answer against it). */
+  sent: SentRequest;
+  /** A tally of a streamed answer's output events, by the run's protocol (--cancel-after Ntokens). */
+  tally: () => OutputTally;
+  /** The run's watch over which connection each request went out on (connection reuse races); none: no race is recognised. */
+  connections?: ConnectionWatch;
   /** The undici engine's dispatcher for `origin` with these pool options (TLS, proxy); default a plain Pool. */
   dispatcher?: (pool: Pool.Options) => Dispatcher;
   /** --connection-reuse (connection-reuse.ts); default `reuse`. */
@@ -44,7 +49,7 @@ export interface EngineLimits {
   timeoutMs: number;
   /** Total deadline of one request from its actual send, body included: past it, class `timeout` (a server that keeps sending cannot hold it). */
   deadlineMs: number;
-  /** After stopNs, in-flight requests get this long to finish; the rest are cut (see `cutAtEnd`). */
+  /** After stopNs, in-flight requests get this long to finish; the rest are aborted at end or time out (end-timeout.ts). */
   drainMs: number;
   /** hrtime ns at which the measured window starts (after warmup); default startNs. */
   measureStartNs?: bigint;

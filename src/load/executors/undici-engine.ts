@@ -2,11 +2,12 @@ import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
 import { now, sleepMs, type EngineHooks, type EngineLimits, type EngineRun, type EngineTarget } from './engine.ts';
 import type { ErrorClass } from '../results/load-result.ts';
-import type { CutLimits } from '../measure/end-cut.ts';
+import type { EndLimits } from '../measure/end-timeout.ts';
 import { RequestTimer, type RequestTiming } from '../measure/request-timer.ts';
 import { isTlsFailure, RequestDeadline, transportClass } from '../../client/transport-errors.ts';
 import { BoundBreach, ByteBudget, encodingBreach } from '../measure/response-bounds.ts';
 import { dispatchFresh, ReuseWatch } from './connection-reuse.ts';
+import { requestHandler } from '../../client/dispatch-request.ts';
 import { CancelWatch, ClientCancel } from './cancellation.ts';
 
 /** In-flight requests: the idle sweep and the end of the run abort them through this. */
@@ -15,8 +16,8 @@ export interface InFlightEntry {
   lastByteNs: bigint;
   /** Reads paused by iari itself (the check worker is behind, or a large event waits its turn): the server is not idle. */
   paused: boolean;
-  /** The run ended: with `limits`, the request is cut as a timeout or aborted at end (end-cut.ts); without, aborted at end. */
-  abort: (limits?: CutLimits, interrupted?: boolean) => void;
+  /** The run ended: with `limits`, the request ends as a timeout or aborted at end (end-timeout.ts); without, aborted at end. */
+  abort: (limits?: EndLimits, interrupted?: boolean) => void;
   idle: () => void;
   /** Past the request's total deadline (however many bytes still arrive). */
   expire: () => void;
@@ -121,7 +122,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     let controller: Dispatcher.DispatchController | undefined;
     let abortedAtEnd = false;
     let idleError: IdleTimeout | RequestDeadline | undefined;
-    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, ...(target.check === undefined ? {} : { check: target.check }), onDone: resolve, checker: target.checker });
+    const timer: RequestTimer = new RequestTimer({ seq, intendedNs, sentNs: now(), stream: target.stream, sent: target.sent, onDone: resolve, checker: target.checker });
     const budget = new ByteBudget(target.stream);
     const reuse = new ReuseWatch();
     // --cancel-rate: the client cuts this request at its point; aborting destroys its socket, so the server sees the disconnect.
@@ -131,7 +132,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
     const watch =
       point === null
         ? null
-        : new CancelWatch(point, (tokens) => {
+        : new CancelWatch(point, target.tally, (tokens) => {
             if (timer.finished || abortedAtEnd) return;
             cancelled = true;
             timer.timing.cancelled = { atNs: now(), tokens };
@@ -143,7 +144,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       lastByteNs: timer.timing.sentNs,
       paused: false,
       abort: (limits, interrupted = false) => {
-        if (limits !== undefined) timer.cut(now(), limits, interrupted);
+        if (limits !== undefined) timer.abortAtEnd(now(), limits, interrupted);
         abortedAtEnd = true;
         controller?.abort(new AbortedAtEnd('run ended'));
       },
@@ -157,14 +158,15 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
       },
     };
     inFlight.set(timer, entry);
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
+    const handler = requestHandler({
+      start(c) {
         controller = c;
         reuse.starting();
         if (abortedAtEnd) c.abort(new AbortedAtEnd('run ended'));
         else if (cancelled) c.abort(new ClientCancel('cancelled by the client (--cancel-rate)'));
       },
-      onResponseStart(c, status, h) {
+      sentOn: reuse.sentOn,
+      head(c, status, h) {
         const t = now();
         entry.lastByteNs = t;
         reuse.answered();
@@ -180,7 +182,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         if (breach !== undefined) return c.abort(breach);
         watch?.head();
       },
-      onResponseData(c, chunk) {
+      data(c, chunk) {
         const t = now();
         entry.lastByteNs = t;
         // At most 16 MiB of one response is read (HDR-013): past it the request fails and its socket is dropped.
@@ -202,13 +204,13 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
           });
         }
       },
-      onResponseEnd() {
+      end() {
         const t = now();
         watch?.dispose();
         inFlight.delete(timer);
         timer.end(t);
       },
-      onResponseError(_c, err) {
+      error(err) {
         const t = now();
         // A connection reuse race (connection-reuse.ts): once more on a fresh connection, still timed from the intended send.
         if (!abortedAtEnd && !cancelled && idleError === undefined && reuse.raced(err)) {
@@ -227,7 +229,7 @@ export function sendOne(pool: Dispatcher, target: EngineTarget, seq: number, int
         else if (err instanceof BoundBreach) timer.fail(t, err.errorClass, err.message);
         else timer.fail(t, classifyError(err), isTlsFailure(err) ? `${err.message} (TLS; for a private CA pass --ca-file PATH)` : err.message);
       },
-    };
+    }, target.connections);
     // --connection-reuse never: every request asks for its own connection (and says Connection: close).
     const send = (dispatch: (request: Dispatcher.DispatchOptions) => void): void => {
       try {

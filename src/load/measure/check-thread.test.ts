@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CheckThread, WORKER_BYTE_BUDGET } from './check-thread.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
 import type { CheckedPart } from './timing-builder.ts';
 
 const MiB = 1024 * 1024;
@@ -12,7 +13,7 @@ const GOOD = `${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'He
 function check(thread: CheckThread, body: string, status = 200): Promise<CheckedPart> {
   return new Promise((resolve) => {
     const id = thread.open(resolve);
-    thread.headers(id, true, status, 'text/event-stream');
+    thread.headers(id, true, status, 'text/event-stream', { api: 'chat-completions', stream: true, includeUsage: true });
     const bytes = Buffer.from(body);
     for (let at = 0; at < bytes.length; at += 64 * 1024) thread.data(id, bytes.subarray(at, at + 64 * 1024), process.hrtime.bigint(), at > MiB);
     thread.end(id, true, process.hrtime.bigint());
@@ -21,22 +22,22 @@ function check(thread: CheckThread, body: string, status = 200): Promise<Checked
 
 describe('check worker start', () => {
   it('gives up on a worker that has not loaded within its start timeout, so checking can fall back in-process', async () => {
-    await expect(CheckThread.start(1)).rejects.toThrow(/did not start within 1 ms/);
+    await expect(CheckThread.start(defaultProtocols, 1)).rejects.toThrow(/did not start within 1 ms/);
   });
 
   it('starts a worker that reports ready, and closes it', async () => {
-    const thread = await CheckThread.start();
+    const thread = await CheckThread.start(defaultProtocols);
     expect(thread.usable).toBe(true);
     await thread.close();
     expect(thread.usable).toBe(false);
   });
 
   it('bounds the bytes in flight to the worker: past the budget backlog() holds reads back until the worker has checked them', async () => {
-    const thread = await CheckThread.start();
+    const thread = await CheckThread.start(defaultProtocols);
     try {
       expect(thread.backlog()).toBeNull();
       const id = thread.open(() => undefined);
-      thread.headers(id, true, 200, 'text/event-stream');
+      thread.headers(id, true, 200, 'text/event-stream', { api: 'chat-completions', stream: true, includeUsage: true });
       thread.data(id, Buffer.alloc(WORKER_BYTE_BUDGET + 1, 0x0a), process.hrtime.bigint());
       const wait = thread.backlog();
       expect(wait).not.toBeNull();
@@ -48,7 +49,7 @@ describe('check worker start', () => {
   });
 
   it('loads the tokenizer only after the first response that is a sample: against a server that fails every request, never (issue 42)', async () => {
-    const thread = await CheckThread.start();
+    const thread = await CheckThread.start(defaultProtocols);
     try {
       const before = await thread.heap();
       expect(before, 'Worker.getHeapStatistics needs Node 22.16 or later').not.toBeNull();

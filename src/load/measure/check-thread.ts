@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { checkWorkerUrl } from '../../package-root.ts';
 import type { ErrorClass } from '../results/load-result.ts';
-import type { BodyCheck, CheckedPart } from './timing-builder.ts';
+import type { CheckedPart } from './timing-builder.ts';
+import type { SentRequest } from '../../protocols/protocol.ts';
+import type { ProtocolList } from '../../protocols/registry.ts';
 
 /**
  * The load process's side of the check worker (src/load/measure/check-worker.ts). Engines stamp reads on
@@ -14,6 +16,13 @@ export const OP_HEADERS = 0;
 export const OP_DATA = 1;
 export const OP_END = 2;
 export const OP_FAIL = 3;
+/** A new `sent` (what requests sent), numbered: headers ops name it by number, so it is cloned once per run, not per request. */
+export const OP_SENT = 4;
+
+/** What the worker is started with: the module of every protocol it checks (each exports `protocol`). */
+export interface CheckWorkerData {
+  protocols: string[];
+}
 
 /** Flat ops (see check-worker.ts for each op's fields) and the bytes the data ops point into. */
 export interface CheckBatch {
@@ -61,6 +70,7 @@ export class CheckThread {
   /** Bytes posted to the worker that it has not yet reported checked. */
   #posted = 0;
   #drained: (() => void)[] = [];
+  readonly #sentIds = new Map<SentRequest, number>();
 
   private constructor(worker: Worker) {
     this.#worker = worker;
@@ -78,9 +88,10 @@ export class CheckThread {
     worker.on('exit', (code) => this.#fail(`check worker exited (${code})`));
   }
 
-  /** Starts the worker and waits until it has loaded the checker and the registry's grades (at most `timeoutMs`). */
-  static start(timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
-    const worker = new Worker(checkWorkerUrl(), { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+  /** Starts the worker for these APIs and waits until it has loaded them, the checker and the registry's grades (at most `timeoutMs`). */
+  static start(protocols: ProtocolList, timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
+    const workerData: CheckWorkerData = { protocols: protocols.map((p) => p.moduleUrl) };
+    const worker = new Worker(checkWorkerUrl(), { workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         void worker.terminate();
@@ -119,8 +130,13 @@ export class CheckThread {
     return id;
   }
 
-  headers(id: number, stream: boolean, status: number, contentType: string | null, check?: BodyCheck): void {
-    this.#ops.push(OP_HEADERS, id, stream, status, contentType, check);
+  headers(id: number, stream: boolean, status: number, contentType: string | null, sent: SentRequest): void {
+    let sentId = this.#sentIds.get(sent);
+    if (sentId === undefined) {
+      this.#sentIds.set(sent, (sentId = this.#sentIds.size));
+      this.#ops.push(OP_SENT, sentId, sent);
+    }
+    this.#ops.push(OP_HEADERS, id, stream, status, contentType, sentId);
     this.#schedule();
   }
 

@@ -1,10 +1,11 @@
-import { parentPort } from 'node:worker_threads';
-import { TimingBuilder, type BodyCheck, type CheckedPart } from './timing-builder.ts';
+import { parentPort, workerData } from 'node:worker_threads';
+import { checkScope, TimingBuilder, type CheckedPart } from './timing-builder.ts';
 import { countTokens } from '../workloads/token-count.ts';
-import { OP_DATA, OP_END, OP_FAIL, OP_HEADERS, type CheckBatch } from './check-thread.ts';
+import { OP_DATA, OP_END, OP_FAIL, OP_HEADERS, OP_SENT, type CheckBatch, type CheckWorkerData } from './check-thread.ts';
 import type { ErrorClass } from '../results/load-result.ts';
+import type { Protocol, SentRequest } from '../../protocols/protocol.ts';
+import type { ProtocolList } from '../../protocols/registry.ts';
 import { collectGarbage } from '../../collect-garbage.ts';
-import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
 
 /**
  * After this many bytes of large events (or bodies) have been checked, their garbage is collected at
@@ -22,9 +23,13 @@ let largeSince = 0;
  */
 const port = parentPort;
 if (port === null) throw new Error('check-worker.ts runs as a worker thread');
+// The run's APIs, from the modules it named (any registered protocol, a test's own included).
+const modules = (workerData as CheckWorkerData).protocols;
+const protocols = (await Promise.all(modules.map(async (url) => ((await import(url)) as { protocol: Protocol }).protocol))) as unknown as ProtocolList;
+const scope = checkScope(protocols);
 // The registry's grades (the YAML parse: a second on a busy machine) load before the run, not inside
 // the first response, where checking would stall and pause the reads.
-gradeOfRule('done-missing');
+scope.grade(protocols[0], '');
 /**
  * The tokenizer's tables (about 60 MiB in this thread) load after the first response that is a
  * sample, which is the priming request when the server answers: the run never counts a token of a
@@ -36,10 +41,11 @@ const warmTokenizer = (part: CheckedPart): void => {
   tokenizerWarm = true;
   countTokens('warm up the tokenizer');
 };
+const sents = new Map<number, SentRequest>();
 const builders = new Map<number, TimingBuilder>();
-const builder = (id: number, stream: boolean, check?: BodyCheck): TimingBuilder => {
+const builder = (id: number, stream: boolean, sent?: SentRequest): TimingBuilder => {
   let b = builders.get(id);
-  if (b === undefined) builders.set(id, (b = new TimingBuilder(stream, check)));
+  if (b === undefined) builders.set(id, (b = new TimingBuilder(stream, sent, scope)));
   return b;
 };
 port.on('message', (batch: CheckBatch) => {
@@ -49,8 +55,11 @@ port.on('message', (batch: CheckBatch) => {
   for (let i = 0; i < ops.length; ) {
     const op = ops[i] as number;
     const id = ops[i + 1] as number;
-    if (op === OP_HEADERS) {
-      builder(id, ops[i + 2] as boolean, ops[i + 5] as BodyCheck | undefined).headers(ops[i + 3] as number, ops[i + 4] as string | null);
+    if (op === OP_SENT) {
+      sents.set(id, ops[i + 2] as SentRequest);
+      i += 3;
+    } else if (op === OP_HEADERS) {
+      builder(id, ops[i + 2] as boolean, sents.get(ops[i + 5] as number)).headers(ops[i + 3] as number, ops[i + 4] as string | null);
       i += 6;
     } else if (op === OP_DATA) {
       const at = ops[i + 2] as number;

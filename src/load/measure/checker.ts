@@ -1,6 +1,7 @@
 import { CheckThread } from './check-thread.ts';
 import { LargeReadTurns } from './large-reads.ts';
-import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+import { checkScope, type CheckScope } from './timing-builder.ts';
+import type { ProtocolList } from '../../protocols/registry.ts';
 
 /** What the in-process queue calls: a timer with reads stamped but not yet checked. */
 export interface QueuedCheck {
@@ -22,6 +23,8 @@ const SLICE_NS = 300_000n;
  */
 export class Checker {
   readonly #thread: CheckThread | null;
+  /** The APIs this run's answers may belong to, and how their rules grade (in this thread; the worker makes its own). */
+  readonly scope: CheckScope;
   /** Timers with unchecked reads, each once, in the order of its first such read; `#head` is the next one. */
   readonly #pending: (QueuedCheck | undefined)[] = [];
   #head = 0;
@@ -29,20 +32,21 @@ export class Checker {
   /** Responses holding a large event or body read in turns (large-reads.ts). */
   readonly large = new LargeReadTurns();
 
-  constructor(thread: CheckThread | null) {
+  constructor(thread: CheckThread | null, protocols: ProtocolList) {
     this.#thread = thread;
+    this.scope = checkScope(protocols);
     // Checking in this thread: the registry's grades are read now, not inside the first response (check-worker.ts does the same).
-    if (thread === null) gradeOfRule('done-missing');
+    if (thread === null) this.scope.grade(protocols[0], '');
   }
 
-  /** A checker with its own worker thread, or in-process when the worker cannot start. */
-  static async start(inProcess = false): Promise<Checker> {
-    return new Checker(inProcess ? null : await CheckThread.start().catch(() => null));
+  /** A checker of these APIs' answers with its own worker thread, or in-process when the worker cannot start. */
+  static async start(protocols: ProtocolList, inProcess = false): Promise<Checker> {
+    return new Checker(inProcess ? null : await CheckThread.start(protocols).catch(() => null), protocols);
   }
 
   /** In-process only (tests, and the fallback). */
-  static inProcess(): Checker {
-    return new Checker(null);
+  static inProcess(protocols: ProtocolList): Checker {
+    return new Checker(null, protocols);
   }
 
   /** The worker, while it is usable; null: check in this thread. */

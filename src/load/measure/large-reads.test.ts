@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Checker } from './checker.ts';
 import { LARGE_READ_BYTES, LargeReadTurns } from './large-reads.ts';
 import { RequestTimer } from './request-timer.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
 
 const settled = async (p: Promise<void>): Promise<boolean> => {
   let done = false;
@@ -45,9 +46,9 @@ describe('large reads take turns', () => {
   });
 
   it('CHAT-STREAM-046: the load request timer counts the open event of its stream, so a second stream inside a 2 MB event pauses until the first event is dispatched', async () => {
-    const checker = Checker.inProcess();
+    const checker = Checker.inProcess(defaultProtocols);
     const timer = (seq: number): RequestTimer => {
-      const t = new RequestTimer({ seq, intendedNs: 0n, sentNs: 0n, stream: true, onDone: () => undefined, checker });
+      const t = new RequestTimer({ seq, intendedNs: 0n, sentNs: 0n, stream: true, sent: { api: 'chat-completions', stream: true, includeUsage: true }, onDone: () => undefined, checker });
       t.headers(1n, 200, null, 'text/event-stream');
       return t;
     };

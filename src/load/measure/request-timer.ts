@@ -1,11 +1,12 @@
 import type { CheckThread } from './check-thread.ts';
 import type { Checker } from './checker.ts';
 import type { RequestTiming } from '../results/request-timing.ts';
-import { cutAtEnd, type CutLimits } from './end-cut.ts';
+import { timedOutAtEnd, type EndLimits } from './end-timeout.ts';
 import { EventBounds, type EventRefusal } from './event-bounds.ts';
 import { LARGE_READ_BYTES } from './large-reads.ts';
 import type { ErrorClass } from '../results/load-result.ts';
-import { headDecision, TimingBuilder, type BodyCheck, type CheckedPart, type HeadDecision } from './timing-builder.ts';
+import { headDecision, TimingBuilder, type CheckedPart, type HeadDecision } from './timing-builder.ts';
+import type { SentRequest } from '../../protocols/protocol.ts';
 
 export type { RequestTiming, TokenEvent } from '../results/request-timing.ts';
 
@@ -14,8 +15,8 @@ export interface RequestTimerOptions {
   intendedNs: bigint;
   sentNs: bigint;
   stream: boolean;
-  /** How a whole body is checked (timing-builder.ts BodyCheck); absent: as a chat completion. */
-  check?: BodyCheck;
+  /** What the request sent: its protocol (by `api`) checks the answer against it. */
+  sent: SentRequest;
   /** Called once, after `end` or `fail`, when the response has been parsed and checked. */
   onDone: (t: RequestTiming) => void;
   /** The run's checker: its worker, or its in-process queue. */
@@ -31,7 +32,7 @@ export interface RequestTimerOptions {
 export class RequestTimer {
   readonly timing: RequestTiming;
   readonly #stream: boolean;
-  readonly #check: BodyCheck | undefined;
+  readonly #sent: SentRequest;
   readonly #onDone: (t: RequestTiming) => void;
   readonly #remote: CheckThread | null;
   readonly #checker: Checker;
@@ -56,7 +57,7 @@ export class RequestTimer {
 
   constructor(options: RequestTimerOptions) {
     this.#stream = options.stream;
-    this.#check = options.check;
+    this.#sent = options.sent;
     this.#onDone = options.onDone;
     this.#bounds = new EventBounds(options.stream);
     this.timing = {
@@ -78,7 +79,7 @@ export class RequestTimer {
     this.#checker = options.checker;
     this.#remote = options.checker.remote;
     this.#id = this.#remote === null ? 0 : this.#remote.open((part) => this.#report(part));
-    this.#builder = this.#remote === null ? new TimingBuilder(options.stream, options.check) : null;
+    this.#builder = this.#remote === null ? new TimingBuilder(options.stream, options.sent, options.checker.scope) : null;
   }
 
   get finished(): boolean {
@@ -98,7 +99,7 @@ export class RequestTimer {
     t.requestId = requestId;
     const decision = headDecision(this.#stream, status, contentType);
     this.#skipBody = decision !== 'check';
-    if (this.#remote !== null) this.#remote.headers(this.#id, this.#stream, status, contentType, this.#check);
+    if (this.#remote !== null) this.#remote.headers(this.#id, this.#stream, status, contentType, this.#sent);
     else this.#builder?.headers(status, contentType);
     return decision;
   }
@@ -155,12 +156,12 @@ export class RequestTimer {
     }
   }
 
-  /** The run ended with this request in flight: a timeout or aborted at end, as `cutAtEnd` decides. */
-  cut(atNs: bigint, limits: CutLimits, interrupted: boolean): void {
+  /** The run ended with this request in flight: a timeout or aborted at end, as `timedOutAtEnd` decides. */
+  abortAtEnd(atNs: bigint, limits: EndLimits, interrupted: boolean): void {
     if (this.#done) return;
-    const timeout = cutAtEnd(this.timing.sentNs, atNs, limits, interrupted);
+    const timeout = timedOutAtEnd(this.timing.sentNs, atNs, limits, interrupted);
     if (timeout === null) return this.fail(atNs, 'other', 'in flight when the run ended', true);
-    this.timing.cutAtEnd = true;
+    this.timing.timedOutAtEnd = true;
     this.fail(atNs, 'timeout', timeout);
   }
 

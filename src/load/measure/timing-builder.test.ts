@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { TimingBuilder } from './timing-builder.ts';
+import { checkScope, TimingBuilder } from './timing-builder.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
+
+const scope = checkScope(defaultProtocols);
+const streamed = { api: 'chat-completions', stream: true, includeUsage: true };
+const whole = { api: 'chat-completions', stream: false };
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 const usage = (n: number): string => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n } })}\n\n`;
 
 function run(body: string): ReturnType<TimingBuilder['end']> {
-  const b = new TimingBuilder(true);
+  const b = new TimingBuilder(true, streamed, scope);
   b.headers(200, 'text/event-stream');
   b.feed(Buffer.from(body), 1n);
   return b.end(2n);
@@ -39,7 +44,7 @@ describe('TimingBuilder reasoning', () => {
   const usageWith = (n: number, reasoning?: number): string =>
     `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: n, total_tokens: 3 + n, ...(reasoning === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoning } }) } })}\n\n`;
   const timed = (events: [string, bigint][]): ReturnType<TimingBuilder['end']> => {
-    const b = new TimingBuilder(true);
+    const b = new TimingBuilder(true, streamed, scope);
     b.headers(200, 'text/event-stream');
     for (const [e, at] of events) b.feed(Buffer.from(e), at);
     return b.end(100n);
@@ -92,7 +97,7 @@ describe('TimingBuilder tool calls', () => {
   const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } };
 
   it('LOAD-TOOLS: the latency to the first tool call is the arrival of the first tool-call delta, not of the text before it', () => {
-    const b = new TimingBuilder(true);
+    const b = new TimingBuilder(true, streamed, scope);
     b.headers(200, 'text/event-stream');
     const reads = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Let me check that.' }), chunk({ tool_calls: [call] }), chunk({}, 'tool_calls'), `${usage(9)}data: [DONE]\n\n`];
     reads.forEach((r, i) => b.feed(Buffer.from(r), BigInt(100 * (i + 1))));
@@ -103,10 +108,10 @@ describe('TimingBuilder tool calls', () => {
   });
 
   it('LOAD-TOOLS: a whole answer carries its tool calls at its end, and an answer without calls has no first-call time', () => {
-    const whole = new TimingBuilder(false);
-    whole.headers(200, 'application/json');
-    whole.feed(Buffer.from(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })), 50n);
-    expect(whole.end(70n).extras?.firstToolCallNs).toBe(70n);
+    const wholeB = new TimingBuilder(false, whole, scope);
+    wholeB.headers(200, 'application/json');
+    wholeB.feed(Buffer.from(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })), 50n);
+    expect(wholeB.end(70n).extras?.firstToolCallNs).toBe(70n);
     const plain = run(`${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'hi' })}${chunk({}, 'stop')}${usage(1)}data: [DONE]\n\n`);
     expect(plain.extras?.firstToolCallNs).toBeUndefined();
   });

@@ -1,20 +1,36 @@
-import { StreamValidator, type ContentEvent, type StreamCheckResult } from '../../protocols/chat-completions/stream-checker.ts';
+import type { OutputEvent, Protocol, ResponseChecker, ResponseFacts, SentRequest } from '../../protocols/protocol.ts';
+import { protocolNamed, type ProtocolList } from '../../protocols/registry.ts';
+import type { Grade } from '../../checks/kernel/verdicts.ts';
 import type { ErrorClass } from '../results/load-result.ts';
 import type { RequestTiming } from '../results/request-timing.ts';
+import type { ResponseExtras } from '../results/response-extras.ts';
 import { apportionTokens, countTokens, tokensByOffsets } from '../workloads/token-count.ts';
-import { parseJsonPrescanned } from '../../client/json-depth.ts';
-import { extrasOf } from '../results/response-extras.ts';
-import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
-import { gradeOfEmbeddingsRule, gradeOfRule } from '../../checks/registry/rule-grades.ts';
-import { checkEmbeddingsResponse, type EmbeddingsBodyCheck, type SentEmbeddings } from '../../protocols/embeddings/embeddings-response.ts';
-import { embeddingsRuleIds } from '../../checks/registry/embeddings-rule-ids.ts';
+import { ruleGrades } from '../../checks/registry/registry-view.ts';
 
 /**
- * How a whole (not streamed) 2xx body is checked: absent, as a chat completion; `embeddings`, as
- * an answer to POST /v1/embeddings through src/protocols/embeddings/ (structured-clone safe: it
- * travels to the check worker with the response's head).
+ * The APIs a run's checker knows and how it grades their rules (the registry's grade of each
+ * rule's requirement): made once per run, on each thread that checks.
  */
-export type BodyCheck = EmbeddingsBodyCheck;
+export interface CheckScope {
+  protocols: ProtocolList;
+  grade: (protocol: Pick<Protocol, 'rules'>, rule: string) => Grade;
+}
+
+export function checkScope(protocols: ProtocolList): CheckScope {
+  return { protocols, grade: ruleGrades(protocols) };
+}
+
+const ANSWER_LIMIT = 256 * 1024;
+const ARGUMENTS_LIMIT = 64 * 1024;
+
+/** What a checked answer tells the collector beyond its timing (cached tokens, the answer a conversation sends back, tool calls, the API's counters). */
+function extrasOf(facts: ResponseFacts): ResponseExtras {
+  const a = facts.answer;
+  const base: ResponseExtras = a === null ? { cachedTokens: facts.usage.cachedInput } : { cachedTokens: facts.usage.cachedInput, answer: a.length > ANSWER_LIMIT ? a.slice(0, ANSWER_LIMIT) : a };
+  if (facts.toolCalls.length > 0) base.toolCalls = facts.toolCalls.slice(0, 64).map((c) => ({ name: c.name, arguments: c.arguments.length > ARGUMENTS_LIMIT ? c.arguments.slice(0, ARGUMENTS_LIMIT) : c.arguments }));
+  if (facts.counters !== undefined) base.counters = facts.counters;
+  return base;
+}
 
 /** What checking a response adds to its timing (everything else is stamped by the engine). */
 export type CheckedPart = Pick<RequestTiming, 'endNs' | 'tokenEvents' | 'outputTokens' | 'promptTokens' | 'tokenSource' | 'events' | 'error' | 'abortedAtEnd' | 'extras' | 'reasoningTokens' | 'reasoningSource'>;
@@ -42,36 +58,42 @@ export function headDecision(stream: boolean, status: number, contentType: strin
  */
 export class TimingBuilder {
   readonly #stream: boolean;
-  readonly #check: BodyCheck | undefined;
+  readonly #sent: SentRequest | undefined;
+  readonly #scope: CheckScope;
   #status: number | null = null;
-  #validator: StreamValidator | undefined;
-  #body: Buffer[] = [];
+  #protocol: Protocol | undefined;
+  #checker: ResponseChecker | undefined;
   readonly t: CheckedPart = { endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: null, abortedAtEnd: false };
 
-  constructor(stream: boolean, check?: BodyCheck) {
+  /** `sent`: what the request sent, whose `api` names the protocol that checks the answer (absent: a request that failed before its head). */
+  constructor(stream: boolean, sent: SentRequest | undefined, scope: CheckScope) {
     this.#stream = stream;
-    this.#check = check;
+    this.#sent = sent;
+    this.#scope = scope;
   }
 
   headers(status: number, contentType: string | null): void {
     this.#status = status;
     if (status < 200 || status > 299) return;
-    if (this.#stream) {
-      if (headDecision(true, status, contentType) === 'failed') {
-        this.t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
-      }
-      // Every stream goes through the strict reader and checker (we ask for include_usage). Its
+    if (this.#stream && headDecision(true, status, contentType) === 'failed') {
+      this.t.error = { class: 'stream_nonconforming', detail: `content-type ${contentType ?? '(none)'} is not text/event-stream`, finding: 'content-type' };
+    }
+    if (this.#sent === undefined) return;
+    try {
+      this.#protocol = protocolNamed(this.#scope.protocols, this.#sent.api);
+      // Every answer goes through its protocol's checker (a stream through the strict reader). Its
       // bytes reach this builder only through RequestTimer, whose EventBounds already bounded each
-      // event's size and nesting: the checker does not scan them again.
-      this.#validator = new StreamValidator({ includeUsage: true, jsonDepthChecked: true });
+      // event's (or the body's) size and nesting: the checker does not scan them again.
+      this.#checker = this.#protocol.checker(this.#sent, { jsonDepthChecked: true });
+    } catch (error) {
+      this.#broken = error;
     }
   }
 
   feed(chunk: Buffer, atNs: bigint): void {
     if (this.#broken !== undefined) return;
     try {
-      if (this.#validator === undefined) this.#body.push(chunk);
-      else this.#validator.feed(chunk, atNs);
+      this.#checker?.feed(chunk, atNs);
     } catch (error) {
       this.#broken = error;
     }
@@ -105,15 +127,22 @@ export class TimingBuilder {
       if (t.error === null) t.error = { class: 'http_status', detail: `HTTP ${status}` };
       return t;
     }
-    if (this.#validator !== undefined) {
-      const result = this.#validator.end();
-      // A stream that breaks a MUST requirement (the registry's grade of the rule's requirement) is nonconforming.
-      const bad = result.findings.find((f) => gradeOfRule(f.rule) === 'MUST');
-      if (t.error === null && bad !== undefined) t.error = { class: 'stream_nonconforming', detail: `${requirementOfRule(bad.rule)} ${bad.message}`, finding: bad.rule };
-      this.#finishTokens(result);
-    } else {
-      this.#finishBody();
+    const protocol = this.#protocol;
+    const checker = this.#checker;
+    if (protocol === undefined || checker === undefined) {
+      t.error ??= { class: 'other', detail: 'iari could not check this response: no protocol named what its request sent' };
+      return t;
     }
+    const checked = checker.end();
+    const errorClass: ErrorClass = this.#stream ? 'stream_nonconforming' : 'body_invalid';
+    if (checked.unusable !== undefined) {
+      if (t.error === null) t.error = { class: errorClass, detail: checked.unusable.detail, ...(checked.unusable.finding === undefined ? {} : { finding: checked.unusable.finding }) };
+      return t;
+    }
+    // An answer that breaks a MUST requirement (the registry's grade of the rule's requirement) is nonconforming.
+    const bad = checked.findings.find((f) => this.#scope.grade(protocol, f.rule) === 'MUST');
+    if (t.error === null && bad !== undefined) t.error = { class: errorClass, detail: `${protocol.rules[bad.rule]?.requirement ?? bad.rule} ${bad.message}`, finding: bad.rule };
+    this.#finishFacts(protocol, checked.facts);
     return t;
   }
 
@@ -123,47 +152,66 @@ export class TimingBuilder {
     t.error = { class: errorClass, detail };
     t.abortedAtEnd = abortedAtEnd;
     try {
-      if (this.#validator !== undefined && this.#broken === undefined) this.#finishTokens(this.#validator.end());
+      if (this.#stream && this.#protocol !== undefined && this.#checker !== undefined && this.#broken === undefined) this.#finishFacts(this.#protocol, this.#checker.end().facts);
     } catch {
       // The request already failed for its own reason; what the checker could not finish adds nothing.
     }
     return t;
   }
 
-  /**
-   * D-LOAD-03: the output token total is the server's usage.completion_tokens (else the client
-   * tokenizer over the assembled text); it is split over the token-bearing events in proportion
-   * to the tokens of one tokenization of the whole text, each token assigned to the event holding
-   * its first character (text length when the text cannot be recovered), every event keeping at
-   * least one token.
-   */
-  #finishTokens(result: StreamCheckResult): void {
+  /** What the answer's facts give its timing: tokens (streamed or whole), prompt tokens, extras. */
+  #finishFacts(protocol: Protocol, facts: ResponseFacts): void {
     const t = this.t;
-    t.events = result.reader.events;
-    // Spec, Streamed chunk: "The text fragment is at choices[0].delta.content and may be absent."
-    // So TTFT and ITL use only the events the checker saw carrying text, a tool call or reasoning (D-LOAD-02).
-    const events = result.timing.contentEvents;
-    const usage = result.assembled.usage;
-    const completion = typeof usage?.completion_tokens === 'number' && Number.isInteger(usage.completion_tokens) ? usage.completion_tokens : null;
-    if (typeof usage?.prompt_tokens === 'number') t.promptTokens = usage.prompt_tokens;
-    t.extras = extrasOf(usage, result.assembled.choices[0]?.content ?? null, result.assembled.choices[0]?.toolCalls ?? []);
-    if (result.timing.firstToolCallAt !== undefined && t.extras.toolCalls !== undefined) t.extras.firstToolCallNs = result.timing.firstToolCallAt;
+    if (protocol.units.output === 'none') {
+      // It generates nothing (embeddings): no output tokens and no token events, so TTFT, ITL and TPOT do not apply to it.
+      t.promptTokens = facts.usage.input ?? 0;
+      t.tokenSource = facts.usage.input === null ? 'none' : 'usage';
+      t.extras = { ...extrasOf(facts), cachedTokens: null };
+      return;
+    }
+    if (this.#stream) return this.#finishTokens(facts);
+    const reported = facts.usage.output;
+    const tokens = reported ?? countTokens(facts.outputText());
+    t.outputTokens = tokens;
+    t.promptTokens = facts.usage.input ?? 0;
+    t.extras = extrasOf(facts);
+    // A whole answer's tool calls arrive with its end.
+    if (t.extras.toolCalls !== undefined && t.endNs !== null) t.extras.firstToolCallNs = t.endNs;
+    t.tokenSource = reported !== null ? 'usage' : 'tokenizer';
+    // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
+    if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
+  }
+
+  /**
+   * D-LOAD-03: the output token total is the server's usage (else the client tokenizer over the
+   * output text); it is split over the output events in proportion to the tokens of one
+   * tokenization of the whole text, each token assigned to the event holding its first character
+   * (text length when the text cannot be recovered), every event keeping at least one token.
+   */
+  #finishTokens(facts: ResponseFacts): void {
+    const t = this.t;
+    t.events = facts.events;
+    const events = facts.output;
+    const completion = facts.usage.output;
+    if (facts.usage.input !== null) t.promptTokens = facts.usage.input;
+    t.extras = extrasOf(facts);
+    if (facts.firstToolCallAt !== undefined && t.extras.toolCalls !== undefined) t.extras.firstToolCallNs = facts.firstToolCallAt;
     // A failed response is never a sample: the client tokenizer (linear, but 1 s for 7 MB) does not run on it.
     const sample = t.error === null;
-    const reasoningText = result.timing.reasoning;
+    const reasoningText = facts.reasoningText;
     let total = completion;
-    if (total === null && events.length > 0 && sample) total = countTokens(assembledText(result)) + (reasoningText === undefined ? 0 : countTokens(reasoningText));
+    if (total === null && events.length > 0 && sample) total = countTokens(facts.outputText()) + (reasoningText === undefined ? 0 : countTokens(reasoningText));
     let k: number[] = [];
-    if (reasoningText === undefined) k = this.#split(events, total, sample, () => eventTexts(result, events));
+    if (reasoningText === undefined) k = this.#split(events, total, sample, () => facts.eventTexts());
     else if (total !== null) {
-      // usage.completion_tokens counts the reasoning too; completion_tokens_details.reasoning_tokens says how much (else it is counted).
-      const reported = reasoningTokensOf(usage);
+      // The output count includes the reasoning; the usage's reasoning count says how much (else it is counted).
+      const reported = facts.usage.reasoning;
       const reasoning = Math.min(total, reported ?? (sample ? countTokens(reasoningText) : 0));
       t.reasoningTokens = reasoning;
       t.reasoningSource = reported !== null ? 'usage' : 'tokenizer';
       const ofKind = (r: boolean): number[] => events.flatMap((e, i) => ((e.reasoning === true) === r ? [i] : []));
       const [ri, ai] = [ofKind(true), ofKind(false)];
-      const texts = eventTexts(result, events);
+      const texts = facts.eventTexts();
       const rk = this.#split(ri.map((i) => events[i]!), reasoning, sample, () => (texts === null ? null : ri.map((i) => texts[i] ?? '')));
       const ak = this.#split(ai.map((i) => events[i]!), total - reasoning, sample, () => (texts === null ? null : ai.map((i) => texts[i] ?? '')));
       k = events.map(() => 0);
@@ -176,7 +224,7 @@ export class TimingBuilder {
   }
 
   /** Splits `total` tokens over `events` (one tokenization of their texts when they line up, else by characters). */
-  #split(events: readonly ContentEvent[], total: number | null, sample: boolean, texts: () => string[] | null): number[] {
+  #split(events: readonly OutputEvent[], total: number | null, sample: boolean, texts: () => string[] | null): number[] {
     if (total === null) return [];
     if (!sample) return apportionTokens(events.map((e) => e.chars), total);
     if (total === events.length) return events.map(() => 1);
@@ -186,99 +234,4 @@ export class TimingBuilder {
     const sum = byTokenizer?.reduce((a, b) => a + b, 0);
     return byTokenizer !== null && sum === total ? byTokenizer : apportionTokens(byTokenizer ?? chars, total);
   }
-
-  #finishBody(): void {
-    const t = this.t;
-    const text = Buffer.concat(this.#body).toString('utf8');
-    this.#body = [];
-    // Registry HDR-015: nesting was checked before parsing, once, by RequestTimer's EventBounds.
-    const bounded = parseJsonPrescanned(text);
-    if (!bounded.ok) {
-      t.error = bounded.tooDeep ? { class: 'body_invalid', detail: `response body is ${bounded.error} (HDR-015)`, finding: 'json-too-deep' } : { class: 'body_invalid', detail: 'response body is not JSON' };
-      return;
-    }
-    const parsed = bounded.value;
-    if (this.#check?.api === 'embeddings') return this.#finishEmbeddings(parsed, this.#check);
-    const body = parsed as { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { completion_tokens?: unknown; prompt_tokens?: unknown } };
-    const message = Array.isArray(body.choices) ? body.choices[0]?.message : undefined;
-    if (message === undefined || typeof message !== 'object') {
-      t.error = { class: 'body_invalid', detail: 'response has no choices[0].message' };
-      return;
-    }
-    const usage = body.usage?.completion_tokens;
-    const content = typeof message.content === 'string' ? message.content : '';
-    const tokens = typeof usage === 'number' ? usage : countTokens(content);
-    t.outputTokens = tokens;
-    t.promptTokens = typeof body.usage?.prompt_tokens === 'number' ? body.usage.prompt_tokens : 0;
-    t.extras = extrasOf(body.usage, typeof message.content === 'string' ? message.content : null, wholeToolCalls(message.tool_calls));
-    // A whole answer's tool calls arrive with its end.
-    if (t.extras.toolCalls !== undefined && t.endNs !== null) t.extras.firstToolCallNs = t.endNs;
-    t.tokenSource = typeof usage === 'number' ? 'usage' : 'tokenizer';
-    // A non-streamed answer arrives whole: its tokens are stamped at the end of the body.
-    if (tokens > 0 && t.endNs !== null) t.tokenEvents = [{ atNs: t.endNs, tokens }];
-  }
-
-  /**
-   * An answer to POST /v1/embeddings: checked by the embeddings module (rule codes); one that breaks
-   * a MUST requirement (the registry's grade of the rule's requirement) is `body_invalid`. It has no
-   * output tokens and no token events: TTFT, ITL and TPOT do not apply to it.
-   */
-  #finishEmbeddings(parsed: unknown, sent: SentEmbeddings): void {
-    const t = this.t;
-    const r = checkEmbeddingsResponse(parsed, sent);
-    const bad = r.findings.find((f) => gradeOfEmbeddingsRule(f.rule) === 'MUST');
-    if (bad !== undefined) t.error = { class: 'body_invalid', detail: `${embeddingsRuleIds[bad.rule]} ${bad.message}`, finding: bad.rule };
-    t.promptTokens = r.usage?.promptTokens ?? 0;
-    t.tokenSource = r.usage === undefined ? 'none' : 'usage';
-    t.extras = { cachedTokens: null, embeddings: { inputs: r.inputs, promptTokens: r.usage?.promptTokens ?? null, dimensions: r.dimensions ?? null } };
-  }
-}
-
-/** A whole answer's message.tool_calls as name and arguments text (arguments that are not a string kept as JSON text). */
-function wholeToolCalls(raw: unknown): { name: string | null; arguments: string }[] {
-  if (!Array.isArray(raw)) return [];
-  return raw.map((c) => {
-    const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
-    return { name: typeof f?.name === 'string' ? f.name : null, arguments: typeof f?.arguments === 'string' ? f.arguments : JSON.stringify(f?.arguments ?? null) };
-  });
-}
-
-function assembledText(r: StreamCheckResult): string {
-  let text = '';
-  for (const c of r.assembled.choices) {
-    text += (c.content ?? '') + (c.refusal ?? '');
-    for (const call of c.toolCalls) text += (call.name ?? '') + call.arguments;
-  }
-  return text;
-}
-
-/** Each event's text, recovered from the assembled content and reasoning (single choice, content only). */
-function eventTexts(r: StreamCheckResult, events: readonly ContentEvent[]): string[] | null {
-  const choices = r.assembled.choices;
-  const c = choices[0];
-  if (choices.length !== 1 || c === undefined || c.refusal !== null || c.toolCalls.length > 0) return null;
-  const content = c.content ?? '';
-  const reasoning = r.timing.reasoning ?? '';
-  let pos = 0;
-  let rpos = 0;
-  const texts = events.map((e) => {
-    if (e.reasoning === true) {
-      const piece = reasoning.slice(rpos, rpos + e.chars);
-      rpos += e.chars;
-      return piece;
-    }
-    const piece = content.slice(pos, pos + e.chars);
-    pos += e.chars;
-    return piece;
-  });
-  return pos === content.length && rpos === reasoning.length ? texts : null;
-}
-
-/** usage.completion_tokens_details.reasoning_tokens (OpenAI; vLLM, DeepSeek), or null. */
-export function reasoningTokensOf(usage: unknown): number | null {
-  if (typeof usage !== 'object' || usage === null) return null;
-  const d = (usage as { completion_tokens_details?: unknown }).completion_tokens_details;
-  if (typeof d !== 'object' || d === null) return null;
-  const n = (d as { reasoning_tokens?: unknown }).reasoning_tokens;
-  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : null;
 }

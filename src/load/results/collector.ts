@@ -205,8 +205,8 @@ export class Collector {
 
   onFinish(t: RequestTiming): void {
     // Sent during warmup but still in flight at the end for the whole window: a measured timeout (docs/load.md).
-    const warm = this.isWarmup(t.intendedNs) && t.cutAtEnd !== true;
-    if (t.cutAtEnd === true && this.isWarmup(t.intendedNs)) {
+    const warm = this.isWarmup(t.intendedNs) && t.timedOutAtEnd !== true;
+    if (t.timedOutAtEnd === true && this.isWarmup(t.intendedNs)) {
       this.started++;
       this.inFlight++;
     }
@@ -242,7 +242,8 @@ export class Collector {
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
         this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
-        if (t.extras?.embeddings !== undefined) this.embeddings.add(t.extras.embeddings);
+        const counted = embeddingsCounts(t.extras?.counters);
+        if (counted !== undefined) this.embeddings.add(counted);
         if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin));
         ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
@@ -306,7 +307,7 @@ export class Collector {
           tokenSource: t.tokenSource,
           promptTokens: t.promptTokens,
           ...(t.extras?.cachedTokens == null ? {} : { cachedTokens: t.extras.cachedTokens }),
-          ...(t.extras?.embeddings === undefined ? {} : { inputs: t.extras.embeddings.inputs }),
+          ...(typeof t.extras?.counters?.['inputs'] === 'number' ? { inputs: t.extras.counters['inputs'] } : {}),
           ...(t.reasoningTokens === undefined ? {} : { reasoningTokens: t.reasoningTokens, ttfoUs: r1(ttfo) }),
           ...(asked === null ? {} : { requested: { prompt: asked.prompt, output: asked.output } }),
           ...(asked?.turn === undefined ? {} : { turn: asked.turn + 1, conversation: asked.conversation ?? 0 }),
@@ -422,3 +423,9 @@ export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpoch
 }
 
 export { summarize };
+
+/** An embeddings answer's counters (its protocol's facts: inputs embedded, usage's prompt tokens, the vector length). */
+function embeddingsCounts(c: Readonly<Record<string, number | null>> | undefined): { inputs: number; promptTokens: number | null; dimensions: number | null } | undefined {
+  const inputs = c?.['inputs'];
+  return typeof inputs !== 'number' ? undefined : { inputs, promptTokens: c?.['promptTokens'] ?? null, dimensions: c?.['dimensions'] ?? null };
+}

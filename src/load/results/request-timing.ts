@@ -28,8 +28,8 @@ export interface RequestTiming {
   error: { class: ErrorClass; detail: string; finding?: string } | null;
   /** Still in flight when the run ended and cut off: neither a sample nor an error. */
   abortedAtEnd: boolean;
-  /** Cut at the end and counted as a `timeout` (engine.ts `cutAtEnd`): a measured error even when sent during warmup. */
-  cutAtEnd?: true;
+  /** In flight when the run ended and counted as a `timeout` (end-timeout.ts): a measured error even when sent during warmup. */
+  timedOutAtEnd?: true;
   /** Reasoning tokens of a reasoning model's answer (part of outputTokens); absent when it streamed no reasoning. */
   reasoningTokens?: number;
   /** Where reasoningTokens came from: usage.completion_tokens_details.reasoning_tokens, or the client tokenizer. */

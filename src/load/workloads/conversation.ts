@@ -1,4 +1,5 @@
 import type { ChatMessage } from './prompts.ts';
+import type { RequestIntent } from '../../protocols/protocol.ts';
 import { drawLength, rngFor, sharedPrefixes, syntheticPrompt, type DatasetItem, type Requested, type Workload, type WorkloadSpec } from './workload.ts';
 
 /**
@@ -12,7 +13,7 @@ import { drawLength, rngFor, sharedPrefixes, syntheticPrompt, type DatasetItem, 
 
 interface Turn {
   user: string;
-  /** max_tokens of this turn (null: the run's --max-tokens). */
+  /** The output bound of this turn (null: the run's --max-tokens). */
   output: number | null;
   /** o200k tokens of the user text when known. */
   userTokens: number | null;
@@ -92,22 +93,12 @@ export class Conversations implements Workload {
     this.#bySeq.set(seq, { conv, turn: conv.next });
   }
 
-  body = (seq: number): string => {
+  intent = (seq: number): RequestIntent => {
     // An unbound seq (the unrecorded priming request) sends the first turn of conversation 0.
     const b = this.#bySeq.get(seq) ?? { conv: this.#make(0), turn: 0 };
     const turn = b.conv.turns[b.turn] as Turn;
     const messages: ChatMessage[] = [...(b.conv.system === null ? [] : [{ role: 'system' as const, content: b.conv.system }]), ...b.conv.history, { role: 'user', content: turn.user }];
-    const max = turn.output ?? this.#o.maxTokens;
-    const field = this.#spec.maxTokensField;
-    const limit: Record<string, number> = field === 'both' ? { max_tokens: max, max_completion_tokens: max } : { [field]: max };
-    return JSON.stringify({
-      ...(this.#spec.extraBody ?? {}),
-      model: this.#o.model,
-      messages,
-      ...limit,
-      stream: this.#o.stream,
-      ...(this.#o.stream ? { stream_options: { include_usage: true } } : {}),
-    });
+    return { model: this.#o.model, messages, maxOutputTokens: turn.output ?? this.#o.maxTokens, outputLimitMember: this.#spec.maxTokensField, stream: this.#o.stream, extraBody: this.#spec.extraBody };
   };
 
   requested = (seq: number): Requested => {

@@ -1,13 +1,14 @@
-import { embeddingsBody } from '../../protocols/embeddings/embeddings-request.ts';
+import type { RequestIntent } from '../../protocols/protocol.ts';
 import type { ChatMessage } from './prompts.ts';
 import { drawLength, rngFor, syntheticPrompt, type DatasetItem, type EmbeddingsSpec, type Requested, type Workload, type WorkloadSpec } from './workload.ts';
 
 /**
- * The embeddings workload: every request is a POST /v1/embeddings of `batch` inputs (compat
- * CreateEmbeddingRequest: "To embed multiple inputs in a single request, pass an array of
- * strings"). The texts come from the same machinery as chat prompts: synthetic texts of a token
- * length (--input-tokens), a dataset's first user turns (--dataset), or the built-in or --prompts
- * messages. Input k of request `seq` is a pure function of (seed, seq, k), so a run is reproducible.
+ * The batched-inputs workload (--embeddings-batch): every request carries `batch` texts to handle
+ * at once (an embeddings request: compat CreateEmbeddingRequest, "To embed multiple inputs in a
+ * single request, pass an array of strings"). The texts come from the same machinery as chat
+ * prompts: synthetic texts of a token length (--input-tokens), a dataset's first user turns
+ * (--dataset), or the built-in or --prompts messages. Input k of request `seq` is a pure function
+ * of (seed, seq, k), so a run is reproducible.
  */
 export function embeddingsWorkload(
   spec: WorkloadSpec & { embeddings: EmbeddingsSpec },
@@ -32,12 +33,12 @@ export function embeddingsWorkload(
     }
     return { prompt: sum, output: null };
   };
-  const extra = spec.extraBody ?? {};
-  const body = (seq: number): string => {
+  const options = encodingFormat === undefined ? undefined : { encoding_format: encodingFormat };
+  const intent = (seq: number): RequestIntent => {
     const texts = Array.from({ length: batch }, (_, k) => textOf(at(seq, k)));
-    return JSON.stringify({ ...extra, ...embeddingsBody(o.model, texts, encodingFormat === undefined ? {} : { encodingFormat }) });
+    return { model: o.model, messages: [], inputs: texts, maxOutputTokens: 0, stream: false, extraBody: spec.extraBody, ...(options === undefined ? {} : { options }) };
   };
-  return { body, requested, outputIs: 'cap' };
+  return { intent, requested, outputIs: 'cap' };
 }
 
 /** The text a chat prompt stands for as an embeddings input: its first user message (else every message's content), never empty. */

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isHarnessError } from '../../errors.ts';
-import { bodyFactory, readPromptsFile } from './prompts.ts';
+import { readPromptsFile } from './prompts.ts';
+import { promptsWorkload } from './workload.ts';
+import { bodies } from '../../../test-support/workload-bodies.ts';
 
 describe('prompt files (--prompts)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'iari-prompts-'));
@@ -32,7 +34,7 @@ describe('prompt files (--prompts)', () => {
   });
 
   it('builds streamed bodies that ask for usage, cycling through the prompts from a seeded offset', () => {
-    const body = bodyFactory([[{ role: 'user', content: 'a' }], [{ role: 'user', content: 'b' }]], { model: 'm', maxTokens: 8, stream: true, seed: 1 });
+    const body = bodies(promptsWorkload([[{ role: 'user', content: 'a' }], [{ role: 'user', content: 'b' }]], { model: 'm', maxTokens: 8, stream: true, seed: 1 }));
     const first = JSON.parse(body(0)) as { messages: { content: string }[]; stream_options: unknown; max_tokens: number };
     expect(first.messages[0]?.content).toBe('b');
     expect(first.stream_options).toEqual({ include_usage: true });

@@ -72,18 +72,3 @@ export function parsePromptLine(v: unknown, bad: (why: string) => Error): ChatMe
   }
   return msgs;
 }
-
-/** Request body factory: prompt i cycles through the list (offset by seed), so runs are reproducible. */
-export function bodyFactory(prompts: readonly ChatMessage[][], o: { model: string; maxTokens: number; stream: boolean; seed: number }): (seq: number) => string {
-  const bodies = prompts.map((messages) =>
-    JSON.stringify({
-      model: o.model,
-      messages,
-      max_tokens: o.maxTokens,
-      stream: o.stream,
-      ...(o.stream ? { stream_options: { include_usage: true } } : {}),
-    }),
-  );
-  const offset = o.seed % bodies.length;
-  return (seq) => bodies[(seq + offset) % bodies.length] ?? bodies[0] ?? '{}';
-}

@@ -1,12 +1,13 @@
 import type { ChatMessage } from './prompts.ts';
+import { promptsWorkload } from './workload.ts';
 import { buildWorkload, type Workload, type WorkloadSpec } from './workload.ts';
 import { Conversations } from './conversation.ts';
 import { traceWorkload } from './trace-workload.ts';
 import { embeddingsWorkload } from './embeddings.ts';
+import { declaresTools, toolDeclarations } from './tool-calls.ts';
 import type { TraceEntry } from './trace.ts';
-import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
-import { EMBEDDINGS_ROUTE } from '../../protocols/embeddings/embeddings-request.ts';
-import type { EmbeddingsBodyCheck } from '../../protocols/embeddings/embeddings-response.ts';
+import type { Protocol, RequestIntent, SentRequest } from '../../protocols/protocol.ts';
+import { protocolNamed, type ProtocolList } from '../../protocols/registry.ts';
 
 /** What every generator is given: the run's model, limits and seed, and (a trace replay) this shard's entries. */
 export interface SourceOptions {
@@ -19,62 +20,79 @@ export interface SourceOptions {
   entries?: readonly TraceEntry[];
 }
 
-/** Where the requests go (under the base URL) and how a whole answer is checked (absent: as a chat completion). */
-interface Endpoint {
+/**
+ * What a run's requests come from: the generator's kind and its requests behind the one Workload
+ * interface, the protocol that writes them (its route, each body, what every answer is checked
+ * against). `prompts`: no workload was given (the built-in or --prompts messages cycled).
+ */
+export type RequestSource = {
+  protocol: Protocol;
+  /** The route under the base URL's path. */
   route: string;
-  check?: EmbeddingsBodyCheck;
-}
-
-/** What a run's requests come from: the generator's kind, its requests behind the one Workload interface, and their endpoint. */
-export type RequestSource = Endpoint &
-  (
-    | { kind: 'trace' | 'embeddings' | 'requests'; workload: Workload }
-    /** Turns are bound to requests as the conversation executor sends them (conversation-engine.ts). */
-    | { kind: 'conversations'; workload: Conversations }
-  );
-
-/** Chat completions: every generator but embeddings. */
-export const CHAT: Endpoint = { route: CHAT_COMPLETIONS_ROUTE };
+  /** What every answer is checked against (the same for every request of the run). */
+  sent: SentRequest;
+  /** The JSON body of request `seq`. */
+  body(seq: number): string;
+} & (
+  | { kind: 'prompts' | 'trace' | 'embeddings' | 'requests'; workload: Workload }
+  /** Turns are bound to requests as the conversation executor sends them (conversation-engine.ts). */
+  | { kind: 'conversations'; workload: Conversations }
+);
 
 interface Generator {
   kind: RequestSource['kind'];
   applies(spec: WorkloadSpec, o: SourceOptions): boolean;
-  build(spec: WorkloadSpec, o: SourceOptions): RequestSource;
+  build(spec: WorkloadSpec, o: SourceOptions): Workload | Conversations;
 }
 
 /**
  * The request generators, one per kind of workload, in the order they claim a workload: a trace
- * gives every request's lengths, embeddings change the route, conversations carry their history,
- * and every other workload (built-in or --prompts messages, synthetic lengths, datasets, shared
- * prefixes, tools) is one request per `seq` (workload.ts). A new generator is one entry here.
+ * gives every request's lengths, a batch of inputs makes one request of several texts,
+ * conversations carry their history, and every other workload (built-in or --prompts messages,
+ * synthetic lengths, datasets, shared prefixes, tools) is one request per `seq` (workload.ts). A
+ * new generator is one entry here; which API the requests go to is the run's protocol's business.
  */
 const GENERATORS: readonly Generator[] = [
   {
     kind: 'trace',
     applies: (_, o) => o.entries !== undefined,
-    build: (spec, o) => ({ ...CHAT, kind: 'trace', workload: traceWorkload(o.entries ?? [], { model: o.model, stream: o.stream, seed: o.seed, maxTokensField: spec.maxTokensField, extraBody: spec.extraBody }) }),
+    build: (spec, o) => traceWorkload(o.entries ?? [], { model: o.model, stream: o.stream, seed: o.seed, maxTokensField: spec.maxTokensField, extraBody: spec.extraBody }),
   },
-  {
-    kind: 'embeddings',
-    applies: (spec) => spec.embeddings !== undefined,
-    build: (spec, o) => {
-      const e = spec.embeddings ?? { batch: 1 };
-      // Every answer is checked against what its request sent: one embedding per input, in the encoding asked.
-      const check: EmbeddingsBodyCheck = { api: 'embeddings', inputs: e.batch, ...(e.encodingFormat === undefined ? {} : { encodingFormat: e.encodingFormat }) };
-      return { kind: 'embeddings', route: EMBEDDINGS_ROUTE, check, workload: embeddingsWorkload({ ...spec, embeddings: e }, o) };
-    },
-  },
-  {
-    kind: 'conversations',
-    applies: (spec) => spec.conversation !== undefined,
-    build: (spec, o) => ({ ...CHAT, kind: 'conversations', workload: new Conversations(spec, o) }),
-  },
-  { kind: 'requests', applies: () => true, build: (spec, o) => ({ ...CHAT, kind: 'requests', workload: buildWorkload(spec, o) }) },
+  { kind: 'embeddings', applies: (spec) => spec.embeddings !== undefined, build: (spec, o) => embeddingsWorkload({ ...spec, embeddings: spec.embeddings ?? { batch: 1 } }, o) },
+  { kind: 'conversations', applies: (spec) => spec.conversation !== undefined, build: (spec, o) => new Conversations(spec, o) },
+  { kind: 'requests', applies: () => true, build: (spec, o) => buildWorkload(spec, o) },
 ];
 
-/** The run's requests; undefined without a workload (the built-in prompts cycled with max_tokens: prompts.ts bodyFactory). */
-export function requestSource(spec: WorkloadSpec | undefined, o: SourceOptions): RequestSource | undefined {
-  if (spec === undefined) return undefined;
-  const generator = GENERATORS.find((g) => g.applies(spec, o)) as Generator;
-  return generator.build(spec, o);
+/**
+ * The API a run sends to: the one it names, else the one its workload needs (a batch of inputs is an
+ * embeddings request), else the list's first.
+ */
+export function apiOf(list: ProtocolList, named: string | undefined, spec: WorkloadSpec | undefined): Protocol {
+  if (named !== undefined) return protocolNamed(list, named);
+  if (spec?.embeddings !== undefined) return protocolNamed(list, 'embeddings');
+  return list[0];
+}
+
+/** The run's requests: its workload's generator (none: the prompts cycled), written by `protocol`. */
+export function requestSource(spec: WorkloadSpec | undefined, o: SourceOptions, protocol: Protocol): RequestSource {
+  const generator = spec === undefined ? undefined : (GENERATORS.find((g) => g.applies(spec, o)) as Generator);
+  const workload = spec === undefined || generator === undefined ? promptsWorkload(o.prompts, o) : generator.build(spec, o);
+  const tools = spec?.tools;
+  const declared = tools === undefined ? [] : toolDeclarations(tools.tools);
+  // --tools: the share of requests that declare tools carry them.
+  const intentOf = (seq: number): RequestIntent => {
+    const intent = workload.intent(seq);
+    return tools !== undefined && declaresTools(tools, o.seed, seq) ? { ...intent, tools: declared } : intent;
+  };
+  // A workload that hands out the same intent again (the cycled prompts) gets the same body text, written once.
+  const written = new WeakMap<RequestIntent, string>();
+  const body = (seq: number): string => {
+    const intent = intentOf(seq);
+    let text = written.get(intent);
+    if (text === undefined) written.set(intent, (text = JSON.stringify(protocol.request(intent).body)));
+    return text;
+  };
+  const first = protocol.request(intentOf(0));
+  const common = { protocol, route: first.route.path, sent: first.sent, body };
+  return generator?.kind === 'conversations' ? { ...common, kind: 'conversations', workload: workload as Conversations } : { ...common, kind: generator?.kind ?? 'prompts', workload: workload as Workload } as RequestSource;
 }

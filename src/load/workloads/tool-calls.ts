@@ -2,6 +2,7 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { seededRandom } from '../../seeded-random.ts';
+import type { ToolDeclaration } from '../../protocols/protocol.ts';
 
 /**
  * Tool calls under load (`--tools builtin|FILE`, `--tool-share P`): a share of the requests
@@ -14,7 +15,7 @@ import { seededRandom } from '../../seeded-random.ts';
 
 export interface ToolDef {
   type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
 }
 
 export interface ToolsSpec {
@@ -57,13 +58,9 @@ export function declaresTools(spec: ToolsSpec, seed: number, seq: number): boole
   return spec.share >= 1 || seededRandom((seed ^ Math.imul(seq + 1, 0x9e3779b1) ^ 0x7001ca11) >>> 0)() < spec.share;
 }
 
-/** Adds `tools` to a request body built without them (its last character is the closing brace). */
-export function withTools(body: (seq: number) => string, spec: ToolsSpec, seed: number): (seq: number) => string {
-  const json = `,"tools":${JSON.stringify(spec.tools)}}`;
-  return (seq) => {
-    const b = body(seq);
-    return declaresTools(spec, seed, seq) ? b.slice(0, b.lastIndexOf('}')) + json : b;
-  };
+/** The definitions as every API declares a function tool (the run's protocol writes them on its wire). */
+export function toolDeclarations(defs: readonly ToolDef[]): ToolDeclaration[] {
+  return defs.map(({ function: f }) => ({ name: f.name, ...(f.description === undefined ? {} : { description: f.description }), ...(f.parameters === undefined ? {} : { parameters: f.parameters }), ...(f.strict === undefined ? {} : { strict: f.strict }) }));
 }
 
 /** Compiles each function's parameters schema once (a schema ajv cannot compile is a usage error). */

@@ -1,12 +1,13 @@
 import { rngFor, syntheticVocabulary, type MaxTokensField, type Requested, type Workload } from './workload.ts';
 import { TRACE_BLOCK_TOKENS, type TraceEntry } from './trace.ts';
+import type { RequestIntent } from '../../protocols/protocol.ts';
 
 /** Blocks kept built (each 512 words); older ones are built again when a trace comes back to them. */
 const BLOCK_MEMO = 4096;
 
 /**
  * The requests of a trace replay. Request `seq` is the trace's entry `seq` (in time order): one user
- * message of exactly `input` o200k tokens and `output` as max_tokens. A Mooncake entry's prompt is
+ * message of exactly `input` o200k tokens and `output` as its output bound. A Mooncake entry's prompt is
  * its hash blocks in order, each the same 512 words wherever the id occurs (drawn from the seed
  * and the id), cut to `input` tokens, then padded with words of its own when `input` is longer:
  * requests sharing a hash-id prefix share exactly that prompt prefix, so a prefix cache serves it.
@@ -44,24 +45,14 @@ export function traceWorkload(entries: readonly TraceEntry[], o: { model: string
     return parts.join(' ');
   };
   const entry = (seq: number): TraceEntry | undefined => entries[seq];
-  const extra = o.extraBody ?? {};
   return {
     requested: (seq: number): Requested => {
       const e = entry(seq);
       return { prompt: e?.input ?? null, output: e?.output ?? null };
     },
-    body: (seq: number): string => {
+    intent: (seq: number): RequestIntent => {
       const e = entry(seq);
-      const max = e?.output ?? 1;
-      const limit: Record<string, number> = o.maxTokensField === 'both' ? { max_tokens: max, max_completion_tokens: max } : { [o.maxTokensField]: max };
-      return JSON.stringify({
-        ...extra,
-        model: o.model,
-        messages: [{ role: 'user', content: e === undefined ? '' : prompt(seq, e) }],
-        ...limit,
-        stream: o.stream,
-        ...(o.stream ? { stream_options: { include_usage: true } } : {}),
-      });
+      return { model: o.model, messages: [{ role: 'user', content: e === undefined ? '' : prompt(seq, e) }], maxOutputTokens: e?.output ?? 1, outputLimitMember: o.maxTokensField, stream: o.stream, extraBody: o.extraBody };
     },
     outputIs: 'target',
   };

@@ -9,6 +9,7 @@ import { run as loadCommand } from '../../cli/load-command.ts';
 import { countTokens } from './token-count.ts';
 import { parseTraceWindow, readTrace } from './trace.ts';
 import { traceWorkload } from './trace-workload.ts';
+import { bodies } from '../../../test-support/workload-bodies.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'iari-trace-unit-'));
 const file = (name: string, text: string): string => {
@@ -121,7 +122,7 @@ describe('trace prompts', () => {
       { atMs: 3, input: 40, output: 3, hashIds: null, line: 4 },
     ];
     const w = traceWorkload(entries, { model: 'm', stream: true, seed: 3, maxTokensField: 'max_tokens', extraBody: null });
-    const prompts = entries.map((_, i) => JSON.parse(w.body(i)) as { messages: { content: string }[]; max_tokens: number });
+    const prompts = entries.map((_, i) => JSON.parse(bodies(w)(i)) as { messages: { content: string }[]; max_tokens: number });
     prompts.forEach((p, i) => {
       expect(countTokens(p.messages[0]?.content ?? '')).toBe(entries[i]?.input);
       expect(p.max_tokens).toBe(3);

@@ -6,6 +6,7 @@ import { CLI_LOAD_NAMES, planFromFlags } from '../../cli/load-flags.ts';
 
 const workloadFromFlags = (v: Parameters<typeof planFromFlags>[0]) => planFromFlags(v).workloadPlan;
 import { seededRandom } from '../../seeded-random.ts';
+import { bodies } from '../../../test-support/workload-bodies.ts';
 
 const base = { model: 'm', maxTokens: 64, stream: true, seed: 7, prompts: [[{ role: 'user' as const, content: 'hi' }]] };
 const spec = (over: Partial<WorkloadSpec>): WorkloadSpec => ({ input: { kind: 'prompts' }, output: null, maxTokensField: 'max_tokens', extraBody: null, ...over });
@@ -29,22 +30,22 @@ describe('token-length workloads', () => {
 
   it('synthetic bodies carry the drawn prompt and max_tokens, differ per request and repeat per seed', () => {
     const w = buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 40, stdev: 10 } }, output: { mean: 30, stdev: 0 } }), base);
-    const a = JSON.parse(w.body(0)) as { messages: { content: string }[]; max_tokens: number; stream_options: unknown };
+    const a = JSON.parse(bodies(w)(0)) as { messages: { content: string }[]; max_tokens: number; stream_options: unknown };
     const r0 = w.requested(0);
     expect(encode(a.messages[0]?.content ?? '').length).toBe(r0.prompt);
     expect(a.max_tokens).toBe(30);
     expect(r0.output).toBe(30);
     expect(a.stream_options).toEqual({ include_usage: true });
-    expect(w.body(1)).not.toBe(w.body(0));
-    expect(buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 40, stdev: 10 } }, output: { mean: 30, stdev: 0 } }), base).body(5)).toBe(w.body(5));
-    expect(buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 40, stdev: 10 } }, output: { mean: 30, stdev: 0 } }), { ...base, seed: 8 }).body(5)).not.toBe(w.body(5));
+    expect(bodies(w)(1)).not.toBe(bodies(w)(0));
+    expect(bodies(buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 40, stdev: 10 } }, output: { mean: 30, stdev: 0 } }), base))(5)).toBe(bodies(w)(5));
+    expect(bodies(buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 40, stdev: 10 } }, output: { mean: 30, stdev: 0 } }), { ...base, seed: 8 }))(5)).not.toBe(bodies(w)(5));
     expect(w.outputIs).toBe('target');
   });
 
   it('puts the length where --max-tokens-field says and merges --extra-body into every body', () => {
-    const both = JSON.parse(buildWorkload(spec({ output: { mean: 9, stdev: 0 }, maxTokensField: 'both', extraBody: { ignore_eos: true, min_tokens: 9 } }), base).body(0)) as Record<string, unknown>;
+    const both = JSON.parse(bodies(buildWorkload(spec({ output: { mean: 9, stdev: 0 }, maxTokensField: 'both', extraBody: { ignore_eos: true, min_tokens: 9 } }), base))(0)) as Record<string, unknown>;
     expect(both).toMatchObject({ max_tokens: 9, max_completion_tokens: 9, ignore_eos: true, min_tokens: 9, model: 'm' });
-    const mct = JSON.parse(buildWorkload(spec({ maxTokensField: 'max_completion_tokens' }), base).body(0)) as Record<string, unknown>;
+    const mct = JSON.parse(bodies(buildWorkload(spec({ maxTokensField: 'max_completion_tokens' }), base))(0)) as Record<string, unknown>;
     expect(mct['max_completion_tokens']).toBe(64);
     expect('max_tokens' in mct).toBe(false);
     // A cap, not a target: nothing to compare with.
@@ -83,7 +84,7 @@ describe('shared-prefix workloads (--prefix-tokens, --prefix-groups)', () => {
     const w = prefixed(3);
     const byGroup = new Map<number, Set<string>>();
     for (let seq = 0; seq < 60; seq++) {
-      const b = JSON.parse(w.body(seq)) as Body;
+      const b = JSON.parse(bodies(w)(seq)) as Body;
       const r = w.requested(seq);
       expect(b.messages[0]?.role).toBe('system');
       expect(encode(b.messages[0]?.content ?? '').length).toBe(64);

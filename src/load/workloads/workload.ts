@@ -3,6 +3,7 @@ import { seededRandom } from '../../seeded-random.ts';
 import type { ChatMessage } from './prompts.ts';
 import type { TraceSpec } from './trace.ts';
 import type { ToolsSpec } from './tool-calls.ts';
+import type { RequestIntent } from '../../protocols/protocol.ts';
 
 /**
  * What each request of a run asks for: its messages (built-in or --prompts, synthetic prompts of
@@ -91,7 +92,8 @@ export interface Requested {
 }
 
 export interface Workload {
-  body(seq: number): string;
+  /** What request `seq` asks for; the run's protocol turns it into a body. */
+  intent(seq: number): RequestIntent;
   requested(seq: number): Requested;
   /** `target`: the output lengths are what the run means to measure; `cap`: max_tokens is only a limit. */
   outputIs: 'target' | 'cap';
@@ -154,7 +156,7 @@ export function sharedPrefixes(p: PrefixSpec, seed: number): string[] {
 }
 
 /**
- * The request bodies and requested lengths of a run. Built-in or --prompts messages cycle from a
+ * The requests and requested lengths of a run. Built-in or --prompts messages cycle from a
  * seeded offset (as before); synthetic prompts are drawn per request; dataset conversations cycle
  * from a seeded offset (the dataset itself is already a seeded sample, see dataset.ts).
  */
@@ -193,19 +195,20 @@ export function buildWorkload(
     if (item !== null) return item.messages;
     return o.prompts[(seq + (o.seed % Math.max(1, o.prompts.length))) % Math.max(1, o.prompts.length)] ?? [];
   };
-  const extra = spec.extraBody ?? {};
-  const body = (seq: number): string => {
+  const intent = (seq: number): RequestIntent => {
     const r = requested(seq);
-    const max = r.output ?? o.maxTokens;
-    const limit: Record<string, number> = spec.maxTokensField === 'both' ? { max_tokens: max, max_completion_tokens: max } : { [spec.maxTokensField]: max };
-    return JSON.stringify({
-      ...extra,
-      model: o.model,
-      messages: messagesOf(seq, r),
-      ...limit,
-      stream: o.stream,
-      ...(o.stream ? { stream_options: { include_usage: true } } : {}),
-    });
+    return { model: o.model, messages: messagesOf(seq, r), maxOutputTokens: r.output ?? o.maxTokens, outputLimitMember: spec.maxTokensField, stream: o.stream, extraBody: spec.extraBody };
   };
-  return { body, requested, outputIs: spec.output !== null || input.kind === 'dataset' ? 'target' : 'cap' };
+  return { intent, requested, outputIs: spec.output !== null || input.kind === 'dataset' ? 'target' : 'cap' };
+}
+
+/**
+ * The default workload: the built-in or --prompts messages cycled (offset by seed, so runs are
+ * reproducible), each asking for at most `maxTokens`.
+ */
+export function promptsWorkload(prompts: readonly (readonly ChatMessage[])[], o: { model: string; maxTokens: number; stream: boolean; seed: number }): Workload {
+  const intents = prompts.map((messages): RequestIntent => ({ model: o.model, messages, maxOutputTokens: o.maxTokens, stream: o.stream }));
+  const offset = o.seed % Math.max(1, intents.length);
+  const empty: RequestIntent = { model: o.model, messages: [], maxOutputTokens: o.maxTokens, stream: o.stream };
+  return { intent: (seq) => intents[(seq + offset) % intents.length] ?? intents[0] ?? empty, requested: () => ({ prompt: null, output: null }), outputIs: 'cap' };
 }

@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectText, FIXTURE_DIR, fixturePaths, generateFixtures, type FixtureExpect } from '../../../fixtures/streams/generate.ts';
 import { checkStream, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
-import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
-import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+import { requirementOfRule } from './stream-rules.ts';
+import { gradeOf } from '../../checks/registry/registry-view.ts';
 
 import { seededRandom } from '../../seeded-random.ts';
 
 /** A finding as the registry grades it: the requirement its rule decides and that requirement's grade. */
 const SEVERITY = { MUST: 'fail', SHOULD: 'non-strict', INFO: 'informational' } as const;
 const idOf = (f: StreamFinding): string => requirementOfRule(f.rule);
-const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOfRule(f.rule)];
+const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOf(requirementOfRule(f.rule))];
 /** pass, fail or non-strict, as a stream's worst graded finding. */
 const verdictOf = (r: StreamCheckResult): 'pass' | 'fail' | 'non-strict' => (r.findings.some((f) => severityOf(f) === 'fail') ? 'fail' : r.findings.some((f) => severityOf(f) === 'non-strict') ? 'non-strict' : 'pass');
 

@@ -4,13 +4,13 @@ import { Agent } from 'undici';
 import { normalizeBaseUrl } from '../../client/base-url.ts';
 import { HttpCore } from '../../client/http-core.ts';
 import { checkStream, type StreamCheckOptions, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
-import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
-import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+import { requirementOfRule } from './stream-rules.ts';
+import { gradeOf } from '../../checks/registry/registry-view.ts';
 
 /** A finding as the registry grades it: the requirement its rule decides and that requirement's grade. */
 const SEVERITY = { MUST: 'fail', SHOULD: 'non-strict', INFO: 'informational' } as const;
 const idOf = (f: StreamFinding): string => requirementOfRule(f.rule);
-const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOfRule(f.rule)];
+const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOf(requirementOfRule(f.rule))];
 
 
 

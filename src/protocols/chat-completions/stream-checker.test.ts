@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { checkStream, loadGptTokenCounter, StreamValidator, type StreamCheckOptions, type StreamCheckResult, type StreamFinding } from './stream-checker.ts';
-import { requirementOfRule } from '../../checks/registry/stream-rule-ids.ts';
-import { gradeOfRule } from '../../checks/registry/rule-grades.ts';
+import { requirementOfRule } from './stream-rules.ts';
+import { gradeOf } from '../../checks/registry/registry-view.ts';
 
-import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from '../../client/stream-builder.ts';
+import { chunk, defaultEnvelope, FIXTURE_CREATED, frame, textCompletion, toolArgs, toolStart, usageChunk, type Event } from '../../../test-support/stream-builder.ts';
 import { toMessage } from './stream-assembly.ts';
 import type { StreamRuleCode } from './stream-rules.ts';
 
 /** A finding as the registry grades it: the requirement its rule decides and that requirement's grade. */
 const SEVERITY = { MUST: 'fail', SHOULD: 'non-strict', INFO: 'informational' } as const;
 const idOf = (f: StreamFinding): string => requirementOfRule(f.rule);
-const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOfRule(f.rule)];
+const severityOf = (f: StreamFinding): 'fail' | 'non-strict' | 'informational' => SEVERITY[gradeOf(requirementOfRule(f.rule))];
 /** pass, fail or non-strict, as a stream's worst graded finding. */
 const verdictOf = (r: StreamCheckResult): 'pass' | 'fail' | 'non-strict' => (r.findings.some((f) => severityOf(f) === 'fail') ? 'fail' : r.findings.some((f) => severityOf(f) === 'non-strict') ? 'non-strict' : 'pass');
 

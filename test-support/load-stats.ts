@@ -1,5 +1,5 @@
 /** Small exact statistics used by the load proofs (tests and scripts/bench-load.ts). */
-import { logGamma } from '../../statistics.ts';
+import { logGamma } from '../src/statistics.ts';
 
 /** Nearest-rank percentile of raw values (p in 0..100). */
 export function percentile(values: readonly number[], p: number): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readAllSse } from './sse-reader.ts';
+import { readAllSse } from '../src/client/sse-reader.ts';
 import { chunk, frame, textCompletion, usageChunk, type FrameOptions } from './stream-builder.ts';
 
 const enc = new TextEncoder();

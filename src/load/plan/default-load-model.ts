@@ -12,8 +12,8 @@ import { isTlsFailure } from '../../client/transport-errors.ts';
 /** Most bytes of the model list read before the run (a list of thousands of models is far smaller). */
 const MODELS_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The first listed model: one bounded request on the HTTP core (`budgetMs` in all, default 10 s; 4 MiB at most), never a hang on a server that misbehaves. */
-export async function firstModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions, budgetMs = 10_000): Promise<string> {
+/** The model a load run sends to when none is named: the first listed one, from one bounded request on the HTTP core (`budgetMs` in all, default 10 s; 4 MiB at most), never a hang on a server that misbehaves. */
+export async function defaultLoadModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions, budgetMs = 10_000): Promise<string> {
   const ms = Math.max(1, Math.round(budgetMs));
   const { root, origin } = normalizeBaseUrl(baseUrl);
   const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);

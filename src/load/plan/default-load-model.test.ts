@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEndlessServer, type EndlessServer } from '../../../test-support/endless-server-fixtures.ts';
-import { firstModel } from './first-model.ts';
+import { defaultLoadModel } from './default-load-model.ts';
 
 const TOKEN = 'sk-first-model-canary-0123456789';
 let server: EndlessServer;
@@ -29,16 +29,16 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function refusal(budgetMs = 5_000): Promise<Error> {
-  return firstModel('iari load', root, TOKEN, undefined, budgetMs).then(
+  return defaultLoadModel('iari load', root, TOKEN, undefined, budgetMs).then(
     (id) => new Error(`picked ${id}`),
     (e: unknown) => e as Error,
   );
 }
 
-describe('firstModel (the model a load run uses when none is given)', () => {
+describe('defaultLoadModel (the model a load run uses when none is given)', () => {
   it('LOAD-MODEL: picks the first listed model, asking with the token', async () => {
     answer = 'list';
-    expect(await firstModel('iari load', root, TOKEN)).toBe('model-a');
+    expect(await defaultLoadModel('iari load', root, TOKEN)).toBe('model-a');
   });
 
   it('HDR-012: a server that never answers is refused within the budget, naming the deadline, with the hint to pass --model', async () => {

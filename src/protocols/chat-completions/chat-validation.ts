@@ -1,54 +1,12 @@
-import { badRequest, type ApiError } from './http-errors.ts';
-import { parseResponseFormat, type ResponseFormat } from './response-format.ts';
+// The request validation of POST /v1/chat/completions as the bundled mock applies it (and a server
+// should): OpenAI's 400s, each naming the member at fault in `param`. Some mock faults loosen it.
+import type { AskMessage, AskTool, AskToolChoice, GenerationAsk, MockParsed, MockRefusal } from '../protocol-mock.ts';
+import { parseResponseFormat } from './chat-response-format.ts';
 
-export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+type Role = AskMessage['role'];
 
-export interface ToolCallIn {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-export interface ChatMessage {
-  role: Role;
-  /** Text of the message (text parts joined); null when absent. */
-  text: string | null;
-  toolCalls: ToolCallIn[];
-  toolCallId: string | null;
-}
-
-export interface ToolDef {
-  name: string;
-  description: string | null;
-  parameters: Record<string, unknown>;
-}
-
-export type ToolChoice = { mode: 'none' } | { mode: 'auto' } | { mode: 'required' } | { mode: 'named'; name: string };
-
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  temperature: number | null;
-  n: number;
-  stop: string[];
-  maxTokens: number | null;
-  stream: boolean;
-  includeUsage: boolean;
-  tools: ToolDef[];
-  toolChoice: ToolChoice;
-  parallelToolCalls: boolean;
-  seed: number | null;
-  /** Text, JSON mode or a JSON Schema (Structured Outputs). */
-  responseFormat: ResponseFormat;
-  /** vLLM / llama.cpp extension `ignore_eos`: generate until max_tokens, never stop early. */
-  ignoreEos: boolean;
-  /** vLLM extension `min_tokens`: do not stop before this many tokens (max_tokens still caps). */
-  minTokens: number | null;
-  /** The parsed body, as received. */
-  raw: Record<string, unknown>;
-}
-
-export type Validation = { ok: true; request: ChatRequest } | { ok: false; error: ApiError };
+/** The request members the seed's table shows: the core every server has. */
+export const CORE_CHAT_MEMBERS: ReadonlySet<string> = new Set(['model', 'messages', 'temperature', 'stream', 'tools']);
 
 const ROLES = new Set<string>(['system', 'developer', 'user', 'assistant', 'tool']);
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -61,13 +19,13 @@ function typeName(value: unknown): string {
 }
 
 class Invalid extends Error {
-  constructor(readonly error: ApiError) {
-    super(error.message);
+  constructor(readonly refusal: MockRefusal) {
+    super(refusal.message);
   }
 }
 
 function fail(param: string | null, message: string): never {
-  throw new Invalid(badRequest(param, message));
+  throw new Invalid({ ok: false, param, message });
 }
 
 function wrongType(param: string, expected: string, value: unknown): never {
@@ -108,7 +66,7 @@ function textOf(content: unknown, param: string, allowNull: boolean): string | n
   return texts.join('');
 }
 
-function parseMessage(value: unknown, i: number, faults: ReadonlySet<string>): ChatMessage {
+function parseMessage(value: unknown, i: number, faults: ReadonlySet<string>): AskMessage {
   const p = `messages[${i}]`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) wrongType(p, 'an object', value);
   const m = value as Record<string, unknown>;
@@ -116,7 +74,7 @@ function parseMessage(value: unknown, i: number, faults: ReadonlySet<string>): C
   if (role === undefined) fail(`${p}.role`, `Missing required parameter: '${p}.role'.`);
   if (typeof role !== 'string') wrongType(`${p}.role`, 'a string', role);
   if (!ROLES.has(role) && !faults.has('unknown-role-accepted')) fail(`${p}.role`, `Invalid value: '${role}'. Supported values are: 'system', 'assistant', 'user', 'tool', and 'developer'.`);
-  const toolCalls: ToolCallIn[] = [];
+  const toolCalls: AskMessage['toolCalls'] = [];
   let toolCallId: string | null = null;
   if (role === 'assistant') {
     const calls = m['tool_calls'];
@@ -152,7 +110,7 @@ function parseMessage(value: unknown, i: number, faults: ReadonlySet<string>): C
   return { role: ROLES.has(role) ? (role as Role) : 'user', text, toolCalls, toolCallId };
 }
 
-function parseTools(body: Record<string, unknown>): ToolDef[] {
+function parseTools(body: Record<string, unknown>): AskTool[] {
   const tools = body['tools'];
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) wrongType('tools', 'an array', tools);
@@ -177,7 +135,7 @@ function parseTools(body: Record<string, unknown>): ToolDef[] {
   });
 }
 
-function parseToolChoice(body: Record<string, unknown>, tools: ToolDef[]): ToolChoice {
+function parseToolChoice(body: Record<string, unknown>, tools: AskTool[]): AskToolChoice {
   const choice = body['tool_choice'];
   if (choice === undefined || choice === null) return tools.length > 0 ? { mode: 'auto' } : { mode: 'none' };
   if (tools.length === 0) fail('tool_choice', "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.");
@@ -206,12 +164,17 @@ function parseStop(body: Record<string, unknown>): string[] {
 }
 
 /** Validates a parsed chat-completions body; every rejection names the offending `param`. */
-export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>): Validation {
+export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>): MockParsed<GenerationAsk> | MockRefusal {
   try {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       fail(null, `Invalid request body: expected a JSON object, but got ${typeName(parsed)} instead.`);
     }
     const body = parsed as Record<string, unknown>;
+    // Legal mode legal-refuses-extensions (a server of the seed's table and nothing more): a member beyond it is refused, named.
+    if (faults.has('legal-refuses-extensions')) {
+      const extra = Object.keys(body).find((k) => !CORE_CHAT_MEMBERS.has(k));
+      if (extra !== undefined) fail(extra, `Unrecognized request argument supplied: ${extra}`);
+    }
     if (faults.has('documented-param-rejected')) {
       const rejected = ['top_p', 'seed', 'user', 'response_format', 'presence_penalty', 'frequency_penalty'].find((k) => k in body);
       // Refused without saying which member: not a server that lacks an extension (that names it), a broken one.
@@ -259,14 +222,16 @@ export function validateChatRequest(parsed: unknown, faults: ReadonlySet<string>
     if (ptc !== undefined && ptc !== null && typeof ptc !== 'boolean') wrongType('parallel_tool_calls', 'a boolean', ptc);
     const tools = parseTools(body);
     const toolChoice = parseToolChoice(body, tools);
-    const responseFormat = parseResponseFormat(body, parsedMessages.map((m) => m.text), faults);
-    if ('status' in responseFormat) return { ok: false, error: responseFormat };
+    const format = parseResponseFormat(body, parsedMessages.map((m) => m.text), faults);
+    if ('ok' in format) return format;
     return {
       ok: true,
-      request: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, responseFormat, ignoreEos: ignoreEos === true, minTokens, raw: body },
+      model,
+      stream: stream === true,
+      ask: { model, messages: parsedMessages, temperature, n, stop, maxTokens, stream: stream === true, includeUsage, tools, toolChoice, parallelToolCalls: ptc !== false, seed, format, ignoreEos: ignoreEos === true, minTokens, raw: body },
     };
   } catch (error) {
-    if (error instanceof Invalid) return { ok: false, error: error.error };
+    if (error instanceof Invalid) return error.refusal;
     throw error;
   }
 }

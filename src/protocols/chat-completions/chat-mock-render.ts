@@ -1,15 +1,10 @@
-import type { ChoicePlan, CompletionPlan } from './plan.ts';
-import type { StreamEvent, StreamResponse } from './types.ts';
+import type { AnswerPlan as CompletionPlan, AnswerRenderer, PlannedChoice as ChoicePlan, RenderContext, WireEvent as StreamEvent } from '../protocol-mock.ts';
 
-// Serialisation of completions. The hot path concatenates a per-request prefix with cached,
+// The bundled mock's chat completions on the wire: a generated answer serialised as a
+// ChatCompletion or its chunk stream. The hot path concatenates a per-request prefix with cached,
 // pre-serialised per-plan tails; when any fault is active a slower object path applies mutations.
 
-export interface RenderContext {
-  id: string;
-  created: number;
-  model: string;
-  faults: ReadonlySet<string>;
-}
+type StreamWire = ReturnType<NonNullable<AnswerRenderer['wire']>>;
 
 type Json = Record<string, unknown>;
 type ChunkKind = 'role' | 'content' | 'tool-head' | 'tool-args' | 'finish';
@@ -136,7 +131,7 @@ export function renderStream(plan: CompletionPlan, includeUsage: boolean, ctx: R
  * encoded once and the per-plan tails were encoded once per plan (long or non-Latin-1 texts are
  * costly to encode on every request).
  */
-export function streamWire(plan: CompletionPlan, includeUsage: boolean, ctx: RenderContext, events: readonly StreamEvent[]): NonNullable<StreamResponse['wire']> {
+export function streamWire(plan: CompletionPlan, includeUsage: boolean, ctx: RenderContext, events: readonly StreamEvent[]): StreamWire {
   const t = template(plan, includeUsage);
   const tailBytes = (t.tailBytes ??= t.tails.map((tail) => Buffer.from(`${tail}\n\n`)));
   const usageBytes = (t.usageBytes ??= Buffer.from(`${t.usageTail}\n\n`));
@@ -299,3 +294,13 @@ export function renderCompletion(plan: CompletionPlan, ctx: RenderContext): stri
   if (f.has('chunk-no-id-created')) delete body['created'];
   return JSON.stringify(body);
 }
+
+/** The chat completions renderer of the mock's generated answers. */
+export const chatRenderer: AnswerRenderer = {
+  steps: (plan, ask) => streamStepCount(plan, ask.includeUsage),
+  whole: (plan, _ask, ctx) => renderCompletion(plan, ctx),
+  stream: (plan, ask, ctx, times) => renderStream(plan, ask.includeUsage, ctx, times),
+  wire: (plan, ask, ctx, events) => streamWire(plan, ask.includeUsage, ctx, events),
+  // Compat (§2 #18): "Errors after streaming starts must be sent as data:{"error":{…}} and the stream then ended."
+  failure: (at, errorBody) => [...(errorBody === null ? [] : [{ atMs: at, data: `data: ${errorBody}\n\n`, tokens: 0, content: false }]), { atMs: at, data: 'data: [DONE]\n\n', tokens: 0, content: false }],
+};

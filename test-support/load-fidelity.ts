@@ -1,4 +1,4 @@
-import type { RequestTiming } from './request-timer.ts';
+import type { RequestTiming } from '../src/load/measure/request-timer.ts';
 
 /** The part of the mock's send log the comparison needs (mock-server SendLogRecord). */
 export interface SentEvent {

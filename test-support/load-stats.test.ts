@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorDistribution, fittedRate, percentile } from './stats.ts';
+import { errorDistribution, fittedRate, percentile } from './load-stats.ts';
 
 describe('fitted arrival rate', () => {
   it('recovers the rate of an exact grid and is barely moved by one late send at the end', () => {

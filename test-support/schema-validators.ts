@@ -2,9 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { HarnessError, HarnessErrorCode } from '../../errors.ts';
-import { packagePath } from '../../package-root.ts';
-import { ajvErrorPointer, escapePointerToken, validateReceiptSchema } from '../../receipts/receipt-schema.ts';
+import { HarnessError, HarnessErrorCode } from '../src/errors.ts';
+import { packagePath } from '../src/package-root.ts';
+import { ajvErrorPointer, escapePointerToken, validateReceiptSchema } from '../src/receipts/receipt-schema.ts';
 
 /** The OpenAPI document is registered with ajv under this $id; `receipt.schema.json` resolves beside it. */
 export const OPENAPI_SCHEMA_ID = 'https://iari.invalid/spec/openapi.yaml';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
-import { cutRequest } from './cut-request.ts';
+import { ownRequest } from './own-request.ts';
 
 // A server that writes a piece every 20 ms for 2 s, and tells when the client's connection closed.
 let server: Server | undefined;
@@ -33,7 +33,7 @@ describe('a request the client cuts on purpose', () => {
     const origin = await start();
     const d = new Agent();
     let pieces = 0;
-    const a = await cutRequest(d, { origin, path: '/', method: 'POST', headers: {}, body: '{}', deadlineMs: 5_000, maxBytes: 1 << 20, cutWhen: () => ++pieces >= 3 });
+    const a = await ownRequest(d, { origin, path: '/', method: 'POST', headers: {}, body: '{}', deadlineMs: 5_000, maxBytes: 1 << 20, cutWhen: () => ++pieces >= 3 });
     expect(a.status).toBe(200);
     expect(a.error).toBeNull();
     expect(a.complete).toBe(false);
@@ -48,10 +48,10 @@ describe('a request the client cuts on purpose', () => {
   it('CANCEL-003: cutAfterMs closes it on time, and without a cut the answer is read whole', async () => {
     const origin = await start();
     const d = new Agent();
-    const a = await cutRequest(d, { origin, path: '/', method: 'POST', headers: {}, body: '{}', deadlineMs: 5_000, maxBytes: 1 << 20, cutAfterMs: 100 });
+    const a = await ownRequest(d, { origin, path: '/', method: 'POST', headers: {}, body: '{}', deadlineMs: 5_000, maxBytes: 1 << 20, cutAfterMs: 100 });
     expect(a.cutAt! - a.sentAt).toBeGreaterThanOrEqual(95);
     expect(a.complete).toBe(false);
-    const whole = await cutRequest(d, { origin, path: '/', method: 'POST', headers: {}, body: '{}', deadlineMs: 5_000, maxBytes: 1 << 20 });
+    const whole = await ownRequest(d, { origin, path: '/', method: 'POST', headers: {}, body: '{}', deadlineMs: 5_000, maxBytes: 1 << 20 });
     expect(whole.complete).toBe(true);
     expect(whole.cutAt).toBeNull();
     await d.destroy();

@@ -1,3 +1,6 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { OutputTally } from '../protocol.ts';
+
 /**
  * Counts the events of a chat-completions stream that carry generated output (delta.content,
  * delta.reasoning_content or delta.reasoning, delta.tool_calls), fed piece by piece as the body
@@ -51,4 +54,14 @@ export class ContentEvents {
     }
     return this.#count;
   }
+}
+
+/**
+ * The output events of one streamed answer as its reads arrive (where --cancel-after Ntokens cuts):
+ * servers stream one token per event (the mock, llama.cpp's, vLLM's), so N tokens is N events.
+ */
+export function chatOutputTally(): OutputTally {
+  const events = new ContentEvents();
+  const decoder = new StringDecoder('utf8');
+  return { feed: (chunk) => events.feed(decoder.write(chunk as Buffer)) };
 }
