@@ -4,6 +4,7 @@ import type { ErrorClass } from '../results/load-result.ts';
 import type { CheckedPart } from './timing-builder.ts';
 import type { SentRequest } from '../../protocols/protocol.ts';
 import type { ProtocolList } from '../../protocols/registry.ts';
+import { collectYoungGarbage } from '../../collect-garbage.ts';
 
 /**
  * The load process's side of the check worker (src/load/measure/check-worker.ts). Engines stamp reads on
@@ -52,6 +53,11 @@ const START_TIMEOUT_MS = 15_000;
  * bounded: collection runs more often, nothing can run out.
  */
 export const WORKER_YOUNG_GENERATION_MB = 48;
+/**
+ * After this many bytes of large events (past LARGE_READ_BYTES) are copied to the worker, this thread
+ * collects its young generation: the socket buffers they were read in are garbage (issue 42).
+ */
+const COLLECT_AFTER_LARGE_BYTES = 4 * 1024 * 1024;
 
 export class CheckThread {
   readonly #worker: Worker;
@@ -60,6 +66,8 @@ export class CheckThread {
   #chunks: Buffer[] = [];
   #bytes = 0;
   #largeBytes = 0;
+  /** Bytes of large events copied to the worker since this thread last collected its young garbage. */
+  #largeSince = 0;
   #scheduled = false;
   #nextId = 1;
   #failed: string | null = null;
@@ -212,6 +220,11 @@ export class CheckThread {
     this.#posted += this.#bytes;
     this.#bytes = 0;
     this.#worker.postMessage(batch, [batch.bytes]);
+    this.#largeSince += batch.largeBytes;
+    if (this.#largeSince >= COLLECT_AFTER_LARGE_BYTES) {
+      this.#largeSince = 0;
+      collectYoungGarbage();
+    }
   }
 
   /** Every response still waiting fails with class `other` (never silently lost). */
