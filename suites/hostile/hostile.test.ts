@@ -222,7 +222,7 @@ function common(run: ChildRun, reportDir: string, bound: number, rssBound = RSS_
   expect(`${run.stdout}\n${run.stderr}`, 'a stack trace was printed').not.toMatch(STACK_LINE);
   expect(leaks(`${run.stdout}\n${run.stderr}`), 'canary in stdout/stderr').toEqual([]);
   const files = filesUnder(reportDir);
-  expect(files.length, 'report files').toBeGreaterThan(0);
+  expect(files.length, `report files (exit ${run.code}; stderr: ${run.stderr.slice(0, 400)})`).toBeGreaterThan(0);
   for (const f of files) expect(leaks(readFileSync(f, 'latin1')), `canary in ${f}`).toEqual([]);
 }
 
