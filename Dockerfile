@@ -6,14 +6,14 @@
 # The first stage installs the dev dependencies (the build needs them) and runs `npm pack`, which
 # runs the package's own prepack build, if any; the image installs only that tarball with its
 # production dependencies, so it holds exactly what a user gets from the registry.
-FROM node:20-slim AS pack
+FROM node:24-slim AS pack
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm pack --pack-destination /tmp && mv /tmp/iari-*.tgz /tmp/iari.tgz
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production
 # Debian's CA bundle: iari trusts the operating system's roots besides Node's (docs/load.md, TLS).
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*

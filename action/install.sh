@@ -5,7 +5,8 @@
 set -euo pipefail
 : "${RUNNER_TEMP:?}" "${GITHUB_PATH:?}"
 
-node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 20 || (a === 20 && b < 19)) { console.error(`::error title=iari::iari needs Node 20.19 or later, this job has ${process.version} (add actions/setup-node before the action)`); process.exit(2); }'
+# package.json engines: ^22.19.0 || >=24 (Node 24 is the reference runtime).
+node -e 'const [a, b] = process.versions.node.split(".").map(Number); if (a < 22 || a === 23 || (a === 22 && b < 19)) { console.error(`::error title=iari::iari needs Node 24 (or 22.19 or later), this job has ${process.version} (add actions/setup-node with node-version: 24 before the action)`); process.exit(2); }'
 
 dest="$RUNNER_TEMP/iari-action"
 rm -rf "$dest"

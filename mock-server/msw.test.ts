@@ -100,7 +100,7 @@ describe('msw handlers and the socket server share one core', () => {
     }
     const mock = createMockHandlers({ seed: SEED, defaultToken: TOKEN, limits: false, baseUrl: 'https://iari-mock.test/v1' });
     const msw = setupServer(...mock.handlers);
-    msw.listen({ onUnhandledRequest: 'error' });
+    msw.listen({ onUnhandledFrame: 'error' });
     try {
       viaMsw = await runClient('https://iari-mock.test/v1');
     } finally {
@@ -140,7 +140,7 @@ describe('msw handlers and the socket server share one core', () => {
   it('stops a stream and records it as interrupted when the msw client aborts mid-stream', async () => {
     const mock = createMockHandlers({ seed: SEED, defaultToken: TOKEN, limits: false, itlMs: 20, completionTokens: 40, baseUrl: 'https://iari-mock.test/v1' });
     const msw = setupServer(...mock.handlers);
-    msw.listen({ onUnhandledRequest: 'error' });
+    msw.listen({ onUnhandledFrame: 'error' });
     try {
       const models = (await (await fetch('https://iari-mock.test/v1/models')).json()) as { data: { id: string }[] };
       // msw keeps a clone of every response, so reader.cancel() alone never reaches the handler: abort the request.

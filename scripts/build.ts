@@ -9,9 +9,9 @@
 // that runs the CLI) never finds it half-written.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packageBin } from './package-bin.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const target = join(root, 'dist');
@@ -19,7 +19,7 @@ const dist = join(root, `dist.next-${process.pid}`);
 const old = join(root, `dist.old-${process.pid}`);
 
 rmSync(dist, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const tsc = packageBin('typescript', 'tsc');
 const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', dist], { stdio: 'inherit' });
 if (compiled.status !== 0) {
   process.stderr.write('build: tsc failed\n');

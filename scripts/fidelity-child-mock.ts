@@ -8,7 +8,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import { startMockServer, type MockServerOptions } from '../mock-server/index.ts';
 
 export interface MockHandle {
@@ -64,7 +64,7 @@ export async function stopChild(m: MockHandle): Promise<void> {
 if (process.send !== undefined && process.argv[1] === fileURLToPath(import.meta.url)) {
   const options = JSON.parse(process.argv[2] ?? '{}') as MockServerOptions;
   const mock = await startMockServer({ limits: false, receipts: false, sendLogCapacity: 100_000, ...options });
-  let eld: IntervalHistogram | null = null;
+  let eld: ELDHistogram | null = null;
   process.on('message', (m: { eld?: 'start' | 'stop' }) => {
     if (m.eld === 'start') {
       eld = monitorEventLoopDelay({ resolution: 1 });

@@ -12,7 +12,7 @@ const tsconfigRaw = { compilerOptions: { verbatimModuleSyntax: true, useDefineFo
 export async function load(url, context, nextLoad) {
   if (url.startsWith('file:') && url.endsWith('.ts') && !url.includes('/node_modules/')) {
     const path = fileURLToPath(url);
-    const { code } = await transform(await readFile(path, 'utf8'), { loader: 'ts', format: 'esm', target: 'node20', sourcemap: 'inline', sourcefile: path, tsconfigRaw });
+    const { code } = await transform(await readFile(path, 'utf8'), { loader: 'ts', format: 'esm', target: 'node22', sourcemap: 'inline', sourcefile: path, tsconfigRaw });
     return { format: 'module', source: code, shortCircuit: true };
   }
   return nextLoad(url, context);

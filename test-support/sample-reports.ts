@@ -152,7 +152,7 @@ export function tinyConformanceReport(secret: string): ConformanceReport {
   return {
     tool: { name: 'iari', version: '0.1.0' },
     run: { id: 'r1', startedAt: '2026-11-21T00:00:00.000Z', durationMs: 10, baseUrl: 'http://127.0.0.1:1/v1', target: 'external', seed: 1, grade: 'all', profile: 'default', only: [], skip: [], include: [] },
-    summary: { pass: 1, fail: 1, 'non-strict': 1, informational: 0, skipped: 1, known: 0, total: 4 },
+    summary: { pass: 1, fail: 1, 'non-strict': 1, informational: 0, skipped: 1, known: 0, undecided: 0, total: 4 },
     results: [
       { id: 'AUTH-001', area: 'AUTH', grade: 'MUST', title: 'a', checks: ['AUTH-001: a'], durationMs: 1, verdict: 'pass' },
       { id: 'AUTH-006', area: 'AUTH', grade: 'MUST', title: 'b', checks: ['AUTH-006: b'], durationMs: 1, verdict: 'fail', failures: [{ message: `echoed ${secret}`, requestId: 'req_1', curl: `curl -H "authorization: Bearer ${secret}"` }] },

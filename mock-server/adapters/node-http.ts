@@ -159,11 +159,16 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
       else {
         const framed = frameEvent(e.data, framing);
         if (pieceWise) {
-          for (const piece of writePieces(Buffer.from(framed), framing, rng)) writable = res.write(piece);
-        } else writable = res.write(framed);
+          const at = index++;
+          sendApart(writePieces(Buffer.from(framed), framing, rng), () => {
+            entry.written[at] = hrtime();
+            next();
+          });
+          return;
+        }
+        writable = res.write(framed);
       }
       index++;
-      if (pieceWise) entry.written[index - 1] = hrtime();
       if (!writable) break;
     }
     flushJoined();
@@ -172,6 +177,15 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
       const t = hrtime();
       for (let k = batchStart; k < index; k++) entry.written[k] = t;
     }
+    if (!writable && index < events.length) {
+      res.once('drain', pump);
+      return;
+    }
+    next();
+  };
+
+  /** After the events written so far: the end of the stream, or the timer for the next event. */
+  const next = (): void => {
     if (index >= events.length) {
       // Fault keep-alive-close-after-stream: the connection closes once the stream has left, whatever its headers said.
       if (s.closeAfter === true) {
@@ -181,12 +195,21 @@ function writeStream(res: ServerResponse, s: StreamResponse, log: SendLog, recei
       end(false);
       return;
     }
-    if (!writable) {
-      res.once('drain', pump);
-      return;
-    }
-    const next = events[index];
-    timer = setTimeout(pump, Math.max(0, (next?.atMs ?? 0) - (performance.now() - startMs)));
+    timer = setTimeout(pump, Math.max(0, (events[index]?.atMs ?? 0) - (performance.now() - startMs)));
+  };
+
+  // Legal modes tiny-writes and split-utf8 (CHAT-STREAM-035): each piece is a write of its own, sent
+  // once the one before has left, so each reaches the client as a read of its own. Written in one
+  // go, Node 24's http response hands the writes of one tick to the socket together, as one read.
+  const sendApart = (pieces: readonly Uint8Array[], then: () => void): void => {
+    let i = 0;
+    const one = (): void => {
+      if (res.destroyed) return;
+      const piece = pieces[i++];
+      if (piece === undefined) then();
+      else res.write(piece, one);
+    };
+    one();
   };
   pump();
 }

@@ -24,7 +24,7 @@ const legal = (name: string, exercises: string[], description: string): FaultDef
 export const coreFaults: readonly FaultDefinition[] = [
   // Stream framing and termination (conformance-anchors §2 #1, #2, #18, #21)
   f('stream-no-done', ['CHAT-STREAM-002'], 'The stream ends without the data: [DONE] event (§2 #1).'),
-  f('stream-done-trailing-space', ['CHAT-STREAM-003'], 'The last event is "data: [DONE] " with a trailing space (§2 #2).'),
+  f('stream-done-trailing-space', ['CHAT-STREAM-003', 'CHAT-STREAM-038'], 'The last event is "data: [DONE] " with a trailing space (§2 #2).'),
   f('stream-data-after-done', ['CHAT-STREAM-004'], 'A chunk is sent again after [DONE].'),
   f('stream-truncated', ['CHAT-STREAM-019'], 'The finish chunk is never sent; the stream goes straight to [DONE] (error swallowed, §2 #18).'),
   f('stream-disconnect', ['CHAT-STREAM-002', 'CHAT-STREAM-038'], 'The server closes the connection halfway through the content, without [DONE].'),

@@ -26,8 +26,8 @@ export const reasoningFaults: readonly FaultDefinition[] = [
   f('reasoning-tokens-exceed', ['CHAT-STREAM-050'], 'usage.completion_tokens_details.reasoning_tokens is larger than completion_tokens.'),
   f('reasoning-echo-rejected', ['CHAT-038'], 'A request whose assistant message carries the reasoning it was given back (reasoning_content or reasoning) answers 400.'),
   { ...f('reasoning-effort-ignored', ['CHAT-039'], 'reasoning_effort is accepted and ignored: every effort reasons as "medium" (legal by default; fails under --expect reasoning-effort).'), expect: ['reasoning-effort'] },
-  { ...f('reasoning-absent', ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'], 'iari-reasoner answers without reasoning, as a server with no reasoning model does (legal by default; fails under --expect reasoning).'), expect: ['reasoning'] },
-  f('reasoning-empty-alias', ['CLIENT-027'], 'Thinking chunks carry delta.reasoning_content "" beside delta.reasoning (an empty alias): the AI SDK reads reasoning_content first and gives the application no reasoning.'),
+  { ...f('reasoning-absent', ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'], 'iari-reasoner answers without reasoning, as a server with no reasoning model does (legal by default; fails under --expect reasoning).'), expect: ['reasoning'] },
+  f('reasoning-empty-alias', ['CLIENT-027', 'CLIENT-054'], 'Thinking chunks carry delta.reasoning_content "" beside delta.reasoning (an empty alias): the AI SDK reads reasoning_content first and gives the application no reasoning.'),
   f('reasoning-effort-inverted', ['CHAT-039'], 'reasoning_effort "low" reasons more than "high" (the efforts are swapped).'),
 ];
 

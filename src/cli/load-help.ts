@@ -54,7 +54,7 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
     title: 'Target:',
     rows: [
       { head: '--base-url URL', flags: ['base-url'], help: ['the server to load, http(s)://host[:port][/v1] (default: the bundled', 'mock); before any traffic to a host that is not loopback, a line', 'names the target, the mode and the bound'] },
-      { head: '--token-env NAME', flags: ['token-env'], help: ['environment variable holding the bearer token (default IARI_TOKEN)'] },
+      { head: '--token-env NAME', flags: ['token-env'], help: ['environment variable holding the bearer token (default IARI_TOKEN; with', 'none named and IARI_TOKEN unset, requests carry no Authorization)'] },
       { head: '--token-file PATH', flags: ['token-file'], help: ['file holding the bearer token'] },
     ],
   },

@@ -220,3 +220,19 @@ describe('iari test', () => {
     }
   }, 150_000);
 });
+
+describe('iari test --scope openai (issue 43)', () => {
+  it('judges the bundled mock without the interface\'s extras, says on the summary that the run is not a verdict on the interface, and records the scope in conformance.json', async () => {
+    const dir = join(tmp, 'scope-openai');
+    const r = await runCli(['test', '--scope', 'openai', '--only', 'AUTH,ME,CHAT-001', '--report', dir]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/scope openai: \d+ requirements of the interface's extras .* not judged; this run is not a verdict on the interface/);
+    const report = JSON.parse(readFileSync(join(dir, 'conformance.json'), 'utf8')) as { run: { scope?: string }; results: { id: string; verdict: string; reason?: string }[] };
+    expect(report.run.scope).toBe('openai');
+    const byId = new Map(report.results.map((x) => [x.id, x]));
+    expect(byId.get('ME-001')).toMatchObject({ verdict: 'skipped', reason: expect.stringMatching(/scope openai/) });
+    expect(byId.get('AUTH-001')).toMatchObject({ verdict: 'skipped', reason: expect.stringMatching(/needs GET \/v1\/me/) });
+    expect(byId.get('AUTH-003')?.verdict).toBe('pass');
+    expect(byId.get('CHAT-001')?.verdict).toBe('pass');
+  }, 120_000);
+});

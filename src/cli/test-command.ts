@@ -3,7 +3,7 @@ import { readToken } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { runDeadlineNotes } from '../library/test-deadlines.ts';
-import { runPassed, type CheckRun } from '../checks/runner/conformance-results.ts';
+import { runOutcome, type CheckRun } from '../checks/runner/conformance-results.ts';
 import { parsePace } from '../checks/rate-limits/pace.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { ExitCode } from '../exit-codes.ts';
@@ -33,8 +33,15 @@ Options:
                        how this project's own choices (profile requirements, where the
                        interface says "not shown") are graded: default INFO (reported, never
                        a finding), strict SHOULD (non-strict when broken; exit code unchanged)
-  --only IDS           comma-separated requirement IDs to judge (others are skipped)
-  --skip IDS           comma-separated requirement IDs not to judge
+  --only IDS           comma-separated requirement IDs or areas to judge (others are skipped);
+                       an area is its prefix (ME, RCPT-CHAIN), a family every area under
+                       it (RCPT)
+  --skip IDS           comma-separated requirement IDs or areas not to judge
+  --scope interface|openai
+                       what the run judges (default interface: every requirement). openai
+                       judges a plain OpenAI-compatible server without the interface's
+                       extras (/v1/me, /v1/me/usage, public /v1/models, Receipts); the
+                       summary and conformance.json say so: never a pass of the interface
   --include limits     also run the rate-limit checks (they consume quota)
   --expect CAPS        comma-separated capabilities the server must offer (json-object,
                        json-schema, stream-usage, tool-choice, parallel-tool-calls,
@@ -81,11 +88,13 @@ Deadlines (durations like 500ms, 10s, 2m, 1h):
                        requests are aborted and its undecided requirements fail
   --run-timeout D      deadline of the whole run (default 5m, moved back by the time spent
                        waiting out 429s against a real server): checks not started by then are
-                       not run and their requirements fail as "not decided", saying so
+                       not run; their requirements, and those a check had not decided when it
+                       was cut, are "undecided" (cause deadline), listed apart, never a FAIL
 
 ${connectionHelp}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error or the server cannot
-be reached (connection refused, DNS, TLS trust), 130 interrupted.
+be reached (connection refused, DNS, TLS trust), 4 none failed but some were undecided (the run's
+deadline passed, or 429s after waiting), 130 interrupted.
 `;
 
 const options = {
@@ -96,6 +105,7 @@ const options = {
   profile: { type: 'string' },
   only: { type: 'string' },
   skip: { type: 'string' },
+  scope: { type: 'string' },
   include: { type: 'string', multiple: true },
   expect: { type: 'string', multiple: true },
   seed: { type: 'string' },
@@ -139,6 +149,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     profile: values.profile as TestOptions['profile'],
     only: list(values.only),
     skip: list(values.skip),
+    scope: values.scope as TestOptions['scope'],
     includeLimits: include.includes('limits'),
     expect: (values.expect ?? []).flatMap((v) => v.split(',')),
     seed: parseIntegerFlag('test', 'seed', values.seed, 0, 2 ** 31 - 1),
@@ -181,7 +192,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     const files = writeConformanceFiles(report, runDir, redactor);
     writeGithubOutputs(report, redactor);
     // One truth: the exit code follows from the report the files hold (a baseline applied).
-    const failed = !runPassed(report);
+    const outcome = runOutcome(report);
     if (values.json === true) {
       process.stdout.write(conformanceJson(report, redactor));
     } else {
@@ -194,7 +205,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
       const written = writeBaselineFile(baseline.writeTo, report, baseline.file, redactor);
       process.stderr.write(`iari: wrote ${written} known failure(s) to ${baseline.writeTo}\n`);
     }
-    return failed ? ExitCode.conformanceFailed : ExitCode.ok;
+    return outcome === 'failed' ? ExitCode.conformanceFailed : outcome === 'undecided' ? ExitCode.inconclusive : ExitCode.ok;
   } finally {
     process.removeListener('SIGINT', onSigint);
   }
@@ -208,6 +219,7 @@ const FLAG_OF: Record<Exclude<keyof TestOptions, 'protocols'>, string> = {
   profile: 'profile',
   only: 'only',
   skip: 'skip',
+  scope: 'scope',
   includeLimits: 'include',
   seed: 'seed',
   model: 'model',

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { Agent, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { Agent, Dispatcher1Wrapper, EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { proxyFor, type ConnectionOptions, type HeaderSpec } from './connection-options.ts';
 
 /**
@@ -95,10 +95,15 @@ export function tlsConnectOptions(conn: ConnectionOptions, origin: string): { se
  */
 export function dispatcherFor(conn: ConnectionOptions, origin: string, pool: Pool.Options = {}, env: NodeJS.ProcessEnv = process.env): Dispatcher {
   const tls = tlsConnectOptions(conn, origin);
-  if (proxyFor(origin, env) === null) return new Pool(origin, { ...pool, connect: { ...tls } });
+  if (proxyFor(origin, env) === null) return new Pool(origin, { ...pool, ...HTTP1, connect: { ...tls } });
   const proxyTls = tlsForProxy(conn, origin, env);
-  return new EnvHttpProxyAgent({ ...pool, connect: { ...tls }, requestTls: { ...tls }, proxyTls });
+  return new EnvHttpProxyAgent({ ...pool, ...HTTP1, connect: { ...tls }, requestTls: { ...tls }, proxyTls });
 }
+
+// HDR-016 "A response is well-formed, complete HTTP/1.1": iari judges the server's HTTP/1.1 (its
+// framing, its keep-alive and `Connection: close`, the connections a load run opens). undici 8
+// negotiates HTTP/2 by ALPN with any TLS server that offers it unless told not to.
+const HTTP1 = { allowH2: false } as const;
 
 function tlsForProxy(conn: ConnectionOptions, origin: string, env: NodeJS.ProcessEnv): { secureContext?: SecureContext; rejectUnauthorized?: boolean } {
   const proxy = proxyFor(origin, env);
@@ -157,11 +162,18 @@ export function withHeaders(d: Dispatcher, origin: string, headers: readonly Hea
 export function connectionDispatcher(conn: ConnectionOptions, origin: string, env: NodeJS.ProcessEnv = process.env): Dispatcher {
   const tls = tlsConnectOptions(conn, origin);
   const anyProxy = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((k) => (env[k] ?? '') !== '');
-  const base: Dispatcher = anyProxy ? new EnvHttpProxyAgent({ connect: { ...tls }, requestTls: { ...tls }, proxyTls: tlsForProxy(conn, origin, env) }) : new Agent({ connect: { ...tls } });
+  const base: Dispatcher = anyProxy ? new EnvHttpProxyAgent({ ...HTTP1, connect: { ...tls }, requestTls: { ...tls }, proxyTls: tlsForProxy(conn, origin, env) }) : new Agent({ ...HTTP1, connect: { ...tls } });
   return withHeaders(base, origin, conn.headers);
 }
 
-/** A fetch (the platform's) that sends through `dispatcher` instead of the process-global one. */
+/**
+ * A fetch (the platform's, the one client libraries call by default) that sends through
+ * `dispatcher` instead of the process-global one. Node's own fetch is an older undici (7 in Node
+ * 24, 6 in Node 22) that hands the dispatcher v1 handlers (onConnect, onHeaders, ...); undici 8's
+ * dispatchers take only v2 ones (onRequestStart, onResponseStart, ...), so they are wrapped in
+ * undici's Dispatcher1Wrapper, which also keeps such requests on HTTP/1.1 as the v1 handlers need.
+ */
 export function fetchVia(dispatcher: Dispatcher): typeof fetch {
-  return (input, init) => globalThis.fetch(input, { ...init, dispatcher } as RequestInit);
+  const v1 = new Dispatcher1Wrapper(dispatcher);
+  return (input, init) => globalThis.fetch(input, { ...init, dispatcher: v1 } as RequestInit);
 }

@@ -150,8 +150,8 @@ describe('HttpCore (the one HTTP core)', () => {
   it('HDR-012: an error that carries the token is told with $IARI_TOKEN, through a stub dispatcher', async () => {
     const err = Object.assign(new Error(`Connect Timeout Error (attempted token ${CANARY})`), { code: 'UND_ERR_CONNECT_TIMEOUT' });
     const stub = {
-      dispatch: (_opts: unknown, handler: { onError(e: Error): void }) => {
-        queueMicrotask(() => handler.onError(err));
+      dispatch: (_opts: unknown, handler: { onResponseError(controller: null, e: Error): void }) => {
+        queueMicrotask(() => handler.onResponseError(null, err));
         return true;
       },
     } as unknown as Dispatcher;

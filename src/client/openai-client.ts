@@ -44,11 +44,18 @@ export function sealedOpenAIOptions(o: OpenAIClientOptions, env: NodeJS.ProcessE
   };
 }
 
+/** The openai package: `load` gives another installed major of it (the CLIENT area's openai-v6). */
+export type OpenAIModule = typeof import('openai');
+
 /** openai-node, or undefined when the package is not installed (its checks are then skipped). */
-export async function createOpenAIClient(o: OpenAIClientOptions): Promise<OpenAI | undefined> {
-  const mod = await import('openai').catch(() => undefined);
+export async function createOpenAIClient(o: OpenAIClientOptions, load: () => Promise<OpenAIModule | undefined> = loadOpenAI): Promise<OpenAI | undefined> {
+  const mod = await load();
   if (mod === undefined) return undefined;
   return new mod.default(sealedOpenAIOptions(o));
+}
+
+function loadOpenAI(): Promise<OpenAIModule | undefined> {
+  return import('openai').catch(() => undefined);
 }
 
 /** OPENAI_CUSTOM_HEADERS as the SDK parses it: "Name: value" lines, names lowercased. */

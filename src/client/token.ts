@@ -17,6 +17,9 @@ export interface TokenSource {
   tokenFile?: string | undefined;
 }
 
+/** The token of a run against a server named without one (iari load): its requests carry no Authorization. */
+export const NO_TOKEN = '';
+
 /**
  * The bearer token for a server named with --base-url, from the environment or a file; never a
  * flag value. Spec, Authentication 4: "The token is a secret. It is not to be placed in prompts,

@@ -12,7 +12,7 @@ export interface ConformanceDiff {
   /** Every requirement whose verdict differs, with both verdicts ("absent" when a run lacks the ID). */
   changed: { id: string; base: Side; new: Side }[];
   /**
-   * Tested on one side and not on the other (skipped or absent): a new failure or a fix there
+   * Tested on one side and not on the other (skipped, undecided or absent): a new failure or a fix there
    * cannot be ruled out, so gates count them as "could be" (conformance-gates.ts).
    */
   untested: { id: string; base: Side; new: Side }[];
@@ -21,7 +21,8 @@ export interface ConformanceDiff {
 
 /** A listed known failure (iari test --baseline) still fails: fail -> known is not fixed, known -> fail is not new. */
 export const failing = (v: Side): boolean => v === 'fail' || v === 'known';
-export const tested = (v: Side): boolean => v !== 'skipped' && v !== 'absent';
+/** Undecided (the run's deadline, 429s after waiting) was selected but not tested: like skipped here. */
+export const tested = (v: Side): boolean => v !== 'skipped' && v !== 'undecided' && v !== 'absent';
 
 export function compareConformance(base: ConformanceReport, next: ConformanceReport, order: (a: string, b: string) => number): ConformanceDiff {
   const a = new Map(base.results.map((r) => [r.id, r.verdict]));

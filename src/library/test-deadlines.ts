@@ -34,8 +34,6 @@ export function testTimeouts(
   return { requestTimeoutMs: flags.request ?? (mock ? 10_000 : 60_000), checkTimeoutMs: flags.check ?? (mock ? 20_000 : 180_000), runDeadline };
 }
 
-const NOT_DECIDED = /^not decided: the run's deadline/;
-
 /**
  * Lines for stderr. Before the run: a throttle so slow that a full run cannot fit in the run's
  * deadline. After: how many requirements were not decided because the deadline passed.
@@ -48,11 +46,11 @@ export function runDeadlineNotes(when: 'before' | 'after', s: RunSettings, repor
     const needMs = s.pacePerSecond !== undefined ? (REQUESTS_PER_RUN / s.pacePerSecond) * 1000 : rpm !== undefined ? (REQUESTS_PER_RUN / rpm) * 60_000 : undefined;
     if (needMs === undefined || needMs <= d.ms) return [];
     const rate = s.pacePerSecond !== undefined ? `paced at ${formatPace(s.pacePerSecond)}` : `throttled to ${rpm} requests/min`;
-    return [`${rate}, a full run needs about ${formatDuration(Math.ceil(needMs / 60_000) * 60_000)}; --run-timeout is ${formatDuration(d.ms)}, so requirements not reached by then fail as not decided (raise --run-timeout or --pace)`];
+    return [`${rate}, a full run needs about ${formatDuration(Math.ceil(needMs / 60_000) * 60_000)}; --run-timeout is ${formatDuration(d.ms)}, so requirements not reached by then are undecided (raise --run-timeout or --pace)`];
   }
-  const undecided = (report?.results ?? []).filter((r) => r.verdict === 'fail' && r.failures.some((f) => NOT_DECIDED.test(f.message))).length;
+  const undecided = (report?.results ?? []).filter((r) => r.verdict === 'undecided' && r.cause === 'deadline').length;
   if (undecided === 0) return [];
-  return [`the run's deadline (--run-timeout ${formatDuration(d.ms)}) passed: ${undecided} requirement(s) were not decided and fail for that reason (raise --run-timeout to judge them)`];
+  return [`the run's deadline (--run-timeout ${formatDuration(d.ms)}) passed: ${undecided} requirement(s) are undecided, not failed (raise --run-timeout to judge them)`];
 }
 
 /** One line before the run saying how fast it sends, and why (--pace, /v1/me's limit, or the default). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateTestOptions } from './test-options.ts';
+import { deselectionReason } from '../checks/runner/conformance-results.ts';
 
 describe('validateTestOptions', () => {
   it("refuses an empty capability name (--expect '', --expect a,,b) naming the flag, exit 2", () => {
@@ -19,5 +20,30 @@ describe('validateTestOptions', () => {
     expect(validateTestOptions({ python: 'python3.11' }).python).toBe('python3.11');
     expect(validateTestOptions({ python: process.execPath }).python).toBe(process.execPath);
     expect(validateTestOptions({}).python).toBeUndefined();
+  });
+});
+
+describe('selection by area and scope (issue 43)', () => {
+  it('--skip and --only take areas (ME) and area families (RCPT: every RCPT-* area) as their IDs; an unknown one exits 2 naming it and listing the areas', () => {
+    const v = validateTestOptions({ skip: ['ME', 'RCPT', 'AUTH-001'] });
+    expect(v.selection.skip).toContain('ME-001');
+    expect(v.selection.skip).toContain('RCPT-CHAIN-001');
+    expect(v.selection.skip).toContain('RCPT-SIG-001');
+    expect(v.selection.skip).toContain('AUTH-001');
+    expect(v.selection.skip).not.toContain('AUTH-003');
+    expect(v.selection.skip.some((id) => id.startsWith('CHAT-'))).toBe(false);
+    expect(validateTestOptions({ only: ['CHAT-STREAM'] }).selection.only.every((id) => id.startsWith('CHAT-STREAM-'))).toBe(true);
+    expect(() => validateTestOptions({ skip: ['NOPE'] })).toThrow(/unknown requirement\(s\) or area\(s\): NOPE \(areas: AUTH, /);
+  });
+
+  it('--scope openai leaves the interface\'s extras out with a reason, judges the rest, and a bad scope exits 2', () => {
+    const v = validateTestOptions({ scope: 'openai' });
+    const info = (id: string) => ({ id, grade: 'MUST' as const, title: id });
+    expect(deselectionReason(info('ME-001') as never, v.selection)).toMatch(/scope openai \(ME is one of the interface's extras\)/);
+    expect(deselectionReason(info('AUTH-001') as never, v.selection)).toMatch(/needs GET \/v1\/me/);
+    expect(deselectionReason(info('AUTH-003') as never, v.selection)).toBeUndefined();
+    expect(deselectionReason(info('CHAT-001') as never, v.selection)).toBeUndefined();
+    expect(deselectionReason(info('ME-001') as never, validateTestOptions({}).selection)).toBeUndefined();
+    expect(() => validateTestOptions({ scope: 'vllm' as never })).toThrow(/scope must be interface or openai/);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 // The options of a conformance run, validated once for both shells: `iari test` parses its flags
 // into TestOptions, the library takes them as they are, and both call validateTestOptions.
 import type { ConnectionOptions } from '../client/connection-options.ts';
+import { SCOPES, type Scope } from '../checks/runner/scopes.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
 import { checkToken } from '../client/token.ts';
@@ -26,6 +27,8 @@ export interface TestOptions {
   only?: readonly string[];
   /** Requirement IDs not to judge. */
   skip?: readonly string[];
+  /** What the run judges: `interface` (default) every requirement; `openai` a plain OpenAI-compatible server, without the interface's extras (/v1/me, /v1/me/usage, public /v1/models, Receipts). */
+  scope?: Scope;
   /** Also run the rate-limit checks (they consume quota and wait out a window). */
   includeLimits?: boolean;
   /** Seed for generated inputs (default 1). */
@@ -54,7 +57,7 @@ export interface TestOptions {
 
 /** Every key of TestOptions, at run time: runConformance refuses any other (a misspelt option would be ignored). */
 export const TEST_OPTION_KEYS = [
-  'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
+  'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'scope', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
   'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect', 'python', 'protocols',
 ] as const satisfies readonly (keyof TestOptions)[];
 const testKeysComplete: Exclude<keyof TestOptions, (typeof TEST_OPTION_KEYS)[number]> extends never ? true : never = true;
@@ -86,13 +89,28 @@ function usage(command: string, message: string): HarnessError {
   return new HarnessError(HarnessErrorCode.USAGE, `${command}: ${message}`);
 }
 
+/**
+ * Requirement IDs, areas (`ME`, `RCPT-CHAIN`) and area families (`RCPT`: every `RCPT-*` area), as
+ * IDs. Issue 43: "--skip takes exact IDs only (--skip ME exits 2)".
+ */
 function idList(command: string, option: string, list: readonly string[] | undefined, protocols: ProtocolList): string[] {
   if (list === undefined) return [];
   const known = requirementInfos('default', protocols);
-  const ids = list.map((s) => s.trim()).filter((s) => s.length > 0);
-  const unknown = ids.filter((id) => !known.has(id));
+  const areaOf = (id: string): string => id.replace(/-\d+$/, '');
+  const entries = list.map((s) => s.trim()).filter((s) => s.length > 0);
+  const ids: string[] = [];
+  const unknown: string[] = [];
+  for (const e of entries) {
+    if (known.has(e)) ids.push(e);
+    else {
+      const area = [...known.keys()].filter((id) => areaOf(id) === e || areaOf(id).startsWith(`${e}-`));
+      if (area.length > 0) ids.push(...area);
+      else unknown.push(e);
+    }
+  }
   if (unknown.length > 0) {
-    throw new HarnessError(HarnessErrorCode.UNKNOWN_REQUIREMENT, `${command}: ${option} names unknown requirement(s): ${unknown.join(', ')}`, { hint: 'iari requirements lists every ID' });
+    const areas = [...new Set([...known.keys()].map(areaOf))].sort();
+    throw new HarnessError(HarnessErrorCode.UNKNOWN_REQUIREMENT, `${command}: ${option} names unknown requirement(s) or area(s): ${unknown.join(', ')} (areas: ${areas.join(', ')})`, { hint: 'iari requirements lists every ID' });
   }
   return [...new Set(ids)].sort();
 }
@@ -117,7 +135,9 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, `${option('seed')} must be an integer in [0, 2^31-1], got ${seed}`);
   const protocols = o.protocols ?? defaultProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
-  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols) };
+  const scope = o.scope ?? 'interface';
+  if (!(SCOPES as readonly string[]).includes(scope)) throw usage(command, `${option('scope')} must be ${SCOPES.join(' or ')}, got "${String(scope)}"`);
+  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }) };
   const timeouts = {
     request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),
     check: msInRange(command, option('checkTimeoutMs'), o.checkTimeoutMs, 100, DAY_MS),

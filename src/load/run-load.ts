@@ -21,6 +21,7 @@ import { packageVersion } from '../package-root.ts';
 import { Pool } from 'undici';
 import { displayUrl, noConnectionOptions, proxyFor, type ConnectionOptions } from '../client/connection-options.ts';
 import { dispatcherFor, trustFor } from '../client/dispatcher.ts';
+import { NO_TOKEN } from '../client/token.ts';
 import { idleSweep, sendOne, type InFlight } from './executors/undici-engine.ts';
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
 import { cancelPointFor, type CancelPlan } from './executors/cancellation.ts';
@@ -145,7 +146,7 @@ export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; 
     headers: {
       ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])),
       'content-type': 'application/json',
-      authorization: `Bearer ${cfg.token}`,
+      ...(cfg.token === NO_TOKEN ? {} : { authorization: `Bearer ${cfg.token}` }),
       accept: cfg.stream ? 'text/event-stream' : 'application/json',
       // identity: iari load never inflates a body (a gzip bomb fails at its head: response-bounds.ts).
       'accept-encoding': 'identity',

@@ -128,6 +128,11 @@ export interface ResponseFacts {
   firstToolCallAt?: bigint;
   /** How the answer ended (chat's finish_reason, a Response's status), when it said. */
   finish?: string | null;
+  /**
+   * The answer stopped at its output-token bound (chat: finish_reason "length"): its last text or
+   * tool call may be cut mid-way, which is the request's bound, not the server's fault.
+   */
+  cutAtLimit?: boolean;
   /** The API's own counts for its load section (embeddings: inputs, dimensions). */
   counters?: Readonly<Record<string, number | null>>;
 }

@@ -25,10 +25,11 @@ function jsonString(text: string): string {
 }
 
 /**
- * JCS of plain JSON data, the same text as `canonicalize` 4.0.0: keys sorted by UTF-16 code units,
+ * JCS of plain JSON data, the same text as `canonicalize` 5.1.0: keys sorted by UTF-16 code units,
  * undefined and symbol members left out, undefined and symbol array entries as null, strings and
  * numbers as JSON.stringify (RFC 8785 uses the ECMAScript forms). Anything else (toJSON, sparse
- * arrays, functions, bigint, NaN, Infinity, lone surrogates, very deep nesting) is not decided here.
+ * arrays, boxed primitives, functions, bigint, NaN, Infinity, lone surrogates, very deep nesting) is
+ * not decided here.
  */
 function fastJcs(value: unknown, depth: number): string {
   switch (typeof value) {
@@ -41,7 +42,7 @@ function fastJcs(value: unknown, depth: number): string {
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      if (depth > MAX_FAST_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') throw FALLBACK;
+      if (depth > MAX_FAST_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function' || value instanceof Boolean || value instanceof Number || value instanceof String) throw FALLBACK;
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
@@ -72,7 +73,7 @@ function fastJcs(value: unknown, depth: number): string {
 
 /**
  * D-RCPT-01: the canonical form of a value is its RFC 8785 (JCS) serialisation, as produced by
- * the `canonicalize` package (4.0.0). Feed it only values from the strict JSON reader or plain
+ * the `canonicalize` package (5.1.0). Feed it only values from the strict JSON reader or plain
  * JSON data built in code (no `toJSON`, functions, undefined, NaN, lone surrogates).
  * Plain JSON data takes a faster writer with the same output (src/receipts/canonical.test.ts
  * compares the two on generated values); everything else, errors included, is the package's.

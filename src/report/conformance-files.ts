@@ -69,6 +69,8 @@ export function orderedResult(r: RequirementResult): RequirementResult {
       return { ...head, verdict: r.verdict, note: r.note, ...tail };
     case 'skipped':
       return { ...head, verdict: r.verdict, reason: r.reason, ...tail };
+    case 'undecided':
+      return { ...head, verdict: r.verdict, cause: r.cause, reason: r.reason, ...tail };
     case 'known':
       return { ...head, verdict: r.verdict, known: { ...r.known }, failures: r.failures.map(orderedFailure), ...tail };
   }
@@ -90,9 +92,11 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
       profile: run.profile,
       only: [...run.only].sort(compareRequirementIds),
       skip: [...run.skip].sort(compareRequirementIds),
+      ...(run.scope === undefined ? {} : { scope: run.scope }),
       include: [...run.include].sort(),
     },
-    summary: { ...(Object.fromEntries(verdicts.map((v) => [v, report.summary[v]])) as Record<(typeof verdicts)[number], number>), total: report.summary.total },
+    // A report written before the `undecided` verdict (issue 37) has no count for it: 0.
+    summary: { ...(Object.fromEntries(verdicts.map((v) => [v, report.summary[v] ?? 0])) as Record<(typeof verdicts)[number], number>), total: report.summary.total },
     passed: runPassed(report),
     runFailures: [...(report.runFailures ?? [])],
     results: [...report.results].sort((a, b) => compareRequirementIds(a.id, b.id)).map(orderedResult),
@@ -147,7 +151,11 @@ export function failureText(r: RequirementResult): string {
     .join('\n\n');
 }
 
-/** JUnit XML: a suite per area, a testcase per requirement; only `fail` is a failure. */
+/**
+ * JUnit XML: a suite per area, a testcase per requirement; only `fail` is a failure. An undecided
+ * requirement is an `error` (the test could not complete), so CI shows it apart from failures and
+ * never as passed or skipped.
+ */
 export function conformanceJunit(report: ConformanceReport, redactor: Redactor): string {
   const ordered = orderedReport(redactor.value(report));
   const suites = new Map<string, JUnitCase[]>();
@@ -155,7 +163,9 @@ export function conformanceJunit(report: ConformanceReport, redactor: Redactor):
     const outcome: JUnitCase['outcome'] =
       r.verdict === 'fail'
         ? { kind: 'failure', message: r.failures[0]?.message ?? 'failed', type: r.grade, details: failureText(r) }
-        : r.verdict === 'skipped'
+        : r.verdict === 'undecided'
+          ? { kind: 'error', message: r.reason, type: `undecided: ${r.cause}` }
+          : r.verdict === 'skipped'
           ? { kind: 'skipped', message: r.reason }
           : r.verdict === 'known'
             ? { kind: 'skipped', message: `known failure: ${r.known.reason}${r.known.expires === undefined ? '' : ` (until ${r.known.expires})`}` }
@@ -214,10 +224,11 @@ export function conformanceAnnotations(report: ConformanceReport, redactor: Reda
 }
 
 /** "2 requirements failed; 1 failure outside the requirements": what made a run fail, in words. */
-export function failedHeadline(failedRequirements: number, runFailures: readonly string[]): string {
+export function failedHeadline(failedRequirements: number, runFailures: readonly string[], undecided = 0): string {
   return [
     failedRequirements > 0 ? `${failedRequirements} requirement${failedRequirements === 1 ? '' : 's'} failed` : '',
     runFailures.length > 0 ? `${runFailures.length} failure${runFailures.length === 1 ? '' : 's'} outside the requirements (${runFailures.join('; ')})` : '',
+    undecided > 0 ? `${undecided} requirement${undecided === 1 ? '' : 's'} undecided` : '',
   ]
     .filter((x) => x !== '')
     .join('; ');
@@ -229,11 +240,11 @@ export function conformanceStepSummary(report: ConformanceReport, redactor: Reda
     (r): r is Extract<RequirementResult, { failures: Failure[] }> => r.verdict === 'fail' || r.verdict === 'non-strict',
   );
   const md = [
-    `## iari conformance: ${runPassed(report) ? 'passed' : failedHeadline(s.fail, report.runFailures ?? [])}`,
+    `## iari conformance: ${runPassed(report) ? 'passed' : failedHeadline(s.fail, report.runFailures ?? [], s.undecided ?? 0)}`,
     '',
     `Target \`${report.run.baseUrl}\`, ${s.total} requirements, run \`${report.run.id}\`.`,
     '',
-    markdownTable([...verdicts, 'total'], [[...verdicts.map((v) => s[v]), s.total]]),
+    markdownTable([...verdicts, 'total'], [[...verdicts.map((v) => s[v] ?? 0), s.total]]),
     '',
     ...(report.capabilities === undefined || report.capabilities.length === 0 ? [] : ['### Capabilities beyond the seed', '', markdownTable([...CAPABILITY_HEADERS], capabilityCells(report.capabilities)), '']),
     ...(failed.length === 0

@@ -5,7 +5,7 @@
  */
 import type { Failure, RequirementResult, Verdict } from '../checks/kernel/verdicts.ts';
 import { verdicts } from '../checks/kernel/verdicts.ts';
-import { runPassed } from '../checks/runner/conformance-results.ts';
+import { runOutcome } from '../checks/runner/conformance-results.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { badge, factList, filterTable, html, renderPage, section, simpleTable, statGrid, type Html, type Row, type Tone } from './html-shell.ts';
 import { usageSection } from './usage-html.ts';
@@ -20,6 +20,7 @@ export const verdictTone: Record<Verdict, Tone> = {
   informational: 'info',
   skipped: 'muted',
   known: 'muted',
+  undecided: 'warn',
 };
 
 const gradeTone = { MUST: 'bad', SHOULD: 'warn', INFO: 'info' } as const;
@@ -52,6 +53,8 @@ function detailText(r: RequirementResult): string {
       return r.note;
     case 'skipped':
       return r.reason;
+    case 'undecided':
+      return `undecided (${r.cause}): ${r.reason}`;
     case 'pass':
       return '';
     case 'known':
@@ -70,14 +73,21 @@ function summarySection(report: ConformanceReport): Html {
   const s = report.summary;
   const mustFailed = report.results.filter((r) => r.verdict === 'fail' && r.grade === 'MUST').length;
   const outside = report.runFailures ?? [];
-  const status = !runPassed(report)
-    ? html`<p class="status status-bad">FAILED: ${[s.fail > 0 ? `${s.fail} requirement${s.fail === 1 ? '' : 's'} failed${mustFailed > 0 ? ` (${mustFailed} MUST)` : ''}` : '', outside.length > 0 ? `${outside.length} failure${outside.length === 1 ? '' : 's'} outside the requirements` : ''].filter((x) => x !== '').join('; ')}</p>${outside.length > 0 ? html`<ul class="run-failures">${outside.map((f) => html`<li>FAIL ${f}</li>`)}</ul>` : ''}`
-    : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}</p>`;
+  const outcome = runOutcome(report);
+  const undecided = s.undecided ?? 0;
+  const undecidedText = undecided > 0 ? `${undecided} requirement${undecided === 1 ? '' : 's'} undecided (listed apart, not failed)` : '';
+  const status =
+    outcome === 'failed'
+      ? html`<p class="status status-bad">FAILED: ${[s.fail > 0 ? `${s.fail} requirement${s.fail === 1 ? '' : 's'} failed${mustFailed > 0 ? ` (${mustFailed} MUST)` : ''}` : '', outside.length > 0 ? `${outside.length} failure${outside.length === 1 ? '' : 's'} outside the requirements` : '', undecidedText].filter((x) => x !== '').join('; ')}</p>${outside.length > 0 ? html`<ul class="run-failures">${outside.map((f) => html`<li>FAIL ${f}</li>`)}</ul>` : ''}`
+      : outcome === 'undecided'
+        ? html`<p class="status status-warn">NOT PASSED: no requirement failed; ${undecidedText}</p>`
+        : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}${report.run.scope === 'openai' ? '; scope openai: the interface\'s extras were not judged, so this is not a pass of the interface' : ''}</p>`;
   const run = report.run;
   const selection = [
     `grade ${run.grade}`,
     run.only.length > 0 ? `only ${run.only.join(', ')}` : '',
     run.skip.length > 0 ? `skip ${run.skip.join(', ')}` : '',
+    run.scope === 'openai' ? "scope openai (the interface's extras not judged)" : '',
     run.include.length > 0 ? `include ${run.include.join(', ')}` : '',
   ].filter((x) => x !== '');
   return section(
@@ -203,7 +213,7 @@ ${c.unexercised.length === 0 ? html`<p class="muted">Every requirement is exerci
 
 const css = `
 .status{font-size:16px;font-weight:650;margin:0 0 12px;padding:8px 12px;border-radius:8px}
-.status-good{color:var(--good);background:var(--good-bg)}.status-bad{color:var(--bad);background:var(--bad-bg)}
+.status-good{color:var(--good);background:var(--good-bg)}.status-bad{color:var(--bad);background:var(--bad-bg)}.status-warn{color:var(--warn);background:var(--warn-bg)}
 .vbar{display:flex;height:10px;border-radius:5px;overflow:hidden;margin:14px 0 4px;background:var(--muted-bg)}
 .vseg.tone-good{background:var(--good)}.vseg.tone-bad{background:var(--bad)}.vseg.tone-warn{background:var(--warn)}.vseg.tone-info{background:var(--info)}.vseg.tone-muted{background:var(--muted);opacity:.45}
 .fail-item{border-top:1px solid var(--line);padding:10px 0}

@@ -1,4 +1,4 @@
-import type { Verdict } from '../checks/kernel/verdicts.ts';
+import { undecidedCauses, type Verdict } from '../checks/kernel/verdicts.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { capabilityLines } from './capability-table.ts';
 
@@ -9,6 +9,13 @@ function pad(cells: string[], widths: number[]): string {
   return cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
 }
 
+/** IDs a few to a line, indented, so a long undecided list stays readable. */
+function wrapIds(ids: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < ids.length; i += 8) lines.push(`  ${ids.slice(i, i + 8).join(' ')}`);
+  return lines;
+}
+
 /** "not decided: <root cause> (HDR-012, request id …)" in a blocked requirement's message (check-http.ts). */
 const ROOT_CAUSE = /not decided: (.+ \(HDR-012, request id [^)]*\))/;
 
@@ -16,15 +23,17 @@ const ROOT_CAUSE = /not decided: (.+ \(HDR-012, request id [^)]*\))/;
 export function formatSummary(report: ConformanceReport): string {
   // The `known` column shows only when a baseline was applied, so runs without one read as before.
   const withKnown = report.baseline !== undefined || report.summary.known > 0;
-  const columns: Verdict[] = withKnown ? [...baseColumns, 'known'] : baseColumns;
-  const headers = withKnown ? [...baseHeaders, 'known'] : baseHeaders;
+  // Likewise `undecided` (issue 37): counted apart from failures, shown when a run left any.
+  const withUndecided = (report.summary.undecided ?? 0) > 0;
+  const columns: Verdict[] = [...baseColumns, ...(withKnown ? (['known'] as const) : []), ...(withUndecided ? (['undecided'] as const) : [])];
+  const headers = [...baseHeaders, ...(withKnown ? ['known'] : []), ...(withUndecided ? ['undecided'] : [])];
   const areas = [...new Set(report.results.map((r) => r.area))];
   const rows = areas.map((area) => {
     const rs = report.results.filter((r) => r.area === area);
     return [area, ...columns.map((v) => String(rs.filter((r) => r.verdict === v).length))];
   });
   const s = report.summary;
-  rows.push(['total', ...columns.map((v) => String(s[v]))]);
+  rows.push(['total', ...columns.map((v) => String(s[v] ?? 0))]);
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const lines = [pad(headers, widths), ...rows.map((r) => pad(r, widths))];
   // One root cause, not a cascade (issue 22): what a never-ending answer blocked is listed under it, first.
@@ -55,6 +64,13 @@ export function formatSummary(report: ConformanceReport): string {
       lines.push(`KNOWN ${r.id} (${r.grade}) ${r.known.reason}${r.known.expires === undefined ? '' : ` [until ${r.known.expires}]`}: ${r.failures[0]?.message ?? ''}`);
     }
   }
+  // Undecided apart from the findings, one block per cause: nothing here is the server's fault, nor a pass.
+  for (const cause of undecidedCauses) {
+    const open = report.results.filter((r) => r.verdict === 'undecided' && r.cause === cause);
+    if (open.length === 0) continue;
+    const first = open[0]?.verdict === 'undecided' ? open[0].reason : '';
+    lines.push('', `UNDECIDED (${cause}) ${open.length} requirement(s): ${first}`, ...wrapIds(open.map((r) => r.id)));
+  }
   // A failure outside any requirement (an unmet --expect) fails the run: listed as a failure, and counted.
   const outside = report.runFailures ?? [];
   if (outside.length > 0) lines.push('', ...outside.map((f) => `FAIL ${f}`));
@@ -63,6 +79,11 @@ export function formatSummary(report: ConformanceReport): string {
   const c = report.coverage;
   const profile = report.run.profile === 'strict' ? 'profile strict (profile choices SHOULD)' : 'profile default (profile choices INFO)';
   lines.push('', `${s.total} requirements, ${c.exercised}/${c.registry} exercised by the suites, ${profile}, seed ${report.run.seed}, ${(report.run.durationMs / 1000).toFixed(1)} s`);
+  if (report.run.scope === 'openai') {
+    const out = report.results.filter((r) => r.verdict === 'skipped' && r.reason?.startsWith('not judged in scope openai') === true).length;
+    lines.push(`scope openai: ${out} requirements of the interface's extras (/v1/me, /v1/me/usage, public /v1/models, Receipts) not judged; this run is not a verdict on the interface`);
+  }
   if (outside.length > 0) lines.push(`FAILED: ${s.fail} requirement(s) failed and ${outside.length} failure(s) outside the requirements`);
+  if (withUndecided) lines.push(`UNDECIDED: ${s.undecided} requirement(s) not decided, listed above by cause; the run is not a pass (exit ${s.fail > 0 || outside.length > 0 ? 1 : 4})`);
   return `${lines.join('\n')}\n`;
 }

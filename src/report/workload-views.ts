@@ -160,7 +160,7 @@ function toolCallsSection(t: ToolCallReport): Html {
     'Tool calls',
     html`${statGrid([
       { label: 'call rate', value: pct(t.callRate), hint: `${num(t.requestsCalling, 0)} of ${num(t.requestsWithTools, 0)} requests that declared tools called one` },
-      { label: 'calls', value: num(t.calls, 0) },
+      { label: 'calls', value: num(t.calls, 0), ...(t.cutCalls ? { hint: `${num(t.cutCalls, 0)} cut by the request's output bound (finish "length"): not judged` } : {}) },
       { label: 'invalid rate', value: pct(t.invalidRate), tone: t.invalidCalls > 0 ? 'bad' : 'good', hint: `${num(t.invalidCalls, 0)} invalid calls; ${num(t.requestsInvalid, 0)} requests had at least one` },
       { label: 'first tool call p50', value: us(t.firstToolCall?.percentiles.p50) },
     ])}<p class="muted">Tools: ${t.tools}; ${num(t.requestsWithTools, 0)} successful requests declared them.</p><div class="charts" style="margin-top:14px">${simpleTable(

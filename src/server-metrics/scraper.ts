@@ -246,7 +246,7 @@ export class ServerScraper {
     const url = new URL(this.#t.url);
     const headers: Record<string, string> = { accept: 'text/plain; version=0.0.4', 'accept-encoding': 'identity' };
     for (const h of this.#t.headers) headers[h.name.toLowerCase()] = h.value;
-    if (withToken && this.#t.token !== null && url.origin === this.#t.targetOrigin) headers['authorization'] = `Bearer ${this.#t.token}`;
+    if (withToken && this.#t.token !== null && this.#t.token !== '' && url.origin === this.#t.targetOrigin) headers['authorization'] = `Bearer ${this.#t.token}`;
     const ac = new AbortController();
     const cut = setTimeout(() => ac.abort(), this.#t.timeoutMs);
     try {

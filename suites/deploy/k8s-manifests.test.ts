@@ -1,6 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,7 +17,6 @@ import { loadFlagSpec, planFromFlags } from '../../src/cli/load-flags.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dir = join(root, 'deploy/k8s');
-const require = createRequire(import.meta.url);
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string }; spec?: any };
 
@@ -29,18 +27,18 @@ function docs(file: string): Obj[] {
   });
 }
 
-/** kubernetes-models' class for an object: `kubernetes-models/<group>/<version>/<Kind>` (core group: `v1/<Kind>`). */
-function modelOf(o: Obj): new (data: unknown) => { validate(): void } {
+/** kubernetes-models' class for an object: `kubernetes-models/<group>/<version>/<Kind>` (core group: `v1/<Kind>`; ESM only since 5). */
+async function modelOf(o: Obj): Promise<new (data: unknown) => { validate(): void }> {
   const path = `kubernetes-models/${o.apiVersion}/${o.kind}`;
-  const mod = require(path) as Record<string, unknown>;
+  const mod = (await import(path)) as Record<string, unknown>;
   const Model = (mod[o.kind] ?? (mod['default'] as Record<string, unknown> | undefined)?.[o.kind] ?? mod['default']) as (new (data: unknown) => { validate(): void }) | undefined;
   if (typeof Model !== 'function') throw new Error(`no model for ${o.apiVersion} ${o.kind}`);
   return Model;
 }
 
-function validate(o: Obj): string | null {
+async function validate(o: Obj): Promise<string | null> {
   try {
-    new (modelOf(o))(o).validate();
+    new (await modelOf(o))(o).validate();
     return null;
   } catch (error) {
     return (error as Error).message;
@@ -93,15 +91,15 @@ describe('deploy/k8s manifests', () => {
     Object.assign(process.env, saved);
   });
 
-  it('K8S: every object in every manifest is valid against the Kubernetes schemas', () => {
+  it('K8S: every object in every manifest is valid against the Kubernetes schemas', async () => {
     expect(files.sort()).toEqual(['indexed-job-sidecar.yaml', 'indexed-job.yaml', 'mock-service.yaml']);
     expect(all.length).toBeGreaterThanOrEqual(7);
-    for (const { file, o } of all) expect(validate(o), `${file} ${o.kind} ${o.metadata.name}`).toBeNull();
+    for (const { file, o } of all) expect(await validate(o), `${file} ${o.kind} ${o.metadata.name}`).toBeNull();
   });
 
   // Not caught: a misspelt member (these schemas allow unknown members; the API server's strict
   // field validation would reject it). The command-line checks below catch iari's own flags.
-  it('K8S: the validator rejects what the API server would (wrong types, missing required members)', () => {
+  it('K8S: the validator rejects what the API server would (wrong types, missing required members)', async () => {
     const job = structuredClone(find('indexed-job.yaml', 'Job', 'iari-load-shards'));
     const broken: [string, (j: any) => void][] = [
       ['completions as a string', (j) => (j.spec.completions = 'four')],
@@ -113,11 +111,11 @@ describe('deploy/k8s manifests', () => {
     for (const [what, mutate] of broken) {
       const copy = structuredClone(job);
       mutate(copy);
-      expect(validate(copy), what).not.toBeNull();
+      expect(await validate(copy), what).not.toBeNull();
     }
     const svc = structuredClone(find('mock-service.yaml', 'Service'));
     svc.spec.ports[0].port = 'http';
-    expect(validate(svc)).not.toBeNull();
+    expect(await validate(svc)).not.toBeNull();
   });
 
   it('K8S: the Indexed Job loads the Service URL with the token from a Secret, N shards for N completions, and iari accepts its command line', () => {
@@ -194,11 +192,11 @@ describe('deploy/k8s manifests', () => {
     expect([...images]).toEqual(['registry.example/iari:0.1.0']);
   });
 
-  it('K8S: the Dockerfile builds on node 20 slim, installs the npm pack tarball with production dependencies only, and runs as the non-root node user', () => {
+  it('K8S: the Dockerfile builds on node 24 slim (the reference runtime), installs the npm pack tarball with production dependencies only, and runs as the non-root node user', () => {
     const text = readFileSync(join(root, 'Dockerfile'), 'utf8');
     const from = [...text.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
     expect(from.length).toBe(2);
-    expect(from.every((f) => f === 'node:20-slim')).toBe(true);
+    expect(from.every((f) => f === 'node:24-slim')).toBe(true);
     expect(text).toMatch(/^RUN npm pack /m);
     expect(text).toMatch(/^RUN npm install --global --omit=dev .*\/tmp\/iari\.tgz/m);
     const user = [...text.matchAll(/^USER (\S+)/gm)].map((m) => m[1]);

@@ -68,6 +68,8 @@ describe('the embeddings workload against the mock', () => {
       ['embeddings.inputs_per_s>=1', e.inputsPerS, true],
       ['embeddings.inputs_per_s>=1000000', e.inputsPerS, false],
       ['embeddings.prompt_tokens_per_s>0', e.promptTokensPerS, true],
+      // No errors SLO was given: iari's default gate is listed last (issue 43).
+      ['errors.rate<=5%', 0, true],
     ]);
   }, 60_000);
 

@@ -61,7 +61,7 @@ describe('iari load --server-metrics against the mock', () => {
     expect(finding('ttft')?.verdict).toBe('agree');
     expect(finding('ttft')!.server!).toBeLessThanOrEqual(finding('ttft')!.client! + 1000);
     expect(finding('counters_monotonic')).toMatchObject({ verdict: 'agree', server: 0 });
-    expect(result.slos.map((s) => [s.expr, s.passed])).toEqual([['server.reconcile', true], ['server.waiting.max<8', true], ['server.preemptions==0', true]]);
+    expect(result.slos.map((s) => [s.expr, s.passed])).toEqual([['server.reconcile', true], ['server.waiting.max<8', true], ['server.preemptions==0', true], ['errors.rate<=5%', true]]);
     expect(result.slosPassed).toBe(true);
   });
 

@@ -42,6 +42,8 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'reasoning-effort', areas: ['chat-stream'] },
   { cap: 'model-retrieve', areas: ['models'] },
   { cap: 'embeddings', areas: ['embeddings'] },
+  { cap: 'responses', areas: ['responses', 'clients'] },
+  { cap: 'responses-state', areas: ['responses'] },
 ];
 
 for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
@@ -53,7 +55,7 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
       expect(outcomes.get('ERR-006')?.verdict).toBe('pass');
       const status = Object.fromEntries(table.map((r) => [r.name, r.status]));
       const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
-      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent', embeddings: 'absent' });
+      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent', embeddings: 'absent', responses: 'absent' });
       expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
       // Each row lists exactly what its capability gates: a requirement skipped as "capability X not
       // offered" is in X's row, and every requirement of a skipped row is skipped for that capability.
@@ -114,7 +116,7 @@ describe('reasoning_effort ignored is not offered', () => {
 });
 
 describe('no reasoning model', () => {
-  const ids = ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'];
+  const ids = ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'];
   it('CHAT-STREAM-048, CLIENT-026, CLIENT-027, CLIENT-028: a server without a reasoning model skips the reasoning requirements by default, and --expect reasoning fails each of them, the client operations included', async () => {
     const plain = await run('reasoning-absent', [], ['chat-stream', 'clients']);
     expect(plain.table.find((r) => r.name === 'reasoning')?.status).toBe('absent');

@@ -98,11 +98,12 @@ beforeAll(async () => {
   const pack = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], root, 120_000);
   packed = (JSON.parse(pack.stdout) as Packed[])[0] as Packed;
   const clients = { openai: pinned('openai'), ai: pinned('ai'), '@ai-sdk/openai-compatible': pinned('@ai-sdk/openai-compatible') };
-  // Both installs at once (each waits on the disk and the cache as much as on a core).
+  // The installs at once (each waits on the disk and the cache as much as on a core).
   await Promise.all([
-    // The newest msw 2.x that runs on Node 20 (iari's devDependency), with TypeScript, @types/node and vitest as a user has them.
+    // The newest msw (3.x, iari's devDependency), with TypeScript, @types/node and vitest as a user has them.
     consumer('newest', { msw: pinned('msw'), ...clients, typescript: pinned('typescript'), '@types/node': pinned('@types/node'), vitest: pinned('vitest') }),
-    // The oldest msw 2.x (iari's `msw-oldest` alias devDependency), installed as `msw`.
+    // The newest msw 2.x (iari's `msw-2` alias devDependency) and the oldest (`msw-oldest`), each installed as `msw`.
+    consumer('msw2', { msw: pinned('msw-2').replace(/^npm:msw@/, ''), ...clients }, { from: 'msw-2', to: 'msw' }),
     consumer('oldest', { msw: pinned('msw-oldest').replace(/^npm:msw@/, ''), ...clients }, { from: 'msw-oldest', to: 'msw' }),
   ]);
   const figures = {
@@ -177,7 +178,7 @@ describe('the packed tarball, installed offline as a user installs it', () => {
     expect(got.models).toBeGreaterThan(0);
   }, 190_000);
 
-  it.concurrent('iari/msw in plain Node ESM, with the newest msw 2.x of the user, serves the openai SDK and the Vercel AI SDK: models, a completion, a stream, a tool round trip, structured output', async () => {
+  it.concurrent('iari/msw in plain Node ESM, with the newest msw (3.x) of the user, serves the openai SDK and the Vercel AI SDK: models, a completion, a stream, a tool round trip, structured output', async () => {
     const r = await run('node', ['run-clients.mjs'], project('newest'), 120_000);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const got = JSON.parse(r.stdout) as Record<string, any>;
@@ -207,14 +208,20 @@ describe('the packed tarball, installed offline as a user installs it', () => {
     expect(r.code).toBe(0);
   }, 190_000);
 
-  it.concurrent('iari/msw works with the oldest msw 2.x too (the peer range ^2.0.0 holds): the same clients, the same answers', async () => {
-    const r = await run('node', ['run-clients.mjs'], project('oldest'), 120_000);
+  // The peer range ^2.0.0 || ^3.0.0 holds at both ends of msw 2 (2.13 and later consult only handlers their own `http` built).
+  it.concurrent.each([
+    ['the newest msw 2.x', 'msw2', 'msw-2'],
+    ['the oldest msw 2.x', 'oldest', 'msw-oldest'],
+  ])('iari/msw works with %s too (the peer range ^2.0.0 || ^3.0.0): the same clients, the same answers as with msw 3', async (_what, name, alias) => {
+    const r = await run('node', ['run-clients.mjs'], project(name), 120_000);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const got = JSON.parse(r.stdout) as Record<string, any>;
-    expect(got['msw']).toBe(pinned('msw-oldest').replace(/^npm:msw@/, ''));
+    expect(got['msw']).toBe(pinned(alias).replace(/^npm:msw@/, ''));
+    expect(got['msw']).toMatch(/^2\./);
     const newest = await run('node', ['run-clients.mjs'], project('newest'), 120_000);
     const { msw: _a, ...old } = got;
-    const { msw: _b, ...now } = JSON.parse(newest.stdout) as Record<string, unknown>;
+    const { msw: newestMsw, ...now } = JSON.parse(newest.stdout) as Record<string, unknown>;
+    expect(newestMsw).toMatch(/^3\./);
     expect(old).toEqual(now);
   }, 250_000);
 });

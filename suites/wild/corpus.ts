@@ -62,7 +62,8 @@ export interface Exchange {
   response: { status: number; headers?: Record<string, string>; body?: unknown; bodyText?: string; sse?: string };
   replay: { match: ReplayMatch; shiftCreated?: boolean; createdAgeSeconds?: number; times?: number };
   clientImpact: { client: string; version?: string; call: string; effect: string; evidence: 'observed' | 'cited'; source?: string }[];
-  openaiSdk?: { operation: 'create' | 'stream-iterate' | 'stream-helper' | 'models-list'; expect: SdkExpectation };
+  /** `expect`: what every installed major of openai-node does; `byMajor`: where one major ("7") differs. */
+  openaiSdk?: { operation: 'create' | 'stream-iterate' | 'stream-helper' | 'models-list'; expect: SdkExpectation; byMajor?: Record<string, SdkExpectation> };
   verdicts: Record<string, { verdict: Verdict; rubric: string }>;
 }
 

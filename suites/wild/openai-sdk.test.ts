@@ -1,12 +1,26 @@
 import OpenAI from 'openai';
+import OpenAIv6 from 'openai-v6';
+import { VERSION as openaiVersion } from 'openai/version';
+import { VERSION as openaiV6Version } from 'openai-v6/version';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { loadCorpus, type LoadedExchange, type SdkExpectation } from './corpus.ts';
 import { startReplayFor, startWildMock } from './wild-run.ts';
 
-// The client impact a fixture records as "observed" is observed here, every run: the installed
-// openai package (the official SDK) is pointed at the replay server serving the recording, and
-// does what the fixture says (throws which error with which fields, or yields what).
+// The client impact a fixture records as "observed" is observed here, every run: each installed
+// major of the openai package (the official SDK: `openai`, and the previous major as `openai-v6`)
+// is pointed at the replay server serving the recording, and does what the fixture says for that
+// major (throws which error with which fields, or yields what).
+
+/** The installed majors of openai-node, each as its constructor. */
+const MAJORS: readonly { major: string; Client: typeof OpenAI }[] = [
+  { major: majorOf(openaiVersion), Client: OpenAI },
+  { major: majorOf(openaiV6Version), Client: OpenAIv6 as unknown as typeof OpenAI },
+];
+
+function majorOf(version: string): string {
+  return version.split('.')[0] as string;
+}
 
 const corpus = loadCorpus().filter((ex) => ex.openaiSdk !== undefined);
 let mock: MockServer;
@@ -43,10 +57,10 @@ interface Observed {
   hasUsage?: boolean;
 }
 
-async function observe(ex: LoadedExchange, origin: string): Promise<Observed> {
+async function observe(ex: LoadedExchange, origin: string, Client: typeof OpenAI): Promise<Observed> {
   const op = ex.openaiSdk?.operation;
   const auth = ex.replay.match.auth;
-  const client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: auth === 'invalid' || auth === 'not-valid' ? 'sk-wild-not-a-key' : mock.tokens.default, maxRetries: 0, timeout: 10_000 });
+  const client = new Client({ baseURL: `${origin}/v1`, apiKey: auth === 'invalid' || auth === 'not-valid' ? 'sk-wild-not-a-key' : mock.tokens.default, maxRetries: 0, timeout: 10_000 });
   const model = mock.admin.models().available[0] ?? 'unknown';
   try {
     if (op === 'models-list') {
@@ -102,17 +116,23 @@ describe('wild corpus: what the official openai SDK does with each recorded exch
     expect(corpus.length).toBeGreaterThanOrEqual(20);
   });
 
+  it('runs two majors of openai-node, the current one first', () => {
+    expect(MAJORS.map((m) => m.major)).toEqual(['7', '6']);
+  });
+
   for (const ex of corpus) {
-    const want = ex.openaiSdk?.expect as SdkExpectation;
-    it(`${ex.id}: openai ${ex.openaiSdk?.operation} ${want.outcome === 'ok' ? 'succeeds' : `throws${want.errorName === undefined ? '' : ` ${want.errorName}`}`} as the fixture records`, async () => {
-      const replay = await startReplayFor(mock, [ex]);
-      try {
-        const o = await observe(ex, replay.origin);
-        expect(replay.served(ex.id), 'the SDK request never reached the recording').toBeGreaterThan(0);
-        expect(claimed(o, want)).toEqual({ ...want });
-      } finally {
-        await replay.close();
-      }
-    });
+    for (const { major, Client } of MAJORS) {
+      const want = ex.openaiSdk?.byMajor?.[major] ?? (ex.openaiSdk?.expect as SdkExpectation);
+      it(`${ex.id}: openai ${major} ${ex.openaiSdk?.operation} ${want.outcome === 'ok' ? 'succeeds' : `throws${want.errorName === undefined ? '' : ` ${want.errorName}`}`} as the fixture records`, async () => {
+        const replay = await startReplayFor(mock, [ex]);
+        try {
+          const o = await observe(ex, replay.origin, Client);
+          expect(replay.served(ex.id), 'the SDK request never reached the recording').toBeGreaterThan(0);
+          expect(claimed(o, want)).toEqual({ ...want });
+        } finally {
+          await replay.close();
+        }
+      });
+    }
   }
 });

@@ -6,8 +6,8 @@ import { MAX_PROBES } from './limits.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
 import { judgeResult, withConsoleCaptured, type OpResult } from '../clients/client-op.ts';
 import { ClientTransport, clientErrorText } from '../clients/client-transport.ts';
-import { openaiRateLimited } from './clients-openai.ts';
-import { vercelRateLimited } from './clients-vercel.ts';
+import { openaiNode6Ops, openaiNodeOps } from './clients-openai.ts';
+import { vercelAi6Ops, vercelAiOps } from './clients-vercel.ts';
 import { langchainRateLimited } from './clients-langchain.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -60,6 +60,8 @@ function rateLimitOp(op: { name: string; id: string; client: string; call: strin
   };
 }
 
-export const openaiRateLimitCheck = rateLimitOp({ name: 'client-openai-429', id: 'CLIENT-009', client: CLIENT_NAMES.openai, call: 'client.chat.completions.create() answered 429', run: openaiRateLimited });
-export const vercelRateLimitCheck = rateLimitOp({ name: 'client-vercel-429', id: 'CLIENT-017', client: CLIENT_NAMES.vercel, call: 'generateText() answered 429', run: vercelRateLimited });
+export const openaiRateLimitCheck = rateLimitOp({ name: 'client-openai-429', id: 'CLIENT-009', client: CLIENT_NAMES.openai, call: 'client.chat.completions.create() answered 429', run: openaiNodeOps.rateLimited });
+export const openai6RateLimitCheck = rateLimitOp({ name: 'client-openai6-429', id: 'CLIENT-044', client: CLIENT_NAMES.openai6, call: 'client.chat.completions.create() answered 429', run: openaiNode6Ops.rateLimited });
+export const vercelRateLimitCheck = rateLimitOp({ name: 'client-vercel-429', id: 'CLIENT-017', client: CLIENT_NAMES.vercel, call: 'generateText() answered 429', run: vercelAiOps.rateLimited });
+export const vercel6RateLimitCheck = rateLimitOp({ name: 'client-vercel6-429', id: 'CLIENT-053', client: CLIENT_NAMES.vercel6, call: 'generateText() answered 429', run: vercelAi6Ops.rateLimited });
 export const langchainRateLimitCheck = rateLimitOp({ name: 'client-langchain-429', id: 'CLIENT-025', client: CLIENT_NAMES.langchain, call: 'ChatOpenAI.invoke() answered 429', run: langchainRateLimited });

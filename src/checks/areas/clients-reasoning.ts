@@ -1,5 +1,5 @@
 import type { CheckDef } from '../context/check-types.ts';
-import { CLIENT_NAMES, langchain, openaiNode, vercelAi } from '../clients/client-libraries.ts';
+import { CLIENT_NAMES, langchain, OPENAI_NODE, OPENAI_NODE_6, openaiNode, VERCEL_AI, VERCEL_AI_6, vercelAi, type OpenAINodeMajor, type VercelMajor } from '../clients/client-libraries.ts';
 import { clientCaps, clientOp, CLIENT_PROMPT, type ClientOpDef, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { probeCapability } from '../requests/capability-probes.ts';
 import { offered } from '../registry/capabilities.ts';
@@ -93,27 +93,32 @@ async function reasoningPartsProblem(text: string, reasoning: string, env: OpEnv
   return undefined;
 }
 
-export const reasoningClientChecks: CheckDef[] = [
-  reasoningStreamOp({
-    name: 'client-openai-reasoning-stream',
-    id: 'CLIENT-026',
-    client: CLIENT_NAMES.openai,
+/** openai-node's reasoning-stream operation, for one major. */
+function openaiReasoning(name: string, id: string, major: OpenAINodeMajor): CheckDef {
+  return reasoningStreamOp({
+    name,
+    id,
+    client: major.client,
     call: 'client.chat.completions.create({ stream: true }) on a reasoning model',
     title: 'yields content deltas that join to the answer without the reasoning',
-    open: (env) => openaiNode(env.t, env.ctx.http.tokenForProbe()),
+    open: (env) => openaiNode(env.t, env.ctx.http.tokenForProbe(), major),
     async stream(c, model) {
       let text = '';
       for await (const chunk of await c.chat.completions.create({ model, messages: [{ role: 'user', content: CLIENT_PROMPT }], stream: true })) text += chunk.choices[0]?.delta?.content ?? '';
       return { text };
     },
-  }),
-  reasoningStreamOp({
-    name: 'client-vercel-reasoning-stream',
-    id: 'CLIENT-027',
-    client: CLIENT_NAMES.vercel,
+  });
+}
+
+/** The AI SDK's reasoning-stream operation, for one major. */
+function vercelReasoning(name: string, id: string, major: VercelMajor): CheckDef {
+  return reasoningStreamOp({
+    name,
+    id,
+    client: major.client,
     call: 'streamText() on a reasoning model',
     title: 'streams text parts that join to the answer without the reasoning, reasoning parts that carry the reasoning streamed, and no error part',
-    open: async (env) => vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage),
+    open: async (env) => vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage, major),
     async stream(v, model, env) {
       env.t.keepBodies = true;
       const res = v.ai.streamText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0, onError: () => undefined });
@@ -125,7 +130,12 @@ export const reasoningClientChecks: CheckDef[] = [
       }
       return got;
     },
-  }),
+  });
+}
+
+export const reasoningClientChecks: CheckDef[] = [
+  openaiReasoning('client-openai-reasoning-stream', 'CLIENT-026', OPENAI_NODE),
+  vercelReasoning('client-vercel-reasoning-stream', 'CLIENT-027', VERCEL_AI),
   reasoningStreamOp({
     name: 'client-langchain-reasoning-stream',
     id: 'CLIENT-028',
@@ -139,4 +149,6 @@ export const reasoningClientChecks: CheckDef[] = [
       return { text };
     },
   }),
+  openaiReasoning('client-openai6-reasoning-stream', 'CLIENT-045', OPENAI_NODE_6),
+  vercelReasoning('client-vercel6-reasoning-stream', 'CLIENT-054', VERCEL_AI_6),
 ];

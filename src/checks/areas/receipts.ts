@@ -15,8 +15,18 @@ const NOT_ADVERTISED = 'the server does not advertise the receipts extension (GE
 // HTTP profile: "GET /v1/receipts/keys (public) ... a 404 there means 'not advertised'" (the same exchange as the receipts capability probe).
 const keysExchange = receiptKeys;
 
-async function advertised(ctx: CheckContext): Promise<boolean> {
-  return (await keysExchange(ctx)).status !== 404;
+/**
+ * Only a positive answer advertises the extension: a 200 from the public keys endpoint. A 404 says
+ * "not offered"; any other status (a 401 from a server whose every route wants a token, a 5xx)
+ * says nothing either way, and the receipts capability row calls it undecided: the checks skip,
+ * saying the same, rather than read a refusal as a chain (issue 43: a 401 here once passed 62
+ * receipt requirements on a server without receipts).
+ */
+async function notAdvertised(ctx: CheckContext): Promise<string | undefined> {
+  const status = (await keysExchange(ctx)).status;
+  if (status === 200) return undefined;
+  if (status === 404) return NOT_ADVERTISED;
+  return `the receipts extension is not advertised: GET /v1/receipts/keys answered ${status}, and only a 200 keys document advertises it (the receipts capability is undecided)`;
 }
 
 async function trustedKeys(ctx: CheckContext): Promise<string[]> {
@@ -114,6 +124,18 @@ function judgeFindings(j: Judge, chains: readonly Served[], owned: readonly stri
  * Receipt, and the chain is then verified from the server's ledger instead. Returns whether to go on.
  */
 async function requireWholeChain(ctx: CheckContext, j: Judge): Promise<boolean> {
+  // An empty chain decides nothing: verifying no Receipt finds no fault, so a list that was refused,
+  // or that holds no Receipt after the run's completions, leaves the chain's requirements to its root cause.
+  const unserved = (await servedChains(ctx)).find((s) => s.ex.status !== 200 || !Array.isArray(at(s.ex.json, 'data')));
+  if (unserved !== undefined) {
+    j.blockRest(evidence(unserved.ex, `${unserved.label}: GET /v1/receipts answered ${unserved.ex.status} without a list of Receipts, so there is no chain to verify (RCPT-HTTP-004)`));
+    return false;
+  }
+  const empty = (await servedChains(ctx)).find((s) => s.data.length === 0);
+  if (empty !== undefined) {
+    j.blockRest(evidence(empty.ex, `${empty.label}: GET /v1/receipts lists no Receipt after the run's completions, so there is no chain to verify (RCPT-HTTP-005, RCPT-HTTP-008)`));
+    return false;
+  }
   const cut = (await servedChains(ctx)).find((s) => typeof at(s.ex.json, 'omitted') === 'number' && (at(s.ex.json, 'omitted') as number) > 0);
   if (cut === undefined) return true;
   j.skipRest(`${cut.label}: GET /v1/receipts omits ${String(at(cut.ex.json, 'omitted'))} older Receipts (beyond the server's retention window), so the listed ones cannot be verified from the chain's first Receipt`);
@@ -122,8 +144,9 @@ async function requireWholeChain(ctx: CheckContext, j: Judge): Promise<boolean> 
 
 /** Skips every ID when the extension is not advertised; returns whether the check should go on. */
 async function requireExtension(ctx: CheckContext, j: Judge): Promise<boolean> {
-  if (await advertised(ctx)) return true;
-  j.skipRest(NOT_ADVERTISED);
+  const why = await notAdvertised(ctx);
+  if (why === undefined) return true;
+  j.skipRest(why);
   return false;
 }
 
@@ -192,6 +215,8 @@ const schema: CheckDef = {
   title: 'every served Receipt passes the Receipt schema and its rules',
   async run(ctx, j) {
     if (!(await requireExtension(ctx, j))) return;
+    const first = await servedChain(ctx);
+    if (first.ex.status === 200 && first.data.length === 0) j.violated('RCPT-HTTP-005', evidence(first.ex, 'the chain is empty after a completion', { expected: 'at least a gate and an outcome' }));
     if (!(await requireWholeChain(ctx, j))) return;
     const chains = await servedChains(ctx);
     for (const s of chains) {
@@ -200,8 +225,6 @@ const schema: CheckDef = {
         if (!v.ok) j.violated('RCPT-HTTP-005', evidence(s.ex, `${s.label}: data[${i}] fails receipt.schema.json: ${v.errors[0]?.message ?? ''}`, { pointer: `/data/${i}${v.errors[0]?.pointer ?? ''}` }));
       });
     }
-    const s = chains[0] as Served;
-    if (s.data.length === 0) j.violated('RCPT-HTTP-005', evidence(s.ex, 'the chain is empty after a completion', { expected: 'at least a gate and an outcome' }));
     const level = Math.max(...chains.map((c) => c.level));
     if (level < 3) j.skip('RCPT-SCHEMA-038', `the served chains are at conformance level ${level} (no context members)`);
     if (level < 2) j.skip('RCPT-SCHEMA-039', 'the served chains are at conformance level 1 (no actor_sig)');

@@ -5,7 +5,7 @@ import type { ClientTransport } from './client-transport.ts';
 import { CLIENT_MAX_TOKENS } from './client-op.ts';
 import { tokenizer } from '../../tokenizer.ts';
 import { langchainTracing } from './langchain-tracing.ts';
-import { createOpenAIClient, sealedOpenAIOptions } from '../../client/openai-client.ts';
+import { createOpenAIClient, sealedOpenAIOptions, type OpenAIModule } from '../../client/openai-client.ts';
 
 // The three client libraries of the CLIENT area, each built the way its documentation tells a
 // user to point it at an OpenAI-compatible server: only the base URL and the key are set. iari
@@ -16,22 +16,58 @@ import { createOpenAIClient, sealedOpenAIOptions } from '../../client/openai-cli
 // They are imported lazily: the CLIENT checks pay their load time, no other command does, and a
 // library that is not installed makes its checks `skipped` instead of failing the run.
 
-/** The libraries, by the name reports use for them. */
-export const CLIENT_NAMES = { openai: 'openai-node', vercel: 'Vercel AI SDK', langchain: 'LangChain', python: 'openai-python' } as const;
+/** The libraries, by the name reports use for them (the previous major of a library as a column of its own). */
+export const CLIENT_NAMES = { openai: 'openai-node', openai6: 'openai-node 6', vercel: 'Vercel AI SDK', vercel6: 'Vercel AI SDK 6', langchain: 'LangChain', python: 'openai-python' } as const;
+
+/**
+ * One major of openai-node the CLIENT area runs: the current one (`openai`), and the previous one
+ * (`openai-v6`, an npm alias), which still runs in many applications (docs/clients.md, "Two majors").
+ */
+export interface OpenAINodeMajor {
+  client: (typeof CLIENT_NAMES)['openai' | 'openai6'];
+  load(): Promise<OpenAIModule | undefined>;
+}
+
+export const OPENAI_NODE: OpenAINodeMajor = { client: CLIENT_NAMES.openai, load: () => import('openai').catch(() => undefined) };
+// openai 6's API is the subset of 7's these operations call; its own types differ only in members they do not touch.
+export const OPENAI_NODE_6: OpenAINodeMajor = { client: CLIENT_NAMES.openai6, load: () => import('openai-v6').then((m) => m as unknown as OpenAIModule).catch(() => undefined) };
+
+/** One major of the AI SDK with its OpenAI-compatible provider: `ai` 7 + 3, and `ai-v6` + `@ai-sdk/openai-compatible-v2` (6 + 2). */
+export interface VercelMajor {
+  client: (typeof CLIENT_NAMES)['vercel' | 'vercel6'];
+  load(): Promise<[typeof import('ai'), typeof import('@ai-sdk/openai-compatible')] | undefined>;
+}
+
+export const VERCEL_AI: VercelMajor = {
+  client: CLIENT_NAMES.vercel,
+  load: async () => {
+    const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
+    return ai === undefined || compat === undefined ? undefined : [ai, compat];
+  },
+};
+// ai 6 and provider 2 take the same calls (generateText, streamText, tool, jsonSchema, stepCountIs, createOpenAICompatible).
+export const VERCEL_AI_6: VercelMajor = {
+  client: CLIENT_NAMES.vercel6,
+  load: async () => {
+    const [ai, compat] = await Promise.all([import('ai-v6').catch(() => undefined), import('@ai-sdk/openai-compatible-v2').catch(() => undefined)]);
+    return ai === undefined || compat === undefined ? undefined : [ai as unknown as typeof import('ai'), compat as unknown as typeof import('@ai-sdk/openai-compatible')];
+  },
+};
 
 export interface ClientOptions {
   /** The key to send; default the run's token (the 401 operations send a wrong one). */
   apiKey?: string;
 }
 
-export async function openaiNode(t: ClientTransport, key: string): Promise<OpenAI | undefined> {
-  return createOpenAIClient({ apiKey: key, baseURL: t.baseUrl, fetch: t.fetch });
+export async function openaiNode(t: ClientTransport, key: string, major: OpenAINodeMajor = OPENAI_NODE): Promise<OpenAI | undefined> {
+  return createOpenAIClient({ apiKey: key, baseURL: t.baseUrl, fetch: t.fetch }, () => major.load());
 }
 
 /** The AI SDK (`ai`) and its OpenAI-compatible provider, or undefined when either is missing. */
-export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl, includeUsage = true): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
-  const [ai, compat] = await Promise.all([import('ai').catch(() => undefined), import('@ai-sdk/openai-compatible').catch(() => undefined)]);
-  if (ai === undefined || compat === undefined) return undefined;
+export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl, includeUsage = true, major: VercelMajor = VERCEL_AI): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
+  const loaded = await major.load();
+  if (loaded === undefined) return undefined;
+  const [ai, compat] = loaded;
   // includeUsage: the provider then asks for stream_options.include_usage, as openai-node users do.
   const provider = compat.createOpenAICompatible({ name: 'iari', baseURL, apiKey: key, includeUsage, fetch: t.fetch });
   return { ai, provider };

@@ -52,7 +52,9 @@ export interface ClientOpDef {
 /** npm packages to install for each library, named in the skip reason when one is missing. */
 const packages: Record<string, string> = {
   'openai-node': 'openai',
+  'openai-node 6': 'openai-v6@npm:openai@6',
   'Vercel AI SDK': 'ai @ai-sdk/openai-compatible',
+  'Vercel AI SDK 6': 'ai-v6@npm:ai@6 @ai-sdk/openai-compatible-v2@npm:@ai-sdk/openai-compatible@2',
   LangChain: '@langchain/openai @langchain/core',
 };
 

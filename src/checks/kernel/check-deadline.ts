@@ -4,7 +4,9 @@ import { formatDuration } from '../../duration.ts';
  * Deadlines of `iari test` (README, Exit codes; docs/conformance.md, Deadlines): every request
  * has a total deadline (--request-timeout), every check one (--check-timeout), the whole run one
  * (--run-timeout). A check that passes its deadline is abandoned and its requests are aborted;
- * a check that would start after the run's deadline is not run and fails its IDs with that reason.
+ * a check that would start after the run's deadline is not run. Its IDs, and those a check left
+ * open when the run's deadline cut it, are `undecided` with cause `deadline` (issue 37: a deadline
+ * decides nothing), never a FAIL.
  */
 
 /** How deadlines are written in messages (src/duration.ts). */
@@ -32,4 +34,12 @@ export function notRunMessage(deadline: RunDeadline): string {
 export function checkDeadlineMessage(checkMs: number, byRun: RunDeadline | undefined): string {
   if (byRun !== undefined) return `not decided: the run's deadline (--run-timeout ${formatDuration(byRun.ms)}) passed while this check ran`;
   return `the check did not finish within its deadline of ${formatDuration(checkMs)} (--check-timeout); its requests were aborted`;
+}
+
+/** Marks every message the run's deadline writes (notRunMessage, checkDeadlineMessage's run case). */
+const RUN_DEADLINE = "not decided: the run's deadline";
+
+/** True when `message` says only that the run's deadline cut the check (a check may wrap it: "request failed: …"). */
+export function isRunDeadlineMessage(message: string): boolean {
+  return message.includes(RUN_DEADLINE);
 }

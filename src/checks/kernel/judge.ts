@@ -1,4 +1,4 @@
-import type { CheckOutcome, Failure, Grade, Judgement } from './verdicts.ts';
+import type { CheckOutcome, Failure, Grade, Judgement, UndecidedCause } from './verdicts.ts';
 
 const MAX_FAILURES_PER_ID = 5;
 
@@ -7,7 +7,11 @@ const MAX_FAILURES_PER_ID = 5;
  * (informational) outranks a pass: on an INFO requirement a breach on one sample is informational,
  * and a pass on another sample must not hide it (D-GRADE-04, profile requirements are INFO).
  */
-const rank: Record<CheckOutcome['verdict'], number> = { fail: 5, 'non-strict': 4, informational: 3, pass: 2, skipped: 1 };
+/**
+ * Undecided outranks an observation and a pass (what was not decided is not passed), never a finding
+ * another check made.
+ */
+const rank: Record<CheckOutcome['verdict'], number> = { fail: 6, 'non-strict': 5, undecided: 4, informational: 3, pass: 2, skipped: 1 };
 
 /**
  * Collects a check's judgements on the requirement IDs it decides. Fail-closed: an ID that no
@@ -52,6 +56,16 @@ export class Judge {
 
   skip(id: string, reason: string): void {
     this.#add(id, { kind: 'skipped', reason });
+  }
+
+  /** The run could not decide `id`, for a cause that is not the server's requirement (verdicts.ts). */
+  undecided(id: string, cause: UndecidedCause, reason: string): void {
+    this.#add(id, { kind: 'undecided', cause, reason });
+  }
+
+  /** Every declared ID not judged yet is undecided for `cause`. */
+  undecideRest(cause: UndecidedCause, reason: string): void {
+    for (const id of this.#ids) if (!this.#judged.has(id)) this.undecided(id, cause, reason);
   }
 
   /** Skips every declared ID not judged yet. */
@@ -117,6 +131,8 @@ export class Judge {
         return { id, verdict: 'informational', note: j.note };
       case 'skipped':
         return { id, verdict: 'skipped', reason: j.reason };
+      case 'undecided':
+        return { id, verdict: 'undecided', cause: j.cause, reason: j.reason };
       case 'non-strict':
         return this.#gradeOf(id) === 'INFO'
           ? { id, verdict: 'informational', note: j.failure.message }

@@ -2,8 +2,17 @@
  * Verdicts are a closed set and fail-closed: a requirement starts as `fail` and only evidence
  * moves it to another verdict (autobahn's `self.behavior = Case.FAILED`).
  */
-export const verdicts = ['pass', 'fail', 'non-strict', 'informational', 'skipped', 'known'] as const;
+export const verdicts = ['pass', 'fail', 'non-strict', 'informational', 'skipped', 'known', 'undecided'] as const;
 export type Verdict = (typeof verdicts)[number];
+
+/**
+ * Why a requirement the run selected was left undecided (issue 37: a deadline decides nothing):
+ * `deadline`, the run's deadline (--run-timeout) passed before its check started or while it ran;
+ * `rate-limit`, the server still refused its requests with 429 after iari waited (LIMIT is the root
+ * cause). Neither is a finding about the requirement, and neither is a pass: the run exits 4.
+ */
+export const undecidedCauses = ['deadline', 'rate-limit'] as const;
+export type UndecidedCause = (typeof undecidedCauses)[number];
 
 export const grades = ['MUST', 'SHOULD', 'INFO'] as const;
 export type Grade = (typeof grades)[number];
@@ -49,6 +58,8 @@ export type RequirementResult =
   | (ResultBase & { verdict: 'fail' | 'non-strict'; failures: Failure[] })
   | (ResultBase & { verdict: 'informational'; note: string })
   | (ResultBase & { verdict: 'skipped'; reason: string })
+  /** Selected, not decided, and not the server's fault as far as the run saw (`cause`). */
+  | (ResultBase & { verdict: 'undecided'; cause: UndecidedCause; reason: string })
   /** A failure listed in the run's known-failures baseline (`iari test --baseline`): shown, never a finding. */
   | (ResultBase & { verdict: 'known'; failures: Failure[]; known: KnownEntryRef });
 
@@ -95,11 +106,13 @@ export type Judgement =
   /** Broken in a way this check grades non-strict at most, whatever the requirement's grade. */
   | { kind: 'non-strict'; failure: Failure }
   | { kind: 'informational'; note: string }
-  | { kind: 'skipped'; reason: string };
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'undecided'; cause: UndecidedCause; reason: string };
 
 /** The graded outcome of one requirement from one check: the verdict-space form of a Judgement. */
 export type CheckOutcome =
   | { id: string; verdict: 'pass' }
   | { id: string; verdict: 'fail' | 'non-strict'; failures: Failure[] }
   | { id: string; verdict: 'informational'; note: string }
-  | { id: string; verdict: 'skipped'; reason: string };
+  | { id: string; verdict: 'skipped'; reason: string }
+  | { id: string; verdict: 'undecided'; cause: UndecidedCause; reason: string };

@@ -38,7 +38,8 @@ export function applyBaseline(report: ConformanceReport, baseline: Baseline, tod
       return r;
     }
     if (!failing(r)) {
-      if (r.verdict !== 'skipped') outcome.fixed.push({ id: r.id, line: entry.line, hint: `${r.id} now ${r.verdict === 'pass' ? 'passes' : `is ${r.verdict}`}: remove it from ${baseline.file} (line ${entry.line})` });
+      // Skipped or undecided shows nothing about the listed failure: the entry stays.
+      if (r.verdict !== 'skipped' && r.verdict !== 'undecided') outcome.fixed.push({ id: r.id, line: entry.line, hint: `${r.id} now ${r.verdict === 'pass' ? 'passes' : `is ${r.verdict}`}: remove it from ${baseline.file} (line ${entry.line})` });
       return r;
     }
     if (entry.expires !== undefined && entry.expires < today) {

@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const gradeMust = (): 'MUST' => 'MUST';
-const failures = (o: CheckOutcome): string => (o.verdict === 'fail' || o.verdict === 'non-strict' ? o.failures.map((f) => f.message).join('; ') : o.verdict);
+const failures = (o: CheckOutcome): string => (o.verdict === 'fail' || o.verdict === 'non-strict' ? o.failures.map((f) => f.message).join('; ') : o.verdict === 'undecided' ? `${o.cause}: ${o.reason}` : o.verdict);
 
 function ctxWith(over: { requestTimeoutMs?: number; checkTimeoutMs?: number; runDeadline?: { at: number; ms: number } }) {
   return createCheckContext({ root, token: 'sk-test-token-123456', seed: 1, target: 'external', includeLimits: false, ...over });
@@ -81,15 +81,32 @@ describe('deadlines of iari test', () => {
     expect(await later).toMatch(/^GET \/v1\/models: aborted: /);
   });
 
-  it('a check that would start after the run deadline is not run: its IDs fail as not decided, naming --run-timeout', async () => {
+  it('a check that would start after the run deadline is not run: its IDs are undecided (cause deadline), naming --run-timeout, never a FAIL', async () => {
     const ctx = ctxWith({ runDeadline: { at: Date.now() - 1, ms: 300_000 } });
     let ran = false;
     const def: CheckDef = { name: 'late', area: 'models', ids: ['MODELS-001'], title: 'late', run: async () => void (ran = true) };
     const [o] = (await runCheck(def, ctx, gradeMust)) as [CheckOutcome];
     expect(ran).toBe(false);
-    expect(o.verdict).toBe('fail');
-    expect(failures(o)).toBe(notRunMessage({ at: 0, ms: 300_000 }));
+    expect(o.verdict).toBe('undecided');
+    expect(failures(o)).toBe(`deadline: ${notRunMessage({ at: 0, ms: 300_000 })}`);
     expect(failures(o)).toContain('--run-timeout 5 min');
+  });
+
+  it('a check that catches the abort of its own request at the run deadline and judges on it decides nothing: undecided, not FAIL', async () => {
+    const ctx = ctxWith({ checkTimeoutMs: 60_000, runDeadline: { at: Date.now() + 300, ms: 1_000 } });
+    const def: CheckDef = {
+      name: 'catches',
+      area: 'models',
+      ids: ['MODELS-001', 'MODELS-002'],
+      title: 'catches',
+      async run(c, j) {
+        j.pass('MODELS-002');
+        await c.http.get('/v1/models').catch((e: unknown) => j.violated('MODELS-001', { message: `request failed: ${(e as Error).message}` }));
+        await new Promise((r) => setTimeout(r, 200));
+      },
+    };
+    const outcomes = await runCheck(def, ctx, gradeMust);
+    expect(outcomes.map((o) => o.verdict)).toEqual(['undecided', 'pass']);
   });
 
   it('a check running when the run deadline passes is cut at the run deadline, not its own', async () => {
@@ -98,7 +115,8 @@ describe('deadlines of iari test', () => {
     const t0 = performance.now();
     const [o] = (await runCheck(def, ctx, gradeMust)) as [CheckOutcome];
     expect(performance.now() - t0).toBeLessThan(5_000);
-    expect(failures(o)).toMatch(/the run's deadline \(--run-timeout 1 s\) passed while this check ran/);
+    expect(o.verdict).toBe('undecided');
+    expect(failures(o)).toMatch(/^deadline: .*the run's deadline \(--run-timeout 1 s\) passed while this check ran/);
   });
 
   it('durations are written the way the flags take them', () => {

@@ -4,7 +4,7 @@ import { Judge } from '../kernel/judge.ts';
 import { CheckHttpError } from '../http/check-http.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { judgeRateLimitEvents, reportedLimitsOf } from '../rate-limits/rate-limit-findings.ts';
-import { checkDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from '../kernel/check-deadline.ts';
+import { checkDeadlineMessage, isRunDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from '../kernel/check-deadline.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
@@ -46,7 +46,8 @@ function withTimeout<T>(p: Promise<T>, ownMs: number, hardMs: number, run: RunDe
  * becomes a `fail` with evidence on every ID the check had not yet decided; it never escapes.
  * The check gets the smaller of its own deadline and what is left of the run's; past it, its
  * requests are aborted (each carries its signal: CheckHttp.forCheck) and it is abandoned. After the
- * run's deadline no check starts: its IDs fail as not decided, saying why.
+ * run's deadline no check starts: its IDs are undecided (cause deadline), saying why, as are those
+ * a check had not decided when the run's deadline cut it.
  */
 export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: string) => Grade): Promise<CheckOutcome[]> {
   const judge = new Judge(def.ids, gradeOf);
@@ -56,7 +57,7 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
   }
   const left = runTimeLeft(ctx.runDeadline, Date.now(), ctx.http.rateLimits?.waitedMs ?? 0);
   if (left <= 0 && ctx.runDeadline !== undefined) {
-    judge.failRest({ message: notRunMessage(ctx.runDeadline) });
+    judge.undecideRest('deadline', notRunMessage(ctx.runDeadline));
     return judge.outcomes();
   }
   const rateLimits = ctx.http.rateLimits;
@@ -77,13 +78,25 @@ export async function runCheck(def: CheckDef, ctx: CheckContext, gradeOf: (id: s
       judge.blockRest({ message: error.blocked ? message : `request failed: ${message}`, ...(error.curl === '' ? {} : { curl: error.curl }) });
     } else if (error instanceof CheckHttpError) {
       judge.failRest({ message: `request failed: ${message}`, curl: error.curl });
+    } else if (error instanceof CheckTimeout && isRunDeadlineMessage(message)) {
+      judge.undecideRest('deadline', message);
     } else if (error instanceof CheckTimeout) {
       judge.failRest({ message });
     } else {
       judge.failRest({ message: `the check could not decide: ${message}` });
     }
   }
-  return [...judge.outcomes(), ...(await rateLimitOutcomes(ctx, gradeOf))];
+  return [...judge.outcomes().map(deadlineUndecided), ...(await rateLimitOutcomes(ctx, gradeOf))];
+}
+
+/**
+ * A check that caught the abort of its own request and judged on it (a request failed because the
+ * run's deadline aborted it) decided nothing either: undecided, cause deadline.
+ */
+function deadlineUndecided(o: CheckOutcome): CheckOutcome {
+  if (o.verdict !== 'fail' && o.verdict !== 'non-strict') return o;
+  if (!o.failures.every((f) => isRunDeadlineMessage(f.message))) return o;
+  return { id: o.id, verdict: 'undecided', cause: 'deadline', reason: o.failures[0]?.message ?? "the run's deadline passed" };
 }
 
 /** /v1/me once per run, for the limits it reports (rate-limit-findings.ts). */

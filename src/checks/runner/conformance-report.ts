@@ -18,6 +18,8 @@ export interface ConformanceReport {
     profile: Profile;
     only: string[];
     skip: string[];
+    /** `openai`: the interface's extras were not judged (scopes.ts); absent: the whole interface. */
+    scope?: 'openai';
     include: string[];
   };
   summary: Record<Verdict, number> & { total: number };

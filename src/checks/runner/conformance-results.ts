@@ -5,6 +5,7 @@ import type { CheckOutcome } from '../kernel/verdicts.ts';
 import { mergeOutcomes } from '../kernel/judge.ts';
 import type { Discoveries } from '../wire/usage-shape.ts';
 import type { RequirementInfo } from '../registry/registry-view.ts';
+import { outOfScope, type Scope } from './scopes.ts';
 
 export type { RequirementInfo } from '../registry/registry-view.ts';
 
@@ -23,6 +24,8 @@ export interface Selection {
   grade: 'must' | 'should' | 'all';
   only: readonly string[];
   skip: readonly string[];
+  /** What the run judges (scopes.ts); absent: the whole interface. */
+  scope?: Scope;
 }
 
 /** The area of a requirement ID: everything before the final `-NNN`. */
@@ -37,6 +40,8 @@ const selectionRank: Record<Selection['grade'], number> = { must: 0, should: 1, 
 export function deselectionReason(req: RequirementInfo, sel: Selection): string | undefined {
   if (sel.only.length > 0 && !sel.only.includes(req.id)) return 'not selected (--only)';
   if (sel.skip.includes(req.id)) return 'excluded by --skip';
+  const scoped = sel.scope === undefined ? undefined : outOfScope(req.id, sel.scope);
+  if (scoped !== undefined) return scoped;
   if (gradeRank[req.grade] > selectionRank[sel.grade]) return `not selected (--grade ${sel.grade})`;
   return undefined;
 }
@@ -93,7 +98,18 @@ export function summarize(results: readonly RequirementResult[]): Record<Verdict
 
 /** The one verdict on a run: `iari test`'s exit code, runConformance's `passed`, every report file's status. */
 export function runPassed(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): boolean {
-  return report.summary.fail === 0 && (report.runFailures ?? []).length === 0;
+  return runOutcome(report) === 'passed';
+}
+
+/**
+ * `failed` (exit 1) when a requirement failed or a failure outside them (--expect); else `undecided`
+ * (exit 4) when a selected requirement was left undecided (the run's deadline, 429s after waiting:
+ * issue 37, nothing passes for what it could not test); else `passed`.
+ */
+export function runOutcome(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): 'passed' | 'failed' | 'undecided' {
+  if (report.summary.fail > 0 || (report.runFailures ?? []).length > 0) return 'failed';
+  // A report written before the verdict existed has no count for it.
+  return (report.summary.undecided ?? 0) > 0 ? 'undecided' : 'passed';
 }
 
 /** IDs named in the contract suites' titles, against the registry. */

@@ -68,6 +68,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
       profile,
       only: [...options.selection.only],
       skip: [...options.selection.skip],
+      ...(options.selection.scope === undefined || options.selection.scope === 'interface' ? {} : { scope: options.selection.scope }),
       include: options.settings.includeLimits ? ['limits'] : [],
     },
     summary: summarize(results),

@@ -115,4 +115,16 @@ describe('TimingBuilder tool calls', () => {
     const plain = run(`${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'hi' })}${chunk({}, 'stop')}${usage(1)}data: [DONE]\n\n`);
     expect(plain.extras?.firstToolCallNs).toBeUndefined();
   });
+
+  it('LOAD-TOOLS: an answer that ended at its output bound (finish_reason "length") says so to the collector, streamed or whole; one that stopped does not (issue 43)', () => {
+    const cutCall = { ...call, function: { name: 'get_weather', arguments: '{"city":"Pa' } };
+    const streamedCut = run(`${chunk({ role: 'assistant', content: '' })}${chunk({ tool_calls: [cutCall] })}${chunk({}, 'length')}${usage(8)}data: [DONE]\n\n`);
+    expect(streamedCut.extras?.cutAtLimit).toBe(true);
+    const wholeB = new TimingBuilder(false, whole, scope);
+    wholeB.headers(200, 'application/json');
+    wholeB.feed(Buffer.from(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [cutCall] }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 } })), 50n);
+    expect(wholeB.end(70n).extras?.cutAtLimit).toBe(true);
+    const stopped = run(`${chunk({ role: 'assistant', content: '' })}${chunk({ tool_calls: [call] })}${chunk({}, 'tool_calls')}${usage(8)}data: [DONE]\n\n`);
+    expect(stopped.extras?.cutAtLimit).toBeUndefined();
+  });
 });

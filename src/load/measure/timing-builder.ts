@@ -29,6 +29,7 @@ function extrasOf(facts: ResponseFacts): ResponseExtras {
   const base: ResponseExtras = a === null ? { cachedTokens: facts.usage.cachedInput } : { cachedTokens: facts.usage.cachedInput, answer: a.length > ANSWER_LIMIT ? a.slice(0, ANSWER_LIMIT) : a };
   if (facts.toolCalls.length > 0) base.toolCalls = facts.toolCalls.slice(0, 64).map((c) => ({ name: c.name, arguments: c.arguments.length > ARGUMENTS_LIMIT ? c.arguments.slice(0, ARGUMENTS_LIMIT) : c.arguments }));
   if (facts.counters !== undefined) base.counters = facts.counters;
+  if (facts.cutAtLimit === true) base.cutAtLimit = true;
   return base;
 }
 

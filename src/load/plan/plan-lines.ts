@@ -29,6 +29,11 @@ export function announceLine(plan: LoadPlan, baseUrl: string, env: NodeJS.Proces
   return `iari load: sending load to ${baseUrl}${proxy === null ? '' : ` via proxy ${displayUrl(proxy)}`}: ${level}${plan.shard === null ? '' : ` (shard ${plan.shard.index}/${plan.shard.count})`}, ${bound}, then ${drainS} s of grace for requests in flight${boundS === null ? '' : `; ends within ${boundS} s (${preS} s to choose the model and prime, the run, the grace), then writes its reports`}; Ctrl-C stops it\n`;
 }
 
+/** Said before any traffic when the run sends no token (issue 43: a server without auth needs none); null otherwise. */
+export function noTokenLine(plan: Pick<LoadPlan, 'baseUrl' | 'token'>): string | null {
+  return plan.baseUrl !== null && plan.token === '' ? 'iari load: no token: none named (--token-env, --token-file) and $IARI_TOKEN is unset, so requests carry no Authorization header; a server that asks for one answers 401, counted as http_status errors\n' : null;
+}
+
 /** The longest one level of a capacity search can take, s: pre-window, warmup, the run, the grace. */
 export function levelBoundS(plan: Pick<LoadPlan, 'warmupS' | 'durationS' | 'requestTimeoutMs'>): number {
   return preWindowS(plan) + plan.warmupS + (plan.durationS ?? 600) + END_GRACE_MS / 1000;

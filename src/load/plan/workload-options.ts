@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { readDataset } from '../workloads/dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from '../workloads/trace.ts';
-import { BUILTIN_TOOLS, judge, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
+import { BUILTIN_TOOLS, judge, TOOL_CALL_OUTPUT_FLOOR, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
 import { checkDuration } from '../../duration.ts';
 import { checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
@@ -89,7 +89,10 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
   const n = names.name;
   const usage = (message: string): HarnessError => loadUsage(names, message);
   if (!WORKLOAD_OPTIONS.some((k) => o[k] !== undefined)) return { spec: undefined, dataset: null };
-  const tools = toolsFromOptions(o.tools === undefined ? undefined : checkText(names, 'tools', o.tools), o.toolShare, names);
+  const chosen = toolsFromOptions(o.tools === undefined ? undefined : checkText(names, 'tools', o.tools), o.toolShare, names);
+  // A trace, --output-tokens or --max-tokens chose the output length: kept as asked.
+  const lengthChosen = o.maxTokens !== undefined || o.outputTokens !== undefined || o.trace !== undefined;
+  const tools = chosen === undefined || lengthChosen ? chosen : { ...chosen, outputFloor: TOOL_CALL_OUTPUT_FLOOR };
   const extraBody = (): Record<string, unknown> | null => (o.extraBody === undefined ? null : parseExtraBody(checkText(names, 'extraBody', o.extraBody), names));
   const embeddings = embeddingsFromOptions(o, names);
   const trace = traceFromOptions(o, names);

@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import { decodeHistogram, encodeHistogram, newHistogram, percentileOrNull, record, summarize, type Histogram } from './hdr.ts';
 import {
   errorClasses,
@@ -79,7 +79,7 @@ export class Collector {
   readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
-  #eld: IntervalHistogram | undefined;
+  #eld: ELDHistogram | undefined;
   #eldTimer: NodeJS.Timeout | undefined;
 
   constructor(o: CollectorOptions) {
@@ -244,7 +244,7 @@ export class Collector {
         this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
         const counted = embeddingsCounts(t.extras?.counters);
         if (counted !== undefined) this.embeddings.add(counted);
-        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin));
+        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin), t.extras?.cutAtLimit === true);
         ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
         slice.outputTokens += tokens;

@@ -228,8 +228,10 @@ export interface ToolCallReport {
   requestsCalling: number;
   callRate: number;
   calls: number;
+  /** Calls cut by the request's output bound (the last call of an answer that ended at its max_tokens): not judged. Absent in files written before it existed. */
+  cutCalls?: number;
   invalidCalls: number;
-  /** invalidCalls / calls (SLO tool_calls.invalid_rate). */
+  /** invalidCalls / (calls - cutCalls) (SLO tool_calls.invalid_rate). */
   invalidRate: number;
   invalidByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
   invalidRateByKind: { not_json: number; unknown_function: number; schema_mismatch: number };
@@ -435,6 +437,8 @@ export interface SloResult {
   noData?: string;
   /** Whether this SLO is also applied to each request for goodput (per-request metrics). */
   perRequest: boolean;
+  /** iari's default error-rate gate (docs/load.md, "Failed runs"), applied where no errors SLO was given. */
+  isDefault?: true;
 }
 
 export interface Goodput {

@@ -9,6 +9,8 @@ export interface ResponseExtras {
   answer?: string;
   /** The first answer's tool calls as assembled (arguments at most 64 KiB each), judged under --tools (tool-calls.ts). */
   toolCalls?: { name: string | null; arguments: string }[];
+  /** The answer stopped at its output-token bound (its last tool call may be cut: not judged invalid). */
+  cutAtLimit?: true;
   /** When the first tool-call output arrived (a whole answer: its end), for the latency to the first tool call. */
   firstToolCallNs?: bigint;
   /** The API's own counts for its load section (embeddings: inputs embedded, usage's prompt tokens, the vector length). */

@@ -13,7 +13,7 @@ import {
   type Validity,
   type ConnectionReuse,
 } from './load-result.ts';
-import { evaluateSlos, type Slo } from './slo.ts';
+import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
 import { buildCacheReport } from './cache-report.ts';
 import { buildReasoningReport } from './reasoning-report.ts';
@@ -117,7 +117,7 @@ type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
-  const results = evaluateSlos(slos, m, finished);
+  const results = evaluateSlos(withDefaultSlos(slos), m, finished);
   return { throughput: m.throughput, metrics: m.metrics, errors: m.errors, slos: results, slosPassed: results.every((s) => s.passed), goodput: m.goodput };
 }
 

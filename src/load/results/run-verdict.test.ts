@@ -34,7 +34,8 @@ const http500 = { status: 500, error: { class: 'http_status' as const, detail: '
 describe('load run verdict', () => {
   it('a run in which every request answered 500 fails without any --slo: throughput counts no request, errors are broken down by class and status', () => {
     const r = run(Array.from({ length: 8 }, () => http500));
-    expect(r.slosPassed).toBe(true);
+    // The default error gate (errors.rate<=5%) is breached too; the summary's first line gives the root: nothing succeeded.
+    expect(r.slos.map((s) => [s.expr, s.isDefault, s.passed])).toEqual([['errors.rate<=5%', true, false]]);
     expect(loadRunPassed(r)).toBe(false);
     expect(r.throughput.rps).toBe(0);
     const text = summaryTable(r);
@@ -44,9 +45,17 @@ describe('load run verdict', () => {
   });
 
   it('throughput counts successful requests only', () => {
-    const r = run([{}, {}, {}, http500]);
+    const r = run([{}, {}, {}, http500], 0, ['errors.rate<=50%']);
     expect(r.throughput.rps).toBe(1.5);
     expect(loadRunPassed(r)).toBe(true);
+  });
+
+  it('a run with 25% errors and no errors SLO fails the default gate, first line and exit; with the user\'s own errors SLO it passes', () => {
+    const r = run([{}, {}, {}, http500]);
+    expect(runFailure(r)).toBeNull();
+    expect(loadRunPassed(r)).toBe(false);
+    expect(summaryTable(r).split('\n')[0]).toBe("iari load: FAILED: 25.00% of the finished requests failed (http_status=1 (500 x1)), over the default gate errors.rate<=5%; give your own with --slo 'errors.rate<X%' (docs/load.md, \"Failed runs\")");
+    expect(loadRunPassed(run([{}, {}, {}, http500], 0, ['errors.count<=1']))).toBe(true);
   });
 
   it('an SLO with no sample in the window is not met and says "no data" with the reason; a run where no request finished is failed on its first line', () => {

@@ -26,6 +26,22 @@ export interface Slo {
   threshold: number;
   unit: SloResult['unit'];
   perRequest: boolean;
+  /** Applied by iari, not asked for: the default error-rate gate (withDefaultSlos). */
+  isDefault?: true;
+}
+
+/**
+ * docs/load.md, "Failed runs": a run in which more than 5% of the finished requests failed fails
+ * (exit 3) whatever else it measured, unless the user's own errors SLO says what is acceptable
+ * (`--slo 'errors.rate<20%'`, or `--slo 'errors.rate<=100%'` to accept any). Issue 43: 10,000
+ * clients against a 4-slot server got 99.86% timeouts and exited 0.
+ */
+export const DEFAULT_ERROR_SLO = 'errors.rate<=5%';
+
+/** The SLOs a run is judged by: the user's, plus the default error-rate gate where no errors SLO is given. */
+export function withDefaultSlos(slos: readonly Slo[]): Slo[] {
+  if (slos.some((s) => s.metric === 'errors')) return [...slos];
+  return [...slos, { ...parseSlo(DEFAULT_ERROR_SLO), isDefault: true }];
 }
 
 const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)?)\s*(us|µs|ms|s|%)?$/;
@@ -124,7 +140,7 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   return slos.map((s) => {
     if (s.metric === 'server') {
       const { observed, noData } = observeServerSlo(s.stat, r.server);
-      return { expr: s.expr, metric: s.metric, stat: s.stat, op: s.op, threshold: s.threshold, observed, unit: s.unit, passed: observed !== null && compare(observed, s.op, s.threshold), perRequest: false, ...(noData === undefined ? {} : { noData }) };
+      return { expr: s.expr, metric: s.metric, stat: s.stat, op: s.op, threshold: s.threshold, observed, unit: s.unit, passed: observed !== null && compare(observed, s.op, s.threshold), perRequest: false, ...(noData === undefined ? {} : { noData }), ...(s.isDefault === true ? { isDefault: true as const } : {}) };
     }
     const observed = finished === 0 ? null : observe(s, r);
     const noData =
@@ -148,6 +164,7 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
       passed: observed !== null && compare(observed, s.op, s.threshold),
       perRequest: s.perRequest,
       ...(noData === undefined ? {} : { noData }),
+      ...(s.isDefault === true ? { isDefault: true as const } : {}),
     };
   });
 }

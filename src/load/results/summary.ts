@@ -52,7 +52,11 @@ export function summaryTable(r: LoadResult): string {
   const mode = m.kind === 'open' && m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests${m.trace.skipped > 0 ? `, ${m.trace.skipped} failed rows skipped` : ''}, speed x${m.trace.speed}${m.trace.window === null ? '' : `, window ${m.trace.window.startS}s-${m.trace.window.endS ?? ''}${m.trace.window.endS === null ? '' : 's'}`}, mean ${m.rate}/s over ${m.trace.spanS.toFixed(3)} s)${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight`}` : m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`}${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape === 'linear' ? 'linearly from 0' : 'exponentially from 1%'} to the rate over ${m.ramp.durationS} s`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
   const failure = runFailure(r);
+  const errorGate = r.slos.find((s) => s.isDefault === true && !s.passed);
   if (failure !== null) out.push(`iari load: FAILED: ${failure}`);
+  else if (errorGate !== undefined && errorGate.observed !== null) {
+    out.push(`iari load: FAILED: ${(errorGate.observed * 100).toFixed(2)}% of the finished requests failed (${errorBreakdown(r.errors)}), over the default gate ${errorGate.expr}; give your own with --slo 'errors.rate<X%' (docs/load.md, "Failed runs")`);
+  }
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)' : ''}, latency from the ${r.meta.latencyOrigin} send time`);
   const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
   if (conn !== null) out.push(`target: ${r.meta.baseUrl} (${conn})`);
@@ -93,7 +97,7 @@ export function summaryTable(r: LoadResult): string {
   out.push(...cancellationLines(r));
   for (const s of r.slos) {
     const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
-    out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr} (observed ${obs})`);
+    out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr}${s.isDefault === true ? ' (iari\'s default error gate)' : ''} (observed ${obs})`);
   }
   if (r.sweep?.capacity !== undefined) out.push(...capacityLines(r.sweep, fmtUs));
   else if (r.sweep !== null) {

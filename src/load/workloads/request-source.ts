@@ -82,7 +82,9 @@ export function requestSource(spec: WorkloadSpec | undefined, o: SourceOptions, 
   // --tools: the share of requests that declare tools carry them.
   const intentOf = (seq: number): RequestIntent => {
     const intent = workload.intent(seq);
-    return tools !== undefined && declaresTools(tools, o.seed, seq) ? { ...intent, tools: declared } : intent;
+    if (tools === undefined || !declaresTools(tools, o.seed, seq)) return intent;
+    const floor = tools.outputFloor ?? 0;
+    return { ...intent, tools: declared, ...(intent.maxOutputTokens < floor ? { maxOutputTokens: floor } : {}) };
   };
   // A workload that hands out the same intent again (the cycled prompts) gets the same body text, written once.
   const written = new WeakMap<RequestIntent, string>();

@@ -24,7 +24,17 @@ export interface ToolsSpec {
   tools: ToolDef[];
   /** Share of requests that declare the tools (seeded per request). */
   share: number;
+  /** The least max_tokens a request that declares the tools asks for (set when the user chose no output length). */
+  outputFloor?: number;
 }
+
+/**
+ * Issue 43: "Every call that did not parse had finish_reason "length", cut by iari's default of 64
+ * tokens." A builtin call is about 40 tokens of JSON; chat templates wrap it (Qwen's <tool_call>
+ * tags, Hermes' JSON envelope) and some models think first, so a request that declares tools asks
+ * for at least 256 unless the user chose an output length (--max-tokens, --output-tokens).
+ */
+export const TOOL_CALL_OUTPUT_FLOOR = 256;
 
 /** What the assembled answer called (arguments as joined, at most 64 KiB each). */
 export interface ToolCallSeen {

@@ -116,3 +116,24 @@ describe('conversation flags (--turns, --think-time)', () => {
     expect(workloadFromFlags({ turns: '4,1', 'think-time': '250ms' }).spec?.conversation).toEqual({ turns: { mean: 4, stdev: 1 }, thinkTimeMs: 250 });
   });
 });
+
+describe('room for a whole tool call (issue 43)', () => {
+  const declaring = (flags: Parameters<typeof planFromFlags>[0]) => workloadFromFlags(flags).spec?.tools;
+
+  it('LOAD-TOOLS: with no output length chosen, the requests that declare tools ask for at least 256 tokens; the others keep the default', async () => {
+    const { requestSource } = await import('./request-source.ts');
+    const { defaultProtocols } = await import('../../protocols/registry.ts');
+    const tools = declaring({ tools: 'builtin', 'tool-share': '0.5' });
+    expect(tools?.outputFloor).toBe(256);
+    const source = requestSource(spec({ tools: tools! }), base, defaultProtocols[0]);
+    const asked = Array.from({ length: 40 }, (_, seq) => JSON.parse(source.body(seq)) as { max_tokens: number; tools?: unknown[] });
+    expect(asked.filter((b) => b.tools !== undefined).every((b) => b.max_tokens === 256)).toBe(true);
+    expect(asked.filter((b) => b.tools === undefined).every((b) => b.max_tokens === 64)).toBe(true);
+    expect(asked.some((b) => b.tools !== undefined) && asked.some((b) => b.tools === undefined)).toBe(true);
+  });
+
+  it('LOAD-TOOLS: a chosen --max-tokens or --output-tokens is kept as asked, tools or not', () => {
+    expect(declaring({ tools: 'builtin', 'max-tokens': '16' })?.outputFloor).toBeUndefined();
+    expect(declaring({ tools: 'builtin', 'output-tokens': '32' })?.outputFloor).toBeUndefined();
+  });
+});

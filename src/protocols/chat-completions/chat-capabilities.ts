@@ -18,6 +18,6 @@ export const chatCapabilities: readonly ProtocolCapability[] = [
   { name: 'seed', title: 'Seeded sampling', member: 'seed', ids: [] },
   { name: 'logprobs', title: 'Log probabilities', member: 'logprobs', ids: [] },
   { name: 'max-completion-tokens', title: 'Completion length bound', member: 'max_completion_tokens', ids: ['CHAT-030'] },
-  { name: 'reasoning', title: 'Reasoning models', member: 'delta.reasoning_content / delta.reasoning', ids: ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028'] },
+  { name: 'reasoning', title: 'Reasoning models', member: 'delta.reasoning_content / delta.reasoning', ids: ['CHAT-038', 'CHAT-STREAM-048', 'CHAT-STREAM-049', 'CHAT-STREAM-050', 'CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'] },
   { name: 'reasoning-effort', title: 'Reasoning effort', member: 'reasoning_effort', ids: ['CHAT-039'] },
 ];

@@ -76,6 +76,7 @@ export function streamFacts(r: StreamCheckResult): ResponseFacts {
     toolCalls: (first?.toolCalls ?? []).map((c) => ({ name: c.name ?? null, arguments: c.arguments })),
     finish: typeof first?.finishReason === 'string' ? first.finishReason : null,
   };
+  if (first?.finishReason === 'length') facts.cutAtLimit = true;
   if (r.timing.reasoning !== undefined) facts.reasoningText = r.timing.reasoning;
   if (r.timing.firstToolCallAt !== undefined) facts.firstToolCallAt = r.timing.firstToolCallAt;
   return facts;
@@ -112,6 +113,7 @@ export function judgeWholeCompletion(parsed: unknown): CheckedResponse {
     toolCalls: message !== undefined && typeof message === 'object' && message !== null ? wholeToolCalls(message.tool_calls) : [],
     finish: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
   };
+  if (choice?.finish_reason === 'length') facts.cutAtLimit = true;
   if (message === undefined || typeof message !== 'object' || message === null) return { findings: [], facts, unusable: { detail: 'response has no choices[0].message' } };
   return { findings: [], facts };
 }

@@ -68,7 +68,8 @@ async function withAiSdk(model, token) {
 export async function driveClients({ aiSdk = true } = {}) {
   const mock = createMockHandlers({ baseUrl: BASE, seed: 5 });
   const server = setupServer(...mock.handlers);
-  server.listen({ onUnhandledRequest: 'error' });
+  // msw 2 names the option onUnhandledRequest, msw 3 onUnhandledFrame; each ignores the other's.
+  server.listen({ onUnhandledRequest: 'error', onUnhandledFrame: 'error' });
   try {
     const { createRequire } = await import('node:module');
     const mswVersion = createRequire(import.meta.url)('msw/package.json').version;
