@@ -2,15 +2,15 @@
 // that passes validation and an outcome Receipt paired to every allowed gate, signed with the
 // service's Ed25519 key (deterministic from the seed). Canonical bytes, digests, ids and signatures
 // all come from the receipt library (src/receipts/); this file only decides what goes into each
-// Receipt, links it (prev) and applies the receipt faults of faults-receipts.ts.
-import { createHash } from 'node:crypto';
-import { HarnessError, HarnessErrorCode } from '../src/errors.ts';
+// Receipt, links it (prev) and applies the receipt faults of faults-receipts.ts. The chains (their
+// windows, heads, open gates and lists) are receipt-chains.ts's.
 import { digestOf, Ed25519Key, newReceiptId, PROTO, sealReceipt, sealReceiptText, signAct } from '../src/receipts/index.ts';
 import type { Act, Budget, Decision, Outcome, Receipt, SealedReceipt, UnsignedReceipt } from '../src/receipts/index.ts';
+import { derivedSeed, ReceiptChains, type Chain, type OpenGate } from './receipt-chains.ts';
 import { ReceiptFault } from './faults-receipts.ts';
 import { keysWithFaults, ReceiptIssuerFault, sealWithFaults, type MutationContext } from './receipt-fault-mutations.ts';
 import type { GateDecision, GateInput, OutcomeInput, ReceiptChainView, ReceiptIssuer, ReceiptKeysView } from './receipt-hooks.ts';
-import { openReceiptLedger, type LedgerEntry, type LedgerSyncMode, type ReceiptLedger } from './receipt-ledger.ts';
+import { openReceiptLedger, type LedgerSyncMode, type ReceiptLedger } from './receipt-ledger.ts';
 
 export interface ReceiptIssuerOptions {
   /** Seed of the service key, the actor keys and the Mandate ids (default 0). */
@@ -36,8 +36,7 @@ export interface ReceiptIssuerOptions {
   retention?: number;
 }
 
-/** Receipts kept in memory per chain by default: about 9 MB per account at 0.9 KB each. */
-export const DEFAULT_RECEIPT_RETENTION = 10_000;
+export { DEFAULT_RECEIPT_RETENTION } from './receipt-chains.ts';
 
 export interface MockReceiptIssuer extends ReceiptIssuer {
   readonly issuerKeyref: string;
@@ -53,40 +52,7 @@ export interface MockReceiptIssuer extends ReceiptIssuer {
   close(): void;
 }
 
-type Mandate = ReceiptChainView['mandate'];
-
-interface OpenGate {
-  act: Act;
-  decision: Decision;
-  context: string | undefined;
-}
-
-interface Chain {
-  account: string;
-  mandate: Mandate;
-  actorKey: Ed25519Key;
-  /**
-   * The Receipts as JSON text: about 35% smaller than the objects, and nothing for the GC to trace.
-   * Only the last `retention` are listed: those before `start` are dropped (compacted away in batches).
-   */
-  receipts: string[];
-  start: number;
-  /** Receipts of this chain no longer in memory (the oldest ones). */
-  omitted: number;
-  head: string | undefined;
-  lastIat: number;
-  open: Map<string, OpenGate>;
-}
-
 const NO_FAULTS: ReadonlySet<string> = new Set();
-
-function derivedSeed(label: string): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(`iari-mock/${label}`).digest());
-}
-
-function shortId(label: string): string {
-  return createHash('sha256').update(`iari-mock/${label}`).digest('hex').slice(0, 24);
-}
 
 /** Spec, Receipt decision: reason "required when result is denied"; subcode and prose "required when reason is PROTO_DENY_POLICY". */
 function decisionOf(input: GateDecision, faults: ReadonlySet<string>): Decision {
@@ -121,52 +87,10 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   const serviceId = options.serviceId ?? issuer.keyref;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
   const nextId = options.nextId ?? (() => newReceiptId());
-  const chains = new Map<string, Chain>();
+  const chains = new ReceiptChains(seed, options.retention);
   const otherIssuer = Ed25519Key.fromSeed(derivedSeed(`advertised/${seed}`));
-  // Receipts issued under receipt-cross-account-copy: listed in every other account's chain too.
-  const leaked: string[] = [];
-  // Accounts that made a request under receipt-list-without-grant-id: their list's mandate lacks grant_id from then on.
-  const grantHidden = new Set<string>();
-  const listedMandate = (chain: Chain): Partial<Mandate> => (grantHidden.has(chain.account) ? { id: chain.mandate.id, actor: chain.mandate.actor } : { ...chain.mandate });
   // x-receipt-gate values given out under receipt-wrong-gate-header, mapped back to the real gate.
   const aliases = new Map<string, string>();
-
-  const chainOf = (account: string): Chain => {
-    let chain = chains.get(account);
-    if (chain === undefined) {
-      const actorKey = Ed25519Key.fromSeed(derivedSeed(`actor/${seed}/${account}`));
-      chain = {
-        account,
-        mandate: { id: `mnd_${shortId(`mandate/${seed}/${account}`)}`, grant_id: `grant_${shortId(`grant/${seed}/${account}`)}`, actor: actorKey.keyref },
-        actorKey,
-        receipts: [...leaked],
-        start: 0,
-        omitted: 0,
-        head: undefined,
-        lastIat: 0,
-        open: new Map(),
-      };
-      chains.set(account, chain);
-    }
-    return chain;
-  };
-
-  const retention = Math.max(1, options.retention ?? DEFAULT_RECEIPT_RETENTION);
-  const record = (chain: Chain, sealed: SealedReceipt, json: string) => {
-    chain.receipts.push(json);
-    if (chain.receipts.length - chain.start > retention) {
-      chain.start++;
-      chain.omitted++;
-      // Dropped texts are released in batches, so keeping the window costs O(1) per Receipt.
-      if (chain.start >= retention) {
-        chain.receipts = chain.receipts.slice(chain.start);
-        chain.start = 0;
-      }
-    }
-    chain.head = sealed.digest;
-    // A Receipt broken on purpose (receipt-schema-string-iat) must not move the clock of the chain.
-    if (Number.isSafeInteger(sealed.receipt.iat)) chain.lastIat = Math.max(chain.lastIat, sealed.receipt.iat);
-  };
 
   const mutationContextOf = (chain: Chain): MutationContext => ({
     issuer,
@@ -217,11 +141,8 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
     }
     // Durable before the caller answers (issue 6: "a receipt is on disk before the response that it records is finished").
     ledger?.appendSerialized(chain.account, chain.mandate.id, json);
-    record(chain, sealed, json);
-    if (faults.has(ReceiptIssuerFault.crossAccountCopy)) {
-      leaked.push(json);
-      for (const other of chains.values()) if (other !== chain) other.receipts.push(json);
-    }
+    chains.record(chain, sealed, json);
+    if (faults.has(ReceiptIssuerFault.crossAccountCopy)) chains.leak(chain, json);
     return sealed;
   };
 
@@ -246,7 +167,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   if (options.ledger !== undefined) {
     ledger = openReceiptLedger(options.ledger, {
       // The ledger is streamed through the replay, never held whole: only each chain's window stays.
-      onEntry: (entry) => replayEntry(entry, chainOf, record, issuer.keyref, options.ledger ?? ''),
+      onEntry: (entry) => chains.replay(entry, issuer.keyref, options.ledger ?? ''),
       ...(options.ledgerSync === undefined ? {} : { sync: options.ledgerSync }),
       ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }),
     });
@@ -265,8 +186,8 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
 
     gate(input: GateInput): { gateDigest: string } {
       const faults = input.faults ?? NO_FAULTS;
-      const chain = chainOf(input.account);
-      if (faults.has(ReceiptIssuerFault.listWithoutGrantId)) grantHidden.add(input.account);
+      const chain = chains.of(input.account);
+      if (faults.has(ReceiptIssuerFault.listWithoutGrantId)) chains.hideGrant(input.account);
       let act: Act = { verb: 'model.call', resource: input.resource, input_digest: digestOf(input.inputDigestOf) };
       if (level >= 2) act = signAct(act, chain.actorKey, chain.mandate.grant_id);
       const decision = decisionOf(input.decision, faults);
@@ -288,7 +209,7 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
 
     outcome(input: OutcomeInput): void {
       const faults = input.faults ?? NO_FAULTS;
-      const chain = chainOf(input.account);
+      const chain = chains.of(input.account);
       const gateDigest = aliases.get(input.gateDigest) ?? input.gateDigest;
       aliases.delete(input.gateDigest);
       const gate = chain.open.get(gateDigest);
@@ -305,26 +226,16 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
       appendOutcome(chain, gateDigest, gate, outcome, usd(input.costUsd), faults);
     },
 
-    chain(account: string): ReceiptChainView {
-      const chain = chainOf(account);
-      const data = chain.receipts.slice(chain.start).map((json) => JSON.parse(json) as unknown);
-      return { mandate: listedMandate(chain) as Mandate, head: chain.head ?? null, ...(chain.omitted > 0 ? { omitted: chain.omitted } : {}), data };
-    },
+    chain: (account: string): ReceiptChainView => chains.view(account),
 
-    chainJson(account: string): string {
-      const chain = chainOf(account);
-      // The stored texts are JSON.stringify output, so they are what parse + stringify would give back.
-      const omitted = chain.omitted > 0 ? `"omitted":${chain.omitted},` : '';
-      const kept = chain.start === 0 ? chain.receipts : chain.receipts.slice(chain.start);
-      return `{"object":"list","mandate":${JSON.stringify(listedMandate(chain))},"head":${JSON.stringify(chain.head ?? null)},${omitted}"data":[${kept.join(',')}]}`;
-    },
+    chainJson: (account: string): string => chains.json(account),
 
     keys(faults: ReadonlySet<string> = NO_FAULTS): ReceiptKeysView {
       const kid = faults.has(ReceiptFault.keysMismatch) ? otherIssuer.keyref : issuer.keyref;
       return keysWithFaults({ object: 'receipt_keys', service_id: serviceId, keys: [{ kid, alg: 'Ed25519', use: 'issuer' }] }, faults, otherIssuer);
     },
 
-    accounts: () => [...chains.keys()],
+    accounts: () => chains.accounts(),
 
     close() {
       ledger?.close();
@@ -332,32 +243,15 @@ export function createReceiptIssuer(options: ReceiptIssuerOptions = {}): MockRec
   };
 }
 
-/** Rebuilds one ledger line into its chain (its window, head and open gates), as the ledger is read. */
-function replayEntry(entry: LedgerEntry, chainOf: (account: string) => Chain, record: (chain: Chain, sealed: SealedReceipt, json: string) => void, issuerKeyref: string, path: string): void {
-  const receipt = entry.receipt as unknown as Receipt;
-  const chain = chainOf(entry.account);
-  if (receipt.iss !== issuerKeyref || entry.mandate !== chain.mandate.id) {
-    throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `ledger ${path} was written by a mock with another seed (receipt at byte offset ${entry.offset})`, {
-      hint: 'restart with the same --seed, or use a new --ledger file',
-    });
-  }
-  const digest = digestOf(receipt);
-  record(chain, { receipt, digest }, JSON.stringify(receipt));
-  if (receipt.gate !== undefined) chain.open.delete(receipt.gate);
-  else if (receipt.outcome === undefined && receipt.decision.result === 'allowed') {
-    chain.open.set(digest, { act: receipt.act, decision: receipt.decision, context: receipt.context });
-  }
-}
-
 /** Gates the previous run left open never finished: they are closed as interrupted on restart. */
 function closeOpenGates(
-  chains: Map<string, Chain>,
+  chains: ReceiptChains,
   ledger: ReceiptLedger,
   appendOutcome: (chain: Chain, gateDigest: string, gate: OpenGate, outcome: Outcome, cost: Budget, faults: ReadonlySet<string>) => void,
   onWarning: ((message: string) => void) | undefined,
 ): void {
   let closed = 0;
-  for (const chain of chains.values()) {
+  for (const chain of chains.all()) {
     for (const [digest, gate] of [...chain.open]) {
       chain.open.delete(digest);
       appendOutcome(chain, digest, gate, { status: 'interrupted', resolved: null }, usd('0'), NO_FAULTS);

@@ -15,10 +15,9 @@ export function loadJson(result: LoadResult, redactor: Redactor): string {
   return sanitize(`${JSON.stringify(redactor.value(result), null, 2)}\n`, redactor);
 }
 
-export function requestsNdjson(records: Iterable<RequestRecord>, redactor: Redactor): string {
-  let out = '';
-  for (const r of records) out += `${sanitize(JSON.stringify(redactor.value(r)), redactor)}\n`;
-  return out;
+/** requests.ndjson line by line (written as they come: run-dir.ts writePieces). */
+export function* requestsNdjson(records: Iterable<RequestRecord>, redactor: Redactor): Generator<string> {
+  for (const r of records) yield `${sanitize(JSON.stringify(redactor.value(r)), redactor)}\n`;
 }
 
 function observed(s: SloResult): string {
@@ -119,7 +118,7 @@ export interface WrittenLoadFiles {
 export function writeLoadFiles(result: LoadResult, records: Iterable<RequestRecord> | undefined, runDir: RunDir, redactor: Redactor): WrittenLoadFiles {
   return {
     loadJson: runDir.write('load.json', loadJson(result, redactor)),
-    requestsNdjson: records === undefined ? undefined : runDir.write('requests.ndjson', requestsNdjson(records, redactor)),
+    requestsNdjson: records === undefined ? undefined : runDir.writePieces('requests.ndjson', requestsNdjson(records, redactor)),
     junitXml: runDir.write('junit.xml', loadJunit(result, redactor)),
     reportHtml: runDir.write('report.html', loadHtml(result, redactor)),
   };

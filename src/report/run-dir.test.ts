@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -43,6 +43,34 @@ describe('run-dir', () => {
     writeFileAtomic(join(dir, 'd', 'x'), 'x');
     expect(() => writeFileAtomic(join(dir, 'd'), 'y')).toThrow();
     expect(readdirSync(dir)).toEqual(['d']);
+  });
+
+  it('writes a file given in pieces as they come (the first 64 KiB are on disk before the last piece is made), atomically', () => {
+    const run = createRunDir({ report: mkdtempSync(join(tmpdir(), 'iari-run-')) });
+    const line = `${'x'.repeat(99)}\n`;
+    let onDiskBeforeLast = -1;
+    function* lines(): Generator<string> {
+      for (let i = 0; i < 2000; i++) {
+        if (i === 1999) onDiskBeforeLast = readdirSync(run.dir).filter((f) => f.endsWith('.tmp')).reduce((n, f) => n + statSync(join(run.dir, f)).size, 0);
+        yield line;
+      }
+    }
+    const path = run.writePieces('requests.ndjson', lines());
+    expect(readFileSync(path, 'utf8')).toBe(line.repeat(2000));
+    expect(onDiskBeforeLast).toBeGreaterThanOrEqual(64 * 1024);
+    expect(readdirSync(run.dir)).toEqual(['requests.ndjson']);
+  });
+
+  it('leaves the previous file and no temp file when the pieces fail midway', () => {
+    const run = createRunDir({ report: mkdtempSync(join(tmpdir(), 'iari-run-')) });
+    run.write('requests.ndjson', 'before\n');
+    function* failing(): Generator<string> {
+      yield 'x'.repeat(100_000);
+      throw new Error('record could not be written');
+    }
+    expect(() => run.writePieces('requests.ndjson', failing())).toThrow(/could not be written/);
+    expect(readFileSync(run.path('requests.ndjson'), 'utf8')).toBe('before\n');
+    expect(readdirSync(run.dir)).toEqual(['requests.ndjson']);
   });
 
   it('shows a written file under --report as the user typed it, else relative to the working directory', () => {

@@ -276,17 +276,25 @@ export class CheckHttp {
       offset += c.bytes.byteLength;
       return view;
     });
-    const text = new TextDecoder().decode(bytes);
     let json: unknown;
     let jsonError: string | undefined;
+    // The first characters decide whether the body is JSON (a UTF-8 character cut at byte 256 waits, not U+FFFD).
+    const head = new TextDecoder().decode(bytes.subarray(0, 256), { stream: true });
+    const first = /^\s*(\S)/.exec(head)?.[1];
+    const looksJson = first !== undefined && '{["-0123456789tfn'.includes(first);
+    // The whole text is decoded for JSON, and kept beside the bytes only when small: an answer of
+    // megabytes (an event stream, mostly) is decoded again where a check reads it (issue 42: five 7 MB
+    // streams held as text too added 35 MiB to a run's peak).
+    const small = bytes.length <= LARGE_BODY_BYTES;
+    const text = small || looksJson ? new TextDecoder().decode(bytes) : undefined;
     // Only what looks like JSON is parsed, and only after its nesting was checked (HDR-015).
-    const first = /^\s*(\S)/.exec(text.length > 256 ? text.slice(0, 256) : text)?.[1];
-    const parsed: BoundedJson = first !== undefined && '{["-0123456789tfn'.includes(first) ? parseJsonBounded(text) : { ok: false, tooDeep: false, error: 'not JSON' };
+    const parsed: BoundedJson = looksJson && text !== undefined ? parseJsonBounded(text) : { ok: false, tooDeep: false, error: 'not JSON' };
     if (parsed.ok) json = parsed.value;
     else if (parsed.tooDeep) {
       const v = violation('json-depth', `the body is ${parsed.error}`);
       throw new CheckHttpError(`${method} ${path}: ${answered}${v.message}`, curl, v);
-    } else jsonError = parsed.error === 'not JSON' ? safeParseError(text) : parsed.error;
+    } else jsonError = parsed.error === 'not JSON' ? safeParseError(head) : parsed.error;
+    const kept = small ? text : undefined;
     const requestId = responseHeaders['x-request-id'];
     if (result.ended === undefined) this.stalled.completed(performance.now() - started);
     const used = (json as { usage?: { total_tokens?: unknown } } | undefined)?.usage?.total_tokens;
@@ -299,7 +307,9 @@ export class CheckHttp {
       status,
       headers: responseHeaders,
       bytes,
-      text,
+      get text() {
+        return kept ?? new TextDecoder().decode(bytes);
+      },
       json,
       jsonError,
       requestId,

@@ -7,8 +7,13 @@ import type { Protocol, SentRequest } from '../../protocols/protocol.ts';
 import type { ProtocolList } from '../../protocols/registry.ts';
 import { collectGarbage } from '../../collect-garbage.ts';
 
-/** After this many bytes of large events (or bodies) have been checked, their garbage is collected at once. */
-const COLLECT_AFTER_LARGE_BYTES = 16 * 1024 * 1024;
+/**
+ * After this many bytes of large events (or bodies) have been checked, their garbage is collected at
+ * once: half the largest event (8 MiB, CHAT-STREAM-046), since each byte of one is held several times
+ * over (the batch, the assembled line, its text, the parsed value). At 16 MiB a run against 7 MB
+ * events held 50-60 MiB more in this thread (issue 42).
+ */
+const COLLECT_AFTER_LARGE_BYTES = 4 * 1024 * 1024;
 let largeSince = 0;
 
 /**
@@ -22,10 +27,20 @@ if (port === null) throw new Error('check-worker.ts runs as a worker thread');
 const modules = (workerData as CheckWorkerData).protocols;
 const protocols = (await Promise.all(modules.map(async (url) => ((await import(url)) as { protocol: Protocol }).protocol))) as unknown as ProtocolList;
 const scope = checkScope(protocols);
-// Load the tokenizer's tables and the registry's grades (the YAML parse: a second on a busy machine)
-// before the run, not inside the first response, where checking would stall and pause the reads.
-countTokens('warm up the tokenizer');
+// The registry's grades (the YAML parse: a second on a busy machine) load before the run, not inside
+// the first response, where checking would stall and pause the reads.
 scope.grade(protocols[0], '');
+/**
+ * The tokenizer's tables (about 60 MiB in this thread) load after the first response that is a
+ * sample, which is the priming request when the server answers: the run never counts a token of a
+ * failed response, so against a server that fails every request they are never loaded (issue 42).
+ */
+let tokenizerWarm = false;
+const warmTokenizer = (part: CheckedPart): void => {
+  if (tokenizerWarm || part.error !== null) return;
+  tokenizerWarm = true;
+  countTokens('warm up the tokenizer');
+};
 const sents = new Map<number, SentRequest>();
 const builders = new Map<number, TimingBuilder>();
 const builder = (id: number, stream: boolean, sent?: SentRequest): TimingBuilder => {
@@ -51,8 +66,10 @@ port.on('message', (batch: CheckBatch) => {
       builder(id, true).feed(bytes.subarray(at, at + (ops[i + 3] as number)), ops[i + 4] as bigint);
       i += 5;
     } else if (op === OP_END) {
-      done.push([id, builder(id, ops[i + 2] as boolean).end(ops[i + 3] as bigint)]);
+      const part = builder(id, ops[i + 2] as boolean).end(ops[i + 3] as bigint);
+      done.push([id, part]);
       builders.delete(id);
+      warmTokenizer(part);
       i += 4;
     } else if (op === OP_FAIL) {
       done.push([id, builder(id, ops[i + 2] as boolean).fail(ops[i + 3] as bigint, ops[i + 4] as ErrorClass, ops[i + 5] as string, ops[i + 6] as boolean)]);
