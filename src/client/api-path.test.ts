@@ -49,4 +49,12 @@ describe('a base URL whose path serves nothing (issue 43)', () => {
     expect(await code(runLoad(['--base-url', `${origin}/wrong/v1`, '--token-env', 'IARI_API_PATH_TOKEN', '--model', 'm', '--duration', '2s']))).toBe(2);
     expect(hits).toEqual(['GET /wrong/v1/models', 'POST /wrong/v1/chat/completions']);
   }, 60_000);
+
+  it('iari load without --model: the model list\'s 404 is followed by the route probe, so a wrong path says nothing is served there, and a path that serves the API without a list says to pass --model', async () => {
+    const refusal = async (base: string): Promise<unknown> => runLoad(['--base-url', base, '--token-env', 'IARI_API_PATH_TOKEN', '--duration', '2s']).catch((e: unknown) => e);
+    hits.length = 0;
+    expect(await refusal(`${origin}/wrong`)).toMatchObject({ exitCode: 2, message: expect.stringMatching(/^nothing is served under /) });
+    expect(hits).toEqual(['GET /wrong/v1/models', 'GET /wrong/v1/models', 'POST /wrong/v1/chat/completions']);
+    expect(await refusal(`${origin}/api`)).toMatchObject({ exitCode: 2, message: expect.stringMatching(/cannot pick a model: GET \/v1\/models answered 404/), hint: 'pass --model ID' });
+  }, 60_000);
 });

@@ -99,12 +99,12 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
-    // A path with nothing behind it is one line and exit 2, not thousands of 404s (issue 43).
-    if (plan.baseUrl !== null) {
-      const api = apiOf(hooks.protocols ?? defaultProtocols, hooks.api, workload);
-      await assertApiServed(normalizeBaseUrl(baseUrl).root, api.routes[0].path, token, plan.connection, preMs);
-    }
-    const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, Math.max(1, preMs - (performance.now() - preStart))));
+    // A path with nothing behind it is one line and exit 2, not thousands of 404s (issue 43). Without
+    // --model the model list's own answer is the first probe (one request, the whole pre-window);
+    // with it, the probe runs first.
+    const route = plan.baseUrl === null ? undefined : apiOf(hooks.protocols ?? defaultProtocols, hooks.api, workload).routes[0].path;
+    if (plan.model !== null && route !== undefined) await assertApiServed(normalizeBaseUrl(baseUrl).root, route, token, plan.connection, preMs);
+    const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, preMs, route));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = hooks.runId ?? newRunId();
     const cfg: LoadConfig = {

@@ -58,7 +58,8 @@ describe('defaultLoadModel (the model a load run uses when none is given)', () =
   it('LOAD-MODEL: an answer without a model id is refused with its status, and the token never appears', async () => {
     answer = 'echo-token';
     const e = await refusal();
-    expect(e.message).toBe('iari load: cannot pick a model: GET /v1/models answered 401 without a model id');
+    expect(e.message).toMatch(/^iari load: cannot pick a model: GET http:\/\/127\.0\.0\.1:\d+\/v1\/models answered 401: the server refused the token$/);
+    expect((e as { hint?: string }).hint).toBe("check the token; --model ID skips the model list, not the server's auth");
     expect(JSON.stringify({ m: e.message, h: (e as { hint?: string }).hint })).not.toContain(TOKEN);
   });
 });

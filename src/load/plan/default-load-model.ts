@@ -8,12 +8,14 @@ import { noConnectionOptions, type ConnectionOptions } from '../../client/connec
 import { dispatcherFor, withHeaders } from '../../client/dispatcher.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { isTlsFailure } from '../../client/transport-errors.ts';
+import { assertApiServed } from '../../client/api-path.ts';
 
 /** Most bytes of the model list read before the run (a list of thousands of models is far smaller). */
 const MODELS_BODY_BYTES = 4 * 1024 * 1024;
 
 /** The model a load run sends to when none is named: the first listed one, from one bounded request on the HTTP core (`budgetMs` in all, default 10 s; 4 MiB at most), never a hang on a server that misbehaves. */
-export async function defaultLoadModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions, budgetMs = 10_000): Promise<string> {
+export async function defaultLoadModel(who: string, baseUrl: string, token: string, conn: ConnectionOptions = noConnectionOptions, budgetMs = 10_000, route?: string): Promise<string> {
+  const started = performance.now();
   const ms = Math.max(1, Math.round(budgetMs));
   const { root, origin } = normalizeBaseUrl(baseUrl);
   const dispatcher = withHeaders(dispatcherFor(conn, origin, { connections: 1 }), origin, conn.headers);
@@ -36,6 +38,8 @@ export async function defaultLoadModel(who: string, baseUrl: string, token: stri
     const id = parsed.ok ? (parsed.value as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id : undefined;
     if (res.status === 200 && typeof id === 'string') return id;
     if (res.status === 401 || res.status === 403) throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `${who}: cannot pick a model: GET ${root}/v1/models answered ${res.status}: the server refused ${token === '' ? 'a request without a token' : 'the token'}`, { hint: token === '' ? 'name the token: IARI_TOKEN, --token-env or --token-file' : 'check the token; --model ID skips the model list, not the server\'s auth' });
+    // A 404: nothing under this path at all (then one line naming the URL), or only no model list (then --model helps).
+    if (res.status === 404 && route !== undefined) await assertApiServed(root, route, token, conn, Math.max(1, ms - (performance.now() - started)));
     throw fail(`GET /v1/models answered ${res.status} without a model id${parsed.ok ? '' : ` (${parsed.error})`}`);
   } finally {
     await dispatcher.destroy().catch(() => undefined);
