@@ -137,6 +137,15 @@ describe('the Responses stream as a state machine', () => {
     );
   });
 
+  it('keeps at most maxFindingsPerRule framing findings and counts the rest (fuzz finding: every framing finding of the reader was kept)', () => {
+    // Three lines that are not UTF-8 and one cut event: four framing findings of the reader.
+    const stream = new Uint8Array([0xff, 0x3a, 0x0a, 0xfe, 0x0a, 0xc0, 0x0a, 0x0a, ...enc.encode('data: {')]);
+    const r = checkResponsesStream(stream, { maxFindingsPerRule: 2 });
+    expect(r.findings.filter((f) => f.rule === 'framing-invalid')).toHaveLength(2);
+    expect(r.suppressed['framing-invalid']).toBeGreaterThan(0);
+    expect(r.findings.find((f) => f.rule === 'framing-invalid')?.byteOffset).toBe(0);
+  });
+
   it('judges the terminal response against the bound and metadata of the request', () => {
     const cut = plan([message], { status: 'completed' });
     const r = checkResponsesStream(enc.encode(wire(events(cut))), { maxOutputTokens: 4, metadata: { run: 'a' } });

@@ -69,14 +69,18 @@ export class ResponsesStreamChecker {
     this.#options = options;
   }
 
-  readonly #add: Add = (rule, message, pointer, expected, received) => {
-    const ev = this.#ev;
+  /** Counts a finding of `rule`; false once the rule has its kept number (the rest are only counted). */
+  #keeps(rule: ResponsesRuleCode): boolean {
     const count = (this.#perRule.get(rule) ?? 0) + 1;
     this.#perRule.set(rule, count);
-    if (count > (this.#options.maxFindingsPerRule ?? 5)) {
-      this.#suppressed[rule] = (this.#suppressed[rule] ?? 0) + 1;
-      return;
-    }
+    if (count <= (this.#options.maxFindingsPerRule ?? 5)) return true;
+    this.#suppressed[rule] = (this.#suppressed[rule] ?? 0) + 1;
+    return false;
+  }
+
+  readonly #add: Add = (rule, message, pointer, expected, received) => {
+    const ev = this.#ev;
+    if (!this.#keeps(rule)) return;
     this.#findings.push({ rule, message, pointer, ...(expected === undefined ? {} : { expected }), ...(received === undefined ? {} : { received }), ...(ev === undefined ? {} : { byteOffset: ev.startOffset, eventIndex: ev.index }) });
   };
 
@@ -140,7 +144,7 @@ export class ResponsesStreamChecker {
     this.#ev = undefined;
     for (const f of end.findings) {
       if (f.code === 'unknown-field' || f.code === 'invalid-retry' || f.code === 'id-contains-nul') continue;
-      this.#findings.push({ rule: 'framing-invalid', message: f.detail, pointer: '', byteOffset: f.offset });
+      if (this.#keeps('framing-invalid')) this.#findings.push({ rule: 'framing-invalid', message: f.detail, pointer: '', byteOffset: f.offset });
     }
     if (this.facts.events === 0) this.#add('created-not-first', 'the stream carried no event', '', 'response.created', 'no event');
     else if (this.#sawCreated && !this.#sawInProgress) this.#add('in-progress-missing', 'no response.in_progress followed response.created', '', 'response.in_progress', 'absent');
