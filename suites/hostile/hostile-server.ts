@@ -70,6 +70,16 @@ function bombMember(): Buffer {
   return bombCache;
 }
 
+/**
+ * Makes what the modes send that takes seconds to make (the gzip bomb's member: a synchronous
+ * gzip of 256 MiB). Called before any run: made during the runs it blocked every server of the
+ * suite's process at once, so another mode's GET /v1/models went unanswered past a load run's
+ * 5 s pre-window deadline (iari load against dribble exited 2 in two runs of four).
+ */
+export function prepareHostileModes(): void {
+  bombMember();
+}
+
 function chunk(content: unknown): string {
   return `data: ${JSON.stringify({ id: 'chatcmpl-hostile', object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: HOSTILE_MODEL, choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 }

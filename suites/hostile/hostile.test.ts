@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadResult } from '../../src/load/results/load-result.ts';
-import { hostileModes, modeBehaviour, startHostileServer, type HostileMode } from './hostile-server.ts';
+import { hostileModes, modeBehaviour, prepareHostileModes, startHostileServer, type HostileMode } from './hostile-server.ts';
 import { ensureBuilt, filesUnder, iariCommand, ROOT, runIari, STACK_LINE, type ChildRun } from './run-child.ts';
 import { startBusySibling } from './busy-sibling.ts';
 
@@ -149,6 +149,7 @@ const contention = { siblingThreads: 0, loadAverageBefore: [0, 0, 0], loadAverag
 
 beforeAll(async () => {
   await ensureBuilt();
+  prepareHostileModes();
   contention.loadAverageBefore = loadavg().map((x) => Number(x.toFixed(2)));
   // Started first, so the startup measured below (and the bounds scaled from it) is the busy machine's too.
   const sibling = startBusySibling(590_000);
