@@ -82,6 +82,11 @@ const SAMPLES: Record<string, string[]> = {
 const NOT_IN_A_SCENARIO: Record<string, string> = {
   'token-env': 'the token is never in a scenario (runScenario takes it as an option)',
   'token-file': 'the token is never in a scenario',
+  coordinate: 'coordinated shards (issue 39) are a CLI role: runScenario has no coordination options yet',
+  coordinator: 'a CLI role, as --coordinate',
+  shards: 'with --coordinate',
+  'run-token-env': 'the run token is never in a scenario, as the bearer token',
+  'register-timeout': 'with --coordinate',
   report: 'where the CLI writes its files',
   json: 'what the CLI prints',
   quiet: 'what the CLI prints',
