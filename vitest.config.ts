@@ -9,7 +9,8 @@ import { defineConfig } from 'vitest/config';
 //   run after shared, one file at a time.
 // - slow: whole-product runs that take minutes and load the whole machine: hostile servers with
 //   default deadlines (wall time and peak RSS), npm pack and offline installs, the GitHub Action's
-//   scripts, a third-party server, and the capacity search (dozens of load runs). Last, alone.
+//   scripts, a third-party server, the capacity search (dozens of load runs), and the fuzz pass (a
+//   minute of generated inputs per parser, fuzz/fuzz.test.ts). Last, alone.
 const slow = [
   'suites/hostile/**/*.test.ts',
   'suites/pack/**/*.test.ts',
@@ -17,6 +18,8 @@ const slow = [
   'suites/third-party/**/*.test.ts',
   'suites/load/capacity-search.test.ts',
   'suites/load/cancel-capacity.test.ts',
+  // The fuzz pass: a minute of generated inputs per parser of untrusted bytes, every core busy (docs/fuzzing.md).
+  'fuzz/fuzz.test.ts',
 ];
 const alone = ['suites/load/**/*.test.ts'];
 // engines: a real engine in the loop (llama.cpp's llama-server built from source on first run,
@@ -38,7 +41,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           // suites/contract is the vitest adapter over the check catalog; without IARI_BASE_URL it judges the bundled mock.
-          include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'test-support/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'test-support/**/*.test.ts', 'fuzz/**/*.test.ts'],
           exclude: ['node_modules/**', ...alone, ...slow, ...engines],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },

@@ -1,7 +1,8 @@
 // Runs the CLIENT checks (real client libraries) against the bundled mock under every fault and
 // legal mode, and prints which CLIENT requirements each one changes (`--markdown`: the table in docs/clients.md). This is how the client
 // impact table (mock-server/core/client-impact.ts) was derived and how to re-derive it after a
-// client library or a fault changes: `npx tsx scripts/client-fault-sweep.ts [--json] [NAME...]`.
+// client library or a fault changes: `npx tsx scripts/client-fault-sweep.ts [--json] [--ids=CLIENT-RESP] [NAME...]`
+// (--ids: only the operations whose requirement IDs start with it; NAME: only those faults, or those starting `prefix*`).
 // openai-python's operations run in the interpreter IARI_PYTHON names (else python3; skipped without openai).
 // The fault matrix (suites/meta/fault-matrix.test.ts) then asserts the table.
 import { startMockServer, faults, type MockServer } from '../mock-server/index.ts';
@@ -13,8 +14,10 @@ import type { CheckOutcome } from '../src/checks/context/check-types.ts';
 const args = process.argv.slice(2);
 const json = args.includes('--json');
 const markdown = args.includes('--markdown');
-const only = new Set(args.filter((a) => !a.startsWith('--')));
-const checks = catalog.filter((c) => c.area === 'clients');
+const names = args.filter((a) => !a.startsWith('--'));
+const idPrefix = args.find((a) => a.startsWith('--ids='))?.slice('--ids='.length);
+const checks = catalog.filter((c) => c.area === 'clients' && (idPrefix === undefined || c.ids.some((id) => id.startsWith(idPrefix))));
+const wanted = (name: string): boolean => names.length === 0 || names.some((n) => (n.endsWith('*') ? name.startsWith(n.slice(0, -1)) : name === n));
 
 function settingsOf(m: MockServer, fault?: string): RunSettings {
   const capped = m.tokens.byAccount['acct_capped'];
@@ -30,7 +33,7 @@ const shared = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0
 const baseline = await outcomes(shared);
 const rows: { fault: string; kind: string; changed: Record<string, string> }[] = [];
 for (const f of faults) {
-  if (only.size > 0 && !only.has(f.name)) continue;
+  if (!wanted(f.name)) continue;
   const fresh = f.breaks.some((id) => id.startsWith('RCPT-') || id.startsWith('LIMIT-'));
   const m = fresh ? await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0 }) : shared;
   try {

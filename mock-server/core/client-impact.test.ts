@@ -12,8 +12,8 @@ describe('client impact table', () => {
     expect(faults.find((f) => f.name === 'legal-crlf')?.exercises).toContain('CLIENT-003');
   });
 
-  it('gives every CLIENT requirement at least one fault that breaks it', () => {
-    const client = loadRequirements().filter((r) => r.area === 'CLIENT').map((r) => r.id);
+  it('gives every CLIENT and CLIENT-RESP requirement at least one fault that breaks it', () => {
+    const client = loadRequirements().filter((r) => r.area === 'CLIENT' || r.area === 'CLIENT-RESP').map((r) => r.id);
     expect(client.length).toBeGreaterThanOrEqual(25);
     const broken = new Set(faults.flatMap((f) => f.breaks));
     expect(client.filter((id) => !broken.has(id))).toEqual([]);

@@ -78,6 +78,33 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   'stream-invalid-utf8': ['CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
   // a leading byte order mark: openai-python loses the first event (its role), so the .stream() tool round trip is refused (400).
   'stream-bom': ['CLIENT-033'],
+  // The Responses API (issue 36), openai-node's operations (CLIENT-RESP), as `scripts/client-fault-sweep.ts --ids=CLIENT-RESP 'responses-*'` observed them.
+  // POST /v1/responses not served: under --expect responses every operation fails (without it, skipped as the capability's).
+  'responses-missing': ['CLIENT-RESP-001', 'CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-004'],
+  // No output list: responses.create() throws TypeError "rsp.output is not iterable" (ResponsesParser addOutputText).
+  'responses-output-missing': ['CLIENT-RESP-001', 'CLIENT-RESP-004'],
+  // object "responses": openai-node adds output_text only to an object "response", so the caller's output_text is undefined.
+  'responses-object-wrong': ['CLIENT-RESP-001', 'CLIENT-RESP-004'],
+  // Message content as a plain string: output_text joins output_text parts only, so the caller gets "" (a silent wrong result).
+  'responses-content-string': ['CLIENT-RESP-001', 'CLIENT-RESP-004'],
+  // Flat function tools refused (400 naming tools[0].function): the round trip gets BadRequestError.
+  'responses-tools-nested-only': ['CLIENT-RESP-004'],
+  // The first answer's output items sent back as they came (id, status) refused: the round trip gets BadRequestError.
+  'responses-replayed-items-rejected': ['CLIENT-RESP-004'],
+  // A keep-alive sent as data: both stream forms throw (SyntaxError / OpenAIError, not valid JSON).
+  'responses-stream-comment-as-data': ['CLIENT-RESP-002', 'CLIENT-RESP-003'],
+  // No response.created: responses.stream() throws "When snapshot hasn't been set yet, expected 'response.created' event".
+  'responses-stream-no-created': ['CLIENT-RESP-003'],
+  // Deltas at an output_index never added: responses.stream() throws "missing output at index 1".
+  'responses-stream-output-index-shifted': ['CLIENT-RESP-003'],
+  // A delta's item_id unlike its item's: openai-node 7's responses.stream() throws "expected item_id '<id>', got '<id>_other'" (6 survives).
+  'responses-stream-item-id-changes': ['CLIENT-RESP-003'],
+  // No terminal event: streamed create never yields the Response; finalResponse() returns one still in_progress.
+  'responses-stream-no-terminal': ['CLIENT-RESP-002', 'CLIENT-RESP-003'],
+  // response.completed with output []: the final Response has no text though the deltas had it (wrong data).
+  'responses-stream-completed-output-empty': ['CLIENT-RESP-002', 'CLIENT-RESP-003'],
+  // A vendor event type: responses.stream() throws "Unhandled response stream event" (streamed create passes it on).
+  'responses-stream-vendor-event': ['CLIENT-RESP-003'],
 };
 
 /**
@@ -94,6 +121,9 @@ const STREAMED = ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIEN
  * Legal-but-unusual streams that the real clients must read as they read the faithful one: the
  * fault matrix runs the CLIENT checks under these modes too, and none may fail.
  */
+/** openai-node's streamed Responses operations. */
+const RESPONSES_STREAMED = ['CLIENT-RESP-002', 'CLIENT-RESP-003'];
+
 const clientExercises: Readonly<Record<string, readonly string[]>> = {
   'legal-crlf': STREAMED,
   'legal-lone-cr': STREAMED,
@@ -103,6 +133,8 @@ const clientExercises: Readonly<Record<string, readonly string[]>> = {
   'legal-split-utf8': STREAMED,
   'legal-multiline-data': STREAMED,
   'legal-reasoning-field': ['CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'],
+  'legal-responses-data-only': RESPONSES_STREAMED,
+  'legal-responses-stateless': ['CLIENT-RESP-001', 'CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-004'],
 };
 
 /** The fault definitions with the CLIENT requirements each one breaks added to `breaks` (legal modes: to `exercises`). */

@@ -45,8 +45,12 @@ export interface CoreState {
   abandoned: number;
   /** This instance's /metrics counters (metrics-route.ts). */
   metrics: MockMetrics;
+  /** The records of the stateful APIs (stored responses), per API name and account (api-store.ts). */
+  stores: Map<string, import('./api-store.ts').ApiStore>;
   /** The API routes served (their whole paths), each with its protocol (handler.ts protocolRoutes). */
   routes: ReadonlyMap<string, { method: string; protocol: import('../../src/protocols/protocol.ts').Protocol }>;
+  /** The APIs with record routes (a stateful API's GET and DELETE <route>/{id}). */
+  items: readonly import('../../src/protocols/protocol.ts').Protocol[];
 }
 
 export interface RequestContext {

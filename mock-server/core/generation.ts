@@ -42,6 +42,8 @@ export interface Generation {
   renderer: AnswerRenderer;
   /** How this route answers an error before the answer starts. */
   fail: (error: ApiError) => FullResponse;
+  /** A stateful API keeps its record of the answer once admitted (stored responses). */
+  keep?: (plan: CompletionPlan, ctx: { id: string; created: number; model: string; faults: ReadonlySet<string> }) => void;
 }
 
 export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestContext, account: AccountState, g: Generation): MockResponse {
@@ -77,6 +79,7 @@ export function generateAnswer(state: CoreState, req: MockRequest, ctx: RequestC
   const requestNo = ++state.requestCounter;
   const id = newCompletionId();
   const renderCtx = { id, created: Math.floor(now / 1000), model: ask.model, faults: f };
+  g.keep?.(plan, renderCtx);
   let times = stepTimes(renderer.steps(plan, ask), latency, (state.seed ^ Math.imul(requestNo, 0x9e3779b1)) >>> 0);
   // --capacity: a request waits for a free service slot before its first token (service-slots.ts).
   const booking = state.serviceSlots?.book(times[times.length - 1] ?? 0);

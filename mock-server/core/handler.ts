@@ -9,7 +9,7 @@ import { applyBoundsFaults } from './bounds-faults.ts';
 import { rewriteChatRequest, rewriteChatResponse } from './chat-faults.ts';
 import { applyReasoning, reasoningRefusal } from './reasoning.ts';
 import { parseTokensPerChunk } from './pacing.ts';
-import { serveProtocol } from './protocol-route.ts';
+import { serveItem, serveProtocol } from './protocol-route.ts';
 import { newRequestId } from './ids.ts';
 import { json } from './json-response.ts';
 import { freeze } from './freeze.ts';
@@ -108,7 +108,9 @@ export function createCore(options: CoreOptions, knownFaults: ReadonlySet<string
     roleFlaps: 0,
     abandoned: 0,
     metrics: new MockMetrics(options.metricsFaults ?? []),
+    stores: new Map(),
     routes: protocolRoutes(options.protocols ?? defaultProtocols),
+    items: (options.protocols ?? defaultProtocols).filter((p) => p.mock?.items !== undefined),
   };
   return {
     handle: (req) => handle(state, req, knownFaults),
@@ -206,6 +208,22 @@ function protocolRoutes(list: ProtocolList): ReadonlyMap<string, { method: strin
   return new Map(list.flatMap((p) => p.routes.map((r) => [rootPath(r), { method: r.method, protocol: p }] as const)));
 }
 
+/** The stateful API and record a path names (`/v1/responses/{id}`), if any. */
+function itemOf(state: CoreState, path: string): { protocol: Protocol; id: string } | undefined {
+  for (const protocol of state.items) {
+    const prefix = `${rootPath({ path: protocol.mock?.items?.prefix ?? '' })}/`;
+    if (!path.startsWith(prefix)) continue;
+    const rest = path.slice(prefix.length);
+    if (rest === '' || rest.includes('/')) return undefined;
+    try {
+      return { protocol, id: decodeURIComponent(rest) };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>): MockResponse {
   const requestId = newRequestId();
   const faults = activeFaults(state, req.headers['x-iari-fault'], known);
@@ -219,7 +237,10 @@ function handle(state: CoreState, req: MockRequest, known: ReadonlySet<string>):
   const asUnderstood = refusedReasoning ?? rewriteChatRequest(req, faults);
   const refusal = (r: { status: 400 | 500; param: string | null; message: string }): ApiError =>
     r.status === 500 ? { status: 500, type: 'server_error', message: r.message, param: null, code: null } : badRequest(r.param, r.message);
-  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : applyReasoning(asUnderstood, rewriteChatResponse(route(state, asUnderstood, ctx), faults), faults);
+  // The chat wire's faults rewrite chat's answers only: another API's stream has its own (its protocol's mock side).
+  const chatWire = (state.routes.get(req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path)?.protocol.name ?? 'chat-completions') === 'chat-completions';
+  const rewrite = (res: MockResponse): MockResponse => (chatWire ? rewriteChatResponse(res, faults) : res);
+  const routed = 'status' in asUnderstood ? errorResponse(refusal(asUnderstood), requestId, faults) : applyReasoning(asUnderstood, rewrite(route(state, asUnderstood, ctx)), faults);
   return withRequestId(applyBoundsFaults(req, faults, applyHttpFaults(state, req, ctx, routed)), faults);
 }
 
@@ -229,6 +250,14 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
   if (path.startsWith('/_iari/')) return admin(state, req, ctx, path);
   // Compat (OpenAI RetrieveModel): GET /v1/models/{model}; public like the list (profile D-HTTP-44).
   if (path.startsWith(MODEL_ROUTE_PREFIX)) return modelRoute(state, req, ctx, path, () => authResponse(authenticate(state, req, ctx, false)));
+  // A stateful API's records (GET and DELETE /v1/responses/{id}), authenticated like its route.
+  const item = itemOf(state, path);
+  if (item !== undefined) {
+    const auth = authenticate(state, req, ctx, false);
+    if (!auth.ok) return auth.response;
+    ctx.account = auth.account;
+    return serveItem(state, item.protocol, req, ctx, auth.account, item.id);
+  }
   const api = state.routes.get(path);
   const method = api?.method ?? ROUTES[path];
   if (method === undefined) {

@@ -5,7 +5,7 @@ import type { CoreState, RequestContext } from './context.ts';
 import type { FullResponse, MockRequest, MockResponse } from './types.ts';
 import type { AccountState } from './accounts.ts';
 import type { Protocol } from '../../src/protocols/protocol.ts';
-import type { AnswerRenderer } from '../../src/protocols/protocol-mock.ts';
+import type { AnswerRenderer, MockRefusal, MockSession } from '../../src/protocols/protocol-mock.ts';
 import { badRequest, errorBody, errorResponse, unknownUrl, type ApiError } from './http-errors.ts';
 import { json } from './json-response.ts';
 import { retrieveHidden } from './extension-modes.ts';
@@ -14,6 +14,19 @@ import { readJsonBody, streamRequested } from './request-intake.ts';
 import { findModel } from './admission.ts';
 import { latencyOf } from './pacing.ts';
 import { generateAnswer } from './generation.ts';
+import { ApiStore } from './api-store.ts';
+
+/** This account's records of a stateful API (api-store.ts). */
+function sessionOf(state: CoreState, protocol: Protocol, account: AccountState): MockSession {
+  let store = state.stores.get(protocol.name);
+  if (store === undefined) state.stores.set(protocol.name, (store = new ApiStore()));
+  return store.session(account.fixture.id);
+}
+
+/** A refusal of the API's, in the error envelope (or bare, where a fault says so). */
+function refused(r: MockRefusal, ctx: RequestContext): FullResponse {
+  return r.bare === true ? json(400, { detail: r.message }, ctx.requestId) : errorResponse(badRequest(r.param, r.message, r.code ?? null), ctx.requestId, ctx.faults);
+}
 
 /** Fault stream-error-as-200: an error before streaming starts is sent inside a 200 event stream. */
 function errorAsStream(renderer: AnswerRenderer, error: ApiError, ctx: RequestContext): FullResponse {
@@ -38,7 +51,7 @@ export function serveProtocol(state: CoreState, protocol: Protocol, req: MockReq
   const body = readJsonBody(req, f);
   if (!body.ok) return fail(body.error);
   const parsed = side.parse(body.parsed, f);
-  if (!parsed.ok) return fail(badRequest(parsed.param, parsed.message, parsed.code ?? null), body.parsed);
+  if (!parsed.ok) return parsed.bare === true ? refused(parsed, ctx) : fail(badRequest(parsed.param, parsed.message, parsed.code ?? null), body.parsed);
   if (answer.kind === 'computed') {
     if (state.models.get(parsed.model) === undefined) {
       return errorResponse({ status: 404, type: 'invalid_request_error', message: `The model '${parsed.model}' does not exist or you do not have access to it.`, param: null, code: 'model_not_found' }, ctx.requestId, f);
@@ -46,10 +59,33 @@ export function serveProtocol(state: CoreState, protocol: Protocol, req: MockReq
     const computed = answer.compute(parsed.ask, { seed: state.seed, countTokens, faults: f });
     return 'ok' in computed ? errorResponse(badRequest(computed.param, computed.message, computed.code ?? null), ctx.requestId, f) : json(computed.status, computed.body, ctx.requestId);
   }
-  const ask = answer.generation(parsed.ask);
+  const session = sessionOf(state, protocol, account);
+  const ask = answer.generation(parsed.ask, session);
+  if ('ok' in ask) return ask.bare === true ? refused(ask, ctx) : fail(badRequest(ask.param, ask.message, ask.code ?? null), body.parsed);
   const latency = latencyOf(req, state.latency);
   if ('status' in latency) return fail(latency, body.parsed);
   const model = findModel(state, ctx, account, ask);
   if ('status' in model) return fail(model, body.parsed);
-  return generateAnswer(state, req, ctx, account, { ask, rawBody: body.text, model, latency, renderer: answer.renderer, fail: (e) => fail(e, body.parsed) });
+  const keep = answer.keep;
+  return generateAnswer(state, req, ctx, account, {
+    ask,
+    rawBody: answer.planKey?.(ask) ?? body.text,
+    model,
+    latency,
+    renderer: answer.renderer,
+    fail: (e) => fail(e, body.parsed),
+    ...(keep === undefined ? {} : { keep: (plan, renderCtx) => { const k = keep(plan, parsed.ask, ask, renderCtx); if (k !== undefined) session.put(k.id, k.record); } }),
+  });
+}
+
+/** GET and DELETE of one record of a stateful API (`/v1/responses/{id}`). */
+export function serveItem(state: CoreState, protocol: Protocol, req: MockRequest, ctx: RequestContext, account: AccountState, id: string): MockResponse {
+  const f = ctx.faults;
+  const side = protocol.mock;
+  const items = side?.items;
+  if (items === undefined || (side?.missing !== undefined && f.has(side.missing)) || (protocol.capability !== undefined && retrieveHidden(f))) return errorResponse(unknownUrl(req.method, req.path), ctx.requestId, f);
+  const answer = items.serve(req.method === 'HEAD' ? 'GET' : req.method, id, sessionOf(state, protocol, account), f);
+  if ('unserved' in answer) return errorResponse(unknownUrl(req.method, req.path), ctx.requestId, f);
+  if ('error' in answer) return errorResponse({ ...answer.error, type: answer.error.type as ApiError['type'] }, ctx.requestId, f);
+  return json(answer.status, answer.body, ctx.requestId);
 }

@@ -12,6 +12,8 @@ import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts
 import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
 import { repeatTable } from '../load/search/repeat.ts';
 import { progressLine, summaryTable } from '../load/results/summary.ts';
+import type { Collector } from '../load/results/collector.ts';
+import type { AbSection } from '../load/search/ab-blocks.ts';
 import { LOAD_HELP } from './load-help.ts';
 import { loadRunPassed } from '../load/results/run-verdict.ts';
 import { runPlan } from '../library/run-scenario.ts';
@@ -46,6 +48,19 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
 }
 
 /**
+ * Issue 43: "--ab shows only side A in the summary." load.json is side A with B in its ab section:
+ * the summary shows B's table too, and the command that compares them pair by pair.
+ */
+export function abSideB(result: LoadResult, dir: string): string {
+  const ab = (result as LoadResult & { ab?: AbSection }).ab;
+  if (ab === undefined) return '';
+  return `\n\nside A: ${result.meta.baseUrl}; side B: ${ab.baseUrlB}\n\nside B:\n${summaryTable(ab.b)}\n\nB against A, pair by pair: iari report compare ${dir}\n`;
+}
+
+/** Off a terminal, a progress line this often (s). */
+export const PROGRESS_LOG_EVERY_S = 10;
+
+/**
  * `iari load` around the one entry (runPlan, shared with runScenario and runLoad): progress on the
  * terminal, the reports, the summary, the exit code. `iari start` calls it with its own scenario.
  */
@@ -56,6 +71,14 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
   try {
     const runId = deps.runId ?? newRunId();
     const tty = process.stderr.isTTY === true && !plan.json && !plan.quiet;
+    // Issue 43: "When output is not a terminal (CI logs), iari load and iari test print nothing until
+    // the end." Off a terminal the same progress line is logged every 10 s, one per line.
+    let nextLogS = PROGRESS_LOG_EVERY_S;
+    const logged = tty || plan.json || plan.quiet ? null : (c: Collector, elapsedS: number): void => {
+      if (elapsedS < nextLogS) return;
+      nextLogS = (Math.floor(elapsedS / PROGRESS_LOG_EVERY_S) + 1) * PROGRESS_LOG_EVERY_S;
+      process.stderr.write(`${progressLine(c, elapsedS, plan)}\n`);
+    };
     const step = (s: SweepStep, i: number): void => {
       if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${plan.sweep ? 'sweep step' : 'level'} ${i}: ${s.level} -> ${s.achievedRps.toFixed(2)} req/s, TTFT p95 ${s.ttftP95Us === null ? '-' : `${Math.round(s.ttftP95Us / 1000)} ms`}, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}${s.phase === 'repeat' ? ' (run again to confirm)' : ''}\n`);
     };
@@ -68,7 +91,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
       onStep: step,
       ...(deps.serverMetrics === undefined ? {} : { serverMetrics: deps.serverMetrics }),
       ...(plan.ab === null ? {} : { ab: { ...(deps.abTokenB === undefined ? {} : { tokenB: deps.abTokenB }), onBlock: (side: 'a' | 'b', k: number, n: number) => { if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}A/B pair ${k}/${n}: ${side.toUpperCase()}${tty ? '' : '\n'}`); } } }),
-      ...(tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : {}),
+      ...(tty ? { onTick: (c, elapsedS) => process.stderr.write('\r\x1b[2K' + progressLine(c, elapsedS, plan)) } : logged === null ? {} : { onTick: logged }),
     });
     if (tty) process.stderr.write('\r\x1b[2K');
     const redactor = createRedactor(secrets);
@@ -77,7 +100,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     const dir = writeReports(plan, result, records, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     if (plan.json) process.stdout.write(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else process.stdout.write(summaryTable(result) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    else process.stdout.write(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

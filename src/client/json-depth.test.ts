@@ -29,6 +29,18 @@ describe('bounded JSON (HDR-015)', () => {
     expect(deep.feed(enc.encode('data: {"a":[[["x"]]]}\n\n'))).toBe(true);
   });
 
+  it('HDR-015: the event-stream guard strips a leading byte order mark as SSE clients do, even split across reads (fuzz finding: the first event passed)', () => {
+    const stream = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: [[[[1]]]]\n\n')]);
+    for (const size of [1, 2, 4, stream.length]) {
+      const guard = new SseJsonDepthGuard(3);
+      let tripped = false;
+      for (let i = 0; i < stream.length; i += size) tripped ||= guard.feed(stream.subarray(i, i + size));
+      expect(tripped).toBe(true);
+    }
+    // Two bytes of a BOM, then "data:": a field that is not data (as the reader reads it).
+    expect(new SseJsonDepthGuard(3).feed(Buffer.concat([Buffer.from([0xef, 0xbb]), Buffer.from('data: [[[[1]]]]\n\n')]))).toBe(false);
+  });
+
   it('previews any value in bounded time and length: deep, huge and odd values', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];

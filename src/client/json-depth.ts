@@ -49,6 +49,8 @@ export function parseJsonPrescanned(text: string): BoundedJson {
   }
 }
 
+const BOM = [0xef, 0xbb, 0xbf];
+
 /**
  * The same scan over an event stream's bytes as they arrive, for readers that parse each event's
  * data themselves (client libraries run as checks): it follows only `data:` lines, keeps string
@@ -64,6 +66,8 @@ export class SseJsonDepthGuard {
   #field = '';
   #lineEmpty = true;
   #afterCR = false;
+  /** Bytes of a leading byte order mark seen so far; -1 once the stream's first bytes are decided. */
+  #bom = 0;
 
   constructor(max: number = responseLimits.jsonDepth) {
     this.#max = max;
@@ -73,6 +77,20 @@ export class SseJsonDepthGuard {
   feed(bytes: Uint8Array): boolean {
     for (let i = 0; i < bytes.length; i++) {
       const c = bytes[i] as number;
+      if (this.#bom >= 0) {
+        // WHATWG SSE, UTF-8 decode: a leading BOM is stripped (clients that parse events strip it, so "\uFEFFdata: [[[..." is data to them).
+        if (c === BOM[this.#bom]) {
+          if (++this.#bom === BOM.length) this.#bom = -1;
+          continue;
+        }
+        // Not a BOM: the bytes taken begin a first line whose field is not "data".
+        if (this.#bom > 0) {
+          this.#line = 'field';
+          this.#field = '\uFEFF';
+          this.#lineEmpty = false;
+        }
+        this.#bom = -1;
+      }
       // CRLF is one line terminator (even split across reads).
       const afterCR = this.#afterCR;
       this.#afterCR = c === 0x0d;

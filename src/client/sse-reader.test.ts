@@ -144,6 +144,29 @@ describe('SseReader framing', () => {
     expect(reader.findings[0]).toMatchObject({ code: 'line-too-long', offset: 0 });
   });
 
+  it('discards a line over the limit whether it arrives in one read or several (fuzz finding: a whole line in one read was kept)', () => {
+    const input = bytes(`e${'x'.repeat(66)}:\n\ndata: ok\n\n`);
+    for (const cuts of [[], [1], [30, 60]]) {
+      const reader = new SseReader({ maxLineBytes: 64 });
+      const reads = [...cuts, input.length].map((c, i, all) => input.subarray(i === 0 ? 0 : (all[i - 1] as number), c));
+      const events = reads.flatMap((r, i) => [...reader.feed(r, BigInt(i))]);
+      expect(events.map((e) => e.data)).toEqual(['ok']);
+      expect(reader.findings.map((f) => [f.code, f.offset])).toEqual([['line-too-long', 0]]);
+    }
+  });
+
+  it('a discarded over-long line ending in a CRLF split across reads leaves the block\'s line ending as its last field line\'s (fuzz finding)', () => {
+    const input = bytes(`id: 4\n${'x'.repeat(70)}\r\n\n`);
+    const eol = (cuts: number[]) => {
+      const reader = new SseReader({ maxLineBytes: 64 });
+      const reads = [...cuts, input.length].map((c, i, all) => input.subarray(i === 0 ? 0 : (all[i - 1] as number), c));
+      return reads.flatMap((r, i) => [...reader.feed(r, BigInt(i))]).map((e) => e.eol);
+    };
+    expect(eol([])).toEqual(['lf']);
+    expect(eol([input.length - 2])).toEqual(['lf']);
+    expect(eol([20, input.length - 2])).toEqual(['lf']);
+  });
+
   it('stamps each event with the arrival time and index of the read that completed it', () => {
     const reader = new SseReader();
     expect(reader.feed(bytes('data: a\n'), 10n)).toEqual([]);

@@ -265,8 +265,15 @@ export class SseReader {
           this.#afterCR = true;
         }
       } else this.stats.lineEndings.lf++;
-      if (this.#discarding) this.#discarding = false;
-      else this.#line(b, pos, eol, base, kind);
+      if (this.#discarding) {
+        this.#discarding = false;
+        // A discarded line is no field line: a CRLF split after it must not change the block's line ending.
+        this.#lastLineWasField = false;
+      } else if (eol - pos > this.#maxLineBytes) {
+        // Whole in this read or not, a line over the bound is discarded: the verdict never depends on where reads split.
+        this.#finding('line-too-long', base + pos, `line longer than ${this.#maxLineBytes} bytes; discarded up to its terminator`);
+        this.#lastLineWasField = false;
+      } else this.#line(b, pos, eol, base, kind);
       pos = next;
     }
     if (pos < len) {

@@ -109,6 +109,8 @@ function untestedShort(r: MetricRow): string {
       return `no test (${u.usable} of ${u.need} pairs)`;
     case 'coin':
       return 'no test (random split)';
+    case 'rate-of-good':
+      return 'no test (see ok_rps, goodput.fraction)';
     default:
       return 'no test (one side)';
   }

@@ -17,7 +17,7 @@ import type { LoadResult } from '../load/results/load-result.ts';
 export type GateOutcome = 'trip' | 'hold' | 'inconclusive';
 
 /** Why a gate could not decide. */
-export type InconclusiveCode = 'samples' | 'seconds' | 'pairs' | 'coin' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'resolution' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
+export type InconclusiveCode = 'samples' | 'seconds' | 'pairs' | 'coin' | 'rate-of-good' | 'records' | 'missing' | 'base-zero' | 'no-interval' | 'invalid-run' | 'resolution' | 'straddles' | 'noise' | 'no-conformance' | 'untested-requirements';
 
 export interface GateResult {
   expr: string;
@@ -97,6 +97,8 @@ function untestedReason(r: MetricRow, u: Untested): { code: InconclusiveCode; re
     }
     case 'coin':
       return { code: 'coin', reason: `in an A/B run at random (--ab-assign random) a coin sends each request to a side, so each side's ${r.key.split('.')[0]} is its share of one run, whatever the servers do`, toDecide: '--ab-assign blocks (each side takes the whole load in its blocks), or gates on the latencies and output_tps' };
+    case 'rate-of-good':
+      return { code: 'rate-of-good', reason: 'goodput per second has no test within one run (its seconds do not count good requests): its rate is tested in throughput.ok_rps, its share in goodput.fraction', toDecide: `gate throughput.ok_rps or goodput.fraction, or use ${REPEAT_HINT}` };
     case 'records':
       return { code: 'records', reason: `its 1 s blocks come from requests.ndjson, which one side lacks`, toDecide: `keep requests.ndjson beside load.json on both sides (iari load writes it), or use ${REPEAT_HINT}` };
     case 'missing':

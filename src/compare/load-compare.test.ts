@@ -90,3 +90,15 @@ describe('--fail-on gates', () => {
     }
   });
 });
+
+describe('goodput per second (issue 43)', () => {
+  it('LOAD-COMPARE: two runs equally good at different speeds: goodput.rps carries no borrowed test (it read "p 1.000" beside throughput p < 0.001), says which rows are tested, and a gate on it is inconclusive naming them', () => {
+    const fast = { ...base, goodput: { ...base.goodput, goodputRps: base.goodput.goodputRps * 2 } };
+    const rows = compareLoad(base, fast);
+    const g = rows.find((r) => r.key === 'goodput.rps');
+    expect(g).toMatchObject({ test: null, p: null, significant: false, untested: { kind: 'rate-of-good' } });
+    expect(g?.relative).toBeCloseTo(1, 6);
+    const [result] = evaluateGates([parseGate('goodput.rps<-10%', keys)], rows, null, { windowS: base.throughput.windowS });
+    expect(result?.inconclusive).toMatchObject({ code: 'rate-of-good', toDecide: expect.stringMatching(/throughput\.ok_rps or goodput\.fraction/) });
+  });
+});

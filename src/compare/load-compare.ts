@@ -40,6 +40,8 @@ export type Untested =
   | { kind: 'pairs'; need: number; usable: number; of: number; perBlock: number; per: 'requests' | 'inter-token gaps'; dropped: string[] }
   /** A rate of an A/B run at random: each side's share of the requests is a coin's. */
   | { kind: 'coin' }
+  /** goodput.rps without repeats: the seconds of a run do not count its good requests, so it has no within-run test. */
+  | { kind: 'rate-of-good' }
   /** ttfb, tpot and output_tps blocks come from requests.ndjson, missing on a side. */
   | { kind: 'records' }
   /** The metric is not on both sides. */
@@ -257,12 +259,11 @@ export function compareLoad(
   };
   ratio('errors.rate', base.errors.total, base.counts.finished, next.errors.total, next.counts.finished, base.errors.rate, next.errors.rate);
   ratio('goodput.fraction', base.goodput.goodRequests, base.counts.finished, next.goodput.goodRequests, next.counts.finished, base.goodput.fraction, next.goodput.fraction);
-  // Goodput per second moves with the fraction of good requests at a given arrival rate.
-  // Its interval is the runs' (--repeat) or none: the proportions test's is of the good fraction,
-  // not of requests per second, and a calibration of rps would not match it.
+  // Goodput per second: its interval is the runs' (--repeat) or none. Issue 43: it carried the
+  // proportions test of the good fraction, so two servers equally good at different speeds read
+  // "goodput.rps not significant (p 1.000)" beside "throughput.rps p < 0.001". The seconds of a run
+  // do not count its good requests, so without repeats it is untested, pointing at the rows that are.
   const gRep = byRepeats('goodput.rps');
-  const gTest = twoProportions(base.goodput.goodRequests, base.counts.finished, next.goodput.goodRequests, next.counts.finished);
-  const g = gRep === null ? row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, 'proportions', gTest, minEffect) : row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, 'repeats', gRep.t, minEffect, { noise: 'repeats', baseMean: gRep.baseMean });
-  rows.push(gRep === null ? { ...g, low: null, high: null, relativeLow: null, relativeHigh: null } : g);
+  rows.push(gRep === null ? row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, null, null, minEffect, { untested: { kind: 'rate-of-good' } }) : row('goodput.rps', 'per_s', base.goodput.goodputRps, next.goodput.goodputRps, 'repeats', gRep.t, minEffect, { noise: 'repeats', baseMean: gRep.baseMean }));
   return rows;
 }

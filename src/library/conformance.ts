@@ -13,6 +13,7 @@ import { preflightRequestsPerMinute } from '../checks/runner/preflight.ts';
 import { Stalls } from '../checks/http/stalls.ts';
 import { connectionFromOptions, connectionSecrets } from '../client/connection-options.ts';
 import { preflightTarget } from '../client/reachable.ts';
+import { assertApiServed } from '../client/api-path.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { newRunId } from '../report/run-dir.ts';
 import type { MockServer } from '../../mock-server/index.ts';
@@ -113,7 +114,11 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
   // The run's clock starts before the mock, the preflight and the checks: they all count.
   const startedAt = hooks.startedAt ?? Date.now();
   // One line and exit 2 for a server that cannot be reached, before anything is judged.
-  if (v.target.kind === 'external') await preflightTarget(v.target.base.origin, v.target.connection);
+  if (v.target.kind === 'external') {
+    await preflightTarget(v.target.base.origin, v.target.connection);
+    // The first API's first route: the seed's core (chat completions) unless the caller's list says otherwise.
+    await assertApiServed(v.target.base.root, v.protocols[0].routes[0].path, v.target.token, v.target.connection);
+  }
   const ownMock = v.target.kind === 'bundled-mock' && hooks.mock === undefined;
   const mock = v.target.kind === 'bundled-mock' ? (hooks.mock ?? (await startBundledMock(v.protocols))) : undefined;
   const close = async (): Promise<void> => {

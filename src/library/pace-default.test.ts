@@ -16,8 +16,10 @@ afterEach(async () => {
 
 async function serveMe(body: unknown): Promise<string> {
   server = createServer((req, res) => {
-    res.writeHead(req.url === '/v1/me' ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(req.url === '/v1/me' ? body : { error: { message: 'not here', type: 'invalid_request_error', param: null, code: null } }));
+    // /v1/models too: a path where nothing else is served is refused before the run (api-path.ts).
+    const served = req.url === '/v1/me' ? body : req.url === '/v1/models' ? { object: 'list', data: [{ id: 'm', object: 'model', created: 0, owned_by: 'iari' }] } : undefined;
+    res.writeHead(served === undefined ? 404 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(served ?? { error: { message: 'not here', type: 'invalid_request_error', param: null, code: null } }));
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1`;

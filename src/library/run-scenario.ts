@@ -20,6 +20,9 @@ import { effectiveScenario } from '../load/plan/effective-scenario.ts';
 import { MOCK_LOAD_OPTIONS } from '../load/executors/mock-pacing.ts';
 import { connectionSecrets, isLoopbackHost } from '../client/connection-options.ts';
 import { preflightTarget } from '../client/reachable.ts';
+import { assertApiServed } from '../client/api-path.ts';
+import { normalizeBaseUrl } from '../client/base-url.ts';
+import { apiOf } from '../load/workloads/request-source.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
 import { runAb } from '../load/search/ab-blocks.ts';
 import { runAbRandom } from '../load/search/ab-random.ts';
@@ -94,7 +97,12 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
     // Everything before the measured window shares one deadline: choosing the model, then priming (run-load.ts).
     const preMs = preWindowS(plan) * 1000;
     const preStart = performance.now();
-    const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, preMs));
+    // A path with nothing behind it is one line and exit 2, not thousands of 404s (issue 43).
+    if (plan.baseUrl !== null) {
+      const api = apiOf(hooks.protocols ?? defaultProtocols, hooks.api, workload);
+      await assertApiServed(normalizeBaseUrl(baseUrl).root, api.routes[0].path, token, plan.connection, preMs);
+    }
+    const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, Math.max(1, preMs - (performance.now() - preStart))));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
     const runId = hooks.runId ?? newRunId();
     const cfg: LoadConfig = {

@@ -10,6 +10,8 @@ export interface MockRefusal {
   param: string | null;
   message: string;
   code?: string;
+  /** Written without the error envelope, as {"detail": message} (a fault: FastAPI's default body). */
+  bare?: true;
 }
 
 /** The parsed request: what the protocol reads later, the model it asks for, and whether it streams. */
@@ -162,6 +164,8 @@ export interface MockFault {
   description: string;
   /** Capabilities the fault matrix declares with --expect (a fault that makes the server not offer one). */
   expect?: string[];
+  /** A legal mode: the requirements whose tolerance it exercises. */
+  exercises?: string[];
 }
 
 /** What a computed answer may use of the mock. */
@@ -180,11 +184,37 @@ export interface ComputedAnswer<Ask> {
 }
 
 /** An answer the mock's generator writes (text, tool calls, paced tokens), rendered by the protocol. */
+/**
+ * The records a stateful API keeps (stored responses), scoped to the account of the request; the
+ * mock keeps them per API and account, bounded (least recently used first out).
+ */
+export interface MockSession {
+  get(id: string): unknown;
+  /** A record of any account (a fault: a store not scoped to its owner). */
+  getAnyAccount(id: string): unknown;
+  put(id: string, record: unknown): void;
+  delete(id: string): boolean;
+}
+
 export interface GeneratedAnswer<Ask> {
   kind: 'generated';
-  /** The generator's view of the request. */
-  generation(ask: Ask): GenerationAsk;
+  /** The generator's view of the request; a stateful API reads its session (an earlier answer) and may refuse. */
+  generation(ask: Ask, session: MockSession): GenerationAsk | MockRefusal;
   renderer: AnswerRenderer;
+  /** What identical plans are shared by, where the generation reads more than the body (a session, a fault); default the body as received. */
+  planKey?(generation: GenerationAsk): string;
+  /** A stateful API: what to keep of an answer once admitted, under the id it carries (the mock puts it in the session). */
+  keep?(plan: AnswerPlan, ask: Ask, generation: GenerationAsk, ctx: RenderContext): { id: string; record: unknown } | undefined;
+}
+
+/** What the route of one record answers: its body, an error, or that the route is not served at all. */
+export type ItemAnswer = { status: number; body: unknown } | { error: WireError } | { unserved: true };
+
+/** The routes of one record of a stateful API (GET and DELETE /v1/responses/{id}). */
+export interface MockItems {
+  /** The collection, relative to /v1 (`/responses`): a record is at `<prefix>/<id>`. */
+  prefix: string;
+  serve(method: string, id: string, session: MockSession, faults: ReadonlySet<string>): ItemAnswer;
 }
 
 export interface MockSide<Ask = unknown> {
@@ -194,4 +224,6 @@ export interface MockSide<Ask = unknown> {
   /** A fault on which the route is not served at all (404, a server without this API). */
   readonly missing?: string;
   readonly faults: readonly MockFault[];
+  /** A stateful API's record routes. */
+  readonly items?: MockItems;
 }

@@ -4,11 +4,12 @@ import type { Protocol } from './protocol.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { chatCompletions } from './chat-completions/chat-completions-protocol.ts';
 import { embeddings } from './embeddings/embeddings-protocol.ts';
+import { responses } from './responses/responses-protocol.ts';
 
 /** A list of protocols; the first is the API a run sends to when it names none. */
 export type ProtocolList = readonly [Protocol, ...Protocol[]];
 
-export const defaultProtocols: ProtocolList = [chatCompletions, embeddings];
+export const defaultProtocols: ProtocolList = [chatCompletions, embeddings, responses];
 
 /** The protocol of that name in the list; an unknown name is a usage error listing the known ones. */
 export function protocolNamed(list: ProtocolList, name: string): Protocol {

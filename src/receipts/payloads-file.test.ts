@@ -24,6 +24,15 @@ describe('the payloads file (D-RCPT-13)', () => {
     expect(detail(readPayloadsText(text))).toMatch(why);
   });
 
+  it('D-RCPT-13: a refusal names the file\'s ids and keys clipped, so it stays one line whatever the file holds (fuzz finding)', () => {
+    const long = 'k'.repeat(100_000);
+    const keys = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${long}${i}`, 1]));
+    const d = detail(readPayloadsText(JSON.stringify({ [long]: keys })));
+    expect(d.length).toBeLessThan(400);
+    expect(d).toMatch(/^the entry for "k{60}…" has "k{60}…", "k{60}…", "k{60}…" and 47 more \(allowed: input, output, context\)$/);
+    expect(detail(readPayloadsText(JSON.stringify({ [long]: 1 })))).toMatch(/^the entry for "k{60}…" is not an object$/);
+  });
+
   it('D-RCPT-13: refuses bytes that are not UTF-8 instead of replacing them', () => {
     expect(detail(readPayloadsBytes(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x7b, 0x7d, 0x7d])))).toMatch(/not UTF-8/);
     expect(readPayloadsBytes(new TextEncoder().encode('{"r":{}}')).ok).toBe(true);

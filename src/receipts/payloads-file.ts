@@ -1,3 +1,4 @@
+import { clip } from '../clip.ts';
 import { readStrictText } from './strict-json.ts';
 import type { ReceiptPayloads } from './verify-options.ts';
 
@@ -14,6 +15,9 @@ export const MAX_PAYLOADS_BYTES = 1 << 30;
 export const MAX_PAYLOADS_DEPTH = 256;
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A name from the file, quoted and clipped: a refusal stays one readable line whatever the file holds. */
+const quote = (name: string): string => JSON.stringify(clip(name));
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -37,9 +41,12 @@ export function readPayloadsText(text: string): PayloadsRead {
   if (!isObj(parsed.value)) return { ok: false, detail: 'expected a JSON object mapping Receipt id to {"input"?, "output"?, "context"?}' };
   const byId = new Map<string, ReceiptPayloads>();
   for (const [id, entry] of Object.entries(parsed.value)) {
-    if (!isObj(entry)) return { ok: false, detail: `the entry for ${JSON.stringify(id)} is not an object` };
+    if (!isObj(entry)) return { ok: false, detail: `the entry for ${quote(id)} is not an object` };
     const unknown = Object.keys(entry).filter((k) => !MEMBERS.has(k));
-    if (unknown.length > 0) return { ok: false, detail: `the entry for ${JSON.stringify(id)} has ${unknown.map((k) => JSON.stringify(k)).join(', ')} (allowed: input, output, context)` };
+    if (unknown.length > 0) {
+      const listed = unknown.slice(0, 3).map(quote).join(', ') + (unknown.length > 3 ? ` and ${unknown.length - 3} more` : '');
+      return { ok: false, detail: `the entry for ${quote(id)} has ${listed} (allowed: input, output, context)` };
+    }
     byId.set(id, entry as ReceiptPayloads);
   }
   return { ok: true, byId };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStrictJson, parseStrictText } from './strict-json.ts';
+import { parseStrictJson, parseStrictText, readStrictText } from './strict-json.ts';
 
 const code = (input: Uint8Array | string) => {
   const r = parseStrictJson(input);
@@ -95,6 +95,39 @@ describe('strict JSON reader', () => {
   ])('D-RCPT-13: a payload number %s is refused with %s', (text, expected) => {
     const r = parseStrictText(text, { maxBytes: 1024, maxDepth: 4, anyNumber: true });
     expect(r.ok ? 'ok' : r.error.code).toBe(expected);
+  });
+
+  it('RFC 8785: a payload number not written as JCS writes it leaves the text non-canonical (fuzz finding: "0e0" was called canonical)', () => {
+    const canonical = (text: string) => {
+      const r = readStrictText(text, { maxBytes: 1024, maxDepth: 4, anyNumber: true });
+      return r.ok && r.canonical;
+    };
+    expect(['0e0', '1.0', '1e2', '-0', '1E-7', '[0.50]'].map(canonical)).toEqual([false, false, false, false, false, false]);
+    expect(['0', '1.5', '100000000000000000000', '1e+21', '1e-7', '[-0.5]'].map(canonical)).toEqual([true, true, true, true, true, true]);
+  });
+
+  it('quotes numbers and member names from the input clipped, so an error detail stays short (fuzz finding: a 60,000-character lexeme was echoed whole)', () => {
+    const long = '-4.'.repeat(20_000);
+    for (const r of [parseStrictText(`[${long}]`), parseStrictText(`[${long}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true }), parseStrictText(`{"${'k'.repeat(9000)}":1,"${'k'.repeat(9000)}":2}`)]) {
+      expect(r.ok).toBe(false);
+      if (!r.ok) expect(r.error.detail.length).toBeLessThan(120);
+    }
+  });
+
+  it('quotes member names in an error pointer clipped, so a finding pointer stays short (fuzz finding: a 5,000-character member name made a 5,001-character pointer)', () => {
+    const r = parseStrictText(`{"${'_'.repeat(5000)}":{]`);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.pointer).toBe(`/${'_'.repeat(60)}…`);
+    const nested = parseStrictText(`{"a/b~":{"${'k'.repeat(100)}":[1,]}}`);
+    expect(nested.ok ? '' : nested.error.pointer).toBe(`/a~1b~0/${'k'.repeat(60)}…/1`);
+  });
+
+  it('D-RCPT-13: reads a payload number with 60,000 zeros before a nonzero digit in time linear in its length (fuzz finding: trimming zeros was quadratic)', () => {
+    const t0 = performance.now();
+    const r = parseStrictText(`[1.5${'0'.repeat(60_000)}1, 2.5${'0'.repeat(60_000)}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(r.ok ? 'ok' : r.error.code).toBe('JSON_NUMBER_FORM');
+    expect(parseStrictText(`[2.5${'0'.repeat(60_000)}]`, { maxBytes: 1 << 20, maxDepth: 4, anyNumber: true })).toEqual({ ok: true, value: [2.5] });
   });
 
   it('D-RCPT-01: Receipt numbers stay integers 0..2^53-1 whatever payload numbers allow', () => {

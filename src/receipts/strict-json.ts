@@ -2,6 +2,8 @@
 // (escaped or raw), invalid UTF-8 or a BOM, trailing data, depth over 32 or size over 64 KiB,
 // any number lexeme other than 0|[1-9][0-9]* up to 2^53−1".
 
+import { clip } from '../clip.ts';
+
 export type StrictJsonCode = 'JSON_SYNTAX' | 'JSON_DUPLICATE_KEY' | 'JSON_LONE_SURROGATE' | 'JSON_INVALID_UTF8' | 'JSON_NUMBER_FORM' | 'JSON_LIMITS';
 
 export interface StrictJsonError {
@@ -9,7 +11,7 @@ export interface StrictJsonError {
   /** Offset in UTF-16 code units of the decoded text (bytes for UTF-8 errors). */
   offset: number;
   detail: string;
-  /** JSON Pointer of the member or element being read when the error was found. */
+  /** JSON Pointer of the member or element being read when the error was found; member names in it clipped to 60 characters. */
   pointer: string;
 }
 
@@ -32,7 +34,8 @@ class Fail extends Error {
   }
 }
 
-const escape = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+// A member name may be 64 KiB long: the pointer quotes each clipped, so it stays at most maxDepth short tokens.
+const escape = (token: string) => clip(token, 60).replace(/~/g, '~0').replace(/\//g, '~1');
 
 class Parser {
   i = 0;
@@ -107,7 +110,7 @@ class Parser {
       previous = key;
       if (Object.hasOwn(out, key)) {
         this.path.push(key);
-        this.fail('JSON_DUPLICATE_KEY', `duplicate member name ${JSON.stringify(key)}`, keyAt);
+        this.fail('JSON_DUPLICATE_KEY', `duplicate member name ${JSON.stringify(clip(key, 40))}`, keyAt);
       }
       this.ws();
       if (this.s.charCodeAt(this.i) !== 0x3a) this.fail('JSON_SYNTAX', 'expected ":"');
@@ -172,11 +175,11 @@ class Parser {
     this.i = i;
     if (this.anyNumber) return this.anyNumberValue(lexeme, start);
     if (!/^(0|[1-9][0-9]*)$/.test(lexeme)) {
-      if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
-      this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not a non-negative integer without fraction or exponent`, start);
+      if (!/^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${clip(lexeme, 40)}`, start);
+      this.fail('JSON_NUMBER_FORM', `number ${clip(lexeme, 40)} is not a non-negative integer without fraction or exponent`, start);
     }
     const n = Number(lexeme);
-    if (n > Number.MAX_SAFE_INTEGER) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is above 2^53-1`, start);
+    if (n > Number.MAX_SAFE_INTEGER) this.fail('JSON_NUMBER_FORM', `number ${clip(lexeme, 40)} is above 2^53-1`, start);
     return n;
   }
 
@@ -186,10 +189,12 @@ class Parser {
    * (written 0) and `1E-7` are read; `9007199254740993`, `1e400` and `1e-400` are not.
    */
   anyNumberValue(lexeme: string, start: number): number {
-    if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${lexeme}`, start);
+    if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(lexeme)) this.fail('JSON_SYNTAX', `malformed number ${clip(lexeme, 40)}`, start);
     const n = Number(lexeme);
-    if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is outside the IEEE 754 double range`, start);
-    if (!sameDecimalValue(lexeme, String(n))) this.fail('JSON_NUMBER_FORM', `number ${lexeme} is not exactly an IEEE 754 double: JCS would write it as ${String(n)}`, start);
+    if (!Number.isFinite(n)) this.fail('JSON_NUMBER_FORM', `number ${clip(lexeme, 40)} is outside the IEEE 754 double range`, start);
+    if (!sameDecimalValue(lexeme, String(n))) this.fail('JSON_NUMBER_FORM', `number ${clip(lexeme, 40)} is not exactly an IEEE 754 double: JCS would write it as ${String(n)}`, start);
+    // RFC 8785 §3.2.2.3: JCS writes a number as ECMAScript's Number::toString does (`1.0`, `1e2` and `-0` are not their JCS form).
+    if (lexeme !== String(n)) this.canonical = false;
     return n;
   }
 
@@ -271,9 +276,11 @@ function decimalKey(text: string): string {
   let digits = `${m[2] ?? ''}${fraction}`.replace(/^0+/, '');
   if (digits === '') return '0';
   let exponent = Number(m[4] ?? '0') - fraction.length;
-  const trimmed = digits.replace(/0+$/, '');
-  exponent += digits.length - trimmed.length;
-  digits = trimmed;
+  // A loop, not /0+$/: the pattern retried every zero of a long run that a nonzero digit ends (quadratic).
+  let end = digits.length;
+  while (end > 0 && digits.charCodeAt(end - 1) === 0x30) end--;
+  exponent += digits.length - end;
+  digits = digits.slice(0, end);
   return `${m[1]}${digits}e${exponent}`;
 }
 

@@ -50,6 +50,40 @@ describe('Prometheus text reader', () => {
     expect(Number.isNaN(p.exposition.families.get('z')?.samples[0]?.value)).toBe(true);
   });
 
+  it('reads the special values as Go\'s ParseFloat does: Inf and Infinity signed, NaN unsigned, in any case (fuzz finding)', () => {
+    const p = parseExposition('a inf\nb -Infinity\nc +INF\nd nan\ne +NaN\nf infinit\n');
+    expect(p.ok).toBe(true);
+    if (!p.ok) return;
+    const value = (n: string) => p.exposition.families.get(n)?.samples[0]?.value;
+    expect([value('a'), value('b'), value('c'), value('d')]).toEqual([Infinity, -Infinity, Infinity, NaN]);
+    expect(p.issues.map((i) => i.line)).toEqual([5, 6]);
+  });
+
+  it('reads a HELP line holding U+2028 in time linear in its length, and keeps its docstring (the pattern backtracked: found writing the fuzz target)', () => {
+    const p = parseExposition('# HELP a one\u2028two\n# TYPE a gauge\na 1\n');
+    expect(p.ok && p.exposition.families.get('a')).toMatchObject({ type: 'gauge', help: 'one\u2028two' });
+    // 60,000 characters of name, then U+2028 (not a blank: part of the name token): 7 s a line before.
+    const long = `# HELP ${'x'.repeat(60_000)}\u2028y\u2028z\n`;
+    const t0 = performance.now();
+    const q = parseExposition(long.repeat(20));
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(q.ok && q.issueCount).toBe(20);
+  });
+
+  it('unescapes a HELP docstring: \\\\ and \\n, any other backslash kept (fuzz finding: the escapes were kept)', () => {
+    const p = parseExposition('# HELP a back\\\\slash\\nnewline \\\\n \\t\\\n');
+    expect(p.ok && p.exposition.families.get('a')?.help).toBe('back\\slash\nnewline \\n \\t\\');
+  });
+
+  it('refuses a value of 60,000 digits and a letter in time linear in its length (fuzz finding: the number pattern backtracked)', () => {
+    const line = `a ${'7'.repeat(60_000)}x\n`;
+    const t0 = performance.now();
+    const p = parseExposition(line.repeat(20));
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(p.ok && p.issueCount).toBe(20);
+    expect(parseExposition('a 1.\nb .5e3\nc 12.5E-1\n')).toMatchObject({ ok: true, issueCount: 0 });
+  });
+
   it('hostile lines are findings with their line number, never a throw; the readable lines still count', () => {
     const text = ['ok 1', 'bad{a="open 1', '9name 1', 'x{a=b} 1', 'x{a="1",a="2"} 1', 'v one', '# TYPE t sometype', `w{${Array.from({ length: 80 }, (_, i) => `k${i}="v"`).join(',')}} 1`, 'after 2'].join('\n');
     const p = parseExposition(text);

@@ -3,6 +3,8 @@
 // cannot read is an issue (line number and why) and is skipped; text over its bounds is refused whole.
 // Linear in the input: one pass over the lines, no backtracking pattern on untrusted text.
 
+import { clip } from '../clip.ts';
+
 export type FamilyType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
 export interface Sample {
@@ -93,9 +95,9 @@ export function parseExposition(text: string, limits: ParseLimits = DEFAULT_PARS
       continue;
     }
     if (trimmed.startsWith('#')) {
-      const m = /^#\s*(HELP|TYPE)\s+(\S+)\s*(.*)$/.exec(trimmed);
+      const m = readMeta(trimmed);
       if (m !== null) {
-        const [, kind, name = '', rest = ''] = m;
+        const { kind, name, rest } = m;
         if (!NAME.test(name)) issue(lineNo, `# ${kind} names "${clip(name)}", not a metric name`);
         else if (kind === 'TYPE') {
           const t = rest.trim();
@@ -105,7 +107,7 @@ export function parseExposition(text: string, limits: ParseLimits = DEFAULT_PARS
             if (f.type !== 'untyped' && f.type !== t) issue(lineNo, `# TYPE ${name} given twice (${f.type}, then ${t})`);
             else f.type = t as FamilyType;
           }
-        } else family(name).help = rest;
+        } else family(name).help = unescapeHelp(rest);
       }
       if (nl === -1) break;
       continue;
@@ -136,7 +138,35 @@ function owner(families: Map<string, Family>, name: string, make: (n: string) =>
   return make(name);
 }
 
-const clip = (s: string): string => (s.length > 60 ? `${s.slice(0, 60)}…` : s);
+// Exposition formats: "HELP lines may contain any sequence of UTF-8 characters (after the metric name), but the
+// backslash and the line feed characters have to be escaped as \\ and \n, respectively." Any other backslash is kept.
+function unescapeHelp(s: string): string {
+  if (!s.includes('\\')) return s;
+  return s.replace(/\\(\\|n)/g, (_m, c: string) => (c === 'n' ? '\n' : '\\'));
+}
+
+const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+
+/**
+ * `# HELP name docstring` or `# TYPE name type`, or null for any other comment. Exposition formats:
+ * "If the token is HELP, at least one more token is expected, which is the metric name. All
+ * remaining tokens are considered the docstring"; tokens are split by blanks, read left to right
+ * (a pattern here backtracked quadratically on a long line holding U+2028, and dropped its HELP).
+ */
+function readMeta(line: string): { kind: 'HELP' | 'TYPE'; name: string; rest: string } | null {
+  let i = 1;
+  while (isBlank(line[i])) i++;
+  const kind = line.startsWith('HELP', i) ? 'HELP' : line.startsWith('TYPE', i) ? 'TYPE' : null;
+  if (kind === null || !isBlank(line[i + 4])) return null;
+  i += 4;
+  while (isBlank(line[i])) i++;
+  let end = i;
+  while (end < line.length && !isBlank(line[end])) end++;
+  if (end === i) return null;
+  const name = line.slice(i, end);
+  while (isBlank(line[end])) end++;
+  return { kind, name, rest: line.slice(end) };
+}
 
 /** `name{a="b",...} value [timestamp]`, or why not. */
 function readSample(line: string, maxLabels: number): Sample | string {
@@ -195,10 +225,16 @@ function readSample(line: string, maxLabels: number): Sample | string {
   return { name, labels, value };
 }
 
+// Exposition formats: "value is a float represented as required by Go's ParseFloat() function. In addition to
+// standard numerical values, NaN, +Inf, and -Inf are valid values". ParseFloat reads "Inf" and "Infinity" (signed)
+// and "NaN" in any case.
 function readNumber(s: string): number | null {
-  if (s === '+Inf' || s === 'Inf') return Infinity;
-  if (s === '-Inf') return -Infinity;
-  if (s === 'NaN') return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return null;
+  const special = /^([+-]?)(inf|infinity|nan)$/i.exec(s);
+  if (special !== null) {
+    if (special[2]?.toLowerCase() !== 'nan') return special[1] === '-' ? -Infinity : Infinity;
+    return special[1] === '' ? NaN : null;
+  }
+  // One way to match each digit: `\d+\.?\d*` split a long run of digits every way before failing (quadratic).
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(s)) return null;
   return Number(s);
 }

@@ -21,6 +21,21 @@ const KEY_WIRE = '401 {"error":{"message":"Invalid API Key","type":"authenticati
 const LENIENT = 'llama-server validates little of a chat request: the request\'s model is ignored and unknown or out-of-range members are answered';
 const ERROR_SHAPE = 'error bodies are {"error":{"code":<integer>,"message","type"}}: no param, code an integer';
 
+// The Responses API (issue 36): llama-server serves POST /v1/responses as a stateless shim over chat
+// (llama.cpp PR #23041). First look at 80fb11ac73e6 with the designed model (responses branch, issue 36
+// part 1); the review with the Responses clients and load is part 6 (docs/engines.md).
+const RESP_STREAM = 'the stream\'s events carry no sequence_number and no output_index, and the response.created and response.in_progress snapshots have no output array: openai-node 6.49 responses.stream() throws "rsp.output is not iterable" at response.created';
+const RESP_STREAM_WIRE = 'event: response.created / data: {"type":"response.created","response":{"id":"resp_…","object":"response","status":"in_progress"}}; then {"type":"response.output_item.added","item":{…}} and {"type":"response.output_text.delta","item_id":"msg_…","delta":" mountain"} (no sequence_number, output_index or content_index)';
+const responsesShim: Record<string, EngineDeviation> = {
+  'RESP-005': { verdict: 'fail', owner: 'server', reason: 'an answer cut at max_output_tokens says status "completed", incomplete_details null', evidence: 'max_output_tokens 16: {"status":"completed","usage":{"input_tokens":34,"output_tokens":16,…}}, the text cut mid-sentence' },
+  'RESP-012': { verdict: 'non-strict', owner: 'server', reason: 'the response carries no metadata member, whatever the request attached', evidence: 'metadata {"a":"b"} sent: the body has no metadata' },
+  'RESP-014': { verdict: 'non-strict', owner: 'server', reason: ERROR_SHAPE, evidence: 'a request without input: 400 {"error":{"code":400,"message":"\'input\' is required","type":"invalid_request_error"}}' },
+  'RESP-STATE-005': { verdict: 'non-strict', owner: 'server', reason: `stateless, a legal profile: previous_response_id is refused with 400 (responses-state refused), but ${ERROR_SHAPE}`, evidence: '400 {"error":{"code":400,"message":"llama.cpp does not support \'previous_response_id\'.","type":"invalid_request_error"}}' },
+  'RESP-STREAM-002': { verdict: 'fail', owner: 'server', reason: RESP_STREAM, evidence: RESP_STREAM_WIRE },
+  'RESP-STREAM-004': { verdict: 'non-strict', owner: 'server', reason: RESP_STREAM, evidence: RESP_STREAM_WIRE },
+  'RESP-STREAM-005': { verdict: 'fail', owner: 'server', reason: RESP_STREAM, evidence: RESP_STREAM_WIRE },
+};
+
 // Reviewed against main at 1b2bf6e + this branch, llama.cpp 80fb11ac73e6, the designed model, --temp 0.
 // What is not here and was before: HDR-009, ME-024/025 and USAGE-014 (iari's: cascades of the
 // absent /v1/me, now undecided naming ME-001); TOOLS-002/012 and the CLIENT tool round trips with
@@ -53,6 +68,7 @@ const designedKey: Record<string, EngineDeviation> = {
   'MODELS-001': { verdict: 'fail', owner: 'server', reason: `${PRIVATE_MODELS}; the same request as AUTH-004 (not yet grouped under it)`, evidence: `GET /v1/models without credentials: ${KEY_WIRE}` },
   'TOOLS-021': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'function name "get weather…" answered 200 with a call' },
   'USAGE-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me/usage: ${NO_ME_WIRE}` },
+  ...responsesShim,
 };
 
 // Without --api-key: any credentials, or none, are accepted (AUTH-003/006), and /v1/models is public

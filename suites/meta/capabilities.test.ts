@@ -42,6 +42,8 @@ const cases: { cap: Capability; areas: string[] }[] = [
   { cap: 'reasoning-effort', areas: ['chat-stream'] },
   { cap: 'model-retrieve', areas: ['models'] },
   { cap: 'embeddings', areas: ['embeddings'] },
+  { cap: 'responses', areas: ['responses', 'clients'] },
+  { cap: 'responses-state', areas: ['responses'] },
 ];
 
 for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
@@ -53,7 +55,7 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
       expect(outcomes.get('ERR-006')?.verdict).toBe('pass');
       const status = Object.fromEntries(table.map((r) => [r.name, r.status]));
       const missing = mode === 'legal-core-only' ? 'ignored' : 'refused';
-      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent', embeddings: 'absent' });
+      expect(status).toMatchObject({ 'json-object': missing, 'json-schema': missing, n: missing, 'max-completion-tokens': missing, 'stream-usage': missing, 'reasoning-effort': missing, 'model-retrieve': 'absent', embeddings: 'absent', responses: 'absent' });
       expect(table.filter((r) => r.outcome === 'fail')).toEqual([]);
       // Each row lists exactly what its capability gates: a requirement skipped as "capability X not
       // offered" is in X's row, and every requirement of a skipped row is skipped for that capability.

@@ -5,7 +5,7 @@ import type { SharedRequests } from './shared-requests.ts';
 /**
  * Areas of the interface, one or more `src/checks/areas/<area>*.ts` each, run in this order (`bounds` first: against a server that hangs, the bounds are decided before the run's deadline); `protocols`: the exchanges an API declares (areas/protocol-exchanges.ts).
  */
-export const checkAreas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'protocols', 'metrics', 'cancel'] as const;
+export const checkAreas = ['bounds', 'auth', 'models', 'me', 'usage', 'chat', 'chat-stream', 'tools', 'errors', 'limits', 'receipts', 'headers', 'clients', 'embeddings', 'responses', 'protocols', 'metrics', 'cancel'] as const;
 export type CheckArea = (typeof checkAreas)[number];
 
 export type { CheckOutcome, Judgement } from '../kernel/verdicts.ts';

@@ -26,6 +26,10 @@ export const requirementAreas = [
   'EMB',
   'METRICS',
   'CANCEL',
+  'RESP',
+  'RESP-STREAM',
+  'RESP-STATE',
+  'CLIENT-RESP',
 ] as const;
 export type RequirementArea = (typeof requirementAreas)[number];
 

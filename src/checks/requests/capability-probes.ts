@@ -13,6 +13,7 @@ import { protocolNamed, rootPath } from '../../protocols/registry.ts';
 import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire/structured-output.ts';
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
+import { probeResponsesState } from './responses-requests.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
@@ -261,6 +262,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     if (ex.status === 200) return found(ex, 'honoured', 'GET /metrics answered 200');
     return found(ex, 'undecided', `GET /metrics answered ${ex.status}`);
   },
+  'responses-state': probeResponsesState,
   async receipts(ctx) {
     const ex = await receiptKeys(ctx);
     if (ex.status === 404) return found(ex, 'absent', 'GET /v1/receipts/keys answered 404 (not advertised)');

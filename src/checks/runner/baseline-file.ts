@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { clip, quoted } from '../../clip.ts';
 
 export interface BaselineEntry {
   id: string;
@@ -48,19 +49,26 @@ export function isIsoDate(text: string): boolean {
  */
 export function parseBaseline(text: string, file: string, knownIds: ReadonlySet<string>): Baseline {
   const counter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  } catch (error) {
+    // The yaml parser recurses per level: a few thousand nested "- - -" closed at once overflow the stack.
+    if (error instanceof RangeError) throw configError(file, undefined, 'not valid YAML iari can read: nested too deeply');
+    throw error;
+  }
   const lineOf = (node: Node | null | undefined): number | undefined => (node?.range === undefined || node.range === null ? undefined : counter.linePos(node.range[0]).line);
   const firstError = doc.errors[0];
   if (firstError !== undefined) {
     const line = firstError.linePos?.[0].line ?? counter.linePos(firstError.pos[0]).line;
-    throw configError(file, line, `not valid YAML: ${firstError.message.split('\n')[0] ?? ''}`);
+    throw configError(file, line, `not valid YAML: ${clip(firstError.message.split('\n')[0] ?? '', 200)}`);
   }
   const root = doc.contents;
   if (root === null || (isScalar(root) && (root.value === null || root.value === undefined))) return { file, entries: [] };
   if (!isMap(root)) throw configError(file, lineOf(root), 'the file must be a mapping with a "known:" list');
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    if (key !== 'known') throw configError(file, lineOf(pair.key as Node), `unknown key "${key}" (only "known" is allowed)`);
+    if (key !== 'known') throw configError(file, lineOf(pair.key as Node), `unknown key ${quoted(key)} (only "known" is allowed)`);
   }
   const list = root.get('known', true);
   if (list === undefined || list === null || (isScalar(list) && list.value === null)) return { file, entries: [] };
@@ -74,7 +82,7 @@ export function parseBaseline(text: string, file: string, knownIds: ReadonlySet<
     for (const pair of item.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const keyLine = lineOf(pair.key as Node) ?? line;
-      if (!entryKeys.has(key)) throw configError(file, keyLine, `unknown key "${key}" (allowed: ${[...entryKeys].join(', ')})`);
+      if (!entryKeys.has(key)) throw configError(file, keyLine, `unknown key ${quoted(key)} (allowed: ${[...entryKeys].join(', ')})`);
       const value = pair.value as Node | null;
       if (value !== null && !isScalar(value)) throw configError(file, keyLine, `"${key}" must be a single value`);
       fields.set(key, { value: value === null ? null : value.value, line: keyLine });
@@ -91,12 +99,12 @@ export function parseBaseline(text: string, file: string, knownIds: ReadonlySet<
     };
     const id = text('id', true) as string;
     const reason = text('reason', true) as string;
-    if (!knownIds.has(id)) throw configError(file, fields.get('id')?.line ?? line, `unknown requirement ID "${id}" (iari requirements lists every ID)`);
+    if (!knownIds.has(id)) throw configError(file, fields.get('id')?.line ?? line, `unknown requirement ID ${quoted(id)} (iari requirements lists every ID)`);
     const previous = seen.get(id);
     if (previous !== undefined) throw configError(file, line, `${id} is listed twice (first on line ${previous})`);
     seen.set(id, line);
     const expires = text('expires', false);
-    if (expires !== undefined && !isIsoDate(expires)) throw configError(file, fields.get('expires')?.line ?? line, `expires must be a date YYYY-MM-DD, got "${expires}"`);
+    if (expires !== undefined && !isIsoDate(expires)) throw configError(file, fields.get('expires')?.line ?? line, `expires must be a date YYYY-MM-DD, got ${quoted(expires)}`);
     const serverVersion = text('server-version', false);
     entries.push({ id, reason, line, ...(expires === undefined ? {} : { expires }), ...(serverVersion === undefined ? {} : { serverVersion }) });
   }

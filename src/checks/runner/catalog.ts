@@ -18,7 +18,9 @@ import { boundsChecks } from '../areas/bounds.ts';
 import { limitsChecks } from '../areas/limits.ts';
 import { receiptsChecks } from '../areas/receipts.ts';
 import { embeddingsChecks } from '../areas/embeddings.ts';
+import { responsesChecks } from '../areas/responses.ts';
 import { openai6ClientChecks, openaiClientChecks } from '../areas/clients-openai.ts';
+import { openaiResponsesClientChecks } from '../areas/clients-openai-responses.ts';
 import { openaiPythonClientChecks } from '../areas/clients-openai-python.ts';
 import { vercel6ClientChecks, vercelClientChecks } from '../areas/clients-vercel.ts';
 import { langchainClientChecks } from '../areas/clients-langchain.ts';
@@ -27,7 +29,7 @@ import { exchangeChecks } from '../areas/protocol-exchanges.ts';
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { openaiRateLimitCheck, openai6RateLimitCheck, vercelRateLimitCheck, vercel6RateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
-const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks];
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks];
 const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
 
 const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();

@@ -34,13 +34,32 @@ describe('event bounds on the main thread', () => {
     expect(scan(`${line}\n\n${line}\r\n\r\n${line}\r\r`)).toBeNull();
   });
 
+  it('HDR-015, CHAT-STREAM-046: a leading byte order mark is stripped as the SSE reader strips it, whatever the reads (fuzz finding: the first event passed both bounds)', () => {
+    for (const size of [1, 2, 3, 7, 1000]) {
+      expect(scan('\uFEFFdata: [[[[[]]]]]\n\n', true, size)).toBe('json-too-deep');
+      expect(scan(`\uFEFFdata: "${'x'.repeat(70)}"\n\n`, true, size)).toBe('event-too-long');
+    }
+    // The first two bytes of a BOM and then a data line: a field named "\xEF\xBBdata", not data (as the reader reads it).
+    const b = new EventBounds(true, { jsonDepth: 4, sseEventBytes: 64 });
+    expect(b.feed(Buffer.concat([Buffer.from([0xef, 0xbb]), bytes('data: [[[[[]]]]]\n\ndata: [1]\n\n')]))).toBeNull();
+  });
+
+  it('CHAT-STREAM-046: lines that are just "data" count their joining newline, so a run of them is bounded (fuzz finding: 8 MiB of them passed)', () => {
+    expect(scan('data\n'.repeat(66) + '\n')).toBe('event-too-long');
+    expect(scan('data\n'.repeat(65) + '\n')).toBeNull();
+    // An event of exactly the bound is not refused: 64 characters of data in one line, or split over lines.
+    expect(scan(`data: ${'x'.repeat(64)}\n\n`)).toBeNull();
+    expect(scan(`data: ${'x'.repeat(31)}\ndata\ndata: ${'x'.repeat(31)}\n\n`)).toBeNull();
+    expect(scan(`data: ${'x'.repeat(31)}\ndata\ndata: ${'x'.repeat(32)}\n\n`)).toBe('event-too-long');
+  });
+
   it('HDR-015: a whole body is one value: its nesting is bounded, its size is not', () => {
     expect(scan('{"a":[[[[1]]]]}', false)).toBe('json-too-deep');
     expect(scan(`{"a":"${'x'.repeat(500)}"}`, false)).toBeNull();
   });
 });
 
-/** The bounds as first written (one byte at a time over the whole text): the oracle of the property below. */
+/** The bounds written one byte at a time over the whole text (no reads, no state carried): the oracle of the property below. */
 function reference(text: Buffer, stream: boolean, maxDepth: number, maxEventBytes: number): string | null {
   let line: 'start' | 'field' | 'value-start' | 'data' | 'skip' = stream ? 'start' : 'data';
   let field = '';
@@ -60,7 +79,8 @@ function reference(text: Buffer, stream: boolean, maxDepth: number, maxEventByte
         afterCr = c === '\r';
         if (line === 'start') [eventBytes, depth, inString, escaped] = [0, 0, false, false];
         else {
-          if (line === 'data' || line === 'value-start') eventBytes++;
+          // A line that is just "data" is a data line too; the count runs one newline ahead of the data.
+          if ((line === 'data' || line === 'value-start' || (line === 'field' && field === 'data')) && ++eventBytes > maxEventBytes + 1) return 'event-too-long';
           line = 'start';
         }
         continue;
@@ -103,7 +123,7 @@ function reference(text: Buffer, stream: boolean, maxDepth: number, maxEventByte
 describe('event bounds against their first per-byte form', () => {
   it('HDR-015, CHAT-STREAM-046: any stream or body, read in any pieces, is refused exactly when and as the per-byte scan refuses it (property)', () => {
     // Weighted towards what the bounds count: data lines, open brackets and event ends.
-    const piece = fc.constantFrom('data: ', 'data: ', 'data:', 'event: ', ': ', 'datax:', '[', '[', '[', '{', ']', '}', '"', '\\', 'x', 'yz', '\n', '\r', '\r\n', '\n\n', '\n\n', '\r\r', ' ');
+    const piece = fc.constantFrom('data: ', 'data: ', 'data:', 'data', 'event: ', ': ', 'datax:', '[', '[', '[', '{', ']', '}', '"', '\\', 'x', 'yz', '\n', '\r', '\r\n', '\n\n', '\n\n', '\r\r', ' ');
     // Whole events of data lines of brackets: what carries nesting (wrongly) from one event to the next.
     const dataLine = fc.array(fc.constantFrom('[', '[', '{', ']', '}', '"', 'x', '\\'), { maxLength: 6 }).map((l) => (l.length === 0 ? 'data:' : `data: ${l.join('')}`));
     const events = fc.array(fc.tuple(fc.array(dataLine, { minLength: 1, maxLength: 3 }), fc.constantFrom('\n', '\r', '\r\n')), { maxLength: 8 }).map((es) => es.map(([lines, eol]) => `${lines.join(eol)}${eol}${eol}`));

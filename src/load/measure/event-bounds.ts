@@ -24,6 +24,8 @@ const CLOSE_BRACKET = 0x5d;
 const CLOSE_BRACE = 0x7d;
 /** "data" as bytes, compared while the field name is read. */
 const DATA = [0x64, 0x61, 0x74, 0x61];
+/** A UTF-8 byte order mark, which the SSE reader strips before the first line. */
+const BOM = [0xef, 0xbb, 0xbf];
 
 const enum Line {
   /** At the start of a line. */
@@ -52,6 +54,8 @@ export class EventBounds {
   #inString = false;
   #escaped = false;
   #refused: EventRefusal | null = null;
+  /** Bytes of a leading byte order mark seen so far (streams); -1 once the stream's first bytes are decided. */
+  #bom = 0;
 
   constructor(stream: boolean, limits: { jsonDepth?: number; sseEventBytes?: number } = {}) {
     this.#stream = stream;
@@ -81,7 +85,25 @@ export class EventBounds {
     let escaped = this.#escaped;
     let refused: EventRefusal | null = null;
     if (!stream) this.#bodyBytes += n;
-    for (let i = 0; i < n; i++) {
+    let from = 0;
+    if (stream && this.#bom >= 0) {
+      // WHATWG SSE, UTF-8 decode: a leading BOM is stripped, so the first line after it is read like any
+      // other (without this, "\uFEFFdata: [[[..." passed both bounds to the checker, which reads it as data).
+      while (from < n && this.#bom < BOM.length && chunk[from] === BOM[this.#bom]) {
+        from++;
+        this.#bom++;
+      }
+      if (this.#bom === BOM.length) this.#bom = -1;
+      else if (from < n) {
+        // Not a BOM: the bytes taken begin a first line whose field is not data.
+        if (this.#bom > 0) {
+          line = Line.Field;
+          isData = false;
+        }
+        this.#bom = -1;
+      }
+    }
+    for (let i = from; i < n; i++) {
       const b = chunk[i] as number;
       if (stream) {
         if (b === LF || b === CR) {
@@ -97,8 +119,15 @@ export class EventBounds {
             inString = false;
             escaped = false;
           } else {
-            // Data lines of one event are joined with a newline: it counts towards the event.
-            if (line === Line.Data || line === Line.ValueStart) eventBytes++;
+            // Data lines of one event are joined with a newline: it counts towards the event (the count then runs one
+            // ahead of the data until the next data line). A line that is just "data" (no colon) is a data line with an
+            // empty value (WHATWG SSE: "using the whole line as the field name"): a run of them is bounded too.
+            if (line === Line.Data || line === Line.ValueStart || (line === Line.Field && isData && fieldAt === DATA.length)) {
+              if (++eventBytes > maxEventBytes + 1) {
+                refused = { finding: 'event-too-long', detail: `CHAT-STREAM-046 event data longer than ${formatBytes(maxEventBytes)}; iari stopped reading the stream before copying it to the checker` };
+                break;
+              }
+            }
             line = Line.Start;
           }
           continue;

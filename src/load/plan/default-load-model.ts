@@ -35,6 +35,7 @@ export async function defaultLoadModel(who: string, baseUrl: string, token: stri
     const parsed = parseJsonBounded(Buffer.concat(res.body.chunks.map((c) => c.bytes)).toString('utf8'));
     const id = parsed.ok ? (parsed.value as { data?: { id?: unknown }[] } | null)?.data?.[0]?.id : undefined;
     if (res.status === 200 && typeof id === 'string') return id;
+    if (res.status === 401 || res.status === 403) throw new HarnessError(HarnessErrorCode.CONFIG_INVALID, `${who}: cannot pick a model: GET ${root}/v1/models answered ${res.status}: the server refused ${token === '' ? 'a request without a token' : 'the token'}`, { hint: token === '' ? 'name the token: IARI_TOKEN, --token-env or --token-file' : 'check the token; --model ID skips the model list, not the server\'s auth' });
     throw fail(`GET /v1/models answered ${res.status} without a model id${parsed.ok ? '' : ` (${parsed.error})`}`);
   } finally {
     await dispatcher.destroy().catch(() => undefined);

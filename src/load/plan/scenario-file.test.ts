@@ -30,6 +30,32 @@ describe('scenario files', () => {
     expect(scenarioToOptions(yaml).options).toEqual({ rate: 4, arrival: 'poisson', duration: '30', slo: ['ttft.p95<1s'] });
   });
 
+  it('a file nested thousands deep is a usage error, not a stack overflow (fuzz finding: RangeError from the yaml parser)', () => {
+    // The sequence closed by a later, shallower item: the parser unwinds every level at once.
+    expect(refusal(file('deep.yaml', `slos:\n  ${'-  '.repeat(3000)}x\n  - y\n`))).toMatch(/deep\.yaml: not YAML or JSON iari can read: nested too deeply$/);
+    expect(refusal(file('deep-top.yaml', `${'- '.repeat(3000)}x\n- y\n`))).toMatch(/nested too deeply$/);
+  });
+
+  it('a file whose aliases expand past 100 copies is a usage error, not a ReferenceError (found writing the fuzz target)', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]'].join('\n');
+    expect(refusal(file('bomb.yaml', bomb))).toMatch(/bomb\.yaml: not YAML or JSON iari can read: its aliases expand past 100 copies$/);
+  });
+
+  it('an error quotes the file\'s keys and values clipped, so it stays one readable line (fuzz finding)', () => {
+    const long = 'o'.repeat(5000);
+    expect(refusal(file('long.yaml', `executor:\n  kind: ${long}\n`)).length).toBeLessThan(300);
+    expect(refusal(file('key.json', JSON.stringify({ run: { [long]: 1 } })))).toMatch(/key\.json:1: run\.o{60}…: unknown key$/);
+    // The yaml parser's own message quotes the token it stopped at.
+    expect(refusal(file('token.yaml', `{ run: {} }\n\n"${'\n'.repeat(5000)}`)).length).toBeLessThan(400);
+  });
+
+  it('an unknown key holding a line feed is quoted as a JSON string, so the error stays one line (fuzz finding by Jazzer.js)', () => {
+    const message = refusal(file('newline-key.yaml', '{"e\nexecutor: { kind: open, 5, bu5m },\n\n}"}'));
+    expect(message).not.toContain('\n');
+    // YAML folds the quoted scalar's first line break into a space and keeps the blank line's.
+    expect(message).toMatch(/newline-key\.yaml:1: "e executor: \{ kind: open, 5, bu5m \},\\n\}": unknown key$/);
+  });
+
   it('an error names the file, the line and the key as written', () => {
     expect(refusal(file('b1.yaml', 'executor:\n  kind: open\n  rate: -3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b1.yaml')}:3: executor.rate must be >= 0.01`);
     expect(refusal(file('b2.yaml', 'run:\n  duration: 1s\nexecutor:\n  kind: closed\n  concurency: 3\n'))).toBe(`iari load: --scenario ${join(tmp, 'b2.yaml')}:5: executor.concurency: unknown key`);

@@ -7,6 +7,7 @@ import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
 import type { LoadScenario } from './scenario.ts';
+import { clip, quoted } from '../../clip.ts';
 
 const validate = new Ajv({ strict: false, allErrors: true }).compile(SCENARIO_SCHEMA);
 
@@ -31,13 +32,16 @@ function explain(errors: readonly ErrorObject[], root: unknown): ErrorObject {
   const missed = new Set(errors.filter((e) => under(e) && e.keyword === 'const' && e.instancePath === `${oneOf.instancePath}/kind`).map(branchOf));
   const inBranch = errors.filter((e) => under(e) && !missed.has(branchOf(e)));
   if (typeof value?.kind !== 'string' || inBranch.length === 0) {
-    return { ...oneOf, keyword: 'kind', instancePath: `${oneOf.instancePath}/kind`, params: { allowed: kinds }, message: `must be one of ${kinds.join(', ')}, got ${JSON.stringify(value?.kind ?? null)}` };
+    return { ...oneOf, keyword: 'kind', instancePath: `${oneOf.instancePath}/kind`, params: { allowed: kinds }, message: `must be one of ${kinds.join(', ')}, got ${clip(JSON.stringify(value?.kind ?? null) ?? '')}` };
   }
   return inBranch.sort((a, b) => b.instancePath.length - a.instancePath.length)[0] as ErrorObject;
 }
 
+/** A key of the path as the message quotes it: a plain name as it is, any other written as a JSON string, so a key holding a line feed keeps the message one line. */
+const segment = (p: string | number): string => typeof p === 'number' || /^[\w-]+$/.test(p) ? clip(String(p)) : quoted(p);
+
 function describe(e: ErrorObject): string {
-  const at = pathOf(e).join('.') || '(top level)';
+  const at = pathOf(e).map(segment).join('.') || '(top level)';
   switch (e.keyword) {
     case 'additionalProperties':
       return `${at}: unknown key`;
@@ -96,14 +100,31 @@ export function readScenarioFile(file: string, who = 'iari load'): LoadScenario 
   }
   if (bytes.length > MAX_BYTES) throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `${who}: --scenario ${file}: larger than 1 MiB: not a scenario`);
   const counter = new LineCounter();
-  const doc = parseDocument(bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
+  // The yaml parser and toJS recurse per level: a few thousand nested "- - -" or "[[[" overflow the stack.
+  // toJS refuses more than maxAliasCount alias expansions (a "billion laughs" file) with a ReferenceError.
+  const unreadable = (error: unknown): HarnessError => {
+    const why = error instanceof RangeError ? 'nested too deeply' : error instanceof ReferenceError && /alias/i.test(error.message) ? 'its aliases expand past 100 copies' : undefined;
+    if (why === undefined) throw error;
+    return new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}: not YAML or JSON iari can read: ${why}`);
+  };
+  let doc: Document;
+  try {
+    doc = parseDocument(bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
+  } catch (error) {
+    throw unreadable(error);
+  }
   const first = doc.errors[0];
   if (first !== undefined) {
     const line = first.linePos?.[0].line ?? counter.linePos(first.pos[0]).line;
-    throw new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}:${line}: not YAML or JSON: ${first.message.split('\n')[0]}`);
+    throw new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}:${line}: not YAML or JSON: ${clip(first.message.split('\n')[0] ?? '', 200)}`);
   }
   let root: (string | number)[] = [];
-  let value: unknown = doc.toJS({ maxAliasCount: 100 });
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw unreadable(error);
+  }
   const meta = (value as { meta?: { schema?: unknown } } | null)?.meta;
   if (typeof value === 'object' && value !== null && meta?.schema === 'iari.load/1') {
     const recorded = (value as { scenario?: unknown }).scenario;

@@ -2,8 +2,9 @@
 // SLO holds. Brackets it by doubling (or halving) from the configured level, then narrows the interval
 // between the last level that met every SLO and the first that broke one, by interpolation on the SLO
 // ratio kept inside the middle of the interval (bisection when there is nothing to interpolate), until
-// the interval is within the tolerance. A level that broke an SLO, or whose SLO ratio is within 10%
-// of 1, is run again (best of 3): a single client pause must not end the search.
+// the interval is within the tolerance. A level that broke an SLO by less than twice its threshold, or
+// whose SLO ratio is within 10% of 1, is run again (best of 3): a single client pause must not end the
+// search. No more runs start than the line printed before any traffic promised.
 // Every run goes through the sweep's level runner (sweep.ts runLevel) and is kept as evidence.
 import type { CapacityLevel, CapacitySearch, LoadResult, RequestRecord, Sweep, SweepStep } from '../results/load-result.ts';
 import type { LoadConfig } from '../run-load.ts';
@@ -14,6 +15,12 @@ export const DEFAULT_TOLERANCE = 0.05;
 export const DEFAULT_BUDGET_S = 600;
 /** A run whose SLO ratio is within this of 1 is near the boundary: its level is run again. */
 export const NOISE_BAND = 0.1;
+/**
+ * Issue 43: "A level that broke the SLO 163x was run again 'to confirm'." A break at twice the
+ * threshold or more (or with errors past the sweep's stop, or an open loop that could not offer its
+ * rate) is no client pause: it decides at once.
+ */
+export const CLEAR_BREAK_RATIO = 2;
 /** Runs of one level at most (its verdict is the majority). */
 export const MAX_RUNS_PER_LEVEL = 3;
 /** Interpolated levels stay inside this share of the interval from either end. */
@@ -86,7 +93,9 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
   const levels: CapacityLevel[] = [];
   const end: { stop: Sweep['stopReason'] } = { stop: 'converged' };
   let firstRun: { result: LoadResult; records: RequestRecord[] } | null = null;
-  const fits = (): boolean => now() - start + o.levelBoundS <= budgetS || steps.length === 0;
+  // Issue 43: "The --find-capacity start line says 'at most 9 runs', then 13 ran": the runs the line promised bound the search too.
+  const { maxRuns } = capacityBound(budgetS, o.levelBoundS);
+  const fits = (): boolean => steps.length === 0 || (steps.length < maxRuns && now() - start + o.levelBoundS <= budgetS);
 
   /** Runs a level (again when near the boundary); null when the budget or Ctrl-C stopped it before a verdict. */
   const judge = async (level: number, phase: 'bracket' | 'search'): Promise<Judged | null> => {
@@ -124,7 +133,9 @@ export async function runCapacitySearch(base: LoadConfig, o: CapacityOptions): P
       const no = verdicts.length - yes;
       // A break is confirmed by a second run (one client pause can break a p95 of a few dozen
       // requests, and the first run also warms the server and the client); a run near the boundary too.
-      const near = !met || (step.sloRatio !== null && step.sloRatio !== undefined && Math.abs(step.sloRatio - 1) <= NOISE_BAND);
+      const ratio = step.sloRatio ?? null;
+      const clearBreak = saturated || step.errorRate > ERROR_STOP || ratio === null || ratio >= CLEAR_BREAK_RATIO;
+      const near = (!met && !clearBreak) || (ratio !== null && Math.abs(ratio - 1) <= NOISE_BAND);
       // One clear run decides; near the boundary, the majority of up to 3.
       if ((verdicts.length === 1 && !near) || Math.max(yes, no) * 2 > MAX_RUNS_PER_LEVEL) break;
     }

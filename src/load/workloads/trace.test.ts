@@ -94,6 +94,19 @@ describe('--trace files', () => {
     expect((await refusal(readTrace(join(tmp, 'missing.jsonl'), noWindow))).message).toMatch(/cannot read --trace .*missing\.jsonl: ENOENT/);
   });
 
+  it('LOAD-TRACE: a refusal quotes the line\'s values and the header clipped, so it stays one readable line (fuzz finding)', async () => {
+    const long = 't'.repeat(5000);
+    for (const [name, text] of [
+      ['long-header.csv', `${long},Request tokens,Response tokens\n1,2,3\n`],
+      ['long-time.jsonl', `{"timestamp":"${long}","input_length":5,"output_length":2}\n`],
+      ['long-cell.csv', `Timestamp,Request tokens,Response tokens\n1,${long},3\n`],
+    ] as const) {
+      const r = await refusal(readTrace(file(name, text), noWindow));
+      expect(r.message.length, name).toBeLessThan(500);
+      expect(r.exit, name).toBe(2);
+    }
+  });
+
   it('LOAD-TRACE: iari load refuses a bad trace line with exit 2 before any traffic, and refuses flags the trace replaces', async () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);

@@ -1,6 +1,7 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { parseDuration } from '../../duration.ts';
 import { createReadStream } from 'node:fs';
+import { clip } from '../../clip.ts';
 
 /**
  * `--trace FILE`: production arrival times and lengths, replayed on the open loop.
@@ -85,6 +86,8 @@ async function eachLine(file: string, onLine: (line: string, n: number) => void)
   if (rest.trim() !== '') onLine(rest, n + 1);
 }
 
+const shown = (value: unknown): string => clip(JSON.stringify(value) ?? String(value));
+
 const bad = (file: string, line: number, why: string): HarnessError =>
   new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari load: --trace ${file} line ${line}: ${why}`, {
     hint: 'Mooncake JSONL: {"timestamp":ms,"input_length":N,"output_length":N,"hash_ids":[...]} per line; BurstGPT CSV: a header with Timestamp,Request tokens,Response tokens',
@@ -113,9 +116,9 @@ function mooncakeLine(file: string, text: string, line: number): Omit<TraceEntry
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad(file, line, 'not a JSON object');
   const o = v as Record<string, unknown>;
   const t = o['timestamp'];
-  if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) throw bad(file, line, `"timestamp" must be a number of ms >= 0, got ${JSON.stringify(t)}`);
-  if (!count(o['input_length'], 1)) throw bad(file, line, `"input_length" must be an integer from 1 to ${MAX_LENGTH}, got ${JSON.stringify(o['input_length'])}`);
-  if (!count(o['output_length'], 1)) throw bad(file, line, `"output_length" must be an integer from 1 to ${MAX_LENGTH}, got ${JSON.stringify(o['output_length'])}`);
+  if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) throw bad(file, line, `"timestamp" must be a number of ms >= 0, got ${shown(t)}`);
+  if (!count(o['input_length'], 1)) throw bad(file, line, `"input_length" must be an integer from 1 to ${MAX_LENGTH}, got ${shown(o['input_length'])}`);
+  if (!count(o['output_length'], 1)) throw bad(file, line, `"output_length" must be an integer from 1 to ${MAX_LENGTH}, got ${shown(o['output_length'])}`);
   const ids = o['hash_ids'];
   if (ids !== undefined && (!Array.isArray(ids) || !ids.every((id) => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0))) {
     throw bad(file, line, '"hash_ids" must be an array of non-negative integers');
@@ -174,7 +177,7 @@ export async function readTrace(file: string, o: TraceOptions): Promise<TraceSpe
         const names = csvFields(body).map((n) => n.trim().toLowerCase());
         const at = (name: string): number => {
           const k = names.indexOf(name.toLowerCase());
-          if (k < 0) throw bad(file, line, `the header has no "${name}" column (it has ${names.join(', ')})`);
+          if (k < 0) throw bad(file, line, `the header has no "${name}" column (it has ${clip(names.join(', '), 200)})`);
           return k;
         };
         columns = { t: at('Timestamp'), input: at('Request tokens'), output: at('Response tokens') };
@@ -184,7 +187,7 @@ export async function readTrace(file: string, o: TraceOptions): Promise<TraceSpe
         const num = (k: number, name: string, integer: boolean): number => {
           const s = f[k];
           const n = s === undefined || s === '' ? NaN : Number(s);
-          if (!Number.isFinite(n) || n < 0 || (integer && (!Number.isInteger(n) || n > MAX_LENGTH))) throw bad(file, line, `"${name}" must be ${integer ? `an integer from 0 to ${MAX_LENGTH}` : 'a number of seconds >= 0'}, got ${JSON.stringify(s ?? null)}`);
+          if (!Number.isFinite(n) || n < 0 || (integer && (!Number.isInteger(n) || n > MAX_LENGTH))) throw bad(file, line, `"${name}" must be ${integer ? `an integer from 0 to ${MAX_LENGTH}` : 'a number of seconds >= 0'}, got ${shown(s ?? null)}`);
           return n;
         };
         const t = num(columns.t, 'Timestamp', false) * 1000;
