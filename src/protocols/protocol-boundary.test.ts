@@ -45,6 +45,7 @@ const API_CONSUMERS: Readonly<Record<string, string>> = {
   'src/checks/requests/cancel-requests.ts': 'chat-completions',
   'src/checks/requests/capability-probes.ts': 'chat-completions',
   'src/checks/requests/common-requests.ts': 'chat-completions',
+  'src/checks/requests/output-bound.ts': 'chat-completions',
   'src/checks/requests/responses-requests.ts': 'responses',
   'src/checks/requests/tool-requests.ts': 'chat-completions',
   'src/checks/requests/usage-discovery.ts': 'chat-completions',
