@@ -82,14 +82,14 @@ describe('TOOLS-012 with no tool call at all', () => {
   });
   afterAll(() => new Promise<void>((r) => tools.close(() => r())));
 
-  it('TOOLS-012: a streamed forced tool call answered with text carries no delta to judge: undecided (skipped, naming the finish reason and TOOLS-019/023), never "carried no tool-call delta" as a FAIL', async () => {
+  it('TOOLS-012: a streamed forced tool call answered with text never came: a FAIL that says so (the server honours tool_choice unstreamed, so it could have enforced the call), naming the finish reason: never excused as undecided, never the old "carried no tool-call delta" alone', async () => {
     const def = toolsChecks.find((c) => c.name === 'tools-stream-deltas');
     if (def === undefined) throw new Error('no check tools-stream-deltas');
     const ctx = createCheckContext({ root: toolsRoot, token: 'sk-test-token-123456', seed: 1, target: 'external', includeLimits: false, requestTimeoutMs: 5_000 });
     try {
       const o = (await runCheck(def, ctx, () => 'MUST')).find((x) => x.id === 'TOOLS-012');
-      expect(o?.verdict, JSON.stringify(o)).toBe('skipped');
-      expect(o?.verdict === 'skipped' ? o.reason : '').toMatch(/^undecided: the streamed forced tool call carried no tool-call delta at all \(finish reason "stop"\).*TOOLS-019, TOOLS-023/);
+      expect(o?.verdict, JSON.stringify(o)).toBe('fail');
+      expect(JSON.stringify(o)).toMatch(/the streamed forced tool call never came: the stream carried no tool_calls delta at all \(finish reason \\"stop\\"\), though the server honours tool_choice unstreamed/);
     } finally {
       await ctx.close();
     }

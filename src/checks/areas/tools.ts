@@ -164,9 +164,11 @@ const streamDeltas: CheckDef = {
       const calls = tool.result.assembled.choices[0]?.toolCalls ?? [];
       const unforced = calls.length === 0 ? await modelsChoice(ctx, tool.result.assembled.choices[0]?.finishReason) : undefined;
       if (unforced !== undefined) j.skip(requirementOfRule('tool-index-invalid'), unforced);
-      // TOOLS-012 is about the index of each tool-call delta: an answer with none has no index to judge
-      // (issue 37). A forced call that never came is the honouring's finding (TOOLS-019/023, capability tool-choice).
-      else if (calls.length === 0) j.skip(requirementOfRule('tool-index-invalid'), `undecided: the streamed forced tool call carried no tool-call delta at all (finish reason ${JSON.stringify(tool.result.assembled.choices[0]?.finishReason ?? null)}), so no index to judge; the missing call is tool_choice's finding (TOOLS-019, TOOLS-023)`);
+      // Issue 37: "TOOLS-012 FAILs 'the streamed forced tool call carried no tool-call delta' when no tool
+      // call came at all", a message nobody could act on. modelsChoice() found the call forced where the
+      // server honours tool_choice, so a stream without it is the server's doing (it could have enforced
+      // the call, as it does unstreamed): a FAIL that says so, never excused.
+      else if (calls.length === 0) j.violated(requirementOfRule('tool-index-invalid'), evidence(tool.ex, `the streamed forced tool call never came: the stream carried no tool_calls delta at all (finish reason ${JSON.stringify(tool.result.assembled.choices[0]?.finishReason ?? null)}), though the server honours tool_choice unstreamed`, { expected: 'delta.tool_calls' }));
       calls.forEach((c, k) => {
         j.expect(requirementOfRule('tool-index-gap'), c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
         let parsed: unknown;
