@@ -103,6 +103,8 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
       if (v === 'not-installed') return v;
       const res = v.ai.streamText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, ...(await maxOut(env)), maxRetries: 0, onError: () => undefined });
       const { text, errors, finish } = await drain(res.fullStream);
+      // As unstreamed: the SDK's AI_ToolChoiceViolationError is no call of the forced tool, judged by the tool-choice probe.
+      if (errors.length > 0 && errors.every((e) => e.startsWith('AI_ToolChoiceViolationError'))) return noToolCall(env.ctx);
       if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
       return textProblem(text, finish);
     },
@@ -141,6 +143,8 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
     if (streamed) {
       const res = ai.streamText({ ...settings, onError: () => undefined });
       const { errors } = await drain(res.fullStream);
+      // As unstreamed: the SDK's AI_ToolChoiceViolationError is no call of the forced tool, judged by the tool-choice probe.
+      if (errors.length > 0 && errors.every((e) => e.startsWith('AI_ToolChoiceViolationError'))) return noToolCall(env.ctx);
       if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
       steps = await res.steps;
     } else {

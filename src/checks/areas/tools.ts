@@ -168,6 +168,7 @@ const streamDeltas: CheckDef = {
       // call came at all", a message nobody could act on. modelsChoice() found the call forced where the
       // server honours tool_choice, so a stream without it is the server's doing (it could have enforced
       // the call, as it does unstreamed): a FAIL that says so, never excused.
+      else if (calls.length === 0 && typeof tool.result.assembled.choices[0]?.finishReason !== 'string') j.skip(requirementOfRule('tool-index-invalid'), 'undecided: the stream ended without a finish reason (an in-stream error or a cut, judged by CHAT-STREAM), so no tool-call delta to judge');
       else if (calls.length === 0) j.violated(requirementOfRule('tool-index-invalid'), evidence(tool.ex, `the streamed forced tool call never came: the stream carried no tool_calls delta at all (finish reason ${JSON.stringify(tool.result.assembled.choices[0]?.finishReason ?? null)}), though the server honours tool_choice unstreamed`, { expected: 'delta.tool_calls' }));
       calls.forEach((c, k) => {
         j.expect(requirementOfRule('tool-index-gap'), c.index === k, () => evidence(tool.ex, `tool-call indexes are not contiguous from 0`, { expected: k, received: c.index }));
