@@ -27,7 +27,8 @@ describe('runChecksInProcess', () => {
   it('prepares every selected check before the first check runs, and no check it will not run', async () => {
     const ctx = createCheckContext({ root: 'http://127.0.0.1:9', token: 'stand-in', seed: 1, target: 'external', includeLimits: false });
     const log: string[] = [];
-    const checks = [check('a', ['X-001'], log, { prepare: undefined }), check('b', ['X-002'], log), check('c', ['X-003'], log), check('d', ['X-004'], log, { needsLimits: true })];
+    const { prepare: _, ...plain } = check('a', ['X-001'], log);
+    const checks = [plain, check('b', ['X-002'], log), check('c', ['X-003'], log), check('d', ['X-004'], log, { needsLimits: true })];
     await runChecksInProcess(ctx, checks, () => 'MUST', { selected: new Set(['X-001', 'X-002', 'X-004']) });
     await ctx.close();
     expect(log).toEqual(['prepare b', 'run a', 'run b']);
