@@ -6,7 +6,7 @@
  * process, as the CLI does. Prints the timeline's heaviest checks and writes
  * reports/bench/test-profile.json.
  *
- *   npm run build && npx tsx scripts/profile-test.ts [--runs 3] [--top 20]
+ *   npm run build && npx tsx scripts/profile-test.ts [--runs 3] [--top 20] [--python PATH]
  *
  * Event-loop utilisation does not depend on how busy the machine is the way wall time does: a wait
  * stays idle on a loaded machine. Pair wall times with farm-bench or bench-cli.ts.
@@ -19,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' }, top: { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '1' }, top: { type: 'string', default: '20' }, python: { type: 'string' } } });
 const mib = (x: number): number => Math.round(x / 2 ** 20);
 const ms = (x: number): number => Math.round(x);
 
@@ -47,6 +47,7 @@ for (let i = 0; i < Number(values.runs); i++) {
   let setupMs = 0;
   const checks: CheckRow[] = [];
   const { report } = await runConformance({
+    ...(values.python === undefined ? {} : { python: values.python }),
     onResult: (run) => {
       const now = performance.now();
       const began = checks.length === 0 ? now - run.durationMs : last;
