@@ -81,6 +81,7 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
       { head: '--tool-share P', flags: ['tool-share'], help: ['share of requests that declare the tools, seeded (default 1)'] },
       { head: '--embeddings-batch N', flags: ['embeddings-batch'], help: ['POST /v1/embeddings instead of chat completions, N inputs per request', '(1..2048); the texts come from --input-tokens, --dataset or --prompts;', 'every answer is checked (EMB-*); reports inputs/s, prompt tokens/s and', 'the batch size; TTFT, ITL and TPOT do not apply (whole answers)'] },
       { head: '--embeddings-format float|base64', flags: ['embeddings-format'], help: ['encoding_format of every request (default: none sent, floats)'] },
+      { head: '--api chat-completions|responses|embeddings', flags: ['api'], help: ['the API the requests go to (default: embeddings with --embeddings-batch,', 'else chat-completions); responses: POST /v1/responses, every stream checked', 'as a state machine (RESP-STREAM-*), TTFT at the first text or arguments delta,', 'output tokens from usage.output_tokens, cached from input_tokens_details'] },
     ],
   },
   {

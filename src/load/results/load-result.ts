@@ -138,6 +138,8 @@ export interface RunMeta {
     /** Total deadline of one request (--request-timeout); absent in results written before it existed. */
     requestTimeoutMs?: number;
     slos: string[];
+    /** The API the requests went to (a protocol's name: chat-completions, responses, embeddings); absent in results written before it existed. */
+    api?: string;
     /** Token-length workload (--input-tokens, --output-tokens, --dataset, --extra-body); absent: prompts with max_tokens. */
     workload?: WorkloadMeta;
   };

@@ -32,6 +32,9 @@ function responsesRequest(intent: RequestIntent): BuiltRequest {
 
 const noUsage = { input: null, output: null, cachedInput: null, reasoning: null };
 
+/** Compat, Response.incomplete_details.reason: "max_output_tokens": the answer stopped at the request's bound. */
+const cutAtBound = (final: ResponseFacts | undefined): boolean => final?.status === 'incomplete' && final.incompleteReason === 'max_output_tokens';
+
 /** The normalised facts of a Response read whole. */
 function bodyFacts(f: ResponseFacts): NormalFacts {
   const calls = f.functionCalls.map((c) => ({ name: c.name, arguments: c.arguments }));
@@ -44,7 +47,24 @@ function bodyFacts(f: ResponseFacts): NormalFacts {
     answer: f.text === '' && calls.length > 0 ? null : f.text,
     toolCalls: calls,
     finish: f.status ?? null,
+    ...(cutAtBound(f) ? { cutAtLimit: true } : {}),
   };
+}
+
+/**
+ * Each output event's text, recovered from what the deltas assembled: all the answer's text (one
+ * message) or all one call's arguments; otherwise (text and calls interleaved, reasoning) null, and
+ * the tokens are split by characters.
+ */
+function eventTexts(f: ResponsesStreamResult['facts']): string[] | null {
+  const events = f.outputEvents;
+  const kinds = new Set(events.map((e) => e.kind));
+  const only = f.functionCalls.length === 1 ? f.functionCalls[0] : undefined;
+  const whole = kinds.size === 1 && kinds.has('text') ? f.text : kinds.size === 1 && kinds.has('arguments') && f.text === '' && only !== undefined ? only.arguments : null;
+  if (whole === null) return null;
+  let pos = 0;
+  const texts = events.map((e) => whole.slice(pos, (pos += e.chars)));
+  return pos === whole.length ? texts : null;
 }
 
 /** The normalised facts of a stream: its output events (TTFT, ITL, cut points), usage and terminal status. */
@@ -57,9 +77,10 @@ function streamFacts(r: ResponsesStreamResult): NormalFacts {
     output: f.outputEvents.map((e) => ({ arrivedAt: e.arrivedAt, chars: e.chars, ...(e.kind === 'reasoning' ? { reasoning: true as const } : {}) })),
     usage: u === undefined ? noUsage : { input: u.inputTokens, output: u.outputTokens, cachedInput: u.cachedTokens ?? null, reasoning: null },
     outputText: () => f.text + calls.map((c) => c.name + c.arguments).join(''),
-    eventTexts: () => null,
+    eventTexts: () => eventTexts(f),
     answer: f.text === '' && calls.length > 0 ? null : f.text,
     toolCalls: calls,
+    ...(cutAtBound(f.final) ? { cutAtLimit: true } : {}),
     ...(f.firstFunctionCallAt === undefined ? {} : { firstToolCallAt: f.firstFunctionCallAt }),
     finish: f.final?.status ?? f.terminal ?? null,
   };
@@ -100,7 +121,7 @@ export const responses: Protocol = {
       return wholeBodyChecker(options, (body): CheckedResponse => {
         const r = checkResponseBody(body, sentBound(sent));
         const unusable = !isRecord(body) || !Array.isArray(body['output']);
-        return { findings: r.findings, facts: bodyFacts(r.facts), ...(unusable ? { unusable: { detail: 'the answer is not a Response with an output list', finding: 'output-invalid' } } : {}) };
+        return { findings: r.findings, facts: bodyFacts(r.facts), ...(unusable ? { unusable: { detail: `${responsesRules['output-invalid']?.requirement ?? 'RESP-001'} the answer is not a Response with an output list`, finding: 'output-invalid' } } : {}) };
       });
     }
     const validator = new ResponsesStreamValidator({ ...sentBound(sent), ...(options.jsonDepthChecked === true ? { jsonDepthChecked: true } : {}) });
