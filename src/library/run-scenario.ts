@@ -13,7 +13,7 @@ import { resolveWorkload } from '../load/plan/workload-options.ts';
 import { defaultLoadModel } from '../load/plan/default-load-model.ts';
 import { announceLine, capacityLine, levelBoundS, preWindowS } from '../load/plan/plan-lines.ts';
 import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
-import type { LoadNames } from '../load/plan/load-option-names.ts';
+import { loadUsage, type LoadNames } from '../load/plan/load-option-names.ts';
 import { checkScenario } from '../load/plan/scenario-file.ts';
 import { scenarioNames, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
 import { effectiveScenario } from '../load/plan/effective-scenario.ts';
@@ -80,6 +80,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
   const workload = await resolveWorkload(plan.workloadPlan, plan.seed, names);
   // An API no protocol of the run serves is a usage error naming the known ones, before any traffic.
   const protocol = apiOf(hooks.protocols ?? defaultProtocols, hooks.api ?? plan.api, workload);
+  if (workload?.conversation?.chain !== undefined && protocol.chains !== true) throw loadUsage(names, `${names.name('chain')} previous-response-id continues an answer the server kept: the ${protocol.title} API cannot (give ${names.name('api')} responses, or leave ${names.name('chain')} out)`);
   if (plan.baseUrl !== null) {
     // The loopback guard, then one connection: an unreachable server is one line and exit 2, before anything is judged.
     await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);

@@ -139,6 +139,7 @@ const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet
   datasetSize: 'workload dataset.size',
   turns: 'workload conversations.turns',
   thinkTime: 'workload conversations.thinkTime',
+  chain: 'workload conversations.chain',
   prefixTokens: 'workload prefixes.tokens',
   prefixGroups: 'workload prefixes.groups',
   tools: 'workload tools.tools',

@@ -158,7 +158,7 @@ export interface WorkloadMeta {
   /** --prefix-tokens / --prefix-groups: a shared system prompt at the start of every request. */
   prefix?: { tokens: number; groups: number };
   /** --turns / --think-time: multi-turn conversations. */
-  conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
+  conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number; chain?: 'previous-response-id' };
   /** --trace: the file replayed (its arrivals are in meta.mode.trace). */
   trace?: { file: string; format: 'mooncake' | 'burstgpt' };
   /** --tools: where the tools came from, the share of requests that declare them, their names. */

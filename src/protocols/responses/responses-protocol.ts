@@ -13,10 +13,17 @@ import { responsesMock } from './responses-mock.ts';
 
 const route = { method: 'POST', path: RESPONSES_ROUTE } as const;
 
-/** The intent as a Responses request: system turns as instructions, the others as input items, tools in the flat form. */
+/**
+ * The intent as a Responses request: system turns as instructions, the others as input items, tools
+ * in the flat form. Continuing a kept Response, only the turns after it go, with its id as
+ * previous_response_id (compat: "Use this to create multi-turn conversations"); the instructions
+ * go every time, since "the instructions from a previous response will not be carried over".
+ */
 function responsesRequest(intent: RequestIntent): BuiltRequest {
   const system = intent.messages.filter((m) => m.role === 'system').map((m) => m.content);
-  const turns = intent.messages.filter((m) => m.role !== 'system');
+  const all = intent.messages.filter((m) => m.role !== 'system');
+  const continued = intent.continues;
+  const turns = continued === undefined ? all : all.slice(continued.messages);
   const only = turns[0];
   // A tool result without its call id cannot be a function_call_output: it is given as the user's text.
   const input: string | InputItem[] = turns.length === 1 && only?.role === 'user' ? only.content : turns.map((m) => (m.role === 'assistant' ? { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: m.content, annotations: [] }] } : { type: 'message', role: 'user', content: [{ type: 'input_text', text: m.content }] }));
@@ -24,6 +31,7 @@ function responsesRequest(intent: RequestIntent): BuiltRequest {
     max_output_tokens: intent.maxOutputTokens,
     stream: intent.stream,
     ...(system.length === 0 ? {} : { instructions: system.join('\n') }),
+    ...(continued === undefined ? {} : { previous_response_id: continued.id }),
     ...(intent.tools === undefined || intent.tools.length === 0 ? {} : { tools: intent.tools.map((t) => ({ type: 'function' as const, name: t.name, ...(t.description === undefined ? {} : { description: t.description }), parameters: t.parameters ?? { type: 'object', properties: {} }, strict: t.strict ?? false })) }),
   };
   const body = { ...(intent.extraBody ?? {}), ...(intent.options ?? {}), ...responsesBody(intent.model, input, options) };
@@ -45,6 +53,7 @@ function bodyFacts(f: ResponseFacts): NormalFacts {
     outputText: () => f.text + calls.map((c) => c.name + c.arguments).join(''),
     eventTexts: () => null,
     answer: f.text === '' && calls.length > 0 ? null : f.text,
+    ...(f.id === undefined ? {} : { id: f.id }),
     toolCalls: calls,
     finish: f.status ?? null,
     ...(cutAtBound(f) ? { cutAtLimit: true } : {}),
@@ -70,6 +79,7 @@ function eventTexts(f: ResponsesStreamResult['facts']): string[] | null {
 /** The normalised facts of a stream: its output events (TTFT, ITL, cut points), usage and terminal status. */
 function streamFacts(r: ResponsesStreamResult): NormalFacts {
   const f = r.facts;
+  const id = f.final?.id ?? f.responseId;
   const u = f.usage;
   const calls = f.functionCalls.map((c) => ({ name: c.name, arguments: c.arguments }));
   return {
@@ -79,6 +89,7 @@ function streamFacts(r: ResponsesStreamResult): NormalFacts {
     outputText: () => f.text + calls.map((c) => c.name + c.arguments).join(''),
     eventTexts: () => eventTexts(f),
     answer: f.text === '' && calls.length > 0 ? null : f.text,
+    ...(id === undefined ? {} : { id }),
     toolCalls: calls,
     ...(cutAtBound(f.final) ? { cutAtLimit: true } : {}),
     ...(f.firstFunctionCallAt === undefined ? {} : { firstToolCallAt: f.firstFunctionCallAt }),
@@ -111,6 +122,7 @@ export const responses: Protocol = {
   moduleUrl: import.meta.url,
   routes: [route],
   streaming: 'optional',
+  chains: true,
   capability: { name: 'responses', title: 'Responses API', member: 'POST /v1/responses', ids: responsesRequirementIds },
   capabilities: [{ name: 'responses-state', title: 'Stored responses', member: 'previous_response_id (GET, DELETE /v1/responses/{id})', ids: responsesStateRequirementIds }],
   rules: responsesRules,
