@@ -72,7 +72,7 @@ describe('Responses tool calls, cancellation, SLOs, shards and compare under loa
   }, 60_000);
 
   it('LOAD-CANCEL: cut Responses streams are closed on the wire and counted apart (after 3 tokens of output deltas); with --server-metrics the mock releases every cut', async () => {
-    const { result, records } = await load({ durationS: 1.2, cancellation: cancelPlan(0.5, '3tokens'), serverMetrics: serverMetricsDefault, maxTokens: 40, extraHeaders: () => ({ 'x-iari-completion-tokens': '40' }) });
+    const { result, records } = await load({ durationS: 1.2, cancellation: cancelPlan(0.5, '3tokens'), serverMetrics: serverMetricsDefault, maxTokens: 400, extraHeaders: () => ({ 'x-iari-completion-tokens': '300' }) });
     expect(result.errors.total).toBe(0);
     const c = result.cancellation!;
     expect(c.cancelled).toBeGreaterThan(0);
@@ -80,7 +80,7 @@ describe('Responses tool calls, cancellation, SLOs, shards and compare under loa
     expect(records.length).toBeGreaterThan(0);
     await new Promise((r) => setTimeout(r, 100));
     const all: RequestRecord[] = [];
-    await load({ durationS: 0.6, cancellation: cancelPlan(0.5, '3tokens'), maxTokens: 40, extraHeaders: () => ({ 'x-iari-completion-tokens': '40' }), onRecord: (r) => all.push(r) });
+    await load({ durationS: 0.6, cancellation: cancelPlan(0.5, '3tokens'), maxTokens: 400, extraHeaders: () => ({ 'x-iari-completion-tokens': '300' }), onRecord: (r) => all.push(r) });
     await new Promise((r) => setTimeout(r, 100));
     const cutOnes = all.filter((r) => r.phase === 'cancelled');
     expect(cutOnes.length).toBeGreaterThan(0);
