@@ -102,4 +102,34 @@ describe('Responses tool calls, cancellation, SLOs, shards and compare under loa
     expect(buildComparison(side(chat), side(a.result)).notes).toContain('the runs went to different APIs: base chat-completions, new responses (the rows compare the server\'s two endpoints)');
     expect(buildComparison(side(b.result), side(a.result)).notes.some((n) => n.includes('different APIs'))).toBe(false);
   }, 60_000);
+
+  it('LOAD-SERVER-METRICS: --server-metrics reconciles the mock\'s own counters with the Responses usage exactly: generated, prompt and cached tokens, requests finished', async () => {
+    const own = await startLoadMock({ ttftMs: 5, itlMs: 1, completionTokens: [4, 12], prefixCache: { blockTokens: 16, capacityBlocks: 4096, prefillMsPerToken: 0.01 } });
+    try {
+      const records: RequestRecord[] = [];
+      const slo = ['server.reconcile'];
+      const { result } = await runLoad(loadConfig(own, { kind: 'closed', concurrency: 3, engine: 'undici' }, {
+        api: 'responses',
+        durationS: 1.2,
+        preWindowMs: 10_000,
+        workload: { input: { kind: 'synthetic', length: { mean: 40, stdev: 0 } }, output: null, maxTokensField: 'max_tokens', extraBody: null, prefix: { tokens: 200, groups: 2 } },
+        serverMetrics: { url: null, headers: [], intervalMs: 100 },
+        slos: parseSlos(slo),
+        sloExprs: slo,
+        onRecord: (r) => records.push(r),
+      }));
+      const finding = (id: string) => result.server?.reconciliation.find((f) => f.id === id);
+      expect(records.length).toBeGreaterThan(0);
+      expect(records.every((r) => r.error === null)).toBe(true);
+      const sum = (k: 'outputTokens' | 'promptTokens' | 'cachedTokens'): number => records.reduce((a, r) => a + (r[k] ?? 0), 0);
+      expect(sum('cachedTokens')).toBeGreaterThan(0);
+      expect(finding('generated_tokens')).toMatchObject({ verdict: 'agree', server: sum('outputTokens'), client: sum('outputTokens') });
+      expect(finding('prompt_tokens')).toMatchObject({ verdict: 'agree', server: sum('promptTokens'), client: sum('promptTokens') });
+      expect(finding('cached_tokens')).toMatchObject({ verdict: 'agree', server: sum('cachedTokens'), client: sum('cachedTokens') });
+      expect(finding('requests_finished')).toMatchObject({ verdict: 'agree', server: records.length, client: records.length });
+      expect(result.slos[0]).toMatchObject({ expr: 'server.reconcile', passed: true });
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
 });
