@@ -80,6 +80,9 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
   const workload = await resolveWorkload(plan.workloadPlan, plan.seed, names);
   // An API no protocol of the run serves is a usage error naming the known ones, before any traffic.
   const protocol = apiOf(hooks.protocols ?? defaultProtocols, hooks.api ?? plan.api, workload);
+  // The run's output bound (or the mean of its drawn lengths) under what the API accepts would make every request its 400.
+  const asked = workload?.output?.mean ?? plan.maxTokens;
+  if (protocol.minOutputTokens !== undefined && asked < protocol.minOutputTokens) throw loadUsage(names, `${names.name(workload?.output === undefined || workload.output === null ? 'maxTokens' : 'outputTokens')} ${asked} is under the least output bound the ${protocol.title} accepts (${protocol.minOutputTokens}): every request would be refused`);
   if (workload?.conversation?.chain !== undefined && protocol.chains !== true) throw loadUsage(names, `${names.name('chain')} previous-response-id continues an answer the server kept: the ${protocol.title} API cannot (give ${names.name('api')} responses, or leave ${names.name('chain')} out)`);
   if (plan.baseUrl !== null) {
     // The loopback guard, then one connection: an unreachable server is one line and exit 2, before anything is judged.

@@ -237,6 +237,8 @@ export interface Protocol {
   readonly streaming: 'optional' | 'never';
   /** It can continue an answer the server keeps by naming its id (RequestIntent.continues) instead of resending the conversation. */
   readonly chains?: true;
+  /** The least output bound the API accepts (a request under it is refused): a run asking less is refused before any traffic. */
+  readonly minOutputTokens?: number;
   /** Its route as a capability (absent: part of the seed's core, always judged). */
   readonly capability?: ProtocolCapability;
   /** Features of its requests beyond the core, each a capability row. */

@@ -135,8 +135,12 @@ describe('iari load --api', () => {
     expect(result.counts.events).toBeGreaterThan(6 * 4);
   }, 60_000);
 
-  it('an unknown API, or --api responses with --embeddings-batch, exits 2 before any traffic', async () => {
+  it('an unknown API, --api responses with --embeddings-batch, or an output bound under 16 with --api responses exits 2 before any traffic', async () => {
     expect(await exitOf(['--api', 'completions', '--requests', '2', '--report', join(dir, 'x'), '--quiet'])).toBe(2);
     expect(await exitOf(['--api', 'responses', '--embeddings-batch', '2', '--requests', '2', '--report', join(dir, 'y'), '--quiet'])).toBe(2);
+    // Compat, max_output_tokens: OpenAI (and the mock) refuse values under 16: every request would be a 400.
+    expect(await exitOf(['--api', 'responses', '--max-tokens', '8', '--requests', '2', '--report', join(dir, 'z'), '--quiet'])).toBe(2);
+    expect(await exitOf(['--api', 'responses', '--output-tokens', '12', '--requests', '2', '--report', join(dir, 'w'), '--quiet'])).toBe(2);
+    expect(await exitOf(['--max-tokens', '8', '--requests', '2', '--report', join(dir, 'v'), '--quiet'])).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { BuiltRequest, CheckedResponse, OutputTally, Protocol, RequestIntent, ResponseFacts as NormalFacts } from '../protocol.ts';
 import type { MockSide } from '../protocol-mock.ts';
-import { RESPONSES_ROUTE, responsesBody, type InputItem, type ResponsesOptions } from './responses-request.ts';
+import { MIN_OUTPUT_TOKENS, RESPONSES_ROUTE, responsesBody, type InputItem, type ResponsesOptions } from './responses-request.ts';
 import { checkResponseBody, isRecord, type ResponseFacts } from './responses-body.ts';
 import { ResponsesStreamValidator, type ResponsesStreamResult } from './responses-stream.ts';
 import { responsesRequirementIds, responsesRules, responsesStateRequirementIds } from './responses-rules.ts';
@@ -123,6 +123,7 @@ export const responses: Protocol = {
   routes: [route],
   streaming: 'optional',
   chains: true,
+  minOutputTokens: MIN_OUTPUT_TOKENS,
   capability: { name: 'responses', title: 'Responses API', member: 'POST /v1/responses', ids: responsesRequirementIds },
   capabilities: [{ name: 'responses-state', title: 'Stored responses', member: 'previous_response_id (GET, DELETE /v1/responses/{id})', ids: responsesStateRequirementIds }],
   rules: responsesRules,
