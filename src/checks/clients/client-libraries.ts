@@ -17,7 +17,7 @@ import { createOpenAIClient, sealedOpenAIOptions, type OpenAIModule } from '../.
 // library that is not installed makes its checks `skipped` instead of failing the run.
 
 /** The libraries, by the name reports use for them (the previous major of a library as a column of its own). */
-export const CLIENT_NAMES = { openai: 'openai-node', openai6: 'openai-node 6', vercel: 'Vercel AI SDK', vercel6: 'Vercel AI SDK 6', langchain: 'LangChain', python: 'openai-python', agents: 'Agents SDK' } as const;
+export const CLIENT_NAMES = { openai: 'openai-node', openai6: 'openai-node 6', vercel: 'Vercel AI SDK', vercel6: 'Vercel AI SDK 6', langchain: 'LangChain', python: 'openai-python', agents: 'Agents SDK', codex: 'Codex CLI' } as const;
 
 /**
  * One major of openai-node the CLIENT area runs: the current one (`openai`), and the previous one

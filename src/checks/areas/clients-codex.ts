@@ -1,0 +1,63 @@
+import type { CheckDef } from '../context/check-types.ts';
+import { CLIENT_NAMES } from '../clients/client-libraries.ts';
+import { clientOp, type OpResult } from '../clients/client-op.ts';
+import { startClientRelay } from '../clients/client-relay.ts';
+import { codexBinary, runCodexExec, type CodexRun } from '../clients/codex-cli.ts';
+import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
+import { responsesNotServed } from './clients-openai-responses.ts';
+
+// Compat (Codex CLI, "Advanced configuration: custom model providers", wire_api "responses"): the
+// coding agent that speaks only the Responses wire (mlx-lm PR #1207: no chat since 0.125), run as
+// `codex exec` with a model provider whose base_url is the server (through iari's relay: the token
+// never enters Codex's config or environment, every request is bounded and recorded). It streams
+// every turn, resends the whole history with each (store false), and declares its own tools.
+
+const client = CLIENT_NAMES.codex;
+const CODEX_CHECK_MS = 90_000;
+export const CODEX_PROMPT = 'Reply with one short sentence saying hello. Do not use any tool.';
+
+/** What `codex exec --json` reported, judged: a completed turn whose agent message holds the answer. */
+export function codexRunProblem(run: CodexRun, seconds: number): OpResult {
+  // A deadline never makes a FAIL: each request is bounded by the relay (a stalled answer is the server's, found there).
+  if (run.timedOut) return { skip: `undecided: codex exec did not finish within ${seconds} s (ended); each request it sent was answered in time` };
+  const failed = run.events.find((e) => e.type === 'turn.failed' || e.type === 'error');
+  const said = failed?.error?.message ?? failed?.message;
+  if (failed !== undefined) {
+    // Codex ends a turn the server cut at max_output_tokens ("Incomplete response returned, reason: max_output_tokens"): the model's length.
+    if (typeof said === 'string' && /incomplete response returned, reason: max_output_tokens/i.test(said)) return { skip: `undecided: the server ended the turn incomplete at max_output_tokens and Codex gives up on it (${said}); nothing on the wire is the server's fault` };
+    return { problem: `the turn failed: ${said ?? JSON.stringify(failed)}`, received: run.stderr === '' ? failed : run.stderr };
+  }
+  if (!run.events.some((e) => e.type === 'turn.completed')) return { problem: `codex exec ended (exit ${run.code ?? run.signal ?? 'unknown'}) without completing the turn`, expected: 'turn.completed', received: run.stderr === '' ? run.events.map((e) => e.type) : run.stderr };
+  const text = run.events.filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message').map((e) => e.item?.text ?? '').join('');
+  if (text === '') return { skip: 'undecided: the turn completed with no agent message (the model answered no text); nothing Codex reports is the server\'s fault' };
+  if (run.code !== 0) return { problem: `codex exec exited ${run.code ?? run.signal ?? 'unknown'} after a completed turn`, received: run.stderr };
+  return undefined;
+}
+
+const codexExec = clientOp({
+  name: 'client-codex-exec',
+  id: 'CLIENT-RESP-011',
+  client,
+  call: 'codex exec (model provider wire_api "responses")',
+  title: 'completes a turn and prints the agent\'s answer',
+  // Codex's own instructions make a prompt of some 9,000 tokens: a CPU-served model needs longer than a check's default.
+  timeoutMs: CODEX_CHECK_MS,
+  async run(env) {
+    const binary = codexBinary();
+    if ('missing' in binary) return { skip: binary.missing };
+    const notServed = await responsesNotServed(env);
+    if (notServed !== undefined) return notServed;
+    const relay = await startClientRelay(env.t, env.ctx.http.tokenForProbe());
+    try {
+      const timeoutMs = CODEX_CHECK_MS - 5_000;
+      const run = await runCodexExec({ binary: binary.path, baseUrl: relay.baseUrl, key: relay.standInKey, model: env.model, prompt: CODEX_PROMPT, timeoutMs });
+      const giveUp = relay.errors.map(rateLimitGiveUp).find((e) => e !== undefined);
+      if (giveUp !== undefined) throw giveUp;
+      return codexRunProblem(run, Math.round(timeoutMs / 1000));
+    } finally {
+      await relay.close();
+    }
+  },
+});
+
+export const codexClientChecks: CheckDef[] = [codexExec];
