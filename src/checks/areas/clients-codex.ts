@@ -16,8 +16,32 @@ const client = CLIENT_NAMES.codex;
 const CODEX_CHECK_MS = 90_000;
 export const CODEX_PROMPT = 'Reply with one short sentence saying hello. Do not use any tool.';
 
+/**
+ * The text the server streamed in output_text deltas (the SSE bytes the relay passed on, bounded):
+ * set against what Codex printed, it tells a model that answered nothing from an answer Codex lost.
+ */
+export class StreamedText {
+  private pending = '';
+  text = '';
+  add(chunk: Uint8Array): void {
+    this.pending += Buffer.from(chunk).toString('utf8');
+    const lines = this.pending.split('\n');
+    this.pending = lines.pop() ?? '';
+    if (this.pending.length > 1 << 20) this.pending = '';
+    for (const line of lines) {
+      if (!line.startsWith('data:') || this.text.length > 1 << 16) continue;
+      try {
+        const event = JSON.parse(line.slice(5)) as { type?: unknown; delta?: unknown };
+        if (event.type === 'response.output_text.delta' && typeof event.delta === 'string') this.text += event.delta;
+      } catch {
+        // not JSON: the RESP-STREAM checks judge the stream
+      }
+    }
+  }
+}
+
 /** What `codex exec --json` reported, judged: a completed turn whose agent message holds the answer. */
-export function codexRunProblem(run: CodexRun, seconds: number): OpResult {
+export function codexRunProblem(run: CodexRun, seconds: number, streamed = ''): OpResult {
   // A deadline never makes a FAIL: each request is bounded by the relay (a stalled answer is the server's, found there).
   if (run.timedOut) return { skip: `undecided: codex exec did not finish within ${seconds} s (ended); each request it sent was answered in time` };
   const failed = run.events.find((e) => e.type === 'turn.failed' || e.type === 'error');
@@ -29,6 +53,8 @@ export function codexRunProblem(run: CodexRun, seconds: number): OpResult {
   }
   if (!run.events.some((e) => e.type === 'turn.completed')) return { problem: `codex exec ended (exit ${run.code ?? run.signal ?? 'unknown'}) without completing the turn`, expected: 'turn.completed', received: run.stderr === '' ? run.events.map((e) => e.type) : run.stderr };
   const text = run.events.filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message').map((e) => e.item?.text ?? '').join('');
+  // Codex builds its answer from response.output_item.done: text the server streamed and Codex never printed is lost to the user.
+  if (text === '' && streamed !== '') return { problem: 'the server streamed answer text, and Codex printed no agent message: the user never sees the answer', expected: streamed, received: run.events.map((e) => e.type) };
   if (text === '') return { skip: 'undecided: the turn completed with no agent message (the model answered no text); nothing Codex reports is the server\'s fault' };
   if (run.code !== 0) return { problem: `codex exec exited ${run.code ?? run.signal ?? 'unknown'} after a completed turn`, received: run.stderr };
   return undefined;
@@ -47,13 +73,14 @@ const codexExec = clientOp({
     if ('missing' in binary) return { skip: binary.missing };
     const notServed = await responsesNotServed(env);
     if (notServed !== undefined) return notServed;
-    const relay = await startClientRelay(env.t, env.ctx.http.tokenForProbe());
+    const streamed = new StreamedText();
+    const relay = await startClientRelay(env.t, env.ctx.http.tokenForProbe(), (chunk) => streamed.add(chunk));
     try {
       const timeoutMs = CODEX_CHECK_MS - 5_000;
       const run = await runCodexExec({ binary: binary.path, baseUrl: relay.baseUrl, key: relay.standInKey, model: env.model, prompt: CODEX_PROMPT, timeoutMs });
       const giveUp = relay.errors.map(rateLimitGiveUp).find((e) => e !== undefined);
       if (giveUp !== undefined) throw giveUp;
-      return codexRunProblem(run, Math.round(timeoutMs / 1000));
+      return codexRunProblem(run, Math.round(timeoutMs / 1000), streamed.text);
     } finally {
       await relay.close();
     }
