@@ -13,7 +13,6 @@ import { responsesNotServed } from './clients-openai-responses.ts';
 // every turn, resends the whole history with each (store false), and declares its own tools.
 
 const client = CLIENT_NAMES.codex;
-const CODEX_CHECK_MS = 90_000;
 export const CODEX_PROMPT = 'Reply with one short sentence saying hello. Do not use any tool.';
 
 /**
@@ -43,7 +42,7 @@ export class StreamedText {
 /** What `codex exec --json` reported, judged: a completed turn whose agent message holds the answer. */
 export function codexRunProblem(run: CodexRun, seconds: number, streamed = ''): OpResult {
   // A deadline never makes a FAIL: each request is bounded by the relay (a stalled answer is the server's, found there).
-  if (run.timedOut) return { skip: `undecided: codex exec did not finish within ${seconds} s (ended); each request it sent was answered in time` };
+  if (run.timedOut) return { skip: `undecided: codex exec did not finish within ${seconds} s (ended; --check-timeout gives it longer); each request it sent was answered in time` };
   const failed = run.events.find((e) => e.type === 'turn.failed' || e.type === 'error');
   const said = failed?.error?.message ?? failed?.message;
   if (failed !== undefined) {
@@ -66,8 +65,6 @@ const codexExec = clientOp({
   client,
   call: 'codex exec (model provider wire_api "responses")',
   title: 'completes a turn and prints the agent\'s answer',
-  // Codex's own instructions make a prompt of some 9,000 tokens: a CPU-served model needs longer than a check's default.
-  timeoutMs: CODEX_CHECK_MS,
   async run(env) {
     const binary = codexBinary();
     if ('missing' in binary) return { skip: binary.missing };
@@ -76,7 +73,9 @@ const codexExec = clientOp({
     const streamed = new StreamedText();
     const relay = await startClientRelay(env.t, env.ctx.http.tokenForProbe(), (chunk) => streamed.add(chunk));
     try {
-      const timeoutMs = CODEX_CHECK_MS - 5_000;
+      // Codex's own instructions make a prompt of some 9,000 tokens: a CPU-served model may need more than the
+      // check's default bound (--check-timeout); past it the operation is undecided, never failed.
+      const timeoutMs = Math.max(5_000, env.ctx.checkTimeoutMs - 3_000);
       const run = await runCodexExec({ binary: binary.path, baseUrl: relay.baseUrl, key: relay.standInKey, model: env.model, prompt: CODEX_PROMPT, timeoutMs });
       const giveUp = relay.errors.map(rateLimitGiveUp).find((e) => e !== undefined);
       if (giveUp !== undefined) throw giveUp;
