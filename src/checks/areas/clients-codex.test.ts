@@ -16,6 +16,10 @@ describe('codex exec judged on the server, not the model', () => {
     expect(codexRunProblem(run([{ type: 'turn.started' }], { timedOut: true, code: null, signal: 'SIGKILL' }), 85)).toEqual({ skip: expect.stringMatching(/^undecided: codex exec did not finish within 85 s/) });
     expect(codexRunProblem(run([{ type: 'turn.failed', error: { message: 'Incomplete response returned, reason: max_output_tokens' } }], { code: 1 }), 85)).toEqual({ skip: expect.stringMatching(/^undecided: the server ended the turn incomplete/) });
     expect(codexRunProblem(run([{ type: 'turn.failed', error: { message: 'Incomplete response returned, reason: content_filter' } }], { code: 1 }), 85)).toMatchObject({ problem: expect.any(String) });
+    // llama-server with a 2,048-token context, observed in the engines tier.
+    const tooLong = '{"error":{"code":400,"message":"request (4688 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":4688,"n_ctx":2048}}';
+    expect(codexRunProblem(run([{ type: 'error', message: tooLong }, { type: 'turn.failed', error: { message: tooLong } }], { code: 1 }), 85)).toEqual({ skip: expect.stringMatching(/^undecided: the server refused Codex's prompt as longer than the model's context/) });
+    expect(codexRunProblem(run([{ type: 'turn.failed', error: { message: '{"error":{"message":"Missing required parameter: \'tools[0].function\'."}}' } }], { code: 1 }), 85)).toMatchObject({ problem: expect.stringMatching(/tools\[0\]\.function/) });
   });
 
   it('CLIENT-RESP-011: no agent message is the model\'s unless the server streamed text Codex never printed', () => {

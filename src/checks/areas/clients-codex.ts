@@ -13,6 +13,8 @@ import { responsesNotServed } from './clients-openai-responses.ts';
 // every turn, resends the whole history with each (store false), and declares its own tools.
 
 const client = CLIENT_NAMES.codex;
+/** A refusal for length of context: OpenAI's context_length_exceeded, llama.cpp's exceed_context_size_error, vLLM's "maximum context length". */
+const CONTEXT_REFUSED = /context_length_exceeded|exceed_context_size|exceeds the available context size|maximum context length/i;
 export const CODEX_PROMPT = 'Reply with one short sentence saying hello. Do not use any tool.';
 
 /**
@@ -48,6 +50,8 @@ export function codexRunProblem(run: CodexRun, seconds: number, streamed = ''): 
   if (failed !== undefined) {
     // Codex ends a turn the server cut at max_output_tokens ("Incomplete response returned, reason: max_output_tokens"): the model's length.
     if (typeof said === 'string' && /incomplete response returned, reason: max_output_tokens/i.test(said)) return { skip: `undecided: the server ended the turn incomplete at max_output_tokens and Codex gives up on it (${said}); nothing on the wire is the server's fault` };
+    // Codex's own instructions make a prompt of some 4,700 tokens: a deployment whose context is smaller refuses it, truthfully (the model's size, not the server's fault).
+    if (typeof said === 'string' && CONTEXT_REFUSED.test(said)) return { skip: `undecided: the server refused Codex's prompt as longer than the model's context (${said.slice(0, 300)}); Codex's own instructions need a context of some 5,000 tokens` };
     return { problem: `the turn failed: ${said ?? JSON.stringify(failed)}`, received: run.stderr === '' ? failed : run.stderr };
   }
   if (!run.events.some((e) => e.type === 'turn.completed')) return { problem: `codex exec ended (exit ${run.code ?? run.signal ?? 'unknown'}) without completing the turn`, expected: 'turn.completed', received: run.stderr === '' ? run.events.map((e) => e.type) : run.stderr };
