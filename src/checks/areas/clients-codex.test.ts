@@ -28,6 +28,20 @@ describe('codex exec judged on the server, not the model', () => {
     expect(codexRunProblem(silent, 85, 'Hello there.')).toMatchObject({ problem: expect.stringMatching(/printed no agent message/), expected: 'Hello there.' });
   });
 
+  it('CLIENT-RESP-011: a stream Codex cannot read because its lines end with a lone CR (legal SSE) is undecided; the same failure on LF lines is the server\'s', () => {
+    const cut = run([{ type: 'turn.failed', error: { message: 'stream disconnected before completion: stream closed before response.completed' } }], { code: 1 });
+    expect(codexRunProblem(cut, 85, '', true)).toEqual({ skip: expect.stringMatching(/^undecided: the server ends its SSE lines with a lone CR/) });
+    expect(codexRunProblem(cut, 85, '', false)).toMatchObject({ problem: expect.stringMatching(/stream disconnected before completion/) });
+    const cr = new StreamedText();
+    cr.add(new TextEncoder().encode('data: {"type":"response.output_text.delta","delta":"Hi"}\r'));
+    cr.add(new TextEncoder().encode('\rdata: {"type":"response.completed"}\r\r'));
+    expect([cr.loneCr, cr.text]).toEqual([true, 'Hi']);
+    const crlf = new StreamedText();
+    crlf.add(new TextEncoder().encode('data: {"type":"response.output_text.delta","delta":"Hi"}\r'));
+    crlf.add(new TextEncoder().encode('\n\r\n'));
+    expect([crlf.loneCr, crlf.text]).toEqual([false, 'Hi']);
+  });
+
   it('CLIENT-RESP-011: the relayed bytes give the streamed text, across chunk boundaries, and skip what is not JSON', () => {
     const s = new StreamedText();
     const sse = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hel"}\n\n: keep-alive\ndata: not json\n\ndata: {"type":"response.output_text.delta","delta":"lo"}\n\ndata: {"type":"response.completed"}\n\n';

@@ -23,9 +23,16 @@ export const CODEX_PROMPT = 'Reply with one short sentence saying hello. Do not 
  */
 export class StreamedText {
   private pending = '';
+  private lastWasCr = false;
   text = '';
+  /** Some line ended with a lone CR (legal SSE framing, WHATWG HTML §9.2.6). */
+  loneCr = false;
   add(chunk: Uint8Array): void {
-    this.pending += Buffer.from(chunk).toString('utf8');
+    for (let i = 0; i < chunk.length && !this.loneCr; i++) {
+      if (this.lastWasCr && chunk[i] !== 0x0a) this.loneCr = true;
+      this.lastWasCr = chunk[i] === 0x0d;
+    }
+    this.pending += Buffer.from(chunk).toString('utf8').replace(/\r\n?/g, '\n');
     const lines = this.pending.split('\n');
     this.pending = lines.pop() ?? '';
     if (this.pending.length > 1 << 20) this.pending = '';
@@ -42,7 +49,7 @@ export class StreamedText {
 }
 
 /** What `codex exec --json` reported, judged: a completed turn whose agent message holds the answer. */
-export function codexRunProblem(run: CodexRun, seconds: number, streamed = ''): OpResult {
+export function codexRunProblem(run: CodexRun, seconds: number, streamed = '', loneCr = false): OpResult {
   // A deadline never makes a FAIL: each request is bounded by the relay (a stalled answer is the server's, found there).
   if (run.timedOut) return { skip: `undecided: codex exec did not finish within ${seconds} s (ended; --check-timeout gives it longer); each request it sent was answered in time` };
   const failed = run.events.find((e) => e.type === 'turn.failed' || e.type === 'error');
@@ -50,6 +57,9 @@ export function codexRunProblem(run: CodexRun, seconds: number, streamed = ''): 
   if (failed !== undefined) {
     // Codex ends a turn the server cut at max_output_tokens ("Incomplete response returned, reason: max_output_tokens"): the model's length.
     if (typeof said === 'string' && /incomplete response returned, reason: max_output_tokens/i.test(said)) return { skip: `undecided: the server ended the turn incomplete at max_output_tokens and Codex gives up on it (${said}); nothing on the wire is the server's fault` };
+    // Compat (WHATWG HTML §9.2.6, CHAT-STREAM-034): CR, LF and CRLF all end an SSE line. Codex 0.171.0 reads no event
+    // of a stream whose lines end with a lone CR: a legal server it cannot read is Codex's limit, reported, never a FAIL.
+    if (loneCr && typeof said === 'string' && /stream disconnected before completion/.test(said)) return { skip: `undecided: the server ends its SSE lines with a lone CR, legal (WHATWG HTML §9.2.6, CHAT-STREAM-034), and Codex CLI cannot read such a stream (${said}); not the server's fault` };
     // Codex's own instructions make a prompt of some 4,700 tokens: a deployment whose context is smaller refuses it, truthfully (the model's size, not the server's fault).
     if (typeof said === 'string' && CONTEXT_REFUSED.test(said)) return { skip: `undecided: the server refused Codex's prompt as longer than the model's context (${said.slice(0, 300)}); Codex's own instructions need a context of some 5,000 tokens` };
     return { problem: `the turn failed: ${said ?? JSON.stringify(failed)}`, received: run.stderr === '' ? failed : run.stderr };
@@ -83,7 +93,7 @@ const codexExec = clientOp({
       const run = await runCodexExec({ binary: binary.path, baseUrl: relay.baseUrl, key: relay.standInKey, model: env.model, prompt: CODEX_PROMPT, timeoutMs });
       const giveUp = relay.errors.map(rateLimitGiveUp).find((e) => e !== undefined);
       if (giveUp !== undefined) throw giveUp;
-      return codexRunProblem(run, Math.round(timeoutMs / 1000), streamed.text);
+      return codexRunProblem(run, Math.round(timeoutMs / 1000), streamed.text, streamed.loneCr);
     } finally {
       await relay.close();
     }
