@@ -106,14 +106,24 @@ export interface CodexRun {
   timedOut: boolean;
 }
 
+/** `codex exec`'s arguments: the features off, no git check, no session kept, JSON events, read-only. */
+export function codexExecArgs(prompt: string): string[] {
+  return ['exec', ...CODEX_DISABLED_FEATURES.flatMap((f) => ['--disable', f]), '--skip-git-repo-check', '--ephemeral', '--json', '--sandbox', 'read-only', prompt];
+}
+
+/** The whole environment Codex gets: PATH, its own home and the stand-in key. */
+export function codexEnv(home: string, key: string): NodeJS.ProcessEnv {
+  return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: home, [KEY_VARIABLE]: key };
+}
+
 export async function runCodexExec(o: { binary: string; baseUrl: string; key: string; model: string; prompt: string; timeoutMs: number }): Promise<CodexRun> {
   const home = await mkdtemp(path.join(tmpdir(), 'iari-codex-'));
   try {
     const work = path.join(home, 'work');
     await mkdir(work);
     await writeFile(path.join(home, 'config.toml'), codexConfig(o.baseUrl, o.model));
-    const args = ['exec', ...CODEX_DISABLED_FEATURES.flatMap((f) => ['--disable', f]), '--skip-git-repo-check', '--ephemeral', '--json', '--sandbox', 'read-only', o.prompt];
-    const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: home, [KEY_VARIABLE]: o.key };
+    const args = codexExecArgs(o.prompt);
+    const env = codexEnv(home, o.key);
     return await new Promise<CodexRun>((resolve) => {
       const child = spawn(o.binary, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
       let out = '';
