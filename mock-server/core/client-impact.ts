@@ -78,31 +78,33 @@ const clientBreaks: Readonly<Record<string, readonly string[]>> = {
   'stream-invalid-utf8': ['CLIENT-030', 'CLIENT-031', 'CLIENT-033'],
   // a leading byte order mark: openai-python loses the first event (its role), so the .stream() tool round trip is refused (400).
   'stream-bom': ['CLIENT-033'],
-  // The Responses API (issue 36), openai-node's (CLIENT-RESP-001..004) and openai-python's (005..008) operations, as `scripts/client-fault-sweep.ts --ids=CLIENT-RESP 'responses-*'` observed them.
+  // The Responses API (issue 36), openai-node's (CLIENT-RESP-001..004), openai-python's (005..008), the Agents SDK's (009, 010) and Codex CLI's (011) operations, as `scripts/client-fault-sweep.ts --ids=CLIENT-RESP 'responses-*'` observed them.
   // POST /v1/responses not served: under --expect responses every operation fails (without it, skipped as the capability's).
-  'responses-missing': ['CLIENT-RESP-001', 'CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-008'],
-  // No output list: responses.create() throws TypeError "rsp.output is not iterable" (ResponsesParser addOutputText).
-  'responses-output-missing': ['CLIENT-RESP-001', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-008'],
+  'responses-missing': ['CLIENT-RESP-001', 'CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-008', 'CLIENT-RESP-009', 'CLIENT-RESP-010', 'CLIENT-RESP-011'],
+  // No output list: responses.create() throws TypeError "rsp.output is not iterable" (ResponsesParser addOutputText); so does the Agents SDK's run().
+  'responses-output-missing': ['CLIENT-RESP-001', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-008', 'CLIENT-RESP-009'],
   // object "responses": openai-node adds output_text only to an object "response", so the caller's output_text is undefined.
   'responses-object-wrong': ['CLIENT-RESP-001', 'CLIENT-RESP-004'],
-  // Message content as a plain string: output_text joins output_text parts only, so the caller gets "" (a silent wrong result).
-  'responses-content-string': ['CLIENT-RESP-001', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-008'],
-  // Flat function tools refused (400 naming tools[0].function): the round trip gets BadRequestError.
-  'responses-tools-nested-only': ['CLIENT-RESP-004', 'CLIENT-RESP-008'],
-  // The first answer's output items sent back as they came (id, status) refused: the round trip gets BadRequestError.
-  'responses-replayed-items-rejected': ['CLIENT-RESP-004', 'CLIENT-RESP-008'],
+  // Message content as a plain string: output_text joins output_text parts only, so the caller gets "" (a silent wrong result); the Agents SDK's run() throws TypeError "content.map is not a function".
+  'responses-content-string': ['CLIENT-RESP-001', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-008', 'CLIENT-RESP-009'],
+  // Flat function tools refused (400 naming tools[0].function): the round trip gets BadRequestError; Codex, which declares its own tools flat, fails its first turn.
+  'responses-tools-nested-only': ['CLIENT-RESP-004', 'CLIENT-RESP-008', 'CLIENT-RESP-009', 'CLIENT-RESP-010', 'CLIENT-RESP-011'],
+  // The first answer's output items sent back as they came (id, status) refused: the round trip gets BadRequestError; Codex sends an id on every input item, so its first request is refused.
+  'responses-replayed-items-rejected': ['CLIENT-RESP-004', 'CLIENT-RESP-008', 'CLIENT-RESP-009', 'CLIENT-RESP-010', 'CLIENT-RESP-011'],
   // A keep-alive sent as data: both stream forms throw (SyntaxError / OpenAIError, not valid JSON).
-  'responses-stream-comment-as-data': ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007'],
+  'responses-stream-comment-as-data': ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-010'],
   // No response.created: responses.stream() throws "When snapshot hasn't been set yet, expected 'response.created' event".
   'responses-stream-no-created': ['CLIENT-RESP-003', 'CLIENT-RESP-007'],
   // Deltas at an output_index never added: responses.stream() throws "missing output at index 1".
   'responses-stream-output-index-shifted': ['CLIENT-RESP-003', 'CLIENT-RESP-007'],
   // A delta's item_id unlike its item's: openai-node 7's responses.stream() throws "expected item_id '<id>', got '<id>_other'" (6 survives).
   'responses-stream-item-id-changes': ['CLIENT-RESP-003'],
-  // No terminal event: streamed create never yields the Response; finalResponse() returns one still in_progress.
-  'responses-stream-no-terminal': ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007'],
-  // response.completed with output []: the final Response has no text though the deltas had it (wrong data).
-  'responses-stream-completed-output-empty': ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007'],
+  // No terminal event: streamed create never yields the Response; finalResponse() returns one still in_progress; the Agents SDK raises ModelBehaviorError "Model did not produce a final response!"; Codex fails the turn ("stream disconnected before completion").
+  'responses-stream-no-terminal': ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-010', 'CLIENT-RESP-011'],
+  // response.completed with output []: the final Response has no text though the deltas had it (wrong data); the streamed agent sees no call and no answer and loops to MaxTurnsExceededError.
+  'responses-stream-completed-output-empty': ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-010'],
+  // A message item never closed by response.output_item.done: Codex (which builds its items from it) completes the turn and prints no answer.
+  'responses-stream-item-not-done': ['CLIENT-RESP-011'],
   // A vendor event type: responses.stream() throws "Unhandled response stream event" (streamed create passes it on).
   'responses-stream-vendor-event': ['CLIENT-RESP-003'],
 };
@@ -121,8 +123,8 @@ const STREAMED = ['CLIENT-003', 'CLIENT-005', 'CLIENT-011', 'CLIENT-013', 'CLIEN
  * Legal-but-unusual streams that the real clients must read as they read the faithful one: the
  * fault matrix runs the CLIENT checks under these modes too, and none may fail.
  */
-/** The streamed Responses operations of openai-node and openai-python. */
-const RESPONSES_STREAMED = ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007'];
+/** The streamed Responses operations of openai-node, openai-python, the Agents SDK and Codex CLI. */
+const RESPONSES_STREAMED = ['CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-010', 'CLIENT-RESP-011'];
 
 const clientExercises: Readonly<Record<string, readonly string[]>> = {
   'legal-crlf': STREAMED,
@@ -134,7 +136,7 @@ const clientExercises: Readonly<Record<string, readonly string[]>> = {
   'legal-multiline-data': STREAMED,
   'legal-reasoning-field': ['CLIENT-026', 'CLIENT-027', 'CLIENT-028', 'CLIENT-045', 'CLIENT-054'],
   'legal-responses-data-only': RESPONSES_STREAMED,
-  'legal-responses-stateless': ['CLIENT-RESP-001', 'CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-008'],
+  'legal-responses-stateless': ['CLIENT-RESP-001', 'CLIENT-RESP-002', 'CLIENT-RESP-003', 'CLIENT-RESP-004', 'CLIENT-RESP-005', 'CLIENT-RESP-006', 'CLIENT-RESP-007', 'CLIENT-RESP-008', 'CLIENT-RESP-009', 'CLIENT-RESP-010', 'CLIENT-RESP-011'],
 };
 
 /** The fault definitions with the CLIENT requirements each one breaks added to `breaks` (legal modes: to `exercises`). */

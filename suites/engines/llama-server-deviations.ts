@@ -136,6 +136,8 @@ const randomUndecided: Record<string, EngineUndecided> = {
   // Issue 37: HDR-008 observed no non-streaming 200 (every completion of the random model answered 500, /v1/me is absent): it decides nothing.
   'HDR-008': { owner: 'server', cause: 'no non-streaming 200 to inspect: /v1/models needs the key, /v1/me is absent and the random model\'s completions answer 500', reason: /^undecided: no non-streaming 200 response to inspect/ },
   'HDR-009': { owner: 'server', cause: 'GET /v1/models needs the key and /v1/me is absent: no unversioned route to compare with, nothing answers outside /v1 (a cascade of ME-001, not a failure)', reason: /^undecided: GET \/v1\/models answered 401/ },
+  // Issue 36 part 3: Codex CLI's instructions alone are some 4,700 tokens; the tiny model's context is 2,048 (observed 29 Nov: 400 exceed_context_size_error, n_prompt_tokens 4685).
+  'CLIENT-RESP-011': { owner: 'model', cause: 'the tiny model\'s 2,048-token context is smaller than Codex\'s prompt: llama-server refuses it, truthfully, with 400 exceed_context_size_error', reason: /^undecided: the server refused Codex's prompt as longer than the model's context/ },
   'ME-024': ME_CASCADE,
   'ME-025': ME_CASCADE,
   'USAGE-013': ME_CASCADE,

@@ -37,7 +37,7 @@ const claims: Claim[] = [
     ],
   },
   { file: 'README.md', pattern: /client-impact\.ts`, which adds what (\d+) faults do/, truth: [{ value: clientImpactFaults.length, what: 'faults in mock-server/core/client-impact.ts' }] },
-  { file: 'README.md', pattern: /`function_call_output` round trip \((\d+)\s+operations, all MUST\)/, truth: [{ value: clientOps.length, what: 'CLIENT requirements' }] },
+  { file: 'README.md', pattern: /\((\d+)\s+operations, all MUST\)/, truth: [{ value: clientOps.length, what: 'CLIENT requirements' }] },
   { file: 'docs/conformance.md', pattern: /\(`spec\/requirements\.yaml`, (\d+) IDs\)/, truth: [{ value: requirements.length, what: 'requirements in spec/requirements.yaml' }] },
   { file: 'docs/clients.md', pattern: /## Operations \((\d+) requirements, all MUST\)/, truth: [{ value: clientOps.length, what: 'CLIENT requirements' }] },
   { file: 'docs/clients.md', pattern: /all (\d+) operations run against the bundled mock/, truth: [{ value: clientOps.length, what: 'CLIENT requirements' }] },

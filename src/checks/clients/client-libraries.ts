@@ -17,7 +17,7 @@ import { createOpenAIClient, sealedOpenAIOptions, type OpenAIModule } from '../.
 // library that is not installed makes its checks `skipped` instead of failing the run.
 
 /** The libraries, by the name reports use for them (the previous major of a library as a column of its own). */
-export const CLIENT_NAMES = { openai: 'openai-node', openai6: 'openai-node 6', vercel: 'Vercel AI SDK', vercel6: 'Vercel AI SDK 6', langchain: 'LangChain', python: 'openai-python' } as const;
+export const CLIENT_NAMES = { openai: 'openai-node', openai6: 'openai-node 6', vercel: 'Vercel AI SDK', vercel6: 'Vercel AI SDK 6', langchain: 'LangChain', python: 'openai-python', agents: 'Agents SDK', codex: 'Codex CLI' } as const;
 
 /**
  * One major of openai-node the CLIENT area runs: the current one (`openai`), and the previous one
@@ -113,4 +113,19 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part) => (typeof part === 'string' ? part : typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).join('');
+}
+
+/**
+ * The OpenAI Agents SDK (`@openai/agents`) on openai-node's client (the SDK's "custom OpenAI client":
+ * an OpenAIResponsesModel over `new OpenAI({ baseURL, apiKey })`, here iari's sealed one), with a
+ * Runner that traces nothing: importing the package registers OpenAI's trace exporter, which would
+ * send every prompt to api.openai.com; `tracingDisabled` (and the process-wide switch) keep the run
+ * from creating a trace at all. Undefined when either package is missing.
+ */
+export async function agentsSdk(t: ClientTransport, key: string, model: string): Promise<{ mod: typeof import('@openai/agents'); runner: import('@openai/agents').Runner; model: import('@openai/agents').OpenAIResponsesModel } | undefined> {
+  const mod = await import('@openai/agents').catch(() => undefined);
+  const openai = mod === undefined ? undefined : await openaiNode(t, key);
+  if (mod === undefined || openai === undefined) return undefined;
+  mod.setTracingDisabled(true);
+  return { mod, runner: new mod.Runner({ tracingDisabled: true, traceIncludeSensitiveData: false }), model: new mod.OpenAIResponsesModel(openai, model) };
 }

@@ -58,6 +58,7 @@ const packages: Record<string, string> = {
   'Vercel AI SDK': 'ai @ai-sdk/openai-compatible',
   'Vercel AI SDK 6': 'ai-v6@npm:ai@6 @ai-sdk/openai-compatible-v2@npm:@ai-sdk/openai-compatible@2',
   LangChain: '@langchain/openai @langchain/core',
+  'Agents SDK': '@openai/agents',
 };
 
 /**

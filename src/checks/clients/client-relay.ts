@@ -37,7 +37,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return parts.length === 0 ? undefined : Buffer.concat(parts);
 }
 
-async function relay(t: ClientTransport, target: URL, standIn: string, token: string, req: IncomingMessage, res: ServerResponse, errors: unknown[]): Promise<void> {
+async function relay(t: ClientTransport, target: URL, standIn: string, token: string, req: IncomingMessage, res: ServerResponse, errors: unknown[], tap?: (chunk: Uint8Array) => void): Promise<void> {
   const body = await readBody(req);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -67,17 +67,19 @@ async function relay(t: ClientTransport, target: URL, standIn: string, token: st
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    tap?.(value);
     if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
   }
   res.end();
 }
 
-export async function startClientRelay(t: ClientTransport, token: string): Promise<ClientRelay> {
+/** `tap`: sees every response's bytes as they are relayed (what a client printed can be set against what the server sent). */
+export async function startClientRelay(t: ClientTransport, token: string, tap?: (chunk: Uint8Array) => void): Promise<ClientRelay> {
   const target = new URL(t.baseUrl);
   const standIn = `iari-relay-${randomBytes(12).toString('hex')}`;
   const errors: unknown[] = [];
   const server = createServer((req, res) => {
-    relay(t, target, standIn, token, req, res, errors).catch(() => {
+    relay(t, target, standIn, token, req, res, errors, tap).catch(() => {
       // The target's answer broke off (or was never had): so does the library's.
       res.destroy();
     });

@@ -21,6 +21,8 @@ import { embeddingsChecks } from '../areas/embeddings.ts';
 import { responsesChecks } from '../areas/responses.ts';
 import { openai6ClientChecks, openaiClientChecks } from '../areas/clients-openai.ts';
 import { openaiResponsesClientChecks } from '../areas/clients-openai-responses.ts';
+import { agentsClientChecks } from '../areas/clients-agents.ts';
+import { codexClientChecks } from '../areas/clients-codex.ts';
 import { openaiPythonResponsesClientChecks } from '../areas/clients-openai-python-responses.ts';
 import { openaiPythonClientChecks } from '../areas/clients-openai-python.ts';
 import { vercel6ClientChecks, vercelClientChecks } from '../areas/clients-vercel.ts';
@@ -30,7 +32,7 @@ import { exchangeChecks } from '../areas/protocol-exchanges.ts';
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { openaiRateLimitCheck, openai6RateLimitCheck, vercelRateLimitCheck, vercel6RateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
-const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks];
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
 const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
 
 const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();

@@ -56,8 +56,8 @@ export const requirementOfResponsesRule = (rule: ResponsesRuleCode): string => r
 
 const range = (area: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${area}-${String(i + 1).padStart(3, '0')}`);
 
-/** The client operations on the Responses API: openai-node's and openai-python's (src/checks/areas/clients-*-responses.ts). */
-export const responsesClientIds: readonly string[] = range('CLIENT-RESP', 8);
+/** The client operations on the Responses API: openai-node's and openai-python's (src/checks/areas/clients-*-responses.ts), the Agents SDK's (clients-agents.ts), Codex CLI's (clients-codex.ts). */
+export const responsesClientIds: readonly string[] = range('CLIENT-RESP', 11);
 /** The requirements of the Responses API judged where the server serves POST /v1/responses (capability responses), its client operations included. */
 export const responsesRequirementIds: readonly string[] = [...range('RESP', 14), ...range('RESP-STREAM', 14), 'RESP-STATE-005', ...responsesClientIds];
 /** The requirements of stored responses, judged where the server takes previous_response_id (capability responses-state). */
