@@ -7,7 +7,6 @@ import type { Judge } from '../kernel/judge.ts';
 import { at } from '../kernel/evidence.ts';
 import { modelUnderTest, getMe } from '../requests/common-requests.ts';
 import { receiptKeys } from '../requests/capability-probes.ts';
-import { offSlot } from '../context/run-slot.ts';
 import type { MockLatency } from '../http/mock-admin.ts';
 import { Line, MOCK_PROBE, POLL_MS, PROBE_TOKENS, gauges, quiet, refusal, ttftBound, wait, type Gauges } from '../requests/cancel-requests.ts';
 
@@ -117,7 +116,7 @@ export const BILL_SETTLE_MS = 3_000;
  * (in flight back at its value before the cut request; at most SETTLE_MS), else after BILL_SETTLE_MS,
  * then one more read. Fail closed: a bill still growing then is read as it is.
  */
-async function settledMonthTokens(ctx: CheckContext, before: Gauges, token: string | undefined): Promise<number | null> {
+async function settledMonthTokens(ctx: CheckContext, before: Gauges): Promise<number | null> {
   if (before.inFlight === null) await wait(BILL_SETTLE_MS);
   else {
     const start = performance.now();
@@ -127,15 +126,12 @@ async function settledMonthTokens(ctx: CheckContext, before: Gauges, token: stri
       await wait(POLL_MS * 2);
     }
   }
-  return monthTokens(ctx, token);
+  return monthTokens(ctx);
 }
 
-/** `token`: the account to read (absent: the run's). */
-const asAccount = (token: string | undefined): { auth?: { authorization: string } } => (token === undefined ? {} : { auth: { authorization: `Bearer ${token}` } });
-
-async function monthTokens(ctx: CheckContext, token?: string): Promise<number | null> {
+async function monthTokens(ctx: CheckContext): Promise<number | null> {
   try {
-    const me = token === undefined ? await getMe(ctx) : await ctx.http.get('/v1/me', asAccount(token));
+    const me = await getMe(ctx);
     const t = at(me.json, 'usage', 'tokens_this_month');
     return me.status === 200 && typeof t === 'number' && Number.isFinite(t) ? t : null;
   } catch {
@@ -156,9 +152,9 @@ async function promptTokens(line: Line): Promise<number | null> {
 }
 
 /** The outcome Receipt whose gate is `gate`, polled for up to the stop bound after `cutAt`; undefined: none. */
-async function outcomeOf(ctx: CheckContext, gate: string, cutAt: number, token: string | undefined): Promise<unknown> {
+async function outcomeOf(ctx: CheckContext, gate: string, cutAt: number): Promise<unknown> {
   for (;;) {
-    const ex = await ctx.http.get('/v1/receipts', asAccount(token));
+    const ex = await ctx.http.get('/v1/receipts');
     const data = at(ex.json, 'data');
     const found = Array.isArray(data) ? data.findLast((r) => at(r, 'gate') === gate && at(r, 'outcome') !== undefined) : undefined;
     if (found !== undefined || performance.now() - cutAt >= STOP_BOUND_MS) return found;
@@ -172,16 +168,12 @@ const midStream: CheckDef = {
   ids: ['CANCEL-001', 'CANCEL-004', 'CANCEL-005', 'CANCEL-006'],
   title: 'a stream the client closes mid-way stops within 1 s, is billed no more than was made, gets an interrupted outcome Receipt, and the next request is as fast as before',
   async run(ctx, j) {
-    // CANCEL-004's bill is read once the account settles (seconds on a server without an in-flight gauge). On an
-    // account of its own (the second token, where there is one) no other check's traffic is billed beside the cut
-    // request's, so the settle wait gives the run's slot up (run-slot.ts) and the run does not pay it in wall time.
-    const own = ctx.http.secondToken;
-    const line = new Line(ctx, await modelUnderTest(ctx), 2, own);
+    const line = new Line(ctx, await modelUnderTest(ctx), 2);
     try {
       const base = await line.baseline();
       if (typeof base === 'string') return j.skipRest(`no baseline TTFT: ${base}`);
       const prompt = await promptTokens(line);
-      const month0 = await monthTokens(ctx, own);
+      const month0 = await monthTokens(ctx);
       const before = await quiet(ctx);
       const cutNow = new AbortController();
       const watch: { during?: Promise<Gauges> } = {};
@@ -218,52 +210,48 @@ const midStream: CheckDef = {
       }
       const duringInFlight = during === null ? null : during.inFlight;
       await judgeStop(ctx, j, 'CANCEL-001', before, cutAt, before.inFlight === null || duringInFlight === null ? null : duringInFlight > before.inFlight, 'a stream closed after its first content events');
-      const settle = async (): Promise<void> => {
-        // CANCEL-004: read once the stop bound has passed, so that what the server made in it is billed already.
-        await wait(cutAt + STOP_BOUND_MS - performance.now());
-        const atBound = month0 === null ? null : await monthTokens(ctx, own);
-        const after = await gauges(ctx);
-        // The bill is read again once the account settles (issue 37): a server that goes on decoding after the
-        // close and bills it when that generation ends, ~2.6 s later, passed a single read at the stop bound.
-        const settled = atBound === null ? null : await settledMonthTokens(ctx, before, own);
-        const month1 = atBound === null ? null : Math.max(atBound, settled ?? atBound);
-        if (month0 === null || month1 === null) j.skip('CANCEL-004', 'GET /v1/me serves no usage.tokens_this_month: the account endpoints cannot show what the cut request was billed');
-        else if (prompt === null) j.skip('CANCEL-004', 'a short request reported no usage.prompt_tokens: the prompt of the cut request cannot be counted');
+      // CANCEL-004: read once the stop bound has passed, so that what the server made in it is billed already.
+      await wait(cutAt + STOP_BOUND_MS - performance.now());
+      const atBound = month0 === null ? null : await monthTokens(ctx);
+      const after = await gauges(ctx);
+      // The bill is read again once the account settles (issue 37): a server that goes on decoding after the
+      // close and bills it when that generation ends, ~2.6 s later, passed a single read at the stop bound.
+      const settled = atBound === null ? null : await settledMonthTokens(ctx, before);
+      const month1 = atBound === null ? null : Math.max(atBound, settled ?? atBound);
+      if (month0 === null || month1 === null) j.skip('CANCEL-004', 'GET /v1/me serves no usage.tokens_this_month: the account endpoints cannot show what the cut request was billed');
+      else if (prompt === null) j.skip('CANCEL-004', 'a short request reported no usage.prompt_tokens: the prompt of the cut request cannot be counted');
+      else {
+        // The prompts of the cut request and of the probes after it, and what was generated meanwhile: as the server's
+        // own generated-token counter says where it has one (its count includes the probes'), else what the client
+        // received plus what the stream makes at its own rate in the stop bound, and the probes' PROBE_TOKENS each.
+        const made = before.generated === null || after.generated === null ? null : after.generated - before.generated;
+        const slack = Math.max(MIN_SLACK_TOKENS, Math.ceil(rate * STOP_BOUND_MS));
+        const prompts = (1 + AFTER_PROBES) * prompt;
+        const allowed = prompts + (made === null ? AFTER_PROBES * PROBE_TOKENS + received + slack : made + MIN_SLACK_TOKENS);
+        const how = made === null ? `${received} received, ${slack} made in the ${STOP_BOUND_MS} ms stop bound at the stream's own rate, ${PROBE_TOKENS} of each probe` : `${made} generated meanwhile (GET /metrics), ${MIN_SLACK_TOKENS} of slack`;
+        const billed = month1 - month0;
+        j.expect('CANCEL-004', billed <= allowed, () => ({
+          message: `a stream closed after ${received} content events was billed ${billed} tokens (tokens_this_month), more than it and the probes after it made`,
+          expected: `at most ${allowed}: prompt ${prompt} ${1 + AFTER_PROBES} times, ${how}`,
+          received: billed,
+        }));
+      }
+      // CANCEL-005: where receipts are served.
+      const keys = await receiptKeys(ctx);
+      if (keys.status !== 200) j.skip('CANCEL-005', `the server does not serve receipts (GET /v1/receipts/keys answered ${keys.status})`);
+      else {
+        const gate = a.headers['x-receipt-gate'];
+        if (gate === undefined) j.skip('CANCEL-005', 'the cut answer named no gate Receipt (no x-receipt-gate; RCPT-HTTP-007 judges that)');
         else {
-          // The prompts of the cut request and of the probes after it, and what was generated meanwhile: as the server's
-          // own generated-token counter says where it has one (its count includes the probes'), else what the client
-          // received plus what the stream makes at its own rate in the stop bound, and the probes' PROBE_TOKENS each.
-          // Off the slot the server's counter also counts the other checks' tokens: what the client saw is the measure then.
-          const made = own !== undefined || before.generated === null || after.generated === null ? null : after.generated - before.generated;
-          const slack = Math.max(MIN_SLACK_TOKENS, Math.ceil(rate * STOP_BOUND_MS));
-          const prompts = (1 + AFTER_PROBES) * prompt;
-          const allowed = prompts + (made === null ? AFTER_PROBES * PROBE_TOKENS + received + slack : made + MIN_SLACK_TOKENS);
-          const how = made === null ? `${received} received, ${slack} made in the ${STOP_BOUND_MS} ms stop bound at the stream's own rate, ${PROBE_TOKENS} of each probe` : `${made} generated meanwhile (GET /metrics), ${MIN_SLACK_TOKENS} of slack`;
-          const billed = month1 - month0;
-          j.expect('CANCEL-004', billed <= allowed, () => ({
-            message: `a stream closed after ${received} content events was billed ${billed} tokens (tokens_this_month), more than it and the probes after it made`,
-            expected: `at most ${allowed}: prompt ${prompt} ${1 + AFTER_PROBES} times, ${how}`,
-            received: billed,
+          const outcome = await outcomeOf(ctx, gate, cutAt);
+          const status = at(outcome, 'outcome', 'status');
+          j.expect('CANCEL-005', status === 'interrupted', () => ({
+            message: outcome === undefined ? `${STOP_BOUND_MS} ms after the client closed the stream, GET /v1/receipts holds no outcome paired to its gate ${gate}` : `the outcome paired to the cut stream's gate says ${JSON.stringify(status)}`,
+            expected: 'an outcome Receipt with gate = x-receipt-gate and outcome.status "interrupted"',
+            received: outcome === undefined ? '(absent)' : { gate: at(outcome, 'gate'), status },
           }));
         }
-        // CANCEL-005: where receipts are served.
-        const keys = await receiptKeys(ctx);
-        if (keys.status !== 200) j.skip('CANCEL-005', `the server does not serve receipts (GET /v1/receipts/keys answered ${keys.status})`);
-        else {
-          const gate = a.headers['x-receipt-gate'];
-          if (gate === undefined) j.skip('CANCEL-005', 'the cut answer named no gate Receipt (no x-receipt-gate; RCPT-HTTP-007 judges that)');
-          else {
-            const outcome = await outcomeOf(ctx, gate, cutAt, own);
-            const status = at(outcome, 'outcome', 'status');
-            j.expect('CANCEL-005', status === 'interrupted', () => ({
-              message: outcome === undefined ? `${STOP_BOUND_MS} ms after the client closed the stream, GET /v1/receipts holds no outcome paired to its gate ${gate}` : `the outcome paired to the cut stream's gate says ${JSON.stringify(status)}`,
-              expected: 'an outcome Receipt with gate = x-receipt-gate and outcome.status "interrupted"',
-              received: outcome === undefined ? '(absent)' : { gate: at(outcome, 'gate'), status },
-            }));
-          }
-        }
-      };
-      await (own === undefined ? settle() : offSlot(ctx, settle));
+      }
     } finally {
       await line.close();
     }

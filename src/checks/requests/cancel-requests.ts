@@ -64,8 +64,6 @@ export class Line {
     readonly ctx: CheckContext,
     readonly model: string,
     connections: number,
-    /** The account the requests bill (absent: the run's token); its bill is then the check's alone (CANCEL-004). */
-    readonly token?: string,
   ) {
     const base = new URL(ctx.baseUrl);
     this.#origin = base.origin;
@@ -84,7 +82,7 @@ export class Line {
   async send(o: SendOptions): Promise<Sent> {
     const retry = this.ctx.http.rateLimits;
     if (retry === undefined) return this.#sendOnce(o);
-    const authorization = `Bearer ${this.token ?? this.ctx.http.tokenForProbe()}`;
+    const authorization = `Bearer ${this.ctx.http.tokenForProbe()}`;
     // A 429 here is waited out and reported (LIMIT-010), but does not judge LIMIT-009 ("a limit lower than
     // reported"): these requests go 4 at once and are cut mid-answer, and the window iari counts for them
     // does not line up with the server's closely enough to accuse it (a fake clock in the fault matrix showed
@@ -116,7 +114,7 @@ export class Line {
       path: this.#path,
       method: 'POST',
       headers: {
-        authorization: `Bearer ${this.token ?? ctx.http.tokenForProbe()}`,
+        authorization: `Bearer ${ctx.http.tokenForProbe()}`,
         'content-type': 'application/json',
         ...(o.stream ? { accept: 'text/event-stream' } : {}),
         ...mockLatencyHeaders(ctx, o.mock),
