@@ -56,8 +56,6 @@ export interface CheckContext {
   connect(pool: import('undici').Pool.Options): import('undici').Dispatcher;
   /** The interpreter openai-python's operations run in (`--python PATH`, default python3) and, once started, how to stop its driver. */
   python?: PythonSlot;
-  /** The check's hold on the run's slot (run-slot.ts), set by runChecksInProcess for each check: absent, a wait runs in place. */
-  slot?: import('./run-slot.ts').SlotLease;
 }
 
 /** What iari runs openai-python with, per run (src/checks/clients/python-worker.ts). */

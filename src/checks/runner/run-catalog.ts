@@ -6,7 +6,6 @@ import { mergeOutcomes } from '../kernel/judge.ts';
 import { gradeOf } from '../registry/registry-view.ts';
 import type { Grade } from '../kernel/verdicts.ts';
 import { withOutputBound } from '../requests/output-bound.ts';
-import { RunSlot, type SlotLease } from '../context/run-slot.ts';
 
 export interface CatalogRun {
   /** One check run per check, in catalog order: its title, IDs, graded outcomes and duration. */
@@ -31,70 +30,30 @@ export function catalogIds(checks: readonly CheckDef[] = catalog): Set<string> {
 
 /**
  * Runs checks in this process, one after another, in catalog order (the bounds first, so a server
- * that hangs has them decided before the run's deadline); a check that gives the run's slot up while it
- * only waits (run-slot.ts) lets the next one start meanwhile. Every check is bounded by its own deadline
+ * that hangs has them decided before the run's deadline). Every check is bounded by its own deadline
  * and the run's (check-runner.ts), so the loop ends; a check never throws out of `runCheck`.
  */
 export async function runChecksInProcess(ctx: CheckContext, checks: readonly CheckDef[], grade: (id: string) => Grade = gradeOf, options: CatalogRunOptions = {}): Promise<CatalogRun> {
   // Bounded generation (issue 37): every run of checks, `iari test`'s and a suite's, bounds its bodies here.
   ctx.http.useBodyDefaults((path, json) => withOutputBound(ctx, path, json));
-  const slot = new RunSlot();
-  const done: (CheckRun | undefined)[] = checks.map(() => undefined);
-  const pending: Promise<void>[] = [];
-  let finished = 0;
-  for (const [i, def] of checks.entries()) {
-    const started = performance.now();
-    const selected = options.selected === undefined || def.ids.some((id) => options.selected?.has(id) === true);
-    // The next check starts once this one ended or gave the slot up for a wait (run-slot.ts).
-    let release = await slot.acquire();
-    let held = true;
-    let handOver!: () => void;
-    const handed = new Promise<void>((r) => {
-      handOver = r;
-    });
-    const lease: SlotLease = {
-      async yieldWhile(work) {
-        held = false;
-        release();
-        handOver();
-        try {
-          return await work();
-        } finally {
-          release = await slot.acquire();
-          held = true;
-        }
-      },
-    };
-    const run = async (): Promise<void> => {
-      const outcomes: CheckOutcome[] = selected ? await runCheck(def, { ...ctx, slot: lease }, grade) : def.ids.map((id) => ({ id, verdict: 'skipped', reason: 'not selected' }));
-      const result: CheckRun = {
-        title: testTitle(def),
-        ids: def.ids,
-        outcomes,
-        durationMs: Math.round(performance.now() - started),
-        ...(ctx.discovered.usage === undefined ? {} : { discovered: ctx.discovered }),
-      };
-      done[i] = result;
-      options.onResult?.(result, ++finished, checks.length);
-    };
-    pending.push(
-      run().finally(() => {
-        if (held) release();
-        handOver();
-      }),
-    );
-    await handed;
-  }
-  await Promise.all(pending);
   const runs: CheckRun[] = [];
   const byCheck = new Map<string, CheckOutcome[]>();
   const perId = new Map<string, CheckOutcome[]>();
-  for (const [i, r] of done.entries()) {
-    const def = checks[i];
-    if (r === undefined || def === undefined) continue;
-    runs.push(r);
-    byCheck.set(def.name, [...r.outcomes]);
-    for (const o of r.outcomes) perId.set(o.id, [...(perId.get(o.id) ?? []), o]);
+  for (const def of checks) {
+    const started = performance.now();
+    const selected = options.selected === undefined || def.ids.some((id) => options.selected?.has(id) === true);
+    const outcomes: CheckOutcome[] = selected ? await runCheck(def, ctx, grade) : def.ids.map((id) => ({ id, verdict: 'skipped', reason: 'not selected' }));
+    const run: CheckRun = {
+      title: testTitle(def),
+      ids: def.ids,
+      outcomes,
+      durationMs: Math.round(performance.now() - started),
+      ...(ctx.discovered.usage === undefined ? {} : { discovered: ctx.discovered }),
+    };
+    runs.push(run);
+    byCheck.set(def.name, outcomes);
+    for (const o of outcomes) perId.set(o.id, [...(perId.get(o.id) ?? []), o]);
+    options.onResult?.(run, runs.length, checks.length);
   }
   const outcomes = new Map<string, CheckOutcome>();
   for (const [id, list] of perId) outcomes.set(id, mergeOutcomes(id, list));
