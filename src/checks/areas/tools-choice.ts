@@ -50,8 +50,9 @@ export function forcedChoiceFindings(turns: Pick<ToolChoiceTurns, 'none' | 'name
       continue;
     }
     const finish = choice['finish_reason'];
-    // A forced call cut at the output bound is the model's length, not the server's choice (issue 37: the cap never makes a FAIL).
-    if (forces && finish === 'length') {
+    // A forced call cut at the output bound before any call is the model's length, not the server's choice (issue 37: the
+    // cap never makes a FAIL); a call of another function than the named one is not (an enforcing server's first call is it).
+    if (forces && finish === 'length' && calls.length === 0) {
       out.undecided.push(`${what}: the answer was cut at the output bound (finish reason "length") before a call`);
       continue;
     }
