@@ -41,9 +41,9 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('usage-total-string', ['CHAT-015', 'CHAT-016'], 'usage.total_tokens is a string.'),
   f('prompt-tokens-zero', ['CHAT-017'], 'usage.prompt_tokens is 0 (total_tokens = completion_tokens).'),
   f('completion-content-type-text', ['CHAT-031'], 'Completions declare Content-Type text/plain (the openai SDK then returns a string).'),
-  f('tool-calls-empty', ['TOOLS-002', 'TOOLS-008', 'TOOLS-019', 'TOOLS-023'], 'A tool-call answer carries tool_calls [].'),
+  f('tool-calls-empty', ['TOOLS-002', 'TOOLS-008', 'TOOLS-019', 'TOOLS-023', 'TOOLS-027'], 'A tool-call answer carries tool_calls [].'),
   f('tool-type-wrong', ['TOOLS-004'], 'Tool calls have type "tool" instead of "function".'),
-  f('tool-name-undeclared', ['TOOLS-005', 'TOOLS-019'], 'Tool calls name "<name>_v2", a function not in the request.'),
+  f('tool-name-undeclared', ['TOOLS-005', 'TOOLS-019', 'TOOLS-027'], 'Tool calls name "<name>_v2", a function not in the request.'),
   f('tool-content-missing', ['TOOLS-010'], 'An assistant message with tool_calls has no content key.'),
   // Stream events
   f('stream-created-changes', ['CHAT-STREAM-010'], 'created grows by one second with every chunk.'),
