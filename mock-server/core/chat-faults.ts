@@ -26,8 +26,8 @@ export const chatFaults: readonly FaultDefinition[] = [
   { ...f('n-ignored', ['CHAT-029', 'CHAT-STREAM-039'], 'n is ignored: one choice only (legal by default; fails under --expect n).'), expect: ['n'] },
   { ...f('max-tokens-ignored', ['CHAT-030'], 'max_tokens and max_completion_tokens are ignored (legal by default; fails under --expect max-completion-tokens).'), expect: ['max-completion-tokens'] },
   f('tool-messages-rejected', ['CHAT-018', 'CHAT-026', 'TOOLS-011'], 'A conversation containing a role tool message answers 400.'),
-  f('tool-choice-none-ignored', ['TOOLS-018'], 'tool_choice "none" is treated as "auto".'),
-  f('tool-choice-named-swapped', ['TOOLS-019'], 'A named tool_choice calls another declared function instead.'),
+  f('tool-choice-none-ignored', ['TOOLS-018', 'TOOLS-027'], 'tool_choice "none" is treated as "auto".'),
+  f('tool-choice-named-swapped', ['TOOLS-019', 'TOOLS-027'], 'A named tool_choice calls another declared function instead.'),
   { ...f('parallel-false-ignored', ['TOOLS-020'], 'parallel_tool_calls false is ignored (legal by default; fails under --expect parallel-tool-calls-false).'), expect: ['parallel-tool-calls-false'] },
   f('tool-name-unvalidated', ['TOOLS-021'], 'Function names with spaces or over 64 characters are accepted.'),
   // Completion body
@@ -41,9 +41,9 @@ export const chatFaults: readonly FaultDefinition[] = [
   f('usage-total-string', ['CHAT-015', 'CHAT-016'], 'usage.total_tokens is a string.'),
   f('prompt-tokens-zero', ['CHAT-017'], 'usage.prompt_tokens is 0 (total_tokens = completion_tokens).'),
   f('completion-content-type-text', ['CHAT-031'], 'Completions declare Content-Type text/plain (the openai SDK then returns a string).'),
-  f('tool-calls-empty', ['TOOLS-002', 'TOOLS-008', 'TOOLS-019', 'TOOLS-023'], 'A tool-call answer carries tool_calls [].'),
+  f('tool-calls-empty', ['TOOLS-002', 'TOOLS-008', 'TOOLS-019', 'TOOLS-023', 'TOOLS-027'], 'A tool-call answer carries tool_calls [].'),
   f('tool-type-wrong', ['TOOLS-004'], 'Tool calls have type "tool" instead of "function".'),
-  f('tool-name-undeclared', ['TOOLS-005', 'TOOLS-019'], 'Tool calls name "<name>_v2", a function not in the request.'),
+  f('tool-name-undeclared', ['TOOLS-005', 'TOOLS-019', 'TOOLS-027'], 'Tool calls name "<name>_v2", a function not in the request.'),
   f('tool-content-missing', ['TOOLS-010'], 'An assistant message with tool_calls has no content key.'),
   // Stream events
   f('stream-created-changes', ['CHAT-STREAM-010'], 'created grows by one second with every chunk.'),
@@ -85,7 +85,11 @@ export function rewriteChatRequest(req: MockRequest, fs: ReadonlySet<string>): M
     return { ...req, body: encoder.encode(JSON.stringify(body)) };
   }
   // legal-core-only: members beyond the seed's table are dropped (legal-refuses-extensions: the chat protocol's validation refuses them, after auth).
-  if (fs.has('legal-core-only')) body = coreOnlyBody(body);
+  if (fs.has('legal-core-only')) {
+    // TOOLS-027: tool_choice is not a member a server may drop; one that cannot enforce it refuses it ("auto" is what it does anyway).
+    if (body['tool_choice'] !== undefined && body['tool_choice'] !== 'auto') return { status: 400, param: 'tool_choice', message: 'tool_choice is not supported: this server cannot enforce it.' };
+    body = coreOnlyBody(body);
+  }
   const messages = Array.isArray(body['messages']) ? (body['messages'] as Json[]) : [];
   if (fs.has('legal-unknown-member-rejected') || fs.has('unknown-member-500')) {
     const extra = Object.keys(body).find((k) => !KNOWN.has(k));

@@ -10,7 +10,7 @@ import { CORE_CHAT_MEMBERS } from '../../src/protocols/chat-completions/chat-val
 const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
 
 export const extensionModes: readonly FaultDefinition[] = [
-  legal('legal-core-only', ['CHAT-020'], 'Every chat request member beyond the seed\'s table (model, messages, temperature, stream, tools) is silently ignored, and GET /v1/models/{id} and POST /v1/embeddings are not served (404).'),
+  legal('legal-core-only', ['CHAT-020'], 'Every chat request member beyond the seed\'s table (model, messages, temperature, stream, tools) is silently ignored but tool_choice, which it cannot enforce and so refuses with 400 (param tool_choice) unless it is "auto" (TOOLS-027), and GET /v1/models/{id} and POST /v1/embeddings are not served (404).'),
   legal('legal-refuses-extensions', ['CHAT-020'], 'A chat request with a member beyond the seed\'s table answers 400 invalid_request_error naming it in param, and GET /v1/models/{id} and POST /v1/embeddings are not served (404).'),
 ];
 

@@ -12,9 +12,10 @@ const f = (name: string, breaks: string[], description: string): FaultDefinition
 const legal = (name: string, exercises: string[], description: string): FaultDefinition => ({ name, kind: 'legal', breaks: [], exercises, description });
 
 export const toolBreadthFaults: readonly FaultDefinition[] = [
-  f('tool-choice-required-ignored', ['TOOLS-023'], 'tool_choice "required" is treated as "none": the answer is text.'),
-  // A server that drops tool_choice (as @dwmkerr/mock-llm's default rule, which never reads the body) has not claimed it: skipped by default.
-  { ...f('tool-choice-ignored', ['TOOLS-018', 'TOOLS-019', 'TOOLS-023'], 'tool_choice is silently ignored: every request is answered as with "auto" (legal by default; fails under --expect tool-choice).'), expect: ['tool-choice'] },
+  f('tool-choice-required-ignored', ['TOOLS-023', 'TOOLS-027'], 'tool_choice "required" is treated as "none": the answer is text.'),
+  // A server that drops tool_choice (as @dwmkerr/mock-llm's default rule, which never reads the body) has not claimed the capability
+  // (TOOLS-018/019/023 are skipped) but breaks TOOLS-027: an accepted tool_choice must be enforced or refused (issue 37).
+  f('tool-choice-ignored', ['TOOLS-027'], 'tool_choice is silently ignored: every request is answered as with "auto" (TOOLS-018, TOOLS-019 and TOOLS-023 fail too under --expect tool-choice).'),
   f('parallel-calls-one-index', ['TOOLS-024'], 'Streamed parallel tool calls are all sent at index 0, as Ollama does (each with its own id and name).'),
   f('parallel-calls-same-id', ['TOOLS-003', 'TOOLS-025'], 'Every tool call of a turn carries the id of the first one (streamed and not).'),
   f('tool-args-nested-stringified', ['TOOLS-026'], 'Non-streamed tool arguments carry each nested object or array as a JSON string.'),

@@ -70,6 +70,9 @@ const designedKey: Record<string, EngineDeviation> = {
   'ME-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me: ${NO_ME_WIRE}` },
   'MODELS-001': { verdict: 'fail', owner: 'server', reason: `${PRIVATE_MODELS}; the same request as AUTH-004 (not yet grouped under it)`, evidence: `GET /v1/models without credentials: ${KEY_WIRE}` },
   'TOOLS-021': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'function name "get weather…" answered 200 with a call' },
+  // Issue 37 (TOOLS-027, an accepted tool_choice is enforced), reviewed by hand on 29 Nov against llama.cpp 80fb11ac73e6 with the designed model:
+  // a named tool_choice (an object) is read as "auto", so the name is ignored (docs/engines.md: "required, auto and a named function look alike").
+  'TOOLS-027': { verdict: 'fail', owner: 'server', reason: 'a named tool_choice is accepted (200) and ignored: the server reads it as "auto" and the answer calls another function', evidence: 'tool_choice {"type":"function","function":{"name":"get_time"}} with get_weather and get_time: 200, finish_reason "length", tool_calls get_weather, get_weather, …' },
   'USAGE-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me/usage: ${NO_ME_WIRE}` },
   ...responsesShim,
 };
@@ -122,6 +125,9 @@ const randomUndecided: Record<string, EngineUndecided> = {
   'TOOLS-002': { ...NO_CALL, maybe: true },
   // Or the stream ended in an in-stream error before any finish (the random model's output fails llama-server's tool-call parser: 500 "does not match the expected peg-native format", CHAT-STREAM-031's finding).
   'TOOLS-012': { ...NO_CALL, reason: /^undecided: (the model made no tool call and nothing forced one|the stream ended without a finish reason)/ },
+  // Issue 37: TOOLS-027's forced turns, where llama-server reads a named tool_choice as "auto" and the random model starts no call even under
+  // "required", end at the 256-token bound with no call (or answer 500 where its output fails the tool-call parser): nothing to judge.
+  'TOOLS-027': { owner: 'model', cause: 'the random model starts no call before the output bound, even under "required" (or the server answers 500 on its output)', reason: /^undecided: tool_choice / },
   'CLIENT-004': NO_CALL,
   'CLIENT-005': NO_CALL,
   'CLIENT-012': NO_CALL,

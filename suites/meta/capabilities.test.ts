@@ -84,20 +84,27 @@ for (const mode of ['legal-core-only', 'legal-refuses-extensions']) {
   });
 }
 
-describe('tool_choice ignored is not offered', () => {
-  it('TOOLS-018, TOOLS-019, TOOLS-023: a server that silently ignores tool_choice has not claimed it: skipped by default, failing under --expect tool-choice', async () => {
+describe('tool_choice ignored is not offered, and not enforced', () => {
+  it('TOOLS-027, TOOLS-018, TOOLS-019, TOOLS-023: a server that silently ignores tool_choice has not claimed it (018/019/023 skipped by default, failing under --expect tool-choice) and fails TOOLS-027', async () => {
     const plain = await run('tool-choice-ignored', [], ['tools']);
     expect(plain.table.find((r) => r.name === 'tool-choice')?.status).toBe('ignored');
-    expect(plain.bad.map((o) => o.id)).toEqual([]);
+    expect(plain.bad.map((o) => `${o.id} ${o.verdict}`)).toEqual(['TOOLS-027 fail']);
     for (const id of ['TOOLS-018', 'TOOLS-019', 'TOOLS-023']) expect(plain.outcomes.get(id)?.verdict).toBe('skipped');
     const expected = await run('tool-choice-ignored', ['tool-choice'], ['tools']);
-    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`).sort()).toEqual(['TOOLS-018 fail', 'TOOLS-019 fail', 'TOOLS-023 fail']);
+    expect(expected.bad.map((o) => `${o.id} ${o.verdict}`).sort()).toEqual(['TOOLS-018 fail', 'TOOLS-019 fail', 'TOOLS-023 fail', 'TOOLS-027 fail']);
   }, 60_000);
 
-  it('TOOLS-023: a server that honours tool_choice but answers "required" with text is judged and fails it', async () => {
+  it('TOOLS-027: legal-core-only refuses tool_choice (the row says refused) and TOOLS-027 is skipped, not passed and not failed', async () => {
+    const { table, outcomes, bad } = await run('legal-core-only', [], ['tools']);
+    expect(table.find((r) => r.name === 'tool-choice')?.status).toBe('refused');
+    expect(outcomes.get('TOOLS-027')?.verdict).toBe('skipped');
+    expect(bad).toEqual([]);
+  }, 60_000);
+
+  it('TOOLS-023, TOOLS-027: a server that honours tool_choice but answers "required" with text is judged and fails both', async () => {
     const { table, bad } = await run('tool-choice-required-ignored', [], ['tools']);
     expect(table.find((r) => r.name === 'tool-choice')?.status).toBe('broken');
-    expect(bad.map((o) => o.id)).toEqual(['TOOLS-023']);
+    expect(bad.map((o) => o.id).sort()).toEqual(['TOOLS-023', 'TOOLS-027']);
   }, 60_000);
 });
 

@@ -6,7 +6,8 @@
 // (USAGE-010..012) are skipped when there is no /v1/me/usage to discover, USAGE-001 reports that.
 // Features beyond the seed's core that it does not offer (response_format, n, stream_options.include_usage,
 // tool_choice: every variant is answered as without it) are skipped by the capability model, not
-// deviations: the capability table says which. HDR-009 is not one either: /v1/me and /me both answer
+// deviations: the capability table says which; but an accepted tool_choice must be enforced (TOOLS-027,
+// issue 37), so ignoring it is one. HDR-009 is not one either: /v1/me and /me both answer
 // 404, so it is undecided and names ME-001, its root cause (issue 27). Nor are TOOLS-002/012 and
 // the client tool round trips (CLIENT-004/005/012/013/020/021): mock-llm answers every tool request
 // with text (NO_TOOLS) and ignores tool_choice, so nothing forced a call and its absence is the
@@ -65,5 +66,7 @@ export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
   'MODELS-017': { verdict: 'fail', reason: `${MODEL_BY_ID}: an id never listed is answered 200 too` },
   'MODELS-018': { verdict: 'non-strict', reason: `${MODEL_BY_ID}: no 404 model_not_found for an id never listed` },
   'TOOLS-021': { verdict: 'non-strict', reason: `${NO_VALIDATION}: tool definitions are never read` },
+  // Issue 37: tool_choice is the server's to enforce or refuse, never to drop (TOOLS-027).
+  'TOOLS-027': { verdict: 'fail', reason: `${NO_TOOLS}; ${NO_VALIDATION}: tool_choice "required" and a named function are accepted (200) and answered with text` },
   'USAGE-001': { verdict: 'fail', reason: NO_ME },
 };

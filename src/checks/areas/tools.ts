@@ -26,7 +26,7 @@ async function modelsChoice(ctx: Parameters<CheckDef['run']>[0], finishReason: u
   if (finishReason !== 'stop' && finishReason !== 'length') return undefined;
   const probe = await probeCapability(ctx, 'tool-choice');
   if (probe.status === 'honoured') return undefined;
-  return `undecided: the model made no tool call and nothing forced one (finish reason ${JSON.stringify(finishReason)}; tool_choice ${probe.status}: ${probe.detail})`;
+  return `undecided: the model made no tool call and nothing forced one (finish reason ${JSON.stringify(finishReason)}; tool_choice ${probe.status}: ${probe.detail}${probe.status === 'ignored' ? '; TOOLS-027 judges the ignored tool_choice' : ''})`;
 }
 
 function judgeCalls(j: Judge, ex: HttpExchange, label: string): void {

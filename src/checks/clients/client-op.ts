@@ -229,7 +229,7 @@ export function textProblem(text: unknown, finish: unknown, emptyIsModels = fals
 export async function noToolCall(ctx: CheckContext): Promise<OpResult> {
   const probe = await probeCapability(ctx, 'tool-choice');
   if (probe.status === 'honoured') return { problem: 'the client reported no call of the forced tool', expected: clientWeatherTool.function.name, received: undefined };
-  return { skip: `undecided: the model made no tool call and nothing forced one (tool_choice ${probe.status}: ${probe.detail})` };
+  return { skip: `undecided: the model made no tool call and nothing forced one (tool_choice ${probe.status}: ${probe.detail}${probe.status === 'ignored' ? '; TOOLS-027 judges the ignored tool_choice' : ''})` };
 }
 
 /** The first tool call a client reports must be the forced function with a parsed `city` argument. */

@@ -14,6 +14,7 @@ import { WEATHER_PROMPT, WEATHER_SCHEMA_FOR_PROBE, schemaProblem } from '../wire
 import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-request.ts';
 import { sharedRequest, sharedRequestBy } from '../context/shared-requests.ts';
 import { probeResponsesState } from './responses-requests.ts';
+import { FORCED_FUNCTION, toolChoiceTurns } from './tool-choice-turns.ts';
 
 // One probe per capability, sent once per run (CapabilityBook). Each tells honoured from ignored
 // by an effect a server that drops the member cannot produce by chance.
@@ -57,7 +58,6 @@ function callsOf(ex: HttpExchange): { name: unknown }[] {
 
 const weatherAndTime = BOTH_TOOLS_PROMPT;
 
-const HELLO = 'Say hello.';
 
 /** The calls and finish of a turn: what tool_choice may change. */
 function turnSignature(ex: HttpExchange): string {
@@ -131,21 +131,15 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
   },
   async 'tool-choice'(ctx) {
     // A server that ignores tool_choice answers each variant as it answers the same request without
-    // it (CHAT-020): it has not claimed the capability. Each variant is compared with that baseline.
-    const model = await modelUnderTest(ctx);
-    const body = (content: string, choice?: unknown): Record<string, unknown> => ({ model, messages: [{ role: 'user', content }], tools: [weatherTool, timeTool], ...(choice === undefined ? {} : { tool_choice: choice }) });
-    const both = await ctx.http.post(CHAT, body(weatherAndTime));
+    // it (CHAT-020): it has not claimed the capability (TOOLS-027 judges that). Each variant is compared with that baseline.
+    const { both, none, named, hello, required } = await toolChoiceTurns(ctx);
     const failed = notServed(both, 'two tools without tool_choice');
     if (failed !== undefined) return { ...failed, status: 'undecided' };
-    const none = await ctx.http.post(CHAT, body(weatherAndTime, 'none'));
     const refused = notServed(none, 'tool_choice "none"');
     if (refused !== undefined) return refused;
-    const named = await ctx.http.post(CHAT, body(weatherAndTime, { type: 'function', function: { name: timeTool.function.name } }));
-    const hello = await ctx.http.post(CHAT, body(HELLO));
-    const required = await ctx.http.post(CHAT, body(HELLO, 'required'));
     const effects: ToolChoiceEffect[] = [
       toolChoiceEffect('"none"', both, none, (calls) => calls.length === 0),
-      toolChoiceEffect('a named function', both, named, (calls) => calls.length > 0 && calls.every((c) => c.name === timeTool.function.name)),
+      toolChoiceEffect('a named function', both, named, (calls) => calls.length > 0 && calls.every((c) => c.name === FORCED_FUNCTION)),
       toolChoiceEffect('"required"', hello, required, (calls) => calls.length > 0),
     ];
     const status = toolChoiceStatus(effects);

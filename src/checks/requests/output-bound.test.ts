@@ -6,6 +6,8 @@ import { CHAT_COMPLETIONS_PATH } from '../../protocols/chat-completions/chat-req
 import { chatBody, modelUnderTest, weatherTool } from './common-requests.ts';
 import { CHECK_TEXT_TOKENS, withOutputBound } from './output-bound.ts';
 import { at } from '../kernel/evidence.ts';
+import type { CheckDef } from '../context/check-types.ts';
+import { runChecksInProcess } from '../runner/run-catalog.ts';
 
 // A model that never ends on its own, served with a default cap of 1,024 tokens (issue 37).
 let mock: MockServer;
@@ -26,6 +28,29 @@ async function completionTokens(ctx: CheckContext, extra: Record<string, unknown
 }
 
 describe('issue 37 item 1: every check request bounds its output', () => {
+  it('runChecksInProcess bounds the bodies of the checks it runs (suites that call it directly, not only iari test): 128 tokens, not the 1,024 cap', async () => {
+    const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 1, target: 'external', includeLimits: false });
+    const seen: unknown[] = [];
+    const probe: CheckDef = {
+      name: 'bound-probe',
+      area: 'chat',
+      ids: ['CHAT-001'],
+      title: 'a chat body without a bound',
+      async run(c, j) {
+        const ex = await c.http.post(CHAT_COMPLETIONS_PATH, chatBody(c, await modelUnderTest(c), {}));
+        seen.push(at(ex.json, 'usage', 'completion_tokens'));
+        j.pass('CHAT-001');
+      },
+    };
+    try {
+      const { outcomes } = await runChecksInProcess(ctx, [probe]);
+      expect(outcomes.get('CHAT-001')?.verdict).toBe('pass');
+      expect(seen).toEqual([CHECK_TEXT_TOKENS]);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('a chat body that names no bound gets the run\'s (128 tokens of text) where the server offers max_completion_tokens, so a model talking to its 1,024 cap costs 128', async () => {
     const ctx = bounded();
     try {

@@ -9,6 +9,7 @@ import { chatFormatChecks } from '../areas/chat-format.ts';
 import { chatStreamChecks } from '../areas/chat-stream.ts';
 import { toolsChecks } from '../areas/tools.ts';
 import { toolsBreadthChecks } from '../areas/tools-breadth.ts';
+import { toolsChoiceChecks } from '../areas/tools-choice.ts';
 import { reasoningChecks } from '../areas/reasoning.ts';
 import { reasoningClientChecks } from '../areas/clients-reasoning.ts';
 import { errorsChecks } from '../areas/errors.ts';
@@ -32,7 +33,7 @@ import { exchangeChecks } from '../areas/protocol-exchanges.ts';
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { openaiRateLimitCheck, openai6RateLimitCheck, vercelRateLimitCheck, vercel6RateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
-const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...toolsChoiceChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
 const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
 
 const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();

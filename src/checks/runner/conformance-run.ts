@@ -10,7 +10,6 @@ import { createCheckContext } from '../context/check-context.ts';
 import { gradeFor } from '../registry/registry-view.ts';
 import { catalogIds, runChecksInProcess } from './run-catalog.ts';
 import { fetchUsageDays } from './usage-heatmap.ts';
-import { withOutputBound } from '../requests/output-bound.ts';
 import { capabilityTable } from '../registry/capabilities.ts';
 
 export interface ConformanceRunOptions {
@@ -39,7 +38,6 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
   const selectedIds = requirements.filter((r) => deselectionReason(r, options.selection) === undefined).map((r) => r.id);
   const errors: string[] = [];
   const ctx = createCheckContext(options.settings);
-  ctx.http.useBodyDefaults((path, json) => withOutputBound(ctx, path, json));
   const checks = catalogOf(protocols);
   const { runs } = await runChecksInProcess(ctx, checks, gradeFor(profile, protocols), {
     selected: new Set(selectedIds),

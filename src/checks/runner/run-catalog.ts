@@ -5,6 +5,7 @@ import { catalog, testTitle } from './catalog.ts';
 import { mergeOutcomes } from '../kernel/judge.ts';
 import { gradeOf } from '../registry/registry-view.ts';
 import type { Grade } from '../kernel/verdicts.ts';
+import { withOutputBound } from '../requests/output-bound.ts';
 
 export interface CatalogRun {
   /** One check run per check, in catalog order: its title, IDs, graded outcomes and duration. */
@@ -33,6 +34,8 @@ export function catalogIds(checks: readonly CheckDef[] = catalog): Set<string> {
  * and the run's (check-runner.ts), so the loop ends; a check never throws out of `runCheck`.
  */
 export async function runChecksInProcess(ctx: CheckContext, checks: readonly CheckDef[], grade: (id: string) => Grade = gradeOf, options: CatalogRunOptions = {}): Promise<CatalogRun> {
+  // Bounded generation (issue 37): every run of checks, `iari test`'s and a suite's, bounds its bodies here.
+  ctx.http.useBodyDefaults((path, json) => withOutputBound(ctx, path, json));
   const runs: CheckRun[] = [];
   const byCheck = new Map<string, CheckOutcome[]>();
   const perId = new Map<string, CheckOutcome[]>();
