@@ -4,6 +4,7 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { checkDuration } from '../../duration.ts';
 import type { ConnectionNames, ConnectionOptions } from '../../client/connection-options.ts';
+import { LOAD_FLAGS, numberRulesOf, type NumberOption, type NumberRule } from './load-flag-table.ts';
 
 export interface LoadOptions {
   /** Server to load, with or without `/v1`, accepted or refused as `iari load --base-url` does. Absent: the bundled mock with realistic pacing. */
@@ -155,37 +156,10 @@ export const RUN_LOAD_NAMES: LoadNames = {
 export const loadUsage = (names: LoadNames, message: string, hint?: string): HarnessError =>
   new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${message}`, hint === undefined ? {} : { hint });
 
-export interface NumberRule {
-  min: number;
-  max: number;
-  integer: boolean;
-  /** The minimum itself is refused: (min, max]. */
-  aboveMin?: boolean;
-}
+export type { NumberOption, NumberRule } from './load-flag-table.ts';
 
-/** Every numeric option and its range: the CLI parses the flag's text, then validateLoadOptions checks the number. */
-export const NUMBER_RULES = {
-  concurrency: { min: 1, max: 10_000, integer: true },
-  rate: { min: 0.01, max: 100_000, integer: false },
-  burstiness: { min: 0.01, max: 100, integer: false },
-  maxConcurrency: { min: 1, max: 100_000, integer: true },
-  requests: { min: 1, max: 10_000_000, integer: true },
-  maxTokens: { min: 1, max: 100_000, integer: true },
-  seed: { min: 0, max: 2 ** 31 - 1, integer: true },
-  repeat: { min: 2, max: 20, integer: true },
-  sweepSteps: { min: 1, max: 20, integer: true },
-  abBlockRequests: { min: 2, max: 100_000, integer: true },
-  datasetSize: { min: 1, max: 100_000, integer: true },
-  prefixTokens: { min: 1, max: 200_000, integer: true },
-  prefixGroups: { min: 1, max: 10_000, integer: true },
-  traceSpeed: { min: 0.001, max: 10_000, integer: false },
-  toolShare: { min: 0, max: 1, integer: false, aboveMin: true },
-  // Compat, CreateEmbeddingRequest.input: "any array must be 2048 dimensions or less".
-  embeddingsBatch: { min: 1, max: 2048, integer: true },
-  cancelRate: { min: 0, max: 1, integer: false, aboveMin: true },
-} as const satisfies Record<string, NumberRule>;
-
-export type NumberOption = keyof typeof NUMBER_RULES;
+/** Every numeric option and its range, from the flag table: the CLI parses the flag's text, then validateLoadOptions checks the number. */
+export const NUMBER_RULES = numberRulesOf(LOAD_FLAGS) as Record<NumberOption, NumberRule>;
 
 /** `--rate must be a number from 0.01 to 100000, got "0"`: the same words for a flag's text and an option's number. */
 export function numberMessage(label: string, rule: NumberRule, got: string): string {

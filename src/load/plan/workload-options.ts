@@ -7,28 +7,6 @@ import { checkDuration } from '../../duration.ts';
 import { checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
 
-/** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
-export const workloadFlagSpec = {
-  'input-tokens': { type: 'string' },
-  'output-tokens': { type: 'string' },
-  'extra-body': { type: 'string' },
-  dataset: { type: 'string' },
-  'dataset-size': { type: 'string' },
-  'max-tokens-field': { type: 'string' },
-  'prefix-tokens': { type: 'string' },
-  'prefix-groups': { type: 'string' },
-  turns: { type: 'string' },
-  'think-time': { type: 'string' },
-  trace: { type: 'string' },
-  'trace-format': { type: 'string' },
-  'trace-speed': { type: 'string' },
-  'trace-window': { type: 'string' },
-  tools: { type: 'string' },
-  'tool-share': { type: 'string' },
-  'embeddings-batch': { type: 'string' },
-  'embeddings-format': { type: 'string' },
-} as const;
-
 /** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
 export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
   const label = names.name(option);
@@ -73,7 +51,7 @@ export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES)
 
 export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
 
-/** The options that shape what each request asks for (the flags of workloadFlagSpec). */
+/** The options that shape what each request asks for (the workload rows of load-flag-table.ts). */
 const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
 
 export interface WorkloadPlan {
