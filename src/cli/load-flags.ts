@@ -5,10 +5,10 @@
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { NO_TOKEN, readToken } from '../client/token.ts';
 import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../client/connection-options.ts';
-import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type NumberOption } from '../load/plan/load-option-names.ts';
+import { type LoadNames, type LoadOptionName } from '../load/plan/load-option-names.ts';
 import { LOAD_OPTION_KEYS } from '../load/plan/load-option-names.ts';
 import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/plan/load-options.ts';
-import { flagSpecOf, LOAD_FLAGS, type LoadFlag, type LoadFlagRow } from '../load/plan/load-flag-table.ts';
+import { flagNumber, flagSpecOf, LOAD_FLAGS, type LoadFlag, type LoadFlagRow } from '../load/plan/load-flag-table.ts';
 import { overlay, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
 import { readScenarioFile } from '../load/plan/scenario-file.ts';
 import { effectiveScenario } from '../load/plan/effective-scenario.ts';
@@ -60,15 +60,6 @@ const given = <T extends object>(loose: Loose<T>): T => Object.fromEntries(Objec
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
 
-/** A numeric flag's text as a number; its range is validateLoadOptions' to check (NUMBER_RULES). */
-function numberFlag(option: NumberOption, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const rule = NUMBER_RULES[option];
-  const t = value.trim();
-  if (!(rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(t)) throw usage(numberMessage(CLI_LOAD_NAMES.name(option), rule, value));
-  return Number(t);
-}
-
 /** The flags as typed options (the connection validated here: `--header 'Name: env:VAR'` reads the environment). */
 export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions; shell: ShellLoadOptions } {
   const connection = connectionFromFlags('load', v);
@@ -79,7 +70,7 @@ export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions;
   for (const row of optionRows) {
     if (row.parse === 'shared') continue;
     // `--stream` is the default; `--no-stream` writes false.
-    const value = row.negatedBy !== undefined ? (values[row.negatedBy] === true ? false : undefined) : row.parse === 'number' ? numberFlag(row.option as NumberOption, values[row.flag] as string | undefined) : values[row.flag];
+    const value = row.negatedBy !== undefined ? (values[row.negatedBy] === true ? false : undefined) : row.parse === 'number' && typeof values[row.flag] === 'string' ? flagNumber('iari load', row, values[row.flag] as string) : values[row.flag];
     if (value !== undefined) (isRunLoadOption(row.option) ? options : shell)[row.option] = value;
   }
   return { options: options as LoadOptions, shell: shell as ShellLoadOptions };

@@ -5,6 +5,8 @@
 // scenario-schema.ts), and the name runScenario gives the field in its messages (scenario.ts).
 // Adding a flag is a row here; what it does is the validator's and the run's.
 
+import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+
 export interface NumberRule {
   min: number;
   max: number;
@@ -362,3 +364,24 @@ export function scenarioPathsOf(rows: readonly LoadFlag[]): Record<string, strin
 
 /** The head --help shows. */
 export const headOf = (r: LoadFlag): string => r.head ?? (r.arg === undefined ? `--${r.flag}` : `--${r.flag} ${r.arg}`);
+
+/** The options runLoad takes: every row's option but those only the CLI reads (cliOnly), and the token and signal no flag gives. */
+export type RunLoadOptionKey = Extract<Exclude<LoadFlagRow, { cliOnly: string }>, { option: string }>['option'] | 'token' | 'signal';
+export const RUN_LOAD_OPTION_KEYS: readonly RunLoadOptionKey[] = ['token', 'signal', ...(LOAD_FLAGS as readonly LoadFlag[]).flatMap((r) => (r.option !== undefined && r.cliOnly === undefined ? [r.option as RunLoadOptionKey] : []))];
+
+/** `--rate must be a number from 0.01 to 100000, got "0"`: the same words for a flag's text and an option's number. */
+export function numberMessage(label: string, rule: NumberRule, got: string): string {
+  const range = rule.aboveMin === true ? `a number in (${rule.min}, ${rule.max}]` : `${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}`;
+  return `${label} must be ${range}, got "${got}"`;
+}
+
+/**
+ * A number row's text as a number (exit 2 naming the flag and its range when it is not one); the
+ * range itself is the validator's to check (checkNumber), so the flag and the library refuse alike.
+ */
+export function flagNumber(who: string, row: LoadFlag, text: string): number {
+  const rule = row.rule ?? { min: -Infinity, max: Infinity, integer: false };
+  const t = text.trim();
+  if (!(rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(t)) throw new HarnessError(HarnessErrorCode.USAGE, `${who}: ${numberMessage(`--${row.flag}`, rule, text)}`);
+  return Number(t);
+}

@@ -4,7 +4,7 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { checkDuration } from '../../duration.ts';
 import type { ConnectionNames, ConnectionOptions } from '../../client/connection-options.ts';
-import { LOAD_FLAGS, numberRulesOf, type NumberOption, type NumberRule } from './load-flag-table.ts';
+import { LOAD_FLAGS, numberMessage, numberRulesOf, RUN_LOAD_OPTION_KEYS, type NumberOption, type NumberRule, type RunLoadOptionKey } from './load-flag-table.ts';
 
 export interface LoadOptions {
   /** Server to load, with or without `/v1`, accepted or refused as `iari load --base-url` does. Absent: the bundled mock with realistic pacing. */
@@ -104,15 +104,10 @@ export interface LoadOptions {
   signal?: AbortSignal;
 }
 
-/** Every key of LoadOptions, at run time: runLoad refuses any other (a misspelt option would be ignored). */
-export const LOAD_OPTION_KEYS = [
-  'baseUrl', 'token', 'model', 'concurrency', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'engine',
-  'duration', 'requests', 'warmup', 'timeout', 'requestTimeout', 'maxTokens', 'stream', 'prompts', 'inputTokens', 'outputTokens',
-  'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace',
-  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'cancelRate', 'cancelAfter', 'signal',
-] as const satisfies readonly (keyof LoadOptions)[];
-// Every key of LoadOptions is listed above (a key added to the interface and not here fails to compile).
-const loadKeysComplete: Exclude<keyof LoadOptions, (typeof LOAD_OPTION_KEYS)[number]> extends never ? true : never = true;
+/** Every key of LoadOptions, at run time, from the flag table: runLoad refuses any other (a misspelt option would be ignored). */
+export const LOAD_OPTION_KEYS = RUN_LOAD_OPTION_KEYS as readonly (keyof LoadOptions)[];
+// The table's options are LoadOptions' keys, no more and no fewer (a key added to one and not the other fails to compile).
+const loadKeysComplete: [Exclude<keyof LoadOptions, RunLoadOptionKey>, Exclude<RunLoadOptionKey, keyof LoadOptions>] extends [never, never] ? true : never = true;
 void loadKeysComplete;
 
 /** What only the CLI does around a run (loops, output), typed as the CLI parses its flags. */
@@ -157,15 +152,10 @@ export const loadUsage = (names: LoadNames, message: string, hint?: string): Har
   new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${message}`, hint === undefined ? {} : { hint });
 
 export type { NumberOption, NumberRule } from './load-flag-table.ts';
+export { numberMessage } from './load-flag-table.ts';
 
 /** Every numeric option and its range, from the flag table: the CLI parses the flag's text, then validateLoadOptions checks the number. */
 export const NUMBER_RULES = numberRulesOf(LOAD_FLAGS) as Record<NumberOption, NumberRule>;
-
-/** `--rate must be a number from 0.01 to 100000, got "0"`: the same words for a flag's text and an option's number. */
-export function numberMessage(label: string, rule: NumberRule, got: string): string {
-  const range = rule.aboveMin === true ? `a number in (${rule.min}, ${rule.max}]` : `${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}`;
-  return `${label} must be ${range}, got "${got}"`;
-}
 
 /** A numeric option: a finite number (an integer where the rule says so) in its range. */
 export function checkNumber(names: LoadNames, option: NumberOption, value: unknown): number {
