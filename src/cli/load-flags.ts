@@ -8,7 +8,7 @@ import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../
 import { type LoadNames, type LoadOptionName } from '../load/plan/load-option-names.ts';
 import { LOAD_OPTION_KEYS } from '../load/plan/load-option-names.ts';
 import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/plan/load-options.ts';
-import { flagNumber, flagSpecOf, LOAD_FLAGS, type LoadFlag, type LoadFlagRow } from '../load/plan/load-flag-table.ts';
+import { flagChoice, flagNumber, flagSpecOf, LOAD_FLAGS, type LoadFlag, type LoadFlagRow } from '../load/plan/load-flag-table.ts';
 import { overlay, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
 import { readScenarioFile } from '../load/plan/scenario-file.ts';
 import { effectiveScenario } from '../load/plan/effective-scenario.ts';
@@ -70,7 +70,12 @@ export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions;
   for (const row of optionRows) {
     if (row.parse === 'shared') continue;
     // `--stream` is the default; `--no-stream` writes false.
-    const value = row.negatedBy !== undefined ? (values[row.negatedBy] === true ? false : undefined) : row.parse === 'number' && typeof values[row.flag] === 'string' ? flagNumber('iari load', row, values[row.flag] as string) : values[row.flag];
+    const text = values[row.flag];
+    const value =
+      row.negatedBy !== undefined ? (values[row.negatedBy] === true ? false : undefined)
+        : typeof text !== 'string' ? text
+          : row.parse === 'number' ? flagNumber('iari load', row, text)
+            : flagChoice('iari load', row, text);
     if (value !== undefined) (isRunLoadOption(row.option) ? options : shell)[row.option] = value;
   }
   return { options: options as LoadOptions, shell: shell as ShellLoadOptions };

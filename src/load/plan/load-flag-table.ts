@@ -52,6 +52,8 @@ export interface LoadFlag {
   option?: string;
   /** Where the option sits in a scenario (runScenario's name for it), when not at the option's own name. */
   path?: string;
+  /** A closed set of values (its --help argument is them, `a|b`), refused alike by flag, option and scenario field. */
+  choices?: readonly string[];
   /** parse number: the range. */
   rule?: NumberRule;
   /** Why runLoad has no option for it (src/library/options-parity.test.ts holds every flag to an option or a reason). */
@@ -75,7 +77,7 @@ export const LOAD_FLAGS = [
     help: ["open loop: R arrivals per second, latency from the intended send time"],
   },
   {
-    flag: 'arrival', arg: "constant|poisson|gamma", section: 'load', parse: 'text', option: 'arrival', path: "executor.arrival",
+    flag: 'arrival', choices: ['constant', 'poisson', 'gamma'], section: 'load', parse: 'text', option: 'arrival', path: "executor.arrival",
     help: ["open-loop arrival process (default constant; seeded;", "Poisson holds exactly R x duration arrivals in the measured window)"],
   },
   {
@@ -91,15 +93,15 @@ export const LOAD_FLAGS = [
     help: ["open loop: the rate rises to --rate over the first D (e.g. 30s), then", "stays; the same seeded arrivals, sent on a ramped clock (time rescaling)"],
   },
   {
-    flag: 'ramp-shape', arg: "linear|exponential", section: 'load', parse: 'text', option: 'rampShape', path: "executor.rampShape",
+    flag: 'ramp-shape', choices: ['linear', 'exponential'], section: 'load', parse: 'text', option: 'rampShape', path: "executor.rampShape",
     help: ["linear from 0 (default), or exponential from 1% of the rate"],
   },
   {
-    flag: 'engine', arg: "autocannon|undici", section: 'load', parse: 'text', option: 'engine', path: "executor.engine",
+    flag: 'engine', choices: ['autocannon', 'undici'], section: 'load', parse: 'text', option: 'engine', path: "executor.engine",
     help: ["closed-loop engine (default autocannon)"],
   },
   {
-    flag: 'connection-reuse', arg: "reuse|never", section: 'load', parse: 'text', option: 'connectionReuse', path: "target.connectionReuse",
+    flag: 'connection-reuse', choices: ['reuse', 'never'], section: 'load', parse: 'text', option: 'connectionReuse', path: "target.connectionReuse",
     help: ["reuse kept-alive connections (default), or open a new", "connection per request (it asks Connection: close). With reuse, a request", "written on a kept-alive connection the server closed before any byte of", "the answer (a server that says keep-alive and closes after a stream, as", "llama.cpp's does) is a reuse race: sent once more on a fresh connection,", "counted on its own line and in load.json, never a server error. Use never", "to measure without those races, or when each user of the service opens", "its own connection (connection setup is then in every TTFT)"],
   },
   {
@@ -223,7 +225,7 @@ export const LOAD_FLAGS = [
     help: ["output length per request, sent as max_tokens; servers stop", "early at their end-of-sequence token unless asked not to, e.g.", "--extra-body '{\"ignore_eos\":true}' (vLLM, llama.cpp)"],
   },
   {
-    flag: 'max-tokens-field', arg: "max_tokens|max_completion_tokens|both", section: 'workload', parse: 'text', option: 'maxTokensField', path: "request.maxTokensField",
+    flag: 'max-tokens-field', choices: ['max_tokens', 'max_completion_tokens', 'both'], section: 'workload', parse: 'text', option: 'maxTokensField', path: "request.maxTokensField",
     help: ["where the length goes (default max_tokens)"],
   },
   {
@@ -268,7 +270,7 @@ export const LOAD_FLAGS = [
     help: ["POST /v1/embeddings instead of chat completions, N inputs per request", "(1..2048); the texts come from --input-tokens, --dataset or --prompts;", "every answer is checked (EMB-*); reports inputs/s, prompt tokens/s and", "the batch size; TTFT, ITL and TPOT do not apply (whole answers)"],
   },
   {
-    flag: 'embeddings-format', arg: "float|base64", section: 'workload', parse: 'text', option: 'embeddingsFormat', path: "workload embeddings.encodingFormat",
+    flag: 'embeddings-format', choices: ['float', 'base64'], section: 'workload', parse: 'text', option: 'embeddingsFormat', path: "workload embeddings.encodingFormat",
     help: ["encoding_format of every request (default: none sent, floats)"],
   },
   {
@@ -276,7 +278,7 @@ export const LOAD_FLAGS = [
     help: ["Mooncake JSONL ({\"timestamp\":ms,\"input_length\",\"output_length\",\"hash_ids\"}:", "each hash id one shared 512-token block of the prompt, so a prefix cache", "sees the trace's sharing) or BurstGPT CSV (Timestamp in s, Request tokens,", "Response tokens; rows with 0 response tokens skipped); a bad line exits 2", "naming the file and line, before any traffic. The run lasts the trace", "(or --duration / --requests, whichever ends first)"],
   },
   {
-    flag: 'trace-format', arg: "mooncake|burstgpt", section: 'trace', parse: 'text', option: 'traceFormat', path: "workload trace.format",
+    flag: 'trace-format', choices: ['mooncake', 'burstgpt'], section: 'trace', parse: 'text', option: 'traceFormat', path: "workload trace.format",
     help: ["default: from the first line"],
   },
   {
@@ -292,7 +294,7 @@ export const LOAD_FLAGS = [
     help: ["send the same workload to --base-url (A) and to URL_B (B) in one run, so", "the machine's drift hits both alike; --duration is the measured time of", "both sides together (default 60s with --ab). load.json is side A with an", "\"ab\" section (side B and every pair of blocks); iari report compare RUN", "compares B with A pair by pair (sign test of the median change). Not with", "--sweep, --find-capacity, --repeat, --shard, --requests or --trace"],
   },
   {
-    flag: 'ab-assign', arg: "blocks|random", section: 'ab', parse: 'text', option: 'abAssign', path: "search.assign", cliOnly: "with --ab",
+    flag: 'ab-assign', choices: ['blocks', 'random'], section: 'ab', parse: 'text', option: 'abAssign', path: "search.assign", cliOnly: "with --ab",
     help: ["blocks (default): one side at a time, A B, B A, A B, ... (for builds that", "share hardware); the first block of each side also warms up. random: each", "request to A or B by a seeded coin (--seed), both at once, on the undici", "engine; a busy second then falls on both sides alike. Pairs are windows", "of --ab-block"],
   },
   {
@@ -340,6 +342,8 @@ export const LOAD_FLAGS = [
 export type LoadFlagRow = (typeof LOAD_FLAGS)[number];
 /** The options with a numeric range (a row with a rule). */
 export type NumberOption = Extract<LoadFlagRow, { rule: NumberRule }>['option'];
+/** The options with a closed set of values (a row with choices). */
+export type ChoiceOption = Extract<LoadFlagRow, { choices: readonly string[] }>['option'];
 
 /** node:util parseArgs' spec of the rows (the connection rows are connection-options.ts's). */
 export function flagSpecOf(rows: readonly LoadFlag[]): Record<string, { type: 'string' | 'boolean'; multiple?: true }> {
@@ -363,7 +367,21 @@ export function scenarioPathsOf(rows: readonly LoadFlag[]): Record<string, strin
 }
 
 /** The head --help shows. */
-export const headOf = (r: LoadFlag): string => r.head ?? (r.arg === undefined ? `--${r.flag}` : `--${r.flag} ${r.arg}`);
+export function headOf(r: LoadFlag): string {
+  const arg = r.arg ?? r.choices?.join('|');
+  return r.head ?? (arg === undefined ? `--${r.flag}` : `--${r.flag} ${arg}`);
+}
+
+/** Each option's closed set of values. */
+export function choicesOf(rows: readonly LoadFlag[]): Record<string, readonly string[]> {
+  return Object.fromEntries(rows.flatMap((r) => (r.choices !== undefined && r.option !== undefined ? [[r.option, r.choices]] : [])));
+}
+
+/** `--arrival must be constant, poisson or gamma, got "x"`. */
+export function choiceMessage(label: string, choices: readonly string[], got: string): string {
+  const list = choices.length < 2 ? choices.join('') : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
+  return `${label} must be ${list}, got "${got}"`;
+}
 
 /** The options runLoad takes: every row's option but those only the CLI reads (cliOnly), and the token and signal no flag gives. */
 export type RunLoadOptionKey = Extract<Exclude<LoadFlagRow, { cliOnly: string }>, { option: string }>['option'] | 'token' | 'signal';
@@ -384,4 +402,10 @@ export function flagNumber(who: string, row: LoadFlag, text: string): number {
   const t = text.trim();
   if (!(rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(t)) throw new HarnessError(HarnessErrorCode.USAGE, `${who}: ${numberMessage(`--${row.flag}`, rule, text)}`);
   return Number(t);
+}
+
+/** A choice row's text, one of its set (exit 2 naming the flag and the set otherwise), before any rule that combines flags. */
+export function flagChoice(who: string, row: LoadFlag, text: string): string {
+  if (row.choices !== undefined && !row.choices.includes(text)) throw new HarnessError(HarnessErrorCode.USAGE, `${who}: ${choiceMessage(`--${row.flag}`, row.choices, text)}`);
+  return text;
 }

@@ -4,7 +4,7 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { checkDuration } from '../../duration.ts';
 import type { ConnectionNames, ConnectionOptions } from '../../client/connection-options.ts';
-import { LOAD_FLAGS, numberMessage, numberRulesOf, RUN_LOAD_OPTION_KEYS, type NumberOption, type NumberRule, type RunLoadOptionKey } from './load-flag-table.ts';
+import { choiceMessage, choicesOf, LOAD_FLAGS, numberMessage, type ChoiceOption, numberRulesOf, RUN_LOAD_OPTION_KEYS, type NumberOption, type NumberRule, type RunLoadOptionKey } from './load-flag-table.ts';
 
 export interface LoadOptions {
   /** Server to load, with or without `/v1`, accepted or refused as `iari load --base-url` does. Absent: the bundled mock with realistic pacing. */
@@ -151,11 +151,23 @@ export const RUN_LOAD_NAMES: LoadNames = {
 export const loadUsage = (names: LoadNames, message: string, hint?: string): HarnessError =>
   new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${message}`, hint === undefined ? {} : { hint });
 
-export type { NumberOption, NumberRule } from './load-flag-table.ts';
+export type { ChoiceOption, NumberOption, NumberRule } from './load-flag-table.ts';
 export { numberMessage } from './load-flag-table.ts';
 
 /** Every numeric option and its range, from the flag table: the CLI parses the flag's text, then validateLoadOptions checks the number. */
 export const NUMBER_RULES = numberRulesOf(LOAD_FLAGS) as Record<NumberOption, NumberRule>;
+
+/** Every option with a closed set of values and the set, from the flag table (the scenario schema's enums too). */
+export const CHOICES = choicesOf(LOAD_FLAGS) as Record<ChoiceOption, readonly string[]>;
+
+/** A choice option as JSON Schema. */
+export const choiceSchema = (option: ChoiceOption, description?: string): Record<string, unknown> => ({ enum: [...CHOICES[option]], ...(description === undefined ? {} : { description }) });
+
+/** An option with a closed set of values (the flag table's choices): one of them, or a usage error naming the option and the set. */
+export function checkChoice<O extends ChoiceOption>(names: LoadNames, option: O, value: unknown): NonNullable<(LoadOptions & ShellLoadOptions)[O]> {
+  if (!CHOICES[option].includes(value as string)) throw loadUsage(names, choiceMessage(names.name(option), CHOICES[option], String(value)));
+  return value as NonNullable<(LoadOptions & ShellLoadOptions)[O]>;
+}
 
 /** A numeric option: a finite number (an integer where the rule says so) in its range. */
 export function checkNumber(names: LoadNames, option: NumberOption, value: unknown): number {

@@ -4,7 +4,7 @@ import { readDataset } from '../workloads/dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from '../workloads/trace.ts';
 import { BUILTIN_TOOLS, judge, TOOL_CALL_OUTPUT_FLOOR, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
 import { checkDuration } from '../../duration.ts';
-import { checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
+import { checkChoice, checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
 
 /** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
@@ -113,8 +113,7 @@ function embeddingsFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadSp
   }
   for (const f of EMBEDDINGS_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('embeddingsBatch')}: an embeddings request generates no tokens and is answered whole (its inputs come from ${n('inputTokens')}, ${n('dataset')} or ${n('prompts')})`);
   const batch = checkNumber(names, 'embeddingsBatch', o.embeddingsBatch);
-  const format = o.embeddingsFormat;
-  if (format !== undefined && format !== 'float' && format !== 'base64') throw loadUsage(names, `${n('embeddingsFormat')} must be float or base64, got "${String(format)}"`);
+  const format = o.embeddingsFormat === undefined ? undefined : checkChoice(names, 'embeddingsFormat', o.embeddingsFormat);
   if (o.extraBody !== undefined) {
     const body = parseExtraBody(checkText(names, 'extraBody', o.extraBody), names);
     for (const key of ['input', 'encoding_format']) if (key in body) throw loadUsage(names, `${n('extraBody')} cannot set "${key}": iari sets it (use ${key === 'input' ? `${n('inputTokens')}, ${n('dataset')} or ${n('prompts')}` : n('embeddingsFormat')})`);
@@ -123,9 +122,7 @@ function embeddingsFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadSp
 }
 
 function checkField(value: unknown, names: LoadNames): MaxTokensField {
-  const field = value ?? 'max_tokens';
-  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw loadUsage(names, `${names.name('maxTokensField')} must be max_tokens, max_completion_tokens or both, got "${String(field)}"`);
-  return field;
+  return checkChoice(names, 'maxTokensField', value ?? 'max_tokens');
 }
 
 const TRACE_EXCLUSIVE = ['inputTokens', 'outputTokens', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'prompts', 'maxTokens'] as const;
@@ -137,8 +134,7 @@ function traceFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadPlan['t
     return undefined;
   }
   for (const f of TRACE_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('trace')}: the trace gives every request's lengths (and Mooncake's hash_ids its shared prefixes)`);
-  const format = o.traceFormat;
-  if (format !== undefined && format !== 'mooncake' && format !== 'burstgpt') throw loadUsage(names, `${n('traceFormat')} must be mooncake or burstgpt, got "${String(format)}"`);
+  const format = o.traceFormat === undefined ? undefined : checkChoice(names, 'traceFormat', o.traceFormat);
   const speed = o.traceSpeed === undefined ? 1 : checkNumber(names, 'traceSpeed', o.traceSpeed);
   checkField(o.maxTokensField, names);
   const window = o.traceWindow === undefined ? null : parseTraceWindow(checkText(names, 'traceWindow', o.traceWindow), names.who, n('traceWindow'));
