@@ -6,14 +6,10 @@
 // Adding a flag is a row here; what it does is the validator's and the run's.
 
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { choiceMessage, numberMessage, type NumberRule } from '../../flag-messages.ts';
 
-export interface NumberRule {
-  min: number;
-  max: number;
-  integer: boolean;
-  /** The minimum itself is refused: (min, max]. */
-  aboveMin?: boolean;
-}
+export { choiceMessage, numberMessage, type NumberRule } from '../../flag-messages.ts';
+
 
 /**
  * How the flag's text becomes its option: `number` is checked against `rule` (the same range for the
@@ -377,21 +373,10 @@ export function choicesOf(rows: readonly LoadFlag[]): Record<string, readonly st
   return Object.fromEntries(rows.flatMap((r) => (r.choices !== undefined && r.option !== undefined ? [[r.option, r.choices]] : [])));
 }
 
-/** `--arrival must be constant, poisson or gamma, got "x"`. */
-export function choiceMessage(label: string, choices: readonly string[], got: string): string {
-  const list = choices.length < 2 ? choices.join('') : `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
-  return `${label} must be ${list}, got "${got}"`;
-}
 
 /** The options runLoad takes: every row's option but those only the CLI reads (cliOnly), and the token and signal no flag gives. */
 export type RunLoadOptionKey = Extract<Exclude<LoadFlagRow, { cliOnly: string }>, { option: string }>['option'] | 'token' | 'signal';
 export const RUN_LOAD_OPTION_KEYS: readonly RunLoadOptionKey[] = ['token', 'signal', ...(LOAD_FLAGS as readonly LoadFlag[]).flatMap((r) => (r.option !== undefined && r.cliOnly === undefined ? [r.option as RunLoadOptionKey] : []))];
-
-/** `--rate must be a number from 0.01 to 100000, got "0"`: the same words for a flag's text and an option's number. */
-export function numberMessage(label: string, rule: NumberRule, got: string): string {
-  const range = rule.aboveMin === true ? `a number in (${rule.min}, ${rule.max}]` : `${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}`;
-  return `${label} must be ${range}, got "${got}"`;
-}
 
 /**
  * A number row's text as a number (exit 2 naming the flag and its range when it is not one); the
