@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HarnessError, HarnessErrorCode } from '../../errors.ts';
+import { usageMessage } from '../../../test-support/usage-message.ts';
 import { renderSections } from '../../flag-help.ts';
 import { parseFlags } from '../../cli/args.ts';
 import { helpSectionsOf } from '../../cli/load-help.ts';
@@ -10,17 +10,6 @@ import { scenarioNames } from './scenario.ts';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
 
 const rows = LOAD_FLAGS as readonly LoadFlag[];
-
-/** A usage error's message, or a note that there was none. */
-function refusal(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof HarnessError && error.code === HarnessErrorCode.USAGE) return error.message;
-    throw error;
-  }
-  return 'accepted';
-}
 
 describe('LOAD-FLAGS: one row defines a flag', () => {
   it('a row added to the table reaches the parse spec, --help in its section, the ranges, the scenario name and the usage error', () => {
@@ -33,7 +22,7 @@ describe('LOAD-FLAGS: one row defines a flag', () => {
     expect(numberRulesOf(table)['exampleCap']).toEqual({ min: 1, max: 9, integer: true });
     expect(scenarioPathsOf(table)['exampleCap']).toBe('run.exampleCap');
     expect(flagNumber('iari load', row, ' 7 ')).toBe(7);
-    expect(refusal(() => flagNumber('iari load', row, '2.5'))).toBe('iari load: --example-cap must be an integer from 1 to 9, got "2.5"');
+    expect(usageMessage(() => flagNumber('iari load', row, '2.5'))).toBe('iari load: --example-cap must be an integer from 1 to 9, got "2.5"');
     const choice: LoadFlag = { flag: 'example-mode', choices: ['fast', 'slow'], section: 'requests', parse: 'text', option: 'exampleMode', help: ['an example choice'] };
     expect(renderSections(helpSectionsOf([...rows, choice]))).toContain('  --example-mode fast|slow   an example choice\n');
     expect(choicesOf([...rows, choice])['exampleMode']).toEqual(['fast', 'slow']);
@@ -61,10 +50,10 @@ describe('LOAD-FLAGS: one row defines a flag', () => {
     for (const r of numbers) {
       const rule = r.rule!;
       expect(NUMBER_RULES[r.option as keyof typeof NUMBER_RULES], r.flag).toEqual(rule);
-      const word = refusal(() => planFromFlags(parseFlags('load', [`--${r.flag}`, 'many'], loadFlagSpec).values));
+      const word = usageMessage(() => planFromFlags(parseFlags('load', [`--${r.flag}`, 'many'], loadFlagSpec).values));
       expect(word, r.flag).toMatch(new RegExp(`^iari load: --${r.flag} must be .*${rule.max}\\]?, got "many"$`));
       if (r.cliOnly !== undefined) continue;
-      const over = refusal(() => checkNumber(RUN_LOAD_NAMES, r.option as NumberOption, rule.max + 1));
+      const over = usageMessage(() => checkNumber(RUN_LOAD_NAMES, r.option as NumberOption, rule.max + 1));
       expect(over, r.flag).toMatch(new RegExp(`^runLoad: ${r.option} must be .*${rule.max}\\]?, got "${rule.max + 1}"$`));
       expect(scenarioNames('runScenario').name(r.option as never), r.flag).toBe(r.path ?? r.option);
     }
@@ -74,8 +63,8 @@ describe('LOAD-FLAGS: one row defines a flag', () => {
     const schemaText = JSON.stringify(SCENARIO_SCHEMA);
     for (const r of choices) {
       const set = r.choices!;
-      expect(refusal(() => planFromFlags(parseFlags('load', [`--${r.flag}`, 'bogus'], loadFlagSpec).values)), r.flag).toMatch(new RegExp(`--${r.flag} must be .*${set.at(-1)}, got "bogus"`));
-      expect(refusal(() => checkChoice(RUN_LOAD_NAMES, r.option as ChoiceOption, 'bogus')), r.flag).toBe(`runLoad: ${r.option} must be ${set.length === 2 ? set.join(' or ') : `${set.slice(0, -1).join(', ')} or ${set.at(-1)}`}, got "bogus"`);
+      expect(usageMessage(() => planFromFlags(parseFlags('load', [`--${r.flag}`, 'bogus'], loadFlagSpec).values)), r.flag).toMatch(new RegExp(`--${r.flag} must be .*${set.at(-1)}, got "bogus"`));
+      expect(usageMessage(() => checkChoice(RUN_LOAD_NAMES, r.option as ChoiceOption, 'bogus')), r.flag).toBe(`runLoad: ${r.option} must be ${set.length === 2 ? set.join(' or ') : `${set.slice(0, -1).join(', ')} or ${set.at(-1)}`}, got "bogus"`);
       expect(checkChoice(RUN_LOAD_NAMES, r.option as ChoiceOption, set[0]), r.flag).toBe(set[0]);
       expect(schemaText, r.flag).toContain(JSON.stringify({ enum: set }).slice(1, -1));
     }
