@@ -27,7 +27,7 @@ import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../test-support
 import { decodeHistogram } from '../src/load/results/hdr.ts';
 import type { RequestRecord } from '../src/load/results/load-result.ts';
 import type { RequestTiming } from '../src/load/measure/request-timer.ts';
-import { runLoad, type ModeConfig } from '../src/load/run-load.ts';
+import { runLoadConfig, type ModeConfig } from '../src/load/run-load.ts';
 import { errorDistribution, fittedRate, ksExponential, percentile } from '../test-support/load-stats.ts';
 import { mockLag, startChildMock, stopChild, type MockHandle } from './fidelity-child-mock.ts';
 import { benchConfig as config } from './bench-load-config.ts';
@@ -62,7 +62,7 @@ async function fidelity(streams: number, durationS: number, engine: 'autocannon'
     await mockLag(m, 'start');
     const sc0 = schedstat('self');
     const sm0 = schedstat(m.proc.pid ?? 0);
-    const { result } = await runLoad(config(m, mode, { durationS, warmupS: 1, checkIn, onTiming: (t) => timings.push(t) }));
+    const { result } = await runLoadConfig(config(m, mode, { durationS, warmupS: 1, checkIn, onTiming: (t) => timings.push(t) }));
     const sched = { client: schedDelta(sc0, schedstat('self')), mock: schedDelta(sm0, schedstat(m.proc.pid ?? 0)) };
     const lag = await mockLag(m, 'stop');
     const gcFigures = gc.stop();
@@ -163,7 +163,7 @@ async function coordinatedOmission(durationS: number): Promise<Record<string, un
   try {
     const open: RequestRecord[] = [];
     const at = { startS: NaN };
-    const { result } = await runLoad(config(m, { kind: 'open', rate: 10, arrival: 'constant' }, { durationS, onStart: freezeAt(m, 2, 2000, at), onRecord: (r) => open.push(r) }));
+    const { result } = await runLoadConfig(config(m, { kind: 'open', rate: 10, arrival: 'constant' }, { durationS, onStart: freezeAt(m, 2, 2000, at), onRecord: (r) => open.push(r) }));
     const freeze: Freeze = { startS: at.startS, freezeS: 2 };
     const stall0 = analyticLatenciesUs(open.map((r) => r.intendedUs / 1e6), 0, freeze, offsets);
     const baseUs = percentile(open.filter((_, i) => stall0[i] === 0).map((r) => r.e2eUs ?? 0), 50);
@@ -178,7 +178,7 @@ async function coordinatedOmission(durationS: number): Promise<Record<string, un
     // The same freeze under a closed loop (1 connection, about the same request rate): it sends
     // almost nothing while the server is frozen, so its percentiles hide the stall.
     const atClosed = { startS: NaN };
-    const { result: closed } = await runLoad(config(m, { kind: 'closed', concurrency: 1, engine: 'autocannon' }, { durationS, onStart: freezeAt(m, 2, 2000, atClosed) }));
+    const { result: closed } = await runLoadConfig(config(m, { kind: 'closed', concurrency: 1, engine: 'autocannon' }, { durationS, onStart: freezeAt(m, 2, 2000, atClosed) }));
     const hc = decodeHistogram(closed.metrics.e2e!.hdr);
     return {
       rate: 10,
@@ -200,7 +200,7 @@ async function arrivalAccuracy(rate: number, durationS: number): Promise<Record<
     const out: Record<string, unknown> = {};
     for (const arrival of ['constant', 'poisson'] as const) {
       const recs: RequestRecord[] = [];
-      const { result } = await runLoad(config(m, { kind: 'open', rate, arrival }, { durationS, seed: 11, onRecord: (r) => recs.push(r) }));
+      const { result } = await runLoadConfig(config(m, { kind: 'open', rate, arrival }, { durationS, seed: 11, onRecord: (r) => recs.push(r) }));
       const sent = recs.map((r) => r.sentUs / 1e6).sort((a, b) => a - b);
       const gaps = sent.slice(1).map((x, i) => x - (sent[i] ?? 0));
       // Achieved rate: requests actually sent in the window over its length; the slope fitted to the send times beside it
@@ -262,7 +262,7 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
       let startNs = 0n;
       const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
-      const events = (await runLoad(config(m, mode, { durationS, prompts: [[{ role: 'user', content: 'go' }]], ...over, onStart: (ns) => void (startNs = ns) }))).result.counts.events;
+      const events = (await runLoadConfig(config(m, mode, { durationS, prompts: [[{ role: 'user', content: 'go' }]], ...over, onStart: (ns) => void (startNs = ns) }))).result.counts.events;
       const t1 = process.hrtime.bigint();
       const c = process.cpuUsage(c0);
       const windowS = Number(t1 - startNs) / 1e9;
@@ -280,7 +280,7 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
     const scrapeRuns: { without: number[]; with: number[] } = { without: [], with: [] };
     for (let k = 0; k < 3; k++) {
       for (const scraped of [false, true]) {
-        const r = await measure(async () => (await runLoad(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]], ...(scraped ? { serverMetrics: { url: null, headers: [], intervalMs: 500 } } : {}) }))).result.counts.events);
+        const r = await measure(async () => (await runLoadConfig(config(m, { kind: 'closed', concurrency: streams, engine: 'undici' }, { durationS, prompts: [[{ role: 'user', content: 'go' }]], ...(scraped ? { serverMetrics: { url: null, headers: [], intervalMs: 500 } } : {}) }))).result.counts.events);
         scrapeRuns[scraped ? 'with' : 'without'].push(r.eventsPerS);
       }
     }

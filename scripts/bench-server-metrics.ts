@@ -20,7 +20,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { runLoad, type LoadConfig } from '../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../src/load/run-load.ts';
 import { tInterval } from '../src/statistics.ts';
 import { startChildMock, stopChild, type MockHandle } from './fidelity-child-mock.ts';
 import { benchConfig } from './bench-load-config.ts';
@@ -81,7 +81,7 @@ interface Run {
 async function one(m: MockHandle, o: Options, scraped: boolean): Promise<Run> {
   const loadBefore = load1();
   const c0 = process.cpuUsage();
-  const { result } = await runLoad(config(m, o, scraped));
+  const { result } = await runLoadConfig(config(m, o, scraped));
   const c = process.cpuUsage(c0);
   // Events over the measured window (the run's own clock), not over setup and priming.
   const eventsPerS = result.counts.events / Math.max(0.001, result.meta.measureEndEpochMs / 1000 - result.meta.measureStartEpochMs / 1000);

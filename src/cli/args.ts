@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { numberMessage } from '../flag-messages.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -41,9 +42,9 @@ function negativeValues(argv: readonly string[], options: OptionSpec): string[] 
 
 export function parseIntegerFlag(command: string, flag: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value)) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: --${flag} must be an integer, got "${value}"`);
+  // One wording for every command's flags (src/flag-messages.ts): `iari mock: --port must be an integer from 0 to 65535, got "x"`.
   const n = Number(value);
-  if (n < min || n > max) throw new HarnessError(HarnessErrorCode.USAGE, `${command}: --${flag} must be between ${min} and ${max}, got ${n}`);
+  if (!/^-?\d+$/.test(value) || n < min || n > max) throw new HarnessError(HarnessErrorCode.USAGE, `iari ${command}: ${numberMessage(`--${flag}`, { min, max, integer: true }, value)}`);
   return n;
 }
 

@@ -1,177 +1,47 @@
-// `iari load`'s flags: parsed into the typed LoadOptions that runLoad takes (numbers as numbers,
-// durations as their text), then validated by the one validator, validateLoadOptions
-// (src/load/plan/load-options.ts), which names each option by its flag here.
+// `iari load`'s flags, the rows of src/load/plan/load-flag-table.ts: each parsed into the option
+// its row names (numbers as numbers against the row's range, durations as their text), then
+// validated by the one validator, validateLoadOptions (src/load/plan/load-options.ts), which names
+// each option by its flag here.
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { NO_TOKEN, readToken } from '../client/token.ts';
 import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../client/connection-options.ts';
-import { NUMBER_RULES, numberMessage, type LoadNames, type LoadOptionName, type NumberOption } from '../load/plan/load-option-names.ts';
+import { type LoadNames, type LoadOptionName } from '../load/plan/load-option-names.ts';
+import { LOAD_OPTION_KEYS } from '../load/plan/load-option-names.ts';
 import { validateLoadOptions, type LoadOptions, type LoadPlan, type ShellLoadOptions } from '../load/plan/load-options.ts';
-import { workloadFlagSpec } from '../load/plan/workload-options.ts';
-import { serverMetricsFlagSpec } from '../server-metrics/flags.ts';
+import { flagChoice, flagNumber, flagSpecOf, LOAD_FLAGS, type LoadFlag, type LoadFlagRow } from '../load/plan/load-flag-table.ts';
 import { overlay, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
 import { readScenarioFile } from '../load/plan/scenario-file.ts';
 import { effectiveScenario } from '../load/plan/effective-scenario.ts';
 
+type SpecEntry<R> = R extends { parse: 'switch' } ? { type: 'boolean' } : R extends { parse: 'list' } ? { type: 'string'; multiple: true } : { type: 'string' };
+type TableSpec = { [R in Exclude<LoadFlagRow, { parse: 'shared' }> as R['flag']]: SpecEntry<R> } & { 'no-stream': { type: 'boolean' } };
+
+/** The flags `iari load` parses: the table's rows (load-flag-table.ts), the connection flags it shares with iari test, and --help. */
 export const loadFlagSpec = {
-  'base-url': { type: 'string' },
-  'token-env': { type: 'string' },
-  'token-file': { type: 'string' },
-  model: { type: 'string' },
-  concurrency: { type: 'string' },
-  rate: { type: 'string' },
-  arrival: { type: 'string' },
-  burstiness: { type: 'string' },
-  'max-concurrency': { type: 'string' },
-  ramp: { type: 'string' },
-  'ramp-shape': { type: 'string' },
-  engine: { type: 'string' },
-  'connection-reuse': { type: 'string' },
-  'cancel-rate': { type: 'string' },
-  'cancel-after': { type: 'string' },
-  ab: { type: 'string' },
-  'ab-block': { type: 'string' },
-  'ab-block-requests': { type: 'string' },
-  'ab-assign': { type: 'string' },
-  'ab-token-env': { type: 'string' },
-  duration: { type: 'string' },
-  requests: { type: 'string' },
-  warmup: { type: 'string' },
-  prompts: { type: 'string' },
-  'max-tokens': { type: 'string' },
-  stream: { type: 'boolean' },
-  'no-stream': { type: 'boolean' },
-  timeout: { type: 'string' },
-  'request-timeout': { type: 'string' },
-  slo: { type: 'string', multiple: true },
-  sweep: { type: 'boolean' },
-  'sweep-steps': { type: 'string' },
-  'find-capacity': { type: 'boolean' },
-  tolerance: { type: 'string' },
-  budget: { type: 'string' },
-  shard: { type: 'string' },
-  api: { type: 'string' },
-  coordinate: { type: 'string' },
-  coordinator: { type: 'string' },
-  shards: { type: 'string' },
-  'run-token-env': { type: 'string' },
-  'register-timeout': { type: 'string' },
-  repeat: { type: 'string' },
-  seed: { type: 'string' },
-  report: { type: 'string' },
-  json: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  scenario: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
+  ...(flagSpecOf(LOAD_FLAGS) as TableSpec),
   ...connectionFlagSpec,
-  ...workloadFlagSpec,
-  ...serverMetricsFlagSpec,
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Flag = keyof typeof loadFlagSpec;
+type Row = LoadFlag & { option: LoadOptionName };
+const optionRows = (LOAD_FLAGS as readonly LoadFlag[]).filter((r): r is Row => r.option !== undefined);
+const isRunLoadOption = (option: string): option is keyof LoadOptions => (LOAD_OPTION_KEYS as readonly string[]).includes(option);
 
 /**
- * Every runLoad option and the `iari load` flag it stands for (src/library/options-parity.test.ts
+ * Every runLoad option and the `iari load` flag it stands for, from the table (src/library/options-parity.test.ts
  * holds every flag to a place here or in CLI_ONLY_FLAGS). `stream: false` is `--no-stream`.
  */
-export const OPTION_FLAGS = {
-  baseUrl: 'base-url',
-  model: 'model',
-  concurrency: 'concurrency',
-  rate: 'rate',
-  arrival: 'arrival',
-  burstiness: 'burstiness',
-  maxConcurrency: 'max-concurrency',
-  ramp: 'ramp',
-  rampShape: 'ramp-shape',
-  engine: 'engine',
-  connectionReuse: 'connection-reuse',
-  cancelRate: 'cancel-rate',
-  cancelAfter: 'cancel-after',
-  duration: 'duration',
-  requests: 'requests',
-  warmup: 'warmup',
-  timeout: 'timeout',
-  requestTimeout: 'request-timeout',
-  maxTokens: 'max-tokens',
-  stream: 'no-stream',
-  prompts: 'prompts',
-  inputTokens: 'input-tokens',
-  outputTokens: 'output-tokens',
-  maxTokensField: 'max-tokens-field',
-  extraBody: 'extra-body',
-  dataset: 'dataset',
-  datasetSize: 'dataset-size',
-  prefixTokens: 'prefix-tokens',
-  prefixGroups: 'prefix-groups',
-  turns: 'turns',
-  thinkTime: 'think-time',
-  chain: 'chain',
-  trace: 'trace',
-  traceFormat: 'trace-format',
-  traceSpeed: 'trace-speed',
-  traceWindow: 'trace-window',
-  tools: 'tools',
-  toolShare: 'tool-share',
-  embeddingsBatch: 'embeddings-batch',
-  embeddingsFormat: 'embeddings-format',
-  api: 'api',
-  shard: 'shard',
-  slo: 'slo',
-  seed: 'seed',
-  caFile: 'ca-file',
-  insecure: 'insecure',
-  headers: 'header',
-} as const satisfies Record<Exclude<keyof LoadOptions, 'token' | 'signal'>, Flag>;
+export const OPTION_FLAGS = Object.fromEntries(optionRows.filter((r) => isRunLoadOption(r.option)).map((r) => [r.option, r.negatedBy ?? r.flag])) as Record<Exclude<keyof LoadOptions, 'token' | 'signal'>, Flag>;
 
-/** The CLI-only options and their flags. */
-const SHELL_FLAGS = {
-  sweep: 'sweep',
-  sweepSteps: 'sweep-steps',
-  findCapacity: 'find-capacity',
-  tolerance: 'tolerance',
-  budget: 'budget',
-  repeat: 'repeat',
-  ab: 'ab',
-  abBlock: 'ab-block',
-  abBlockRequests: 'ab-block-requests',
-  abAssign: 'ab-assign',
-  report: 'report',
-  json: 'json',
-  quiet: 'quiet',
-} as const satisfies Record<Exclude<keyof ShellLoadOptions, 'connection'>, Flag>;
-
-/** Flags with no runLoad option, and why. */
+/** Flags with no runLoad option, and why (the table's cliOnly). */
 export const CLI_ONLY_FLAGS: Record<string, string> = {
-  'token-env': 'the token option (never the environment)',
-  'token-file': 'the token option (never a file)',
+  ...Object.fromEntries((LOAD_FLAGS as readonly LoadFlag[]).flatMap((r) => (r.cliOnly === undefined ? [] : [[r.flag, r.cliOnly]]))),
   stream: 'the stream option (true is the default)',
-  sweep: 'the CLI steps runs; a program calls runLoad per level',
-  'sweep-steps': 'with --sweep',
-  repeat: 'the CLI repeats runs; a program calls runLoad again',
-  'find-capacity': 'the CLI searches levels (capacity-search.ts); a program calls runLoad per level',
-  tolerance: 'with --find-capacity',
-  budget: 'with --find-capacity',
-  report: 'runLoad writes no files',
-  json: 'runLoad returns the result',
-  quiet: 'runLoad prints nothing',
   help: 'the CLI help',
-  'server-metrics': 'the serverMetrics option of the run config (src/server-metrics/flags.ts)',
-  'server-metrics-interval': 'with --server-metrics',
-  'server-metrics-header': 'with --server-metrics',
-  scenario: 'runScenario takes the scenario itself',
-  ab: 'two servers in one run: runScenario\'s search kind ab (load/search/ab-blocks.ts, ab-random.ts); a program calls runLoad per block',
-  'ab-block': 'with --ab',
-  'ab-block-requests': 'with --ab',
-  'ab-assign': 'with --ab',
-  'ab-token-env': 'with --ab (a token source: runScenario\'s abTokenB hook)',
-  coordinate: 'the CLI serves the coordination endpoint (src/load/coordination/coordinator.ts startCoordinator)',
-  coordinator: 'the CLI joins a coordinator (src/load/coordination/shard-client.ts, runLoad\'s startGate)',
-  shards: 'with --coordinate, when the coordinator runs no shard',
-  'run-token-env': 'with --coordinate / --coordinator (a token source)',
-  'register-timeout': 'with --coordinate / --coordinator',
 };
 
-const FLAGS: Record<Exclude<LoadOptionName, 'token'>, Flag> = { ...OPTION_FLAGS, ...SHELL_FLAGS };
+const FLAGS = Object.fromEntries(optionRows.map((r) => [r.option, r.negatedBy ?? r.flag])) as Record<Exclude<LoadOptionName, 'token'>, string>;
 
 /** `iari load` names each option by its flag. */
 export const CLI_LOAD_NAMES: LoadNames = {
@@ -190,82 +60,25 @@ const given = <T extends object>(loose: Loose<T>): T => Object.fromEntries(Objec
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari load: ${message}`);
 
-/** A numeric flag's text as a number; its range is validateLoadOptions' to check (NUMBER_RULES). */
-function numberFlag(option: NumberOption, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const rule = NUMBER_RULES[option];
-  const t = value.trim();
-  if (!(rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(t)) throw usage(numberMessage(CLI_LOAD_NAMES.name(option), rule, value));
-  return Number(t);
-}
-
 /** The flags as typed options (the connection validated here: `--header 'Name: env:VAR'` reads the environment). */
 export function loadOptionsFromFlags(v: LoadFlagValues): { options: LoadOptions; shell: ShellLoadOptions } {
   const connection = connectionFromFlags('load', v);
   if (v.stream === true && v['no-stream'] === true) throw usage('give --stream or --no-stream, not both');
-  const typed: Loose<LoadOptions> = {
-    baseUrl: v['base-url'],
-    model: v.model,
-    concurrency: numberFlag('concurrency', v.concurrency),
-    rate: numberFlag('rate', v.rate),
-    arrival: v.arrival as LoadOptions['arrival'],
-    burstiness: numberFlag('burstiness', v.burstiness),
-    maxConcurrency: numberFlag('maxConcurrency', v['max-concurrency']),
-    ramp: v.ramp,
-    rampShape: v['ramp-shape'] as LoadOptions['rampShape'],
-    engine: v.engine as LoadOptions['engine'],
-    connectionReuse: v['connection-reuse'] as LoadOptions['connectionReuse'],
-    cancelRate: numberFlag('cancelRate', v['cancel-rate']),
-    cancelAfter: v['cancel-after'],
-    duration: v.duration,
-    requests: numberFlag('requests', v.requests),
-    warmup: v.warmup,
-    timeout: v.timeout,
-    requestTimeout: v['request-timeout'],
-    maxTokens: numberFlag('maxTokens', v['max-tokens']),
-    stream: v['no-stream'] === true ? false : undefined,
-    prompts: v.prompts,
-    inputTokens: v['input-tokens'],
-    outputTokens: v['output-tokens'],
-    maxTokensField: v['max-tokens-field'] as LoadOptions['maxTokensField'],
-    extraBody: v['extra-body'],
-    dataset: v.dataset,
-    datasetSize: numberFlag('datasetSize', v['dataset-size']),
-    prefixTokens: numberFlag('prefixTokens', v['prefix-tokens']),
-    prefixGroups: numberFlag('prefixGroups', v['prefix-groups']),
-    turns: v.turns,
-    thinkTime: v['think-time'],
-    chain: v.chain as LoadOptions['chain'],
-    trace: v.trace,
-    traceFormat: v['trace-format'] as LoadOptions['traceFormat'],
-    traceSpeed: numberFlag('traceSpeed', v['trace-speed']),
-    traceWindow: v['trace-window'],
-    tools: v.tools,
-    toolShare: numberFlag('toolShare', v['tool-share']),
-    embeddingsBatch: numberFlag('embeddingsBatch', v['embeddings-batch']),
-    embeddingsFormat: v['embeddings-format'] as LoadOptions['embeddingsFormat'],
-    api: v.api,
-    shard: v.shard,
-    slo: v.slo,
-    seed: numberFlag('seed', v.seed),
-  };
-  const shell: Loose<ShellLoadOptions> = {
-    sweep: v.sweep,
-    sweepSteps: numberFlag('sweepSteps', v['sweep-steps']),
-    findCapacity: v['find-capacity'],
-    tolerance: v.tolerance,
-    budget: v.budget,
-    repeat: numberFlag('repeat', v.repeat),
-    ab: v.ab,
-    abBlock: v['ab-block'],
-    abBlockRequests: numberFlag('abBlockRequests', v['ab-block-requests']),
-    abAssign: v['ab-assign'] as ShellLoadOptions['abAssign'],
-    report: v.report,
-    json: v.json,
-    quiet: v.quiet,
-    connection,
-  };
-  return { options: given(typed), shell: given(shell) };
+  const options: Record<string, unknown> = {};
+  const shell: Record<string, unknown> = { connection };
+  const values = v as Record<string, string | boolean | string[] | undefined>;
+  for (const row of optionRows) {
+    if (row.parse === 'shared') continue;
+    // `--stream` is the default; `--no-stream` writes false.
+    const text = values[row.flag];
+    const value =
+      row.negatedBy !== undefined ? (values[row.negatedBy] === true ? false : undefined)
+        : typeof text !== 'string' ? text
+          : row.parse === 'number' ? flagNumber('iari load', row, text)
+            : flagChoice('iari load', row, text);
+    if (value !== undefined) (isRunLoadOption(row.option) ? options : shell)[row.option] = value;
+  }
+  return { options: options as LoadOptions, shell: shell as ShellLoadOptions };
 }
 
 /** `iari load`'s flags (over a `--scenario` file, when given), parsed and validated before any traffic (exit 2 on a bad one). */

@@ -5,7 +5,7 @@
 // repeats, and the effective scenario recorded in the result.
 import type { Collector } from '../load/results/collector.ts';
 import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
-import { runLoad as runOnce, type LoadConfig } from '../load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../load/run-load.ts';
 import { runSweep } from '../load/search/sweep.ts';
 import { runCapacitySearch } from '../load/search/capacity-search.ts';
 import { repeatSection, type RepeatSection } from '../load/search/repeat.ts';
@@ -137,16 +137,16 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
           ? await runSweep(cfg, { maxSteps: plan.sweepSteps, onStep })
           : ab !== null && tokenB !== null
             ? ab.assign === 'random'
-              ? await runAbRandom({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, run: runOnce, dispatcherFor: (origin, pool) => dispatcherFor(plan.connection, origin, pool) })
-              : await runAb({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, blockRequests: ab.blockRequests, run: runOnce, ...(hooks.ab?.onBlock === undefined ? {} : { onBlock: hooks.ab.onBlock }) })
-            : await runOnce(cfg);
+              ? await runAbRandom({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, run: runLoadConfig, dispatcherFor: (origin, pool) => dispatcherFor(plan.connection, origin, pool) })
+              : await runAb({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, blockRequests: ab.blockRequests, run: runLoadConfig, ...(hooks.ab?.onBlock === undefined ? {} : { onBlock: hooks.ab.onBlock }) })
+            : await runLoadConfig(cfg);
     const runs: LoadResult[] = [result];
     const out = result as ScenarioOutcome['result'];
     if (plan.repeat > 1) {
       // The first run is the report; each run's figures go into repeat.values.
       for (let i = 2; i <= plan.repeat && hooks.signal?.aborted !== true; i++) {
         hooks.notice?.(`repeat ${i}/${plan.repeat}\n`);
-        runs.push((await runOnce({ ...cfg, runId: `${runId}-r${i}` })).result);
+        runs.push((await runLoadConfig({ ...cfg, runId: `${runId}-r${i}` })).result);
       }
       out.repeat = repeatSection(runs);
     }

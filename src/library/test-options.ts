@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 // The options of a conformance run, validated once for both shells: `iari test` parses its flags
 // into TestOptions, the library takes them as they are, and both call validateTestOptions.
+import { choiceMessage, numberMessage } from '../flag-messages.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
 import { SCOPES, type Scope } from '../checks/runner/scopes.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
@@ -127,16 +128,16 @@ function msInRange(command: string, option: string, value: number | undefined, m
  */
 export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name): ValidTestOptions {
   const grade = o.grade ?? 'all';
-  if (grade !== 'must' && grade !== 'should' && grade !== 'all') throw usage(command, `${option('grade')} must be must, should or all, got "${String(grade)}"`);
+  if (grade !== 'must' && grade !== 'should' && grade !== 'all') throw usage(command, choiceMessage(option('grade'), ['must', 'should', 'all'], String(grade)));
   // spec/DECISIONS.md D-GRADE-04: profile choices are INFO by default; strict raises them to SHOULD.
   const profile = o.profile ?? 'default';
-  if (!(profiles as readonly string[]).includes(profile)) throw usage(command, `${option('profile')} must be default or strict, got "${String(profile)}"`);
+  if (!(profiles as readonly string[]).includes(profile)) throw usage(command, choiceMessage(option('profile'), profiles, String(profile)));
   const seed = o.seed ?? 1;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, `${option('seed')} must be an integer in [0, 2^31-1], got ${seed}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, numberMessage(option('seed'), { min: 0, max: 2 ** 31 - 1, integer: true }, String(seed)));
   const protocols = o.protocols ?? defaultProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
   const scope = o.scope ?? 'interface';
-  if (!(SCOPES as readonly string[]).includes(scope)) throw usage(command, `${option('scope')} must be ${SCOPES.join(' or ')}, got "${String(scope)}"`);
+  if (!(SCOPES as readonly string[]).includes(scope)) throw usage(command, choiceMessage(option('scope'), SCOPES, String(scope)));
   const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }) };
   const timeouts = {
     request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),

@@ -135,7 +135,7 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
 }
 
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
-export async function runLoad(given: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+export async function runLoadConfig(given: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
   const traced = given.workload?.trace;
   // Shard i of n replays entries i, i+n, ... of the trace (together: the whole trace).
   const entries = traced === undefined ? undefined : given.shard === null ? traced.entries : traced.entries.filter((_, k) => k % given.shard!.count === given.shard!.index);

@@ -1,27 +1,9 @@
 // `iari load --server-metrics [URL]`, `--server-metrics-interval D`, `--server-metrics-header 'Name: value'`:
-// checked before any traffic (exit 2 on a bad one).
+// checked before any traffic (exit 2 on a bad one). The flags are rows of src/load/plan/load-flag-table.ts.
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { checkDuration } from '../duration.ts';
 import { DEFAULT_SCRAPE_INTERVAL_MS } from './scraper.ts';
 import type { ServerMetricsOptions } from './session.ts';
-
-export const serverMetricsFlagSpec = {
-  'server-metrics': { type: 'string' },
-  'server-metrics-interval': { type: 'string' },
-  'server-metrics-header': { type: 'string', multiple: true },
-} as const;
-
-export const serverMetricsHelp = `Server metrics (the server's own Prometheus counters, lined up with the client's; docs/server-metrics.md):
-  --server-metrics [URL] read URL (default: the target's origin + /metrics) before the first request,
-                         every interval while the run goes, and after the last: load.json gets a
-                         server section (per second, summaries, and whether the server's counters
-                         agree with the answers' usage), report.html plots it beside the client's.
-                         The run's token goes only to the target's own origin, and only when the
-                         endpoint answers 401/403 without it. A failed read is reported, never fatal
-  --server-metrics-interval D   time between reads (default 500ms; 100ms..60s)
-  --server-metrics-header 'Name: value'   sent to the metrics URL only (repeatable; 'Name: env:VAR'
-                         reads the value from the environment and keeps it out of reports)
-`;
 
 /** A lone `--server-metrics` (followed by nothing or another flag) reads the default URL. */
 export function serverMetricsArgv(argv: readonly string[]): string[] {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { LoadResult } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadHtml } from '../../src/report/load-html.ts';
 import { createRedactor } from '../../src/report/redact.ts';
 import { createRunDir } from '../../src/report/run-dir.ts';
@@ -37,7 +37,7 @@ describe.runIf(available)('report.html server section in Chromium', () => {
 
   beforeAll(async () => {
     mock = await startLoadMock({ ttftMs: 40, itlMs: 8, completionTokens: [20, 60] });
-    ({ result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 6, engine: 'undici' }, { durationS: 4, preWindowMs: 10_000, serverMetrics: { url: null, headers: [], intervalMs: 250 } })));
+    ({ result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 6, engine: 'undici' }, { durationS: 4, preWindowMs: 10_000, serverMetrics: { url: null, headers: [], intervalMs: 250 } })));
     createRunDir({ report: join(dir, 'load') }).write('report.html', loadHtml(result, createRedactor([mock.tokens.default])));
   }, 60_000);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test-support/cli-in-process.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { mergeResults } from '../../src/load/results/merge.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { serverLoadConfig } from '../load/load-fixtures.ts';
@@ -99,7 +99,7 @@ describe('llama-server --metrics, read by iari load --server-metrics (issue 28)'
     if (engine.skip !== undefined) return ctx.skip(engine.skip);
     const slos = ['server.reconcile'];
     const shard = (index: number) =>
-      runLoad(
+      runLoadConfig(
         serverLoadConfig({ baseUrl: running!.server.url, token: KEY, model: 'tiny-qwen2-designed', target: 'external' }, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
           runId: `llama-shard-${index}`,
           durationS: null,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { scheduleWindows, takeArrivals } from '../../src/load/executors/arrivals.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { fittedRate, ksExponential } from '../../test-support/load-stats.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
@@ -77,7 +77,7 @@ describe('arrival accuracy on the wire (open loop against the mock)', () => {
 
   it('a constant 100/s run achieves the target rate within 1%, fitted to the actual send times', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 100, arrival: 'constant' }, { durationS: 2, onRecord: (r) => records.push(r) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'open', rate: 100, arrival: 'constant' }, { durationS: 2, onRecord: (r) => records.push(r) }));
     // Never dropped, never capped: every scheduled arrival was sent.
     expect(result.counts.started).toBe(200);
     expect(Math.abs((result.throughput.achievedArrivalRate ?? 0) - 100) / 100).toBeLessThan(0.01);
@@ -92,7 +92,7 @@ describe('arrival accuracy on the wire (open loop against the mock)', () => {
 
   it('a Poisson run sends every scheduled arrival, and the actual send gaps pass the KS test', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 100, arrival: 'poisson' }, { durationS: 2, seed: 5, onRecord: (r) => records.push(r) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'open', rate: 100, arrival: 'poisson' }, { durationS: 2, seed: 5, onRecord: (r) => records.push(r) }));
     const scheduled = takeArrivals({ rate: 100, arrival: 'poisson', seed: 5, windows: scheduleWindows(0, 2, null, 100) }, 100_000, 2);
     // Conditioned on the window (D-LOAD-05): exactly rate x duration arrivals, all of them sent.
     expect(scheduled).toHaveLength(200);

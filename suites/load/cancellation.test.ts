@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { cancelPointFor } from '../../src/load/executors/cancellation.ts';
 import { summaryTable } from '../../src/load/results/summary.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
@@ -26,7 +26,7 @@ describe('iari load --cancel-rate against the mock', () => {
     mock = await startLoadMock({ ttftMs: 60, itlMs: 10, completionTokens: 24 });
     for (const mode of [{ kind: 'closed', concurrency: 4, engine: 'undici' }, { kind: 'open', rate: 20, arrival: 'constant' }] as const) {
       for (const after of ['prefill', '3tokens', '100ms']) {
-        const { result, records } = await runLoad(loadConfig(mock, mode, { durationS: 0.6, checkIn: 'in-process', cancellation: cancelPlan(0.5, after) }));
+        const { result, records } = await runLoadConfig(loadConfig(mock, mode, { durationS: 0.6, checkIn: 'in-process', cancellation: cancelPlan(0.5, after) }));
         const cut = records.filter((r) => r.phase === 'cancelled');
         const done = records.filter((r) => r.phase === 'measure');
         const label = `${mode.kind} ${after}`;
@@ -46,7 +46,7 @@ describe('iari load --cancel-rate against the mock', () => {
 
   it('CANCEL-007: with --server-metrics a faithful mock releases every cut and its running count comes back; cancel-leaks-slot is reported as a leak on the summary and in load.json', async () => {
     mock = await startLoadMock({ ttftMs: 40, itlMs: 10, completionTokens: 40, capacity: 4 });
-    const ok = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: cancelPlan(0.3, '5tokens'), serverMetrics: serverMetricsDefault }));
+    const ok = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: cancelPlan(0.3, '5tokens'), serverMetrics: serverMetricsDefault }));
     const c = ok.result.cancellation;
     expect(c?.cancelled).toBeGreaterThan(0);
     expect(c?.leak?.verdict).toBe('released');
@@ -60,7 +60,7 @@ describe('iari load --cancel-rate against the mock', () => {
     // The requests chosen to be cut get answers of 400 tokens: every cut comes before the answer's end, however loaded the machine (an answer that ended first is no cut to leak).
     const chosen = cancelPlan(0.3, '5tokens');
     const long = (seq: number): Record<string, string> | undefined => (cancelPointFor(chosen, 1, seq, 64) === null ? undefined : { 'x-iari-completion-tokens': '400' });
-    const leaking = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: chosen, serverMetrics: serverMetricsDefault, maxTokens: 1000, extraHeaders: long }));
+    const leaking = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 1.5, checkIn: 'in-process', cancellation: chosen, serverMetrics: serverMetricsDefault, maxTokens: 1000, extraHeaders: long }));
     const l = leaking.result.cancellation;
     expect(l?.cancelled).toBeGreaterThan(0);
     expect(l?.leak).toMatchObject({ verdict: 'leak', before: 0 });
@@ -71,11 +71,11 @@ describe('iari load --cancel-rate against the mock', () => {
 
   it('CANCEL-007: a server without a running gauge, or a run without --server-metrics, is "not observed", never "no leak"', async () => {
     mock = await startLoadMock({ ttftMs: 40, itlMs: 10, completionTokens: 24 });
-    const without = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, checkIn: 'in-process', cancellation: cancelPlan(0.5, 'prefill') }));
+    const without = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, checkIn: 'in-process', cancellation: cancelPlan(0.5, 'prefill') }));
     expect(without.result.cancellation?.leak).toBeNull();
     expect(summaryTable(without.result)).toContain('server leak check: not observed');
     // The metrics URL answers, but with nothing iari maps (the models list): no running count to read.
-    const unmapped = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, checkIn: 'in-process', cancellation: cancelPlan(0.5, 'prefill'), serverMetrics: { ...serverMetricsDefault, url: `${mock.url}/models` } }));
+    const unmapped = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, checkIn: 'in-process', cancellation: cancelPlan(0.5, 'prefill'), serverMetrics: { ...serverMetricsDefault, url: `${mock.url}/models` } }));
     expect(unmapped.result.cancellation?.leak?.verdict).toBe('not observed');
     expect(summaryTable(unmapped.result)).toContain('server leak check: not observed');
     expect(summaryTable(unmapped.result)).not.toMatch(/leak check: (released|LEAK)/);
@@ -86,7 +86,7 @@ describe('iari load --cancel-rate against the mock', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-      const { result } = await runLoad(serverLoadConfig({ baseUrl: base, token: 'test-token-0123', model: 'm', target: 'external' }, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: null, requests: 6, checkIn: 'in-process', prime: false, cancellation: cancelPlan(1, 'prefill') }));
+      const { result } = await runLoadConfig(serverLoadConfig({ baseUrl: base, token: 'test-token-0123', model: 'm', target: 'external' }, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: null, requests: 6, checkIn: 'in-process', prime: false, cancellation: cancelPlan(1, 'prefill') }));
       expect(result.errors.byClass.http_status).toBe(6);
       expect(result.cancellation).toMatchObject({ chosen: 6, cancelled: 0, endedFirst: 6 });
     } finally {
@@ -97,7 +97,7 @@ describe('iari load --cancel-rate against the mock', () => {
   it('LOAD-CANCEL: in a conversation a cut turn ends it: no later turn of that conversation is sent, and it does not count as completed', async () => {
     mock = await startLoadMock({ ttftMs: 20, itlMs: 2, completionTokens: 12 });
     const workload: WorkloadSpec = { input: { kind: 'synthetic', length: { mean: 24, stdev: 0 } }, output: null, maxTokensField: 'max_tokens', extraBody: null, conversation: { turns: { mean: 3, stdev: 0 }, thinkTimeMs: 0 } };
-    const { result, records } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { durationS: 1, checkIn: 'in-process', workload, cancellation: cancelPlan(0.3, '2tokens') }));
+    const { result, records } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { durationS: 1, checkIn: 'in-process', workload, cancellation: cancelPlan(0.3, '2tokens') }));
     const cut = records.filter((r) => r.phase === 'cancelled');
     expect(cut.length).toBeGreaterThan(0);
     for (const c of cut) {

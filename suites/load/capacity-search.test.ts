@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { runCapacitySearch } from '../../src/load/search/capacity-search.ts';
-import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../../src/load/run-load.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
@@ -27,7 +27,7 @@ describe('iari load --find-capacity against the mock with a known capacity', () 
     mock = await startLoadMock({ ttftMs: 40, itlMs: 8, tokensPerChunk: 1, completionTokens: 24, capacity: 4 });
     // A short run first, not judged: the first requests of a process (JIT, first connections) are
     // slower than the SLO, which would cost the search two extra runs at its first level.
-    await runLoad(loadConfig(mock, { kind: 'open', rate: 8, arrival: 'constant' }, { durationS: 0.5, checkIn: 'in-process' }));
+    await runLoadConfig(loadConfig(mock, { kind: 'open', rate: 8, arrival: 'constant' }, { durationS: 0.5, checkIn: 'in-process' }));
   });
   afterAll(() => mock.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { runLoad, type LoadConfig, type ModeConfig } from '../../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig, type ModeConfig } from '../../src/load/run-load.ts';
 import { serverLoadConfig, startLoadMock } from './load-fixtures.ts';
 import { startClosingFront, type ClosingFront, type CloseMode } from './closing-front.ts';
 
@@ -29,7 +29,7 @@ describe('connections a server closes after an answer', () => {
     const front = await startClosingFront(Number(new URL(mock.origin).port), mode);
     try {
       const server = { baseUrl: `${front.url}/v1`, token: mock.tokens.default, model: mock.admin.models().available[0] ?? 'unknown', target: 'external' as const };
-      const { result, records } = await runLoad(serverLoadConfig(server, loop, { checkIn: 'in-process', durationS: null, requests: REQUESTS, prime: false, prompts, ...over }));
+      const { result, records } = await runLoadConfig(serverLoadConfig(server, loop, { checkIn: 'in-process', durationS: null, requests: REQUESTS, prime: false, prompts, ...over }));
       return { result, records, front: snapshot(front) };
     } finally {
       await front.close();

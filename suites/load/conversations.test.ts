@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer, MockRequest, MockResponse } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
@@ -48,7 +48,7 @@ describe('multi-turn conversations against the mock', () => {
 
   it('LOAD-CONVERSATION: closed loop: each turn sends the whole history with the mock\'s own answers; a slot holds its conversation through the think time; the report gives TTFT and prompt tokens by turn', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'autocannon' }, { checkIn: 'in-process', durationS: 2, workload: spec(4, 50), onRecord: (r) => records.push(r) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'autocannon' }, { checkIn: 'in-process', durationS: 2, workload: spec(4, 50), onRecord: (r) => records.push(r) }));
     expect(result.counts.failed).toBe(0);
     expect(result.meta.mode).toMatchObject({ kind: 'closed', engine: 'undici', concurrency: 3 });
     const convs = byConversation(records);
@@ -89,7 +89,7 @@ describe('multi-turn conversations against the mock', () => {
 
   it('LOAD-CONVERSATION: open loop: the arrivals are conversations, each later turn timed from the end of the previous answer', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 4, arrival: 'constant' }, { checkIn: 'in-process', durationS: 2, workload: spec(3, 0), onRecord: (r) => records.push(r) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'open', rate: 4, arrival: 'constant' }, { checkIn: 'in-process', durationS: 2, workload: spec(3, 0), onRecord: (r) => records.push(r) }));
     expect(result.counts.failed).toBe(0);
     const t = result.turns!;
     expect(t.loop).toBe('open');

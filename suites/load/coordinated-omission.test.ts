@@ -4,7 +4,7 @@ import { now } from '../../src/load/executors/engine.ts';
 import { decodeHistogram } from '../../src/load/results/hdr.ts';
 import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../../test-support/freeze-model.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { percentile } from '../../test-support/load-stats.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
@@ -18,7 +18,7 @@ describe('coordinated omission: latency from the intended send time', () => {
   it('a 2 s freeze of the mock during a fixed-rate open-loop run shows in the p90-p99 latencies at their analytic values (within 5%)', async () => {
     const records: RequestRecord[] = [];
     let frozeAtS = NaN;
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'open', rate: 10, arrival: 'constant' }, {
         durationS: 3,
         onRecord: (r) => records.push(r),

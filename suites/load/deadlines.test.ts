@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEndlessServer, type EndlessServer } from '../../test-support/endless-server-fixtures.ts';
-import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../../src/load/run-load.ts';
 import { END_GRACE_MS } from '../../src/load/executors/engine.ts';
 import { serverLoadConfig } from './load-fixtures.ts';
 import { parseSlo } from '../../src/load/results/slo.ts';
@@ -38,7 +38,7 @@ describe('load deadlines', () => {
   for (const engine of ['autocannon', 'undici'] as const) {
     it(`${engine}: an endless stream fails each request as a timeout at its total deadline, though bytes keep arriving`, async () => {
       const t0 = performance.now();
-      const { result, records } = await runLoad(config({ mode: { kind: 'closed', concurrency: 2, engine }, durationS: 1, requestTimeoutMs: 300 }));
+      const { result, records } = await runLoadConfig(config({ mode: { kind: 'closed', concurrency: 2, engine }, durationS: 1, requestTimeoutMs: 300 }));
       expect(performance.now() - t0).toBeLessThan(1_000 + GRACE_MS + 3_000);
       expect(result.counts.ok).toBe(0);
       expect(result.errors.byClass.timeout).toBeGreaterThanOrEqual(4);
@@ -51,7 +51,7 @@ describe('load deadlines', () => {
     const cfg = config({ mode: { kind: 'open', rate: 4, arrival: 'constant' }, durationS: 0.5, requestTimeoutMs: 60_000, slos: [parseSlo('errors.rate<0.01')], sloExprs: ['errors.rate<0.01'] });
     // The product's default grace, END_GRACE_MS.
     delete cfg.endGraceMs;
-    const { result } = await runLoad(cfg);
+    const { result } = await runLoadConfig(cfg);
     const took = performance.now() - t0;
     expect(took).toBeGreaterThanOrEqual(500 + END_GRACE_MS - 100);
     expect(took).toBeLessThan(500 + END_GRACE_MS + 3_000);
@@ -66,7 +66,7 @@ describe('load deadlines', () => {
   for (const engine of ['autocannon', 'undici'] as const) {
     it(`${engine}: with the default request deadline, streams that never end fail the run: each request in flight for the whole window is a timeout, errors.rate<0.01 is breached`, async () => {
       const slos = [parseSlo('errors.rate<0.01')];
-      const { result, records } = await runLoad(config({ mode: { kind: 'closed', concurrency: 2, engine }, durationS: 1, slos, sloExprs: ['errors.rate<0.01'] }));
+      const { result, records } = await runLoadConfig(config({ mode: { kind: 'closed', concurrency: 2, engine }, durationS: 1, slos, sloExprs: ['errors.rate<0.01'] }));
       expect(result.counts.ok).toBe(0);
       expect(result.counts.abortedAtEnd).toBe(0);
       expect(result.errors.byClass.timeout).toBe(2);
@@ -78,7 +78,7 @@ describe('load deadlines', () => {
 
   it('the priming request has its own deadline, at most the run length: a stream still arriving then is reported, and the run starts without waiting for it', async () => {
     const t0 = performance.now();
-    const { result } = await runLoad(config({ durationS: 1, requestTimeoutMs: 60_000, prime: true }));
+    const { result } = await runLoadConfig(config({ durationS: 1, requestTimeoutMs: 60_000, prime: true }));
     // pre-window min(10 s, 60 s, 1 s) + 1 s + the grace
     expect(performance.now() - t0).toBeLessThan(1_000 + 1_000 + GRACE_MS + 2_000);
     expect(result.priming).toMatchObject({ outcome: 'incomplete', deadlineMs: 1_000 });
@@ -88,7 +88,7 @@ describe('load deadlines', () => {
 
   it('the prime request is bounded by the same deadline as the run', async () => {
     const t0 = performance.now();
-    await runLoad(config({ durationS: 0.2, requestTimeoutMs: 300, prime: true }));
+    await runLoadConfig(config({ durationS: 0.2, requestTimeoutMs: 300, prime: true }));
     expect(performance.now() - t0).toBeLessThan(300 + 200 + GRACE_MS + 3_000);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { validateEmbeddingsRequest } from '../../src/protocols/embeddings/embeddings-request.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
@@ -29,9 +29,9 @@ describe('the embeddings workload against the mock', () => {
     embeddings: { batch, ...(encodingFormat === undefined ? {} : { encodingFormat }) },
   });
 
-  async function run(batch: number, fault: string | null, encodingFormat?: 'float' | 'base64', checkIn: 'worker' | 'in-process' = 'in-process', slo: string[] = []): Promise<{ result: Awaited<ReturnType<typeof runLoad>>['result']; records: RequestRecord[] }> {
+  async function run(batch: number, fault: string | null, encodingFormat?: 'float' | 'base64', checkIn: 'worker' | 'in-process' = 'in-process', slo: string[] = []): Promise<{ result: Awaited<ReturnType<typeof runLoadConfig>>['result']; records: RequestRecord[] }> {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
         checkIn,
         durationS: null,

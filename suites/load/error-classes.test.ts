@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 // Every stream under load goes through the strict reader and checker, not a sample.
@@ -14,7 +14,7 @@ describe('errors by class under load', () => {
   afterAll(() => mock.close());
 
   const run = (fault: string, engine: 'autocannon' | 'undici' = 'undici') =>
-    runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 6, prime: false, extraHeaders: () => ({ 'x-iari-fault': fault }) }));
+    runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 6, prime: false, extraHeaders: () => ({ 'x-iari-fault': fault }) }));
 
   it('every stream that breaks the format is a stream_nonconforming error, counted by checker rule', async () => {
     for (const engine of ['autocannon', 'undici'] as const) {
@@ -35,7 +35,7 @@ describe('errors by class under load', () => {
   });
 
   it('an HTTP error status is counted by its code', async () => {
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { checkIn: 'in-process', durationS: null, requests: 4, prime: false, token: 'wrong-token-123456' }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { checkIn: 'in-process', durationS: null, requests: 4, prime: false, token: 'wrong-token-123456' }));
     expect(result.errors.byClass.http_status).toBe(4);
     expect(result.errors.byStatus).toEqual({ '401': 4 });
     expect(result.errors.examples[0]?.requestId).toMatch(/^req_/);

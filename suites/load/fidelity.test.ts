@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { compareWithSendLog } from '../../test-support/load-fidelity.ts';
 import type { RequestTiming } from '../../src/load/measure/request-timer.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { errorDistribution } from '../../test-support/load-stats.ts';
 import { loadConfig, sendLogLookup, startLoadMock } from './load-fixtures.ts';
 
@@ -12,15 +12,15 @@ describe('timing fidelity against the mock send log', () => {
   beforeAll(async () => {
     mock = await startLoadMock();
     // Throwaway run: lazy module compilation and JIT would otherwise land in the first stamps.
-    await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 0.3 }));
-    await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'autocannon' }, { durationS: 0.3 }));
+    await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, { durationS: 0.3 }));
+    await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'autocannon' }, { durationS: 0.3 }));
   });
   afterAll(() => mock.close());
 
   for (const engine of ['autocannon', 'undici'] as const) {
     it(`${engine}: per-request TTFT and per-token ITL match the mock's true write times, with every chunk's token count right`, async () => {
       const timings: RequestTiming[] = [];
-      const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 16, engine }, { durationS: 1.2, onTiming: (t) => timings.push(t) }));
+      const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 16, engine }, { durationS: 1.2, onTiming: (t) => timings.push(t) }));
       expect(result.counts.failed).toBe(0);
       const f = compareWithSendLog(timings, sendLogLookup(mock));
       expect(f.matched).toBeGreaterThan(20);
@@ -40,7 +40,7 @@ describe('timing fidelity against the mock send log', () => {
 
   it('checks every stream in-process just as on the check worker: same events, token counts and stamps (checkIn: in-process)', async () => {
     const timings: RequestTiming[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'autocannon' }, { durationS: 0.8, checkIn: 'in-process', onTiming: (t) => timings.push(t) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 8, engine: 'autocannon' }, { durationS: 0.8, checkIn: 'in-process', onTiming: (t) => timings.push(t) }));
     expect(result.counts.failed).toBe(0);
     expect(result.counts.events).toBeGreaterThan(0);
     const f = compareWithSendLog(timings, sendLogLookup(mock));
@@ -53,7 +53,7 @@ describe('timing fidelity against the mock send log', () => {
 
   it('counts a 2-token chunk as two ITL samples of half the gap', async () => {
     const timings: RequestTiming[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, onTiming: (t) => timings.push(t) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.5, onTiming: (t) => timings.push(t) }));
     const itl = result.metrics.itl;
     expect(itl).toBeDefined();
     // Mock: 10 ms between chunks, chunks alternate 1 and 2 tokens: per-token gaps are 10 ms and 5 ms.

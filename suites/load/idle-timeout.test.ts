@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 // autocannon never resets its timeout while data flows; iari's timeout is an idle timeout.
@@ -19,8 +19,8 @@ describe('the timeout is an idle timeout, reset on every byte', () => {
     it(`${engine}: a 2.5 s stream with 100 ms gaps survives an 800 ms timeout, and a 1.6 s silence fails as a timeout`, async () => {
       // The two runs at once: the silent one is over while the flowing one streams.
       const [flowing, silent] = await Promise.all([
-        runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 2, timeoutMs: 800, prime: false })),
-        runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 2, timeoutMs: 800, prime: false, extraHeaders: () => ({ 'x-iari-ttft-ms': '1600' }) })),
+        runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 2, timeoutMs: 800, prime: false })),
+        runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine }, { checkIn: 'in-process', durationS: null, requests: 2, timeoutMs: 800, prime: false, extraHeaders: () => ({ 'x-iari-ttft-ms': '1600' }) })),
       ]);
       expect(flowing.result.counts.ok).toBe(2);
       expect(flowing.result.metrics.e2e!.percentiles.p50).toBeGreaterThan(2_000_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 /**
@@ -23,7 +23,7 @@ describe('open loop capped by --max-concurrency', () => {
     const records: RequestRecord[] = [];
     let peak = 0;
     const timer = setInterval(() => (peak = Math.max(peak, mock.admin.activeStreams())), 5);
-    const { result } = await runLoad(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant', maxConcurrency: 2 }, { checkIn: 'in-process', durationS: 2, onRecord: (r) => records.push(r) }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant', maxConcurrency: 2 }, { checkIn: 'in-process', durationS: 2, onRecord: (r) => records.push(r) }));
     clearInterval(timer);
     expect(result.meta.mode).toMatchObject({ kind: 'open', rate: 20, maxConcurrency: 2 });
     expect(peak).toBeLessThanOrEqual(2);
@@ -38,7 +38,7 @@ describe('open loop capped by --max-concurrency', () => {
     for (const r of measured) expect(r.e2eUs!).toBeGreaterThanOrEqual(r.sentUs - r.intendedUs);
 
     const free: RequestRecord[] = [];
-    const { result: uncapped } = await runLoad(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant' }, { checkIn: 'in-process', durationS: 2, onRecord: (r) => free.push(r) }));
+    const { result: uncapped } = await runLoadConfig(loadConfig(mock, { kind: 'open', rate: 20, arrival: 'constant' }, { checkIn: 'in-process', durationS: 2, onRecord: (r) => free.push(r) }));
     expect(uncapped.meta.mode).not.toHaveProperty('maxConcurrency');
     expect(uncapped.counts.started).toBe(40);
     expect(uncapped.metrics.schedule_lag!.percentiles.p50).toBeLessThan(50_000);

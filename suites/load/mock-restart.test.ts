@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyChain, type Receipt } from '../../src/receipts/index.ts';
 import { readLedger } from '../../mock-server/receipt-ledger.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { outageSeconds, renderLoadReport } from '../../src/report/load-html.ts';
 import { builtinPrompts } from '../../src/load/workloads/prompts.ts';
 
@@ -89,7 +89,7 @@ describe('a mock restart during a load run', () => {
         }, 2000);
       }, msFromNow(startMs + 2000));
     };
-    const { result, records } = await runLoad({
+    const { result, records } = await runLoadConfig({
       runId: 'restart',
       baseUrl: url,
       token: TOKEN,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 const TTFT_MS = 20;
@@ -22,7 +22,7 @@ describe('shared prefixes against the mock prefix cache', () => {
 
   it('LOAD-PREFIX: the reported cached_tokens, hit rate and TTFT hit/miss split equal the mock\'s log, and the TTFT drop is the prefill it saved', async () => {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, {
         durationS: 2,
         // Past the cold start (the tokenizers' first load on both sides, JIT): its first misses would be slower for that reason alone.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 describe('--ramp against the mock (its request log is the ground truth)', () => {
@@ -14,7 +14,7 @@ describe('--ramp against the mock (its request log is the ground truth)', () => 
   it('LOAD-RAMP: a 40/s constant run ramped linearly over 2 s reaches the mock where the ramp puts each arrival: the k-th at sqrt(2Dk/R), then every 1/R', async () => {
     const records: RequestRecord[] = [];
     let startNs = 0n;
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'open', rate: 40, arrival: 'constant', ramp: { durationS: 2, shape: 'linear' } }, { durationS: 3, onStart: (ns) => (startNs = ns), onRecord: (r) => records.push(r) }),
     );
     // 40 arrivals in the 2 s ramp (half of 80), then 40 in the last second.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import { REASONING_CHUNKS, REASONING_MODEL } from '../../mock-server/core/reasoning.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
 
 const ITL_MS = 12;
@@ -24,7 +24,7 @@ describe('reasoning-aware metrics against the mock reasoner', () => {
   for (const field of ['reasoning_content', 'reasoning'] as const) {
     it(`LOAD-REASONING: TTFT is the first reasoning token, TTFO the first answer token, and TTFO − TTFT equals the mock's reasoning phase (delta.${field})`, async () => {
       const records: RequestRecord[] = [];
-      const { result } = await runLoad(
+      const { result } = await runLoadConfig(
         loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
           checkIn: 'in-process',
           model: REASONING_MODEL,

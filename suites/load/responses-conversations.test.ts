@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer, MockRequest, MockResponse } from '../../mock-server/index.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../../src/load/run-load.ts';
 import { runScenario } from '../../src/library/run-scenario.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
@@ -48,7 +48,7 @@ describe('Responses conversations under load: resend or chain previous_response_
   });
   async function load(chain: boolean, over: Partial<LoadConfig> = {}): Promise<{ result: LoadResult; convs: RequestRecord[][] }> {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { api: 'responses', checkIn: 'in-process', durationS: 1.5, workload: spec(chain), onRecord: (r) => records.push(r), ...over }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { api: 'responses', checkIn: 'in-process', durationS: 1.5, workload: spec(chain), onRecord: (r) => records.push(r), ...over }));
     const by = new Map<number, RequestRecord[]>();
     for (const r of records) if (r.phase !== 'aborted' && r.conversation !== undefined) by.set(r.conversation, [...(by.get(r.conversation) ?? []), r]);
     return { result, convs: [...by.values()].map((l) => l.sort((a, b) => (a.turn ?? 0) - (b.turn ?? 0))) };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../../src/load/run-load.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { mergeResults } from '../../src/load/results/merge.ts';
@@ -32,7 +32,7 @@ describe('Responses tool calls, cancellation, SLOs, shards and compare under loa
 
   async function load(over: Partial<LoadConfig> = {}): Promise<{ result: LoadResult; records: RequestRecord[] }> {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { api: 'responses', checkIn: 'in-process', durationS: 0.8, seed: 3, onRecord: (r) => records.push(r), ...over }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { api: 'responses', checkIn: 'in-process', durationS: 0.8, seed: 3, onRecord: (r) => records.push(r), ...over }));
     return { result, records: records.filter((r) => r.phase === 'measure') };
   }
   const spec = (tools: NonNullable<ReturnType<typeof toolsFromOptions>>, output: number | null = null): WorkloadSpec => ({ input: { kind: 'prompts' }, output: output === null ? null : { mean: output, stdev: 0 }, maxTokensField: 'max_tokens', extraBody: null, tools });
@@ -99,7 +99,7 @@ describe('Responses tool calls, cancellation, SLOs, shards and compare under loa
     expect(merged.meta.config.api).toBe('responses');
     expect(merged.counts.ok).toBe(a.result.counts.ok + b.result.counts.ok);
     expect(merged.counts.outputTokens).toBe(a.result.counts.outputTokens + b.result.counts.outputTokens);
-    const chat = (await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { checkIn: 'in-process', durationS: 0.5 }))).result;
+    const chat = (await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, { checkIn: 'in-process', durationS: 0.5 }))).result;
     const side = (r: LoadResult): CompareSide => ({ source: r.meta.runId, load: r, records: null, conformance: null });
     expect(buildComparison(side(chat), side(a.result)).notes).toContain('the runs went to different APIs: base chat-completions, new responses (the rows compare the server\'s two endpoints)');
     expect(buildComparison(side(b.result), side(a.result)).notes.some((n) => n.includes('different APIs'))).toBe(false);
@@ -110,7 +110,7 @@ describe('Responses tool calls, cancellation, SLOs, shards and compare under loa
     try {
       const records: RequestRecord[] = [];
       const slo = ['server.reconcile'];
-      const { result } = await runLoad(loadConfig(own, { kind: 'closed', concurrency: 3, engine: 'undici' }, {
+      const { result } = await runLoadConfig(loadConfig(own, { kind: 'closed', concurrency: 3, engine: 'undici' }, {
         api: 'responses',
         durationS: 1.2,
         preWindowMs: 10_000,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
 import type { RequestTiming } from '../../src/load/measure/request-timer.ts';
-import { runLoad, type LoadConfig } from '../../src/load/run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../../src/load/run-load.ts';
 import { run as loadCommand } from '../../src/cli/load-command.ts';
 import { isHarnessError } from '../../src/errors.ts';
 import { compareWithSendLog } from '../../test-support/load-fidelity.ts';
@@ -30,7 +30,7 @@ describe('iari load --api responses against the mock', () => {
     const records: RequestRecord[] = [];
     const timings: RequestTiming[] = [];
     const { fault, ...rest } = over;
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'closed', concurrency: 4, engine: 'undici' }, {
         api: 'responses',
         durationS: null,

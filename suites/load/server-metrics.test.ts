@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockServer, MockServerOptions } from '../../mock-server/index.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { mergeResults } from '../../src/load/results/merge.ts';
 import type { ReconcileId } from '../../src/server-metrics/reconcile.ts';
@@ -24,7 +24,7 @@ const PREFIX = { blockTokens: 16, capacityBlocks: 4096, prefillMsPerToken: 0.01 
 async function run(options: MockServerOptions, slos: string[] = []) {
   mock = await startLoadMock({ ttftMs: 5, itlMs: 1, completionTokens: [4, 12], prefixCache: PREFIX, ...options });
   const records: RequestRecord[] = [];
-  const { result } = await runLoad(
+  const { result } = await runLoadConfig(
     loadConfig(mock, { kind: 'closed', concurrency: 3, engine: 'undici' }, {
       durationS: 1.2,
       // The pre-window budget of a 1.2 s run is 1.2 s (worker start, priming): on a loaded machine the
@@ -110,7 +110,7 @@ describe('--shard and iari report merge', () => {
   const slos = ['server.reconcile'];
   async function shards(options: MockServerOptions) {
     mock = await startLoadMock({ ttftMs: 5, itlMs: 1, completionTokens: [4, 12], ...options });
-    const shard = (index: number) => runLoad(loadConfig(mock!, { kind: 'closed', concurrency: 4, engine: 'undici' }, { runId: `s${index}`, durationS: 1, preWindowMs: 10_000, shard: { index, count: 2 }, serverMetrics: { url: null, headers: [], intervalMs: 100 }, slos: parseSlos(slos), sloExprs: slos }));
+    const shard = (index: number) => runLoadConfig(loadConfig(mock!, { kind: 'closed', concurrency: 4, engine: 'undici' }, { runId: `s${index}`, durationS: 1, preWindowMs: 10_000, shard: { index, count: 2 }, serverMetrics: { url: null, headers: [], intervalMs: 100 }, slos: parseSlos(slos), sloExprs: slos }));
     // Started together: each shard's priming request can fall inside the other's window.
     const [a, b] = await Promise.all([shard(0), shard(1)]);
     return { a, b, usage: [...a.records, ...b.records].reduce((x, r) => x + r.outputTokens, 0) };
@@ -173,7 +173,7 @@ describe('a server without /metrics', () => {
     await new Promise<void>((r) => plain!.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/metrics`;
     const slos = ['server.kv_cache_usage.max<0.9'];
-    const { result } = await runLoad(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.6, serverMetrics: { url, headers: [], intervalMs: 100 }, slos: parseSlos(slos), sloExprs: slos }));
+    const { result } = await runLoadConfig(loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, { durationS: 0.6, serverMetrics: { url, headers: [], intervalMs: 100 }, slos: parseSlos(slos), sloExprs: slos }));
     expect(result.counts.ok).toBeGreaterThan(0);
     expect(result.counts.failed).toBe(0);
     expect(result.server).toMatchObject({ status: 'nothing', reconciliation: [] });

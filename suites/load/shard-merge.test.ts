@@ -8,7 +8,7 @@ import { writeReports } from '../../src/cli/load-command.ts';
 import { decodeHistogram, newHistogram, record } from '../../src/load/results/hdr.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
 import { mergeResults } from '../../src/load/results/merge.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { createRedactor } from '../../src/report/redact.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
@@ -25,7 +25,7 @@ describe('sharded runs merge exactly', () => {
     // Four shards of one open-loop run, at the same time against one mock (as four pods would).
     const runs = await Promise.all(
       [0, 1, 2, 3].map((index) =>
-        runLoad(
+        runLoadConfig(
           loadConfig(mock, { kind: 'open', rate: 40, arrival: 'poisson' }, { runId: `shard${index}`, durationS: 1.5, seed: 3, shard: { index, count: 4 }, slos: parseSlos(sloExprs), sloExprs }),
         ),
       ),

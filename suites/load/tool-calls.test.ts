@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { BUILTIN_TOOLS, declaresTools, type ToolsSpec } from '../../src/load/workloads/tool-calls.ts';
 import { toolsFromOptions } from '../../src/load/plan/workload-options.ts';
@@ -28,9 +28,9 @@ describe('tool calls under load against the mock', () => {
   });
   afterAll(() => mock.close());
 
-  async function run(tools: ToolsSpec, fault: string | null, slo: string[] = [], stream = true): Promise<{ result: Awaited<ReturnType<typeof runLoad>>['result']; records: RequestRecord[] }> {
+  async function run(tools: ToolsSpec, fault: string | null, slo: string[] = [], stream = true): Promise<{ result: Awaited<ReturnType<typeof runLoadConfig>>['result']; records: RequestRecord[] }> {
     const records: RequestRecord[] = [];
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'closed', concurrency: 2, engine: 'undici' }, {
         checkIn: 'in-process',
         durationS: 1,

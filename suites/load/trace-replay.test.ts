@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockServer } from '../../mock-server/index.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
-import { runLoad } from '../../src/load/run-load.ts';
+import { runLoadConfig } from '../../src/load/run-load.ts';
 import { readTrace, TRACE_BLOCK_TOKENS, type TraceSpec } from '../../src/load/workloads/trace.ts';
 import { seededRandom } from '../../src/seeded-random.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
@@ -61,7 +61,7 @@ describe('trace replay against the mock (its request log and prefix cache are th
   async function replay(trace: TraceSpec): Promise<{ result: LoadResult; records: RequestRecord[]; startNs: bigint }> {
     const records: RequestRecord[] = [];
     let startNs = 0n;
-    const { result } = await runLoad(
+    const { result } = await runLoadConfig(
       loadConfig(mock, { kind: 'open', rate: 0, arrival: 'trace' }, {
         durationS: null,
         workload: { input: { kind: 'prompts' }, output: null, maxTokensField: 'max_tokens', extraBody: null, trace },

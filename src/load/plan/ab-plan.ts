@@ -4,14 +4,13 @@
 import { normalizeBaseUrl } from '../../client/base-url.ts';
 import type { ConnectionOptions } from '../../client/connection-options.ts';
 import { abPairs } from '../search/ab-blocks.ts';
-import { checkDurationS, checkNumber, checkText, loadUsage, type LoadNames, type ShellLoadOptions } from './load-option-names.ts';
+import { checkChoice, checkDurationS, checkNumber, checkText, loadUsage, type LoadNames, type ShellLoadOptions } from './load-option-names.ts';
 
 /** Fewest pairs of blocks an A/B run needs: with 5 or fewer the sign test has no 95% interval (compare/paired-differences.ts). */
 export const MIN_AB_PAIRS = 6;
 export const AB_DEFAULT_DURATION_S = 60;
 export const AB_DEFAULT_BLOCK_S = 3;
-export const AB_ASSIGNS = ['blocks', 'random'] as const;
-export type AbAssign = (typeof AB_ASSIGNS)[number];
+export type AbAssign = NonNullable<ShellLoadOptions['abAssign']>;
 
 export interface AbPlan {
   /** Normalised base URL of the second server, ending in /v1. */
@@ -37,8 +36,7 @@ export function validateAb(shell: ShellLoadOptions, names: LoadNames, run: { bas
   if (shell.sweep === true || shell.findCapacity === true || shell.repeat !== undefined || run.shard || run.requests || run.traced) {
     throw usage(`${n('ab')} runs ${n('duration')} against two servers: it cannot be combined with ${n('sweep')}, ${n('findCapacity')}, ${n('repeat')}, ${n('shard')}, ${n('requests')} or ${n('trace')}`);
   }
-  const assign = shell.abAssign ?? 'blocks';
-  if (!(AB_ASSIGNS as readonly string[]).includes(assign)) throw usage(`${n('abAssign')} must be ${AB_ASSIGNS.join(' or ')}, got "${String(assign)}"`);
+  const assign = checkChoice(names, 'abAssign', shell.abAssign ?? 'blocks');
   const blockS = shell.abBlock === undefined ? AB_DEFAULT_BLOCK_S : checkDurationS(names, 'abBlock', shell.abBlock, 1, 60);
   const blockRequests = shell.abBlockRequests === undefined ? null : checkNumber(names, 'abBlockRequests', shell.abBlockRequests);
   if (blockRequests !== null && assign === 'random') throw usage(`${n('abBlockRequests')} sizes the blocks of ${n('abAssign')} blocks; random assignment compares windows of ${n('abBlock')}`);

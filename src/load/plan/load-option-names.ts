@@ -4,6 +4,7 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { checkDuration } from '../../duration.ts';
 import type { ConnectionNames, ConnectionOptions } from '../../client/connection-options.ts';
+import { choiceMessage, choicesOf, LOAD_FLAGS, numberMessage, type ChoiceOption, numberRulesOf, RUN_LOAD_OPTION_KEYS, type NumberOption, type NumberRule, type RunLoadOptionKey } from './load-flag-table.ts';
 
 export interface LoadOptions {
   /** Server to load, with or without `/v1`, accepted or refused as `iari load --base-url` does. Absent: the bundled mock with realistic pacing. */
@@ -107,15 +108,10 @@ export interface LoadOptions {
   signal?: AbortSignal;
 }
 
-/** Every key of LoadOptions, at run time: runLoad refuses any other (a misspelt option would be ignored). */
-export const LOAD_OPTION_KEYS = [
-  'baseUrl', 'token', 'model', 'concurrency', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'engine',
-  'duration', 'requests', 'warmup', 'timeout', 'requestTimeout', 'maxTokens', 'stream', 'prompts', 'inputTokens', 'outputTokens',
-  'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'chain', 'trace',
-  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'api', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'cancelRate', 'cancelAfter', 'signal',
-] as const satisfies readonly (keyof LoadOptions)[];
-// Every key of LoadOptions is listed above (a key added to the interface and not here fails to compile).
-const loadKeysComplete: Exclude<keyof LoadOptions, (typeof LOAD_OPTION_KEYS)[number]> extends never ? true : never = true;
+/** Every key of LoadOptions, at run time, from the flag table: runLoad refuses any other (a misspelt option would be ignored). */
+export const LOAD_OPTION_KEYS = RUN_LOAD_OPTION_KEYS as readonly (keyof LoadOptions)[];
+// The table's options are LoadOptions' keys, no more and no fewer (a key added to one and not the other fails to compile).
+const loadKeysComplete: [Exclude<keyof LoadOptions, RunLoadOptionKey>, Exclude<RunLoadOptionKey, keyof LoadOptions>] extends [never, never] ? true : never = true;
 void loadKeysComplete;
 
 /** What only the CLI does around a run (loops, output), typed as the CLI parses its flags. */
@@ -159,42 +155,22 @@ export const RUN_LOAD_NAMES: LoadNames = {
 export const loadUsage = (names: LoadNames, message: string, hint?: string): HarnessError =>
   new HarnessError(HarnessErrorCode.USAGE, `${names.who}: ${message}`, hint === undefined ? {} : { hint });
 
-export interface NumberRule {
-  min: number;
-  max: number;
-  integer: boolean;
-  /** The minimum itself is refused: (min, max]. */
-  aboveMin?: boolean;
-}
+export type { ChoiceOption, NumberOption, NumberRule } from './load-flag-table.ts';
+export { numberMessage } from './load-flag-table.ts';
 
-/** Every numeric option and its range: the CLI parses the flag's text, then validateLoadOptions checks the number. */
-export const NUMBER_RULES = {
-  concurrency: { min: 1, max: 10_000, integer: true },
-  rate: { min: 0.01, max: 100_000, integer: false },
-  burstiness: { min: 0.01, max: 100, integer: false },
-  maxConcurrency: { min: 1, max: 100_000, integer: true },
-  requests: { min: 1, max: 10_000_000, integer: true },
-  maxTokens: { min: 1, max: 100_000, integer: true },
-  seed: { min: 0, max: 2 ** 31 - 1, integer: true },
-  repeat: { min: 2, max: 20, integer: true },
-  sweepSteps: { min: 1, max: 20, integer: true },
-  abBlockRequests: { min: 2, max: 100_000, integer: true },
-  datasetSize: { min: 1, max: 100_000, integer: true },
-  prefixTokens: { min: 1, max: 200_000, integer: true },
-  prefixGroups: { min: 1, max: 10_000, integer: true },
-  traceSpeed: { min: 0.001, max: 10_000, integer: false },
-  toolShare: { min: 0, max: 1, integer: false, aboveMin: true },
-  // Compat, CreateEmbeddingRequest.input: "any array must be 2048 dimensions or less".
-  embeddingsBatch: { min: 1, max: 2048, integer: true },
-  cancelRate: { min: 0, max: 1, integer: false, aboveMin: true },
-} as const satisfies Record<string, NumberRule>;
+/** Every numeric option and its range, from the flag table: the CLI parses the flag's text, then validateLoadOptions checks the number. */
+export const NUMBER_RULES = numberRulesOf(LOAD_FLAGS) as Record<NumberOption, NumberRule>;
 
-export type NumberOption = keyof typeof NUMBER_RULES;
+/** Every option with a closed set of values and the set, from the flag table (the scenario schema's enums too). */
+export const CHOICES = choicesOf(LOAD_FLAGS) as Record<ChoiceOption, readonly string[]>;
 
-/** `--rate must be a number from 0.01 to 100000, got "0"`: the same words for a flag's text and an option's number. */
-export function numberMessage(label: string, rule: NumberRule, got: string): string {
-  const range = rule.aboveMin === true ? `a number in (${rule.min}, ${rule.max}]` : `${rule.integer ? 'an integer' : 'a number'} from ${rule.min} to ${rule.max}`;
-  return `${label} must be ${range}, got "${got}"`;
+/** A choice option as JSON Schema. */
+export const choiceSchema = (option: ChoiceOption, description?: string): Record<string, unknown> => ({ enum: [...CHOICES[option]], ...(description === undefined ? {} : { description }) });
+
+/** An option with a closed set of values (the flag table's choices): one of them, or a usage error naming the option and the set. */
+export function checkChoice<O extends ChoiceOption>(names: LoadNames, option: O, value: unknown): NonNullable<(LoadOptions & ShellLoadOptions)[O]> {
+  if (!CHOICES[option].includes(value as string)) throw loadUsage(names, choiceMessage(names.name(option), CHOICES[option], String(value)));
+  return value as NonNullable<(LoadOptions & ShellLoadOptions)[O]>;
 }
 
 /** A numeric option: a finite number (an integer where the rule says so) in its range. */

@@ -11,10 +11,10 @@ import { parseSlos } from '../results/slo.ts';
 import { validateWorkload, type WorkloadPlan } from './workload-options.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../executors/engine.ts';
 import { DEFAULT_BUDGET_S, DEFAULT_TOLERANCE } from '../search/capacity-search.ts';
-import { connectionReusePolicies, type ConnectionReuse } from '../executors/connection-reuse.ts';
+import type { ConnectionReuse } from '../executors/connection-reuse.ts';
 import { CANCEL_AFTER_FORMS, needsStream, parseCancelAfter, type CancelPlan } from '../executors/cancellation.ts';
 import { AB_DEFAULT_DURATION_S, validateAb, type AbPlan } from './ab-plan.ts';
-import { checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
+import { checkChoice, checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 
@@ -131,23 +131,19 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   if (traced && o.engine !== undefined && o.engine !== 'undici') throw usage('a trace replays on the open loop, which always uses the undici engine');
   if (o.concurrency !== undefined && o.rate !== undefined) throw usage(`give ${n('concurrency')} (closed loop) or ${n('rate')} (open loop), not both`);
   if (o.arrival !== undefined && o.rate === undefined) throw usage(`${n('arrival')} needs ${n('rate')}`);
-  const arrival = o.arrival ?? 'constant';
-  if (arrival !== 'constant' && arrival !== 'poisson' && arrival !== 'gamma') throw usage(`${n('arrival')} must be constant, poisson or gamma, got "${String(arrival)}"`);
+  const arrival = checkChoice(names, 'arrival', o.arrival ?? 'constant');
   if (o.maxConcurrency !== undefined && o.rate === undefined && !traced) throw usage(`${n('maxConcurrency')} caps an open loop: it needs ${n('rate')} (a closed loop takes ${n('concurrency')})`);
   const maxConcurrency = o.maxConcurrency === undefined ? undefined : checkNumber(names, 'maxConcurrency', o.maxConcurrency);
   if (o.burstiness !== undefined && arrival !== 'gamma') throw usage(`${n('burstiness')} needs ${n('arrival')} gamma`);
   const burstiness = arrival === 'gamma' ? (o.burstiness === undefined ? 1 : checkNumber(names, 'burstiness', o.burstiness)) : undefined;
-  const engine = o.engine ?? 'autocannon';
-  if (engine !== 'autocannon' && engine !== 'undici') throw usage(`${n('engine')} must be autocannon or undici, got "${String(engine)}"`);
+  const engine = checkChoice(names, 'engine', o.engine ?? 'autocannon');
   if (o.engine !== undefined && o.rate !== undefined && engine !== 'undici') throw usage(`open loop (${n('rate')}) always uses the undici engine`);
-  const connectionReuse = o.connectionReuse ?? 'reuse';
-  if (!(connectionReusePolicies as readonly unknown[]).includes(connectionReuse)) throw usage(`${n('connectionReuse')} must be ${connectionReusePolicies.join(' or ')}, got "${String(connectionReuse)}"`);
+  const connectionReuse = checkChoice(names, 'connectionReuse', o.connectionReuse ?? 'reuse');
   if (o.stream !== undefined && typeof o.stream !== 'boolean') throw usage(`${n('stream')} must be true or false, got ${String(o.stream)}`);
   const stream = o.stream !== false && !embeddings;
   if (o.ramp !== undefined && o.rate === undefined) throw usage(`${n('ramp')} raises an open loop to its rate: it needs ${n('rate')}`);
   if (o.rampShape !== undefined && o.ramp === undefined) throw usage(`${n('rampShape')} needs ${n('ramp')} (the time the rate takes to rise)`);
-  const rampShape = o.rampShape ?? 'linear';
-  if (rampShape !== 'linear' && rampShape !== 'exponential') throw usage(`${n('rampShape')} must be linear or exponential, got "${String(rampShape)}"`);
+  const rampShape = checkChoice(names, 'rampShape', o.rampShape ?? 'linear');
   const ramp = o.ramp === undefined ? undefined : { durationS: checkDurationS(names, 'ramp', o.ramp, 0.001, 3600), shape: rampShape };
   const cancellation = cancellationFrom(o, names, stream);
   const mode: ModeConfig = traced

@@ -2,7 +2,7 @@
 // `scenario`). Numeric ranges come from NUMBER_RULES, the workload parts from WORKLOAD_KINDS, so the
 // file, the flags and the library refuse the same values. Combinations (a ramp without a rate…) are
 // the one validator's (validateLoadOptions).
-import { NUMBER_RULES, type NumberOption } from './load-option-names.ts';
+import { choiceSchema, NUMBER_RULES, type NumberOption } from './load-option-names.ts';
 import { WORKLOAD_KINDS } from './scenario-workloads.ts';
 
 type Schema = Record<string, unknown>;
@@ -24,10 +24,10 @@ const kind = (k: string): Schema => ({ const: k });
 
 const arrivalFields = {
   rate: ranged('rate', 'arrivals per second'),
-  arrival: { enum: ['constant', 'poisson', 'gamma'], description: 'arrival process (default constant; seeded)' },
+  arrival: choiceSchema('arrival', 'arrival process (default constant; seeded)'),
   burstiness: ranged('burstiness', 'gamma arrivals: the shape K of the gaps'),
   ramp: duration('the rate rises to `rate` over this long'),
-  rampShape: { enum: ['linear', 'exponential'] },
+  rampShape: choiceSchema('rampShape'),
 };
 
 export const SCENARIO_SCHEMA: Schema = {
@@ -42,12 +42,12 @@ export const SCENARIO_SCHEMA: Schema = {
       caFile: text('a private CA (PEM) trusted besides the system\'s'),
       insecure: { type: 'boolean' },
       headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'extra request headers, literal values' },
-      connectionReuse: { enum: ['reuse', 'never'], description: 'reuse kept-alive connections (default; a reuse race is sent once more on a fresh one), or a new connection per request' },
+      connectionReuse: choiceSchema('connectionReuse', 'reuse kept-alive connections (default; a reuse race is sent once more on a fresh one), or a new connection per request'),
     }),
     executor: {
       description: 'how requests are issued',
       oneOf: [
-        object({ kind: kind('closed'), concurrency: ranged('concurrency', 'requests in flight (default 8)'), engine: { enum: ['autocannon', 'undici'] } }, ['kind'], 'closed loop'),
+        object({ kind: kind('closed'), concurrency: ranged('concurrency', 'requests in flight (default 8)'), engine: choiceSchema('engine') }, ['kind'], 'closed loop'),
         object({ kind: kind('open'), ...arrivalFields }, ['kind', 'rate'], 'open loop: latency from the intended send time'),
         object({ kind: kind('capped'), ...arrivalFields, maxConcurrency: ranged('maxConcurrency', 'at most this many in flight') }, ['kind', 'rate', 'maxConcurrency'], 'open loop capped at maxConcurrency in flight'),
         object({ kind: kind('trace'), speed: ranged('traceSpeed', 'replay X times as fast'), window: text('START-END in trace time, e.g. "60s-120s"'), maxConcurrency: ranged('maxConcurrency', 'at most this many in flight') }, ['kind'], 'the arrivals of the workload\'s trace'),
@@ -64,7 +64,7 @@ export const SCENARIO_SCHEMA: Schema = {
       api: text('the API the requests go to: chat-completions (default), responses or embeddings'),
       maxTokens: ranged('maxTokens', 'max_tokens of every request (default 64)'),
       outputTokens: text('output length per request MEAN[,STDEV], sent as max_tokens'),
-      maxTokensField: { enum: ['max_tokens', 'max_completion_tokens', 'both'] },
+      maxTokensField: choiceSchema('maxTokensField'),
       stream: { type: 'boolean' },
       timeout: duration('idle timeout, reset on every byte (default 30s)'),
       requestTimeout: duration('total deadline of one request (default 120s)'),
@@ -90,7 +90,7 @@ export const SCENARIO_SCHEMA: Schema = {
             baseUrl: text("the second server (B), http(s)://host[:port][/v1]; target.baseUrl is A. B's token is never in a scenario: B on A's origin gets A's, else iari load --ab-token-env NAME"),
             block: duration('blocks: one block (default 3s; 1s..60s); random: the window compared pair by pair'),
             blockRequests: ranged('abBlockRequests', 'blocks: each block ends after this many measured requests (then block is its ceiling x10)'),
-            assign: { enum: ['blocks', 'random'], description: 'blocks (default): A B, B A, ... one side at a time; random: each request to A or B at random (seeded by run.seed), both at once' },
+            assign: choiceSchema('abAssign', 'blocks (default): A B, B A, ... one side at a time; random: each request to A or B at random (seeded by run.seed), both at once'),
           },
           ['kind', 'baseUrl'],
           'A/B in one run: the same workload against target.baseUrl (A) and baseUrl (B), compared over paired blocks (iari report compare RUN)',

@@ -2,7 +2,7 @@
 // for, how its part of a scenario file looks (JSON Schema) and how to read it back from options.
 // A new workload (an embeddings one, say) lands here as one more entry plus its options; the
 // validator (workload-options.ts) and the generators (workloads/) stay as they are.
-import type { LoadOptions } from './load-option-names.ts';
+import { choiceSchema, NUMBER_RULES, type LoadOptions } from './load-option-names.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -82,14 +82,14 @@ export const WORKLOAD_KINDS: Kinds = {
   },
   trace: {
     summary: 'a Mooncake JSONL or BurstGPT CSV trace: its lengths and shared blocks (its arrivals: executor kind trace)',
-    properties: { file: text('trace file'), format: { enum: ['mooncake', 'burstgpt'], description: 'default: from the first line' } },
+    properties: { file: text('trace file'), format: choiceSchema('traceFormat', 'default: from the first line') },
     required: ['file'],
     toOptions: (p) => given({ trace: p.file, traceFormat: p.format }),
     fromOptions: (o) => (o.trace === undefined ? undefined : given({ kind: 'trace' as const, file: o.trace, format: o.traceFormat })),
   },
   embeddings: {
     summary: 'POST /v1/embeddings of `batch` inputs per request (texts from synthetic, dataset or prompts): inputs/s, tokens/s, batch size',
-    properties: { batch: { type: 'integer', minimum: 1, maximum: 2048, description: 'inputs per request (default 1)' }, encodingFormat: { enum: ['float', 'base64'], description: 'encoding_format sent (default: none, the server\'s float)' } },
+    properties: { batch: { type: 'integer', minimum: NUMBER_RULES.embeddingsBatch.min, maximum: NUMBER_RULES.embeddingsBatch.max, description: 'inputs per request (default 1)' }, encodingFormat: choiceSchema('embeddingsFormat', 'encoding_format sent (default: none, the server\'s float)') },
     required: [],
     toOptions: (p) => given({ embeddingsBatch: p.batch ?? 1, embeddingsFormat: p.encodingFormat }),
     fromOptions: (o) => (o.embeddingsBatch === undefined ? undefined : given({ kind: 'embeddings' as const, batch: o.embeddingsBatch, encodingFormat: o.embeddingsFormat })),

@@ -5,6 +5,7 @@
 // (validateLoadOptions), so they accept, refuse and default alike.
 import type { LoadNames, LoadOptionName, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 import { WORKLOAD_KINDS, type WorkloadPart } from './scenario-workloads.ts';
+import { LOAD_FLAGS, scenarioPathsOf } from './load-flag-table.ts';
 
 export type { WorkloadPart } from './scenario-workloads.ts';
 
@@ -88,73 +89,14 @@ export interface LoadScenario {
 export type ScenarioOptions = Omit<LoadOptions, 'token' | 'signal'>;
 export type ScenarioShell = Pick<ShellLoadOptions, 'sweep' | 'sweepSteps' | 'findCapacity' | 'tolerance' | 'budget' | 'repeat' | 'ab' | 'abBlock' | 'abBlockRequests' | 'abAssign'>;
 
-/** Where each option sits in a scenario: the one table behind the mapping both ways and the names in messages. */
-const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet'>, string> = {
-  baseUrl: 'target.baseUrl',
-  model: 'target.model',
-  caFile: 'target.caFile',
-  insecure: 'target.insecure',
-  headers: 'target.headers',
-  connectionReuse: 'target.connectionReuse',
-  cancelRate: 'cancellation.rate',
-  cancelAfter: 'cancellation.after',
-  concurrency: 'executor.concurrency',
-  engine: 'executor.engine',
-  rate: 'executor.rate',
-  arrival: 'executor.arrival',
-  burstiness: 'executor.burstiness',
-  maxConcurrency: 'executor.maxConcurrency',
-  ramp: 'executor.ramp',
-  rampShape: 'executor.rampShape',
-  traceSpeed: 'executor.speed',
-  traceWindow: 'executor.window',
-  api: 'request.api',
-  maxTokens: 'request.maxTokens',
-  outputTokens: 'request.outputTokens',
-  maxTokensField: 'request.maxTokensField',
-  stream: 'request.stream',
-  timeout: 'request.timeout',
-  requestTimeout: 'request.requestTimeout',
-  extraBody: 'request.extraBody',
-  duration: 'run.duration',
-  requests: 'run.requests',
-  warmup: 'run.warmup',
-  seed: 'run.seed',
-  shard: 'run.shard',
-  slo: 'slos',
-  sweep: 'search.kind sweep',
-  sweepSteps: 'search.steps',
-  findCapacity: 'search.kind capacity',
-  tolerance: 'search.tolerance',
-  budget: 'search.budget',
-  repeat: 'search.times',
-  ab: 'search.kind ab (search.baseUrl)',
-  abBlock: 'search.block',
-  abBlockRequests: 'search.blockRequests',
-  abAssign: 'search.assign',
-  // The workload parts name their own fields (scenario-workloads.ts).
-  prompts: 'workload prompts.file',
-  inputTokens: 'workload synthetic.inputTokens',
-  dataset: 'workload dataset.file',
-  datasetSize: 'workload dataset.size',
-  turns: 'workload conversations.turns',
-  thinkTime: 'workload conversations.thinkTime',
-  chain: 'workload conversations.chain',
-  prefixTokens: 'workload prefixes.tokens',
-  prefixGroups: 'workload prefixes.groups',
-  tools: 'workload tools.tools',
-  toolShare: 'workload tools.share',
-  trace: 'workload trace.file',
-  traceFormat: 'workload trace.format',
-  embeddingsBatch: 'workload embeddings.batch',
-  embeddingsFormat: 'workload embeddings.encodingFormat',
-};
+/** Where each option sits in a scenario (the flag table's paths): the names in runScenario's messages. */
+const PATHS: Readonly<Record<string, string>> = scenarioPathsOf(LOAD_FLAGS);
 
 /** runScenario names each option by its place in the scenario (`executor.rate`). */
 export function scenarioNames(who: string): LoadNames {
   return {
     who,
-    name: (option) => (option in PATHS ? PATHS[option as keyof typeof PATHS] : option),
+    name: (option) => PATHS[option] ?? option,
     connection: { who, header: 'target.headers', caFile: 'target.caFile', insecure: 'target.insecure' },
   };
 }

@@ -4,31 +4,8 @@ import { readDataset } from '../workloads/dataset.ts';
 import { parseTraceWindow, readTrace, type TraceOptions } from '../workloads/trace.ts';
 import { BUILTIN_TOOLS, judge, TOOL_CALL_OUTPUT_FLOOR, type ToolDef, type ToolsSpec } from '../workloads/tool-calls.ts';
 import { checkDuration } from '../../duration.ts';
-import { checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
+import { checkChoice, checkNumber, checkText, loadUsage, renamed, renamedAsync, RUN_LOAD_NAMES, type LoadNames, type LoadOptions } from './load-option-names.ts';
 import { RESERVED_BODY_KEYS, type MaxTokensField, type PrefixSpec, type TokenLength, type WorkloadSpec } from '../workloads/workload.ts';
-
-/** `iari load` flags that shape what each request asks for (token lengths, datasets, vendor fields). */
-export const workloadFlagSpec = {
-  'input-tokens': { type: 'string' },
-  'output-tokens': { type: 'string' },
-  'extra-body': { type: 'string' },
-  dataset: { type: 'string' },
-  'dataset-size': { type: 'string' },
-  'max-tokens-field': { type: 'string' },
-  'prefix-tokens': { type: 'string' },
-  'prefix-groups': { type: 'string' },
-  turns: { type: 'string' },
-  'think-time': { type: 'string' },
-  chain: { type: 'string' },
-  trace: { type: 'string' },
-  'trace-format': { type: 'string' },
-  'trace-speed': { type: 'string' },
-  'trace-window': { type: 'string' },
-  tools: { type: 'string' },
-  'tool-share': { type: 'string' },
-  'embeddings-batch': { type: 'string' },
-  'embeddings-format': { type: 'string' },
-} as const;
 
 /** `MEAN[,STDEV]` in tokens (`turns`: in turns). */
 export function parseTokenLength(option: 'inputTokens' | 'outputTokens' | 'turns', value: string, names: LoadNames = RUN_LOAD_NAMES): TokenLength {
@@ -74,7 +51,7 @@ export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES)
 
 export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
 
-/** The options that shape what each request asks for (the flags of workloadFlagSpec). */
+/** The options that shape what each request asks for (the workload rows of load-flag-table.ts). */
 const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'chain', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
 
 export interface WorkloadPlan {
@@ -110,7 +87,7 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
   const prefix = prefixFromOptions(o.prefixTokens, o.prefixGroups, names);
   if (o.thinkTime !== undefined && o.turns === undefined) throw usage(`${n('thinkTime')} needs ${n('turns')} (it is the pause between turns of a conversation)`);
   if (o.chain !== undefined && o.turns === undefined) throw usage(`${n('chain')} needs ${n('turns')} (it is how a conversation's later turns are sent)`);
-  if (o.chain !== undefined && o.chain !== 'resend' && o.chain !== 'previous-response-id') throw usage(`${n('chain')} must be resend or previous-response-id, got "${String(o.chain)}"`);
+  if (o.chain !== undefined) checkChoice(names, 'chain', o.chain);
   const conversation = o.turns === undefined ? undefined : { turns: parseTokenLength('turns', checkText(names, 'turns', o.turns), names), thinkTimeMs: o.thinkTime === undefined ? 0 : checkDuration(names.who, n('thinkTime'), o.thinkTime, 0, 600), ...(o.chain === 'previous-response-id' ? { chain: o.chain } : {}) };
   if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`${n('turns')}: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
@@ -138,8 +115,7 @@ function embeddingsFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadSp
   }
   for (const f of EMBEDDINGS_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('embeddingsBatch')}: an embeddings request generates no tokens and is answered whole (its inputs come from ${n('inputTokens')}, ${n('dataset')} or ${n('prompts')})`);
   const batch = checkNumber(names, 'embeddingsBatch', o.embeddingsBatch);
-  const format = o.embeddingsFormat;
-  if (format !== undefined && format !== 'float' && format !== 'base64') throw loadUsage(names, `${n('embeddingsFormat')} must be float or base64, got "${String(format)}"`);
+  const format = o.embeddingsFormat === undefined ? undefined : checkChoice(names, 'embeddingsFormat', o.embeddingsFormat);
   if (o.extraBody !== undefined) {
     const body = parseExtraBody(checkText(names, 'extraBody', o.extraBody), names);
     for (const key of ['input', 'encoding_format']) if (key in body) throw loadUsage(names, `${n('extraBody')} cannot set "${key}": iari sets it (use ${key === 'input' ? `${n('inputTokens')}, ${n('dataset')} or ${n('prompts')}` : n('embeddingsFormat')})`);
@@ -148,9 +124,7 @@ function embeddingsFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadSp
 }
 
 function checkField(value: unknown, names: LoadNames): MaxTokensField {
-  const field = value ?? 'max_tokens';
-  if (field !== 'max_tokens' && field !== 'max_completion_tokens' && field !== 'both') throw loadUsage(names, `${names.name('maxTokensField')} must be max_tokens, max_completion_tokens or both, got "${String(field)}"`);
-  return field;
+  return checkChoice(names, 'maxTokensField', value ?? 'max_tokens');
 }
 
 const TRACE_EXCLUSIVE = ['inputTokens', 'outputTokens', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'prompts', 'maxTokens'] as const;
@@ -162,8 +136,7 @@ function traceFromOptions(o: WorkloadOptions, names: LoadNames): WorkloadPlan['t
     return undefined;
   }
   for (const f of TRACE_EXCLUSIVE) if (o[f] !== undefined) throw loadUsage(names, `${n(f)} cannot be combined with ${n('trace')}: the trace gives every request's lengths (and Mooncake's hash_ids its shared prefixes)`);
-  const format = o.traceFormat;
-  if (format !== undefined && format !== 'mooncake' && format !== 'burstgpt') throw loadUsage(names, `${n('traceFormat')} must be mooncake or burstgpt, got "${String(format)}"`);
+  const format = o.traceFormat === undefined ? undefined : checkChoice(names, 'traceFormat', o.traceFormat);
   const speed = o.traceSpeed === undefined ? 1 : checkNumber(names, 'traceSpeed', o.traceSpeed);
   checkField(o.maxTokensField, names);
   const window = o.traceWindow === undefined ? null : parseTraceWindow(checkText(names, 'traceWindow', o.traceWindow), names.who, n('traceWindow'));

@@ -10,7 +10,7 @@ import type { LoadResult } from '../results/load-result.ts';
 
 const config = { runId: 'run1', baseUrl: 'http://127.0.0.1:1/v1', token: 'iari_sk_a_token_0001', durationS: 24, warmupS: 0, requests: null } as unknown as LoadConfig;
 
-/** A fake runLoad: a 3 s sample run per call, B's TTFT `factor` times A's; records every call. */
+/** A fake runLoadConfig: a 3 s sample run per call, B's TTFT `factor` times A's; records every call. */
 function fakeRun(factor: number, calls: LoadConfig[]): (c: LoadConfig) => Promise<{ result: LoadResult; records: [] }> {
   return async (c) => {
     calls.push(c);

@@ -1,5 +1,5 @@
 import type { LoadResult, RequestRecord, Sweep, SweepStep } from '../results/load-result.ts';
-import { runLoad, type LoadConfig } from '../run-load.ts';
+import { runLoadConfig, type LoadConfig } from '../run-load.ts';
 
 export interface SweepOptions {
   /** Growth factor between steps (default 2). */
@@ -57,7 +57,7 @@ export function atLevel(base: LoadConfig, level: number, tag: string): LoadConfi
 
 /** Runs one level: the runner shared by the sweep and the capacity search (capacity-search.ts). */
 export function runLevel(base: LoadConfig, level: number, tag: string): Promise<{ result: LoadResult; records: RequestRecord[] }> {
-  return runLoad(atLevel(base, level, tag));
+  return runLoadConfig(atLevel(base, level, tag));
 }
 
 /** Open loop: the server completed less than RATE_SATURATION of the offered rate. */
