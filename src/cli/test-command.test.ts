@@ -91,8 +91,11 @@ describe('iari test', () => {
     }
   });
 
+  // Codex CLI's requests are its own and differ from run to run whatever iari's seed: two runs of one
+  // seed with CLIENT-RESP-011 alone were billed 9,067 and 9,069 prompt tokens (the usage this file
+  // reads back), with Codex's paths already the same in both; every other check's requests are iari's.
   it('writes the same conformance.json for the same seed, apart from timings', async () => {
-    const [a, b] = await Promise.all([iari(['--seed', '5', '--report', join(tmp, 'a')]), iari(['--seed', '5', '--report', join(tmp, 'b')])]);
+    const [a, b] = await Promise.all([iari(['--seed', '5', '--skip', 'CLIENT-RESP-011', '--report', join(tmp, 'a')]), iari(['--seed', '5', '--skip', 'CLIENT-RESP-011', '--report', join(tmp, 'b')])]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     for (const f of ['conformance.json', 'results.ndjson', 'junit.xml']) expect(readdirSync(join(tmp, 'a'))).toContain(f);

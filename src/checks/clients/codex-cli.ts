@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { rm, writeFile, mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -116,8 +116,28 @@ export function codexEnv(home: string, key: string): NodeJS.ProcessEnv {
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: home, [KEY_VARIABLE]: key };
 }
 
+/**
+ * Codex writes its working directory (and its home, the sandbox's writable root) into every prompt
+ * it sends: a random temporary name would make the server's prompt-token count, and so the usage a
+ * run reads back, differ between two runs of one seed. The first free numbered slot under one
+ * directory keeps the paths the same from run to run (mkdir is atomic: two runs never share one).
+ */
+async function claimHome(): Promise<string> {
+  const root = path.join(tmpdir(), `iari-codex-${process.getuid?.() ?? 0}`);
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  for (let slot = 0; ; slot++) {
+    const home = path.join(root, String(slot));
+    try {
+      await mkdir(home, { mode: 0o700 });
+      return home;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || slot >= 10_000) throw error;
+    }
+  }
+}
+
 export async function runCodexExec(o: { binary: string; baseUrl: string; key: string; model: string; prompt: string; timeoutMs: number }): Promise<CodexRun> {
-  const home = await mkdtemp(path.join(tmpdir(), 'iari-codex-'));
+  const home = await claimHome();
   try {
     const work = path.join(home, 'work');
     await mkdir(work);
