@@ -15,6 +15,7 @@ import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
 import type { TraceEntry } from './workloads/trace.ts';
 import type { RequestTiming } from './measure/request-timer.ts';
 import { buildResult } from './results/result-builder.ts';
+import { loadSections } from './results/load-sections.ts';
 import type { Slo } from './results/slo.ts';
 import { countTokens } from './workloads/token-count.ts';
 import { packageVersion } from '../package-root.ts';
@@ -215,6 +216,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
+    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse' }),
     ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
     ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }),
     onRecord: (r) => {
@@ -304,7 +306,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
   const conversations = source.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
   const cancellation = cfg.cancellation === undefined ? undefined : buildCancellationReport(collector.cancel, cfg.cancellation, { release: read?.release ?? null, leak: read?.leak ?? null });
   const withCancel = cancellation === undefined ? built : { ...built, cancellation };
   const result = priming === null || priming.outcome === 'complete' ? withCancel : { ...withCancel, priming };

@@ -13,7 +13,10 @@ import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
-import { racesText, reusePolicyText } from '../load/results/reuse-report.ts';
+import { sectionTiles, type SectionFigures } from '../sections/section-run.ts';
+import type { AnySection, SectionTile } from '../sections/section-contract.ts';
+import { defaultLoadSections } from '../load/results/load-sections.ts';
+import { tileNotes } from './section-tile.ts';
 import { cancellationText, releaseText } from '../load/results/cancel-report.ts';
 import { serverSection } from './server-html.ts';
 
@@ -141,7 +144,7 @@ function cancellationNote(r: LoadResult): Html | string {
   return html`<p class="status status-neutral">Cancelled: ${cancellationText(c)}.${release === null ? '' : ` ${release}.`}</p><p class="status ${tone}">${leak}</p>`;
 }
 
-function summarySection(r: LoadResult): Html {
+function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
   const ttft = r.metrics.ttft;
   const itl = r.metrics.itl;
   const status =
@@ -158,8 +161,7 @@ function summarySection(r: LoadResult): Html {
   const interrupted = stop !== null ? html`<p class="status status-bad">STOPPED: ${stop}; the figures cover the run up to the stop.</p>` : r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
   const coordinated = coordinationLine(r.coordination);
   const coordination = coordinated === null ? '' : html`<p class="status status-neutral">${coordinated}.</p>`;
-  const reuse = r.connectionReuse === undefined ? null : racesText(r.connectionReuse);
-  const races = reuse === null ? '' : html`<p class="status status-warn">Connection reuse races: ${reuse}.</p>`;
+  const notes = tiles.flatMap(tileNotes);
   const cancelled = cancellationNote(r);
   const c = r.counts;
   const config = r.meta.config;
@@ -168,7 +170,7 @@ function summarySection(r: LoadResult): Html {
   const na = 'not applicable';
   return section(
     'Summary',
-    html`${interrupted}${coordination}${status}${validity}${differs}${races}${cancelled}${statGrid([
+    html`${interrupted}${coordination}${status}${validity}${differs}${notes}${cancelled}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
@@ -187,7 +189,7 @@ function summarySection(r: LoadResult): Html {
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
       ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
       ['mode', modeText(r) + (engineNote(r.meta) === null ? '' : ` (${engineNote(r.meta)})`)],
-      ...(r.connectionReuse === undefined ? [] : [['connections', `${reusePolicyText(r.connectionReuse)}; ${r.connectionReuse.races} reuse races`] as [string, string]]),
+      ...tiles.flatMap((t) => (t.configRows ?? []).map(([label, value]) => [label, value] as [string, string])),
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
       ['requests', `${emb !== undefined ? `POST /v1/embeddings, ${emb.batch} inputs each` : config.stream ? 'streamed' : 'non-streamed'}${emb !== undefined ? '' : `, max_tokens ${config.maxTokens}`}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
@@ -401,16 +403,17 @@ const css = `
 nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 `;
 
-export function renderLoadReport(r: LoadResult): string {
+export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
+  const tiles = sectionTiles(sections, r as unknown as SectionFigures);
   const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
-  const body = html`${summarySection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
+  const body = html`${summarySection(r, tiles)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
     r.embeddings === undefined
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
       : html`<p class="muted">Embeddings: ${r.embeddings.notApplicable.join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
-  )}${workloadSections(r)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}`;
+  )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

@@ -3,7 +3,11 @@
  * conversations by turn (`turns`), prompt-cache hits (`cache`), reasoning vs answer timing
  * (`reasoning`) and tool-call validity (`toolCalls`).
  */
-import type { CacheReport, HistogramSummary, LoadResult, ReasoningReport, ToolCallReport, TurnReport } from '../load/results/load-result.ts';
+import type { HistogramSummary, LoadResult, ReasoningReport, ToolCallReport, TurnReport } from '../load/results/load-result.ts';
+import { sectionTiles, type SectionFigures } from '../sections/section-run.ts';
+import type { AnySection } from '../sections/section-contract.ts';
+import { defaultLoadSections } from '../load/results/load-sections.ts';
+import { tileCard } from './section-tile.ts';
 import { html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { barChart } from './svg-bars.ts';
 import { lineChart } from './svg-charts.ts';
@@ -86,32 +90,6 @@ function turnsSection(t: TurnReport): Html {
   );
 }
 
-function cacheSection(c: CacheReport): Html {
-  const group = (name: string, h: HistogramSummary | null, requests: number) => [name, num(requests, 0), us(h?.percentiles.p50), us(h?.percentiles.p95), us(h?.percentiles.p99), us(h?.mean)];
-  return section(
-    'Prompt cache',
-    html`${statGrid([
-      { label: 'token hit rate', value: pct(c.hitRate), tone: 'info', hint: `${num(c.cachedTokens, 0)} cached of ${num(c.promptTokens, 0)} prompt tokens` },
-      { label: 'request hit rate', value: pct(c.requestHitRate), hint: `${num(c.hitRequests, 0)} of ${num(c.requestsReporting, 0)} requests had cached_tokens > 0` },
-      { label: 'TTFT p50 hit / miss', value: `${us(c.ttftHit?.percentiles.p50)} / ${us(c.ttftMiss?.percentiles.p50)}` },
-    ])}<p class="muted">From usage.prompt_tokens_details.cached_tokens of ${num(c.requestsReporting, 0)} successful requests${c.requestsUnreported > 0 ? `; ${num(c.requestsUnreported, 0)} did not report it` : ''}.</p><div class="charts" style="margin-top:14px">${simpleTable(
-      ['requests', 'count', 'TTFT p50', 'TTFT p95', 'TTFT p99', 'TTFT mean'],
-      [group('cache hit', c.ttftHit, c.hitRequests), group('cache miss', c.ttftMiss, c.requestsReporting - c.hitRequests)],
-      [1, 2, 3, 4, 5],
-    )}${barChart({
-      title: 'TTFT, cache hit vs miss',
-      series: ['hit', 'miss'],
-      groups: [
-        { label: 'p50', values: [p50(c.ttftHit), p50(c.ttftMiss)] },
-        { label: 'p95', values: [p95(c.ttftHit), p95(c.ttftMiss)] },
-      ],
-      xLabel: 'TTFT (ms)',
-      format: msLabel,
-    })}</div>`,
-    'cache',
-  );
-}
-
 function reasoningSection(x: ReasoningReport, ttft: HistogramSummary | undefined): Html {
   const row = (name: string, h: HistogramSummary | null | undefined, f: (v: number | null | undefined) => string = us) => [name, f(h?.percentiles.p50), f(h?.percentiles.p95), f(h?.percentiles.p99), f(h?.mean), num(h?.count ?? 0, 0)];
   const tokens = (v: number | null | undefined) => num(v, 0);
@@ -178,7 +156,8 @@ function toolCallsSection(t: ToolCallReport): Html {
   );
 }
 
-/** The sections whose data the run has, in the order turns, cache, reasoning, tool calls; '' when none. */
-export function workloadSections(r: LoadResult): Html {
-  return html`${r.turns === undefined ? '' : turnsSection(r.turns)}${r.cache === undefined ? '' : cacheSection(r.cache)}${r.reasoning === undefined ? '' : reasoningSection(r.reasoning, r.metrics.ttft)}${r.toolCalls === undefined ? '' : toolCallsSection(r.toolCalls)}`;
+/** The sections whose data the run has, in the order turns, the sections' cards (cache), reasoning, tool calls; '' when none. */
+export function workloadSections(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): Html {
+  const cards = sectionTiles(sections, r as unknown as SectionFigures, 'workload').map(tileCard);
+  return html`${r.turns === undefined ? '' : turnsSection(r.turns)}${cards}${r.reasoning === undefined ? '' : reasoningSection(r.reasoning, r.metrics.ttft)}${r.toolCalls === undefined ? '' : toolCallsSection(r.toolCalls)}`;
 }

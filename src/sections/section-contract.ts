@@ -198,6 +198,11 @@ export interface SectionSlo<Out> {
 export interface ResultSection<Out, Acc = unknown> {
   /** Its key in load.json (e.g. `cache`); unique in a list; absent from the file when `build` gives undefined. */
   readonly key: string;
+  /**
+   * Where its summary lines and tile go: `workload` after the token figures (summary) and the
+   * distributions (report); `outcome` after the errors line (summary) and in the report's status lines.
+   */
+  readonly place: 'workload' | 'outcome';
   /** A fresh accumulator for one run (or one shard). */
   open(): Acc;
   /** One measured request (warmup never reaches it). Called on the load client's hot path: allocate little. */

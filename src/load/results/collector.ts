@@ -11,14 +11,15 @@ import {
 import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
-import { CacheAcc } from './cache-report.ts';
 import { EmbeddingsAcc } from './embeddings-report.ts';
 import { TurnsAcc } from './turn-report.ts';
 import { ReasoningAcc } from './reasoning-report.ts';
 import { ToolCallAcc } from './tool-call-report.ts';
 import type { InvalidKind, ToolCallSeen } from '../workloads/tool-calls.ts';
 import type { Requested } from '../workloads/workload.ts';
-import { ReuseAcc } from './reuse-report.ts';
+import { SectionAccumulators } from '../../sections/section-run.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
+import { loadSections } from './load-sections.ts';
 import { CancelAcc } from './cancel-report.ts';
 
 export interface CollectorOptions {
@@ -35,6 +36,8 @@ export interface CollectorOptions {
   outputIs?: 'target' | 'cap';
   /** --tools: which requests declared tools, and the judge of their calls (tool-calls.ts). */
   tools?: { source: string; declares: (seq: number) => boolean; check: (calls: readonly ToolCallSeen[]) => InvalidKind[] };
+  /** The result sections the run collects (load-sections.ts; default: loadSections() without run options). */
+  sections?: readonly AnySection[];
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
   onRecord?: (record: RequestRecord, timing: RequestTiming) => void;
 }
@@ -68,12 +71,11 @@ export class Collector {
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
   readonly tokens: TokenAcc;
-  readonly cache = new CacheAcc();
   readonly embeddings = new EmbeddingsAcc();
   readonly turns = new TurnsAcc();
   readonly reasoning = new ReasoningAcc();
-  /** Connection reuse races of measured requests (connection-reuse.ts). */
-  readonly reuse = new ReuseAcc();
+  /** The result sections' accumulators (src/sections/): each sees every measured request. */
+  readonly sections: SectionAccumulators;
   /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
   readonly cancel = new CancelAcc();
   readonly toolCalls: ToolCallAcc;
@@ -84,6 +86,7 @@ export class Collector {
 
   constructor(o: CollectorOptions) {
     this.#o = o;
+    this.sections = new SectionAccumulators(o.sections ?? loadSections());
     this.tokens = new TokenAcc(o.outputIs ?? 'cap');
     this.toolCalls = new ToolCallAcc(o.tools?.check);
     this.hist = {} as Record<MetricName, Histogram>;
@@ -176,7 +179,7 @@ export class Collector {
   onAborted(t: RequestTiming): void {
     this.#unsampled(t, 'aborted', null);
     if (this.isWarmup(t.intendedNs)) return;
-    if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
+    this.sections.collect({ outcome: 'aborted', timing: t, ttftUs: null, e2eUs: null, asked: this.#o.requested?.(t.seq) ?? null });
     if (t.cancelPlanned === true) this.cancel.uncut('abortedAtEnd');
     this.abortedAtEnd++;
     this.inFlight--;
@@ -200,6 +203,8 @@ export class Collector {
       return;
     }
     this.cancel.cut(us(cut.atNs - t.sentNs), cut.tokens);
+    const first = t.tokenEvents[0];
+    this.sections.collect({ outcome: 'cancelled', timing: t, ttftUs: first === undefined ? null : us(first.atNs - t.intendedNs), e2eUs: null, asked: asked ?? null, cut: { afterUs: us(cut.atNs - t.sentNs), tokens: cut.tokens } });
     this.inFlight--;
   }
 
@@ -231,7 +236,6 @@ export class Collector {
       const slice = this.#slice(endNs);
       slice.finished++;
       this.finished++;
-      if (t.reuseRace !== undefined) this.reuse.add(ok ? 'ok' : 'failed');
       if (t.cancelPlanned === true) this.cancel.uncut('endedFirst');
       this.inFlight--;
       this.events += t.events;
@@ -241,7 +245,6 @@ export class Collector {
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
-        this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
         const counted = embeddingsCounts(t.extras?.counters);
         if (counted !== undefined) this.embeddings.add(counted);
         if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin), t.extras?.cutAtLimit === true);
@@ -281,6 +284,7 @@ export class Collector {
         this.#countError(t);
       }
       if (this.#o.openLoop) record(this.hist.schedule_lag, us(t.sentNs - t.intendedNs));
+      this.sections.collect({ outcome: ok ? 'ok' : 'failed', timing: t, ttftUs: ttft, e2eUs: e2e, asked });
       values.itl = itlN > 0 ? itlSum / itlN : null;
     } else {
       this.warmup++;

@@ -11,15 +11,13 @@ import {
   type Sweep,
   type TurnReport,
   type Validity,
-  type ConnectionReuse,
 } from './load-result.ts';
 import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
-import { buildCacheReport } from './cache-report.ts';
 import { buildReasoningReport } from './reasoning-report.ts';
 import { buildToolCallReport } from './tool-call-report.ts';
 import { buildTurnReport } from './turn-report.ts';
-import { buildReuseReport } from './reuse-report.ts';
+import { orderResultKeys } from './result-keys.ts';
 import { buildEmbeddingsReport } from './embeddings-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
@@ -35,8 +33,6 @@ export interface BuildInput {
   sweep?: Sweep | null;
   /** Conversation workloads: how the loop treats them and how many started and completed. */
   conversations?: Omit<TurnReport, 'byTurn'>;
-  /** --connection-reuse (default reuse). */
-  connectionReuse?: ConnectionReuse;
   /** --server-metrics: the server section (its SLOs are judged on it). */
   server?: LoadResult['server'];
 }
@@ -60,8 +56,9 @@ export function buildResult(input: BuildInput): LoadResult {
   const throughput = throughputOf(c, windowS, meta.mode.kind === 'open');
   const perRequest = input.slos.filter((s) => s.perRequest).map((s) => s.expr);
   const goodput = goodputOf(perRequest, c.good, c.finished, windowS);
+  const sections = c.sections.build({ windowS, finished: c.finished, openLoop: meta.mode.kind === 'open' });
   const embeddings = meta.config.workload?.embeddings === undefined ? {} : { embeddings: buildEmbeddingsReport(c.embeddings, windowS, meta.config.workload.embeddings.batch) };
-  return {
+  return orderResultKeys({
     meta,
     counts: {
       started: c.started,
@@ -83,13 +80,12 @@ export function buildResult(input: BuildInput): LoadResult {
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
-    ...cacheOf(c),
     ...reasoningOf(c),
     ...turnsOf(c, input.conversations),
     ...embeddings,
-    connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
     ...(input.server === undefined ? {} : { server: input.server }),
-  };
+    ...sections,
+  });
 }
 
 function toolCallsOf(c: Collector): Pick<LoadResult, 'toolCalls'> {
@@ -101,11 +97,6 @@ function toolCallsOf(c: Collector): Pick<LoadResult, 'toolCalls'> {
 function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
   const reasoning = buildReasoningReport(c.reasoning);
   return reasoning === undefined ? {} : { reasoning };
-}
-
-function cacheOf(c: Collector): Pick<LoadResult, 'cache'> {
-  const cache = buildCacheReport(c.cache);
-  return cache === undefined ? {} : { cache };
 }
 
 function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResult, 'turns'> {

@@ -1,0 +1,21 @@
+/**
+ * The result sections of a load run (src/sections/section-contract.ts), in the order load.json,
+ * the summary and report.html show them. A run binds its options into them (reuseSection's
+ * policy); merging, summaries and reports use the list without options.
+ */
+import type { AnySection } from '../../sections/section-contract.ts';
+import { cacheSection } from './cache-report.ts';
+import type { ConnectionReuse } from './load-result.ts';
+import { reuseSection } from './reuse-report.ts';
+
+export interface LoadSectionOptions {
+  /** --connection-reuse (default reuse). */
+  connectionReuse?: ConnectionReuse;
+}
+
+export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
+  return [cacheSection, reuseSection(o.connectionReuse)] as AnySection[];
+}
+
+/** The list without run options: what merging, the summary and report.html iterate. */
+export const defaultLoadSections: readonly AnySection[] = loadSections();
