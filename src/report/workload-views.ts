@@ -3,7 +3,7 @@
  * conversations by turn (`turns`), prompt-cache hits (`cache`), reasoning vs answer timing
  * (`reasoning`) and tool-call validity (`toolCalls`).
  */
-import type { HistogramSummary, LoadResult, ReasoningReport, ToolCallReport, TurnReport } from '../load/results/load-result.ts';
+import type { HistogramSummary, LoadResult, ReasoningReport, TurnReport } from '../load/results/load-result.ts';
 import { sectionTiles, type SectionFigures } from '../sections/section-run.ts';
 import type { AnySection } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
@@ -127,37 +127,8 @@ function reasoningSection(x: ReasoningReport, ttft: HistogramSummary | undefined
   );
 }
 
-const invalidKinds = [
-  ['not_json', 'arguments not JSON'],
-  ['unknown_function', 'unknown function'],
-  ['schema_mismatch', 'arguments break the schema'],
-] as const;
-
-function toolCallsSection(t: ToolCallReport): Html {
-  return section(
-    'Tool calls',
-    html`${statGrid([
-      { label: 'call rate', value: pct(t.callRate), hint: `${num(t.requestsCalling, 0)} of ${num(t.requestsWithTools, 0)} requests that declared tools called one` },
-      { label: 'calls', value: num(t.calls, 0), ...(t.cutCalls ? { hint: `${num(t.cutCalls, 0)} cut by the request's output bound (finish "length"): not judged` } : {}) },
-      { label: 'invalid rate', value: pct(t.invalidRate), tone: t.invalidCalls > 0 ? 'bad' : 'good', hint: `${num(t.invalidCalls, 0)} invalid calls; ${num(t.requestsInvalid, 0)} requests had at least one` },
-      { label: 'first tool call p50', value: us(t.firstToolCall?.percentiles.p50) },
-    ])}<p class="muted">Tools: ${t.tools}; ${num(t.requestsWithTools, 0)} successful requests declared them.</p><div class="charts" style="margin-top:14px">${simpleTable(
-      ['invalid kind', 'calls', 'share of calls'],
-      [...invalidKinds.map(([k, name]) => [html`<code>${k}</code> <span class="muted">${name}</span>`, num(t.invalidByKind[k], 0), pct(t.invalidRateByKind[k])]), [html`<strong>any</strong>`, num(t.invalidCalls, 0), pct(t.invalidRate)]],
-      [1, 2],
-    )}${barChart({
-      title: 'Invalid tool calls by kind (share of calls)',
-      series: ['invalid rate'],
-      groups: invalidKinds.map(([k]) => ({ label: k, values: [t.invalidRateByKind[k] * 100] })),
-      xLabel: '% of calls',
-      format: (v) => `${Number(v.toPrecision(3))}%`,
-    })}</div>`,
-    'tool-calls',
-  );
-}
-
-/** The sections whose data the run has, in the order turns, the sections' cards (cache), reasoning, tool calls; '' when none. */
+/** The sections whose data the run has, in the order turns, reasoning, the sections' cards (cache, tool calls); '' when none. */
 export function workloadSections(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): Html {
   const cards = sectionTiles(sections, r as unknown as SectionFigures, 'workload').map(tileCard);
-  return html`${r.turns === undefined ? '' : turnsSection(r.turns)}${cards}${r.reasoning === undefined ? '' : reasoningSection(r.reasoning, r.metrics.ttft)}${r.toolCalls === undefined ? '' : toolCallsSection(r.toolCalls)}`;
+  return html`${r.turns === undefined ? '' : turnsSection(r.turns)}${r.reasoning === undefined ? '' : reasoningSection(r.reasoning, r.metrics.ttft)}${cards}`;
 }

@@ -14,8 +14,6 @@ import { TokenAcc } from './token-report.ts';
 import { EmbeddingsAcc } from './embeddings-report.ts';
 import { TurnsAcc } from './turn-report.ts';
 import { ReasoningAcc } from './reasoning-report.ts';
-import { ToolCallAcc } from './tool-call-report.ts';
-import type { InvalidKind, ToolCallSeen } from '../workloads/tool-calls.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
@@ -34,8 +32,6 @@ export interface CollectorOptions {
   requested?: (seq: number) => Requested;
   /** Whether requested output lengths are targets or max_tokens caps (default cap). */
   outputIs?: 'target' | 'cap';
-  /** --tools: which requests declared tools, and the judge of their calls (tool-calls.ts). */
-  tools?: { source: string; declares: (seq: number) => boolean; check: (calls: readonly ToolCallSeen[]) => InvalidKind[] };
   /** The result sections the run collects (load-sections.ts; default: loadSections() without run options). */
   sections?: readonly AnySection[];
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
@@ -78,7 +74,6 @@ export class Collector {
   readonly sections: SectionAccumulators;
   /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
   readonly cancel = new CancelAcc();
-  readonly toolCalls: ToolCallAcc;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: ELDHistogram | undefined;
@@ -88,7 +83,6 @@ export class Collector {
     this.#o = o;
     this.sections = new SectionAccumulators(o.sections ?? loadSections());
     this.tokens = new TokenAcc(o.outputIs ?? 'cap');
-    this.toolCalls = new ToolCallAcc(o.tools?.check);
     this.hist = {} as Record<MetricName, Histogram>;
     for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps'] as const) {
       this.hist[m] = newHistogram();
@@ -126,11 +120,6 @@ export class Collector {
       prev = p;
     }
     eld.reset();
-  }
-
-  /** --tools: where the tools came from (null: no request declared tools). */
-  get toolsSource(): string | null {
-    return this.#o.tools?.source ?? null;
   }
 
   isWarmup(intendedNs: bigint): boolean {
@@ -247,7 +236,6 @@ export class Collector {
         this.tokens.add(t.promptTokens, tokens, asked);
         const counted = embeddingsCounts(t.extras?.counters);
         if (counted !== undefined) this.embeddings.add(counted);
-        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin), t.extras?.cutAtLimit === true);
         ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
         if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
         slice.outputTokens += tokens;

@@ -7,14 +7,17 @@ import type { AnySection } from '../../sections/section-contract.ts';
 import { cacheSection } from './cache-report.ts';
 import type { ConnectionReuse } from './load-result.ts';
 import { reuseSection } from './reuse-report.ts';
+import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 
 export interface LoadSectionOptions {
   /** --connection-reuse (default reuse). */
   connectionReuse?: ConnectionReuse;
+  /** --tools: which requests declared tools, and the judge of their calls. */
+  tools?: ToolsSeen;
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [cacheSection, reuseSection(o.connectionReuse)] as AnySection[];
+  return [cacheSection, toolCallSection(o.tools), reuseSection(o.connectionReuse)] as AnySection[];
 }
 
 /** The list without run options: what merging, the summary and report.html iterate. */

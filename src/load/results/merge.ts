@@ -1,7 +1,6 @@
 import { mergeServerSections } from '../../server-metrics/server-merge.ts';
 import { mergeEmbeddingsReports } from './embeddings-report.ts';
 import { mergeReasoningReports } from './reasoning-report.ts';
-import { mergeToolCallReports } from './tool-call-report.ts';
 import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
@@ -132,8 +131,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results), ...reasoningOf(results), ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }) }, finished),
-    ...toolCallsOf(results),
+    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...reasoningOf(results), ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }), ...merged }, finished),
     timeslices,
     sweep: null,
     shard: null,
@@ -157,11 +155,6 @@ function cancellationOf(results: readonly LoadResult[]): Pick<LoadResult, 'cance
 function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {
   const turns = mergeTurnReports(results.map((r) => r.turns));
   return turns === undefined ? {} : { turns };
-}
-
-function toolCallsOf(results: readonly LoadResult[]): Pick<LoadResult, 'toolCalls'> {
-  const toolCalls = mergeToolCallReports(results.map((r) => r.toolCalls));
-  return toolCalls === undefined ? {} : { toolCalls };
 }
 
 function reasoningOf(results: readonly LoadResult[]): Pick<LoadResult, 'reasoning'> {

@@ -15,9 +15,9 @@ import {
 import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
 import { buildReasoningReport } from './reasoning-report.ts';
-import { buildToolCallReport } from './tool-call-report.ts';
 import { buildTurnReport } from './turn-report.ts';
 import { orderResultKeys } from './result-keys.ts';
+import type { SectionFigures } from '../../sections/section-run.ts';
 import { buildEmbeddingsReport } from './embeddings-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
@@ -72,8 +72,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...reasoningOf(c), ...embeddings, ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
-    ...toolCallsOf(c),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...reasoningOf(c), ...embeddings, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
@@ -88,12 +87,6 @@ export function buildResult(input: BuildInput): LoadResult {
   });
 }
 
-function toolCallsOf(c: Collector): Pick<LoadResult, 'toolCalls'> {
-  const source = c.toolsSource;
-  const toolCalls = source === null ? undefined : buildToolCallReport(c.toolCalls, source);
-  return toolCalls === undefined ? {} : { toolCalls };
-}
-
 function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
   const reasoning = buildReasoningReport(c.reasoning);
   return reasoning === undefined ? {} : { reasoning };
@@ -104,7 +97,8 @@ function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResu
   return turns === undefined ? {} : { turns };
 }
 
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server' | 'embeddings'>;
+/** The figures SLOs read: the run's own, and every section's by its key. */
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'reasoning' | 'server' | 'embeddings'> & SectionFigures;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

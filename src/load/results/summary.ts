@@ -5,7 +5,6 @@ import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
 import { reasoningLine } from './reasoning-report.ts';
-import { toolCallLine } from './tool-call-report.ts';
 import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
 import { sectionLines, type SectionFigures } from '../../sections/section-run.ts';
@@ -89,8 +88,6 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
   out.push(...sectionLines(sections, figures, 'workload', { us: fmtUs }));
   const reasoning = reasoningLine(r.reasoning, fmtUs);
   if (reasoning !== null) out.push(reasoning);
-  const tools = toolCallLine(r.toolCalls, fmtUs);
-  if (tools !== null) out.push(tools);
   out.push(...turnLines(r.turns, fmtUs));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0
