@@ -216,7 +216,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
-    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
+    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
     ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
     onRecord: (r) => {
       records.push(r);
@@ -304,8 +304,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
-  const conversations = source.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(server === undefined ? {} : { server }) });
   const cancellation = cfg.cancellation === undefined ? undefined : buildCancellationReport(collector.cancel, cfg.cancellation, { release: read?.release ?? null, leak: read?.leak ?? null });
   const withCancel = cancellation === undefined ? built : { ...built, cancellation };
   const result = priming === null || priming.outcome === 'complete' ? withCancel : { ...withCancel, priming };

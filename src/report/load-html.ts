@@ -13,7 +13,7 @@ import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
-import { sectionTiles, type SectionFigures } from '../sections/section-run.ts';
+import { sectionTiles, type SectionResult } from '../sections/section-run.ts';
 import type { AnySection, SectionTile } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
 import { tileNotes } from './section-tile.ts';
@@ -404,7 +404,7 @@ nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 `;
 
 export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
-  const tiles = sectionTiles(sections, r as unknown as SectionFigures);
+  const tiles = sectionTiles(sections, r as unknown as SectionResult);
   const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
   const body = html`${summarySection(r, tiles)}${warnings}${sloSection(r)}${percentileSection(r)}${section(

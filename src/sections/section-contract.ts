@@ -108,6 +108,26 @@ export interface SectionMergeContext {
   readonly results: number;
 }
 
+/** A histogram as load.json summarises it (load's HistogramSummary satisfies it). */
+export interface SectionHistogram {
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+  readonly mean: number;
+  readonly percentiles: { readonly p50: number; readonly p90: number; readonly p95: number; readonly p99: number; readonly 'p99.9': number };
+  /** hdr-histogram-js `encodeIntoCompressedBase64` of the whole histogram (merges add these). */
+  readonly hdr: string;
+}
+
+/**
+ * The run-wide figures a section may show beside its own (reasoning's TTFO beside the run's TTFT),
+ * read-only; the load result satisfies it.
+ */
+export interface SectionRunFigures {
+  /** The run's latency histograms by metric name (ttft, itl, e2e, ...), only those with samples. */
+  readonly metrics: Readonly<Partial<Record<string, SectionHistogram>>>;
+}
+
 /** Formatting the summary lines share with the rest of the summary (load's fmtUs). */
 export interface SectionFormat {
   /** A duration in µs as the summary prints it ('-' for null or undefined). */
@@ -216,9 +236,9 @@ export interface ResultSection<Out, Acc = unknown> {
    */
   merge(parts: readonly Out[], ctx: SectionMergeContext): Out | undefined;
   /** Its lines of the summary printed at the end of a run (none: nothing to say). */
-  summary(out: Out, fmt: SectionFormat): readonly string[];
+  summary(out: Out, fmt: SectionFormat, run: SectionRunFigures): readonly string[];
   /** Its report.html tile (null: nothing to show). */
-  tile(out: Out): SectionTile | null;
+  tile(out: Out, run: SectionRunFigures): SectionTile | null;
   /** The SLO metrics it judges (none: empty). */
   readonly slos: readonly SectionSlo<Out>[];
 }

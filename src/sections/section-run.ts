@@ -4,10 +4,13 @@
  * lines, tiles and SLO metrics gathered in list order. Knows no section by name.
  */
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import type { AnySection, SectionBuildContext, SectionFormat, SectionMergeContext, SectionRequest, SectionSlo, SectionTile } from './section-contract.ts';
+import type { AnySection, SectionRunFigures, SectionBuildContext, SectionFormat, SectionMergeContext, SectionRequest, SectionSlo, SectionTile } from './section-contract.ts';
 
 /** A result's sections by key (the part of load.json the sections own). */
 export type SectionFigures = Readonly<Record<string, unknown>>;
+
+/** A whole result as the summary and the report hand it over: its sections by key and the run's figures. */
+export type SectionResult = SectionFigures & SectionRunFigures;
 
 /** The accumulators of one run (or shard), one per section of its list. */
 export class SectionAccumulators {
@@ -55,19 +58,19 @@ export function mergeSections(list: readonly AnySection[], results: readonly Sec
 }
 
 /** The summary lines of the sections at `place` that the result has, in list order. */
-export function sectionLines(list: readonly AnySection[], result: SectionFigures, place: AnySection['place'], fmt: SectionFormat): string[] {
+export function sectionLines(list: readonly AnySection[], result: SectionResult, place: AnySection['place'], fmt: SectionFormat): string[] {
   return list.flatMap((s) => {
     const figures = result[s.key];
-    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt)];
+    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt, result)];
   });
 }
 
 /** The tiles of the sections at `place` that the result has, in list order. */
-export function sectionTiles(list: readonly AnySection[], result: SectionFigures, place?: AnySection['place']): SectionTile[] {
+export function sectionTiles(list: readonly AnySection[], result: SectionResult, place?: AnySection['place']): SectionTile[] {
   return list.flatMap((s) => {
     const figures = result[s.key];
     if ((place !== undefined && s.place !== place) || figures === undefined) return [];
-    const tile = s.tile(figures);
+    const tile = s.tile(figures, result);
     return tile === null ? [] : [tile];
   });
 }

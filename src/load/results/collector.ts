@@ -12,8 +12,7 @@ import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
 import { EmbeddingsAcc } from './embeddings-report.ts';
-import { TurnsAcc } from './turn-report.ts';
-import { ReasoningAcc } from './reasoning-report.ts';
+import { firstAnswerUs } from './reasoning-report.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
@@ -68,8 +67,6 @@ export class Collector {
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
   readonly tokens: TokenAcc;
   readonly embeddings = new EmbeddingsAcc();
-  readonly turns = new TurnsAcc();
-  readonly reasoning = new ReasoningAcc();
   /** The result sections' accumulators (src/sections/): each sees every measured request. */
   readonly sections: SectionAccumulators;
   /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
@@ -236,8 +233,7 @@ export class Collector {
         this.tokens.add(t.promptTokens, tokens, asked);
         const counted = embeddingsCounts(t.extras?.counters);
         if (counted !== undefined) this.embeddings.add(counted);
-        ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
-        if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
+        if (t.reasoningTokens !== undefined) ttfo = firstAnswerUs(t.tokenEvents, origin);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
         if (ttfb !== null) record(this.hist.ttfb, ttfb);

@@ -5,7 +5,9 @@
  */
 import type { AnySection } from '../../sections/section-contract.ts';
 import { cacheSection } from './cache-report.ts';
-import type { ConnectionReuse } from './load-result.ts';
+import type { ConnectionReuse, TurnReport } from './load-result.ts';
+import { reasoningSection } from './reasoning-report.ts';
+import { turnSection } from './turn-report.ts';
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 
@@ -14,10 +16,12 @@ export interface LoadSectionOptions {
   connectionReuse?: ConnectionReuse;
   /** --tools: which requests declared tools, and the judge of their calls. */
   tools?: ToolsSeen;
+  /** Conversation workloads: how the loop treats them and how many started and completed, read when the run ends. */
+  conversations?: () => Omit<TurnReport, 'byTurn'>;
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [cacheSection, toolCallSection(o.tools), reuseSection(o.connectionReuse)] as AnySection[];
+  return [turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse)] as AnySection[];
 }
 
 /** The list without run options: what merging, the summary and report.html iterate. */

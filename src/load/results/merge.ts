@@ -1,7 +1,5 @@
 import { mergeServerSections } from '../../server-metrics/server-merge.ts';
 import { mergeEmbeddingsReports } from './embeddings-report.ts';
-import { mergeReasoningReports } from './reasoning-report.ts';
-import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
@@ -131,7 +129,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...reasoningOf(results), ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }), ...merged }, finished),
+    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }), ...merged }, finished),
     timeslices,
     sweep: null,
     shard: null,
@@ -139,8 +137,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
     ...embeddingsOf(results, windowS),
-    ...reasoningOf(results),
-    ...turnsOf(results),
     ...(server === undefined ? {} : { server }),
     ...cancellationOf(results),
     ...merged,
@@ -150,16 +146,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
 function cancellationOf(results: readonly LoadResult[]): Pick<LoadResult, 'cancellation'> {
   const cancellation = mergeCancellationReports(results.map((r) => r.cancellation));
   return cancellation === undefined ? {} : { cancellation };
-}
-
-function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {
-  const turns = mergeTurnReports(results.map((r) => r.turns));
-  return turns === undefined ? {} : { turns };
-}
-
-function reasoningOf(results: readonly LoadResult[]): Pick<LoadResult, 'reasoning'> {
-  const reasoning = mergeReasoningReports(results.map((r) => r.reasoning));
-  return reasoning === undefined ? {} : { reasoning };
 }
 
 function embeddingsOf(results: readonly LoadResult[], windowS: number): Pick<LoadResult, 'embeddings'> {

@@ -9,13 +9,10 @@ import {
   type RunMeta,
   type ShardInfo,
   type Sweep,
-  type TurnReport,
   type Validity,
 } from './load-result.ts';
 import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
-import { buildReasoningReport } from './reasoning-report.ts';
-import { buildTurnReport } from './turn-report.ts';
 import { orderResultKeys } from './result-keys.ts';
 import type { SectionFigures } from '../../sections/section-run.ts';
 import { buildEmbeddingsReport } from './embeddings-report.ts';
@@ -31,8 +28,6 @@ export interface BuildInput {
   slos: readonly Slo[];
   shard: ShardInfo | null;
   sweep?: Sweep | null;
-  /** Conversation workloads: how the loop treats them and how many started and completed. */
-  conversations?: Omit<TurnReport, 'byTurn'>;
   /** --server-metrics: the server section (its SLOs are judged on it). */
   server?: LoadResult['server'];
 }
@@ -72,33 +67,21 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...reasoningOf(c), ...embeddings, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...embeddings, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
-    ...reasoningOf(c),
-    ...turnsOf(c, input.conversations),
     ...embeddings,
     ...(input.server === undefined ? {} : { server: input.server }),
     ...sections,
   });
 }
 
-function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
-  const reasoning = buildReasoningReport(c.reasoning);
-  return reasoning === undefined ? {} : { reasoning };
-}
-
-function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResult, 'turns'> {
-  const turns = conv === undefined ? undefined : buildTurnReport(c.turns, conv);
-  return turns === undefined ? {} : { turns };
-}
-
 /** The figures SLOs read: the run's own, and every section's by its key. */
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'reasoning' | 'server' | 'embeddings'> & SectionFigures;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server' | 'embeddings'> & SectionFigures;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

@@ -6,7 +6,7 @@ import { defaultLoadSections } from './load-sections.ts';
 import { observeServerSlo, parseServerSlo, serverSloHelp } from '../../server-metrics/server-slo.ts';
 
 /** Metrics an SLO can name, with the statistics each accepts and its unit. */
-const durationMetrics = ['ttfb', 'ttft', 'ttfo', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
+const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
 const durationStats = [...percentileKeys, 'mean', 'max'] as const;
 /** Per-request metrics: an SLO on these also decides whether each request counts for goodput. */
 const perRequestMetrics = new Set<string>(['ttfb', 'ttft', 'itl', 'tpot', 'e2e']);
@@ -51,7 +51,6 @@ const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0
 export function sloHelp(sections: readonly AnySection[] = defaultLoadSections): string {
   return [
     `durations: ${durationMetrics.join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
-    'ttfo: time to the first answer token of the requests that streamed reasoning (no data when none did)',
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     ...sections.flatMap((x) => x.slos.map((slo) => slo.help)),
@@ -74,13 +73,14 @@ export function parseSlo(expr: string, sections: readonly AnySection[] = default
   const [, metric = '', stat = '', op = '<', num = '', unit] = m;
   const value = Number(num);
   if (!Number.isFinite(value)) return bad('threshold is not a number');
-  if ((durationMetrics as readonly string[]).includes(metric)) {
-    if (!(durationStats as readonly string[]).includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${durationStats.join(', ')})`);
+  const section = sectionSlo(sections, metric)?.slo;
+  if ((durationMetrics as readonly string[]).includes(metric) || section?.unit === 'us') {
+    const stats: readonly string[] = section?.stats ?? durationStats;
+    if (!stats.includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${stats.join(', ')})`);
     if (unit === undefined || unit === '%') return bad(`a duration threshold needs a unit: us, ms or s`);
     const scale = unit === 's' ? 1_000_000 : unit === 'ms' ? 1000 : 1;
     return { expr, metric, stat, op: op as SloOp, threshold: value * scale, unit: 'us', perRequest: perRequestMetrics.has(metric) && (op === '<' || op === '<=') };
   }
-  const section = sectionSlo(sections, metric)?.slo;
   const scalar = scalarMetrics[metric] ?? (section === undefined ? undefined : { stats: section.stats, unit: section.unit });
   if (scalar === undefined) return bad(`unknown metric "${metric}" (known: ${[...durationMetrics, ...Object.keys(scalarMetrics), ...sections.flatMap((x) => x.slos.map((slo) => slo.metric))].join(', ')})`);
   if (!scalar.stats.includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${scalar.stats.join(', ')})`);
@@ -140,7 +140,7 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'reasoning' | 'server' | 'embeddings'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server' | 'embeddings'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
   return slos.map((s) => {
     if (s.metric === 'server') {
       const { observed, noData } = observeServerSlo(s.stat, r.server);
@@ -154,9 +154,7 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
         : observed === null
           ? section !== undefined
             ? section.slo.noData
-            : s.metric === 'ttfo'
-              ? 'no successful request streamed reasoning in the measured window (TTFO is measured on reasoning; without it the first answer token is the first token: use ttft)'
-              : `no successful request gave a ${s.metric} sample in the measured window`
+            : `no successful request gave a ${s.metric} sample in the measured window`
           : undefined;
     return {
       expr: s.expr,
@@ -174,7 +172,7 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   });
 }
 
-function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'reasoning' | 'embeddings'>): number | null {
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'embeddings'>): number | null {
   switch (s.metric) {
     case 'embeddings': {
       const e = r.embeddings;
@@ -187,11 +185,6 @@ function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput'
       return s.stat === 'rps' ? r.throughput.rps : r.throughput.outputTokensPerS;
     case 'goodput':
       return s.stat === 'rps' ? r.goodput.goodputRps : r.goodput.fraction;
-    case 'ttfo': {
-      const h = r.reasoning?.ttfo;
-      if (h === undefined || h === null || h.count === 0) return null;
-      return s.stat === 'mean' ? h.mean : s.stat === 'max' ? h.max : (h.percentiles[s.stat as keyof typeof h.percentiles] ?? null);
-    }
     default: {
       const h = r.metrics[s.metric as MetricName];
       if (h === undefined || h.count === 0) return null;

@@ -4,10 +4,8 @@ import { percentileKeys, type LoadResult, type MetricName } from './load-result.
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
-import { reasoningLine } from './reasoning-report.ts';
-import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
-import { sectionLines, type SectionFigures } from '../../sections/section-run.ts';
+import { sectionLines, type SectionResult } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
 import { embeddingsLines } from './embeddings-report.ts';
@@ -49,7 +47,7 @@ const rows: [MetricName, string][] = [
 
 /** The summary printed at the end of a run. */
 export function summaryTable(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
-  const figures = r as unknown as SectionFigures;
+  const figures = r as unknown as SectionResult;
   const m = r.meta.mode;
   const mode = m.kind === 'open' && m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests${m.trace.skipped > 0 ? `, ${m.trace.skipped} failed rows skipped` : ''}, speed x${m.trace.speed}${m.trace.window === null ? '' : `, window ${m.trace.window.startS}s-${m.trace.window.endS ?? ''}${m.trace.window.endS === null ? '' : 's'}`}, mean ${m.rate}/s over ${m.trace.spanS.toFixed(3)} s)${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight`}` : m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`}${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape === 'linear' ? 'linearly from 0' : 'exponentially from 1%'} to the rate over ${m.ramp.durationS} s`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
@@ -86,9 +84,6 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
   if (w !== null) out.push(`workload: ${w}`);
   out.push(...tokenLines(r.tokens, r.embeddings === undefined));
   out.push(...sectionLines(sections, figures, 'workload', { us: fmtUs }));
-  const reasoning = reasoningLine(r.reasoning, fmtUs);
-  if (reasoning !== null) out.push(reasoning);
-  out.push(...turnLines(r.turns, fmtUs));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0
     ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo '${r.embeddings === undefined ? 'ttft' : 'e2e'}.p95<800ms')`
