@@ -17,7 +17,6 @@ import { sectionTiles, type SectionResult } from '../sections/section-run.ts';
 import type { AnySection, SectionTile } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
 import { tileNotes } from './section-tile.ts';
-import { cancellationText, releaseText } from '../load/results/cancel-report.ts';
 import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
@@ -134,16 +133,6 @@ function sloThreshold(s: SloResult): string {
   return num(s.threshold, 3);
 }
 
-/** --cancel-rate: what was cut and how it is counted; the server's release and the leak finding (a leak in red). */
-function cancellationNote(r: LoadResult): Html | string {
-  const c = r.cancellation;
-  if (c === undefined) return '';
-  const release = releaseText(c.release);
-  const leak = c.leak === null ? 'Server leak check: not observed (no --server-metrics).' : `Server leak check: ${c.leak.message}.`;
-  const tone = c.leak?.verdict === 'leak' ? 'status-bad' : c.leak?.verdict === 'released' ? 'status-good' : 'status-neutral';
-  return html`<p class="status status-neutral">Cancelled: ${cancellationText(c)}.${release === null ? '' : ` ${release}.`}</p><p class="status ${tone}">${leak}</p>`;
-}
-
 function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
   const ttft = r.metrics.ttft;
   const itl = r.metrics.itl;
@@ -162,7 +151,6 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
   const coordinated = coordinationLine(r.coordination);
   const coordination = coordinated === null ? '' : html`<p class="status status-neutral">${coordinated}.</p>`;
   const notes = tiles.flatMap(tileNotes);
-  const cancelled = cancellationNote(r);
   const c = r.counts;
   const config = r.meta.config;
   const emb = r.embeddings;
@@ -170,7 +158,7 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
   const na = 'not applicable';
   return section(
     'Summary',
-    html`${interrupted}${coordination}${status}${validity}${differs}${notes}${cancelled}${statGrid([
+    html`${interrupted}${coordination}${status}${validity}${differs}${notes}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },

@@ -1,6 +1,7 @@
 import { decodeHistogram, encodeHistogram, newHistogram, record, type Histogram } from './hdr.ts';
 import type { CancellationReport, LoadResult } from './load-result.ts';
 import type { LeakFinding, ReleaseReport } from '../../server-metrics/cancel-release.ts';
+import type { ResultSection, SectionTile } from '../../sections/section-contract.ts';
 
 /** Counts the measured requests --cancel-rate chose to cut, by how they ended (cancellation.ts). */
 export class CancelAcc {
@@ -102,4 +103,40 @@ export function cancellationLines(r: Pick<LoadResult, 'cancellation'>): string[]
   if (release !== null) out.push(release);
   out.push(c.leak === null ? 'server leak check: not observed (give --server-metrics to read the server\'s running count before and after the run)' : `server leak check: ${c.leak.message}`);
   return out;
+}
+
+function cancellationTile(c: CancellationReport): SectionTile {
+  const release = releaseText(c.release);
+  const leak = c.leak === null ? 'Server leak check: not observed (no --server-metrics).' : `Server leak check: ${c.leak.message}.`;
+  const tone = c.leak?.verdict === 'leak' ? 'bad' : c.leak?.verdict === 'released' ? 'good' : 'neutral';
+  return {
+    id: 'cancellation',
+    title: 'Cancellation',
+    notes: [
+      { tone: 'neutral', text: `Cancelled: ${cancellationText(c)}.${release === null ? '' : ` ${release}.`}` },
+      { tone, text: leak },
+    ],
+  };
+}
+
+/** The server's view of the cuts (--server-metrics), read when the run ends; null: not measured. */
+export type CancelServerFacts = () => { release: ReleaseReport | null; leak: LeakFinding | null };
+
+/** The `cancellation` section of load.json: absent without --cancel-rate (`plan` undefined). */
+export function cancellationSection(plan?: { rate: number; text: string }, server?: CancelServerFacts): ResultSection<CancellationReport, CancelAcc> {
+  return {
+    key: 'cancellation',
+    place: 'outcome',
+    open: () => new CancelAcc(),
+    collect(acc, r) {
+      if (r.outcome === 'cancelled') {
+        if (r.cut !== undefined) acc.cut(r.cut.afterUs, r.cut.tokens);
+      } else if (r.timing.cancelPlanned === true) acc.uncut(r.outcome === 'aborted' ? 'abortedAtEnd' : 'endedFirst');
+    },
+    build: (acc) => (plan === undefined ? undefined : buildCancellationReport(acc, plan, server?.() ?? { release: null, leak: null })),
+    merge: (parts) => mergeCancellationReports(parts),
+    summary: (out) => cancellationLines({ cancellation: out }),
+    tile: cancellationTile,
+    slos: [],
+  };
 }

@@ -17,7 +17,6 @@ import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { loadSections } from './load-sections.ts';
-import { CancelAcc } from './cancel-report.ts';
 
 export interface CollectorOptions {
   /** hrtime ns at which the measured window starts (warmup ends). */
@@ -69,8 +68,6 @@ export class Collector {
   readonly embeddings = new EmbeddingsAcc();
   /** The result sections' accumulators (src/sections/): each sees every measured request. */
   readonly sections: SectionAccumulators;
-  /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
-  readonly cancel = new CancelAcc();
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: ELDHistogram | undefined;
@@ -166,7 +163,6 @@ export class Collector {
     this.#unsampled(t, 'aborted', null);
     if (this.isWarmup(t.intendedNs)) return;
     this.sections.collect({ outcome: 'aborted', timing: t, ttftUs: null, e2eUs: null, asked: this.#o.requested?.(t.seq) ?? null });
-    if (t.cancelPlanned === true) this.cancel.uncut('abortedAtEnd');
     this.abortedAtEnd++;
     this.inFlight--;
   }
@@ -188,7 +184,6 @@ export class Collector {
       this.warmup++;
       return;
     }
-    this.cancel.cut(us(cut.atNs - t.sentNs), cut.tokens);
     const first = t.tokenEvents[0];
     this.sections.collect({ outcome: 'cancelled', timing: t, ttftUs: first === undefined ? null : us(first.atNs - t.intendedNs), e2eUs: null, asked: asked ?? null, cut: { afterUs: us(cut.atNs - t.sentNs), tokens: cut.tokens } });
     this.inFlight--;
@@ -222,7 +217,6 @@ export class Collector {
       const slice = this.#slice(endNs);
       slice.finished++;
       this.finished++;
-      if (t.cancelPlanned === true) this.cancel.uncut('endedFirst');
       this.inFlight--;
       this.events += t.events;
       if (ok) {

@@ -8,6 +8,7 @@ import { cacheSection } from './cache-report.ts';
 import type { ConnectionReuse, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
 import { turnSection } from './turn-report.ts';
+import { cancellationSection, type CancelServerFacts } from './cancel-report.ts';
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 
@@ -18,10 +19,12 @@ export interface LoadSectionOptions {
   tools?: ToolsSeen;
   /** Conversation workloads: how the loop treats them and how many started and completed, read when the run ends. */
   conversations?: () => Omit<TurnReport, 'byTurn'>;
+  /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
+  cancellation?: { plan: { rate: number; text: string }; server?: CancelServerFacts };
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse)] as AnySection[];
+  return [turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
 }
 
 /** The list without run options: what merging, the summary and report.html iterate. */

@@ -12,7 +12,6 @@ import { mergeSections, type SectionFigures } from '../../sections/section-run.t
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
 import { orderResultKeys } from './result-keys.ts';
-import { mergeCancellationReports } from './cancel-report.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
 export function assertLoadResult(value: unknown, source: string): LoadResult {
@@ -138,14 +137,8 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
     ...(tokens === undefined ? {} : { tokens }),
     ...embeddingsOf(results, windowS),
     ...(server === undefined ? {} : { server }),
-    ...cancellationOf(results),
     ...merged,
   });
-}
-
-function cancellationOf(results: readonly LoadResult[]): Pick<LoadResult, 'cancellation'> {
-  const cancellation = mergeCancellationReports(results.map((r) => r.cancellation));
-  return cancellation === undefined ? {} : { cancellation };
 }
 
 function embeddingsOf(results: readonly LoadResult[], windowS: number): Pick<LoadResult, 'embeddings'> {

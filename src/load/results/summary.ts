@@ -9,7 +9,6 @@ import { sectionLines, type SectionResult } from '../../sections/section-run.ts'
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
 import { embeddingsLines } from './embeddings-report.ts';
-import { cancellationLines } from './cancel-report.ts';
 import { coordinationLine } from '../coordination/coordination-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
@@ -90,7 +89,6 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
     : `goodput: ${r.goodput.goodputRps} req/s (${pctGood} of requests met ${r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
   out.push(...sectionLines(sections, figures, 'outcome', { us: fmtUs }));
-  out.push(...cancellationLines(r));
   for (const s of r.slos) {
     const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
     out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr}${s.isDefault === true ? ' (iari\'s default error gate)' : ''} (observed ${obs})`);
