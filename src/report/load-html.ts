@@ -16,7 +16,7 @@ import { workloadSections } from './workload-views.ts';
 import { sectionTiles, type SectionResult } from '../sections/section-run.ts';
 import type { AnySection, SectionTile } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
-import { tileNotes } from './section-tile.ts';
+import { tileCard, tileNotes } from './section-tile.ts';
 import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
@@ -401,7 +401,7 @@ export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] 
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
       : html`<p class="muted">Embeddings: ${r.embeddings.notApplicable.join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
-  )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}`;
+  )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

@@ -220,7 +220,8 @@ export interface ResultSection<Out, Acc = unknown> {
   readonly key: string;
   /**
    * Where its summary lines and tile go: `workload` after the token figures (summary) and the
-   * distributions (report); `outcome` after the errors line (summary) and in the report's status lines.
+   * distributions (report); `outcome` after the errors line (summary) and after the errors card (report).
+   * Either place's notes and configuration rows go to the top of the report.
    */
   readonly place: 'workload' | 'outcome';
   /** A fresh accumulator for one run (or one shard). */

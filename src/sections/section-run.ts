@@ -23,6 +23,11 @@ export class SectionAccumulators {
     this.#accs = list.map((s) => s.open());
   }
 
+  /** The sections, in list order. */
+  get list(): readonly AnySection[] {
+    return this.#list;
+  }
+
   /** One measured request, to every section. */
   collect(request: SectionRequest): void {
     for (let i = 0; i < this.#list.length; i++) this.#list[i]?.collect(this.#accs[i], request);

@@ -128,7 +128,7 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }), ...merged }, finished),
+    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }), ...merged }, finished, sections),
     timeslices,
     sweep: null,
     shard: null,

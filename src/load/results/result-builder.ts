@@ -15,6 +15,7 @@ import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
 import { orderResultKeys } from './result-keys.ts';
 import type { SectionFigures } from '../../sections/section-run.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
 import { buildEmbeddingsReport } from './embeddings-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
@@ -67,7 +68,7 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...embeddings, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...embeddings, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished, c.sections.list),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
@@ -84,8 +85,8 @@ export function buildResult(input: BuildInput): LoadResult {
 type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server' | 'embeddings'> & SectionFigures;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
-export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
-  const results = evaluateSlos(withDefaultSlos(slos), m, finished);
+export function judged(slos: readonly Slo[], m: Measured, finished: number, sections?: readonly AnySection[]): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
+  const results = evaluateSlos(withDefaultSlos(slos), m, finished, sections);
   return { throughput: m.throughput, metrics: m.metrics, errors: m.errors, slos: results, slosPassed: results.every((s) => s.passed), goodput: m.goodput };
 }
 
