@@ -1,6 +1,7 @@
 import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
 import type { CacheReport, HistogramSummary } from './load-result.ts';
 import type { ResultSection, SectionTile } from '../../sections/section-contract.ts';
+import { addCounts, zeroCounts } from '../../sections/counts.ts';
 import { tileMs, tileNum, tilePct, tileUs } from '../../sections/tile-format.ts';
 
 /**
@@ -9,39 +10,39 @@ import { tileMs, tileNum, tilePct, tileUs } from '../../sections/tile-format.ts'
  * when prefix caching is on): the share of prompt tokens served from the cache, how many requests
  * hit it, and TTFT split by hit (cached_tokens > 0) and miss.
  */
+const cacheCounts = ['requestsReporting', 'requestsUnreported', 'promptTokens', 'cachedTokens', 'hitRequests'] as const;
+
 export class CacheAcc {
-  reporting = 0;
-  unreported = 0;
-  promptTokens = 0;
-  cachedTokens = 0;
-  hits = 0;
+  /** The report's counters, under its own names. */
+  readonly n = zeroCounts(cacheCounts);
   readonly ttftHit: Histogram = newHistogram();
   readonly ttftMiss: Histogram = newHistogram();
 
   /** One successful measured request: its cached_tokens (null: not reported), prompt tokens and TTFT (µs). */
   add(cached: number | null, promptTokens: number, ttftUs: number | null): void {
     if (cached === null) {
-      this.unreported++;
+      this.n.requestsUnreported++;
       return;
     }
-    this.reporting++;
-    this.promptTokens += promptTokens;
-    this.cachedTokens += cached;
-    if (cached > 0) this.hits++;
+    this.n.requestsReporting++;
+    this.n.promptTokens += promptTokens;
+    this.n.cachedTokens += cached;
+    if (cached > 0) this.n.hitRequests++;
     if (ttftUs !== null) record(cached > 0 ? this.ttftHit : this.ttftMiss, ttftUs);
   }
 }
 
 export function buildCacheReport(c: CacheAcc): CacheReport | undefined {
-  if (c.reporting === 0) return undefined;
+  const n = c.n;
+  if (n.requestsReporting === 0) return undefined;
   return {
-    requestsReporting: c.reporting,
-    requestsUnreported: c.unreported,
-    promptTokens: c.promptTokens,
-    cachedTokens: c.cachedTokens,
-    hitRate: c.promptTokens === 0 ? 0 : round6(c.cachedTokens / c.promptTokens),
-    hitRequests: c.hits,
-    requestHitRate: round6(c.hits / c.reporting),
+    requestsReporting: n.requestsReporting,
+    requestsUnreported: n.requestsUnreported,
+    promptTokens: n.promptTokens,
+    cachedTokens: n.cachedTokens,
+    hitRate: n.promptTokens === 0 ? 0 : round6(n.cachedTokens / n.promptTokens),
+    hitRequests: n.hitRequests,
+    requestHitRate: round6(n.hitRequests / n.requestsReporting),
     ttftHit: c.ttftHit.totalCount === 0 ? null : summarize(c.ttftHit, 'us'),
     ttftMiss: c.ttftMiss.totalCount === 0 ? null : summarize(c.ttftMiss, 'us'),
   };
@@ -52,11 +53,7 @@ export function mergeCacheReports(reports: readonly (CacheReport | undefined)[])
   const acc = new CacheAcc();
   for (const r of reports) {
     if (r === undefined) continue;
-    acc.reporting += r.requestsReporting;
-    acc.unreported += r.requestsUnreported;
-    acc.promptTokens += r.promptTokens;
-    acc.cachedTokens += r.cachedTokens;
-    acc.hits += r.hitRequests;
+    addCounts(acc.n, r, cacheCounts);
     if (r.ttftHit !== null) acc.ttftHit.add(decodeHistogram(r.ttftHit.hdr));
     if (r.ttftMiss !== null) acc.ttftMiss.add(decodeHistogram(r.ttftMiss.hdr));
   }

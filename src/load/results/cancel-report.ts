@@ -2,6 +2,7 @@ import { decodeHistogram, encodeHistogram, newHistogram, record, type Histogram 
 import type { CancellationReport, LoadResult } from './load-result.ts';
 import type { LeakFinding, ReleaseReport } from '../../server-metrics/cancel-release.ts';
 import type { ResultSection, SectionTile } from '../../sections/section-contract.ts';
+import { sumCounts } from '../../sections/counts.ts';
 
 /** Counts the measured requests --cancel-rate chose to cut, by how they ended (cancellation.ts). */
 export class CancelAcc {
@@ -56,7 +57,7 @@ export function mergeCancellationReports(parts: readonly (CancellationReport | u
   const given = parts.filter((p): p is CancellationReport => p !== undefined);
   const first = given[0];
   if (first === undefined) return undefined;
-  const sum = (f: (r: CancellationReport) => number): number => given.reduce((a, r) => a + f(r), 0);
+  const n = sumCounts(given, ['chosen', 'cancelled', 'endedFirst', 'abortedAtEnd'] as const);
   const us = newHistogram();
   const tokens = newHistogram();
   for (const r of given) {
@@ -68,12 +69,9 @@ export function mergeCancellationReports(parts: readonly (CancellationReport | u
   return {
     rate: first.rate,
     after: first.after,
-    chosen: sum((r) => r.chosen),
-    cancelled: sum((r) => r.cancelled),
-    endedFirst: sum((r) => r.endedFirst),
-    abortedAtEnd: sum((r) => r.abortedAtEnd),
+    ...n,
     ...distributions(us, tokens),
-    phase: { prefill: sum((r) => r.phase.prefill), decode: sum((r) => r.phase.decode) },
+    phase: sumCounts(given.map((r) => r.phase), ['prefill', 'decode'] as const),
     release: given.length === 1 ? first.release : null,
     leak: leak ?? null,
   };

@@ -15,6 +15,7 @@ import { EmbeddingsAcc } from './embeddings-report.ts';
 import { firstAnswerUs } from './reasoning-report.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
+import { addCounts, zeroCounts } from '../../sections/counts.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { loadSections } from './load-sections.ts';
 
@@ -35,6 +36,8 @@ export interface CollectorOptions {
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
   onRecord?: (record: RequestRecord, timing: RequestTiming) => void;
 }
+
+const sliceCounts = ['started', 'finished', 'ok', 'failed', 'outputTokens', 'inFlight'] as const;
 
 /** One second's counts (as in its Timeslice) with live histograms. */
 interface SliceAcc extends Pick<Timeslice, 'started' | 'finished' | 'ok' | 'failed' | 'outputTokens' | 'inFlight'> {
@@ -326,7 +329,7 @@ export class Collector {
     const key = this.#epochS(ns);
     let s = this.#slices.get(key);
     if (s === undefined) {
-      s = { started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: 0, ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
+      s = { ...zeroCounts(sliceCounts), ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
       this.#slices.set(key, s);
     }
     s.inFlight = this.inFlight;
@@ -389,12 +392,7 @@ export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpoch
         s = { started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: 0, ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
         acc.set(t.epochS, s);
       }
-      s.started += t.started;
-      s.finished += t.finished;
-      s.ok += t.ok;
-      s.failed += t.failed;
-      s.outputTokens += t.outputTokens;
-      s.inFlight += t.inFlight;
+      addCounts(s, t, sliceCounts);
       s.ttft.add(decodeHistogram(t.ttftHdr));
       s.e2e.add(decodeHistogram(t.e2eHdr));
       s.itl.add(decodeHistogram(t.itlHdr));

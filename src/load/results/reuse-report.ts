@@ -1,5 +1,6 @@
 import type { ConnectionReuse, ConnectionReuseReport, LoadResult } from './load-result.ts';
 import type { ResultSection, SectionTile } from '../../sections/section-contract.ts';
+import { sumCounts } from '../../sections/counts.ts';
 
 /** Counts the measured requests that lost a connection reuse race, by how their retry ended (connection-reuse.ts). */
 export class ReuseAcc {
@@ -23,8 +24,7 @@ export function mergeReuseReports(parts: readonly (ConnectionReuseReport | undef
   const given = parts.filter((p): p is ConnectionReuseReport => p !== undefined);
   const first = given[0];
   if (first === undefined) return undefined;
-  const sum = (f: (r: ConnectionReuseReport) => number): number => given.reduce((a, r) => a + f(r), 0);
-  return { policy: first.policy, races: sum((r) => r.races), retried: { ok: sum((r) => r.retried.ok), failed: sum((r) => r.retried.failed), abortedAtEnd: sum((r) => r.retried.abortedAtEnd) } };
+  return { policy: first.policy, races: sumCounts(given, ['races'] as const).races, retried: sumCounts(given.map((r) => r.retried), ['ok', 'failed', 'abortedAtEnd'] as const) };
 }
 
 /** How the run used connections: `kept-alive connections reused` or `a new connection per request (--connection-reuse never)`. */
