@@ -13,7 +13,7 @@ import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
-import { sectionTiles, type SectionResult } from '../sections/section-run.ts';
+import { notApplicable, sectionTiles, type SectionResult } from '../sections/section-run.ts';
 import type { AnySection, SectionTile } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
 import { tileCard, tileNotes } from './section-tile.ts';
@@ -133,7 +133,7 @@ function sloThreshold(s: SloResult): string {
   return num(s.threshold, 3);
 }
 
-function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
+function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: readonly AnySection[]): Html {
   const ttft = r.metrics.ttft;
   const itl = r.metrics.itl;
   const status =
@@ -153,8 +153,9 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
   const notes = tiles.flatMap(tileNotes);
   const c = r.counts;
   const config = r.meta.config;
-  const emb = r.embeddings;
-  // An embeddings answer arrives whole and generates no tokens: its tiles say so, never 0.
+  // An answer that arrives whole (embeddings) generates no tokens: the sections say which metrics it lacks, shown as such, never 0.
+  const lacks = notApplicable(sections, r as unknown as SectionResult);
+  const emb = r.meta.config.workload?.embeddings;
   const na = 'not applicable';
   return section(
     'Summary',
@@ -163,16 +164,11 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
       { label: 'requests/s', value: num(r.throughput.rps, 2) },
-      ...(emb === undefined
-        ? [{ label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) }]
-        : [
-            { label: 'inputs/s', value: num(emb.inputsPerS, 1), tone: 'info' as const, hint: `${num(emb.inputs, 0)} inputs embedded, ${emb.batch} per request` },
-            { label: 'prompt tokens/s', value: num(emb.promptTokensPerS, 0), hint: `usage.prompt_tokens${emb.requestsWithoutUsage > 0 ? `; ${emb.requestsWithoutUsage} answers without usage` : ''}` },
-            { label: 'batch (inputs/request)', value: `${emb.batch}`, hint: `answered ${emb.inputsPerRequest.min}..${emb.inputsPerRequest.max}; vector length ${emb.dimensions.join(', ') || 'none seen'}` },
-          ]),
+      ...(lacks.has('output_tps') ? [] : [{ label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) }]),
+      ...tiles.flatMap((t) => t.overview ?? []),
       { label: 'goodput/s', value: num(r.goodput.goodputRps, 2), tone: 'info', hint: r.goodput.slos.length === 0 ? `no per-request SLO was given: every successful request (${pct(r.goodput.fraction)} of requests)` : `${pct(r.goodput.fraction)} of requests met every per-request SLO` },
-      { label: 'TTFT p50 / p99', value: emb === undefined ? `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` : na, ...(emb === undefined ? {} : { hint: 'embeddings: a whole answer, no tokens' }) },
-      { label: 'ITL p50 / p99', value: emb === undefined ? `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` : na },
+      { label: 'TTFT p50 / p99', value: !lacks.has('ttft') ? `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` : na, ...(!lacks.has('ttft') ? {} : { hint: 'a whole answer, no tokens' }) },
+      { label: 'ITL p50 / p99', value: !lacks.has('itl') ? `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` : na },
     ])}${factList([
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
       ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
@@ -187,7 +183,7 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[]): Html {
         ? []
         : ([
             ['prompt tokens', tokenDistributionText(r.tokens.prompt) + comparisonText(r.tokens.promptComparison)],
-            ['output tokens', emb !== undefined ? `${na} (embeddings)` : tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
+            ['output tokens', lacks.has('output_tps') ? `${na} (embeddings)` : tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
           ] as [string, string][])),
       ['run', `${r.meta.runId}, ${r.meta.startedAt} to ${r.meta.endedAt}`],
       ['host', `node ${r.meta.host.node}, ${r.meta.host.platform}, ${r.meta.host.cpus} CPUs`],
@@ -393,13 +389,14 @@ nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 
 export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
   const tiles = sectionTiles(sections, r as unknown as SectionResult);
+  const lacks = notApplicable(sections, r as unknown as SectionResult);
   const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
-  const body = html`${summarySection(r, tiles)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
+  const body = html`${summarySection(r, tiles, sections)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
-    r.embeddings === undefined
+    !lacks.has('ttft')
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
-      : html`<p class="muted">Embeddings: ${r.embeddings.notApplicable.join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
+      : html`<p class="muted">${[...lacks].join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
   )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
   return renderPage({

@@ -183,6 +183,8 @@ export interface SectionTile {
   readonly title: string;
   /** Status lines shown at the top of the report, above the overview. */
   readonly notes?: readonly TileNote[];
+  /** Stats added to the run's summary grid (beside requests/s), e.g. an API's own throughput. */
+  readonly overview?: readonly TileStat[];
   /** Rows added to the run's configuration table ([label, value]). */
   readonly configRows?: readonly (readonly [string, string])[];
   readonly stats?: readonly TileStat[];
@@ -242,6 +244,11 @@ export interface ResultSection<Out, Acc = unknown> {
   tile(out: Out, run: SectionRunFigures): SectionTile | null;
   /** The SLO metrics it judges (none: empty). */
   readonly slos: readonly SectionSlo<Out>[];
+  /**
+   * The run metrics its requests do not have (an embeddings answer arrives whole: ttft, itl, tpot,
+   * output_tps): the summary and the report say "not applicable", never 0. Absent: none.
+   */
+  notApplicable?(out: Out): readonly string[];
 }
 
 /**

@@ -96,3 +96,13 @@ function assertUniqueKeys(list: readonly AnySection[]): void {
     seen.add(s.key);
   }
 }
+
+/** The run metrics that the result's sections say its requests do not have. */
+export function notApplicable(list: readonly AnySection[], result: SectionFigures): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const s of list) {
+    const figures = result[s.key];
+    if (figures !== undefined && s.notApplicable !== undefined) for (const m of s.notApplicable(figures)) out.add(m);
+  }
+  return out;
+}

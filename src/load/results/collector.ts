@@ -11,7 +11,6 @@ import {
 import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
-import { EmbeddingsAcc } from './embeddings-report.ts';
 import { firstAnswerUs } from './reasoning-report.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
@@ -68,7 +67,6 @@ export class Collector {
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
   readonly tokens: TokenAcc;
-  readonly embeddings = new EmbeddingsAcc();
   /** The result sections' accumulators (src/sections/): each sees every measured request. */
   readonly sections: SectionAccumulators;
   readonly #slices = new Map<number, SliceAcc>();
@@ -228,8 +226,6 @@ export class Collector {
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
-        const counted = embeddingsCounts(t.extras?.counters);
-        if (counted !== undefined) this.embeddings.add(counted);
         if (t.reasoningTokens !== undefined) ttfo = firstAnswerUs(t.tokenEvents, origin);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
@@ -403,9 +399,3 @@ export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpoch
 }
 
 export { summarize };
-
-/** An embeddings answer's counters (its protocol's facts: inputs embedded, usage's prompt tokens, the vector length). */
-function embeddingsCounts(c: Readonly<Record<string, number | null>> | undefined): { inputs: number; promptTokens: number | null; dimensions: number | null } | undefined {
-  const inputs = c?.['inputs'];
-  return typeof inputs !== 'number' ? undefined : { inputs, promptTokens: c?.['promptTokens'] ?? null, dimensions: c?.['dimensions'] ?? null };
-}

@@ -9,6 +9,7 @@ import type { ConnectionReuse, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
 import { turnSection } from './turn-report.ts';
 import { cancellationSection, type CancelServerFacts } from './cancel-report.ts';
+import { embeddingsSection } from './embeddings-report.ts';
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 
@@ -20,11 +21,13 @@ export interface LoadSectionOptions {
   /** Conversation workloads: how the loop treats them and how many started and completed, read when the run ends. */
   conversations?: () => Omit<TurnReport, 'byTurn'>;
   /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
+  /** --embeddings-batch: the inputs per request asked. */
+  embeddingsBatch?: number;
   cancellation?: { plan: { rate: number; text: string }; server?: CancelServerFacts };
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+  return [embeddingsSection(o.embeddingsBatch), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
 }
 
 /** The list without run options: what merging, the summary and report.html iterate. */

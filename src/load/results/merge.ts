@@ -1,5 +1,4 @@
 import { mergeServerSections } from '../../server-metrics/server-merge.ts';
-import { mergeEmbeddingsReports } from './embeddings-report.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
@@ -128,20 +127,15 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }), ...merged }, finished, sections),
+    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...(server === undefined ? {} : { server }), ...merged }, finished, sections),
     timeslices,
     sweep: null,
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
-    ...embeddingsOf(results, windowS),
     ...(server === undefined ? {} : { server }),
     ...merged,
   });
 }
 
-function embeddingsOf(results: readonly LoadResult[], windowS: number): Pick<LoadResult, 'embeddings'> {
-  const embeddings = mergeEmbeddingsReports(results.map((r) => r.embeddings), windowS);
-  return embeddings === undefined ? {} : { embeddings };
-}

@@ -16,7 +16,6 @@ import { buildTokenReport } from './token-report.ts';
 import { orderResultKeys } from './result-keys.ts';
 import type { SectionFigures } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
-import { buildEmbeddingsReport } from './embeddings-report.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -53,7 +52,6 @@ export function buildResult(input: BuildInput): LoadResult {
   const perRequest = input.slos.filter((s) => s.perRequest).map((s) => s.expr);
   const goodput = goodputOf(perRequest, c.good, c.finished, windowS);
   const sections = c.sections.build({ windowS, finished: c.finished, openLoop: meta.mode.kind === 'open' });
-  const embeddings = meta.config.workload?.embeddings === undefined ? {} : { embeddings: buildEmbeddingsReport(c.embeddings, windowS, meta.config.workload.embeddings.batch) };
   return orderResultKeys({
     meta,
     counts: {
@@ -68,21 +66,20 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...embeddings, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished, c.sections.list),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished, c.sections.list),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
-    ...embeddings,
     ...(input.server === undefined ? {} : { server: input.server }),
     ...sections,
   });
 }
 
 /** The figures SLOs read: the run's own, and every section's by its key. */
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server' | 'embeddings'> & SectionFigures;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server'> & SectionFigures;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number, sections?: readonly AnySection[]): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

@@ -16,7 +16,6 @@ const scalarMetrics: Record<string, { stats: readonly string[]; unit: SloResult[
   throughput: { stats: ['rps', 'tokens'], unit: 'per_s' },
   goodput: { stats: ['rps', 'fraction'], unit: 'per_s' },
   output_tps: { stats: [...percentileKeys, 'mean', 'min'], unit: 'per_s' },
-  embeddings: { stats: ['inputs_per_s', 'prompt_tokens_per_s'], unit: 'per_s' },
 };
 
 export interface Slo {
@@ -54,7 +53,6 @@ export function sloHelp(sections: readonly AnySection[] = defaultLoadSections): 
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     ...sections.flatMap((x) => x.slos.map((slo) => slo.help)),
-    'with --embeddings-batch: embeddings.inputs_per_s>=100, embeddings.prompt_tokens_per_s>=5000',
     serverSloHelp,
   ].join('\n');
 }
@@ -140,7 +138,7 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server' | 'embeddings'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
   return slos.map((s) => {
     if (s.metric === 'server') {
       const { observed, noData } = observeServerSlo(s.stat, r.server);
@@ -172,13 +170,8 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   });
 }
 
-function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'embeddings'>): number | null {
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>): number | null {
   switch (s.metric) {
-    case 'embeddings': {
-      const e = r.embeddings;
-      if (e === undefined || e.requests === 0) return null;
-      return s.stat === 'inputs_per_s' ? e.inputsPerS : e.requestsWithoutUsage === e.requests ? null : e.promptTokensPerS;
-    }
     case 'errors':
       return s.stat === 'rate' ? r.errors.rate : r.errors.total;
     case 'throughput':

@@ -141,7 +141,7 @@ export async function runAbRandom(o: AbRandomOptions): Promise<{ result: LoadRes
       // As run-load.ts fixes t = 0: 20 ms after now.
       const epochMs = performance.timeOrigin + performance.now() + 20 + warmupS * 1000;
       for (const s of ['a', 'b'] as const) {
-        sides[s] = new Collector({ measureStartNs: ns + BigInt(Math.round(warmupS * 1e9)), measureStartEpochMs: epochMs, openLoop: cfg.mode.kind === 'open', slos: cfg.slos, shard: null, sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse' }), onRecord: (r) => records[s].push(r) });
+        sides[s] = new Collector({ measureStartNs: ns + BigInt(Math.round(warmupS * 1e9)), measureStartEpochMs: epochMs, openLoop: cfg.mode.kind === 'open', slos: cfg.slos, shard: null, sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(cfg.workload?.embeddings === undefined ? {} : { embeddingsBatch: cfg.workload.embeddings.batch }) }), onRecord: (r) => records[s].push(r) });
       }
       cfg.onStart?.(ns);
     },
