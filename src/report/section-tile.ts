@@ -43,9 +43,12 @@ export function tileCard(t: SectionTile): Html | string {
   if (t.stats === undefined && t.caption === undefined && t.table === undefined && t.charts === undefined) return '';
   const table = t.table === undefined ? '' : simpleTable(t.table.head, t.table.rows.map((r) => r.map(cell)), t.table.numeric);
   const charts = t.charts?.map(chart) ?? [];
+  // One chart sits beside the table; two or more fill the grid below a full-width table.
+  const beside = charts.length <= 1;
+  const grid = beside ? html`${table}${charts}` : html`${charts}`;
   return section(
     t.title,
-    html`${t.stats === undefined ? '' : statGrid(t.stats)}${t.caption === undefined ? '' : html`<p class="muted">${t.caption}</p>`}${table === '' && charts.length === 0 ? '' : html`<div class="charts" style="margin-top:14px">${table}${charts}</div>`}`,
+    html`${t.stats === undefined ? '' : statGrid(t.stats)}${t.caption === undefined ? '' : html`<p class="muted">${t.caption}</p>`}${beside ? '' : table}${table === '' && charts.length === 0 ? '' : html`<div class="charts" style="margin-top:14px">${grid}</div>`}`,
     t.id,
   );
 }
