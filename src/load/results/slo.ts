@@ -49,7 +49,7 @@ const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0
 
 export function sloHelp(sections: readonly AnySection[] = defaultLoadSections): string {
   return [
-    `durations: ${durationMetrics.join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
+    `durations: ${[...durationMetrics, ...sections.flatMap((x) => x.slos.filter((slo) => slo.unit === 'us').map((slo) => slo.metric))].join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     ...sections.flatMap((x) => x.slos.map((slo) => slo.help)),
