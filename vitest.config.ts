@@ -1,16 +1,17 @@
 import { defineConfig } from 'vitest/config';
 
-// Four tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
-// `npm run test:slow` runs `slow`, `npm run test:engines` runs `engines`; `npm run test:all` (what
-// .ci/run runs) runs all four in order.
+// Five tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
+// `npm run test:slow` runs `slow` and `fuzz`, `npm run test:engines` runs `engines`; `npm run test:all` (what
+// .ci/run runs) runs all five in order.
 // - shared: everything that is not below, two files at a time: most of it waits on sockets and
 //   child processes, so a second worker fills the idle core.
 // - alone: suites whose assertions are clocks measured against ground truth (load timing): they
 //   run after shared, one file at a time.
 // - slow: whole-product runs that take minutes and load the whole machine: hostile servers with
 //   default deadlines (wall time and peak RSS), npm pack and offline installs, the GitHub Action's
-//   scripts, a third-party server, the capacity search (dozens of load runs), and the fuzz pass (a
-//   minute of generated inputs per parser, fuzz/fuzz.test.ts). Last, alone.
+//   scripts, a third-party server, the capacity search (dozens of load runs). After the clocks, alone.
+// - fuzz: the fuzz pass (a minute of generated inputs per parser, fuzz/fuzz-pass.ts), dealt to two
+//   shard files run side by side, one per core: it measures no clock, and nothing else runs beside it.
 const slow = [
   'suites/hostile/**/*.test.ts',
   'suites/pack/**/*.test.ts',
@@ -18,9 +19,9 @@ const slow = [
   'suites/third-party/**/*.test.ts',
   'suites/load/capacity-search.test.ts',
   'suites/load/cancel-capacity.test.ts',
-  // The fuzz pass: a minute of generated inputs per parser of untrusted bytes, every core busy (docs/fuzzing.md).
-  'fuzz/fuzz.test.ts',
 ];
+// The fuzz pass: a minute of generated inputs per parser of untrusted bytes, every core busy (docs/fuzzing.md).
+const fuzz = ['fuzz/fuzz-pass-*.test.ts'];
 const alone = ['suites/load/**/*.test.ts'];
 // engines: a real engine in the loop (llama.cpp's llama-server built from source on first run,
 // cached under .cache/llama-server/; docs/engines.md). Last, one file at a time.
@@ -42,7 +43,7 @@ export default defineConfig({
           name: 'shared',
           // suites/contract is the vitest adapter over the check catalog; without IARI_BASE_URL it judges the bundled mock.
           include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'test-support/**/*.test.ts', 'fuzz/**/*.test.ts'],
-          exclude: ['node_modules/**', ...alone, ...slow, ...engines],
+          exclude: ['node_modules/**', ...alone, ...slow, ...fuzz, ...engines],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -70,11 +71,21 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'fuzz',
+          include: fuzz,
+          exclude: ['node_modules/**'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'engines',
           include: engines,
           exclude: ['node_modules/**'],
           maxWorkers: 1,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
         },
       },
     ],

@@ -8,7 +8,7 @@ import { targets } from './targets/index.ts';
 
 // Every kept input of every target, run through its invariants: the corpus (fuzz/corpus/<target>) and
 // each input that once broke one (fuzz/regressions/<target>). The long runs are `npm run fuzz`; the
-// time-boxed generated pass is fuzz/fuzz.test.ts (slow tier).
+// time-boxed generated pass is fuzz/fuzz-pass.ts (fuzz tier).
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 describe('fuzz corpus and regressions', () => {

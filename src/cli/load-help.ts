@@ -77,10 +77,12 @@ export const LOAD_HELP_SECTIONS: readonly FlagSection[] = [
       { head: '--prefix-groups G', flags: ['prefix-groups'], help: ['G different shared prefixes, one drawn per request (default 1)'] },
       { head: '--turns N[,SD]', flags: ['turns'], help: ['multi-turn conversations of N turns (normal, SD default 0): each turn', "sends the whole history with the server's own answers; with --dataset,", 'ShareGPT conversations (or iari lines with several user messages) replay', 'their own turns, at most N+4SD. Closed loop: a conversation holds its', 'slot; open loop (--rate): the arrivals are conversations. The report', 'gives TTFT and prompt tokens by turn'] },
       { head: '--think-time D', flags: ['think-time'], help: ['pause between an answer and the next turn, e.g. 2s (default 0)'] },
+      { head: '--chain resend|previous-response-id', flags: ['chain'], help: ['how later turns are sent: the whole history (default), or only the new', 'turn naming the answer the server kept (previous_response_id; --api', 'responses); cached tokens from usage.input_tokens_details.cached_tokens'] },
       { head: '--tools builtin|FILE', flags: ['tools'], help: ['requests declare tools (builtin: get_weather, search_flights; FILE: a JSON', 'array of {"type":"function","function":{name, parameters}}); every tool', 'call is judged: arguments not JSON, unknown function, schema mismatch', '(rates by kind; SLO tool_calls.invalid_rate<0.01)'] },
       { head: '--tool-share P', flags: ['tool-share'], help: ['share of requests that declare the tools, seeded (default 1)'] },
       { head: '--embeddings-batch N', flags: ['embeddings-batch'], help: ['POST /v1/embeddings instead of chat completions, N inputs per request', '(1..2048); the texts come from --input-tokens, --dataset or --prompts;', 'every answer is checked (EMB-*); reports inputs/s, prompt tokens/s and', 'the batch size; TTFT, ITL and TPOT do not apply (whole answers)'] },
       { head: '--embeddings-format float|base64', flags: ['embeddings-format'], help: ['encoding_format of every request (default: none sent, floats)'] },
+      { head: '--api chat-completions|responses|embeddings', flags: ['api'], help: ['the API the requests go to (default: embeddings with --embeddings-batch,', 'else chat-completions); responses: POST /v1/responses, every stream checked', 'as a state machine (RESP-STREAM-*), TTFT at the first text or arguments delta,', 'output tokens from usage.output_tokens, cached from input_tokens_details'] },
     ],
   },
   {

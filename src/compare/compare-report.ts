@@ -43,6 +43,9 @@ export function buildComparison(base: CompareSide, next: CompareSide, seed = 1, 
     const mb = next.load.meta;
     const mode = (m: typeof ma): string => (m.mode.kind === 'open' ? `rate ${m.mode.rate}/s` : `concurrency ${m.mode.concurrency}`);
     if (mode(ma) !== mode(mb)) notes.push(`the runs differ in load: base ${mode(ma)}, new ${mode(mb)}`);
+    // A run written before load.json named its API sent chat completions (or embeddings, which its workload says).
+    const api = (m: typeof ma): string => m.config.api ?? (m.config.workload?.embeddings === undefined ? 'chat-completions' : 'embeddings');
+    if (api(ma) !== api(mb)) notes.push(`the runs went to different APIs: base ${api(ma)}, new ${api(mb)} (the rows compare the server's two endpoints)`);
     if (ma.config.maxTokens !== mb.config.maxTokens) notes.push(`the runs differ in max_tokens: base ${ma.config.maxTokens}, new ${mb.config.maxTokens}`);
     const repeated = (s: CompareSide): boolean => (s.load as { repeat?: unknown } | null)?.repeat !== undefined;
     if (repeated(base) !== repeated(next)) notes.push(`only the ${repeated(base) ? 'base' : 'new'} run was repeated (--repeat): rows are tested within each run; repeat both sides to include run-to-run noise`);

@@ -263,6 +263,10 @@ describe('runLoad and iari load: one typed validator (validateLoadOptions)', () 
       [['--embeddings-batch', '4', '--slo', 'ttft.p95<1s'], { embeddingsBatch: 4, slo: ['ttft.p95<1s'] }, ['slo', 'embeddingsBatch']],
       [['--embeddings-format', 'base64'], { embeddingsFormat: 'base64' }, ['embeddingsFormat', 'embeddingsBatch']],
       [['--embeddings-batch', '4096'], { embeddingsBatch: 4096 }, ['embeddingsBatch']],
+      [['--api', 'responses', '--embeddings-batch', '4'], { api: 'responses', embeddingsBatch: 4 }, ['embeddingsBatch', 'api']],
+      [['--api', 'Chat Completions'], { api: 'Chat Completions' }, ['api']],
+      [['--chain', 'previous-response-id'], { chain: 'previous-response-id' }, ['chain', 'turns']],
+      [['--turns', '2', '--chain', 'previous_response_id'], { turns: '2', chain: 'previous_response_id' as 'resend' }, ['chain']],
       [['--slo', 'embeddings.inputs_per_s>=10'], { slo: ['embeddings.inputs_per_s>=10'] }, ['slo', 'embeddingsBatch']],
     ];
     for (const [flags, options, named] of cases) {

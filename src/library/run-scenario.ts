@@ -13,7 +13,7 @@ import { resolveWorkload } from '../load/plan/workload-options.ts';
 import { defaultLoadModel } from '../load/plan/default-load-model.ts';
 import { announceLine, capacityLine, levelBoundS, preWindowS } from '../load/plan/plan-lines.ts';
 import { validateLoadOptions, type LoadPlan } from '../load/plan/load-options.ts';
-import type { LoadNames } from '../load/plan/load-option-names.ts';
+import { loadUsage, type LoadNames } from '../load/plan/load-option-names.ts';
 import { checkScenario } from '../load/plan/scenario-file.ts';
 import { scenarioNames, scenarioToOptions, type LoadScenario } from '../load/plan/scenario.ts';
 import { effectiveScenario } from '../load/plan/effective-scenario.ts';
@@ -78,6 +78,12 @@ export interface ScenarioOutcome {
 export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadScenario, hooks: RunHooks = {}): Promise<ScenarioOutcome> {
   // Datasets and traces are read (and refused, exit 2) before any traffic and before the mock starts.
   const workload = await resolveWorkload(plan.workloadPlan, plan.seed, names);
+  // An API no protocol of the run serves is a usage error naming the known ones, before any traffic.
+  const protocol = apiOf(hooks.protocols ?? defaultProtocols, hooks.api ?? plan.api, workload);
+  // The run's output bound (or the mean of its drawn lengths) under what the API accepts would make every request its 400.
+  const asked = workload?.output?.mean ?? plan.maxTokens;
+  if (protocol.minOutputTokens !== undefined && asked < protocol.minOutputTokens) throw loadUsage(names, `${names.name(workload?.output === undefined || workload.output === null ? 'maxTokens' : 'outputTokens')} ${asked} is under the least output bound the ${protocol.title} accepts (${protocol.minOutputTokens}): every request would be refused`);
+  if (workload?.conversation?.chain !== undefined && protocol.chains !== true) throw loadUsage(names, `${names.name('chain')} previous-response-id continues an answer the server kept: the ${protocol.title} API cannot (give ${names.name('api')} responses, or leave ${names.name('chain')} out)`);
   if (plan.baseUrl !== null) {
     // The loopback guard, then one connection: an unreachable server is one line and exit 2, before anything is judged.
     await preflightTarget(new URL(plan.baseUrl).origin, plan.connection);
@@ -102,7 +108,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
     // A path with nothing behind it is one line and exit 2, not thousands of 404s (issue 43). Without
     // --model the model list's own answer is the first probe (one request, the whole pre-window);
     // with it, the probe runs first.
-    const route = plan.baseUrl === null ? undefined : apiOf(hooks.protocols ?? defaultProtocols, hooks.api, workload).routes[0].path;
+    const route = plan.baseUrl === null ? undefined : protocol.routes[0].path;
     if (plan.model !== null && route !== undefined) await assertApiServed(normalizeBaseUrl(baseUrl).root, route, token, plan.connection, preMs);
     const model = plan.model ?? (await defaultLoadModel(names.who, baseUrl, token, plan.connection, preMs, route));
     const preWindowMs = Math.max(0, preMs - (performance.now() - preStart));
@@ -166,6 +172,7 @@ function configOf(plan: LoadPlan): Omit<LoadConfig, 'runId' | 'baseUrl' | 'token
     timeoutMs: plan.timeoutMs,
     ...(plan.connectionReuse === undefined ? {} : { connectionReuse: plan.connectionReuse }),
     ...(plan.cancellation === undefined ? {} : { cancellation: plan.cancellation }),
+    ...(plan.api === undefined ? {} : { api: plan.api }),
     ...(plan.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: plan.requestTimeoutMs }),
     slos: plan.slos,
     sloExprs: plan.sloExprs,

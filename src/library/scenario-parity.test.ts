@@ -64,6 +64,8 @@ const SAMPLES: Record<string, string[]> = {
   'prefix-tokens': ['--prefix-tokens', '50'],
   'embeddings-batch': ['--embeddings-batch', '8', '--input-tokens', '30,5'],
   'embeddings-format': ['--embeddings-batch', '2', '--embeddings-format', 'base64'],
+  api: ['--api', 'responses'],
+  chain: ['--api', 'responses', '--turns', '3', '--chain', 'previous-response-id'],
   'prefix-groups': ['--prefix-tokens', '50', '--prefix-groups', '2'],
   turns: ['--turns', '3,1'],
   'think-time': ['--turns', '3', '--think-time', '1s'],

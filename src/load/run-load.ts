@@ -298,6 +298,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
       timeoutMs: cfg.timeoutMs,
       requestTimeoutMs,
       slos: [...cfg.sloExprs],
+      api: source.protocol.name,
       ...(cfg.workload === undefined ? {} : { workload: workloadMeta(cfg.workload) }),
     },
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
@@ -367,7 +368,7 @@ function workloadMeta(w: WorkloadSpec): WorkloadMeta {
     ...(w.prefix === undefined ? {} : { prefix: { ...w.prefix } }),
     ...(w.tools === undefined ? {} : { tools: { source: w.tools.source, share: w.tools.share, functions: w.tools.tools.map((t) => t.function.name) } }),
     ...(w.trace === undefined ? {} : { trace: { file: w.trace.info.file, format: w.trace.info.format } }),
-    ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs } }),
+    ...(w.conversation === undefined ? {} : { conversation: { turns: { ...w.conversation.turns }, thinkTimeMs: w.conversation.thinkTimeMs, ...(w.conversation.chain === undefined ? {} : { chain: w.conversation.chain }) } }),
     ...(w.embeddings === undefined ? {} : { embeddings: { ...w.embeddings } }),
   };
 }

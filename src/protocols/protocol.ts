@@ -46,6 +46,12 @@ export interface RequestIntent {
   options?: Readonly<Record<string, unknown>>;
   /** Vendor members merged under iari's (--extra-body). */
   extraBody?: Readonly<Record<string, unknown>> | null;
+  /**
+   * An earlier answer the server keeps, by its `id` (ResponseFacts.id), that holds the first
+   * `messages` of `messages` (system turns aside): a protocol that `chains` sends only the turns
+   * after them and names the answer; absent, the whole conversation is sent.
+   */
+  continues?: { id: string; messages: number };
 }
 
 /** JSON-like values only: what was sent travels to the check worker by structured clone. */
@@ -123,6 +129,8 @@ export interface ResponseFacts {
   reasoningText?: string;
   /** The first answer's text: a conversation sends it back as the next turn's history. */
   answer: string | null;
+  /** The answer's id, where a later request may continue it by naming it (RequestIntent.continues). */
+  id?: string;
   toolCalls: readonly CalledTool[];
   /** When the first tool-call output arrived (a whole body: absent, its calls arrive at its end). */
   firstToolCallAt?: bigint;
@@ -227,6 +235,10 @@ export interface Protocol {
   readonly routes: readonly [ProtocolRoute, ...ProtocolRoute[]];
   /** Whether its answers stream: on request (`optional`) or never. */
   readonly streaming: 'optional' | 'never';
+  /** It can continue an answer the server keeps by naming its id (RequestIntent.continues) instead of resending the conversation. */
+  readonly chains?: true;
+  /** The least output bound the API accepts (a request under it is refused): a run asking less is refused before any traffic. */
+  readonly minOutputTokens?: number;
   /** Its route as a capability (absent: part of the seed's core, always judged). */
   readonly capability?: ProtocolCapability;
   /** Features of its requests beyond the core, each a capability row. */

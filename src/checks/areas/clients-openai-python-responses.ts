@@ -1,32 +1,27 @@
 import type { CheckDef } from '../context/check-types.ts';
-import { CLIENT_NAMES } from '../clients/client-libraries.ts';
-import { clientOp, toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
-import { judged } from './clients-openai-python.ts';
+import { toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { judged, pythonOp } from './clients-openai-python.ts';
 import { outputTextOf, responsesNotServed, responseTextProblem } from './clients-openai-responses.ts';
 
 // Compat (OpenAI API reference, Responses): openai-python on POST /v1/responses (issue 36), the
 // same four operations as openai-node's (clients-openai-responses.ts), run by the driver
 // (openai-python-driver.py: responses_*) in the interpreter `--python PATH` names.
 
-const client = CLIENT_NAMES.python;
-
 async function op(env: OpEnv, name: 'responses_create' | 'responses_stream' | 'responses_stream_helper' | 'responses_tools', judge: (ok: Record<string, unknown>) => OpResult): Promise<OpResult> {
   return (await responsesNotServed(env)) ?? judged(env, name, judge);
 }
 
-const create = clientOp({
+const create = pythonOp({
   name: 'client-openai-python-responses-create',
   id: 'CLIENT-RESP-005',
-  client,
   call: 'client.responses.create()',
   title: 'returns a Response whose output_text is the answer',
   run: (env) => op(env, 'responses_create', (ok) => responseTextProblem(ok['text'], ok['status'], ok['reason'], ok['output'])),
 });
 
-const streamedCreate = clientOp({
+const streamedCreate = pythonOp({
   name: 'client-openai-python-responses-create-stream',
   id: 'CLIENT-RESP-006',
-  client,
   call: 'client.responses.create(stream=True)',
   title: 'yields the text deltas and a terminal event whose response holds the same text',
   run: (env) =>
@@ -38,10 +33,9 @@ const streamedCreate = clientOp({
     }),
 });
 
-const streamHelper = clientOp({
+const streamHelper = pythonOp({
   name: 'client-openai-python-responses-stream',
   id: 'CLIENT-RESP-007',
-  client,
   call: 'client.responses.stream() with get_final_response()',
   title: 'streams the text and get_final_response() returns the Response assembled from it',
   run: (env) =>
@@ -54,10 +48,9 @@ const streamHelper = clientOp({
     }),
 });
 
-const toolRoundTrip = clientOp({
+const toolRoundTrip = pythonOp({
   name: 'client-openai-python-responses-tool-round-trip',
   id: 'CLIENT-RESP-008',
-  client,
   call: 'client.responses.create(tools=...)',
   title: 'returns the forced function_call with JSON arguments, and a text answer once the output items and the function_call_output are sent back',
   run: (env) =>

@@ -1,7 +1,7 @@
 import type { CheckDef } from '../context/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
-import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, clientCaps, type ClientOpDef, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { WRONG_KEY, survivableStatus } from '../clients/client-errors.ts';
 import { startClientRelay } from '../clients/client-relay.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
@@ -26,6 +26,14 @@ function slotOf(ctx: OpEnv['ctx']): PythonSlot {
 }
 
 type Op = PythonJob['op'];
+
+/**
+ * An openai-python operation as a check: the run starts the driver process when it starts (prepare),
+ * so the interpreter's start and openai's import overlap the checks before the first Python one.
+ */
+export function pythonOp(def: Omit<ClientOpDef, 'client' | 'prepare'>): CheckDef {
+  return clientOp({ ...def, client, prepare: (ctx) => void pythonClient(slotOf(ctx)) });
+}
 
 function unavailable(reason: string): string {
   return `${client} cannot run: ${reason}; install it (pip install openai) and name the interpreter with --python PATH`;
@@ -91,10 +99,9 @@ export async function judged(env: OpEnv, op: Op, judge: (ok: Record<string, unkn
   return judge(out.ok);
 }
 
-const create = clientOp({
+const create = pythonOp({
   name: 'client-openai-python-create',
   id: 'CLIENT-029',
-  client,
   call: 'client.chat.completions.create()',
   title: 'returns a completion with the assistant text',
   run: (env) =>
@@ -104,19 +111,17 @@ const create = clientOp({
     }),
 });
 
-const stream = clientOp({
+const stream = pythonOp({
   name: 'client-openai-python-stream',
   id: 'CLIENT-030',
-  client,
   call: 'client.chat.completions.create(stream=True)',
   title: 'yields chunks whose deltas join to the text, without raising',
   run: (env) => judged(env, 'stream', (ok) => textProblem(ok['text'], ok['finish'], true)),
 });
 
-const streamHelper = clientOp({
+const streamHelper = pythonOp({
   name: 'client-openai-python-stream-helper',
   id: 'CLIENT-031',
-  client,
   call: 'client.chat.completions.stream() with get_final_completion()',
   title: 'streams the text and assembles the final completion from it',
   run: (env) =>
@@ -134,19 +139,17 @@ async function roundTrip(env: OpEnv, ok: Record<string, unknown>): Promise<OpRes
   return textProblem(ok['text'], ok['finish'], true);
 }
 
-const tools = clientOp({
+const tools = pythonOp({
   name: 'client-openai-python-tool-round-trip',
   id: 'CLIENT-032',
-  client,
   call: 'client.chat.completions.create(tools=...)',
   title: 'returns the forced tool call with JSON arguments, and a text answer once the tool result is sent back',
   run: (env) => judged(env, 'tools', (ok) => roundTrip(env, ok)),
 });
 
-const toolsStreamed = clientOp({
+const toolsStreamed = pythonOp({
   name: 'client-openai-python-tool-round-trip-stream',
   id: 'CLIENT-033',
-  client,
   call: 'client.chat.completions.stream(tools=...)',
   title: 'assembles the streamed tool call with JSON arguments, and a text answer once the tool result is sent back',
   run: (env) => judged(env, 'tools_stream_helper', (ok) => roundTrip(env, ok)),
@@ -183,19 +186,17 @@ async function errorOp(env: OpEnv, status: 401 | 404, className: string, overrid
   };
 }
 
-const unauthorized = clientOp({
+const unauthorized = pythonOp({
   name: 'client-openai-python-401',
   id: 'CLIENT-034',
-  client,
   call: 'client.chat.completions.create() with a wrong key',
   title: 'raises AuthenticationError (an APIStatusError with status_code 401) carrying the server error message',
   run: (env) => errorOp(env, 401, 'AuthenticationError', { key: WRONG_KEY }, 'the server accepted a wrong key (AUTH-006 judges it)'),
 });
 
-const unknownModel = clientOp({
+const unknownModel = pythonOp({
   name: 'client-openai-python-404-model',
   id: 'CLIENT-035',
-  client,
   call: 'client.chat.completions.create() with an unknown model',
   title: 'raises NotFoundError (an APIStatusError with status_code 404) carrying the server error message',
   run: (env) => errorOp(env, 404, 'NotFoundError', { model: unknownModelId(env.ctx) }, 'the server answered for a model it does not list (MODELS-010 judges it)'),

@@ -46,6 +46,8 @@ export interface ClientOpDef {
   timeoutMs?: number;
   /** Whether the operation calls a model (then it needs one from the list); default true. */
   needsModel?: boolean;
+  /** CheckDef.prepare: starts the library's slow resource (openai-python's driver) at the run's start. */
+  prepare?(ctx: CheckContext): void;
   run(env: OpEnv): Promise<OpResult | 'not-installed'>;
 }
 
@@ -71,6 +73,7 @@ export function clientOp(def: ClientOpDef): CheckDef {
     title: `${def.client} ${def.call} ${def.title}`,
     ...(def.needsLimits === undefined ? {} : { needsLimits: def.needsLimits }),
     ...(def.timeoutMs === undefined ? {} : { timeoutMs: def.timeoutMs }),
+    ...(def.prepare === undefined ? {} : { prepare: def.prepare }),
     async run(ctx: CheckContext, j: Judge): Promise<void> {
       const t = new ClientTransport(ctx);
       let model = '';

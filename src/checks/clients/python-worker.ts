@@ -6,7 +6,7 @@ import type { PythonSlot } from '../context/check-types.ts';
 
 // openai-python runs in a Python interpreter of the user's (`iari test --python PATH`, default
 // `python3`): one driver process per run (openai-python-driver.py, shipped beside this file),
-// started on the first Python operation and fed one job at a time, so a run pays the interpreter's
+// started when the run starts (the Python checks' prepare) and fed one job at a time, so a run pays the interpreter's
 // start and openai's import once. Each job is bounded in time: a job that overruns kills the
 // process (the next job starts a new one). The process gets no environment of the user's beyond
 // what finds the interpreter (PATH, HOME, locale, PYTHONPATH, pyenv's selector): no OPENAI_*
@@ -85,6 +85,8 @@ async function start(slot: PythonSlot): Promise<Running | { unavailable: string 
   } catch (error) {
     return { unavailable: `${slot.interpreter} could not be started (${(error as Error).message})` };
   }
+  // Started at the run's start (CheckDef.prepare): a run that ends before the greeting still ends it.
+  slot.stop = () => child.kill('SIGKILL');
   const spawnError = new Promise<string>((resolve) => child.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ENOENT' ? `no Python interpreter at ${slot.interpreter}` : `${slot.interpreter} could not be started (${e.message})`)));
   // A driver that ended (idle, or killed) makes a write fail: the read that follows reports it.
   child.stdin.on('error', () => undefined);
@@ -113,7 +115,6 @@ async function start(slot: PythonSlot): Promise<Running | { unavailable: string 
     child.kill('SIGKILL');
     return { unavailable: `${hello.missing ?? 'the driver did not start'} (${slot.interpreter})` };
   }
-  slot.stop = () => child.kill('SIGKILL');
   return { child, lines, version: hello.ready.openai ?? 'unknown' };
 }
 

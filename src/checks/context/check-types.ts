@@ -76,6 +76,12 @@ export interface CheckDef {
   needsLimits?: boolean;
   /** Overrides the context's per-check time budget (checks that must wait out a rate-limit window). */
   timeoutMs?: number;
+  /**
+   * Starts, without waiting for it, a slow resource the check will use (openai-python's driver
+   * process), so that its start overlaps the checks before this one. The runner calls it once per
+   * run for each selected check, before the first check runs; it must not send a request or judge.
+   */
+  prepare?(ctx: CheckContext): void;
   run(ctx: CheckContext, judge: Judge): Promise<void>;
 }
 

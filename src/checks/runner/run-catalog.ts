@@ -36,9 +36,12 @@ export async function runChecksInProcess(ctx: CheckContext, checks: readonly Che
   const runs: CheckRun[] = [];
   const byCheck = new Map<string, CheckOutcome[]>();
   const perId = new Map<string, CheckOutcome[]>();
+  const isSelected = (def: CheckDef): boolean => options.selected === undefined || def.ids.some((id) => options.selected?.has(id) === true);
+  // Slow resources (a client's process) start now, beside the checks that come before theirs (issue 41).
+  for (const def of checks) if (def.prepare !== undefined && isSelected(def) && !(def.needsLimits === true && !ctx.includeLimits)) def.prepare(ctx);
   for (const def of checks) {
     const started = performance.now();
-    const selected = options.selected === undefined || def.ids.some((id) => options.selected?.has(id) === true);
+    const selected = isSelected(def);
     const outcomes: CheckOutcome[] = selected ? await runCheck(def, ctx, grade) : def.ids.map((id) => ({ id, verdict: 'skipped', reason: 'not selected' }));
     const run: CheckRun = {
       title: testTitle(def),

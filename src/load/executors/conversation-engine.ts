@@ -32,7 +32,7 @@ async function play(loop: LoopState, target: EngineTarget, limits: EngineLimits,
     if (stop.aborted || intendedNs >= limits.stopNs) return;
     const t = await turn(loop, target, limits, hooks, convs, conv, intendedNs);
     if (t === null) return;
-    const more = convs.finish(t.seq, t.extras?.answer, t.error === null && !t.abortedAtEnd);
+    const more = convs.finish(t.seq, t.extras?.answer, t.error === null && !t.abortedAtEnd, t.extras?.answerId);
     if (!more) {
       if (t.error?.class === 'connect') await sleepMs(100, stop);
       return;

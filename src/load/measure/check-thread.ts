@@ -5,6 +5,7 @@ import type { CheckedPart } from './timing-builder.ts';
 import type { SentRequest } from '../../protocols/protocol.ts';
 import type { ProtocolList } from '../../protocols/registry.ts';
 import { collectYoungGarbage } from '../../collect-garbage.ts';
+import { unpackTokenEvents, type PackedTokenEvents } from './packed-token-events.ts';
 
 /**
  * The load process's side of the check worker (src/load/measure/check-worker.ts). Engines stamp reads on
@@ -72,7 +73,7 @@ export class CheckThread {
   #nextId = 1;
   #failed: string | null = null;
   /** Checked responses not yet handed back; delivered in slices so reads arriving meanwhile are stamped on time. */
-  #results: [number, CheckedPart][] = [];
+  #results: [number, CheckedPart, PackedTokenEvents][] = [];
   #resultHead = 0;
   #delivering = false;
   /** Bytes posted to the worker that it has not yet reported checked. */
@@ -82,7 +83,7 @@ export class CheckThread {
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on('message', ([m, checkedBytes]: [[number, CheckedPart][], number]) => {
+    worker.on('message', ([m, checkedBytes]: [[number, CheckedPart, PackedTokenEvents][], number]) => {
       this.#posted -= checkedBytes;
       if (this.#posted <= WORKER_BYTE_BUDGET / 2 && this.#drained.length > 0) for (const resume of this.#drained.splice(0)) resume();
       if (m.length === 0) return;
@@ -183,10 +184,13 @@ export class CheckThread {
     const deadline = process.hrtime.bigint() + SLICE_NS;
     const results = this.#results;
     while (this.#resultHead < results.length) {
-      const [id, part] = results[this.#resultHead++] as [number, CheckedPart];
+      const [id, part, packed] = results[this.#resultHead++] as [number, CheckedPart, PackedTokenEvents];
       const done = this.#waiting.get(id);
       this.#waiting.delete(id);
-      done?.(part);
+      if (done !== undefined) {
+        part.tokenEvents = unpackTokenEvents(packed);
+        done(part);
+      }
       if (this.#resultHead < results.length && process.hrtime.bigint() > deadline) {
         this.#delivering = true;
         setImmediate(this.#deliver);

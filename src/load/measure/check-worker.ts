@@ -6,6 +6,7 @@ import type { ErrorClass } from '../results/load-result.ts';
 import type { Protocol, SentRequest } from '../../protocols/protocol.ts';
 import type { ProtocolList } from '../../protocols/registry.ts';
 import { collectGarbage } from '../../collect-garbage.ts';
+import { packedBuffers, packTokenEvents, type PackedTokenEvents } from './packed-token-events.ts';
 
 /**
  * After this many bytes of large events (or bodies) have been checked, their garbage is collected at
@@ -77,8 +78,16 @@ port.on('message', (batch: CheckBatch) => {
       i += 7;
     } else throw new Error(`check worker: unknown op ${op}`);
   }
+  // Each answer's token events go back as typed arrays, transferred (packed-token-events.ts).
+  const back: [number, CheckedPart, PackedTokenEvents][] = [];
+  const transfer: ArrayBuffer[] = [];
+  for (const [id, part] of done) {
+    const packed = packTokenEvents(part.tokenEvents);
+    transfer.push(...packedBuffers(packed));
+    back.push([id, { ...part, tokenEvents: [] }, packed]);
+  }
   // The bytes of the batch are reported checked every time (check-thread.ts WORKER_BYTE_BUDGET).
-  port.postMessage([done, bytes.length]);
+  port.postMessage([back, bytes.length], transfer);
   largeSince += batch.largeBytes;
   if (largeSince >= COLLECT_AFTER_LARGE_BYTES) {
     largeSince = 0;

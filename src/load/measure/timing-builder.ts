@@ -22,6 +22,7 @@ export function checkScope(protocols: ProtocolList): CheckScope {
 
 const ANSWER_LIMIT = 256 * 1024;
 const ARGUMENTS_LIMIT = 64 * 1024;
+const ID_LIMIT = 1024;
 
 /** What a checked answer tells the collector beyond its timing (cached tokens, the answer a conversation sends back, tool calls, the API's counters). */
 function extrasOf(facts: ResponseFacts): ResponseExtras {
@@ -29,6 +30,7 @@ function extrasOf(facts: ResponseFacts): ResponseExtras {
   const base: ResponseExtras = a === null ? { cachedTokens: facts.usage.cachedInput } : { cachedTokens: facts.usage.cachedInput, answer: a.length > ANSWER_LIMIT ? a.slice(0, ANSWER_LIMIT) : a };
   if (facts.toolCalls.length > 0) base.toolCalls = facts.toolCalls.slice(0, 64).map((c) => ({ name: c.name, arguments: c.arguments.length > ARGUMENTS_LIMIT ? c.arguments.slice(0, ARGUMENTS_LIMIT) : c.arguments }));
   if (facts.counters !== undefined) base.counters = facts.counters;
+  if (facts.id !== undefined && facts.id.length <= ID_LIMIT) base.answerId = facts.id;
   if (facts.cutAtLimit === true) base.cutAtLimit = true;
   return base;
 }

@@ -70,6 +70,8 @@ export interface LoadOptions {
   /** Multi-turn conversations of N[,SD] turns, e.g. `'4'`, as `--turns`; `thinkTime` between turns, e.g. `'2s'`. */
   turns?: string;
   thinkTime?: string;
+  /** How a conversation's later turns reach the server, as `--chain`: `resend` (default) the whole history, `previous-response-id` only the new turn, naming the kept answer (an API that chains: responses). */
+  chain?: 'resend' | 'previous-response-id';
   /** Mooncake JSONL or BurstGPT CSV trace replayed on the open loop, as `--trace`. */
   trace?: string;
   traceFormat?: 'mooncake' | 'burstgpt';
@@ -83,6 +85,8 @@ export interface LoadOptions {
   /** POST /v1/embeddings with N inputs per request instead of chat completions, as `--embeddings-batch`; `embeddingsFormat` its encoding_format. */
   embeddingsBatch?: number;
   embeddingsFormat?: 'float' | 'base64';
+  /** The API the requests go to, by its protocol's name (`'responses'`: POST /v1/responses), as `--api`; default the one the workload needs, else chat completions. */
+  api?: string;
   /** Share i of n of the load, e.g. `'0/4'`, as `--shard` (merge the results with `iari report merge`). */
   shard?: string;
   /** Thresholds such as `'ttft.p95<800ms'`; a breach sets `slosPassed` false. */
@@ -107,8 +111,8 @@ export interface LoadOptions {
 export const LOAD_OPTION_KEYS = [
   'baseUrl', 'token', 'model', 'concurrency', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'engine',
   'duration', 'requests', 'warmup', 'timeout', 'requestTimeout', 'maxTokens', 'stream', 'prompts', 'inputTokens', 'outputTokens',
-  'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace',
-  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'cancelRate', 'cancelAfter', 'signal',
+  'maxTokensField', 'extraBody', 'dataset', 'datasetSize', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'chain', 'trace',
+  'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat', 'api', 'shard', 'slo', 'seed', 'caFile', 'insecure', 'headers', 'connectionReuse', 'cancelRate', 'cancelAfter', 'signal',
 ] as const satisfies readonly (keyof LoadOptions)[];
 // Every key of LoadOptions is listed above (a key added to the interface and not here fails to compile).
 const loadKeysComplete: Exclude<keyof LoadOptions, (typeof LOAD_OPTION_KEYS)[number]> extends never ? true : never = true;

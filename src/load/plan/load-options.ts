@@ -107,7 +107,10 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   if (toolSlo !== undefined && workloadPlan.spec?.tools === undefined) throw usage(`${n('slo')} '${toolSlo.expr}' judges tool calls: it needs ${n('tools')} (requests that declare tools)`);
   // An embeddings answer arrives whole and generates no tokens: an SLO on a token timing could
   // only end in "no data" after the traffic, so it is refused before any.
-  const embeddings = workloadPlan.spec?.embeddings !== undefined;
+  const api = o.api === undefined ? undefined : checkText(names, 'api', o.api).trim();
+  if (api !== undefined && !/^[a-z][a-z0-9-]*$/.test(api)) throw usage(`${n('api')} must name an API (chat-completions, responses, embeddings), got "${api}"`);
+  if (api !== undefined && api !== 'embeddings' && workloadPlan.spec?.embeddings !== undefined) throw usage(`${n('embeddingsBatch')} sends embeddings requests: not with ${n('api')} ${api}`);
+  const embeddings = workloadPlan.spec?.embeddings !== undefined || api === 'embeddings';
   const tokenSlo = embeddings ? slos.find((s) => ['ttft', 'ttfo', 'itl', 'tpot', 'service_ttft', 'output_tps'].includes(s.metric) || (s.metric === 'throughput' && s.stat === 'tokens')) : undefined;
   if (tokenSlo !== undefined) throw usage(`${n('slo')} '${tokenSlo.expr}' does not apply to ${n('embeddingsBatch')}: an embeddings answer arrives whole with no output tokens (use e2e, ttfb, errors, throughput.rps or goodput)`);
   const embeddingsSlo = embeddings ? undefined : slos.find((s) => s.metric === 'embeddings');
@@ -206,6 +209,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
     requestTimeoutMs,
     connectionReuse: connectionReuse as ConnectionReuse,
     ...(cancellation === undefined ? {} : { cancellation }),
+    ...(api === undefined ? {} : { api }),
     slos,
     sloExprs,
     sweep: shell.sweep === true,

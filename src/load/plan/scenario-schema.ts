@@ -61,6 +61,7 @@ export const SCENARIO_SCHEMA: Schema = {
       },
     },
     request: object({
+      api: text('the API the requests go to: chat-completions (default), responses or embeddings'),
       maxTokens: ranged('maxTokens', 'max_tokens of every request (default 64)'),
       outputTokens: text('output length per request MEAN[,STDEV], sent as max_tokens'),
       maxTokensField: { enum: ['max_tokens', 'max_completion_tokens', 'both'] },

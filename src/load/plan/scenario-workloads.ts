@@ -26,7 +26,7 @@ const given = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefine
 export type PromptsPart = { kind: 'prompts'; file?: string };
 export type SyntheticPart = { kind: 'synthetic'; inputTokens: string };
 export type DatasetPart = { kind: 'dataset'; file: string; size?: number };
-export type ConversationsPart = { kind: 'conversations'; turns: string; thinkTime?: string };
+export type ConversationsPart = { kind: 'conversations'; turns: string; thinkTime?: string; chain?: 'resend' | 'previous-response-id' };
 export type PrefixesPart = { kind: 'prefixes'; tokens: number; groups?: number };
 export type ToolsPart = { kind: 'tools'; tools: string; share?: number };
 export type TracePart = { kind: 'trace'; file: string; format?: 'mooncake' | 'burstgpt' };
@@ -61,10 +61,10 @@ export const WORKLOAD_KINDS: Kinds = {
   },
   conversations: {
     summary: 'multi-turn conversations of N[,SD] turns carrying their history, thinkTime between turns',
-    properties: { turns: text('N[,SD] turns, e.g. "4" or "4,1"'), thinkTime: text('pause between turns, e.g. "2s"') },
+    properties: { turns: text('N[,SD] turns, e.g. "4" or "4,1"'), thinkTime: text('pause between turns, e.g. "2s"'), chain: { enum: ['resend', 'previous-response-id'], description: 'later turns resend the whole history (default) or continue the kept answer by previous_response_id (--api responses)' } },
     required: ['turns'],
-    toOptions: (p) => given({ turns: p.turns, thinkTime: p.thinkTime }),
-    fromOptions: (o) => (o.turns === undefined ? undefined : given({ kind: 'conversations' as const, turns: o.turns, thinkTime: o.thinkTime })),
+    toOptions: (p) => given({ turns: p.turns, thinkTime: p.thinkTime, chain: p.chain }),
+    fromOptions: (o) => (o.turns === undefined ? undefined : given({ kind: 'conversations' as const, turns: o.turns, thinkTime: o.thinkTime, chain: o.chain })),
   },
   prefixes: {
     summary: 'every request starts with one of `groups` shared prefixes of `tokens` tokens (prefix-cache hit rate)',

@@ -37,6 +37,8 @@ export type ExecutorPart =
 
 /** What every request carries whatever the workload. */
 export interface RequestPart {
+  /** The API the requests go to, by its protocol's name (`responses`); independent of the workload's kind. */
+  api?: string;
   maxTokens?: number;
   outputTokens?: string;
   maxTokensField?: 'max_tokens' | 'max_completion_tokens' | 'both';
@@ -106,6 +108,7 @@ const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet
   rampShape: 'executor.rampShape',
   traceSpeed: 'executor.speed',
   traceWindow: 'executor.window',
+  api: 'request.api',
   maxTokens: 'request.maxTokens',
   outputTokens: 'request.outputTokens',
   maxTokensField: 'request.maxTokensField',
@@ -136,6 +139,7 @@ const PATHS: Record<Exclude<LoadOptionName, 'token' | 'report' | 'json' | 'quiet
   datasetSize: 'workload dataset.size',
   turns: 'workload conversations.turns',
   thinkTime: 'workload conversations.thinkTime',
+  chain: 'workload conversations.chain',
   prefixTokens: 'workload prefixes.tokens',
   prefixGroups: 'workload prefixes.groups',
   tools: 'workload tools.tools',
@@ -175,7 +179,7 @@ export function scenarioToOptions(s: LoadScenario): { options: ScenarioOptions; 
   }
   for (const part of s.workload ?? []) Object.assign(o, WORKLOAD_KINDS[part.kind].toOptions(part as never));
   const r = s.request ?? {};
-  Object.assign(o, defined({ maxTokens: r.maxTokens, outputTokens: r.outputTokens, maxTokensField: r.maxTokensField, stream: r.stream, timeout: r.timeout, requestTimeout: r.requestTimeout, extraBody: typeof r.extraBody === 'object' ? JSON.stringify(r.extraBody) : r.extraBody }));
+  Object.assign(o, defined({ api: r.api, maxTokens: r.maxTokens, outputTokens: r.outputTokens, maxTokensField: r.maxTokensField, stream: r.stream, timeout: r.timeout, requestTimeout: r.requestTimeout, extraBody: typeof r.extraBody === 'object' ? JSON.stringify(r.extraBody) : r.extraBody }));
   const run = s.run ?? {};
   Object.assign(o, defined({ duration: run.duration, requests: run.requests, warmup: run.warmup, seed: run.seed, shard: run.shard }));
   if (s.slos !== undefined) o.slo = [...s.slos];
@@ -205,7 +209,7 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {})
   else s.executor = defined({ kind: 'closed' as const, concurrency: o.concurrency, engine: o.engine });
   const workload = Object.values(WORKLOAD_KINDS).map((k) => k.fromOptions(o)).filter((p): p is WorkloadPart => p !== undefined);
   if (workload.length > 0) s.workload = workload;
-  const request = defined({ maxTokens: o.maxTokens, outputTokens: o.outputTokens, maxTokensField: o.maxTokensField, stream: o.stream, timeout: o.timeout, requestTimeout: o.requestTimeout, extraBody: o.extraBody === undefined ? undefined : bodyOf(o.extraBody) });
+  const request = defined({ api: o.api, maxTokens: o.maxTokens, outputTokens: o.outputTokens, maxTokensField: o.maxTokensField, stream: o.stream, timeout: o.timeout, requestTimeout: o.requestTimeout, extraBody: o.extraBody === undefined ? undefined : bodyOf(o.extraBody) });
   if (Object.keys(request).length > 0) s.request = request;
   const run = defined({ duration: o.duration, requests: o.requests, warmup: o.warmup, seed: o.seed, shard: o.shard });
   if (Object.keys(run).length > 0) s.run = run;

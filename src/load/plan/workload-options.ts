@@ -19,6 +19,7 @@ export const workloadFlagSpec = {
   'prefix-groups': { type: 'string' },
   turns: { type: 'string' },
   'think-time': { type: 'string' },
+  chain: { type: 'string' },
   trace: { type: 'string' },
   'trace-format': { type: 'string' },
   'trace-speed': { type: 'string' },
@@ -74,7 +75,7 @@ export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES)
 export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
 
 /** The options that shape what each request asks for (the flags of workloadFlagSpec). */
-const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
+const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'chain', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
 
 export interface WorkloadPlan {
   /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
@@ -108,7 +109,9 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
   const size = o.datasetSize === undefined ? 1000 : checkNumber(names, 'datasetSize', o.datasetSize);
   const prefix = prefixFromOptions(o.prefixTokens, o.prefixGroups, names);
   if (o.thinkTime !== undefined && o.turns === undefined) throw usage(`${n('thinkTime')} needs ${n('turns')} (it is the pause between turns of a conversation)`);
-  const conversation = o.turns === undefined ? undefined : { turns: parseTokenLength('turns', checkText(names, 'turns', o.turns), names), thinkTimeMs: o.thinkTime === undefined ? 0 : checkDuration(names.who, n('thinkTime'), o.thinkTime, 0, 600) };
+  if (o.chain !== undefined && o.turns === undefined) throw usage(`${n('chain')} needs ${n('turns')} (it is how a conversation's later turns are sent)`);
+  if (o.chain !== undefined && o.chain !== 'resend' && o.chain !== 'previous-response-id') throw usage(`${n('chain')} must be resend or previous-response-id, got "${String(o.chain)}"`);
+  const conversation = o.turns === undefined ? undefined : { turns: parseTokenLength('turns', checkText(names, 'turns', o.turns), names), thinkTimeMs: o.thinkTime === undefined ? 0 : checkDuration(names.who, n('thinkTime'), o.thinkTime, 0, 600), ...(o.chain === 'previous-response-id' ? { chain: o.chain } : {}) };
   if (conversation !== undefined && conversation.turns.mean > 1000) throw usage(`${n('turns')}: at most 1000 turns per conversation, got ${conversation.turns.mean}`);
   const spec: WorkloadSpec = {
     ...(tools === undefined ? {} : { tools }),

@@ -138,6 +138,8 @@ export interface RunMeta {
     /** Total deadline of one request (--request-timeout); absent in results written before it existed. */
     requestTimeoutMs?: number;
     slos: string[];
+    /** The API the requests went to (a protocol's name: chat-completions, responses, embeddings); absent in results written before it existed. */
+    api?: string;
     /** Token-length workload (--input-tokens, --output-tokens, --dataset, --extra-body); absent: prompts with max_tokens. */
     workload?: WorkloadMeta;
   };
@@ -156,7 +158,7 @@ export interface WorkloadMeta {
   /** --prefix-tokens / --prefix-groups: a shared system prompt at the start of every request. */
   prefix?: { tokens: number; groups: number };
   /** --turns / --think-time: multi-turn conversations. */
-  conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number };
+  conversation?: { turns: { mean: number; stdev: number }; thinkTimeMs: number; chain?: 'previous-response-id' };
   /** --trace: the file replayed (its arrivals are in meta.mode.trace). */
   trace?: { file: string; format: 'mooncake' | 'burstgpt' };
   /** --tools: where the tools came from, the share of requests that declare them, their names. */

@@ -7,6 +7,8 @@ export interface ResponseExtras {
   cachedTokens: number | null;
   /** The first answer's text (at most 256 KiB), sent back as the next turn's history in conversations. */
   answer?: string;
+  /** The answer's id, which a chained conversation's next turn names instead of resending the history (--chain). */
+  answerId?: string;
   /** The first answer's tool calls as assembled (arguments at most 64 KiB each), judged under --tools (tool-calls.ts). */
   toolCalls?: { name: string | null; arguments: string }[];
   /** The answer stopped at its output-token bound (its last tool call may be cut: not judged invalid). */

@@ -26,6 +26,8 @@ export interface Conversation {
   readonly history: ChatMessage[];
   /** Index of the turn to send next. */
   next: number;
+  /** --chain: the server's last answer, by id, and how many history messages it holds. */
+  kept?: { id: string; messages: number };
 }
 
 interface Bound {
@@ -98,7 +100,8 @@ export class Conversations implements Workload {
     const b = this.#bySeq.get(seq) ?? { conv: this.#make(0), turn: 0 };
     const turn = b.conv.turns[b.turn] as Turn;
     const messages: ChatMessage[] = [...(b.conv.system === null ? [] : [{ role: 'system' as const, content: b.conv.system }]), ...b.conv.history, { role: 'user', content: turn.user }];
-    return { model: this.#o.model, messages, maxOutputTokens: turn.output ?? this.#o.maxTokens, outputLimitMember: this.#spec.maxTokensField, stream: this.#o.stream, extraBody: this.#spec.extraBody };
+    const kept = b.turn === 0 ? undefined : b.conv.kept;
+    return { model: this.#o.model, messages, maxOutputTokens: turn.output ?? this.#o.maxTokens, outputLimitMember: this.#spec.maxTokensField, stream: this.#o.stream, extraBody: this.#spec.extraBody, ...(kept === undefined ? {} : { continues: kept }) };
   };
 
   requested = (seq: number): Requested => {
@@ -112,15 +115,19 @@ export class Conversations implements Workload {
 
   /**
    * Request `seq` ended: with an answer the conversation moves to its next turn (true: it has one);
-   * a failed turn ends the conversation (its history would no longer be the server's own).
+   * a failed turn ends the conversation (its history would no longer be the server's own), and so,
+   * chained (--chain), does an answer without an id: the next turn would have nothing to continue.
    */
-  finish(seq: number, answer: string | undefined, ok: boolean): boolean {
+  finish(seq: number, answer: string | undefined, ok: boolean, answerId?: string): boolean {
     const b = this.#bySeq.get(seq);
     this.#bySeq.delete(seq);
     if (b === undefined) return false;
     const conv = b.conv;
     if (!ok || answer === undefined) return false;
+    const chained = this.#spec.conversation?.chain !== undefined;
+    if (chained && answerId === undefined) return false;
     conv.history.push({ role: 'user', content: (conv.turns[b.turn] as Turn).user }, { role: 'assistant', content: answer });
+    if (chained && answerId !== undefined) conv.kept = { id: answerId, messages: conv.history.length };
     conv.next = b.turn + 1;
     if (conv.next >= conv.turns.length) {
       this.completed++;

@@ -73,6 +73,11 @@ export interface ConversationSpec {
   turns: TokenLength;
   /** Pause between an answer and the next turn (ms); the conversation keeps its slot meanwhile. */
   thinkTimeMs: number;
+  /**
+   * --chain previous-response-id: each turn after the first continues the server's kept answer by
+   * its id and sends only the new user turn (the API must chain); absent: the whole history is resent.
+   */
+  chain?: 'previous-response-id';
 }
 
 export interface PrefixSpec {

@@ -4,7 +4,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { BuiltRequest, CheckedResponse, OutputTally, Protocol, RequestIntent, ResponseFacts as NormalFacts } from '../protocol.ts';
 import type { MockSide } from '../protocol-mock.ts';
-import { RESPONSES_ROUTE, responsesBody, type InputItem, type ResponsesOptions } from './responses-request.ts';
+import { MIN_OUTPUT_TOKENS, RESPONSES_ROUTE, responsesBody, type InputItem, type ResponsesOptions } from './responses-request.ts';
 import { checkResponseBody, isRecord, type ResponseFacts } from './responses-body.ts';
 import { ResponsesStreamValidator, type ResponsesStreamResult } from './responses-stream.ts';
 import { responsesRequirementIds, responsesRules, responsesStateRequirementIds } from './responses-rules.ts';
@@ -13,10 +13,17 @@ import { responsesMock } from './responses-mock.ts';
 
 const route = { method: 'POST', path: RESPONSES_ROUTE } as const;
 
-/** The intent as a Responses request: system turns as instructions, the others as input items, tools in the flat form. */
+/**
+ * The intent as a Responses request: system turns as instructions, the others as input items, tools
+ * in the flat form. Continuing a kept Response, only the turns after it go, with its id as
+ * previous_response_id (compat: "Use this to create multi-turn conversations"); the instructions
+ * go every time, since "the instructions from a previous response will not be carried over".
+ */
 function responsesRequest(intent: RequestIntent): BuiltRequest {
   const system = intent.messages.filter((m) => m.role === 'system').map((m) => m.content);
-  const turns = intent.messages.filter((m) => m.role !== 'system');
+  const all = intent.messages.filter((m) => m.role !== 'system');
+  const continued = intent.continues;
+  const turns = continued === undefined ? all : all.slice(continued.messages);
   const only = turns[0];
   // A tool result without its call id cannot be a function_call_output: it is given as the user's text.
   const input: string | InputItem[] = turns.length === 1 && only?.role === 'user' ? only.content : turns.map((m) => (m.role === 'assistant' ? { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: m.content, annotations: [] }] } : { type: 'message', role: 'user', content: [{ type: 'input_text', text: m.content }] }));
@@ -24,6 +31,7 @@ function responsesRequest(intent: RequestIntent): BuiltRequest {
     max_output_tokens: intent.maxOutputTokens,
     stream: intent.stream,
     ...(system.length === 0 ? {} : { instructions: system.join('\n') }),
+    ...(continued === undefined ? {} : { previous_response_id: continued.id }),
     ...(intent.tools === undefined || intent.tools.length === 0 ? {} : { tools: intent.tools.map((t) => ({ type: 'function' as const, name: t.name, ...(t.description === undefined ? {} : { description: t.description }), parameters: t.parameters ?? { type: 'object', properties: {} }, strict: t.strict ?? false })) }),
   };
   const body = { ...(intent.extraBody ?? {}), ...(intent.options ?? {}), ...responsesBody(intent.model, input, options) };
@@ -31,6 +39,9 @@ function responsesRequest(intent: RequestIntent): BuiltRequest {
 }
 
 const noUsage = { input: null, output: null, cachedInput: null, reasoning: null };
+
+/** Compat, Response.incomplete_details.reason: "max_output_tokens": the answer stopped at the request's bound. */
+const cutAtBound = (final: ResponseFacts | undefined): boolean => final?.status === 'incomplete' && final.incompleteReason === 'max_output_tokens';
 
 /** The normalised facts of a Response read whole. */
 function bodyFacts(f: ResponseFacts): NormalFacts {
@@ -42,14 +53,33 @@ function bodyFacts(f: ResponseFacts): NormalFacts {
     outputText: () => f.text + calls.map((c) => c.name + c.arguments).join(''),
     eventTexts: () => null,
     answer: f.text === '' && calls.length > 0 ? null : f.text,
+    ...(f.id === undefined ? {} : { id: f.id }),
     toolCalls: calls,
     finish: f.status ?? null,
+    ...(cutAtBound(f) ? { cutAtLimit: true } : {}),
   };
+}
+
+/**
+ * Each output event's text, recovered from what the deltas assembled: all the answer's text (one
+ * message) or all one call's arguments; otherwise (text and calls interleaved, reasoning) null, and
+ * the tokens are split by characters.
+ */
+function eventTexts(f: ResponsesStreamResult['facts']): string[] | null {
+  const events = f.outputEvents;
+  const kinds = new Set(events.map((e) => e.kind));
+  const only = f.functionCalls.length === 1 ? f.functionCalls[0] : undefined;
+  const whole = kinds.size === 1 && kinds.has('text') ? f.text : kinds.size === 1 && kinds.has('arguments') && f.text === '' && only !== undefined ? only.arguments : null;
+  if (whole === null) return null;
+  let pos = 0;
+  const texts = events.map((e) => whole.slice(pos, (pos += e.chars)));
+  return pos === whole.length ? texts : null;
 }
 
 /** The normalised facts of a stream: its output events (TTFT, ITL, cut points), usage and terminal status. */
 function streamFacts(r: ResponsesStreamResult): NormalFacts {
   const f = r.facts;
+  const id = f.final?.id ?? f.responseId;
   const u = f.usage;
   const calls = f.functionCalls.map((c) => ({ name: c.name, arguments: c.arguments }));
   return {
@@ -57,9 +87,11 @@ function streamFacts(r: ResponsesStreamResult): NormalFacts {
     output: f.outputEvents.map((e) => ({ arrivedAt: e.arrivedAt, chars: e.chars, ...(e.kind === 'reasoning' ? { reasoning: true as const } : {}) })),
     usage: u === undefined ? noUsage : { input: u.inputTokens, output: u.outputTokens, cachedInput: u.cachedTokens ?? null, reasoning: null },
     outputText: () => f.text + calls.map((c) => c.name + c.arguments).join(''),
-    eventTexts: () => null,
+    eventTexts: () => eventTexts(f),
     answer: f.text === '' && calls.length > 0 ? null : f.text,
+    ...(id === undefined ? {} : { id }),
     toolCalls: calls,
+    ...(cutAtBound(f.final) ? { cutAtLimit: true } : {}),
     ...(f.firstFunctionCallAt === undefined ? {} : { firstToolCallAt: f.firstFunctionCallAt }),
     finish: f.final?.status ?? f.terminal ?? null,
   };
@@ -90,6 +122,8 @@ export const responses: Protocol = {
   moduleUrl: import.meta.url,
   routes: [route],
   streaming: 'optional',
+  chains: true,
+  minOutputTokens: MIN_OUTPUT_TOKENS,
   capability: { name: 'responses', title: 'Responses API', member: 'POST /v1/responses', ids: responsesRequirementIds },
   capabilities: [{ name: 'responses-state', title: 'Stored responses', member: 'previous_response_id (GET, DELETE /v1/responses/{id})', ids: responsesStateRequirementIds }],
   rules: responsesRules,
@@ -100,7 +134,7 @@ export const responses: Protocol = {
       return wholeBodyChecker(options, (body): CheckedResponse => {
         const r = checkResponseBody(body, sentBound(sent));
         const unusable = !isRecord(body) || !Array.isArray(body['output']);
-        return { findings: r.findings, facts: bodyFacts(r.facts), ...(unusable ? { unusable: { detail: 'the answer is not a Response with an output list', finding: 'output-invalid' } } : {}) };
+        return { findings: r.findings, facts: bodyFacts(r.facts), ...(unusable ? { unusable: { detail: `${responsesRules['output-invalid']?.requirement ?? 'RESP-001'} the answer is not a Response with an output list`, finding: 'output-invalid' } } : {}) };
       });
     }
     const validator = new ResponsesStreamValidator({ ...sentBound(sent), ...(options.jsonDepthChecked === true ? { jsonDepthChecked: true } : {}) });
