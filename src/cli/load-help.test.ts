@@ -15,6 +15,7 @@ describe('iari load --help from one table', () => {
     expect(LOAD_HELP).toMatch(/\n {2}--rate R {15}open loop: R arrivals per second/);
     expect(LOAD_HELP).toMatch(/\n {2}--input-tokens MEAN\[,STDEV\] {3}synthetic prompts/);
     expect(LOAD_HELP).toContain("  --header 'Name: value' extra request header");
-    expect(LOAD_HELP).toContain('ttfb|ttft|ttfo|itl');
+    // The run's own durations, then the sections' (reasoning's ttfo).
+    expect(LOAD_HELP).toContain('ttfb|ttft|itl|tpot|e2e|service_ttft|service_e2e|schedule_lag|event_loop_lag|ttfo . ');
   });
 });

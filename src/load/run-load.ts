@@ -15,6 +15,7 @@ import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
 import type { TraceEntry } from './workloads/trace.ts';
 import type { RequestTiming } from './measure/request-timer.ts';
 import { buildResult } from './results/result-builder.ts';
+import { loadSections } from './results/load-sections.ts';
 import type { Slo } from './results/slo.ts';
 import { countTokens } from './workloads/token-count.ts';
 import { packageVersion } from '../package-root.ts';
@@ -26,7 +27,6 @@ import { idleSweep, sendOne, type InFlight } from './executors/undici-engine.ts'
 import type { ConnectionReuse } from './executors/connection-reuse.ts';
 import { cancelPointFor, type CancelPlan } from './executors/cancellation.ts';
 import type { ClientSpan } from '../server-metrics/cancel-release.ts';
-import { buildCancellationReport } from './results/cancel-report.ts';
 import { openServerMetrics, type ServerMetricsOptions } from '../server-metrics/session.ts';
 import { primingRecord } from './priming-record.ts';
 import { ConnectionWatch } from '../client/connection-watch.ts';
@@ -215,8 +215,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
+    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(cfg.workload?.embeddings === undefined ? {} : { embeddingsBatch: cfg.workload.embeddings.batch }), ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
     ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
-    ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }),
     onRecord: (r) => {
       records.push(r);
       cfg.onRecord?.(r);
@@ -304,11 +304,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
-  const conversations = source.kind === 'conversations' ? { loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed } : undefined;
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, connectionReuse: cfg.connectionReuse ?? 'reuse', ...(conversations === undefined ? {} : { conversations }), ...(server === undefined ? {} : { server }) });
-  const cancellation = cfg.cancellation === undefined ? undefined : buildCancellationReport(collector.cancel, cfg.cancellation, { release: read?.release ?? null, leak: read?.leak ?? null });
-  const withCancel = cancellation === undefined ? built : { ...built, cancellation };
-  const result = priming === null || priming.outcome === 'complete' ? withCancel : { ...withCancel, priming };
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(server === undefined ? {} : { server }) });
+  const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
 }
 

@@ -13,8 +13,10 @@ import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
-import { racesText, reusePolicyText } from '../load/results/reuse-report.ts';
-import { cancellationText, releaseText } from '../load/results/cancel-report.ts';
+import { notApplicable, sectionTiles, type SectionResult } from '../sections/section-run.ts';
+import type { AnySection, SectionTile } from '../sections/section-contract.ts';
+import { defaultLoadSections } from '../load/results/load-sections.ts';
+import { tileCard, tileNotes } from './section-tile.ts';
 import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s). */
@@ -131,17 +133,7 @@ function sloThreshold(s: SloResult): string {
   return num(s.threshold, 3);
 }
 
-/** --cancel-rate: what was cut and how it is counted; the server's release and the leak finding (a leak in red). */
-function cancellationNote(r: LoadResult): Html | string {
-  const c = r.cancellation;
-  if (c === undefined) return '';
-  const release = releaseText(c.release);
-  const leak = c.leak === null ? 'Server leak check: not observed (no --server-metrics).' : `Server leak check: ${c.leak.message}.`;
-  const tone = c.leak?.verdict === 'leak' ? 'status-bad' : c.leak?.verdict === 'released' ? 'status-good' : 'status-neutral';
-  return html`<p class="status status-neutral">Cancelled: ${cancellationText(c)}.${release === null ? '' : ` ${release}.`}</p><p class="status ${tone}">${leak}</p>`;
-}
-
-function summarySection(r: LoadResult): Html {
+function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: readonly AnySection[]): Html {
   const ttft = r.metrics.ttft;
   const itl = r.metrics.itl;
   const status =
@@ -158,36 +150,30 @@ function summarySection(r: LoadResult): Html {
   const interrupted = stop !== null ? html`<p class="status status-bad">STOPPED: ${stop}; the figures cover the run up to the stop.</p>` : r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
   const coordinated = coordinationLine(r.coordination);
   const coordination = coordinated === null ? '' : html`<p class="status status-neutral">${coordinated}.</p>`;
-  const reuse = r.connectionReuse === undefined ? null : racesText(r.connectionReuse);
-  const races = reuse === null ? '' : html`<p class="status status-warn">Connection reuse races: ${reuse}.</p>`;
-  const cancelled = cancellationNote(r);
+  const notes = tiles.flatMap(tileNotes);
   const c = r.counts;
   const config = r.meta.config;
-  const emb = r.embeddings;
-  // An embeddings answer arrives whole and generates no tokens: its tiles say so, never 0.
+  // An answer that arrives whole (embeddings) generates no tokens: the sections say which metrics it lacks, shown as such, never 0.
+  const lacks = notApplicable(sections, r as unknown as SectionResult);
+  const emb = r.meta.config.workload?.embeddings;
   const na = 'not applicable';
   return section(
     'Summary',
-    html`${interrupted}${coordination}${status}${validity}${differs}${races}${cancelled}${statGrid([
+    html`${interrupted}${coordination}${status}${validity}${differs}${notes}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
       { label: 'requests/s', value: num(r.throughput.rps, 2) },
-      ...(emb === undefined
-        ? [{ label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) }]
-        : [
-            { label: 'inputs/s', value: num(emb.inputsPerS, 1), tone: 'info' as const, hint: `${num(emb.inputs, 0)} inputs embedded, ${emb.batch} per request` },
-            { label: 'prompt tokens/s', value: num(emb.promptTokensPerS, 0), hint: `usage.prompt_tokens${emb.requestsWithoutUsage > 0 ? `; ${emb.requestsWithoutUsage} answers without usage` : ''}` },
-            { label: 'batch (inputs/request)', value: `${emb.batch}`, hint: `answered ${emb.inputsPerRequest.min}..${emb.inputsPerRequest.max}; vector length ${emb.dimensions.join(', ') || 'none seen'}` },
-          ]),
+      ...(lacks.has('output_tps') ? [] : [{ label: 'output tokens/s', value: num(r.throughput.outputTokensPerS, 0) }]),
+      ...tiles.flatMap((t) => t.overview ?? []),
       { label: 'goodput/s', value: num(r.goodput.goodputRps, 2), tone: 'info', hint: r.goodput.slos.length === 0 ? `no per-request SLO was given: every successful request (${pct(r.goodput.fraction)} of requests)` : `${pct(r.goodput.fraction)} of requests met every per-request SLO` },
-      { label: 'TTFT p50 / p99', value: emb === undefined ? `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` : na, ...(emb === undefined ? {} : { hint: 'embeddings: a whole answer, no tokens' }) },
-      { label: 'ITL p50 / p99', value: emb === undefined ? `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` : na },
+      { label: 'TTFT p50 / p99', value: !lacks.has('ttft') ? `${formatUs(ttft?.percentiles.p50)} / ${formatUs(ttft?.percentiles.p99)}` : na, ...(!lacks.has('ttft') ? {} : { hint: 'a whole answer, no tokens' }) },
+      { label: 'ITL p50 / p99', value: !lacks.has('itl') ? `${formatUs(itl?.percentiles.p50)} / ${formatUs(itl?.percentiles.p99)}` : na },
     ])}${factList([
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
       ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
       ['mode', modeText(r) + (engineNote(r.meta) === null ? '' : ` (${engineNote(r.meta)})`)],
-      ...(r.connectionReuse === undefined ? [] : [['connections', `${reusePolicyText(r.connectionReuse)}; ${r.connectionReuse.races} reuse races`] as [string, string]]),
+      ...tiles.flatMap((t) => (t.configRows ?? []).map(([label, value]) => [label, value] as [string, string])),
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
       ['requests', `${emb !== undefined ? `POST /v1/embeddings, ${emb.batch} inputs each` : config.stream ? 'streamed' : 'non-streamed'}${emb !== undefined ? '' : `, max_tokens ${config.maxTokens}`}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
@@ -197,7 +183,7 @@ function summarySection(r: LoadResult): Html {
         ? []
         : ([
             ['prompt tokens', tokenDistributionText(r.tokens.prompt) + comparisonText(r.tokens.promptComparison)],
-            ['output tokens', emb !== undefined ? `${na} (embeddings)` : tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
+            ['output tokens', lacks.has('output_tps') ? `${na} (embeddings)` : tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
           ] as [string, string][])),
       ['run', `${r.meta.runId}, ${r.meta.startedAt} to ${r.meta.endedAt}`],
       ['host', `node ${r.meta.host.node}, ${r.meta.host.platform}, ${r.meta.host.cpus} CPUs`],
@@ -401,16 +387,18 @@ const css = `
 nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 `;
 
-export function renderLoadReport(r: LoadResult): string {
+export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
+  const tiles = sectionTiles(sections, r as unknown as SectionResult);
+  const lacks = notApplicable(sections, r as unknown as SectionResult);
   const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
-  const body = html`${summarySection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
+  const body = html`${summarySection(r, tiles, sections)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
-    r.embeddings === undefined
+    !lacks.has('ttft')
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
-      : html`<p class="muted">Embeddings: ${r.embeddings.notApplicable.join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
+      : html`<p class="muted">${[...lacks].join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
-  )}${workloadSections(r)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}`;
+  )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

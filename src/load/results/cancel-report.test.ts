@@ -7,7 +7,8 @@ import type { RequestRecord } from './load-result.ts';
 import { mergeResults } from './merge.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
 import { buildResult } from './result-builder.ts';
-import { buildCancellationReport, cancellationLines } from './cancel-report.ts';
+import { cancellationLines } from './cancel-report.ts';
+import { loadSections } from './load-sections.ts';
 import { parseSlos } from './slo.ts';
 import { summaryTable } from './summary.ts';
 
@@ -23,15 +24,14 @@ const cut = (seq: number, afterMs: number, tokens: number): RequestTiming =>
 
 function run(timings: RequestTiming[], slos: string[] = []): { result: ReturnType<typeof buildResult>; records: RequestRecord[] } {
   const records: RequestRecord[] = [];
-  const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: parseSlos(slos), shard: null, onRecord: (r) => records.push(r) });
+  const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: parseSlos(slos), shard: null, sections: loadSections({ cancellation: { plan: { rate: 0.5, text: 'decode' } } }), onRecord: (r) => records.push(r) });
   for (const t of timings) {
     c.onStart(t.intendedNs);
     if (t.cancelled !== undefined) c.onCancelled(t);
     else c.onFinish(t);
   }
   const meta = { ...sampleLoadResult().meta, measureStartEpochMs: 1_700_000_000_000, measureEndEpochMs: 1_700_000_002_000 };
-  const built = buildResult({ meta, collector: c, slos: parseSlos(slos), shard: null });
-  return { result: { ...built, cancellation: buildCancellationReport(c.cancel, { rate: 0.5, text: 'decode' }, { release: null, leak: null }) }, records };
+  return { result: buildResult({ meta, collector: c, slos: parseSlos(slos), shard: null }), records };
 }
 
 describe('cancelled requests in the result (load.json cancellation, requests.ndjson phase cancelled)', () => {

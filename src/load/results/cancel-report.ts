@@ -1,6 +1,8 @@
 import { decodeHistogram, encodeHistogram, newHistogram, record, type Histogram } from './hdr.ts';
 import type { CancellationReport, LoadResult } from './load-result.ts';
 import type { LeakFinding, ReleaseReport } from '../../server-metrics/cancel-release.ts';
+import type { ResultSection, SectionTile } from '../../sections/section-contract.ts';
+import { sumCounts } from '../../sections/counts.ts';
 
 /** Counts the measured requests --cancel-rate chose to cut, by how they ended (cancellation.ts). */
 export class CancelAcc {
@@ -55,7 +57,7 @@ export function mergeCancellationReports(parts: readonly (CancellationReport | u
   const given = parts.filter((p): p is CancellationReport => p !== undefined);
   const first = given[0];
   if (first === undefined) return undefined;
-  const sum = (f: (r: CancellationReport) => number): number => given.reduce((a, r) => a + f(r), 0);
+  const n = sumCounts(given, ['chosen', 'cancelled', 'endedFirst', 'abortedAtEnd'] as const);
   const us = newHistogram();
   const tokens = newHistogram();
   for (const r of given) {
@@ -67,12 +69,9 @@ export function mergeCancellationReports(parts: readonly (CancellationReport | u
   return {
     rate: first.rate,
     after: first.after,
-    chosen: sum((r) => r.chosen),
-    cancelled: sum((r) => r.cancelled),
-    endedFirst: sum((r) => r.endedFirst),
-    abortedAtEnd: sum((r) => r.abortedAtEnd),
+    ...n,
     ...distributions(us, tokens),
-    phase: { prefill: sum((r) => r.phase.prefill), decode: sum((r) => r.phase.decode) },
+    phase: sumCounts(given.map((r) => r.phase), ['prefill', 'decode'] as const),
     release: given.length === 1 ? first.release : null,
     leak: leak ?? null,
   };
@@ -102,4 +101,40 @@ export function cancellationLines(r: Pick<LoadResult, 'cancellation'>): string[]
   if (release !== null) out.push(release);
   out.push(c.leak === null ? 'server leak check: not observed (give --server-metrics to read the server\'s running count before and after the run)' : `server leak check: ${c.leak.message}`);
   return out;
+}
+
+function cancellationTile(c: CancellationReport): SectionTile {
+  const release = releaseText(c.release);
+  const leak = c.leak === null ? 'Server leak check: not observed (no --server-metrics).' : `Server leak check: ${c.leak.message}.`;
+  const tone = c.leak?.verdict === 'leak' ? 'bad' : c.leak?.verdict === 'released' ? 'good' : 'neutral';
+  return {
+    id: 'cancellation',
+    title: 'Cancellation',
+    notes: [
+      { tone: 'neutral', text: `Cancelled: ${cancellationText(c)}.${release === null ? '' : ` ${release}.`}` },
+      { tone, text: leak },
+    ],
+  };
+}
+
+/** The server's view of the cuts (--server-metrics), read when the run ends; null: not measured. */
+export type CancelServerFacts = () => { release: ReleaseReport | null; leak: LeakFinding | null };
+
+/** The `cancellation` section of load.json: absent without --cancel-rate (`plan` undefined). */
+export function cancellationSection(plan?: { rate: number; text: string }, server?: CancelServerFacts): ResultSection<CancellationReport, CancelAcc> {
+  return {
+    key: 'cancellation',
+    place: 'outcome',
+    open: () => new CancelAcc(),
+    collect(acc, r) {
+      if (r.outcome === 'cancelled') {
+        if (r.cut !== undefined) acc.cut(r.cut.afterUs, r.cut.tokens);
+      } else if (r.timing.cancelPlanned === true) acc.uncut(r.outcome === 'aborted' ? 'abortedAtEnd' : 'endedFirst');
+    },
+    build: (acc) => (plan === undefined ? undefined : buildCancellationReport(acc, plan, server?.() ?? { release: null, leak: null })),
+    merge: (parts) => mergeCancellationReports(parts),
+    summary: (out) => cancellationLines({ cancellation: out }),
+    tile: cancellationTile,
+    slos: [],
+  };
 }

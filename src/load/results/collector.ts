@@ -11,15 +11,12 @@ import {
 import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
 import { TokenAcc } from './token-report.ts';
-import { CacheAcc } from './cache-report.ts';
-import { EmbeddingsAcc } from './embeddings-report.ts';
-import { TurnsAcc } from './turn-report.ts';
-import { ReasoningAcc } from './reasoning-report.ts';
-import { ToolCallAcc } from './tool-call-report.ts';
-import type { InvalidKind, ToolCallSeen } from '../workloads/tool-calls.ts';
+import { firstAnswerUs } from './reasoning-report.ts';
 import type { Requested } from '../workloads/workload.ts';
-import { ReuseAcc } from './reuse-report.ts';
-import { CancelAcc } from './cancel-report.ts';
+import { SectionAccumulators } from '../../sections/section-run.ts';
+import { addCounts, zeroCounts } from '../../sections/counts.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
+import { loadSections } from './load-sections.ts';
 
 export interface CollectorOptions {
   /** hrtime ns at which the measured window starts (warmup ends). */
@@ -33,11 +30,13 @@ export interface CollectorOptions {
   requested?: (seq: number) => Requested;
   /** Whether requested output lengths are targets or max_tokens caps (default cap). */
   outputIs?: 'target' | 'cap';
-  /** --tools: which requests declared tools, and the judge of their calls (tool-calls.ts). */
-  tools?: { source: string; declares: (seq: number) => boolean; check: (calls: readonly ToolCallSeen[]) => InvalidKind[] };
+  /** The result sections the run collects (load-sections.ts; default: loadSections() without run options). */
+  sections?: readonly AnySection[];
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
   onRecord?: (record: RequestRecord, timing: RequestTiming) => void;
 }
+
+const sliceCounts = ['started', 'finished', 'ok', 'failed', 'outputTokens', 'inFlight'] as const;
 
 /** One second's counts (as in its Timeslice) with live histograms. */
 interface SliceAcc extends Pick<Timeslice, 'started' | 'finished' | 'ok' | 'failed' | 'outputTokens' | 'inFlight'> {
@@ -68,15 +67,8 @@ export class Collector {
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
   readonly tokens: TokenAcc;
-  readonly cache = new CacheAcc();
-  readonly embeddings = new EmbeddingsAcc();
-  readonly turns = new TurnsAcc();
-  readonly reasoning = new ReasoningAcc();
-  /** Connection reuse races of measured requests (connection-reuse.ts). */
-  readonly reuse = new ReuseAcc();
-  /** Requests --cancel-rate chose to cut, and how they ended (cancellation.ts). */
-  readonly cancel = new CancelAcc();
-  readonly toolCalls: ToolCallAcc;
+  /** The result sections' accumulators (src/sections/): each sees every measured request. */
+  readonly sections: SectionAccumulators;
   readonly #slices = new Map<number, SliceAcc>();
   readonly #o: CollectorOptions;
   #eld: ELDHistogram | undefined;
@@ -84,8 +76,8 @@ export class Collector {
 
   constructor(o: CollectorOptions) {
     this.#o = o;
+    this.sections = new SectionAccumulators(o.sections ?? loadSections());
     this.tokens = new TokenAcc(o.outputIs ?? 'cap');
-    this.toolCalls = new ToolCallAcc(o.tools?.check);
     this.hist = {} as Record<MetricName, Histogram>;
     for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps'] as const) {
       this.hist[m] = newHistogram();
@@ -123,11 +115,6 @@ export class Collector {
       prev = p;
     }
     eld.reset();
-  }
-
-  /** --tools: where the tools came from (null: no request declared tools). */
-  get toolsSource(): string | null {
-    return this.#o.tools?.source ?? null;
   }
 
   isWarmup(intendedNs: bigint): boolean {
@@ -176,8 +163,7 @@ export class Collector {
   onAborted(t: RequestTiming): void {
     this.#unsampled(t, 'aborted', null);
     if (this.isWarmup(t.intendedNs)) return;
-    if (t.reuseRace !== undefined) this.reuse.add('abortedAtEnd');
-    if (t.cancelPlanned === true) this.cancel.uncut('abortedAtEnd');
+    this.sections.collect({ outcome: 'aborted', timing: t, ttftUs: null, e2eUs: null, asked: this.#o.requested?.(t.seq) ?? null });
     this.abortedAtEnd++;
     this.inFlight--;
   }
@@ -199,7 +185,8 @@ export class Collector {
       this.warmup++;
       return;
     }
-    this.cancel.cut(us(cut.atNs - t.sentNs), cut.tokens);
+    const first = t.tokenEvents[0];
+    this.sections.collect({ outcome: 'cancelled', timing: t, ttftUs: first === undefined ? null : us(first.atNs - t.intendedNs), e2eUs: null, asked: asked ?? null, cut: { afterUs: us(cut.atNs - t.sentNs), tokens: cut.tokens } });
     this.inFlight--;
   }
 
@@ -231,8 +218,6 @@ export class Collector {
       const slice = this.#slice(endNs);
       slice.finished++;
       this.finished++;
-      if (t.reuseRace !== undefined) this.reuse.add(ok ? 'ok' : 'failed');
-      if (t.cancelPlanned === true) this.cancel.uncut('endedFirst');
       this.inFlight--;
       this.events += t.events;
       if (ok) {
@@ -241,12 +226,7 @@ export class Collector {
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
         this.tokens.add(t.promptTokens, tokens, asked);
-        this.cache.add(t.extras?.cachedTokens ?? null, t.promptTokens, ttft);
-        const counted = embeddingsCounts(t.extras?.counters);
-        if (counted !== undefined) this.embeddings.add(counted);
-        if (this.#o.tools?.declares(t.seq) === true) this.toolCalls.add(t.extras?.toolCalls, t.extras?.firstToolCallNs === undefined ? ttft : us(t.extras.firstToolCallNs - origin), t.extras?.cutAtLimit === true);
-        ttfo = this.reasoning.add(t.tokenEvents, origin, t.reasoningTokens, t.reasoningSource);
-        if (asked?.turn !== undefined) this.turns.add(asked.turn, ttft, t.promptTokens, t.extras?.cachedTokens ?? null);
+        if (t.reasoningTokens !== undefined) ttfo = firstAnswerUs(t.tokenEvents, origin);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
         if (ttfb !== null) record(this.hist.ttfb, ttfb);
@@ -281,6 +261,7 @@ export class Collector {
         this.#countError(t);
       }
       if (this.#o.openLoop) record(this.hist.schedule_lag, us(t.sentNs - t.intendedNs));
+      this.sections.collect({ outcome: ok ? 'ok' : 'failed', timing: t, ttftUs: ttft, e2eUs: e2e, asked });
       values.itl = itlN > 0 ? itlSum / itlN : null;
     } else {
       this.warmup++;
@@ -344,7 +325,7 @@ export class Collector {
     const key = this.#epochS(ns);
     let s = this.#slices.get(key);
     if (s === undefined) {
-      s = { started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: 0, ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
+      s = { ...zeroCounts(sliceCounts), ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
       this.#slices.set(key, s);
     }
     s.inFlight = this.inFlight;
@@ -407,12 +388,7 @@ export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpoch
         s = { started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: 0, ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
         acc.set(t.epochS, s);
       }
-      s.started += t.started;
-      s.finished += t.finished;
-      s.ok += t.ok;
-      s.failed += t.failed;
-      s.outputTokens += t.outputTokens;
-      s.inFlight += t.inFlight;
+      addCounts(s, t, sliceCounts);
       s.ttft.add(decodeHistogram(t.ttftHdr));
       s.e2e.add(decodeHistogram(t.e2eHdr));
       s.itl.add(decodeHistogram(t.itlHdr));
@@ -423,9 +399,3 @@ export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpoch
 }
 
 export { summarize };
-
-/** An embeddings answer's counters (its protocol's facts: inputs embedded, usage's prompt tokens, the vector length). */
-function embeddingsCounts(c: Readonly<Record<string, number | null>> | undefined): { inputs: number; promptTokens: number | null; dimensions: number | null } | undefined {
-  const inputs = c?.['inputs'];
-  return typeof inputs !== 'number' ? undefined : { inputs, promptTokens: c?.['promptTokens'] ?? null, dimensions: c?.['dimensions'] ?? null };
-}

@@ -1,4 +1,6 @@
 import type { EmbeddingsReport } from './load-result.ts';
+import type { ResultSection, SectionSlo, SectionTile } from '../../sections/section-contract.ts';
+import { tileNum } from '../../sections/tile-format.ts';
 
 /**
  * The embeddings workload's own figures (--embeddings-batch), over its successful measured
@@ -75,6 +77,57 @@ export function embeddingsLines(r: EmbeddingsReport | undefined): string[] {
     `embeddings: ${r.inputs} inputs in ${r.requests} successful requests: ${r.inputsPerS} inputs/s, ${r.promptTokensPerS} prompt tok/s (usage.prompt_tokens${usage}); batch ${r.batch} inputs per request (${r.requests === 0 ? 'none answered' : `answered ${r.inputsPerRequest.min}..${r.inputsPerRequest.max}`}); vector length ${r.dimensions.length === 0 ? 'none seen' : r.dimensions.join(', ')}`,
     `embeddings: ${r.notApplicable.join(', ')} not applicable (an embeddings answer arrives whole and generates no tokens)`,
   ];
+}
+
+function embeddingsTile(e: EmbeddingsReport): SectionTile {
+  return {
+    id: 'embeddings',
+    title: 'Embeddings',
+    overview: [
+      { label: 'inputs/s', value: tileNum(e.inputsPerS, 1), tone: 'info', hint: `${tileNum(e.inputs, 0)} inputs embedded, ${e.batch} per request` },
+      { label: 'prompt tokens/s', value: tileNum(e.promptTokensPerS, 0), hint: `usage.prompt_tokens${e.requestsWithoutUsage > 0 ? `; ${e.requestsWithoutUsage} answers without usage` : ''}` },
+      { label: 'batch (inputs/request)', value: `${e.batch}`, hint: `answered ${e.inputsPerRequest.min}..${e.inputsPerRequest.max}; vector length ${e.dimensions.join(', ') || 'none seen'}` },
+    ],
+  };
+}
+
+/** `--slo 'embeddings.inputs_per_s>=100'`: the workload's own throughput (no successful request: no data). */
+const embeddingsSlo: SectionSlo<EmbeddingsReport> = {
+  metric: 'embeddings',
+  stats: ['inputs_per_s', 'prompt_tokens_per_s'],
+  unit: 'per_s',
+  help: 'with --embeddings-batch: embeddings.inputs_per_s>=100, embeddings.prompt_tokens_per_s>=5000',
+  observe(e, stat) {
+    if (e === undefined || e.requests === 0) return null;
+    return stat === 'inputs_per_s' ? e.inputsPerS : e.requestsWithoutUsage === e.requests ? null : e.promptTokensPerS;
+  },
+  noData: 'no successful request gave a embeddings sample in the measured window',
+};
+
+/** An embeddings answer's counters (its protocol's facts: inputs embedded, usage's prompt tokens, the vector length). */
+function embeddingsCounts(c: Readonly<Record<string, number | null>> | undefined): { inputs: number; promptTokens: number | null; dimensions: number | null } | undefined {
+  const inputs = c?.['inputs'];
+  return typeof inputs !== 'number' ? undefined : { inputs, promptTokens: c?.['promptTokens'] ?? null, dimensions: c?.['dimensions'] ?? null };
+}
+
+/** The `embeddings` section of load.json: absent without --embeddings-batch (`batch` undefined). */
+export function embeddingsSection(batch?: number): ResultSection<EmbeddingsReport, EmbeddingsAcc> {
+  return {
+    key: 'embeddings',
+    place: 'workload',
+    open: () => new EmbeddingsAcc(),
+    collect(acc, r) {
+      if (r.outcome !== 'ok') return;
+      const counted = embeddingsCounts(r.timing.extras?.counters);
+      if (counted !== undefined) acc.add(counted);
+    },
+    build: (acc, ctx) => (batch === undefined ? undefined : buildEmbeddingsReport(acc, ctx.windowS, batch)),
+    merge: (parts, ctx) => mergeEmbeddingsReports(parts, ctx.windowS),
+    summary: (out) => embeddingsLines(out),
+    tile: embeddingsTile,
+    slos: [embeddingsSlo],
+    notApplicable: (out) => out.notApplicable,
+  };
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;

@@ -1,9 +1,4 @@
 import { mergeServerSections } from '../../server-metrics/server-merge.ts';
-import { mergeCacheReports } from './cache-report.ts';
-import { mergeEmbeddingsReports } from './embeddings-report.ts';
-import { mergeReasoningReports } from './reasoning-report.ts';
-import { mergeToolCallReports } from './tool-call-report.ts';
-import { mergeTurnReports } from './turn-report.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
@@ -12,8 +7,10 @@ import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type 
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
 import { mergeTokenReports } from './token-report.ts';
-import { mergeReuseReports } from './reuse-report.ts';
-import { mergeCancellationReports } from './cancel-report.ts';
+import { mergeSections, type SectionFigures } from '../../sections/section-run.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
+import { defaultLoadSections } from './load-sections.ts';
+import { orderResultKeys } from './result-keys.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
 export function assertLoadResult(value: unknown, source: string): LoadResult {
@@ -40,7 +37,7 @@ function mergeMode(modes: LoadMode[]): LoadMode {
  * the union of the measured windows (coordinated shards: over the whole seconds in which all ran).
  * SLOs are re-evaluated on the merged figures.
  */
-export function mergeResults(results: readonly LoadResult[], runId: string): LoadResult {
+export function mergeResults(results: readonly LoadResult[], runId: string, sections: readonly AnySection[] = defaultLoadSections): LoadResult {
   const first = results[0];
   if (first === undefined) throw new HarnessError(HarnessErrorCode.USAGE, 'iari report merge: give at least one run directory');
   const shardCounts = new Set(results.map((r) => r.shard?.count ?? 1));
@@ -106,7 +103,8 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
   for (const r of results) for (const w of r.validity.warnings) v.warnings.push(`shard ${r.shard?.index ?? '-'}: ${w}`);
   v.warnings.push(...warnings);
   v.valid = v.valid && results.every((r) => r.validity.valid) && warnings.length === 0;
-  return {
+  const merged = mergeSections(sections, results as unknown as readonly SectionFigures[], { windowS, results: results.length });
+  return orderResultKeys({
     meta: {
       ...first.meta,
       runId,
@@ -129,55 +127,15 @@ export function mergeResults(results: readonly LoadResult[], runId: string): Loa
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs), { metrics, errors, throughput, goodput, ...toolCallsOf(results), ...reasoningOf(results), ...embeddingsOf(results, windowS), ...(server === undefined ? {} : { server }) }, finished),
-    ...toolCallsOf(results),
+    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...(server === undefined ? {} : { server }), ...merged }, finished, sections),
     timeslices,
     sweep: null,
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
     ...(tokens === undefined ? {} : { tokens }),
-    ...cacheOf(results),
-    ...embeddingsOf(results, windowS),
-    ...reasoningOf(results),
-    ...turnsOf(results),
-    ...reuseOf(results),
     ...(server === undefined ? {} : { server }),
-    ...cancellationOf(results),
-  };
+    ...merged,
+  });
 }
 
-function cancellationOf(results: readonly LoadResult[]): Pick<LoadResult, 'cancellation'> {
-  const cancellation = mergeCancellationReports(results.map((r) => r.cancellation));
-  return cancellation === undefined ? {} : { cancellation };
-}
-
-function reuseOf(results: readonly LoadResult[]): Pick<LoadResult, 'connectionReuse'> {
-  const connectionReuse = mergeReuseReports(results.map((r) => r.connectionReuse));
-  return connectionReuse === undefined ? {} : { connectionReuse };
-}
-
-function turnsOf(results: readonly LoadResult[]): Pick<LoadResult, 'turns'> {
-  const turns = mergeTurnReports(results.map((r) => r.turns));
-  return turns === undefined ? {} : { turns };
-}
-
-function toolCallsOf(results: readonly LoadResult[]): Pick<LoadResult, 'toolCalls'> {
-  const toolCalls = mergeToolCallReports(results.map((r) => r.toolCalls));
-  return toolCalls === undefined ? {} : { toolCalls };
-}
-
-function reasoningOf(results: readonly LoadResult[]): Pick<LoadResult, 'reasoning'> {
-  const reasoning = mergeReasoningReports(results.map((r) => r.reasoning));
-  return reasoning === undefined ? {} : { reasoning };
-}
-
-function embeddingsOf(results: readonly LoadResult[], windowS: number): Pick<LoadResult, 'embeddings'> {
-  const embeddings = mergeEmbeddingsReports(results.map((r) => r.embeddings), windowS);
-  return embeddings === undefined ? {} : { embeddings };
-}
-
-function cacheOf(results: readonly LoadResult[]): Pick<LoadResult, 'cache'> {
-  const cache = mergeCacheReports(results.map((r) => r.cache));
-  return cache === undefined ? {} : { cache };
-}

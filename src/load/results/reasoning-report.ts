@@ -1,6 +1,8 @@
 import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
 import type { HistogramSummary, ReasoningReport } from './load-result.ts';
 import type { TokenEvent } from './request-timing.ts';
+import type { ResultSection, SectionHistogram, SectionRunFigures, SectionSlo, SectionTile } from '../../sections/section-contract.ts';
+import { tileMs, tileNum, tileUs } from '../../sections/tile-format.ts';
 
 /**
  * Reasoning-aware figures of the successful measured requests that streamed reasoning
@@ -93,3 +95,81 @@ export function reasoningLine(r: ReasoningReport | undefined, fmt: (us: number |
   const p = (h: HistogramSummary | null, q: 'p50' | 'p99'): string => fmt(h?.percentiles[q]);
   return `reasoning (${r.requests} requests; ttft counts the first token of any kind): ttfo (first answer token) p50 ${p(r.ttfo, 'p50')} p99 ${p(r.ttfo, 'p99')}; reasoning phase p50 ${p(r.reasoningPhase, 'p50')}; reasoning tokens mean ${(r.reasoningTokens / r.requests).toFixed(1)} (${r.fromUsage === r.requests ? 'usage' : r.fromUsage === 0 ? 'counted' : `usage for ${r.fromUsage}, counted for the rest`}); itl p50/p99 all tokens ${p(r.itlAll, 'p50')}/${p(r.itlAll, 'p99')}, answer only ${p(r.itlAnswer, 'p50')}/${p(r.itlAnswer, 'p99')}`;
 }
+
+/** The time to the first answer token (µs from `originNs`) of a request that streamed reasoning; null: no answer token. */
+export function firstAnswerUs(events: readonly TokenEvent[], originNs: bigint): number | null {
+  const ev = events.find((e) => e.reasoning !== true);
+  return ev === undefined ? null : Number(ev.atNs - originNs) / 1000;
+}
+
+function reasoningTile(x: ReasoningReport, run: SectionRunFigures): SectionTile {
+  const ttft = run.metrics['ttft'];
+  const row = (name: string, h: SectionHistogram | null | undefined, f: (v: number | null | undefined) => string = tileUs): string[] => [name, f(h?.percentiles.p50), f(h?.percentiles.p95), f(h?.percentiles.p99), f(h?.mean), tileNum(h?.count ?? 0, 0)];
+  const tokens = (v: number | null | undefined): string => tileNum(v, 0);
+  return {
+    id: 'reasoning',
+    title: 'Reasoning vs answer',
+    stats: [
+      { label: 'requests with reasoning', value: tileNum(x.requests, 0), hint: `${tileNum(x.fromUsage, 0)} reported reasoning_tokens in usage; the others were counted` },
+      { label: 'reasoning tokens', value: tileNum(x.reasoningTokens, 0) },
+      { label: 'TTFT / TTFO p50', value: `${tileUs(ttft?.percentiles.p50)} / ${tileUs(x.ttfo?.percentiles.p50)}`, tone: 'info', hint: 'time to the first token (reasoning included) and to the first answer token' },
+      { label: 'ITL p50 all / answer', value: `${tileUs(x.itlAll?.percentiles.p50)} / ${tileUs(x.itlAnswer?.percentiles.p50)}` },
+    ],
+    table: {
+      head: ['metric', 'p50', 'p95', 'p99', 'mean', 'samples'],
+      rows: [
+        row('TTFT (first token, reasoning included)', ttft),
+        row('TTFO (first answer token)', x.ttfo),
+        row('reasoning phase (TTFO − TTFT)', x.reasoningPhase),
+        row('reasoning tokens per request', x.reasoningTokensPerRequest, tokens),
+        row('ITL, every token', x.itlAll),
+        row('ITL, answer tokens only', x.itlAnswer),
+      ],
+      numeric: [1, 2, 3, 4, 5],
+    },
+    charts: [
+      {
+        kind: 'bars',
+        title: 'Reasoning vs answer timing (p50 and p95)',
+        series: ['p50', 'p95'],
+        groups: [
+          { label: 'TTFT', values: [tileMs(ttft, 'p50'), tileMs(ttft, 'p95')] },
+          { label: 'TTFO', values: [tileMs(x.ttfo, 'p50'), tileMs(x.ttfo, 'p95')] },
+          { label: 'ITL all', values: [tileMs(x.itlAll, 'p50'), tileMs(x.itlAll, 'p95')] },
+          { label: 'ITL answer', values: [tileMs(x.itlAnswer, 'p50'), tileMs(x.itlAnswer, 'p95')] },
+        ],
+        xLabel: 'ms',
+        format: 'ms',
+      },
+    ],
+  };
+}
+
+/** `--slo 'ttfo.p95<2s'`: the time to the first answer token of the requests that streamed reasoning. */
+const ttfoSlo: SectionSlo<ReasoningReport> = {
+  metric: 'ttfo',
+  stats: ['p50', 'p90', 'p95', 'p99', 'p99.9', 'mean', 'max'],
+  unit: 'us',
+  help: 'ttfo: time to the first answer token of the requests that streamed reasoning (no data when none did)',
+  observe(r, stat) {
+    const h = r?.ttfo;
+    if (h === undefined || h === null || h.count === 0) return null;
+    return stat === 'mean' ? h.mean : stat === 'max' ? h.max : (h.percentiles[stat as keyof typeof h.percentiles] ?? null);
+  },
+  noData: 'no successful request streamed reasoning in the measured window (TTFO is measured on reasoning; without it the first answer token is the first token: use ttft)',
+};
+
+/** The `reasoning` section of load.json: absent when no successful request streamed reasoning. */
+export const reasoningSection: ResultSection<ReasoningReport, ReasoningAcc> = {
+  key: 'reasoning',
+  place: 'workload',
+  open: () => new ReasoningAcc(),
+  collect(acc, r) {
+    if (r.outcome === 'ok') acc.add(r.timing.tokenEvents, r.timing.intendedNs, r.timing.reasoningTokens, r.timing.reasoningSource);
+  },
+  build: (acc) => buildReasoningReport(acc),
+  merge: (parts) => mergeReasoningReports(parts),
+  summary: (out, fmt) => [reasoningLine(out, fmt.us) ?? ''].filter((l) => l !== ''),
+  tile: reasoningTile,
+  slos: [ttfoSlo],
+};

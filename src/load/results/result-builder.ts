@@ -9,18 +9,13 @@ import {
   type RunMeta,
   type ShardInfo,
   type Sweep,
-  type TurnReport,
   type Validity,
-  type ConnectionReuse,
 } from './load-result.ts';
 import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
 import { buildTokenReport } from './token-report.ts';
-import { buildCacheReport } from './cache-report.ts';
-import { buildReasoningReport } from './reasoning-report.ts';
-import { buildToolCallReport } from './tool-call-report.ts';
-import { buildTurnReport } from './turn-report.ts';
-import { buildReuseReport } from './reuse-report.ts';
-import { buildEmbeddingsReport } from './embeddings-report.ts';
+import { orderResultKeys } from './result-keys.ts';
+import type { SectionFigures } from '../../sections/section-run.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
 
 /** Client event-loop lag p99 above this makes the run's timings suspect (flagged, not hidden). */
 export const EVENT_LOOP_BUDGET_US = 10_000;
@@ -33,10 +28,6 @@ export interface BuildInput {
   slos: readonly Slo[];
   shard: ShardInfo | null;
   sweep?: Sweep | null;
-  /** Conversation workloads: how the loop treats them and how many started and completed. */
-  conversations?: Omit<TurnReport, 'byTurn'>;
-  /** --connection-reuse (default reuse). */
-  connectionReuse?: ConnectionReuse;
   /** --server-metrics: the server section (its SLOs are judged on it). */
   server?: LoadResult['server'];
 }
@@ -60,8 +51,8 @@ export function buildResult(input: BuildInput): LoadResult {
   const throughput = throughputOf(c, windowS, meta.mode.kind === 'open');
   const perRequest = input.slos.filter((s) => s.perRequest).map((s) => s.expr);
   const goodput = goodputOf(perRequest, c.good, c.finished, windowS);
-  const embeddings = meta.config.workload?.embeddings === undefined ? {} : { embeddings: buildEmbeddingsReport(c.embeddings, windowS, meta.config.workload.embeddings.batch) };
-  return {
+  const sections = c.sections.build({ windowS, finished: c.finished, openLoop: meta.mode.kind === 'open' });
+  return orderResultKeys({
     meta,
     counts: {
       started: c.started,
@@ -75,49 +66,24 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...toolCallsOf(c), ...reasoningOf(c), ...embeddings, ...(input.server === undefined ? {} : { server: input.server }) }, c.finished),
-    ...toolCallsOf(c),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished, c.sections.list),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
     tokens: buildTokenReport(c.tokens),
-    ...cacheOf(c),
-    ...reasoningOf(c),
-    ...turnsOf(c, input.conversations),
-    ...embeddings,
-    connectionReuse: buildReuseReport(c.reuse, input.connectionReuse ?? 'reuse'),
     ...(input.server === undefined ? {} : { server: input.server }),
-  };
+    ...sections,
+  });
 }
 
-function toolCallsOf(c: Collector): Pick<LoadResult, 'toolCalls'> {
-  const source = c.toolsSource;
-  const toolCalls = source === null ? undefined : buildToolCallReport(c.toolCalls, source);
-  return toolCalls === undefined ? {} : { toolCalls };
-}
-
-function reasoningOf(c: Collector): Pick<LoadResult, 'reasoning'> {
-  const reasoning = buildReasoningReport(c.reasoning);
-  return reasoning === undefined ? {} : { reasoning };
-}
-
-function cacheOf(c: Collector): Pick<LoadResult, 'cache'> {
-  const cache = buildCacheReport(c.cache);
-  return cache === undefined ? {} : { cache };
-}
-
-function turnsOf(c: Collector, conv: BuildInput['conversations']): Pick<LoadResult, 'turns'> {
-  const turns = conv === undefined ? undefined : buildTurnReport(c.turns, conv);
-  return turns === undefined ? {} : { turns };
-}
-
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server' | 'embeddings'>;
+/** The figures SLOs read: the run's own, and every section's by its key. */
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server'> & SectionFigures;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
-export function judged(slos: readonly Slo[], m: Measured, finished: number): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
-  const results = evaluateSlos(withDefaultSlos(slos), m, finished);
+export function judged(slos: readonly Slo[], m: Measured, finished: number, sections?: readonly AnySection[]): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {
+  const results = evaluateSlos(withDefaultSlos(slos), m, finished, sections);
   return { throughput: m.throughput, metrics: m.metrics, errors: m.errors, slos: results, slosPassed: results.every((s) => s.passed), goodput: m.goodput };
 }
 

@@ -9,6 +9,7 @@ import type { RequestTiming } from '../measure/request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import { mergeReuseReports, reuseLine } from './reuse-report.ts';
 import { summaryTable } from './summary.ts';
+import { loadSections } from './load-sections.ts';
 
 const ms = (x: number): bigint => BigInt(Math.round(x * 1e6));
 
@@ -19,14 +20,14 @@ function timing(seq: number, over: Partial<RequestTiming>): RequestTiming {
 /** A run of `timings` measured from t = 100 ms (the warmup before it), with its records. */
 function run(timings: { t: RequestTiming; aborted?: boolean }[], policy: 'reuse' | 'never' = 'reuse'): { result: ReturnType<typeof buildResult>; records: RequestRecord[] } {
   const records: RequestRecord[] = [];
-  const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: [], shard: null, onRecord: (r) => records.push(r) });
+  const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: [], shard: null, sections: loadSections({ connectionReuse: policy }), onRecord: (r) => records.push(r) });
   for (const { t, aborted } of timings) {
     c.onStart(t.intendedNs);
     if (aborted === true) c.onAborted({ ...t, abortedAtEnd: true });
     else c.onFinish(t);
   }
   const meta = { ...sampleLoadResult().meta, measureStartEpochMs: 1_700_000_000_000, measureEndEpochMs: 1_700_000_002_000 };
-  return { result: buildResult({ meta, collector: c, slos: [], shard: null, connectionReuse: policy }), records };
+  return { result: buildResult({ meta, collector: c, slos: [], shard: null }), records };
 }
 
 const raced = (seq: number, over: Partial<RequestTiming> = {}): RequestTiming => timing(seq, { reuseRace: { retriedNs: ms(101 + seq) }, ...over });

@@ -1,4 +1,6 @@
 import type { ConnectionReuse, ConnectionReuseReport, LoadResult } from './load-result.ts';
+import type { ResultSection, SectionTile } from '../../sections/section-contract.ts';
+import { sumCounts } from '../../sections/counts.ts';
 
 /** Counts the measured requests that lost a connection reuse race, by how their retry ended (connection-reuse.ts). */
 export class ReuseAcc {
@@ -22,8 +24,7 @@ export function mergeReuseReports(parts: readonly (ConnectionReuseReport | undef
   const given = parts.filter((p): p is ConnectionReuseReport => p !== undefined);
   const first = given[0];
   if (first === undefined) return undefined;
-  const sum = (f: (r: ConnectionReuseReport) => number): number => given.reduce((a, r) => a + f(r), 0);
-  return { policy: first.policy, races: sum((r) => r.races), retried: { ok: sum((r) => r.retried.ok), failed: sum((r) => r.retried.failed), abortedAtEnd: sum((r) => r.retried.abortedAtEnd) } };
+  return { policy: first.policy, races: sumCounts(given, ['races'] as const).races, retried: sumCounts(given.map((r) => r.retried), ['ok', 'failed', 'abortedAtEnd'] as const) };
 }
 
 /** How the run used connections: `kept-alive connections reused` or `a new connection per request (--connection-reuse never)`. */
@@ -48,4 +49,32 @@ export function reuseLine(r: Pick<LoadResult, 'connectionReuse'>): string | null
   const races = racesText(c);
   if (races === null) return c.policy === 'never' ? `connections: ${reusePolicyText(c)}` : null;
   return `connections: ${reusePolicyText(c)}; ${races}`;
+}
+
+function reuseTile(c: ConnectionReuseReport): SectionTile {
+  const races = racesText(c);
+  return {
+    id: 'connections',
+    title: 'Connections',
+    ...(races === null ? {} : { notes: [{ tone: 'warn' as const, text: `Connection reuse races: ${races}.` }] }),
+    configRows: [['connections', `${reusePolicyText(c)}; ${c.races} reuse races`]],
+  };
+}
+
+/** The `connectionReuse` section of load.json under --connection-reuse `policy` (default reuse). */
+export function reuseSection(policy: ConnectionReuse = 'reuse'): ResultSection<ConnectionReuseReport, ReuseAcc> {
+  return {
+    key: 'connectionReuse',
+    place: 'outcome',
+    open: () => new ReuseAcc(),
+    collect(acc, r) {
+      if (r.timing.reuseRace === undefined || r.outcome === 'cancelled') return;
+      acc.add(r.outcome === 'aborted' ? 'abortedAtEnd' : r.outcome);
+    },
+    build: (acc) => buildReuseReport(acc, policy),
+    merge: (parts) => mergeReuseReports(parts),
+    summary: (out) => [reuseLine({ connectionReuse: out }) ?? ''].filter((l) => l !== ''),
+    tile: reuseTile,
+    slos: [],
+  };
 }

@@ -1,9 +1,12 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
-import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloResult, type ToolCallReport } from './load-result.ts';
+import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloResult } from './load-result.ts';
+import { sectionSlo, type SectionFigures } from '../../sections/section-run.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
+import { defaultLoadSections } from './load-sections.ts';
 import { observeServerSlo, parseServerSlo, serverSloHelp } from '../../server-metrics/server-slo.ts';
 
 /** Metrics an SLO can name, with the statistics each accepts and its unit. */
-const durationMetrics = ['ttfb', 'ttft', 'ttfo', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
+const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
 const durationStats = [...percentileKeys, 'mean', 'max'] as const;
 /** Per-request metrics: an SLO on these also decides whether each request counts for goodput. */
 const perRequestMetrics = new Set<string>(['ttfb', 'ttft', 'itl', 'tpot', 'e2e']);
@@ -13,8 +16,6 @@ const scalarMetrics: Record<string, { stats: readonly string[]; unit: SloResult[
   throughput: { stats: ['rps', 'tokens'], unit: 'per_s' },
   goodput: { stats: ['rps', 'fraction'], unit: 'per_s' },
   output_tps: { stats: [...percentileKeys, 'mean', 'min'], unit: 'per_s' },
-  tool_calls: { stats: ['invalid_rate', 'call_rate', 'not_json_rate', 'unknown_function_rate', 'schema_mismatch_rate'], unit: 'ratio' },
-  embeddings: { stats: ['inputs_per_s', 'prompt_tokens_per_s'], unit: 'per_s' },
 };
 
 export interface Slo {
@@ -46,22 +47,20 @@ export function withDefaultSlos(slos: readonly Slo[]): Slo[] {
 
 const sloPattern = /^([a-z0-9_]+)\.([a-z0-9_.]+?)\s*(<=|>=|<|>)\s*([0-9]+(?:\.[0-9]+)?)\s*(us|µs|ms|s|%)?$/;
 
-export function sloHelp(): string {
+export function sloHelp(sections: readonly AnySection[] = defaultLoadSections): string {
   return [
-    `durations: ${durationMetrics.join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
-    'ttfo: time to the first answer token of the requests that streamed reasoning (no data when none did)',
+    `durations: ${[...durationMetrics, ...sections.flatMap((x) => x.slos.filter((slo) => slo.unit === 'us').map((slo) => slo.metric))].join('|')} . ${durationStats.join('|')} with a unit us|ms|s (e.g. ttft.p95<800ms)`,
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
-    'with --tools: tool_calls.invalid_rate<0.01 (also call_rate, not_json_rate, unknown_function_rate, schema_mismatch_rate)',
-    'with --embeddings-batch: embeddings.inputs_per_s>=100, embeddings.prompt_tokens_per_s>=5000',
+    ...sections.flatMap((x) => x.slos.map((slo) => slo.help)),
     serverSloHelp,
   ].join('\n');
 }
 
 /** Parses one `--slo` value; a malformed threshold or unknown metric is a usage error (exit 2). */
-export function parseSlo(expr: string): Slo {
+export function parseSlo(expr: string, sections: readonly AnySection[] = defaultLoadSections): Slo {
   const bad = (why: string): never => {
-    throw new HarnessError(HarnessErrorCode.THRESHOLD_INVALID, `--slo '${expr}': ${why}`, { hint: sloHelp() });
+    throw new HarnessError(HarnessErrorCode.THRESHOLD_INVALID, `--slo '${expr}': ${why}`, { hint: sloHelp(sections) });
   };
   if (expr.trim().startsWith('server.')) {
     const server = parseServerSlo(expr);
@@ -72,26 +71,29 @@ export function parseSlo(expr: string): Slo {
   const [, metric = '', stat = '', op = '<', num = '', unit] = m;
   const value = Number(num);
   if (!Number.isFinite(value)) return bad('threshold is not a number');
-  if ((durationMetrics as readonly string[]).includes(metric)) {
-    if (!(durationStats as readonly string[]).includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${durationStats.join(', ')})`);
+  const section = sectionSlo(sections, metric)?.slo;
+  if ((durationMetrics as readonly string[]).includes(metric) || section?.unit === 'us') {
+    const stats: readonly string[] = section?.stats ?? durationStats;
+    if (!stats.includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${stats.join(', ')})`);
     if (unit === undefined || unit === '%') return bad(`a duration threshold needs a unit: us, ms or s`);
     const scale = unit === 's' ? 1_000_000 : unit === 'ms' ? 1000 : 1;
     return { expr, metric, stat, op: op as SloOp, threshold: value * scale, unit: 'us', perRequest: perRequestMetrics.has(metric) && (op === '<' || op === '<=') };
   }
-  const scalar = scalarMetrics[metric];
-  if (scalar === undefined) return bad(`unknown metric "${metric}" (known: ${[...durationMetrics, ...Object.keys(scalarMetrics)].join(', ')})`);
+  const scalar = scalarMetrics[metric] ?? (section === undefined ? undefined : { stats: section.stats, unit: section.unit });
+  if (scalar === undefined) return bad(`unknown metric "${metric}" (known: ${[...durationMetrics, ...Object.keys(scalarMetrics), ...sections.flatMap((x) => x.slos.map((slo) => slo.metric))].join(', ')})`);
   if (!scalar.stats.includes(stat)) return bad(`unknown statistic "${stat}" for ${metric} (use ${scalar.stats.join(', ')})`);
   if (unit !== undefined && unit !== '%') return bad(`${metric}.${stat} takes no time unit`);
-  const isRatio = (metric === 'errors' && stat === 'rate') || (metric === 'goodput' && stat === 'fraction') || metric === 'tool_calls';
-  if (unit === '%' && !isRatio) return bad(`% only applies to errors.rate, goodput.fraction and tool_calls rates`);
+  const isRatio = (metric === 'errors' && stat === 'rate') || (metric === 'goodput' && stat === 'fraction') || section?.unit === 'ratio';
+  const ratioSections = sections.flatMap((x) => x.slos.filter((slo) => slo.unit === 'ratio').map((slo) => `${slo.metric} rates`));
+  if (unit === '%' && !isRatio) return bad(`% only applies to ${['errors.rate', 'goodput.fraction', ...ratioSections].join(', ').replace(/, ([^,]*)$/, ' and $1')}`);
   const threshold = unit === '%' ? value / 100 : value;
   if (isRatio && threshold > 1) return bad('a ratio threshold must be between 0 and 1 (or 0% to 100%)');
   const u: SloResult['unit'] = isRatio ? 'ratio' : metric === 'errors' ? 'count' : 'per_s';
   return { expr, metric, stat, op: op as SloOp, threshold, unit: u, perRequest: false };
 }
 
-export function parseSlos(exprs: readonly string[]): Slo[] {
-  return exprs.map(parseSlo);
+export function parseSlos(exprs: readonly string[], sections: readonly AnySection[] = defaultLoadSections): Slo[] {
+  return exprs.map((e) => parseSlo(e, sections));
 }
 
 export function compare(observed: number, op: SloOp, threshold: number): boolean {
@@ -136,22 +138,21 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'server' | 'embeddings'>, finished: number): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
   return slos.map((s) => {
     if (s.metric === 'server') {
       const { observed, noData } = observeServerSlo(s.stat, r.server);
       return { expr: s.expr, metric: s.metric, stat: s.stat, op: s.op, threshold: s.threshold, observed, unit: s.unit, passed: observed !== null && compare(observed, s.op, s.threshold), perRequest: false, ...(noData === undefined ? {} : { noData }), ...(s.isDefault === true ? { isDefault: true as const } : {}) };
     }
-    const observed = finished === 0 ? null : observe(s, r);
+    const section = sectionSlo(sections, s.metric);
+    const observed = finished === 0 ? null : section === undefined ? observe(s, r) : section.slo.observe(r[section.key], s.stat);
     const noData =
       finished === 0
         ? 'no request finished in the measured window'
         : observed === null
-          ? s.metric === 'tool_calls'
-            ? 'no tool call was made in the measured window (give --tools; a server that never calls a tool has no invalid rate)'
-            : s.metric === 'ttfo'
-              ? 'no successful request streamed reasoning in the measured window (TTFO is measured on reasoning; without it the first answer token is the first token: use ttft)'
-              : `no successful request gave a ${s.metric} sample in the measured window`
+          ? section !== undefined
+            ? section.slo.noData
+            : `no successful request gave a ${s.metric} sample in the measured window`
           : undefined;
     return {
       expr: s.expr,
@@ -169,33 +170,14 @@ export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics'
   });
 }
 
-function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'toolCalls' | 'reasoning' | 'embeddings'>): number | null {
+function observe(s: Slo, r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'>): number | null {
   switch (s.metric) {
-    case 'embeddings': {
-      const e = r.embeddings;
-      if (e === undefined || e.requests === 0) return null;
-      return s.stat === 'inputs_per_s' ? e.inputsPerS : e.requestsWithoutUsage === e.requests ? null : e.promptTokensPerS;
-    }
-    case 'tool_calls': {
-      const t = r.toolCalls;
-      if (t === undefined) return null;
-      if (s.stat === 'call_rate') return t.requestsWithTools === 0 ? null : t.callRate;
-      if (t.calls === 0) return null;
-      if (s.stat === 'invalid_rate') return t.invalidRate;
-      const kind = s.stat.replace(/_rate$/, '') as keyof ToolCallReport['invalidRateByKind'];
-      return t.invalidRateByKind[kind];
-    }
     case 'errors':
       return s.stat === 'rate' ? r.errors.rate : r.errors.total;
     case 'throughput':
       return s.stat === 'rps' ? r.throughput.rps : r.throughput.outputTokensPerS;
     case 'goodput':
       return s.stat === 'rps' ? r.goodput.goodputRps : r.goodput.fraction;
-    case 'ttfo': {
-      const h = r.reasoning?.ttfo;
-      if (h === undefined || h === null || h.count === 0) return null;
-      return s.stat === 'mean' ? h.mean : s.stat === 'max' ? h.max : (h.percentiles[s.stat as keyof typeof h.percentiles] ?? null);
-    }
     default: {
       const h = r.metrics[s.metric as MetricName];
       if (h === undefined || h.count === 0) return null;

@@ -4,14 +4,11 @@ import { percentileKeys, type LoadResult, type MetricName } from './load-result.
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { tokenLines } from './token-report.ts';
-import { cacheLine } from './cache-report.ts';
-import { reasoningLine } from './reasoning-report.ts';
-import { toolCallLine } from './tool-call-report.ts';
-import { turnLines } from './turn-report.ts';
 import { capacityLines } from './capacity-report.ts';
-import { reuseLine } from './reuse-report.ts';
-import { embeddingsLines } from './embeddings-report.ts';
-import { cancellationLines } from './cancel-report.ts';
+import { notApplicable, sectionLines, type SectionResult } from '../../sections/section-run.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
+import { defaultLoadSections } from './load-sections.ts';
+import type { EmbeddingsAcc } from './embeddings-report.ts';
 import { coordinationLine } from '../coordination/coordination-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
@@ -25,9 +22,10 @@ export function fmtUs(us: number | null | undefined): string {
 export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
   const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
   // Embeddings answers have no TTFT: their progress shows end-to-end latency and inputs.
-  const emb = c.embeddings.requests > 0;
+  const live = c.sections.accumulator('embeddings') as EmbeddingsAcc | undefined;
+  const emb = live !== undefined && live.requests > 0;
   const h = emb ? c.hist.e2e : c.hist.ttft;
-  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${c.embeddings.inputs}` : `tokens ${c.outputTokens}`}`;
+  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${live?.inputs ?? 0}` : `tokens ${c.outputTokens}`}`;
 }
 
 function pad(cells: string[][]): string {
@@ -48,7 +46,8 @@ const rows: [MetricName, string][] = [
 ];
 
 /** The summary printed at the end of a run. */
-export function summaryTable(r: LoadResult): string {
+export function summaryTable(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
+  const figures = r as unknown as SectionResult;
   const m = r.meta.mode;
   const mode = m.kind === 'open' && m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests${m.trace.skipped > 0 ? `, ${m.trace.skipped} failed rows skipped` : ''}, speed x${m.trace.speed}${m.trace.window === null ? '' : `, window ${m.trace.window.startS}s-${m.trace.window.endS ?? ''}${m.trace.window.endS === null ? '' : 's'}`}, mean ${m.rate}/s over ${m.trace.spanS.toFixed(3)} s)${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight`}` : m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`}${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape === 'linear' ? 'linearly from 0' : 'exponentially from 1%'} to the rate over ${m.ramp.durationS} s`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
@@ -78,27 +77,19 @@ export function summaryTable(r: LoadResult): string {
   const tps = r.metrics.output_tps;
   if (tps !== undefined) cells.push(['output tok/s per request', ...percentileKeys.map((p) => (tps.percentiles[p] / 1000).toFixed(1)), (tps.mean / 1000).toFixed(1), (tps.max / 1000).toFixed(1), String(tps.count)]);
   out.push(pad(cells));
-  const outputTps = r.embeddings === undefined ? `${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})` : 'output tok/s not applicable';
+  const na = notApplicable(sections, figures);
+  const outputTps = !na.has('output_tps') ? `${r.throughput.outputTokensPerS} output tok/s (${r.counts.tokenSource})` : 'output tok/s not applicable';
   out.push(`throughput: ${r.throughput.rps} successful req/s, ${outputTps}${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
-  out.push(...embeddingsLines(r.embeddings));
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
-  out.push(...tokenLines(r.tokens, r.embeddings === undefined));
-  const cache = cacheLine(r.cache, fmtUs);
-  if (cache !== null) out.push(cache);
-  const reasoning = reasoningLine(r.reasoning, fmtUs);
-  if (reasoning !== null) out.push(reasoning);
-  const tools = toolCallLine(r.toolCalls, fmtUs);
-  if (tools !== null) out.push(tools);
-  out.push(...turnLines(r.turns, fmtUs));
+  out.push(...tokenLines(r.tokens, !na.has('output_tps')));
+  out.push(...sectionLines(sections, figures, 'workload', { us: fmtUs }));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0
-    ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo '${r.embeddings === undefined ? 'ttft' : 'e2e'}.p95<800ms')`
+    ? `goodput: ${r.goodput.goodputRps} req/s, every successful request (${pctGood} of requests): no per-request SLO was given (e.g. --slo '${na.has('ttft') ? 'e2e' : 'ttft'}.p95<800ms')`
     : `goodput: ${r.goodput.goodputRps} req/s (${pctGood} of requests met ${r.goodput.slos.join(', ')})`);
   out.push(`errors: ${r.errors.total} (${(r.errors.rate * 100).toFixed(2)}%)${r.errors.total > 0 ? ` by class and status: ${errorBreakdown(r.errors)}` : ''}`);
-  const reuse = reuseLine(r);
-  if (reuse !== null) out.push(reuse);
-  out.push(...cancellationLines(r));
+  out.push(...sectionLines(sections, figures, 'outcome', { us: fmtUs }));
   for (const s of r.slos) {
     const obs = s.observed === null ? `no data: ${s.noData ?? 'no sample in the measured window'}` : s.unit === 'us' ? fmtUs(s.observed) : String(Math.round(s.observed * 1e4) / 1e4);
     out.push(`SLO ${s.passed ? 'met     ' : 'BREACHED'} ${s.expr}${s.isDefault === true ? ' (iari\'s default error gate)' : ''} (observed ${obs})`);

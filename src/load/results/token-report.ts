@@ -2,6 +2,7 @@ import { decodeHistogram, newHistogram, record, summarize, type Histogram } from
 import type { TokenComparison, TokenReport } from './load-result.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { tokenDistributionText } from './run-text.ts';
+import { addCounts, zeroCounts } from '../../sections/counts.ts';
 
 /**
  * Prompt and output token distributions of the successful measured requests, and what the run
@@ -22,7 +23,8 @@ interface PairAcc {
   long: number;
 }
 
-const pair = (): PairAcc => ({ requests: 0, askedSum: 0, receivedSum: 0, short: 0, long: 0 });
+const pairCounts = ['requests', 'askedSum', 'receivedSum', 'short', 'long'] as const satisfies readonly (keyof PairAcc)[];
+const pair = (): PairAcc => zeroCounts(pairCounts);
 
 export class TokenAcc {
   readonly prompt: Histogram = newHistogram();
@@ -125,11 +127,7 @@ export function mergeTokenReports(reports: readonly (TokenReport | undefined)[])
       [r.outputComparison, acc.outputPair],
     ] as const) {
       if (c === null) continue;
-      p.requests += c.requests;
-      p.askedSum += c.askedSum;
-      p.receivedSum += c.receivedSum;
-      p.short += c.short;
-      p.long += c.long;
+      addCounts(p, c, pairCounts);
     }
     acc.promptUnreported += r.promptUnreported;
   }

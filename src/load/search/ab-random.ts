@@ -15,6 +15,7 @@ import type { RequestTiming } from '../results/request-timing.ts';
 import type { LoadConfig } from '../run-load.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { AB_SCHEMA, type AbBlock, type AbSection } from './ab-blocks.ts';
+import { loadSections } from '../results/load-sections.ts';
 
 /** The side of request `seq`: a fair coin per request, the same for a seed on every machine. */
 export function sideOf(seed: number, seq: number): 'a' | 'b' {
@@ -140,7 +141,7 @@ export async function runAbRandom(o: AbRandomOptions): Promise<{ result: LoadRes
       // As run-load.ts fixes t = 0: 20 ms after now.
       const epochMs = performance.timeOrigin + performance.now() + 20 + warmupS * 1000;
       for (const s of ['a', 'b'] as const) {
-        sides[s] = new Collector({ measureStartNs: ns + BigInt(Math.round(warmupS * 1e9)), measureStartEpochMs: epochMs, openLoop: cfg.mode.kind === 'open', slos: cfg.slos, shard: null, onRecord: (r) => records[s].push(r) });
+        sides[s] = new Collector({ measureStartNs: ns + BigInt(Math.round(warmupS * 1e9)), measureStartEpochMs: epochMs, openLoop: cfg.mode.kind === 'open', slos: cfg.slos, shard: null, sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(cfg.workload?.embeddings === undefined ? {} : { embeddingsBatch: cfg.workload.embeddings.batch }) }), onRecord: (r) => records[s].push(r) });
       }
       cfg.onStart?.(ns);
     },
@@ -159,7 +160,7 @@ export async function runAbRandom(o: AbRandomOptions): Promise<{ result: LoadRes
     const c = sides[s];
     if (c === null) throw new Error('iari load --ab: the run ended before it started');
     const meta = { ...whole.meta, runId: s === 'a' ? cfg.runId : `${cfg.runId}-b`, baseUrl: s === 'a' ? cfg.baseUrl : o.baseUrlB };
-    const r = buildResult({ meta, collector: c, slos: cfg.slos, shard: null, connectionReuse: cfg.connectionReuse ?? 'reuse' });
+    const r = buildResult({ meta, collector: c, slos: cfg.slos, shard: null });
     // The client's own delay is the run's: both sides shared its event loop.
     const lag = { ...(whole.metrics.event_loop_lag === undefined ? {} : { event_loop_lag: whole.metrics.event_loop_lag }), ...(whole.metrics.schedule_lag === undefined ? {} : { schedule_lag: whole.metrics.schedule_lag }) };
     return { ...r, metrics: { ...r.metrics, ...lag }, validity: whole.validity, ...(whole.priming === undefined || s === 'b' ? {} : { priming: whole.priming }), ...(whole.interrupted === true ? { interrupted: true } : {}) };

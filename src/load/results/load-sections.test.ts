@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
+import { renderLoadReport } from '../../report/load-html.ts';
+import type { ResultSection } from '../../sections/section-contract.ts';
+import { Collector } from './collector.ts';
+import { loadSections } from './load-sections.ts';
+import { mergeResults } from './merge.ts';
+import type { RequestTiming } from '../measure/request-timer.ts';
+import { buildResult } from './result-builder.ts';
+import { parseSlos } from './slo.ts';
+import { summaryTable } from './summary.ts';
+
+/**
+ * A new section is one module and one list entry: this toy section (how measured requests ended)
+ * reaches load.json, the shard merge, the summary, report.html and an SLO through the list alone.
+ */
+interface Outcomes {
+  ok: number;
+  failed: number;
+  failedShare: number;
+}
+const outcomes: ResultSection<Outcomes, { ok: number; failed: number }> = {
+  key: 'outcomes',
+  place: 'outcome',
+  open: () => ({ ok: 0, failed: 0 }),
+  collect(acc, r) {
+    if (r.outcome === 'ok') acc.ok++;
+    if (r.outcome === 'failed') acc.failed++;
+  },
+  build: (acc) => (acc.ok + acc.failed === 0 ? undefined : { ...acc, failedShare: acc.failed / (acc.ok + acc.failed) }),
+  merge(parts) {
+    const ok = parts.reduce((a, p) => a + p.ok, 0);
+    const failed = parts.reduce((a, p) => a + p.failed, 0);
+    return { ok, failed, failedShare: failed / (ok + failed) };
+  },
+  summary: (o) => [`outcomes: ${o.ok} ok, ${o.failed} failed`],
+  tile: (o) => ({ id: 'outcomes', title: 'Outcomes', stats: [{ label: 'failed share', value: `${Math.round(o.failedShare * 100)}%` }] }),
+  slos: [{ metric: 'outcomes', stats: ['failed_share'], unit: 'ratio', help: 'outcomes.failed_share<10%', observe: (o) => o?.failedShare ?? null, noData: 'no request ended' }],
+};
+
+const ms = (x: number): bigint => BigInt(Math.round(x * 1e6));
+function timing(seq: number, failed = false): RequestTiming {
+  return { seq, intendedNs: ms(100 + seq), sentNs: ms(100 + seq), headersNs: ms(105 + seq), endNs: ms(140 + seq), status: failed ? 500 : 200, requestId: null, tokenEvents: [{ atNs: ms(120 + seq), tokens: 3 }], outputTokens: 3, promptTokens: 5, tokenSource: 'usage', events: 2, error: failed ? { class: 'http_status', detail: 'HTTP 500' } : null, abortedAtEnd: false };
+}
+
+function run(failures: boolean[], shard: number) {
+  const list = [...loadSections(), outcomes];
+  const slos = parseSlos(['outcomes.failed_share<30%', 'errors.rate<=100%'], list);
+  const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos, shard, sections: list });
+  failures.forEach((f, i) => {
+    c.onStart(ms(100 + i));
+    c.onFinish(timing(i, f));
+  });
+  const meta = { ...sampleLoadResult().meta, config: { ...sampleLoadResult().meta.config, slos: slos.map((s) => s.expr) }, measureStartEpochMs: 1_700_000_000_000, measureEndEpochMs: 1_700_000_002_000 };
+  return { list, result: buildResult({ meta, collector: c, slos, shard: { index: shard, count: 2 } }) };
+}
+
+describe('result sections (src/sections/section-contract.ts) through the load layer', () => {
+  it('LOAD-SECTIONS: a section added to the list is collected, written, merged exactly, printed, tiled and judged by its SLO', () => {
+    const a = run([false, false, false, true], 0);
+    const b = run([true, false], 1);
+    const figures = (r: object): unknown => (r as Record<string, unknown>)['outcomes'];
+    expect(figures(a.result)).toEqual({ ok: 3, failed: 1, failedShare: 0.25 });
+    expect(a.result.slos.find((s) => s.metric === 'outcomes')).toMatchObject({ observed: 0.25, passed: true });
+    expect(b.result.slos.find((s) => s.metric === 'outcomes')).toMatchObject({ observed: 0.5, passed: false });
+    const merged = mergeResults([a.result, b.result], 'merged', a.list);
+    expect(figures(merged)).toEqual({ ok: 4, failed: 2, failedShare: 2 / 6 });
+    expect(merged.slos.find((s) => s.metric === 'outcomes')).toMatchObject({ observed: 2 / 6, passed: false });
+    expect(summaryTable(merged, a.list)).toContain('outcomes: 4 ok, 2 failed');
+    expect(renderLoadReport(merged, a.list)).toMatch(/<section class="card" id="outcomes"><h2>Outcomes<\/h2>.*33%/s);
+  });
+
+  it('LOAD-SECTIONS: without the section in the list, nothing of it is written, merged, printed or known to --slo', () => {
+    const a = run([false, true], 0);
+    // A file whose SLOs name the section cannot be judged without it: the merge refuses it (exit 2).
+    expect(() => mergeResults([a.result], 'merged')).toThrow(/unknown metric "outcomes"/);
+    const merged = mergeResults([{ ...a.result, meta: { ...a.result.meta, config: { ...a.result.meta.config, slos: [] } } }], 'merged');
+    expect('outcomes' in merged).toBe(false);
+    expect(summaryTable(merged)).not.toContain('outcomes:');
+    expect(renderLoadReport(merged)).not.toContain('id="outcomes"');
+    expect(() => parseSlos(['outcomes.failed_share<30%'])).toThrow(/unknown metric "outcomes"/);
+  });
+});

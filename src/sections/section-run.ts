@@ -1,0 +1,108 @@
+/**
+ * Runs a list of result sections (section-contract.ts) for the load layer: one accumulator per
+ * section, every measured request handed to each, the figures built and merged by key, the summary
+ * lines, tiles and SLO metrics gathered in list order. Knows no section by name.
+ */
+import { HarnessError, HarnessErrorCode } from '../errors.ts';
+import type { AnySection, SectionRunFigures, SectionBuildContext, SectionFormat, SectionMergeContext, SectionRequest, SectionSlo, SectionTile } from './section-contract.ts';
+
+/** A result's sections by key (the part of load.json the sections own). */
+export type SectionFigures = Readonly<Record<string, unknown>>;
+
+/** A whole result as the summary and the report hand it over: its sections by key and the run's figures. */
+export type SectionResult = SectionFigures & SectionRunFigures;
+
+/** The accumulators of one run (or shard), one per section of its list. */
+export class SectionAccumulators {
+  readonly #list: readonly AnySection[];
+  readonly #accs: unknown[];
+
+  constructor(list: readonly AnySection[]) {
+    assertUniqueKeys(list);
+    this.#list = list;
+    this.#accs = list.map((s) => s.open());
+  }
+
+  /** The sections, in list order. */
+  get list(): readonly AnySection[] {
+    return this.#list;
+  }
+
+  /** One measured request, to every section. */
+  collect(request: SectionRequest): void {
+    for (let i = 0; i < this.#list.length; i++) this.#list[i]?.collect(this.#accs[i], request);
+  }
+
+  /** The accumulator of the section under `key` (progress lines read live figures); undefined when not in the list. */
+  accumulator(key: string): unknown {
+    const i = this.#list.findIndex((s) => s.key === key);
+    return i < 0 ? undefined : this.#accs[i];
+  }
+
+  /** Every section's figures by key; a section that builds nothing is absent. */
+  build(ctx: SectionBuildContext): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.#list.forEach((s, i) => {
+      const figures = s.build(this.#accs[i], ctx);
+      if (figures !== undefined) out[s.key] = figures;
+    });
+    return out;
+  }
+}
+
+/** The exact merge of shards' sections, by key: each section merges the parts that have it. */
+export function mergeSections(list: readonly AnySection[], results: readonly SectionFigures[], ctx: SectionMergeContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of list) {
+    const parts = results.map((r) => r[s.key]).filter((p) => p !== undefined);
+    if (parts.length === 0) continue;
+    const merged = s.merge(parts, ctx);
+    if (merged !== undefined) out[s.key] = merged;
+  }
+  return out;
+}
+
+/** The summary lines of the sections at `place` that the result has, in list order. */
+export function sectionLines(list: readonly AnySection[], result: SectionResult, place: AnySection['place'], fmt: SectionFormat): string[] {
+  return list.flatMap((s) => {
+    const figures = result[s.key];
+    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt, result)];
+  });
+}
+
+/** The tiles of the sections at `place` that the result has, in list order. */
+export function sectionTiles(list: readonly AnySection[], result: SectionResult, place?: AnySection['place']): SectionTile[] {
+  return list.flatMap((s) => {
+    const figures = result[s.key];
+    if ((place !== undefined && s.place !== place) || figures === undefined) return [];
+    const tile = s.tile(figures, result);
+    return tile === null ? [] : [tile];
+  });
+}
+
+/** The section SLO metric named `metric`, with the key its figures are under. */
+export function sectionSlo(list: readonly AnySection[], metric: string): { key: string; slo: SectionSlo<unknown> } | undefined {
+  for (const s of list) {
+    const slo = s.slos.find((x) => x.metric === metric);
+    if (slo !== undefined) return { key: s.key, slo };
+  }
+  return undefined;
+}
+
+function assertUniqueKeys(list: readonly AnySection[]): void {
+  const seen = new Set<string>();
+  for (const s of list) {
+    if (seen.has(s.key)) throw new HarnessError(HarnessErrorCode.INTERNAL, `two result sections under one key: ${s.key}`);
+    seen.add(s.key);
+  }
+}
+
+/** The run metrics that the result's sections say its requests do not have. */
+export function notApplicable(list: readonly AnySection[], result: SectionFigures): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const s of list) {
+    const figures = result[s.key];
+    if (figures !== undefined && s.notApplicable !== undefined) for (const m of s.notApplicable(figures)) out.add(m);
+  }
+  return out;
+}
