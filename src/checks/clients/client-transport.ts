@@ -93,6 +93,8 @@ export class ClientTransport {
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     const fault = this.#ctx.http.fault;
     if (fault !== undefined) headers.set('x-iari-fault', fault);
+    // Issue 43: a run without a token sends no Authorization; the libraries were given a stand-in key.
+    if (!this.#ctx.http.sendsToken && headers.get('authorization') === `Bearer ${this.#ctx.http.tokenForProbe()}`) headers.delete('authorization');
     const body = typeof init?.body === 'string' ? init.body : undefined;
     const exchange: ClientExchange = { method, url, status: undefined, requestId: undefined, errorBody: undefined, curl: this.#curl(method, url, headers, body) };
     this.exchanges.push(exchange);
@@ -141,7 +143,7 @@ export class ClientTransport {
     let bearer = false;
     headers.forEach((value, name) => {
       // A deliberately wrong key (the 401 operations) is left out rather than shown as the token.
-      if (name === 'authorization') bearer = value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
+      if (name === 'authorization') bearer = this.#ctx.http.sendsToken && value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
       else if (name === 'content-type' || name === 'x-iari-fault') shown[name] = value;
     });
     return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: this.#ctx.http.secretPairs, connectionHeaders: this.#ctx.http.connectionHeaders });
