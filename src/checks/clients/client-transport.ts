@@ -55,7 +55,8 @@ export class ClientTransport {
     this.#origin = new URL(ctx.baseUrl).origin;
     this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
     this.#bodyLimit = options.bodyLimit ?? responseLimits.bodyBytes;
-    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch;
+    // Issue 43: a run without a token sends no Authorization; the libraries were given a stand-in key.
+    this.#send = ctx.http.withoutStandIn((options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch);
   }
 
   get baseUrl(): string {
@@ -93,8 +94,6 @@ export class ClientTransport {
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     const fault = this.#ctx.http.fault;
     if (fault !== undefined) headers.set('x-iari-fault', fault);
-    // Issue 43: a run without a token sends no Authorization; the libraries were given a stand-in key.
-    if (!this.#ctx.http.sendsToken && headers.get('authorization') === `Bearer ${this.#ctx.http.tokenForProbe()}`) headers.delete('authorization');
     const body = typeof init?.body === 'string' ? init.body : undefined;
     const exchange: ClientExchange = { method, url, status: undefined, requestId: undefined, errorBody: undefined, curl: this.#curl(method, url, headers, body) };
     this.exchanges.push(exchange);

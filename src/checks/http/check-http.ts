@@ -178,6 +178,16 @@ export class CheckHttp {
     return this.#token !== NO_TOKEN;
   }
 
+  /** `f` with the stand-in key a client library was given (tokenForProbe in a run without a token) taken off each request. */
+  withoutStandIn(f: typeof fetch): typeof fetch {
+    if (this.sendsToken) return f;
+    return (input, init) => {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      if (headers.get('authorization') === `Bearer ${NO_TOKEN_STAND_IN}`) headers.delete('authorization');
+      return f(input, { ...init, headers });
+    };
+  }
+
   /** The Authorization header of the run's token for a request built by hand: none when the run sends no token. */
   tokenHeader(): { authorization?: string } {
     return this.#token === NO_TOKEN ? {} : { authorization: `Bearer ${this.#token}` };
