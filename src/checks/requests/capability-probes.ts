@@ -92,6 +92,17 @@ export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): Capabili
 }
 
 
+/**
+ * Two tools and tool_choice naming the second (get_time), whose answer the model would not give by
+ * itself: the tool-choice probe's named variant and TOOLS-019 read this one answer, so the capability
+ * row and the requirement never disagree (issue 43: the row said "honoured" in the run whose TOOLS-019
+ * saw get_time called). Forcing the function a model calls anyway decides nothing about tool_choice.
+ */
+export const namedChoiceAnswer = sharedRequest('tool-choice:named', async (ctx: CheckContext): Promise<HttpExchange> => {
+  const model = await modelUnderTest(ctx);
+  return ctx.http.post(CHAT, { model, messages: [{ role: 'user', content: weatherAndTime }], tools: [weatherTool, timeTool], tool_choice: { type: 'function', function: { name: timeTool.function.name } } });
+});
+
 const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>>> = {
   async 'json-object'(ctx) {
     const ex = await ctx.http.post(CHAT, chatBody(ctx, await modelUnderTest(ctx), { messages: [{ role: 'user', content: WEATHER_PROMPT }], response_format: { type: 'json_object' } }));
@@ -140,7 +151,7 @@ const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<Capabil
     const none = await ctx.http.post(CHAT, body(weatherAndTime, 'none'));
     const refused = notServed(none, 'tool_choice "none"');
     if (refused !== undefined) return refused;
-    const named = await ctx.http.post(CHAT, body(weatherAndTime, { type: 'function', function: { name: timeTool.function.name } }));
+    const named = await namedChoiceAnswer(ctx);
     const hello = await ctx.http.post(CHAT, body(HELLO));
     const required = await ctx.http.post(CHAT, body(HELLO, 'required'));
     const effects: ToolChoiceEffect[] = [
