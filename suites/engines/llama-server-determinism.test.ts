@@ -57,6 +57,8 @@ describe('llama-server, the same server judged 5 times', () => {
         // Nothing the run could not decide: a deadline would make two runs differ for the machine's sake.
         const undecided = report.results.filter((r) => IDS.includes(r.id) && r.verdict === 'undecided');
         expect(undecided.map((r) => `${r.id}: ${r.reason ?? ''}`)).toEqual([]);
+        // Fail closed: a row the probe could not decide (a deadline on a loaded machine) shows nothing about determinism.
+        for (const name of ROWS) expect(print[`capability ${name}`], name).not.toMatch(/^(undecided: the probe could not run|not-probed|absent)/);
         // The row never contradicts its checks: a named tool_choice that had no effect is TOOLS-019's failure.
         const row = report.capabilities.find((c) => c.name === 'tool-choice');
         if (row !== undefined && /a named function: (no effect|wrong)/.test(row.detail)) expect(print['TOOLS-019'], row.detail).toBe('fail');
