@@ -101,6 +101,7 @@ const metricLabels: Record<MetricName, string> = {
   tpot: 'time per output token',
   e2e: 'end-to-end latency',
   service_ttft: 'TTFT from actual send',
+  server_ttft: "the server's own TTFT (llama.cpp timings.prompt_ms)",
   service_e2e: 'e2e from actual send',
   schedule_lag: 'schedule lag',
   event_loop_lag: 'client event-loop lag',

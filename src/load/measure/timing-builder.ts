@@ -30,6 +30,7 @@ function extrasOf(facts: ResponseFacts): ResponseExtras {
   if (facts.toolCalls.length > 0) base.toolCalls = facts.toolCalls.slice(0, 64).map((c) => ({ name: c.name, arguments: c.arguments.length > ARGUMENTS_LIMIT ? c.arguments.slice(0, ARGUMENTS_LIMIT) : c.arguments }));
   if (facts.counters !== undefined) base.counters = facts.counters;
   if (facts.cutAtLimit === true) base.cutAtLimit = true;
+  if (facts.serverPrefillMs !== undefined) base.serverPrefillMs = facts.serverPrefillMs;
   return base;
 }
 
