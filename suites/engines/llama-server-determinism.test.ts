@@ -64,7 +64,8 @@ describe('llama-server, the same server judged 5 times', () => {
         for (const name of ROWS) expect(print[`capability ${name}`], name).not.toMatch(/^(undecided: the probe could not run|not-probed|absent)/);
         // The row never contradicts its checks: a named tool_choice that had no effect is TOOLS-019's failure.
         const row = report.capabilities.find((c) => c.name === 'tool-choice');
-        if (row !== undefined && /a named function: (no effect|wrong)/.test(row.detail)) expect(print['TOOLS-019'], row.detail).toBe('fail');
+        // (TOOLS-019 is a compat SHOULD: its failure reads non-strict; under --profile strict or a MUST grade, fail.)
+        if (row !== undefined && /a named function: (no effect|wrong)/.test(row.detail)) expect(['fail', 'non-strict'], `TOOLS-019 ${print['TOOLS-019'] ?? ''}: ${row.detail}`).toContain(print['TOOLS-019']);
         if (row?.status === 'honoured') expect(print['TOOLS-019'], row.detail).toBe('pass');
         if (seen.length > 0) expect(print).toEqual(seen[0]);
         seen.push(print);

@@ -71,7 +71,7 @@ const designedKey: Record<string, EngineDeviation> = {
   'MODELS-001': { verdict: 'fail', owner: 'server', reason: `${PRIVATE_MODELS}; the same request as AUTH-004 (not yet grouped under it)`, evidence: `GET /v1/models without credentials: ${KEY_WIRE}` },
   'TOOLS-021': { verdict: 'non-strict', owner: 'server', reason: LENIENT, evidence: 'function name "get weather…" answered 200 with a call' },
   // Issue 43 item 4: TOOLS-019 reads the tool-choice probe's named answer too (the second of two tools forced); it passed before only because the model calls get_weather by itself.
-  'TOOLS-019': { verdict: 'fail', owner: 'server', reason: 'a named tool_choice is accepted and has no effect: the model\'s own choice is called (the capability row: "none": honoured; a named function: no effect; "required": moot)', evidence: 'tool_choice {"type":"function","function":{"name":"get_time"}} with get_weather and get_time offered: 200, tool_calls [get_weather], as without tool_choice' },
+  'TOOLS-019': { verdict: 'non-strict', owner: 'server', reason: 'a named tool_choice is accepted and has no effect: the model\'s own choice is called (the capability row: "none": honoured; a named function: no effect; "required": moot)', evidence: 'tool_choice {"type":"function","function":{"name":"get_time"}} with get_weather and get_time offered: 200, tool_calls [get_weather], as without tool_choice' },
   'USAGE-001': { verdict: 'fail', owner: 'server', reason: NO_ME, evidence: `GET /v1/me/usage: ${NO_ME_WIRE}` },
   ...responsesShim,
 };
