@@ -22,6 +22,10 @@ describe('baseline file refusals', () => {
     expect(refusal(`${'a:\n '.repeat(3000)}x\nb: 1\n`)).toMatch(/nested too deeply|not valid YAML/);
   });
 
+  it('deep unclosed flow collections are a configuration error before the yaml parser, which slows past linear on them (fuzz finding)', () => {
+    expect(refusal('{"known":[' + '{"kiind"ad":[{"kiind"ad":['.repeat(1_370))).toBe('iari test: known.yaml: not valid YAML iari can read: nested too deeply');
+  });
+
   it('quote the file\'s keys and values clipped, so a refusal stays one readable line (fuzz finding)', () => {
     const long = 'x'.repeat(5000);
     expect(refusal(JSON.stringify({ [long]: [] }))).toMatch(/^iari test: known\.yaml:1: unknown key "x{60}…" \(only "known" is allowed\)$/);

@@ -9,6 +9,7 @@
 // Read once before any traffic; any problem is a configuration error (exit 2) naming file and line.
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from 'yaml';
+import { flowNestedTooDeeply } from '../../yaml-nesting.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { clip, quoted } from '../../clip.ts';
 
@@ -49,6 +50,7 @@ export function isIsoDate(text: string): boolean {
  */
 export function parseBaseline(text: string, file: string, knownIds: ReadonlySet<string>): Baseline {
   const counter = new LineCounter();
+  if (flowNestedTooDeeply(text)) throw configError(file, undefined, 'not valid YAML iari can read: nested too deeply');
   let doc: ReturnType<typeof parseDocument>;
   try {
     doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });

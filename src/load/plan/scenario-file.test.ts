@@ -36,6 +36,11 @@ describe('scenario files', () => {
     expect(refusal(file('deep-top.yaml', `${'- '.repeat(3000)}x\n- y\n`))).toMatch(/nested too deeply$/);
   });
 
+  it('deep unclosed flow collections are refused before the yaml parser, which slows past linear on them (fuzz finding: 35 KB took 2.3 s)', () => {
+    expect(refusal(file('flow.yaml', '{"workload":[{"kind"ad":[' + '{"kiind"ad":[{"kiind"ad":['.repeat(1_370)))).toMatch(/flow\.yaml: not YAML or JSON iari can read: nested too deeply$/);
+    expect(refusal(file('braces.json', '{'.repeat(30_000)))).toMatch(/nested too deeply$/);
+  });
+
   it('a file whose aliases expand past 100 copies is a usage error, not a ReferenceError (found writing the fuzz target)', () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]'].join('\n');
     expect(refusal(file('bomb.yaml', bomb))).toMatch(/bomb\.yaml: not YAML or JSON iari can read: its aliases expand past 100 copies$/);

@@ -8,6 +8,7 @@ import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { SCENARIO_SCHEMA } from './scenario-schema.ts';
 import type { LoadScenario } from './scenario.ts';
 import { clip, quoted } from '../../clip.ts';
+import { flowNestedTooDeeply } from '../../yaml-nesting.ts';
 
 const validate = new Ajv({ strict: false, allErrors: true }).compile(SCENARIO_SCHEMA);
 
@@ -107,9 +108,11 @@ export function readScenarioFile(file: string, who = 'iari load'): LoadScenario 
     if (why === undefined) throw error;
     return new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}: not YAML or JSON iari can read: ${why}`);
   };
+  const text = bytes.toString('utf8');
+  if (flowNestedTooDeeply(text)) throw new HarnessError(HarnessErrorCode.USAGE, `${who}: --scenario ${file}: not YAML or JSON iari can read: nested too deeply`);
   let doc: Document;
   try {
-    doc = parseDocument(bytes.toString('utf8'), { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
+    doc = parseDocument(text, { lineCounter: counter, uniqueKeys: true, prettyErrors: false });
   } catch (error) {
     throw unreadable(error);
   }
