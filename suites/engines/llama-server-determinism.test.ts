@@ -8,8 +8,8 @@ import { BUILD_TIMEOUT_MS, engineBuild, startEngine, type Engine, type RunningEn
 // once." Done when: "run the same server 5 times and show the verdicts identical".
 // Bounded to the affected areas: the tool_choice requirements and their capability rows, TOOLS-020 and
 // CLIENT-013 (the AI SDK's streamed tool round trip); 5 runs against one llama-server with the designed
-// model, no --api-key and no token (issue 43 item 6). 8 min a run at load 15 (measured 29 Nov, before TOOLS-019
-// read the probe's answer); slower when the machine is: see DEADLINES.
+// model, no --api-key and no token (issue 43 item 6). Measured 29 Nov 06:25-06:45: 5 runs in 19.2 min (5.3, 4.0,
+// 4.0, 3.2, 2.5 min a run as the load average fell from 22 to 10), all five identical; slower when the machine is: see DEADLINES.
 
 const RUNS = 5;
 const IDS = ['TOOLS-018', 'TOOLS-019', 'TOOLS-020', 'TOOLS-023', 'CLIENT-013'];
