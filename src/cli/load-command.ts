@@ -140,7 +140,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     writeLoadGithubOutputs(result, redactor);
     const stdout = deps.stdout ?? ((text: string): void => void process.stdout.write(text));
     if (plan.json) stdout(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else stdout(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    else stdout(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server, result.counts.warmupExcluded)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

@@ -3,7 +3,7 @@
 // validated by the one validator, validateLoadOptions (src/load/plan/load-options.ts), which names
 // each option by its flag here.
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { NO_TOKEN, readToken } from '../client/token.ts';
+import { readTokenOrNone } from '../client/token.ts';
 import { cliConnectionNames, connectionFlagSpec, connectionFromFlags } from '../client/connection-options.ts';
 import { type LoadNames, type LoadOptionName } from '../load/plan/load-option-names.ts';
 import { LOAD_OPTION_KEYS } from '../load/plan/load-option-names.ts';
@@ -98,8 +98,7 @@ export function scenarioFromFlags(v: LoadFlagValues): { plan: LoadPlan; scenario
   // Issue 43: "A token is required even when the server has no auth." With no token source named and
   // $IARI_TOKEN unset, the requests carry no Authorization (the plan's token is empty, said before
   // any traffic); a named source (--token-env, --token-file) must still hold one.
-  const named = v['token-env'] !== undefined || v['token-file'] !== undefined;
-  const readOrNone = (): string => (named || (process.env['IARI_TOKEN']?.trim() ?? '') !== '' ? readToken('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] }) : NO_TOKEN);
+  const readOrNone = (): string => readTokenOrNone('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] });
   const plan = validateLoadOptions(merged.options, CLI_LOAD_NAMES, tokenGiven ? { ...shell, readToken: readOrNone } : shell);
   return { plan, scenario: effectiveScenario(merged.options, merged.shell, plan) };
 }

@@ -1,5 +1,5 @@
 import { parseDurationFlag, parseFlags, parseIntegerFlag } from './args.ts';
-import { readToken } from '../client/token.ts';
+import { readTokenOrNone } from '../client/token.ts';
 import { conformanceRun } from '../library/conformance.ts';
 import { validateTestOptions, type TestOptions } from '../library/test-options.ts';
 import { DEFAULT_RUN_TIMEOUT_MS, runDeadlineNotes } from '../library/test-deadlines.ts';
@@ -163,7 +163,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     maxRateLimitWaitMs: parseDurationFlag('iari test', 'max-rate-limit-wait', values['max-rate-limit-wait'], 0, 24 * 3600),
     pacePerSecond: parsePaceFlag(values.pace),
     connection: connectionFromFlags('test', values),
-    ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'], token: readToken('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] }) }),
+    ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'], token: readTokenOrNone('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] }) }),
   };
   const valid = validateTestOptions(withoutUndefined<TestOptions>(given), 'iari test', (name) => (name === 'protocols' ? name : `--${FLAG_OF[name]}`));
   const baseline = loadBaselineFlags(values.baseline, values['server-version'], values['write-baseline']);

@@ -21,6 +21,22 @@ export interface TokenSource {
 export const NO_TOKEN = '';
 
 /**
+ * The key handed to a client library in a run without a token (the libraries want one); the
+ * checks' client transport takes its Authorization header off before the request leaves.
+ */
+export const NO_TOKEN_STAND_IN = 'iari-no-token-stand-in';
+
+/**
+ * The token of `iari test`/`iari load` against a named server: with no source named (--token-env,
+ * --token-file) and $IARI_TOKEN unset, none (NO_TOKEN): issue 43, "A token is required even when
+ * the server has no auth". A named source must hold one.
+ */
+export function readTokenOrNone(command: string, source: TokenSource, env: NodeJS.ProcessEnv = process.env): string {
+  const named = source.tokenEnv !== undefined || source.tokenFile !== undefined;
+  return named || (env['IARI_TOKEN']?.trim() ?? '') !== '' ? readToken(command, source, env) : NO_TOKEN;
+}
+
+/**
  * The bearer token for a server named with --base-url, from the environment or a file; never a
  * flag value. Spec, Authentication 4: "The token is a secret. It is not to be placed in prompts,
  * repositories, client-side bundles, logs, screenshots or support messages".

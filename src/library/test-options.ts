@@ -6,7 +6,7 @@ import type { ConnectionOptions } from '../client/connection-options.ts';
 import { SCOPES, type Scope } from '../checks/runner/scopes.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
-import { checkToken } from '../client/token.ts';
+import { checkToken, NO_TOKEN } from '../client/token.ts';
 import type { Selection } from '../checks/runner/conformance-results.ts';
 import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
@@ -18,7 +18,7 @@ import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
 export interface TestOptions {
   /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
   baseUrl?: string;
-  /** Bearer token for `baseUrl` (required with it; never written into the report). */
+  /** Bearer token for `baseUrl` (required with it; never written into the report). `''` (NO_TOKEN): the server asks for none, requests carry no Authorization and what needs a token is skipped. */
   token?: string;
   /** Which requirements to judge (default `all`). */
   grade?: 'must' | 'should' | 'all';
@@ -138,7 +138,7 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
   const scope = o.scope ?? 'interface';
   if (!(SCOPES as readonly string[]).includes(scope)) throw usage(command, choiceMessage(option('scope'), SCOPES, String(scope)));
-  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }) };
+  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }), ...(o.baseUrl !== undefined && o.token === NO_TOKEN ? { noToken: true as const } : {}) };
   const timeouts = {
     request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),
     check: msInRange(command, option('checkTimeoutMs'), o.checkTimeoutMs, 100, DAY_MS),
@@ -158,7 +158,7 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
     target = { kind: 'bundled-mock' };
   } else {
     const base = normalizeBaseUrl(o.baseUrl, command);
-    target = { kind: 'external', base, token: checkToken(command, o.token), connection };
+    target = { kind: 'external', base, token: o.token === NO_TOKEN ? NO_TOKEN : checkToken(command, o.token), connection };
   }
   const expect = (o.expect ?? []).map((s) => s.trim());
   // `--expect ''` (or `a,,b`) names nothing: a mistake, not a run that expects nothing.

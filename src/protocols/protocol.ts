@@ -141,6 +141,8 @@ export interface ResponseFacts {
    * tool call may be cut mid-way, which is the request's bound, not the server's fault.
    */
   cutAtLimit?: boolean;
+  /** The server's own prefill time, ms (llama.cpp's per-request `timings.prompt_ms`): a server-side TTFT, where the server reports it. */
+  serverPrefillMs?: number;
   /** The API's own counts for its load section (embeddings: inputs, dimensions). */
   counters?: Readonly<Record<string, number | null>>;
 }

@@ -9,6 +9,7 @@ import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, T
 import { errorClasses, percentileKeys } from '../load/results/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { paretoCharts, capacityNote } from './pareto-section.ts';
+import { abSection } from './ab-html.ts';
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
@@ -102,6 +103,7 @@ const metricLabels: Record<MetricName, string> = {
   tpot: 'time per output token',
   e2e: 'end-to-end latency',
   service_ttft: 'TTFT from actual send',
+  server_ttft: "the server's own TTFT (llama.cpp timings.prompt_ms)",
   service_e2e: 'e2e from actual send',
   schedule_lag: 'schedule lag',
   event_loop_lag: 'client event-loop lag',
@@ -390,9 +392,9 @@ nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
   const tiles = sectionTiles(sections, r as unknown as SectionResult);
   const lacks = notApplicable(sections, r as unknown as SectionResult);
-  const toc = html`<nav class="toc"><a href="#summary">Summary</a><a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
+  const toc = html`<nav class="toc"><a href="#summary">Summary</a>${abSection(r) === '' ? '' : html`<a href="#ab">A/B</a>`}<a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
-  const body = html`${summarySection(r, tiles, sections)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
+  const body = html`${summarySection(r, tiles, sections)}${abSection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
     !lacks.has('ttft')
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`

@@ -3,9 +3,14 @@ import type { ServerSection } from './server-section.ts';
 
 const fmt = (x: number): string => (Number.isInteger(x) ? x.toLocaleString('en-US') : x.toFixed(2));
 
-export function serverBlock(s: ServerSection | undefined): string {
+/**
+ * `warmupRequests`: the run's warmup requests. Issue 43: "With --warmup the server window includes warmup,
+ * so the summary prints two different prompt-token totals with no label": the block says its window.
+ */
+export function serverBlock(s: ServerSection | undefined, warmupRequests = 0): string {
   if (s === undefined) return '';
   const lines = [`server metrics (${s.url}${s.engine === null ? '' : `, ${s.engine} names`}): ${s.scrapes.ok} of ${s.scrapes.attempts} reads ok${s.scrapes.meanMs === null ? '' : `, ${s.scrapes.meanMs} ms each`}`];
+  if (warmupRequests > 0) lines.push(`  window: the whole run, warmup included (${fmt(warmupRequests)} warmup request(s)): these totals count them, the summary's token lines above count the measured window only`);
   if (s.note !== null) lines.push(`  ${s.note}`);
   const g = s.gauges;
   const gauge = (label: string, v: { max: number; mean: number } | undefined, pct = false): string | null =>

@@ -55,6 +55,9 @@ describe.runIf(available)('HTML reports in Chromium', () => {
   const load = sampleLoadResult({ durationS: 20, sweep: true });
   let conformanceFile = '';
   let loadFile = '';
+  // Issue 43 item 7: an --ab run's report shows side B beside side A.
+  const abLoad = { ...sampleLoadResult({ seed: 3, durationS: 20 }), ab: { schema: 'iari.ab/1', baseUrlB: 'http://127.0.0.1:9/v1', blockS: 5, order: 'ABBA', pairs: [], b: sampleLoadResult({ seed: 4, durationS: 20, errors: false }) } };
+  let abFile = '';
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -62,6 +65,8 @@ describe.runIf(available)('HTML reports in Chromium', () => {
     conformanceFile = writeConformanceFiles(report, createRunDir({ report: join(dir, 'conformance') }), redactor).reportHtml;
     loadFile = join(dir, 'load', 'report.html');
     createRunDir({ report: join(dir, 'load') }).write('report.html', loadHtml(load, redactor));
+    abFile = join(dir, 'ab', 'report.html');
+    createRunDir({ report: join(dir, 'ab') }).write('report.html', loadHtml(abLoad, redactor));
   });
 
   afterAll(async () => {
@@ -226,6 +231,30 @@ describe.runIf(available)('HTML reports in Chromium', () => {
         await s.screenshot(join(shots, 'load-pareto.png'), false);
         await s.page.evaluate(() => window.scrollTo(0, 0));
         await s.screenshot(join(shots, 'load-report.png'), true);
+        noProblems(s);
+      },
+      { browser },
+    );
+  });
+  it('LOAD-COMPARE: an --ab run\'s report shows side B beside side A, both servers named, the figures in one table', async () => {
+    await withReportPage(
+      abFile,
+      async (s) => {
+        const section = s.page.locator('#ab');
+        expect(await section.locator('h2').textContent()).toBe('A/B: side B beside side A');
+        expect(await section.locator('dl').textContent()).toContain('http://127.0.0.1:9/v1');
+        const head = await section.locator('thead th').allTextContents();
+        expect(head).toEqual(['figure', 'side A', 'side B']);
+        const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+        const ttft = rows.find((r) => r[0] === 'TTFT p95');
+        expect(ttft?.[1]).toMatch(/ms|s$/);
+        expect(ttft?.[2]).toMatch(/ms|s$/);
+        expect(ttft?.[1]).not.toBe(ttft?.[2]);
+        const box = await section.boundingBox();
+        expect(box?.height ?? 0).toBeGreaterThan(150);
+        expect(await s.page.locator('nav.toc a[href="#ab"]').count()).toBe(1);
+        await section.scrollIntoViewIfNeeded();
+        await section.screenshot({ path: join(shots, 'load-ab.png') });
         noProblems(s);
       },
       { browser },

@@ -3,7 +3,7 @@ import type { CheckDef } from '../context/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, langchain } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
-import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
+import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, noWrongKey, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -123,6 +123,8 @@ const unauthorized = clientOp({
   call: 'ChatOpenAI.invoke() with a wrong key',
   title: 'throws with status 401, lc_error_code MODEL_AUTHENTICATION and the server error message',
   async run(env) {
+    const tokenless = noWrongKey(env);
+    if (tokenless !== undefined) return tokenless;
     const l = await lc(env, { key: WRONG_KEY });
     if (l === 'not-installed' || 'skip' in l) return l;
     return expectClientError(env.t, lcError(401), 'the server accepted a wrong key (AUTH-006 judges it)', () => invoke(l));

@@ -4,7 +4,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { OPENAI_NODE, OPENAI_NODE_6, openaiNode, type OpenAINodeMajor } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
-import { expectClientError, WRONG_KEY, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
+import { expectClientError, WRONG_KEY, noWrongKey, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
 import type { ClientTransport } from '../clients/client-transport.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -170,6 +170,8 @@ function openaiOps(m: OpenAINodeMajor, prefix: string, ids: OpenAIOpIds): { chec
     call: 'client.chat.completions.create() with a wrong key',
     title: 'raises AuthenticationError carrying the server error message',
     async run(env) {
+      const tokenless = noWrongKey(env);
+      if (tokenless !== undefined) return tokenless;
       const c = await sdk(env, WRONG_KEY);
       if (c === 'not-installed') return c;
       const mt = await maxTokens(env);

@@ -2,7 +2,7 @@ import type { CheckDef } from '../context/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { VERCEL_AI, VERCEL_AI_6, vercelAi, type VercelMajor } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
-import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, type ErrorExpectation } from '../clients/client-errors.ts';
+import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, noWrongKey, type ErrorExpectation } from '../clients/client-errors.ts';
 import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
@@ -195,6 +195,8 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
     call: 'generateText() with a wrong key',
     title: 'throws APICallError with statusCode 401 and the server error read',
     async run(env) {
+      const tokenless = noWrongKey(env);
+      if (tokenless !== undefined) return tokenless;
       const v = await sdk(env, WRONG_KEY);
       if (v === 'not-installed') return v;
       return expectClientError(env.t, await sdkError(401), 'the server accepted a wrong key (AUTH-006 judges it)', () => generate(v, env.model));

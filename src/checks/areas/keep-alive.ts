@@ -38,7 +38,7 @@ const keepAlive: CheckDef = {
     if (stalled !== undefined) return j.skip('HDR-017', stalled);
     const deadlineMs = ctx.http.stalled.deadline(ctx.http.timeoutMs).ms;
     const model = await modelUnderTest(ctx);
-    const auth = { authorization: `Bearer ${ctx.http.tokenForProbe()}`, ...probeHeaders(ctx) };
+    const auth = { ...ctx.http.tokenHeader(), ...probeHeaders(ctx) };
     // One connection: the next request goes out on the connection the stream came on, if it is still open.
     const d = ctx.connect({ connections: 1, pipelining: 1 });
     try {

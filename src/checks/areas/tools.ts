@@ -5,7 +5,7 @@ import type { Judge } from '../kernel/judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, modelUnderTest, weatherTool, timeTool } from '../requests/common-requests.ts';
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
-import { gate, probeCapability } from '../requests/capability-probes.ts';
+import { gate, namedChoiceAnswer, probeCapability } from '../requests/capability-probes.ts';
 import { judgeFindings } from '../wire/stream-findings.ts';
 import { checkedStreams } from '../requests/checked-streams.ts';
 import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
@@ -77,9 +77,18 @@ const callShape: CheckDef = {
     const unforced = calls === undefined || calls === null ? await modelsChoice(ctx, at(ex.json, 'choices', 0, 'finish_reason')) : undefined;
     if (unforced !== undefined) j.skip('TOOLS-002', unforced);
     else j.expect('TOOLS-002', Array.isArray(calls) && calls.length > 0, () => evidence(ex, 'a forced tool produced no message.tool_calls', { expected: 'non-empty array', received: calls, pointer: '/choices/0/message/tool_calls' }));
-    if (await gate(ctx, j, 'tool-choice', ['TOOLS-019'])) j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
-      evidence(ex, 'the forced function was not called', { expected: weatherTool.function.name, received: Array.isArray(calls) ? calls.map((c) => at(c, 'function', 'name')) : calls }),
-    );
+    if (await gate(ctx, j, 'tool-choice', ['TOOLS-019'])) {
+      j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
+        evidence(ex, 'the forced function was not called', { expected: weatherTool.function.name, received: Array.isArray(calls) ? calls.map((c) => at(c, 'function', 'name')) : calls }),
+      );
+      // The answer the capability row reads too: the second of two tools forced (issue 43: the row and TOOLS-019 must agree).
+      const named = await namedChoiceAnswer(ctx);
+      const namedCalls = at(named.json, 'choices', 0, 'message', 'tool_calls');
+      const names = Array.isArray(namedCalls) ? namedCalls.map((c) => at(c, 'function', 'name')) : [];
+      j.expect('TOOLS-019', named.status === 200 && names.length > 0 && names.every((n) => n === timeTool.function.name), () =>
+        evidence(named, `tool_choice named ${timeTool.function.name} beside ${weatherTool.function.name}: ${named.status === 200 ? 'another function or none was called' : `answered ${named.status}`}`, { expected: [timeTool.function.name], received: named.status === 200 ? names : describeResponse(named), pointer: '/choices/0/message/tool_calls' }),
+      );
+    }
     judgeCalls(j, ex, 'forced tool call');
     judgeCalls(j, await autoToolCompletion(ctx), 'tool_choice auto');
     j.skipRest('no tool call in the answers to inspect');

@@ -4,6 +4,11 @@ import { clientErrorText, type ClientTransport } from './client-transport.ts';
 /** The key the 401 operations send: well formed, never issued. */
 export const WRONG_KEY = 'sk-iari-wrong-key-0000000000000000000000';
 
+/** The 401 operations in a run that sends no token (issue 43): the server asks for none, so no wrong key is sent either. */
+export function noWrongKey(env: { ctx: { http: { sendsToken: boolean } } }): { skip: string } | undefined {
+  return env.ctx.http.sendsToken ? undefined : { skip: 'not tested: the run sends no token (none named with --token-env or --token-file, $IARI_TOKEN unset), so no wrong key is sent either' };
+}
+
 /**
  * The 404 "unknown route" operations keep the client's own call (a chat completion) and put a
  * path segment the server does not serve into the base URL, the way a mistyped or foreign base

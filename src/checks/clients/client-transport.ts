@@ -55,7 +55,8 @@ export class ClientTransport {
     this.#origin = new URL(ctx.baseUrl).origin;
     this.#timeoutMs = options.timeoutMs ?? ctx.http.timeoutMs;
     this.#bodyLimit = options.bodyLimit ?? responseLimits.bodyBytes;
-    this.#send = (options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch;
+    // Issue 43: a run without a token sends no Authorization; the libraries were given a stand-in key.
+    this.#send = ctx.http.withoutStandIn((options.rateLimit === 'raw' ? undefined : ctx.http.sdkFetch(this.#timeoutMs)) ?? ctx.http.fetch);
   }
 
   get baseUrl(): string {
@@ -141,7 +142,7 @@ export class ClientTransport {
     let bearer = false;
     headers.forEach((value, name) => {
       // A deliberately wrong key (the 401 operations) is left out rather than shown as the token.
-      if (name === 'authorization') bearer = value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
+      if (name === 'authorization') bearer = this.#ctx.http.sendsToken && value === `Bearer ${this.#ctx.http.tokenForProbe()}`;
       else if (name === 'content-type' || name === 'x-iari-fault') shown[name] = value;
     });
     return buildCurl({ method, url, headers: shown, ...(body === undefined ? {} : { body }), bearer, secrets: this.#ctx.http.secretPairs, connectionHeaders: this.#ctx.http.connectionHeaders });

@@ -8,6 +8,7 @@ import type { HttpExchange } from '../kernel/exchange.ts';
 import { HttpCore, type Ended } from '../../client/http-core.ts';
 import type { HeaderSpec } from '../../client/connection-options.ts';
 import { Secrets } from '../../client/secrets.ts';
+import { NO_TOKEN, NO_TOKEN_STAND_IN } from '../../client/token.ts';
 import { parseJsonBounded, type BoundedJson } from '../../client/json-depth.ts';
 import { retryingFetch, type RateLimitRetry } from '../rate-limits/rate-limit-retry.ts';
 
@@ -169,7 +170,27 @@ export class CheckHttp {
    * Pieces of it must be registered with `registerSecret` before they are sent.
    */
   tokenForProbe(): string {
-    return this.#token;
+    return this.#token === NO_TOKEN ? NO_TOKEN_STAND_IN : this.#token;
+  }
+
+  /** False when the run sends no token (issue 43: none named and $IARI_TOKEN unset): its requests carry no Authorization. */
+  get sendsToken(): boolean {
+    return this.#token !== NO_TOKEN;
+  }
+
+  /** `f` with the stand-in key a client library was given (tokenForProbe in a run without a token) taken off each request. */
+  withoutStandIn(f: typeof fetch): typeof fetch {
+    if (this.sendsToken) return f;
+    return (input, init) => {
+      const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      if (headers.get('authorization') === `Bearer ${NO_TOKEN_STAND_IN}`) headers.delete('authorization');
+      return f(input, { ...init, headers });
+    };
+  }
+
+  /** The Authorization header of the run's token for a request built by hand: none when the run sends no token. */
+  tokenHeader(): { authorization?: string } {
+    return this.#token === NO_TOKEN ? {} : { authorization: `Bearer ${this.#token}` };
   }
 
   /** Waits for the throttle, for requests sent by other clients (the openai SDK). */
@@ -202,7 +223,8 @@ export class CheckHttp {
 
   #authorization(options: RequestOptions): string | undefined {
     const auth = options.auth ?? 'token';
-    return auth === 'token' ? `Bearer ${this.#token}` : auth === 'none' ? undefined : auth.authorization;
+    if (auth === 'token') return this.#token === NO_TOKEN ? undefined : `Bearer ${this.#token}`;
+    return auth === 'none' ? undefined : auth.authorization;
   }
 
   /**

@@ -33,7 +33,7 @@ export async function openaiClient(ctx: { http: CheckHttp; baseUrl: string }, st
   const fault = ctx.http.fault;
   // A 429 is waited out by iari (rate-limit-retry.ts), so the SDK itself does not retry.
   const bounded = policedFetch(ctx.http.fetch, { deadlineMs: deadline.ms, signal: ctx.http.signal, origin: ctx.baseUrl });
-  const fetch = ctx.http.sdkFetch(deadline.ms, bounded) ?? bounded;
+  const fetch = ctx.http.withoutStandIn(ctx.http.sdkFetch(deadline.ms, bounded) ?? bounded);
   const client = await createOpenAIClient({ apiKey: ctx.http.tokenForProbe(), baseURL: ctx.baseUrl, timeoutMs: deadline.ms, fetch, ...(fault === undefined ? {} : { headers: { 'x-iari-fault': fault } }) });
   if (client === undefined) return undefined;
   return {

@@ -114,7 +114,7 @@ export class Line {
       path: this.#path,
       method: 'POST',
       headers: {
-        authorization: `Bearer ${ctx.http.tokenForProbe()}`,
+        ...ctx.http.tokenHeader(),
         'content-type': 'application/json',
         ...(o.stream ? { accept: 'text/event-stream' } : {}),
         ...mockLatencyHeaders(ctx, o.mock),

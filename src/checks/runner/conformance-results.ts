@@ -5,7 +5,7 @@ import type { CheckOutcome } from '../kernel/verdicts.ts';
 import { mergeOutcomes } from '../kernel/judge.ts';
 import type { Discoveries } from '../wire/usage-shape.ts';
 import type { RequirementInfo } from '../registry/registry-view.ts';
-import { outOfScope, type Scope } from './scopes.ts';
+import { needsToken, outOfScope, type Scope } from './scopes.ts';
 
 export type { RequirementInfo } from '../registry/registry-view.ts';
 
@@ -26,6 +26,8 @@ export interface Selection {
   skip: readonly string[];
   /** What the run judges (scopes.ts); absent: the whole interface. */
   scope?: Scope;
+  /** The run sends no token (issue 43): what needs one is skipped, saying so (scopes.ts needsToken). */
+  noToken?: true;
 }
 
 /** The area of a requirement ID: everything before the final `-NNN`. */
@@ -42,6 +44,8 @@ export function deselectionReason(req: RequirementInfo, sel: Selection): string 
   if (sel.skip.includes(req.id)) return 'excluded by --skip';
   const scoped = sel.scope === undefined ? undefined : outOfScope(req.id, sel.scope);
   if (scoped !== undefined) return scoped;
+  const tokenless = sel.noToken === true ? needsToken(req.id) : undefined;
+  if (tokenless !== undefined) return tokenless;
   if (gradeRank[req.grade] > selectionRank[sel.grade]) return `not selected (--grade ${sel.grade})`;
   return undefined;
 }

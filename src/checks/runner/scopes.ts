@@ -34,3 +34,19 @@ export function outOfScope(id: string, scope: Scope): string | undefined {
   const extra = EXTRA_IDS[id];
   return extra === undefined ? undefined : `not judged in scope openai (it needs ${extra}, one of the interface's extras)`;
 }
+
+/** Public routes among the extras: judged without a token too. */
+const PUBLIC_EXTRAS: readonly string[] = ['AUTH-004', 'MODELS-016'];
+
+/**
+ * Why requirement `id` cannot be tested in a run that sends no token (issue 43: "the auth checks say
+ * what they could not test"), or undefined when it can: authentication itself, and what belongs to
+ * the token's account (/v1/me, /v1/me/usage, its limits, its bill, its Receipts).
+ * Spec, Authentication 2: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions".
+ */
+export function needsToken(id: string): string | undefined {
+  if (PUBLIC_EXTRAS.includes(id)) return undefined;
+  const area = id.replace(/-\d+$/, '');
+  const what = area === 'AUTH' ? 'how the server treats credentials' : EXTRA_AREAS.includes(area) ? `${area}, the token's account` : EXTRA_IDS[id];
+  return what === undefined ? undefined : `not tested: the run sends no token (none named with --token-env or --token-file, $IARI_TOKEN unset), and this needs one (${what})`;
+}

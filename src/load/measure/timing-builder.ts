@@ -32,6 +32,7 @@ function extrasOf(facts: ResponseFacts): ResponseExtras {
   if (facts.counters !== undefined) base.counters = facts.counters;
   if (facts.id !== undefined && facts.id.length <= ID_LIMIT) base.answerId = facts.id;
   if (facts.cutAtLimit === true) base.cutAtLimit = true;
+  if (facts.serverPrefillMs !== undefined) base.serverPrefillMs = facts.serverPrefillMs;
   return base;
 }
 

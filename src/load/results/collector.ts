@@ -79,7 +79,7 @@ export class Collector {
     this.sections = new SectionAccumulators(o.sections ?? loadSections());
     this.tokens = new TokenAcc(o.outputIs ?? 'cap');
     this.hist = {} as Record<MetricName, Histogram>;
-    for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps'] as const) {
+    for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps', 'server_ttft'] as const) {
       this.hist[m] = newHistogram();
     }
     this.errorsByClass = Object.fromEntries(errorClasses.map((c) => [c, 0])) as Record<ErrorClass, number>;
@@ -237,6 +237,7 @@ export class Collector {
         record(this.hist.e2e, e2e);
         record(slice.e2e, e2e);
         if (tpot !== null) record(this.hist.tpot, tpot);
+        if (t.extras?.serverPrefillMs !== undefined) record(this.hist.server_ttft, t.extras.serverPrefillMs * 1000);
         // D-LOAD-03: a chunk of k tokens arriving g after the previous token-bearing chunk is k tokens of g/k each.
         let prev = t.tokenEvents[0];
         for (let i = 1; i < t.tokenEvents.length; i++) {

@@ -42,6 +42,9 @@ export const percentileValues: Record<PercentileKey, number> = { p50: 50, p90: 9
  * - `schedule_lag`: actual send - intended send (open loop only).
  * - `event_loop_lag`: client event-loop delay sampled by perf_hooks.monitorEventLoopDelay.
  * - `output_tps`: per request, output tokens / e2e seconds (the rate the caller saw).
+ * - `server_ttft`: the server's own account of its time to the first token, where it gives one:
+ *   llama.cpp's per-request `timings.prompt_ms` (non-streamed body, final stream chunk). Beside
+ *   `ttft` it splits iari's TTFT into the server's prefill and the rest (queueing, network, client).
  */
 export const metricNames = [
   'ttfb',
@@ -54,6 +57,7 @@ export const metricNames = [
   'schedule_lag',
   'event_loop_lag',
   'output_tps',
+  'server_ttft',
 ] as const;
 export type MetricName = (typeof metricNames)[number];
 

@@ -13,6 +13,8 @@ export interface ResponseExtras {
   toolCalls?: { name: string | null; arguments: string }[];
   /** The answer stopped at its output-token bound (its last tool call may be cut: not judged invalid). */
   cutAtLimit?: true;
+  /** The server's own prefill time, ms (llama.cpp's timings.prompt_ms), where it reports one. */
+  serverPrefillMs?: number;
   /** When the first tool-call output arrived (a whole answer: its end), for the latency to the first tool call. */
   firstToolCallNs?: bigint;
   /** The API's own counts for its load section (embeddings: inputs embedded, usage's prompt tokens, the vector length). */

@@ -36,6 +36,7 @@ function pad(cells: string[][]): string {
 const rows: [MetricName, string][] = [
   ['ttfb', 'time to first byte'],
   ['ttft', 'time to first token'],
+  ['server_ttft', "the server's own: llama.cpp timings.prompt_ms"],
   ['itl', 'inter-token latency (per token)'],
   ['tpot', 'time per output token'],
   ['e2e', 'end-to-end latency'],

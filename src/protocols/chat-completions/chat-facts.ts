@@ -19,6 +19,17 @@ export function cachedTokensOf(usage: unknown): number | null {
   return typeof cached === 'number' && Number.isInteger(cached) && cached >= 0 ? cached : null;
 }
 
+/**
+ * llama.cpp's per-request `timings` (its server, non-streamed body and final stream chunk):
+ * `prompt_ms` is the time it spent on the prompt before the first token, a server-side TTFT
+ * (issue 43: "llama.cpp's per-request timings (a server-side TTFT) are ignored").
+ */
+export function serverPrefillMsOf(timings: unknown): number | undefined {
+  if (typeof timings !== 'object' || timings === null) return undefined;
+  const ms = (timings as { prompt_ms?: unknown }).prompt_ms;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
+
 /** A streamed answer's usage (the usage chunk's), normalised: D-LOAD-03 trusts an integer completion_tokens only. */
 function streamUsage(usage: unknown): NormalUsage {
   const u = (typeof usage === 'object' && usage !== null ? usage : {}) as { completion_tokens?: unknown; prompt_tokens?: unknown };
@@ -77,6 +88,8 @@ export function streamFacts(r: StreamCheckResult): ResponseFacts {
     finish: typeof first?.finishReason === 'string' ? first.finishReason : null,
   };
   if (first?.finishReason === 'length') facts.cutAtLimit = true;
+  const prefill = serverPrefillMsOf(r.assembled.timings);
+  if (prefill !== undefined) facts.serverPrefillMs = prefill;
   if (r.timing.reasoning !== undefined) facts.reasoningText = r.timing.reasoning;
   if (r.timing.firstToolCallAt !== undefined) facts.firstToolCallAt = r.timing.firstToolCallAt;
   return facts;
@@ -114,6 +127,8 @@ export function judgeWholeCompletion(parsed: unknown): CheckedResponse {
     finish: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
   };
   if (choice?.finish_reason === 'length') facts.cutAtLimit = true;
+  const prefill = serverPrefillMsOf((parsed as { timings?: unknown } | null)?.timings);
+  if (prefill !== undefined) facts.serverPrefillMs = prefill;
   if (message === undefined || typeof message !== 'object' || message === null) return { findings: [], facts, unusable: { detail: 'response has no choices[0].message' } };
   return { findings: [], facts };
 }

@@ -39,6 +39,8 @@ export interface AssembledCompletion {
   usage: AssembledUsage | null;
   /** The payload of an in-stream `{"error": ...}` event, when one came. */
   error: unknown;
+  /** llama.cpp's per-request `timings` of the last chunk that carried one (absent elsewhere: undefined). */
+  timings?: unknown;
   /** `[DONE]` (or a near-miss of it) was received. */
   done: boolean;
   chunks: number;

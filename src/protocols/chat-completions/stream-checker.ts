@@ -148,6 +148,7 @@ export class StreamChecker {
     this.assembled.chunks++;
     const usage = payload['usage'];
     const choices = payload['choices'];
+    if (isObject(payload['timings'])) this.assembled.timings = payload['timings'];
     const isUsageChunk = isObject(usage) && !(Array.isArray(choices) && choices.length > 0);
     this.#envelope.check(payload, isUsageChunk);
     this.#usage.check(payload, ev);
