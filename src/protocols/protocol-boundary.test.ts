@@ -47,6 +47,7 @@ const API_CONSUMERS: Readonly<Record<string, string>> = {
   'src/checks/requests/common-requests.ts': 'chat-completions',
   'src/checks/requests/output-bound.ts': 'chat-completions',
   'src/checks/requests/responses-requests.ts': 'responses',
+  'src/checks/requests/tool-choice-turns.ts': 'chat-completions',
   'src/checks/requests/tool-requests.ts': 'chat-completions',
   'src/checks/requests/usage-discovery.ts': 'chat-completions',
   'src/checks/wire/responses-findings.ts': 'responses',
