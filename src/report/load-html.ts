@@ -18,29 +18,18 @@ import { notApplicable, sectionTiles, type SectionResult } from '../sections/sec
 import type { AnySection, SectionTile } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
 import { tileCard, tileNotes } from './section-tile.ts';
+import { tileNum, tilePct, tileUs } from '../sections/tile-format.ts';
 import { serverSection } from './server-html.ts';
 
-/** A duration in µs as a short readable string (ms below 10 s). */
-export function formatUs(us: number | null | undefined): string {
-  if (us === null || us === undefined || !Number.isFinite(us)) return '–';
-  const ms = us / 1000;
-  if (Math.abs(ms) >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
-  if (Math.abs(ms) >= 100) return `${ms.toFixed(0)} ms`;
-  if (Math.abs(ms) >= 10) return `${ms.toFixed(1)} ms`;
-  return `${ms.toFixed(2)} ms`;
-}
+/** A duration in µs as a short readable string (ms below 10 s): the tiles' format. */
+export const formatUs = tileUs;
 
 function ms(value: number): string {
   return Number.isInteger(value) ? `${value} ms` : `${Number(value.toPrecision(3))} ms`;
 }
 
-function num(value: number, digits = 1): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits });
-}
-
-function pct(value: number): string {
-  return `${(value * 100).toFixed(value < 0.01 && value > 0 ? 2 : 1)}%`;
-}
+const num = tileNum;
+const pct = tilePct;
 
 /** The recorded (value, count) pairs of an encoded HDR histogram, in value order. */
 export function hdrValueCounts(encoded: string): { value: number; count: number }[] {
