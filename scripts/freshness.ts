@@ -97,6 +97,7 @@ async function pythonClient(): Promise<Freshness | null> {
 /** Held back on purpose: shown, with the reason, and not counted as stale. */
 export const HELD: Readonly<Record<string, string>> = {
   '@types/node': 'the types of the reference runtime, Node 24 (package.json engines)',
+  uuid: "@dwmkerr/mock-llm 0.1.29 (the third-party suite's server) requires uuid without declaring it; this is the version its @a2a-js/sdk installs, hoisted so the server starts",
   'typescript-5': "the compiler API TypeScript 7 does not ship: openapi-typescript's (gen:types) and the import parser of test-support/protocol-boundary.ts",
 };
 

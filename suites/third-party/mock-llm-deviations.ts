@@ -56,6 +56,9 @@ export const mockLlmDeviations: Readonly<Record<string, Deviation>> = {
   'CLIENT-008': { verdict: 'fail', reason: UNKNOWN_ROUTE },
   'CLIENT-016': { verdict: 'fail', reason: UNKNOWN_ROUTE },
   'CLIENT-024': { verdict: 'fail', reason: UNKNOWN_ROUTE },
+  // The previous majors' columns (issue 38): openai-node 6 and the AI SDK 6 read the same 404 alike.
+  'CLIENT-043': { verdict: 'fail', reason: UNKNOWN_ROUTE },
+  'CLIENT-052': { verdict: 'fail', reason: UNKNOWN_ROUTE },
   'ERR-001': { verdict: 'fail', reason: ERRORS },
   'ERR-006': { verdict: 'non-strict', reason: `${NO_VALIDATION}: n out of range is answered 200` },
   'ERR-015': { verdict: 'non-strict', reason: `dist/template.js renderTemplate pastes values into the JSON unescaped; JSON.parse of the result throws and ${ERRORS}` },
