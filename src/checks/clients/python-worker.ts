@@ -85,8 +85,13 @@ async function start(slot: PythonSlot): Promise<Running | { unavailable: string 
   } catch (error) {
     return { unavailable: `${slot.interpreter} could not be started (${(error as Error).message})` };
   }
+  // A child that never started has no pid: under Node 22, kill() on it took the whole process group
+  // down (vitest and npm ended with 137 when the driver's interpreter did not exist).
+  const kill = (): void => {
+    if (child.pid !== undefined) child.kill('SIGKILL');
+  };
   // Started at the run's start (CheckDef.prepare): a run that ends before the greeting still ends it.
-  slot.stop = () => child.kill('SIGKILL');
+  slot.stop = kill;
   const spawnError = new Promise<string>((resolve) => child.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'ENOENT' ? `no Python interpreter at ${slot.interpreter}` : `${slot.interpreter} could not be started (${e.message})`)));
   // A driver that ended (idle, or killed) makes a write fail: the read that follows reports it.
   child.stdin.on('error', () => undefined);
@@ -98,21 +103,21 @@ async function start(slot: PythonSlot): Promise<Running | { unavailable: string 
   child.unref();
   for (const s of [child.stdout, child.stderr, child.stdin]) (s as unknown as Socket).unref?.();
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const first = await Promise.race([nextLine(lines, START_TIMEOUT_MS, () => child.kill('SIGKILL')), spawnError.then((reason) => ({ reason }))]);
+  const first = await Promise.race([nextLine(lines, START_TIMEOUT_MS, kill), spawnError.then((reason) => ({ reason }))]);
   if (typeof first === 'object') return { unavailable: first.reason };
   if (first === undefined) {
-    child.kill('SIGKILL');
+    kill();
     return { unavailable: `${slot.interpreter} did not start iari's openai-python driver${stderr === '' ? '' : `: ${stderr.trim().split('\n').pop() ?? ''}`}` };
   }
   let hello: { ready?: { openai?: string }; missing?: string };
   try {
     hello = JSON.parse(first) as typeof hello;
   } catch {
-    child.kill('SIGKILL');
+    kill();
     return { unavailable: `${slot.interpreter} printed something else than the driver's greeting` };
   }
   if (hello.missing !== undefined || hello.ready === undefined) {
-    child.kill('SIGKILL');
+    kill();
     return { unavailable: `${hello.missing ?? 'the driver did not start'} (${slot.interpreter})` };
   }
   return { child, lines, version: hello.ready.openai ?? 'unknown' };
