@@ -5,7 +5,8 @@ import type { Judge } from '../kernel/judge.ts';
 import { evidence, at, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, modelUnderTest, weatherTool, timeTool } from '../requests/common-requests.ts';
 import { toolBody, toolCompletion } from '../requests/tool-requests.ts';
-import { gate, namedChoiceAnswer, probeCapability } from '../requests/capability-probes.ts';
+import { gate, probeCapability } from '../requests/capability-probes.ts';
+import { toolChoiceTurns } from '../requests/tool-choice-turns.ts';
 import { judgeFindings } from '../wire/stream-findings.ts';
 import { checkedStreams } from '../requests/checked-streams.ts';
 import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
@@ -81,8 +82,8 @@ const callShape: CheckDef = {
       j.expect('TOOLS-019', Array.isArray(calls) && calls.some((c) => at(c, 'function', 'name') === weatherTool.function.name), () =>
         evidence(ex, 'the forced function was not called', { expected: weatherTool.function.name, received: Array.isArray(calls) ? calls.map((c) => at(c, 'function', 'name')) : calls }),
       );
-      // The answer the capability row reads too: the second of two tools forced (issue 43: the row and TOOLS-019 must agree).
-      const named = await namedChoiceAnswer(ctx);
+      // The answer the capability row and TOOLS-027 read too: the second of two tools forced (issue 43: the row and TOOLS-019 must agree).
+      const { named } = await toolChoiceTurns(ctx);
       const namedCalls = at(named.json, 'choices', 0, 'message', 'tool_calls');
       const names = Array.isArray(namedCalls) ? namedCalls.map((c) => at(c, 'function', 'name')) : [];
       j.expect('TOOLS-019', named.status === 200 && names.length > 0 && names.every((n) => n === timeTool.function.name), () =>

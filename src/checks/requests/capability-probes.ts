@@ -91,13 +91,6 @@ export function toolChoiceStatus(effects: readonly ToolChoiceEffect[]): Capabili
   return has('no effect') ? 'ignored' : 'undecided';
 }
 
-/**
- * Two tools and tool_choice naming the second (get_time), whose answer the model would not give by
- * itself: the tool-choice probe's named variant and TOOLS-019 read this one answer, so the capability
- * row and the requirement never disagree (issue 43: the row said "honoured" in the run whose TOOLS-019
- * saw get_time called). Forcing the function a model calls anyway decides nothing about tool_choice.
- */
-export const namedChoiceAnswer = async (ctx: CheckContext): Promise<HttpExchange> => (await toolChoiceTurns(ctx)).named;
 
 const probes: Readonly<Record<Capability, (ctx: CheckContext) => Promise<CapabilityProbe>>> = {
   async 'json-object'(ctx) {
