@@ -126,6 +126,8 @@ export interface SectionHistogram {
 export interface SectionRunFigures {
   /** The run's latency histograms by metric name (ttft, itl, e2e, ...), only those with samples. */
   readonly metrics: Readonly<Partial<Record<string, SectionHistogram>>>;
+  /** The run metrics the result's sections say its requests do not have (section-run.ts fills it in). */
+  readonly lacks?: ReadonlySet<string>;
 }
 
 /** Formatting the summary lines share with the rest of the summary (load's fmtUs). */

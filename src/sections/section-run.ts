@@ -64,18 +64,25 @@ export function mergeSections(list: readonly AnySection[], results: readonly Sec
 
 /** The summary lines of the sections at `place` that the result has, in list order. */
 export function sectionLines(list: readonly AnySection[], result: SectionResult, place: AnySection['place'], fmt: SectionFormat): string[] {
+  const run = runFigures(list, result);
   return list.flatMap((s) => {
     const figures = result[s.key];
-    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt, result)];
+    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt, run)];
   });
+}
+
+/** The run's figures a section sees, with what the result's sections say its requests lack. */
+function runFigures(list: readonly AnySection[], result: SectionResult): SectionRunFigures {
+  return { metrics: result.metrics, lacks: notApplicable(list, result) };
 }
 
 /** The tiles of the sections at `place` that the result has, in list order. */
 export function sectionTiles(list: readonly AnySection[], result: SectionResult, place?: AnySection['place']): SectionTile[] {
+  const run = runFigures(list, result);
   return list.flatMap((s) => {
     const figures = result[s.key];
     if ((place !== undefined && s.place !== place) || figures === undefined) return [];
-    const tile = s.tile(figures, result);
+    const tile = s.tile(figures, run);
     return tile === null ? [] : [tile];
   });
 }

@@ -12,8 +12,11 @@ import { cancellationSection, type CancelServerFacts } from './cancel-report.ts'
 import { embeddingsSection } from './embeddings-report.ts';
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
+import { tokenSection } from './token-report.ts';
 
 export interface LoadSectionOptions {
+  /** Whether the workload's output lengths are targets or max_tokens caps (default cap). */
+  outputIs?: 'target' | 'cap';
   /** --connection-reuse (default reuse). */
   connectionReuse?: ConnectionReuse;
   /** --tools: which requests declared tools, and the judge of their calls. */
@@ -27,7 +30,7 @@ export interface LoadSectionOptions {
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [embeddingsSection(o.embeddingsBatch), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+  return [tokenSection(o.outputIs), embeddingsSection(o.embeddingsBatch), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
 }
 
 /** The list without run options: what merging, the summary and report.html iterate. */

@@ -3,7 +3,6 @@ import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
-import { tokenLines } from './token-report.ts';
 import { capacityLines } from './capacity-report.ts';
 import { notApplicable, sectionLines, type SectionResult } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
@@ -83,7 +82,6 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
   out.push(`throughput: ${r.throughput.rps} successful req/s, ${outputTps}${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
-  out.push(...tokenLines(r.tokens, !na.has('output_tps')));
   out.push(...sectionLines(sections, figures, 'workload', { us: fmtUs }));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0
