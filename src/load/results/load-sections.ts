@@ -9,7 +9,7 @@ import type { ConnectionReuse, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
 import { turnSection } from './turn-report.ts';
 import { cancellationSection, type CancelServerFacts } from './cancel-report.ts';
-import { embeddingsSection } from './embeddings-report.ts';
+import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 import { tokenSection } from './token-report.ts';
@@ -24,13 +24,20 @@ export interface LoadSectionOptions {
   /** Conversation workloads: how the loop treats them and how many started and completed, read when the run ends. */
   conversations?: () => Omit<TurnReport, 'byTurn'>;
   /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
-  /** --embeddings-batch: the inputs per request asked. */
-  embeddingsBatch?: number;
+  /** The APIs the run knows (default: the registry's): each adds its result sections (Protocol.resultSections). */
+  protocols?: ProtocolList;
+  /** The API the run sends to and its workload, which the APIs' sections are bound to (absent: unbound, for merging and reports). */
+  run?: { api: string; workload?: Readonly<Record<string, unknown>> };
   cancellation?: { plan: { rate: number; text: string }; server?: CancelServerFacts };
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [tokenSection(o.outputIs), embeddingsSection(o.embeddingsBatch), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+}
+
+/** Every API's own sections, in the list's order (after the token figures, before the workload sections). */
+function protocolSections(protocols: ProtocolList, run: LoadSectionOptions['run']): AnySection[] {
+  return protocols.flatMap((p) => [...(p.resultSections?.(run === undefined ? undefined : { api: run.api, ...(run.workload === undefined ? {} : { workload: run.workload }) }) ?? [])]);
 }
 
 /** The list without run options: what merging, the summary and report.html iterate. */

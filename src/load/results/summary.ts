@@ -7,7 +7,6 @@ import { capacityLines } from './capacity-report.ts';
 import { notApplicable, sectionLines, type SectionResult } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
-import type { EmbeddingsAcc } from './embeddings-report.ts';
 import { coordinationLine } from '../coordination/coordination-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
@@ -21,7 +20,7 @@ export function fmtUs(us: number | null | undefined): string {
 export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
   const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
   // Embeddings answers have no TTFT: their progress shows end-to-end latency and inputs.
-  const live = c.sections.accumulator('embeddings') as EmbeddingsAcc | undefined;
+  const live = c.sections.accumulator('embeddings') as { readonly requests: number; readonly inputs: number } | undefined;
   const emb = live !== undefined && live.requests > 0;
   const h = emb ? c.hist.e2e : c.hist.ttft;
   return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${live?.inputs ?? 0}` : `tokens ${c.outputTokens}`}`;
