@@ -2,7 +2,8 @@
  * The load result's hot path: N measured requests of 32 token events through the Collector (every
  * result section's collect) and buildResult (every section's build), in CPU time per finished
  * request (this process's user + system, which other load on a shared machine moves less than the
- * wall clock). Prints one JSON line: the median and every round.
+ * wall clock). Prints one JSON line, the median and every round, and writes it to
+ * reports/bench/collector-<the tree's folder name>.json.
  *
  *   npx tsx scripts/bench-collector.ts                       this tree
  *   npx tsx scripts/bench-collector.ts --root /tmp/main      another checkout's sources (main against a branch:
@@ -11,7 +12,8 @@
  */
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -48,4 +50,7 @@ round();
 const perRequestUs = Array.from({ length: rounds }, round);
 const sorted = [...perRequestUs].sort((a, b) => a - b);
 const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-console.log(JSON.stringify({ root, requests, rounds, cpuUsPerRequestMedian: Math.round(median * 100) / 100, rounds_us: perRequestUs.map((x) => Math.round(x * 100) / 100), loadavg: loadavg().map((x) => Math.round(x * 10) / 10) }));
+const line = JSON.stringify({ root, requests, rounds, cpuUsPerRequestMedian: Math.round(median * 100) / 100, rounds_us: perRequestUs.map((x) => Math.round(x * 100) / 100), loadavg: loadavg().map((x) => Math.round(x * 10) / 10) });
+console.log(line);
+mkdirSync('reports/bench', { recursive: true });
+writeFileSync(`reports/bench/collector-${basename(root)}.json`, line + '\n');
