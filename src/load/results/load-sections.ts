@@ -1,7 +1,9 @@
 /**
  * The result sections of a load run (src/sections/section-contract.ts), in the order load.json,
- * the summary and report.html show them. A run binds its options into them (reuseSection's
- * policy); merging, summaries and reports use the list without options.
+ * the summary and report.html show them: the token figures, each API's own sections (from the
+ * protocol list, Protocol.resultSections), then the workload and outcome sections. A run binds its
+ * options into them (reuseSection's policy, the API it sends to); merging, summaries and reports
+ * use the list without options.
  */
 import type { AnySection } from '../../sections/section-contract.ts';
 import { cacheSection } from './cache-report.ts';
@@ -23,11 +25,11 @@ export interface LoadSectionOptions {
   tools?: ToolsSeen;
   /** Conversation workloads: how the loop treats them and how many started and completed, read when the run ends. */
   conversations?: () => Omit<TurnReport, 'byTurn'>;
-  /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
   /** The APIs the run knows (default: the registry's): each adds its result sections (Protocol.resultSections). */
   protocols?: ProtocolList;
   /** The API the run sends to and its workload, which the APIs' sections are bound to (absent: unbound, for merging and reports). */
   run?: { api: string; workload?: Readonly<Record<string, unknown>> };
+  /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
   cancellation?: { plan: { rate: number; text: string }; server?: CancelServerFacts };
 }
 

@@ -1,8 +1,10 @@
+// Embeddings' part of load.json (its API's result section, Protocol.resultSections): the figures'
+// type, how a run collects, builds and merges them, its summary lines, tile and SLO.
 import type { AnySection, ResultSection, SectionSlo, SectionTile } from '../../sections/section-contract.ts';
 import { tileNum } from '../../sections/tile-format.ts';
 import type { ProtocolSectionRun } from '../protocol.ts';
 
-/** The embeddings workload (--embeddings-batch): its own throughput over the successful measured requests (this file). */
+/** The embeddings workload (--embeddings-batch): its own throughput over the successful measured requests. */
 export interface EmbeddingsReport {
   /** Inputs per request asked (--embeddings-batch). */
   batch: number;
@@ -20,7 +22,6 @@ export interface EmbeddingsReport {
   /** Metrics that do not apply (whole answers, no output tokens): never reported as 0. */
   notApplicable: string[];
 }
-
 
 /**
  * The embeddings workload's own figures (--embeddings-batch), over its successful measured
