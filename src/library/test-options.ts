@@ -2,15 +2,16 @@ import { existsSync } from 'node:fs';
 // The options of a conformance run, validated once for both shells: `iari test` parses its flags
 // into TestOptions, the library takes them as they are, and both call validateTestOptions.
 import { choiceMessage, numberMessage } from '../flag-messages.ts';
+import { withinRule } from '../flag-table.ts';
+import { TEST_FLAGS, type TestFlag, type TestOptionKey } from './test-flag-table.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
-import { SCOPES, type Scope } from '../checks/runner/scopes.ts';
+import type { Scope } from '../checks/runner/scopes.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
 import { checkToken, NO_TOKEN } from '../client/token.ts';
 import type { Selection } from '../checks/runner/conformance-results.ts';
-import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
-import { profiles, type Profile } from '../checks/kernel/verdicts.ts';
+import type { Profile } from '../checks/kernel/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { capabilityNamesOf, isCapability, type Capability } from '../checks/registry/capabilities.ts';
 import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
@@ -56,12 +57,9 @@ export interface TestOptions {
   protocols?: ProtocolList;
 }
 
-/** Every key of TestOptions, at run time: runConformance refuses any other (a misspelt option would be ignored). */
-export const TEST_OPTION_KEYS = [
-  'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'scope', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
-  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect', 'python', 'protocols',
-] as const satisfies readonly (keyof TestOptions)[];
-const testKeysComplete: Exclude<keyof TestOptions, (typeof TEST_OPTION_KEYS)[number]> extends never ? true : never = true;
+/** Every key of TestOptions, at run time (from the flag table): runConformance refuses any other (a misspelt option would be ignored). */
+export { TEST_OPTION_KEYS } from './test-flag-table.ts';
+const testKeysComplete: [Exclude<keyof TestOptions, TestOptionKey>, Exclude<TestOptionKey, keyof TestOptions>] extends [never, never] ? true : never = true;
 void testKeysComplete;
 
 export type TestTarget =
@@ -83,8 +81,6 @@ export interface ValidTestOptions {
   python?: string;
   protocols: ProtocolList;
 }
-
-const DAY_MS = 24 * 3600_000;
 
 function usage(command: string, message: string): HarnessError {
   return new HarnessError(HarnessErrorCode.USAGE, `${command}: ${message}`);
@@ -116,10 +112,25 @@ function idList(command: string, option: string, list: readonly string[] | undef
   return [...new Set(ids)].sort();
 }
 
-function msInRange(command: string, option: string, value: number | undefined, minMs: number, maxMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value < minMs || value > maxMs) throw usage(command, `${option} must be between ${minMs / 1000}s and ${maxMs / 1000}s, got ${value / 1000}s`);
-  return Math.round(value);
+/**
+ * Every option whose row in the flag table has a closed set or a range: one of the set, or within
+ * the range (a duration's in seconds, its value in milliseconds), else a usage error naming it as
+ * the caller does.
+ */
+function checkRows(o: TestOptions, command: string, option: (name: keyof TestOptions) => string): void {
+  for (const row of TEST_FLAGS as readonly TestFlag[]) {
+    if (row.option === undefined || row.cliOnly !== undefined || row.parse === 'member') continue;
+    const name = row.option as keyof TestOptions;
+    const value = o[name];
+    if (value === undefined) continue;
+    if (row.choices !== undefined && !row.choices.includes(value as string)) throw usage(command, choiceMessage(option(name), row.choices, String(value)));
+    const rule = row.rule;
+    if (rule === undefined) continue;
+    if (row.parse === 'duration') {
+      const ms = value as number;
+      if (!(Number.isFinite(ms) && ms >= rule.min * 1000 && ms <= rule.max * 1000)) throw usage(command, `${option(name)} must be between ${rule.min}s and ${rule.max}s, got ${ms / 1000}s`);
+    } else if (typeof value !== 'number' || !withinRule(rule, value)) throw usage(command, numberMessage(option(name), rule, String(value)));
+  }
 }
 
 /**
@@ -127,28 +138,19 @@ function msInRange(command: string, option: string, value: number | undefined, m
  * named as the caller names it (`option` maps an option to its flag: `--only` for the CLI).
  */
 export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name): ValidTestOptions {
+  checkRows(o, command, option);
   const grade = o.grade ?? 'all';
-  if (grade !== 'must' && grade !== 'should' && grade !== 'all') throw usage(command, choiceMessage(option('grade'), ['must', 'should', 'all'], String(grade)));
   // spec/DECISIONS.md D-GRADE-04: profile choices are INFO by default; strict raises them to SHOULD.
   const profile = o.profile ?? 'default';
-  if (!(profiles as readonly string[]).includes(profile)) throw usage(command, choiceMessage(option('profile'), profiles, String(profile)));
   const seed = o.seed ?? 1;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, numberMessage(option('seed'), { min: 0, max: 2 ** 31 - 1, integer: true }, String(seed)));
   const protocols = o.protocols ?? defaultProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
   const scope = o.scope ?? 'interface';
-  if (!(SCOPES as readonly string[]).includes(scope)) throw usage(command, choiceMessage(option('scope'), SCOPES, String(scope)));
   const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }), ...(o.baseUrl !== undefined && o.token === NO_TOKEN ? { noToken: true as const } : {}) };
-  const timeouts = {
-    request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),
-    check: msInRange(command, option('checkTimeoutMs'), o.checkTimeoutMs, 100, DAY_MS),
-    run: msInRange(command, option('runTimeoutMs'), o.runTimeoutMs, 1000, 7 * DAY_MS),
-  };
-  const maxRateLimitWaitMs = msInRange(command, option('maxRateLimitWaitMs'), o.maxRateLimitWaitMs, 0, DAY_MS);
+  const ms = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.round(value));
+  const timeouts = { request: ms(o.requestTimeoutMs), check: ms(o.checkTimeoutMs), run: ms(o.runTimeoutMs) };
+  const maxRateLimitWaitMs = ms(o.maxRateLimitWaitMs);
   const pacePerSecond = o.pacePerSecond;
-  if (pacePerSecond !== undefined && !(Number.isFinite(pacePerSecond) && pacePerSecond > 0 && pacePerSecond <= MAX_PACE_PER_SECOND)) {
-    throw usage(command, `${option('pacePerSecond')} must be more than 0 and at most ${MAX_PACE_PER_SECOND} requests per second, got ${String(pacePerSecond)}`);
-  }
   const connection = o.connection ?? noConnectionOptions;
   let target: TestTarget;
   if (o.baseUrl === undefined) {
