@@ -43,7 +43,7 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
     process.stdout.write(HELP);
     return ExitCode.ok;
   }
-  const valid = validateTestOptions(testOptionsFromFlags(values) as TestOptions, 'iari test', testFlagName);
+  const valid = validateTestOptions(testOptionsFromFlags(values), 'iari test', testFlagName);
   const baseline = loadBaselineFlags(values.baseline, values['server-version'], values['write-baseline']);
 
   const onSigint = (): void => process.exit(ExitCode.interrupted);

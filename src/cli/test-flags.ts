@@ -41,13 +41,16 @@ export function testFlagHelp(table: readonly TestFlag[]): string {
     .join('\n');
 }
 
-const FLAGS = optionFlagsOf(rows);
-
-/** `iari test` names each option by its flag (the token by --token-env, the flag that names its source). */
-export function testFlagName(name: keyof TestOptions): string {
-  const flag = name === 'token' ? 'token-env' : FLAGS[name];
-  return flag === undefined ? name : `--${flag}`;
+/** How `iari test` names each option: by its flag (the token by --token-env, the flag that names its source). */
+export function testFlagNamer(table: readonly TestFlag[]): (name: keyof TestOptions) => string {
+  const flags = optionFlagsOf(table);
+  return (name) => {
+    const flag = name === 'token' ? 'token-env' : flags[name];
+    return flag === undefined ? name : `--${flag}`;
+  };
 }
+
+export const testFlagName = testFlagNamer(rows);
 
 const usage = (message: string): HarnessError => new HarnessError(HarnessErrorCode.USAGE, `iari test: ${message}`);
 
@@ -86,7 +89,7 @@ function read(row: TestFlag, value: string | boolean | string[] | undefined): un
 }
 
 /** The flags as runConformance's options (absent flags absent), before validation. */
-export function testOptionsFromFlags(values: TestFlagValues, table: readonly TestFlag[] = rows): Record<string, unknown> {
+export function testOptionsFromFlags(values: TestFlagValues, table: readonly TestFlag[] = rows): TestOptions {
   const options: Record<string, unknown> = {};
   const given = values as Record<string, string | boolean | string[] | undefined>;
   for (const row of table) {
@@ -96,5 +99,5 @@ export function testOptionsFromFlags(values: TestFlagValues, table: readonly Tes
   }
   options['connection'] = connectionFromFlags('test', values);
   if (values['base-url'] !== undefined) options['token'] = readTokenOrNone('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] });
-  return options;
+  return options as TestOptions;
 }

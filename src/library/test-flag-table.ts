@@ -106,4 +106,7 @@ export type TestFlagRow = (typeof TEST_FLAGS)[number];
 
 /** runConformance's options: every row's option, the token no flag writes as it is, and the protocols a program passes. */
 export type TestOptionKey = Extract<TestFlagRow, { option: string }>['option'] | 'token' | 'protocols';
-export const TEST_OPTION_KEYS: readonly TestOptionKey[] = [...new Set([...(TEST_FLAGS as readonly TestFlag[]).flatMap((r) => (r.option === undefined ? [] : [r.option as TestOptionKey])), 'token', 'protocols'] as TestOptionKey[])];
+export function testOptionKeysOf(table: readonly TestFlag[]): string[] {
+  return [...new Set([...table.flatMap((r) => (r.option === undefined || r.cliOnly !== undefined ? [] : [r.option])), 'token', 'protocols'])];
+}
+export const TEST_OPTION_KEYS = testOptionKeysOf(TEST_FLAGS) as readonly TestOptionKey[];

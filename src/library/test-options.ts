@@ -117,8 +117,8 @@ function idList(command: string, option: string, list: readonly string[] | undef
  * the range (a duration's in seconds, its value in milliseconds), else a usage error naming it as
  * the caller does.
  */
-function checkRows(o: TestOptions, command: string, option: (name: keyof TestOptions) => string): void {
-  for (const row of TEST_FLAGS as readonly TestFlag[]) {
+function checkRows(o: TestOptions, command: string, option: (name: keyof TestOptions) => string, table: readonly TestFlag[]): void {
+  for (const row of table) {
     if (row.option === undefined || row.cliOnly !== undefined || row.parse === 'member') continue;
     const name = row.option as keyof TestOptions;
     const value = o[name];
@@ -137,8 +137,8 @@ function checkRows(o: TestOptions, command: string, option: (name: keyof TestOpt
  * Checks every option before any traffic; a bad one is a usage or configuration error (exit 2),
  * named as the caller names it (`option` maps an option to its flag: `--only` for the CLI).
  */
-export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name): ValidTestOptions {
-  checkRows(o, command, option);
+export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name, table: readonly TestFlag[] = TEST_FLAGS): ValidTestOptions {
+  checkRows(o, command, option, table);
   const grade = o.grade ?? 'all';
   // spec/DECISIONS.md D-GRADE-04: profile choices are INFO by default; strict raises them to SHOULD.
   const profile = o.profile ?? 'default';
