@@ -44,6 +44,8 @@ export interface LoadFlag extends TableFlag<LoadSection, FlagParse> {
   path?: string;
   /** Why runLoad has no option for it (src/library/options-parity.test.ts holds every flag to an option or a reason). */
   cliOnly?: string;
+  /** Its scenario field's JSON Schema, when not the one its range, set or kind gives (scenario-fields.ts). */
+  schema?: Readonly<Record<string, unknown>>;
 }
 
 export const LOAD_FLAGS = [
@@ -196,9 +198,9 @@ export const LOAD_FLAGS = [
     help: ["file holding the bearer token"],
   },
   // connection: iari test's rows (connection-options.ts)
-  { flag: 'ca-file', section: 'connection', parse: 'shared', option: 'caFile', path: 'target.caFile' },
-  { flag: 'insecure', section: 'connection', parse: 'shared', option: 'insecure', path: 'target.insecure' },
-  { flag: 'header', section: 'connection', parse: 'shared', option: 'headers', path: 'target.headers' },
+  { flag: 'ca-file', section: 'connection', parse: 'shared', option: 'caFile', path: 'target.caFile', schema: { type: 'string', minLength: 1, description: "a private CA (PEM) trusted besides the system's" } },
+  { flag: 'insecure', section: 'connection', parse: 'shared', option: 'insecure', path: 'target.insecure', schema: { type: 'boolean' } },
+  { flag: 'header', section: 'connection', parse: 'shared', option: 'headers', path: 'target.headers', schema: { type: 'object', additionalProperties: { type: 'string' }, description: 'extra request headers, literal values' } },
   {
     flag: 'input-tokens', arg: "MEAN[,STDEV]", section: 'workload', parse: 'text', option: 'inputTokens', path: "workload synthetic.inputTokens",
     help: ["synthetic prompts of MEAN tokens (normal, STDEV default 0),", "different for every request, reproducible with --seed"],
@@ -213,6 +215,7 @@ export const LOAD_FLAGS = [
   },
   {
     flag: 'extra-body', arg: "JSON", section: 'workload', parse: 'text', option: 'extraBody', path: "request.extraBody",
+    schema: { type: ['object', 'string'], description: 'merged into every request body: an object, JSON text or @FILE' },
     help: ["object merged into every request body (or @FILE), e.g.", "'{\"ignore_eos\":true,\"min_tokens\":128}'; written to load.json as given"],
   },
   {
