@@ -5,9 +5,53 @@
 // duration (test-options.ts: the library's message names the option, the CLI's the flag), and
 // runConformance's option keys. Adding a flag is a row here; what it does is the run's.
 import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
-import { profiles } from '../checks/kernel/verdicts.ts';
-import { SCOPES } from '../checks/runner/scopes.ts';
+import { profiles, type Profile } from '../checks/kernel/verdicts.ts';
+import { SCOPES, type Scope } from '../checks/runner/scopes.ts';
+import type { ConnectionOptions } from '../client/connection-options.ts';
+import type { ProtocolList } from '../protocols/registry.ts';
 import type { TableFlag } from '../flag-table.ts';
+
+/** runConformance's options; a flag's row below names the one it writes (held both ways at compile time). */
+export interface TestOptions {
+  /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
+  baseUrl?: string;
+  /** Bearer token for `baseUrl` (required with it; never written into the report). `''` (NO_TOKEN): the server asks for none, requests carry no Authorization and what needs a token is skipped. */
+  token?: string;
+  /** Which requirements to judge (default `all`). */
+  grade?: 'must' | 'should' | 'all';
+  /** How profile requirements are graded (D-GRADE-04): `default` INFO, `strict` SHOULD. */
+  profile?: Profile;
+  /** Requirement IDs to judge; the others are skipped. */
+  only?: readonly string[];
+  /** Requirement IDs not to judge. */
+  skip?: readonly string[];
+  /** What the run judges: `interface` (default) every requirement; `openai` a plain OpenAI-compatible server, without the interface's extras (/v1/me, /v1/me/usage, public /v1/models, Receipts). */
+  scope?: Scope;
+  /** Also run the rate-limit checks (they consume quota and wait out a window). */
+  includeLimits?: boolean;
+  /** Seed for generated inputs (default 1). */
+  seed?: number;
+  /** The model the checks probe with, instead of the first one GET /v1/models lists (gets past a broken list). */
+  model?: string;
+  /** Deadline of one request, body included (default 10 s on the bundled mock, 60 s otherwise). */
+  requestTimeoutMs?: number;
+  /** Deadline of one check (default 20 s on the bundled mock, 3 min otherwise). */
+  checkTimeoutMs?: number;
+  /** Deadline of the whole run (default 5 min on the bundled mock, 5 min plus maxRateLimitWaitMs otherwise). */
+  runTimeoutMs?: number;
+  /** Longest the whole run waits out 429s (default 10 min; 0 never waits). */
+  maxRateLimitWaitMs?: number;
+  /** Requests per second (`--pace`); default: the limit /v1/me reports, else 10/s against a server, none against the bundled mock. */
+  pacePerSecond?: number;
+  /** TLS trust and extra headers for `baseUrl`. */
+  connection?: ConnectionOptions;
+  /** Capabilities beyond the seed the server must offer (src/checks/registry/capabilities.ts): where it does not, their requirements fail instead of being skipped. */
+  expect?: readonly string[];
+  /** The Python interpreter openai-python's CLIENT operations run in (default python3); where it lacks the openai package they are skipped, saying so. */
+  python?: string;
+  /** The APIs judged (default: every API iari ships, src/protocols/registry.ts); a list of your own adds an API with its requirements and capabilities. */
+  protocols?: ProtocolList;
+}
 
 export const TEST_SECTIONS = {
   options: 'Options:',
@@ -110,3 +154,5 @@ export function testOptionKeysOf(table: readonly TestFlag[]): string[] {
   return [...new Set([...table.flatMap((r) => (r.option === undefined || r.cliOnly !== undefined ? [] : [r.option])), 'token', 'protocols'])];
 }
 export const TEST_OPTION_KEYS = testOptionKeysOf(TEST_FLAGS) as readonly TestOptionKey[];
+const testKeysComplete: [Exclude<keyof TestOptions, TestOptionKey>, Exclude<TestOptionKey, keyof TestOptions>] extends [never, never] ? true : never = true;
+void testKeysComplete;

@@ -68,7 +68,7 @@ export function scenarioSchemaOf(rows: readonly LoadFlag[]): Schema {
           ),
         ],
       },
-      cancellation: object(partProperties(fields, 'cancellation'), ['rate'], 'the client cancels a share of its requests (--cancel-rate, --cancel-after)'),
+      cancellation: object(partProperties(fields, 'cancellation'), ['rate'], 'the client cancels a share of its requests'),
       slos: { type: 'array', items: { type: 'string', minLength: 1 }, description: "thresholds such as 'ttft.p95<800ms'" },
     }),
   };

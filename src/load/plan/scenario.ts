@@ -51,7 +51,7 @@ export interface RequestPart {
   extraBody?: Record<string, unknown> | string;
 }
 
-/** --cancel-rate and --cancel-after: the client cuts a seeded share of the requests. */
+/** The client cuts a seeded share of the requests (the fields are the flag table's cancellation.* rows). */
 export interface CancellationPart {
   rate: number;
   /** A duration from the send (`500ms`), `16tokens`, `prefill` or `decode` (default). */
@@ -150,7 +150,7 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {},
         : shell.repeat !== undefined ? { kind: 'repeat', times: shell.repeat }
           : shell.ab !== undefined ? defined({ kind: 'ab' as const, baseUrl: shell.ab, block: shell.abBlock, blockRequests: shell.abBlockRequests, assign: shell.abAssign })
             : { kind: 'none' };
-  // A cancelAfter without a rate is the validator's to refuse; it is kept so the refusal names it.
+  // A cut point without a share is the validator's to refuse; it is kept so the refusal names it.
   part('cancellation');
   if (o.slo !== undefined && o.slo.length > 0) s['slos'] = [...o.slo];
   return s as LoadScenario;
