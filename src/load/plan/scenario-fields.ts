@@ -80,6 +80,37 @@ export function partFromOptions(fields: readonly ScenarioField[], part: FieldPar
   return out;
 }
 
+const WORKLOAD_PATH = /^workload ([a-z]+)\.([A-Za-z]+)$/;
+
+/** A field of a workload part (`workload dataset.size`): the kind it belongs to, its name there and its option. */
+export interface WorkloadField {
+  kind: string;
+  field: string;
+  option: string;
+}
+
+/** The rows that are fields of a workload part, in the table's order (a kind's first is its key: the part is there when its option is). */
+export function workloadFieldsOf(rows: readonly LoadFlag[]): WorkloadField[] {
+  return rows.flatMap((row) => {
+    const m = row.option === undefined || row.path === undefined ? null : WORKLOAD_PATH.exec(row.path);
+    return m === null ? [] : [{ kind: m[1] as string, field: m[2] as string, option: row.option as string }];
+  });
+}
+
+/** A workload part's fields into the options (`defaults`: the part's values when it leaves them out). */
+export function workloadToOptions(fields: readonly WorkloadField[], part: { kind: string }, into: Record<string, unknown>, defaults: object = {}): void {
+  const v = { ...defaults, ...part } as Record<string, unknown>;
+  for (const f of fields) if (f.kind === part.kind && v[f.field] !== undefined) into[f.option] = v[f.field];
+}
+
+/** The part of this kind the options ask for: none unless its key option is given. */
+export function workloadFromOptions(fields: readonly WorkloadField[], kind: string, o: object): Record<string, unknown> | undefined {
+  const own = fields.filter((f) => f.kind === kind);
+  const v = o as Record<string, unknown>;
+  if (own[0] === undefined || v[own[0].option] === undefined) return undefined;
+  return { kind, ...Object.fromEntries(own.flatMap((f) => (v[f.option] === undefined ? [] : [[f.field, v[f.option]]]))) };
+}
+
 /** `--extra-body` text that is a JSON object reads better in a scenario as the object; `@FILE` stays. */
 function bodyOf(text: string): Record<string, unknown> | string {
   try {

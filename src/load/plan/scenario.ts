@@ -6,7 +6,7 @@
 import type { LoadNames, LoadOptionName, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 import { WORKLOAD_KINDS, type WorkloadPart } from './scenario-workloads.ts';
 import { LOAD_FLAGS, scenarioPathsOf, type LoadFlag } from './load-flag-table.ts';
-import { EXECUTOR_KINDS, FIELD_PARTS, partFromOptions, partToOptions, scenarioFieldsOf, type FieldPart } from './scenario-fields.ts';
+import { EXECUTOR_KINDS, FIELD_PARTS, partFromOptions, partToOptions, scenarioFieldsOf, workloadFieldsOf, workloadFromOptions, workloadToOptions, type FieldPart } from './scenario-fields.ts';
 
 export type { WorkloadPart } from './scenario-workloads.ts';
 
@@ -106,15 +106,17 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** The entries that are not undefined (exactOptionalPropertyTypes: an absent value is an absent key). */
 const defined = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 
-/** The plain parts' fields, from the flag table's paths (scenario-fields.ts). */
+/** The plain parts' and the workload parts' fields, from the flag table's paths (scenario-fields.ts). */
 const FIELDS = scenarioFieldsOf(LOAD_FLAGS);
+const WORKLOAD_FIELDS = workloadFieldsOf(LOAD_FLAGS);
 
 /** The scenario as typed options and the search around it (the scenario was checked against its schema); `rows`: the flag table. */
 export function scenarioToOptions(s: LoadScenario, rows: readonly LoadFlag[] = LOAD_FLAGS): { options: ScenarioOptions; shell: ScenarioShell } {
   const fields = rows === LOAD_FLAGS ? FIELDS : scenarioFieldsOf(rows);
+  const workloads = rows === LOAD_FLAGS ? WORKLOAD_FIELDS : workloadFieldsOf(rows);
   const o: Record<string, unknown> = {};
   for (const part of FIELD_PARTS) partToOptions(fields, part, s[part], o, part === 'executor' && s.executor !== undefined ? EXECUTOR_KINDS[s.executor.kind].fields : undefined);
-  for (const part of s.workload ?? []) Object.assign(o, WORKLOAD_KINDS[part.kind].toOptions(part as never));
+  for (const part of s.workload ?? []) workloadToOptions(workloads, part, o, WORKLOAD_KINDS[part.kind].defaults);
   if (s.slos !== undefined) o['slo'] = [...s.slos];
   const q = s.search ?? { kind: 'none' };
   const shell: ScenarioShell =
@@ -132,6 +134,7 @@ export function scenarioToOptions(s: LoadScenario, rows: readonly LoadFlag[] = L
  */
 export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {}, rows: readonly LoadFlag[] = LOAD_FLAGS): LoadScenario {
   const fields = rows === LOAD_FLAGS ? FIELDS : scenarioFieldsOf(rows);
+  const workloads = rows === LOAD_FLAGS ? WORKLOAD_FIELDS : workloadFieldsOf(rows);
   const s: Record<string, unknown> = {};
   const part = (name: FieldPart, only?: readonly string[]): void => {
     const p = partFromOptions(fields, name, o, only);
@@ -140,7 +143,7 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {},
   part('target');
   const kind: ExecutorPart['kind'] = o.trace !== undefined ? 'trace' : o.rate !== undefined && o.maxConcurrency !== undefined ? 'capped' : o.rate !== undefined ? 'open' : 'closed';
   s['executor'] = { kind, ...partFromOptions(fields, 'executor', o, EXECUTOR_KINDS[kind].fields) };
-  const workload = Object.values(WORKLOAD_KINDS).map((k) => k.fromOptions(o)).filter((p): p is WorkloadPart => p !== undefined);
+  const workload = Object.keys(WORKLOAD_KINDS).flatMap((k) => workloadFromOptions(workloads, k, o) ?? []) as WorkloadPart[];
   if (workload.length > 0) s['workload'] = workload;
   part('request');
   part('run');
