@@ -24,7 +24,7 @@ const { publicKey, privateKey } = generateKeyPairSync('ed25519');
 const pk = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }).subarray(12));
 const keyObject = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pk]), format: 'der', type: 'spki' });
 const msgs = Array.from({ length: n }, (_, i) => randomBytes(700 + (i % 7)));
-const sigs = msgs.map((m) => new Uint8Array(sign(null, m, privateKey)));
+const sigs: Uint8Array[] = msgs.map((m) => new Uint8Array(sign(null, m, privateKey)));
 
 /** The cofactored batch equation; true when every signature in the batch verifies (probability 2^-128 of a wrong true). */
 function batchVerify(): boolean {

@@ -41,6 +41,23 @@ interface Waiter {
   reject: (e: Error) => void;
 }
 
+/** The Receipts' bytes back to back in one transferable buffer, and where each starts (the last entry: the end). */
+export function packBatch(items: readonly Uint8Array[]): { buffer: ArrayBuffer; offsets: Int32Array } {
+  let size = 0;
+  for (const b of items) size += b.length;
+  const buffer = new ArrayBuffer(size);
+  const bytes = new Uint8Array(buffer);
+  const offsets = new Int32Array(items.length + 1);
+  let at = 0;
+  items.forEach((b, k) => {
+    offsets[k] = at;
+    bytes.set(b, at);
+    at += b.length;
+  });
+  offsets[items.length] = at;
+  return { buffer, offsets };
+}
+
 /** N worker threads running the per-Receipt checks with the same options. */
 export class VerifyPool {
   readonly #workers: Worker[];
@@ -105,18 +122,7 @@ export class VerifyPool {
   /** Checks the Receipts (bytes, and their input indexes) on the least busy worker. */
   check(items: readonly Uint8Array[], indexes: Int32Array, before?: CheckJob['before']): Promise<FactsBatch> {
     if (this.#failed !== null) return Promise.reject(this.#failed);
-    let size = 0;
-    for (const b of items) size += b.length;
-    const buffer = new ArrayBuffer(size);
-    const bytes = new Uint8Array(buffer);
-    const offsets = new Int32Array(items.length + 1);
-    let at = 0;
-    items.forEach((b, k) => {
-      offsets[k] = at;
-      bytes.set(b, at);
-      at += b.length;
-    });
-    offsets[items.length] = at;
+    const { buffer, offsets } = packBatch(items);
     let w = 0;
     for (let i = 1; i < this.#workers.length; i++) if ((this.#busy[i] as number) < (this.#busy[w] as number)) w = i;
     this.#busy[w] = (this.#busy[w] as number) + 1;
