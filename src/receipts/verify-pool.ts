@@ -21,6 +21,8 @@ export interface CheckJob {
 
 /** Receipts verified on this thread before a pool is started (a small file never pays for workers). */
 export const PARALLEL_FROM = 1000;
+/** An input known to be at least this long (a file's size) starts its pool at once: it boots on the other cores while this thread checks the first Receipts. */
+export const PARALLEL_FROM_BYTES = 1 << 20;
 const BATCH_RECEIPTS = 256;
 const BATCH_BYTES = 512 * 1024;
 /** A pool that has not started by then is given up; verification goes on in-process. */
@@ -175,9 +177,10 @@ export class ParallelFeeder {
   #next = 0;
   #workerBatches = 0;
 
-  constructor(verifier: ChainVerifier, jobs: number) {
+  constructor(verifier: ChainVerifier, jobs: number, expectedBytes = 0) {
     this.#verifier = verifier;
     this.#jobs = jobs;
+    if (jobs > 1 && expectedBytes >= PARALLEL_FROM_BYTES) this.#start();
   }
 
   /** Resolves once a pool that is starting has started (or failed to). */
@@ -194,7 +197,7 @@ export class ParallelFeeder {
   item(item: SplitItem): void {
     if (this.#pool === undefined) {
       this.#applyItem(item);
-      if (item.kind === 'receipt' && ++this.#inline === PARALLEL_FROM && this.#jobs > 1) this.#start();
+      if (item.kind === 'receipt' && ++this.#inline === PARALLEL_FROM && this.#jobs > 1 && this.#starting === undefined) this.#start();
       return;
     }
     if (item.kind === 'receipt') {
