@@ -4,7 +4,8 @@ import { noTokenLine } from '../load/plan/plan-lines.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { createRunDir, newRunId, shownPath } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
-import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
+import { requestLine, writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
+import { openRecordFile } from '../load/results/record-log.ts';
 import type { LoadPlan } from '../load/plan/load-options.ts';
 import type { LoadNames } from '../load/plan/load-option-names.ts';
 import type { LoadScenario } from '../load/plan/scenario.ts';
@@ -105,8 +106,13 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     const step = (s: SweepStep, i: number): void => {
       if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${plan.sweep ? 'sweep step' : 'level'} ${i}: ${s.level} -> ${s.achievedRps.toFixed(2)} req/s, TTFT p95 ${s.ttftP95Us === null ? '-' : `${Math.round(s.ttftP95Us / 1000)} ms`}, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}${s.phase === 'repeat' ? ' (run again to confirm)' : ''}\n`);
     };
-    const { result, records, runs, secrets } = await runPlan(plan, names, scenario, {
+    const { result, records, recordsFile, runs, secrets } = await runPlan(plan, names, scenario, {
       runId,
+      // Issue 43: a run's records go to requests.ndjson as they finish (a soak run holds none of them).
+      recordLog: (secrets) => {
+        const redactor = createRedactor([...secrets]);
+        return openRecordFile(createRunDir({ report: plan.report, id: runId }).path('requests.ndjson'), (r) => requestLine(r, redactor));
+      },
       // A coordinated shard also stops when the coordinator says (another shard died or breached an abort SLO).
       signal: shard === undefined ? ac.signal : AbortSignal.any([ac.signal, shard.signal]),
       ...(shard === undefined ? {} : { startGate: () => shard.gate() }),
@@ -136,7 +142,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     }
     // The first run is the report; the other repeats go to run-<i>/load.json.
     runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
-    const dir = writeReports(plan, result, records, runId, redactor);
+    const dir = writeReports(plan, result, recordsFile === undefined ? records : undefined, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     const stdout = deps.stdout ?? ((text: string): void => void process.stdout.write(text));
     if (plan.json) stdout(redactor.string(JSON.stringify(result, null, 2)) + '\n');
@@ -149,7 +155,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
 }
 
 /** load.json, requests.ndjson, junit.xml (one case per SLO) and report.html, via the reports toolkit. */
-export function writeReports(plan: Pick<LoadPlan, 'report'>, result: LoadResult, records: readonly RequestRecord[], runId: string, redactor: Redactor): string {
+export function writeReports(plan: Pick<LoadPlan, 'report'>, result: LoadResult, records: readonly RequestRecord[] | undefined, runId: string, redactor: Redactor): string {
   const dir = createRunDir({ report: plan.report, id: runId });
   writeLoadFiles(result, records, dir, redactor);
   return dir.dir;
