@@ -33,10 +33,17 @@ export class SectionAccumulators {
     for (let i = 0; i < this.#list.length; i++) this.#list[i]?.collect(this.#accs[i], request);
   }
 
-  /** The accumulator of the section under `key` (progress lines read live figures); undefined when not in the list. */
-  accumulator(key: string): unknown {
-    const i = this.#list.findIndex((s) => s.key === key);
-    return i < 0 ? undefined : this.#accs[i];
+  /** What the sections give the live progress line: the run metrics their requests lack so far, and their own figures. */
+  progress(): { lacks: ReadonlySet<string>; texts: string[] } {
+    const lacks = new Set<string>();
+    const texts: string[] = [];
+    this.#list.forEach((s, i) => {
+      const p = s.progress?.(this.#accs[i]);
+      if (p === undefined || p === null) return;
+      for (const m of p.lacks) lacks.add(m);
+      texts.push(p.text);
+    });
+    return { lacks, texts };
   }
 
   /** Every section's figures by key; a section that builds nothing is absent. */

@@ -19,11 +19,11 @@ export function fmtUs(us: number | null | undefined): string {
 /** One line for a terminal, rewritten in place about four times a second. */
 export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
   const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
-  // Embeddings answers have no TTFT: their progress shows end-to-end latency and inputs.
-  const live = c.sections.accumulator('embeddings') as { readonly requests: number; readonly inputs: number } | undefined;
-  const emb = live !== undefined && live.requests > 0;
-  const h = emb ? c.hist.e2e : c.hist.ttft;
-  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${live?.inputs ?? 0}` : `tokens ${c.outputTokens}`}`;
+  // Answers with no TTFT (embeddings, the sections say) show end-to-end latency, and the sections' figures for the tokens.
+  const live = c.sections.progress();
+  const whole = live.lacks.has('ttft');
+  const h = whole ? c.hist.e2e : c.hist.ttft;
+  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${whole ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${live.lacks.has('output_tps') ? live.texts.join('  ') : `tokens ${c.outputTokens}`}`;
 }
 
 function pad(cells: string[][]): string {

@@ -148,6 +148,7 @@ export function embeddingsSection(batch?: number): ResultSection<EmbeddingsRepor
     tile: embeddingsTile,
     slos: [embeddingsSlo],
     notApplicable: (out) => out.notApplicable,
+    progress: (acc) => (acc.requests === 0 ? null : { lacks: EMBEDDINGS_NOT_APPLICABLE, text: `inputs ${acc.inputs}` }),
   };
 }
 
