@@ -154,8 +154,9 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {},
   return s as LoadScenario;
 }
 
-const EXECUTOR_KEYS = ['concurrency', 'engine', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'traceSpeed', 'traceWindow'] as const;
-const SEARCH_KEYS = ['sweep', 'sweepSteps', 'findCapacity', 'tolerance', 'budget', 'repeat', 'ab', 'abBlock', 'abBlockRequests', 'abAssign'] as const;
+/** The options of the executor's fields, and of the search's (with the switches and the B server that choose its kind). */
+const EXECUTOR_KEYS = FIELDS.filter((f) => f.part === 'executor').map((f) => f.option as keyof ScenarioOptions);
+const SEARCH_KEYS = ['sweep', 'findCapacity', 'ab', ...FIELDS.filter((f) => f.part === 'search').map((f) => f.option)] as (keyof ScenarioShell)[];
 
 /**
  * Flags over a scenario file: a value given by flag wins, key by key. A flag that chooses the kind
