@@ -6,8 +6,9 @@ import type { LoadFlag } from './load-flag-table.ts';
 
 type Schema = Record<string, unknown>;
 
+/** The parts whose fields are options; `search`'s fields are the shell's (sweepSteps, repeat, abBlock…), by its kind. */
 export const FIELD_PARTS = ['target', 'executor', 'request', 'run', 'cancellation'] as const;
-export type FieldPart = (typeof FIELD_PARTS)[number];
+export type FieldPart = (typeof FIELD_PARTS)[number] | 'search';
 
 export interface ScenarioField {
   part: FieldPart;
@@ -16,7 +17,7 @@ export interface ScenarioField {
   row: LoadFlag;
 }
 
-const PATH = /^(target|executor|request|run|cancellation)\.([A-Za-z]+)$/;
+const PATH = /^(target|executor|request|run|cancellation|search)\.([A-Za-z]+)$/;
 
 /** Each executor kind's fields (their schemas are the rows'), and those it requires besides `kind`. */
 export const EXECUTOR_KINDS = {
@@ -24,6 +25,18 @@ export const EXECUTOR_KINDS = {
   open: { fields: ['rate', 'arrival', 'burstiness', 'ramp', 'rampShape'], required: ['rate'], description: 'open loop: latency from the intended send time' },
   capped: { fields: ['rate', 'arrival', 'burstiness', 'ramp', 'rampShape', 'maxConcurrency'], required: ['rate', 'maxConcurrency'], description: 'open loop capped at maxConcurrency in flight' },
   trace: { fields: ['speed', 'window', 'maxConcurrency'], required: [], description: "the arrivals of the workload's trace" },
+} as const;
+
+/**
+ * Each search kind's fields (their schemas are the rows'), those it requires besides `kind`, and the
+ * switch that chooses it (`ab`: its baseUrl is the option).
+ */
+export const SEARCH_KINDS = {
+  none: { fields: [], required: [], description: undefined, flag: undefined },
+  sweep: { fields: ['steps'], required: [], description: undefined, flag: 'sweep' },
+  capacity: { fields: ['tolerance', 'budget'], required: [], description: undefined, flag: 'findCapacity' },
+  repeat: { fields: ['times'], required: ['times'], description: undefined, flag: undefined },
+  ab: { fields: ['block', 'blockRequests', 'assign'], required: ['baseUrl'], description: 'A/B in one run: the same workload against target.baseUrl (A) and baseUrl (B), compared over paired blocks (iari report compare RUN)', flag: undefined },
 } as const;
 
 /** The rows that are fields of a plain part, in the table's order. */
@@ -56,7 +69,7 @@ export function partProperties(fields: readonly ScenarioField[], part: FieldPart
 }
 
 /** A scenario value as its option's, and back (`extraBody`: an object in a scenario, JSON text as an option). */
-const TO_OPTION: Readonly<Record<string, (v: unknown) => unknown>> = { extraBody: (v) => (typeof v === 'object' ? JSON.stringify(v) : v) };
+const TO_OPTION: Readonly<Record<string, (v: unknown) => unknown>> = { extraBody: (v) => (typeof v === 'object' ? JSON.stringify(v) : v), abBlock: (v) => String(v) };
 const TO_SCENARIO: Readonly<Record<string, (v: unknown) => unknown>> = { extraBody: (v) => bodyOf(v as string), headers: (v) => ({ ...(v as object) }) };
 
 /** A part's fields (those named, when given) into the options. */

@@ -6,7 +6,7 @@
 import type { LoadNames, LoadOptionName, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 import { WORKLOAD_KINDS, type WorkloadPart } from './scenario-workloads.ts';
 import { LOAD_FLAGS, scenarioPathsOf, type LoadFlag } from './load-flag-table.ts';
-import { EXECUTOR_KINDS, FIELD_PARTS, partFromOptions, partToOptions, scenarioFieldsOf, workloadFieldsOf, workloadFromOptions, workloadToOptions, type FieldPart } from './scenario-fields.ts';
+import { EXECUTOR_KINDS, FIELD_PARTS, SEARCH_KINDS, partFromOptions, partToOptions, scenarioFieldsOf, workloadFieldsOf, workloadFromOptions, workloadToOptions, type FieldPart } from './scenario-fields.ts';
 
 export type { WorkloadPart } from './scenario-workloads.ts';
 
@@ -119,13 +119,12 @@ export function scenarioToOptions(s: LoadScenario, rows: readonly LoadFlag[] = L
   for (const part of s.workload ?? []) workloadToOptions(workloads, part, o, WORKLOAD_KINDS[part.kind].defaults);
   if (s.slos !== undefined) o['slo'] = [...s.slos];
   const q = s.search ?? { kind: 'none' };
-  const shell: ScenarioShell =
-    q.kind === 'sweep' ? defined({ sweep: true, sweepSteps: q.steps })
-      : q.kind === 'capacity' ? defined({ findCapacity: true, tolerance: q.tolerance, budget: q.budget })
-        : q.kind === 'repeat' ? { repeat: q.times }
-          : q.kind === 'ab' ? defined({ ab: q.baseUrl, abBlock: q.block === undefined ? undefined : String(q.block), abBlockRequests: q.blockRequests, abAssign: q.assign })
-            : {};
-  return { options: o as ScenarioOptions, shell };
+  const shell: Record<string, unknown> = {};
+  const choose = SEARCH_KINDS[q.kind].flag;
+  if (choose !== undefined) shell[choose] = true;
+  if (q.kind === 'ab') shell['ab'] = q.baseUrl;
+  partToOptions(fields, 'search', q, shell, SEARCH_KINDS[q.kind].fields);
+  return { options: o as ScenarioOptions, shell: shell as ScenarioShell };
 }
 
 /**
@@ -147,20 +146,17 @@ export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {},
   if (workload.length > 0) s['workload'] = workload;
   part('request');
   part('run');
-  s['search'] =
-    shell.findCapacity === true ? defined({ kind: 'capacity' as const, tolerance: shell.tolerance, budget: shell.budget })
-      : shell.sweep === true ? defined({ kind: 'sweep' as const, steps: shell.sweepSteps })
-        : shell.repeat !== undefined ? { kind: 'repeat', times: shell.repeat }
-          : shell.ab !== undefined ? defined({ kind: 'ab' as const, baseUrl: shell.ab, block: shell.abBlock, blockRequests: shell.abBlockRequests, assign: shell.abAssign })
-            : { kind: 'none' };
+  const search: SearchPart['kind'] = shell.findCapacity === true ? 'capacity' : shell.sweep === true ? 'sweep' : shell.repeat !== undefined ? 'repeat' : shell.ab !== undefined ? 'ab' : 'none';
+  s['search'] = { kind: search, ...(shell.ab === undefined || search !== 'ab' ? {} : { baseUrl: shell.ab }), ...partFromOptions(fields, 'search', shell, SEARCH_KINDS[search].fields) };
   // A cut point without a share is the validator's to refuse; it is kept so the refusal names it.
   part('cancellation');
   if (o.slo !== undefined && o.slo.length > 0) s['slos'] = [...o.slo];
   return s as LoadScenario;
 }
 
-const EXECUTOR_KEYS = ['concurrency', 'engine', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'traceSpeed', 'traceWindow'] as const;
-const SEARCH_KEYS = ['sweep', 'sweepSteps', 'findCapacity', 'tolerance', 'budget', 'repeat', 'ab', 'abBlock', 'abBlockRequests', 'abAssign'] as const;
+/** The options of the executor's fields, and of the search's (with the switches and the B server that choose its kind). */
+const EXECUTOR_KEYS = FIELDS.filter((f) => f.part === 'executor').map((f) => f.option as keyof ScenarioOptions);
+const SEARCH_KEYS = ['sweep', 'findCapacity', 'ab', ...FIELDS.filter((f) => f.part === 'search').map((f) => f.option)] as (keyof ScenarioShell)[];
 
 /**
  * Flags over a scenario file: a value given by flag wins, key by key. A flag that chooses the kind
