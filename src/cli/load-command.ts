@@ -6,7 +6,7 @@ import { createRunDir, newRunId, shownPath } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
 import { requestLine, writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
 import { openRecordFile } from '../load/results/record-log.ts';
-import type { LoadPlan } from '../load/plan/load-options.ts';
+import { IN_MEMORY_MAX_S, type LoadPlan } from '../load/plan/load-options.ts';
 import type { LoadNames } from '../load/plan/load-option-names.ts';
 import type { LoadScenario } from '../load/plan/scenario.ts';
 import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts';
@@ -45,6 +45,8 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
   const noToken = noTokenLine(plan);
   if (noToken !== null && !plan.json && !plan.quiet) process.stderr.write(noToken);
   const serverMetrics = serverMetricsFromFlags(values);
+  // Its reads (two a second) and, with --cancel-rate, every request's span are kept for the end: not yet a soak's.
+  if (serverMetrics !== null && plan.durationS !== null && plan.durationS > IN_MEMORY_MAX_S) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --server-metrics keeps every read of /metrics (two a second) until the end: not with --duration over 1h');
   if (values['ab-token-env'] !== undefined && plan.ab === null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --ab-token-env names B\'s token: it needs --ab URL_B');
   const tokenB = values['ab-token-env'] === undefined ? undefined : readToken('iari load', { tokenEnv: values['ab-token-env'] });
   const coordination = coordinationFromFlags(values, plan.shard, plan.token);

@@ -91,7 +91,7 @@ export const LOAD_FLAGS = [
   },
   {
     flag: 'duration', arg: "D", section: 'load', parse: 'text', option: 'duration', path: "run.duration",
-    help: ["measured time, e.g. 10s, 500ms, 2m, 1m30s; a bare number is seconds", "(every D below alike) (default 10s unless --requests); at most 24h: records", "stream to requests.ndjson as they finish, so memory does not grow with the", "run; over 1h a single run (not --sweep, --find-capacity, --ab, --repeat)"],
+    help: ["measured time, e.g. 10s, 500ms, 2m, 1m30s; a bare number is seconds", "(every D below alike) (default 10s unless --requests); at most 24h: records", "stream to requests.ndjson as they finish, so memory does not grow with the", "run; over 1h a single run (not --sweep, --find-capacity, --ab, --repeat,", "--server-metrics)"],
   },
   {
     flag: 'requests', arg: "N", section: 'load', parse: 'number', option: 'requests', path: "run.requests", rule: {min: 1,max: 10000000,integer: true},
