@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { tokensByPieces } from './token-offsets.ts';
 import { tokensByDecoding } from './token-count.ts';
 
@@ -37,6 +38,19 @@ describe('token counts per event without decoding whole-piece tokens', () => {
       }
     }
     expect(compared).toBeGreaterThan(30);
+  });
+
+  it('D-LOAD-03: give the same counts as the decoding walk for streams of words, digits, punctuation, whitespace and contractions cut anywhere (clean boundaries counted per event)', () => {
+    const FRAGMENTS = [' the', ' And', ' привет', 'ing', ' 123', '45', ',', '.', "'s", " don't", ' ', '  ', '\n', '\n\n', ' \n', '\t', ' 😀', '😀', ' Ünïcödé', ' ABC', 'def', ' x', '/', ' //', ' 漢字', ' a', 'A', ' -', '--', ' ' + 'é'.normalize('NFD'), ' THE', ' Hello', 'World'];
+    const stream = fc.array(fc.constantFrom(...FRAGMENTS), { minLength: 1, maxLength: 40 });
+    fc.assert(
+      fc.property(stream, (events) => {
+        const text = events.join('');
+        const chars = events.map((e) => e.length);
+        expect(tokensByPieces(text, chars)).toEqual(tokensByDecoding(text, chars));
+      }),
+      { numRuns: 3000, seed: 41 },
+    );
   });
 
   it('D-LOAD-03: leave a text holding a special token to the whole walk (encode refuses it)', () => {
