@@ -5,13 +5,11 @@ import { defineConfig } from 'vitest/config';
 // .ci/run runs) runs all five in order.
 // - shared: everything that is not below, two files at a time: most of it waits on sockets and
 //   child processes, so a second worker fills the idle core.
-// - alone: suites whose assertions are clocks measured against ground truth (load timing, the
-//   capacity search's TTFT against a 150 ms margin): they run after shared, one file at a time.
-// - slow: whole-product runs that take minutes and judge no raw clock: hostile servers with default
-//   deadlines (wall time net of the run queue's delay, and peak RSS beside a busy sibling on every
-//   core), a default `iari test` against a model that runs to its cap, npm pack and offline installs,
-//   the GitHub Action's scripts, a third-party server. After the clocks, two files at a time: the
-//   hostile suite mostly waits on servers that hang (4 minutes), the others fill the other core.
+// - alone: suites whose assertions are clocks measured against ground truth (load timing): they
+//   run after shared, one file at a time.
+// - slow: whole-product runs that take minutes and load the whole machine: hostile servers with
+//   default deadlines (wall time and peak RSS), npm pack and offline installs, the GitHub Action's
+//   scripts, a third-party server, the capacity search (dozens of load runs). After the clocks, alone.
 // - fuzz: the fuzz pass (a minute of generated inputs per parser, fuzz/fuzz-pass.ts), dealt to two
 //   shard files run side by side, one per core: it measures no clock, and nothing else runs beside it.
 const slow = [
@@ -19,6 +17,8 @@ const slow = [
   'suites/pack/**/*.test.ts',
   'suites/action/**/*.test.ts',
   'suites/third-party/**/*.test.ts',
+  'suites/load/capacity-search.test.ts',
+  'suites/load/cancel-capacity.test.ts',
 ];
 // The fuzz pass: a minute of generated inputs per parser of untrusted bytes, every core busy (docs/fuzzing.md).
 const fuzz = ['fuzz/fuzz-pass-*.test.ts'];
@@ -64,7 +64,7 @@ export default defineConfig({
           name: 'slow',
           include: slow,
           exclude: ['node_modules/**', ...engines],
-          maxWorkers: 2,
+          maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
       },

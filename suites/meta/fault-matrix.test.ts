@@ -61,21 +61,6 @@ async function runOnFreshMock(checks: readonly CheckDef[], fault?: string): Prom
   }
 }
 
-/** A fault on the faithful mock's start state: its own mock, so the faults running beside it leave it no traffic (usage, metrics). */
-async function runOnOwnMock(checks: readonly CheckDef[], fault: string, declared: Capability[] | undefined): Promise<Map<string, CheckOutcome>> {
-  const own = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0 });
-  try {
-    return (await runChecksInProcess(createCheckContext({ ...mockSettings(own), fault, ...(declared === undefined ? {} : { expect: declared }) }), checks)).outcomes;
-  } finally {
-    await own.close();
-  }
-}
-
-/** A fault whose checks time the server (the CANCEL area: CANCEL-006 compares answers' times) runs with nothing beside it. */
-function timed(f: FaultDefinition): boolean {
-  return checksFor(f).some((c) => c.area === 'cancel');
-}
-
 /** The capabilities a fault makes the server ignore or refuse, declared with --expect so that they fail. */
 function expectOf(name: string | undefined): Capability[] | undefined {
   const e = faults.find((x) => x.name === name)?.expect;
@@ -145,16 +130,11 @@ describe('fault matrix', () => {
     expect(plain.get('AUTH-009')?.verdict).toBe('informational');
   });
 
-  // The faults are independent, each on its own mock (the faithful mock's state at start, as the
-  // baseline saw it), so they run five at a time: most of a fault's time is waits (openai-python's
-  // child, the stalls a bounds fault holds until a deadline), which the others fill. A fault that runs
-  // the CANCEL checks runs alone: they time the server's answers against each other (CANCEL-006).
-  for (const f of [...faults].sort((a, b) => Number(timed(a)) - Number(timed(b)))) {
-    const test = timed(f) ? it : it.concurrent;
-    test(`${f.kind === 'legal' ? 'legal mode' : 'fault'} ${f.name}: ${f.kind === 'legal' ? 'fails nothing' : `is detected as ${f.breaks.join(', ')} and changes nothing else`}`, async ({ expect }) => {
+  for (const f of faults) {
+    it(`${f.kind === 'legal' ? 'legal mode' : 'fault'} ${f.name}: ${f.kind === 'legal' ? 'fails nothing' : `is detected as ${f.breaks.join(', ')} and changes nothing else`}`, async () => {
       const fresh = needsFreshMock(f);
       const declared = expectOf(f.name);
-      const outcomes = fresh ? await runOnFreshMock(checksFor(f), f.name) : await runOnOwnMock(checksFor(f), f.name, declared);
+      const outcomes = fresh ? await runOnFreshMock(checksFor(f), f.name) : (await runChecksInProcess(createCheckContext({ ...settings, fault: f.name, ...(declared === undefined ? {} : { expect: declared }) }), checksFor(f))).outcomes;
       const reference = (id: string): CheckOutcome | undefined => (fresh ? (freshBaseline.get(id) ?? baseline.get(id)) : baseline.get(id));
       const problems: string[] = [];
       for (const id of f.breaks) {
@@ -187,8 +167,7 @@ describe('fault matrix', () => {
       // The CANCEL checks wait out their bounds (docs/cancellation.md): a held slot is watched past each one.
       // A fault that touches the CLIENT area runs all its operations: two majors each of openai-node and the
       // AI SDK, LangChain and openai-python (54), half again the work of one major each.
-      // Five at a time, a fault takes up to five times as long as alone (a deadline, never a verdict).
-    }, timed(f) ? 90_000 : checksFor(f).some((c) => c.area === 'clients') ? 300_000 : 150_000);
+    }, f.breaks.some((id) => id.startsWith('CANCEL-')) ? 90_000 : checksFor(f).some((c) => c.area === 'clients') ? 60_000 : undefined);
   }
 });
 
