@@ -33,6 +33,7 @@ import { newRunId } from '../report/run-dir.ts';
 import { refuseUnknownKeys } from '../option-keys.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { defaultProtocols, protocolNamed, type ProtocolList } from '../protocols/registry.ts';
+import { loadSections } from '../load/results/load-sections.ts';
 
 export type { LoadScenario } from '../load/plan/scenario.ts';
 
@@ -208,11 +209,12 @@ export interface ScenarioRunOptions {
 }
 
 /** The plan a scenario describes, as the library validates it (exported for the CLI parity test). */
-export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: LoadPlan; scenario: LoadScenario } {
+export function scenarioPlan(scenario: LoadScenario, token?: string, protocols?: ProtocolList): { plan: LoadPlan; scenario: LoadScenario } {
   const s = checkScenario(scenario, 'runScenario');
   const { options, shell } = scenarioToOptions(s);
   const names = scenarioNames('runScenario');
-  const plan = validateLoadOptions({ ...options, ...(token === undefined ? {} : { token }) }, names, shell);
+  // The APIs' own sections name SLO metrics too (Protocol.resultSections).
+  const plan = validateLoadOptions({ ...options, ...(token === undefined ? {} : { token }) }, names, protocols === undefined ? shell : { ...shell, sections: loadSections({ protocols }) });
   return { plan, scenario: effectiveScenario(options, shell, plan) };
 }
 
@@ -226,7 +228,7 @@ export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: Lo
  */
 export async function runScenario(scenario: LoadScenario, options: ScenarioRunOptions = {}): Promise<ScenarioOutcome> {
   refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep', 'abTokenB', 'protocols', 'api']);
-  const { plan, scenario: effective } = scenarioPlan(scenario, options.token);
+  const { plan, scenario: effective } = scenarioPlan(scenario, options.token, options.protocols);
   if (options.api !== undefined) protocolNamed(options.protocols ?? defaultProtocols, options.api);
   return runPlan(plan, scenarioNames('runScenario'), effective, {
     ...(options.signal === undefined ? {} : { signal: options.signal }),

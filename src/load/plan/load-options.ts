@@ -15,6 +15,7 @@ import type { ConnectionReuse } from '../executors/connection-reuse.ts';
 import { CANCEL_AFTER_FORMS, needsStream, parseCancelAfter, type CancelPlan } from '../executors/cancellation.ts';
 import { AB_DEFAULT_DURATION_S, validateAb, type AbPlan } from './ab-plan.ts';
 import { checkChoice, checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 
@@ -83,6 +84,8 @@ function cancellationFrom(o: LoadOptions, names: LoadNames, stream: boolean): Ca
 /** What only `iari load` hands the validator: its loops and output, and its token source (--token-env / --token-file), given when it has one to read. */
 export interface LoadShell extends ShellLoadOptions {
   readToken?: () => string;
+  /** The result sections whose SLO metrics --slo may name (default: iari's own and every registered API's). */
+  sections?: readonly AnySection[];
   /** The CLI: records stream to requests.ndjson in the run directory, so a run may last past an hour. */
   recordsToDisk?: boolean;
 }
@@ -107,7 +110,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   if (o.baseUrl === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
     throw usage(`${n('caFile')}, ${n('insecure')} and ${n('headers')} apply to a server given with ${n('baseUrl')} (the bundled mock is plain http)`);
   }
-  const slos = parseSlos(sloExprs);
+  const slos = parseSlos(sloExprs, shell.sections);
   // A tool-call SLO judges the calls of requests that declare tools: without them it could only end
   // in "no data" after the traffic, so it is refused before any.
   const toolSlo = slos.find((s) => s.metric === 'tool_calls');

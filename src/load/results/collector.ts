@@ -10,7 +10,6 @@ import {
 } from './load-result.ts';
 import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
-import { TokenAcc } from './token-report.ts';
 import { firstAnswerUs } from './reasoning-report.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
@@ -28,8 +27,6 @@ export interface CollectorOptions {
   shard: number | null;
   /** What request `seq` asked for (token-length workloads), for the asked-versus-received report. */
   requested?: (seq: number) => Requested;
-  /** Whether requested output lengths are targets or max_tokens caps (default cap). */
-  outputIs?: 'target' | 'cap';
   /** The result sections the run collects (load-sections.ts; default: loadSections() without run options). */
   sections?: readonly AnySection[];
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
@@ -66,7 +63,6 @@ export class Collector {
   events = 0;
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
-  readonly tokens: TokenAcc;
   /** The result sections' accumulators (src/sections/): each sees every measured request. */
   readonly sections: SectionAccumulators;
   readonly #slices = new Map<number, SliceAcc>();
@@ -79,7 +75,6 @@ export class Collector {
   constructor(o: CollectorOptions) {
     this.#o = o;
     this.sections = new SectionAccumulators(o.sections ?? loadSections());
-    this.tokens = new TokenAcc(o.outputIs ?? 'cap');
     this.hist = {} as Record<MetricName, Histogram>;
     for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps', 'server_ttft'] as const) {
       this.hist[m] = newHistogram();
@@ -233,7 +228,6 @@ export class Collector {
         this.ok++;
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
-        this.tokens.add(t.promptTokens, tokens, asked);
         if (t.reasoningTokens !== undefined) ttfo = firstAnswerUs(t.tokenEvents, origin);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
