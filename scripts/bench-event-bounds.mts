@@ -1,7 +1,7 @@
 // Usage: npx tsx scripts/bench-event-bounds.mts "$PWD" (a checkout root): the main thread's CPU per event
-// for the event bounds (src/load/event-bounds.ts) over a plain 2,000-event stream, read in 4 KiB pieces.
+// for the event bounds (src/load/measure/event-bounds.ts) over a plain 2,000-event stream, read in 4 KiB pieces.
 const root = process.argv[2]!;
-const { EventBounds } = await import(`${root}/src/load/event-bounds.ts`);
+const { EventBounds } = await import(`${root}/src/load/measure/event-bounds.ts`);
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): string => `data: ${JSON.stringify({ id: 'chatcmpl-0123456789', object: 'chat.completion.chunk', created: 1764201600, model: 'iari-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 let body = chunk({ role: 'assistant', content: '' });
 for (let i = 0; i < 2000; i++) body += chunk({ content: ' word' });

@@ -1,32 +1,33 @@
 // Receipt verifier benchmark (run by hand, not by npm test):
-//   npx tsx scripts/bench-receipts.ts [--throughput 3000] [--rounds 3] [--parallel 50000] [--counts 1000000]
-//                                     [--startup-runs 7] [--out reports/bench/receipts.json]
+//   npx tsx scripts/bench-receipts.ts [--throughput 3000] [--rounds 3] [--parallel 50000] [--parallel-rounds 3]
+//                                     [--baseline OTHER/dist] [--counts 1000000] [--startup-runs 7] [--out reports/bench/receipts.json]
 // Every figure is set beside the machine's own Ed25519 limit measured in the same run:
 // 1. Single thread: Receipts verified per CPU-second through the full path (strict read, schema, JCS,
 //    digest, Ed25519, chain state) beside node:crypto's raw verify loop over the same signature inputs
 //    (interleaved batches; ratio target >= 0.7), with `openssl speed ed25519`'s single-core verify rate.
-// 2. --jobs 2: Receipts per wall-second verifying a generated file with two worker threads, beside the
-//    raw single-core rate in wall time measured right before and after (target >= 1.2 of it); and the
-//    CPU-time bound (the process's CPU over 2 cores, or its main thread's CPU if more) beside the raw
-//    rate per CPU-second, which holds on a loaded machine where the process does not get 2 cores.
+// 2. --jobs 2: Receipts per wall-second verifying a generated file with two worker threads, beside
+//    node:crypto's raw verify rate on one thread and on two threads at once, in interleaved rounds
+//    (target >= 1.2 of the single-thread rate), with the CPU-time bound (scripts/bench-receipts-parallel.ts).
 // 3. Peak RSS of `node bin/iari.js receipts verify` (compiled; a tsx child without dist/) on a generated
 //    file of each size in --counts (target < 256 MiB at 1,000,000), with the default --jobs (the cores).
 // 4. Start-up: wall time of `iari receipts verify` on a 10-Receipt file, compiled (node bin/iari.js,
 //    needs `npm run build`) and from source (node --import tsx src/cli/entry.ts); target < 300 ms.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parallelRounds } from './bench-receipts-parallel.ts';
 import { ChainBuilder, ChainVerifier, Ed25519Key, canonicalString, digestOf, receiptSigInput, verifyReceiptFile, type Receipt, type VerifyOptions } from '../src/receipts/index.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ISSUER = Ed25519Key.fromSeed(new Uint8Array(Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex')));
 const ACTOR = Ed25519Key.fromSeed(new Uint8Array(Buffer.from('4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb', 'hex')));
 const OPTIONS: VerifyOptions = { trustedIssuers: [ISSUER.keyref], now: 4_000_000_000, maxFindings: 100 };
-const KEY = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), ISSUER.publicKey]), format: 'der', type: 'spki' });
+const SPKI = new Uint8Array(Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), ISSUER.publicKey]));
+const KEY = createPublicKey({ key: Buffer.from(SPKI), format: 'der', type: 'spki' });
 
 /** Appends Receipts (allowed gate + outcome pairs and denials, ids like the mock's) until n, calling sink for each. */
 function build(n: number, sink: (r: Receipt) => void): void {
@@ -154,82 +155,6 @@ async function writeChainStreaming(path: string, n: number): Promise<void> {
   await new Promise<void>((r) => out.end(r));
 }
 
-/** CPU seconds (user + system) of this process's main thread, from /proc (Linux; null elsewhere). */
-function mainThreadCpuSeconds(): number | null {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat (utime, stime) in clock ticks; the list starts at field 3 here.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * --jobs 2 on a file, between two raw single-core measurements over the same signatures. Wall ratios
- * say what this run got; on a shared machine the process may hold less than its 2 cores, so the CPU
- * figures say what it would reach with them: the run cannot finish before its main thread's CPU time,
- * nor before the whole process's CPU time spread over 2 cores (`cpuBoundPerSec`), set beside the raw
- * loop's rate per CPU-second.
- */
-async function parallel(dir: string, n: number) {
-  const file = join(dir, `chain-${n}.jsonl`);
-  await writeChain(file, n);
-  const receipts: Receipt[] = [];
-  build(Math.min(n, 5000), (r) => receipts.push(r));
-  const raw = rawInputs(receipts);
-  // The compiled verifier when dist/ exists (what `iari receipts verify` runs): from source every
-  // worker thread compiles the TypeScript again through tsx, which is not the product's cost.
-  const compiled = join(ROOT, 'dist/src/receipts/index.js');
-  const verify: typeof verifyReceiptFile = existsSync(compiled) ? ((await import(compiled)) as { verifyReceiptFile: typeof verifyReceiptFile }).verifyReceiptFile : verifyReceiptFile;
-  const rawRates = () => {
-    rawLoop(raw, 0, 200);
-    const t0 = performance.now();
-    const c0 = cpuSeconds();
-    rawLoop(raw, 0, raw.length);
-    return { wall: raw.length / ((performance.now() - t0) / 1000), cpu: raw.length / (cpuSeconds() - c0) };
-  };
-  const timed = async (jobs: number) => {
-    const t0 = performance.now();
-    const c0 = cpuSeconds();
-    const m0 = mainThreadCpuSeconds();
-    const r = await verify(file, { ...OPTIONS, jobs });
-    if (!r.valid || r.count !== n) throw new Error(`--jobs ${jobs}: ${JSON.stringify(r.errors.slice(0, 3))}`);
-    const wall = (performance.now() - t0) / 1000;
-    const cpu = cpuSeconds() - c0;
-    const m1 = mainThreadCpuSeconds();
-    const main = m0 === null || m1 === null ? null : m1 - m0;
-    const floor = Math.max(cpu / jobs, main ?? 0);
-    return { perSec: n / wall, cpuSeconds: cpu, mainThreadCpuSeconds: main, cpuBoundPerSec: n / floor };
-  };
-  const rawBefore = rawRates();
-  const jobs2 = await timed(2);
-  const rawAfter = rawRates();
-  const jobs1 = await timed(1);
-  rmSync(file, { force: true });
-  const rawSingleCore = (rawBefore.wall + rawAfter.wall) / 2;
-  const rawCpu = (rawBefore.cpu + rawAfter.cpu) / 2;
-  const r3 = (x: number) => Number(x.toFixed(3));
-  return {
-    receipts: n,
-    rawNodeVerifyWallPerSec: Math.round(rawSingleCore),
-    rawNodeVerifyCpuPerSec: Math.round(rawCpu),
-    rawBefore: Math.round(rawBefore.wall),
-    rawAfter: Math.round(rawAfter.wall),
-    jobs2PerSec: Math.round(jobs2.perSec),
-    jobs1PerSec: Math.round(jobs1.perSec),
-    ratioJobs2: r3(jobs2.perSec / rawSingleCore),
-    jobs2CpuSeconds: r3(jobs2.cpuSeconds),
-    jobs2MainThreadCpuSeconds: jobs2.mainThreadCpuSeconds === null ? null : r3(jobs2.mainThreadCpuSeconds),
-    jobs2CpuBoundPerSec: Math.round(jobs2.cpuBoundPerSec),
-    ratioJobs2CpuBound: r3(jobs2.cpuBoundPerSec / rawCpu),
-    jobs1CpuSeconds: r3(jobs1.cpuSeconds),
-    verifier: verify === verifyReceiptFile ? 'source (tsx)' : 'compiled (dist/)',
-    target: 1.2,
-  };
-}
-
 async function verifyOnly(path: string, jobs: number | undefined): Promise<void> {
   const t0 = performance.now();
   const result = await verifyReceiptFile(path, { ...OPTIONS, ...(jobs === undefined ? {} : { jobs }) });
@@ -274,6 +199,8 @@ async function main(): Promise<void> {
       throughput: { type: 'string', default: '3000' },
       rounds: { type: 'string', default: '3' },
       parallel: { type: 'string', default: '50000' },
+      'parallel-rounds': { type: 'string', default: '3' },
+      baseline: { type: 'string' },
       counts: { type: 'string', default: '1000000' },
       'startup-runs': { type: 'string', default: '7' },
       'openssl-seconds': { type: 'string', default: '3' },
@@ -296,9 +223,16 @@ async function main(): Promise<void> {
       process.stdout.write(`single thread: full path ${st.fullPathPerSec}/s, node:crypto raw verify ${st.rawNodeVerifyPerSec}/s (same run), ratio ${st.ratio} (target >= 0.7); openssl speed ed25519 ${openssl ?? 'n/a'} verify/s; load ${load()}\n`);
     }
     if (!skip.has('parallel')) {
-      const p = await parallel(dir, Number(values.parallel));
+      const n = Number(values.parallel);
+      const file = join(dir, `chain-${n}.jsonl`);
+      await writeChain(file, n);
+      const receipts: Receipt[] = [];
+      build(Math.min(n, 5000), (r) => receipts.push(r));
+      const p = await parallelRounds({ file, n, raw: rawInputs(receipts), spki: SPKI, options: OPTIONS, rounds: Number(values['parallel-rounds']), dist: join(ROOT, 'dist'), fallback: verifyReceiptFile, baseline: values.baseline, load });
+      rmSync(file, { force: true });
       report['parallel'] = { ...p, loadAverage1m: load() };
-      process.stdout.write(`--jobs 2: ${p.jobs2PerSec}/s wall (--jobs 1: ${p.jobs1PerSec}/s) vs raw single-core ${p.rawNodeVerifyWallPerSec}/s wall, ratio ${p.ratioJobs2}; CPU: ${p.jobs2CpuSeconds} s in all (main thread ${p.jobs2MainThreadCpuSeconds ?? '?'} s), so ${p.jobs2CpuBoundPerSec}/s with 2 cores of its own vs raw ${p.rawNodeVerifyCpuPerSec}/CPU-s, ratio ${p.ratioJobs2CpuBound} (target >= 1.2); load ${load()}\n`);
+      const m = p.median;
+      process.stdout.write(`--jobs 2 (median of ${p.rounds.length}): ${m['jobs2PerSec']}/s wall = ${m['ratioJobs2']}x node:crypto's single-core verify rate (target >= 1.2), ${m['ratioJobs2ToRaw2']}x its 2-thread rate; CPU bound ${m['ratioJobs2CpuBound']}x; --jobs 1 ${m['ratioJobs1']}x; load ${load()}\n`);
     }
     if (!skip.has('startup')) {
       const s = await startup(dir, Number(values['startup-runs']));

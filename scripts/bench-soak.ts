@@ -8,6 +8,7 @@
  *
  * Prints the figures and writes reports/bench/soak.json. The load comes from autocannon in this
  * process (non-streaming completions of 4 tokens, rate limits off), so the mock is the bottleneck.
+ * The load side's own soak (iari load's records and slices, no network): scripts/bench-soak-records.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

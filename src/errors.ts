@@ -14,6 +14,8 @@ export const HarnessErrorCode = {
   UNKNOWN_REQUIREMENT: 'IARI_UNKNOWN_REQUIREMENT',
   TOKEN_MISSING: 'IARI_TOKEN_MISSING',
   INPUT_UNREADABLE: 'IARI_INPUT_UNREADABLE',
+  /** A run's file could not be written (requests.ndjson streamed during a load run: disk full, permissions). */
+  REPORT_UNWRITABLE: 'IARI_REPORT_UNWRITABLE',
   THRESHOLD_INVALID: 'IARI_THRESHOLD_INVALID',
   /** The test guard IARI_LOOPBACK_ONLY=1 refused a target or proxy that is not loopback. */
   TARGET_BLOCKED: 'IARI_TARGET_BLOCKED',
@@ -37,6 +39,7 @@ const exitCodeOf: Record<HarnessErrorCode, ExitCode> = {
   IARI_UNKNOWN_REQUIREMENT: ExitCode.usage,
   IARI_TOKEN_MISSING: ExitCode.usage,
   IARI_INPUT_UNREADABLE: ExitCode.usage,
+  IARI_REPORT_UNWRITABLE: ExitCode.usage,
   IARI_THRESHOLD_INVALID: ExitCode.usage,
   IARI_TARGET_BLOCKED: ExitCode.usage,
   IARI_TARGET_UNREACHABLE: ExitCode.usage,

@@ -18,10 +18,17 @@ export interface FlagSection {
   rows: readonly (FlagRow | NoteRow)[];
 }
 
-const COLUMN = 25;
+/** Where the help text starts, and what a head too long for it does: `after` (3 spaces, iari load) or `above` (its own line, iari test). */
+export interface HelpLayout {
+  column: number;
+  longHead: 'after' | 'above';
+}
 
-/** `  --flag ARG` padded to column 25 (3 spaces when longer), continuation lines at column 25. */
-export function renderSections(sections: readonly FlagSection[]): string {
+const LOAD_LAYOUT: HelpLayout = { column: 25, longHead: 'after' };
+
+/** `  --flag ARG` padded to the column (or, when longer, as the layout says), continuation lines at the column. */
+export function renderSections(sections: readonly FlagSection[], layout: HelpLayout = LOAD_LAYOUT): string {
+  const column = layout.column;
   const out: string[] = [];
   for (const s of sections) {
     out.push(s.title);
@@ -32,8 +39,9 @@ export function renderSections(sections: readonly FlagSection[]): string {
       }
       const head = `  ${row.head}`;
       const [first = '', ...rest] = row.help;
-      out.push(`${head.length < COLUMN ? head.padEnd(COLUMN) : `${head}   `}${first}`);
-      out.push(...rest.map((l) => `${' '.repeat(COLUMN)}${l}`));
+      if (layout.longHead === 'above' && head.length > column - 2) out.push(head, `${' '.repeat(column)}${first}`);
+      else out.push(`${head.length < column ? head.padEnd(column) : `${head}   `}${first}`);
+      out.push(...rest.map((l) => `${' '.repeat(column)}${l}`));
     }
   }
   return `${out.join('\n')}\n`;

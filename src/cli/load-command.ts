@@ -4,8 +4,9 @@ import { noTokenLine } from '../load/plan/plan-lines.ts';
 import { ExitCode } from '../exit-codes.ts';
 import { createRunDir, newRunId, shownPath } from '../report/run-dir.ts';
 import { createRedactor, type Redactor } from '../report/redact.ts';
-import { writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
-import type { LoadPlan } from '../load/plan/load-options.ts';
+import { requestLine, writeLoadFiles, writeLoadGithubOutputs } from '../report/load-files.ts';
+import { openRecordFile } from '../load/results/record-log.ts';
+import { IN_MEMORY_MAX_S, type LoadPlan } from '../load/plan/load-options.ts';
 import type { LoadNames } from '../load/plan/load-option-names.ts';
 import type { LoadScenario } from '../load/plan/scenario.ts';
 import { CLI_LOAD_NAMES, loadFlagSpec, scenarioFromFlags } from './load-flags.ts';
@@ -44,6 +45,8 @@ export async function run(argv: string[], deps: { runId?: string } = {}): Promis
   const noToken = noTokenLine(plan);
   if (noToken !== null && !plan.json && !plan.quiet) process.stderr.write(noToken);
   const serverMetrics = serverMetricsFromFlags(values);
+  // Its reads (two a second) and, with --cancel-rate, every request's span are kept for the end: not yet a soak's.
+  if (serverMetrics !== null && plan.durationS !== null && plan.durationS > IN_MEMORY_MAX_S) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --server-metrics keeps every read of /metrics (two a second) until the end: not with --duration over 1h');
   if (values['ab-token-env'] !== undefined && plan.ab === null) throw new HarnessError(HarnessErrorCode.USAGE, 'iari load: --ab-token-env names B\'s token: it needs --ab URL_B');
   const tokenB = values['ab-token-env'] === undefined ? undefined : readToken('iari load', { tokenEnv: values['ab-token-env'] });
   const coordination = coordinationFromFlags(values, plan.shard, plan.token);
@@ -105,8 +108,13 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     const step = (s: SweepStep, i: number): void => {
       if (!plan.json && !plan.quiet) process.stderr.write(`${tty ? '\r\x1b[2K' : ''}${plan.sweep ? 'sweep step' : 'level'} ${i}: ${s.level} -> ${s.achievedRps.toFixed(2)} req/s, TTFT p95 ${s.ttftP95Us === null ? '-' : `${Math.round(s.ttftP95Us / 1000)} ms`}, SLOs ${s.slosMet ? 'met' : 'breached'}${s.saturated ? ', saturated' : ''}${s.phase === 'repeat' ? ' (run again to confirm)' : ''}\n`);
     };
-    const { result, records, runs, secrets } = await runPlan(plan, names, scenario, {
+    const { result, records, recordsFile, runs, secrets } = await runPlan(plan, names, scenario, {
       runId,
+      // Issue 43: a run's records go to requests.ndjson as they finish (a soak run holds none of them).
+      recordLog: (secrets) => {
+        const redactor = createRedactor([...secrets]);
+        return openRecordFile(createRunDir({ report: plan.report, id: runId }).path('requests.ndjson'), (r) => requestLine(r, redactor));
+      },
       // A coordinated shard also stops when the coordinator says (another shard died or breached an abort SLO).
       signal: shard === undefined ? ac.signal : AbortSignal.any([ac.signal, shard.signal]),
       ...(shard === undefined ? {} : { startGate: () => shard.gate() }),
@@ -136,7 +144,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     }
     // The first run is the report; the other repeats go to run-<i>/load.json.
     runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));
-    const dir = writeReports(plan, result, records, runId, redactor);
+    const dir = writeReports(plan, result, recordsFile === undefined ? records : undefined, runId, redactor);
     writeLoadGithubOutputs(result, redactor);
     const stdout = deps.stdout ?? ((text: string): void => void process.stdout.write(text));
     if (plan.json) stdout(redactor.string(JSON.stringify(result, null, 2)) + '\n');
@@ -149,7 +157,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
 }
 
 /** load.json, requests.ndjson, junit.xml (one case per SLO) and report.html, via the reports toolkit. */
-export function writeReports(plan: Pick<LoadPlan, 'report'>, result: LoadResult, records: readonly RequestRecord[], runId: string, redactor: Redactor): string {
+export function writeReports(plan: Pick<LoadPlan, 'report'>, result: LoadResult, records: readonly RequestRecord[] | undefined, runId: string, redactor: Redactor): string {
   const dir = createRunDir({ report: plan.report, id: runId });
   writeLoadFiles(result, records, dir, redactor);
   return dir.dir;

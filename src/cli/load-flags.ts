@@ -99,6 +99,6 @@ export function scenarioFromFlags(v: LoadFlagValues): { plan: LoadPlan; scenario
   // $IARI_TOKEN unset, the requests carry no Authorization (the plan's token is empty, said before
   // any traffic); a named source (--token-env, --token-file) must still hold one.
   const readOrNone = (): string => readTokenOrNone('iari load', { tokenEnv: v['token-env'], tokenFile: v['token-file'] });
-  const plan = validateLoadOptions(merged.options, CLI_LOAD_NAMES, tokenGiven ? { ...shell, readToken: readOrNone } : shell);
+  const plan = validateLoadOptions(merged.options, CLI_LOAD_NAMES, { ...shell, recordsToDisk: true, ...(tokenGiven ? { readToken: readOrNone } : {}) });
   return { plan, scenario: effectiveScenario(merged.options, merged.shell, plan) };
 }

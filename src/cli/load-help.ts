@@ -4,18 +4,15 @@
 import { renderSections, type FlagSection } from '../flag-help.ts';
 import { connectionHelpSection } from '../client/connection-options.ts';
 import { sloHelp } from '../load/results/slo.ts';
-import { headOf, LOAD_FLAGS, LOAD_SECTIONS, type LoadFlag, type LoadSection } from '../load/plan/load-flag-table.ts';
+import { helpSectionsOf as sectionsOf } from '../flag-table.ts';
+import { LOAD_FLAGS, LOAD_SECTIONS, type LoadFlag } from '../load/plan/load-flag-table.ts';
 
 /** The help's sections: the table's rows in its order, section by section. */
 export const LOAD_HELP_SECTIONS: readonly FlagSection[] = helpSectionsOf(LOAD_FLAGS);
 
 /** Help rows from flag rows (a row documents its flag and the one that negates it). */
 export function helpSectionsOf(rows: readonly LoadFlag[]): FlagSection[] {
-  return (Object.entries(LOAD_SECTIONS) as [LoadSection, string][]).map(([key, title]) =>
-    key === 'connection'
-      ? connectionHelpSection
-      : { title, rows: rows.filter((r) => r.section === key && r.help !== undefined).map((r) => ({ head: headOf(r), flags: r.negatedBy === undefined ? [r.flag] : [r.flag, r.negatedBy], help: r.help ?? [] })) },
-  );
+  return sectionsOf(rows, LOAD_SECTIONS, { connection: connectionHelpSection });
 }
 
 export const LOAD_HELP = `Usage: iari load [options]

@@ -7,6 +7,7 @@ import { createRunDir, newRunId } from '../report/run-dir.ts';
 import { createRedactor } from '../report/redact.ts';
 import { writeLoadFiles } from '../report/load-files.ts';
 import { assertLoadResult, mergeResults } from '../load/results/merge.ts';
+import { readRecordFile } from '../load/results/record-log.ts';
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { summaryTable } from '../load/results/summary.ts';
 import { COMPARE_HELP, runCompare } from './compare-command.ts';
@@ -69,22 +70,22 @@ export async function run(argv: string[]): Promise<number> {
   const runId = newRunId();
   const merged = mergeResults(inputs.map((i) => i.result), runId);
   const dir = createRunDir({ report: values.report, id: runId });
-  const records: RequestRecord[] = [];
-  for (const i of inputs) {
-    if (i.dir === null) continue;
-    const f = join(i.dir, 'requests.ndjson');
-    if (!existsSync(f)) continue;
-    for (const line of readFileSync(f, 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        records.push(JSON.parse(line) as RequestRecord);
-      } catch {
-        throw new HarnessError(HarnessErrorCode.INPUT_UNREADABLE, `iari report merge: ${f} has a line that is not JSON`);
-      }
-    }
-  }
-  writeLoadFiles(merged, records, dir, createRedactor([]));
+  // Read one line at a time and written as read: shards of a day-long run never sit in memory (issue 43).
+  const records = shardRecords(inputs.flatMap((i) => (i.dir === null || !existsSync(join(i.dir, 'requests.ndjson')) ? [] : [join(i.dir, 'requests.ndjson')])));
+  // A bad line is refused before anything is written.
+  for (const f of records.files) for (const _ of readRecordFile(f)) void _;
+  writeLoadFiles(merged, records.all(), dir, createRedactor([]));
   if (values.json === true) process.stdout.write(JSON.stringify(merged, null, 2) + '\n');
   else process.stdout.write(summaryTable(merged) + `\nmerged ${inputs.length} result(s): ${relative(process.cwd(), dir.dir) || '.'}/load.json\n`);
   return merged.slosPassed ? ExitCode.ok : ExitCode.thresholdBreached;
+}
+
+/** The shards' requests.ndjson files, read back one after the other. */
+function shardRecords(files: readonly string[]): { files: readonly string[]; all: () => Iterable<RequestRecord> } {
+  return {
+    files,
+    all: function* () {
+      for (const f of files) yield* readRecordFile(f);
+    },
+  };
 }

@@ -6,6 +6,7 @@ import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import type { LoadResult, RequestRecord } from '../load/results/load-result.ts';
 import { assertLoadResult } from '../load/results/merge.ts';
+import { readRecordFile } from '../load/results/record-log.ts';
 import type { AbSection } from '../load/search/ab-blocks.ts';
 import { assertNoiseCalibration, type NoiseCalibration } from './noise-calibration.ts';
 
@@ -13,29 +14,26 @@ export interface CompareSide {
   source: string;
   load: LoadResult | null;
   conformance: ConformanceReport | null;
-  /** requests.ndjson beside load.json (the 1 s blocks of the ttfb, tpot and output_tps tests); null when absent. */
-  records?: RequestRecord[] | null;
+  /** requests.ndjson beside load.json (the 1 s blocks of the ttfb, tpot and output_tps tests), read line by line at each pass; null when absent. */
+  records?: Iterable<RequestRecord> | null;
   /** Side A of an A/B run (iari load --ab): its blocks paired with B's. */
   pairs?: AbSection['pairs'] | null;
   /** How the A/B run split the requests (absent: not an A/B run). */
   abOrder?: AbSection['order'];
 }
 
-/** Larger request logs are not read (their percentiles are then left untested). */
-const MAX_RECORDS_BYTES = 256 * 1024 * 1024;
-
-function readRecords(file: string | undefined): RequestRecord[] | null {
-  if (file === undefined || statSync(file).size > MAX_RECORDS_BYTES) return null;
-  const out: RequestRecord[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      out.push(JSON.parse(line) as RequestRecord);
-    } catch {
-      throw unreadable(`${file} has a line that is not JSON`);
-    }
-  }
-  return out;
+/** A day-long run's requests.ndjson is GBs: it is read line by line, at each pass, never held (issue 43). */
+function readRecords(file: string | undefined): Iterable<RequestRecord> | null {
+  if (file === undefined) return null;
+  return {
+    *[Symbol.iterator]() {
+      try {
+        yield* readRecordFile(file);
+      } catch (e) {
+        throw e instanceof HarnessError ? unreadable(e.message) : e;
+      }
+    },
+  };
 }
 
 function unreadable(message: string): HarnessError {

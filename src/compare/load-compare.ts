@@ -167,7 +167,7 @@ export function compareLoad(
   next: LoadResult,
   seed = 1,
   minEffect = DEFAULT_MIN_EFFECT,
-  records: { base: readonly RequestRecord[] | null; next: readonly RequestRecord[] | null } = { base: null, next: null },
+  records: { base: Iterable<RequestRecord> | null; next: Iterable<RequestRecord> | null } = { base: null, next: null },
   calibration: NoiseCalibration | null = null,
   paired: readonly { a: AbBlock; b: AbBlock }[] | null = null,
   /** The A/B run assigned requests at random: its rates are a coin's split, not the servers'. */

@@ -28,7 +28,7 @@ function recordValue(m: MetricName, r: RequestRecord): number | null {
 }
 
 /** The metric's values per measured second; null when the run carries none (no slice histogram, no requests.ndjson). */
-export function metricBlocks(r: LoadResult, m: MetricName, records: readonly RequestRecord[] | null): ValueCount[][] | null {
+export function metricBlocks(r: LoadResult, m: MetricName, records: Iterable<RequestRecord> | null): ValueCount[][] | null {
   const field = sliceHdr[m];
   const window = Math.max(1, Math.floor(r.throughput.windowS));
   if (field !== undefined) {

@@ -5,7 +5,8 @@
 // repeats, and the effective scenario recorded in the result.
 import type { Collector } from '../load/results/collector.ts';
 import type { LoadResult, RequestRecord, SweepStep } from '../load/results/load-result.ts';
-import { runLoadConfig, type LoadConfig } from '../load/run-load.ts';
+import { runLoadConfig, type LoadConfig, type LoadRun } from '../load/run-load.ts';
+import type { RecordLog } from '../load/results/record-log.ts';
 import { runSweep } from '../load/search/sweep.ts';
 import { runCapacitySearch } from '../load/search/capacity-search.ts';
 import { repeatSection, type RepeatSection } from '../load/search/repeat.ts';
@@ -32,6 +33,7 @@ import { newRunId } from '../report/run-dir.ts';
 import { refuseUnknownKeys } from '../option-keys.ts';
 import type { MockServer } from '../../mock-server/index.ts';
 import { defaultProtocols, protocolNamed, type ProtocolList } from '../protocols/registry.ts';
+import { loadSections } from '../load/results/load-sections.ts';
 
 export type { LoadScenario } from '../load/plan/scenario.ts';
 
@@ -56,6 +58,12 @@ export interface RunHooks {
   api?: string;
   /** A coordinated shard's start (LoadConfig.startGate). */
   startGate?: LoadConfig['startGate'];
+  /**
+   * `iari load`: where a single run's records stream (requests.ndjson, each line redacted of
+   * `secrets`), so memory holds none (issue 43, soak runs). Searches, A/B and repeats keep theirs
+   * in memory (they are refused over an hour).
+   */
+  recordLog?: (secrets: readonly string[]) => RecordLog;
 }
 
 export interface AbHooks {
@@ -66,8 +74,10 @@ export interface AbHooks {
 export interface ScenarioOutcome {
   /** The same object `iari load --json` prints (load.json), with the effective `scenario`. */
   result: LoadResult & { repeat?: RepeatSection };
-  /** One record per measured request of the (first) run. */
+  /** One record per measured request of the (first) run; empty when they streamed to `recordsFile`. */
   records: RequestRecord[];
+  /** The records' file when they streamed there (RunHooks.recordLog). */
+  recordsFile?: string;
   /** search repeat: every run, the first being `result`. */
   runs: LoadResult[];
   /** What reports must redact: the token and the connection's secret header values. */
@@ -130,7 +140,10 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       ...(hooks.startGate === undefined ? {} : { startGate: hooks.startGate }),
     };
     const onStep = hooks.onStep ?? ((): void => undefined);
-    const { result, records } =
+    const secrets = [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? []), ...(tokenB === null ? [] : [tokenB])];
+    const recordLog = hooks.recordLog;
+    const single = plan.findCapacity === null && !plan.sweep && ab === null;
+    const { result, records, recordsFile }: LoadRun =
       plan.findCapacity !== null
         ? await runCapacitySearch(cfg, { ...plan.findCapacity, levelBoundS: levelBoundS(plan), onStep })
         : plan.sweep
@@ -139,7 +152,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
             ? ab.assign === 'random'
               ? await runAbRandom({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, run: runLoadConfig, dispatcherFor: (origin, pool) => dispatcherFor(plan.connection, origin, pool) })
               : await runAb({ config: cfg, baseUrlB: ab.baseUrlB, tokenB, blockS: ab.blockS, blockRequests: ab.blockRequests, run: runLoadConfig, ...(hooks.ab?.onBlock === undefined ? {} : { onBlock: hooks.ab.onBlock }) })
-            : await runLoadConfig(cfg);
+            : await runLoadConfig(single && recordLog !== undefined ? { ...cfg, records: () => recordLog(secrets) } : cfg);
     const runs: LoadResult[] = [result];
     const out = result as ScenarioOutcome['result'];
     if (plan.repeat > 1) {
@@ -151,7 +164,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       out.repeat = repeatSection(runs);
     }
     for (const r of runs) r.scenario = scenario as Record<string, unknown>;
-    return { result: out, records, runs, secrets: [token, ...connectionSecrets(plan.connection, new URL(baseUrl).origin), ...(hooks.serverMetrics?.headers.map((h) => h.value) ?? []), ...(tokenB === null ? [] : [tokenB])] };
+    return { result: out, records, ...(recordsFile === undefined ? {} : { recordsFile }), runs, secrets };
   } finally {
     await mock?.close();
   }
@@ -196,11 +209,12 @@ export interface ScenarioRunOptions {
 }
 
 /** The plan a scenario describes, as the library validates it (exported for the CLI parity test). */
-export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: LoadPlan; scenario: LoadScenario } {
+export function scenarioPlan(scenario: LoadScenario, token?: string, protocols?: ProtocolList): { plan: LoadPlan; scenario: LoadScenario } {
   const s = checkScenario(scenario, 'runScenario');
   const { options, shell } = scenarioToOptions(s);
   const names = scenarioNames('runScenario');
-  const plan = validateLoadOptions({ ...options, ...(token === undefined ? {} : { token }) }, names, shell);
+  // The APIs' own sections name SLO metrics too (Protocol.resultSections).
+  const plan = validateLoadOptions({ ...options, ...(token === undefined ? {} : { token }) }, names, protocols === undefined ? shell : { ...shell, sections: loadSections({ protocols }) });
   return { plan, scenario: effectiveScenario(options, shell, plan) };
 }
 
@@ -214,7 +228,7 @@ export function scenarioPlan(scenario: LoadScenario, token?: string): { plan: Lo
  */
 export async function runScenario(scenario: LoadScenario, options: ScenarioRunOptions = {}): Promise<ScenarioOutcome> {
   refuseUnknownKeys('runScenario', options, ['token', 'signal', 'onStep', 'abTokenB', 'protocols', 'api']);
-  const { plan, scenario: effective } = scenarioPlan(scenario, options.token);
+  const { plan, scenario: effective } = scenarioPlan(scenario, options.token, options.protocols);
   if (options.api !== undefined) protocolNamed(options.protocols ?? defaultProtocols, options.api);
   return runPlan(plan, scenarioNames('runScenario'), effective, {
     ...(options.signal === undefined ? {} : { signal: options.signal }),

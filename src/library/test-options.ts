@@ -2,67 +2,24 @@ import { existsSync } from 'node:fs';
 // The options of a conformance run, validated once for both shells: `iari test` parses its flags
 // into TestOptions, the library takes them as they are, and both call validateTestOptions.
 import { choiceMessage, numberMessage } from '../flag-messages.ts';
+import { withinRule } from '../flag-table.ts';
+import { TEST_FLAGS, type TestFlag, type TestOptions } from './test-flag-table.ts';
 import type { ConnectionOptions } from '../client/connection-options.ts';
-import { SCOPES, type Scope } from '../checks/runner/scopes.ts';
 import { noConnectionOptions } from '../client/connection-options.ts';
 import { normalizeBaseUrl, type NormalizedBaseUrl } from '../client/base-url.ts';
 import { checkToken, NO_TOKEN } from '../client/token.ts';
 import type { Selection } from '../checks/runner/conformance-results.ts';
-import { MAX_PACE_PER_SECOND } from '../checks/rate-limits/pace.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
-import { profiles, type Profile } from '../checks/kernel/verdicts.ts';
+import type { Profile } from '../checks/kernel/verdicts.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
 import { capabilityNamesOf, isCapability, type Capability } from '../checks/registry/capabilities.ts';
 import { defaultProtocols, type ProtocolList } from '../protocols/registry.ts';
 
-export interface TestOptions {
-  /** The server to test, with or without the trailing `/v1`. Absent: the bundled mock, started in-process and closed afterwards. */
-  baseUrl?: string;
-  /** Bearer token for `baseUrl` (required with it; never written into the report). `''` (NO_TOKEN): the server asks for none, requests carry no Authorization and what needs a token is skipped. */
-  token?: string;
-  /** Which requirements to judge (default `all`). */
-  grade?: 'must' | 'should' | 'all';
-  /** How profile requirements are graded (D-GRADE-04): `default` INFO, `strict` SHOULD. */
-  profile?: Profile;
-  /** Requirement IDs to judge; the others are skipped. */
-  only?: readonly string[];
-  /** Requirement IDs not to judge. */
-  skip?: readonly string[];
-  /** What the run judges: `interface` (default) every requirement; `openai` a plain OpenAI-compatible server, without the interface's extras (/v1/me, /v1/me/usage, public /v1/models, Receipts). */
-  scope?: Scope;
-  /** Also run the rate-limit checks (they consume quota and wait out a window). */
-  includeLimits?: boolean;
-  /** Seed for generated inputs (default 1). */
-  seed?: number;
-  /** The model the checks probe with, instead of the first one GET /v1/models lists (gets past a broken list). */
-  model?: string;
-  /** Deadline of one request, body included (default 10 s on the bundled mock, 60 s otherwise). */
-  requestTimeoutMs?: number;
-  /** Deadline of one check (default 20 s on the bundled mock, 3 min otherwise). */
-  checkTimeoutMs?: number;
-  /** Deadline of the whole run (default 5 min on the bundled mock, 5 min plus maxRateLimitWaitMs otherwise). */
-  runTimeoutMs?: number;
-  /** Longest the whole run waits out 429s (default 10 min; 0 never waits). */
-  maxRateLimitWaitMs?: number;
-  /** Requests per second (`--pace`); default: the limit /v1/me reports, else 10/s against a server, none against the bundled mock. */
-  pacePerSecond?: number;
-  /** TLS trust and extra headers for `baseUrl`. */
-  connection?: ConnectionOptions;
-  /** Capabilities beyond the seed the server must offer (src/checks/registry/capabilities.ts): where it does not, their requirements fail instead of being skipped. */
-  expect?: readonly string[];
-  /** The Python interpreter openai-python's CLIENT operations run in (default python3); where it lacks the openai package they are skipped, saying so. */
-  python?: string;
-  /** The APIs judged (default: every API iari ships, src/protocols/registry.ts); a list of your own adds an API with its requirements and capabilities. */
-  protocols?: ProtocolList;
-}
+/** runConformance's options: their type sits beside the flags that write them (test-flag-table.ts). */
+export type { TestOptions } from './test-flag-table.ts';
 
-/** Every key of TestOptions, at run time: runConformance refuses any other (a misspelt option would be ignored). */
-export const TEST_OPTION_KEYS = [
-  'baseUrl', 'token', 'grade', 'profile', 'only', 'skip', 'scope', 'includeLimits', 'seed', 'model', 'requestTimeoutMs', 'checkTimeoutMs',
-  'runTimeoutMs', 'maxRateLimitWaitMs', 'pacePerSecond', 'connection', 'expect', 'python', 'protocols',
-] as const satisfies readonly (keyof TestOptions)[];
-const testKeysComplete: Exclude<keyof TestOptions, (typeof TEST_OPTION_KEYS)[number]> extends never ? true : never = true;
-void testKeysComplete;
+/** Every key of TestOptions, at run time (from the flag table): runConformance refuses any other (a misspelt option would be ignored). */
+export { TEST_OPTION_KEYS } from './test-flag-table.ts';
 
 export type TestTarget =
   | { kind: 'bundled-mock' }
@@ -83,8 +40,6 @@ export interface ValidTestOptions {
   python?: string;
   protocols: ProtocolList;
 }
-
-const DAY_MS = 24 * 3600_000;
 
 function usage(command: string, message: string): HarnessError {
   return new HarnessError(HarnessErrorCode.USAGE, `${command}: ${message}`);
@@ -116,39 +71,45 @@ function idList(command: string, option: string, list: readonly string[] | undef
   return [...new Set(ids)].sort();
 }
 
-function msInRange(command: string, option: string, value: number | undefined, minMs: number, maxMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value < minMs || value > maxMs) throw usage(command, `${option} must be between ${minMs / 1000}s and ${maxMs / 1000}s, got ${value / 1000}s`);
-  return Math.round(value);
+/**
+ * Every option whose row in the flag table has a closed set or a range: one of the set, or within
+ * the range (a duration's in seconds, its value in milliseconds), else a usage error naming it as
+ * the caller does.
+ */
+function checkRows(o: TestOptions, command: string, option: (name: keyof TestOptions) => string, table: readonly TestFlag[]): void {
+  for (const row of table) {
+    if (row.option === undefined || row.cliOnly !== undefined || row.parse === 'member') continue;
+    const name = row.option as keyof TestOptions;
+    const value = o[name];
+    if (value === undefined) continue;
+    if (row.choices !== undefined && !row.choices.includes(value as string)) throw usage(command, choiceMessage(option(name), row.choices, String(value)));
+    const rule = row.rule;
+    if (rule === undefined) continue;
+    if (row.parse === 'duration') {
+      const ms = value as number;
+      if (!(Number.isFinite(ms) && ms >= rule.min * 1000 && ms <= rule.max * 1000)) throw usage(command, `${option(name)} must be between ${rule.min}s and ${rule.max}s, got ${ms / 1000}s`);
+    } else if (typeof value !== 'number' || !withinRule(rule, value)) throw usage(command, numberMessage(option(name), rule, String(value)));
+  }
 }
 
 /**
  * Checks every option before any traffic; a bad one is a usage or configuration error (exit 2),
  * named as the caller names it (`option` maps an option to its flag: `--only` for the CLI).
  */
-export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name): ValidTestOptions {
+export function validateTestOptions(o: TestOptions, command = 'runConformance', option: (name: keyof TestOptions) => string = (name) => name, table: readonly TestFlag[] = TEST_FLAGS): ValidTestOptions {
+  checkRows(o, command, option, table);
   const grade = o.grade ?? 'all';
-  if (grade !== 'must' && grade !== 'should' && grade !== 'all') throw usage(command, choiceMessage(option('grade'), ['must', 'should', 'all'], String(grade)));
   // spec/DECISIONS.md D-GRADE-04: profile choices are INFO by default; strict raises them to SHOULD.
   const profile = o.profile ?? 'default';
-  if (!(profiles as readonly string[]).includes(profile)) throw usage(command, choiceMessage(option('profile'), profiles, String(profile)));
   const seed = o.seed ?? 1;
-  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 31 - 1) throw usage(command, numberMessage(option('seed'), { min: 0, max: 2 ** 31 - 1, integer: true }, String(seed)));
   const protocols = o.protocols ?? defaultProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
   const scope = o.scope ?? 'interface';
-  if (!(SCOPES as readonly string[]).includes(scope)) throw usage(command, choiceMessage(option('scope'), SCOPES, String(scope)));
   const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }), ...(o.baseUrl !== undefined && o.token === NO_TOKEN ? { noToken: true as const } : {}) };
-  const timeouts = {
-    request: msInRange(command, option('requestTimeoutMs'), o.requestTimeoutMs, 100, 3600_000),
-    check: msInRange(command, option('checkTimeoutMs'), o.checkTimeoutMs, 100, DAY_MS),
-    run: msInRange(command, option('runTimeoutMs'), o.runTimeoutMs, 1000, 7 * DAY_MS),
-  };
-  const maxRateLimitWaitMs = msInRange(command, option('maxRateLimitWaitMs'), o.maxRateLimitWaitMs, 0, DAY_MS);
+  const ms = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.round(value));
+  const timeouts = { request: ms(o.requestTimeoutMs), check: ms(o.checkTimeoutMs), run: ms(o.runTimeoutMs) };
+  const maxRateLimitWaitMs = ms(o.maxRateLimitWaitMs);
   const pacePerSecond = o.pacePerSecond;
-  if (pacePerSecond !== undefined && !(Number.isFinite(pacePerSecond) && pacePerSecond > 0 && pacePerSecond <= MAX_PACE_PER_SECOND)) {
-    throw usage(command, `${option('pacePerSecond')} must be more than 0 and at most ${MAX_PACE_PER_SECOND} requests per second, got ${String(pacePerSecond)}`);
-  }
   const connection = o.connection ?? noConnectionOptions;
   let target: TestTarget;
   if (o.baseUrl === undefined) {

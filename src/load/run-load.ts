@@ -5,6 +5,7 @@ import { Checker } from './measure/checker.ts';
 import { Collector } from './results/collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './executors/engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
+import { RecordList, type RecordLog } from './results/record-log.ts';
 import type { ChatMessage } from './workloads/prompts.ts';
 import type { Workload, WorkloadSpec } from './workloads/workload.ts';
 import { traceTimes } from './workloads/trace-workload.ts';
@@ -91,6 +92,11 @@ export interface LoadConfig extends LoadSettings {
   dispatcher?: EngineTarget['dispatcher'];
   onTiming?: (t: RequestTiming) => void;
   onRecord?: (r: RequestRecord) => void;
+  /**
+   * Where the run's records go (results/record-log.ts): `iari load` streams them to requests.ndjson
+   * (openRecordFile); absent, they are kept in memory (RecordList). Called once, when the run starts.
+   */
+  records?: () => RecordLog;
   onTick?: (c: Collector, elapsedS: number) => void;
   /** Called once t = 0 of the run is fixed (hrtime ns), before any request. */
   onStart?: (startNs: bigint) => void;
@@ -134,8 +140,18 @@ export function shareOf(x: number, shard: ShardInfo | null): number {
   return Math.floor(x / shard.count) + (shard.index < x % shard.count ? 1 : 0);
 }
 
+/**
+ * A run's result and its records: in memory (`records`), or, when LoadConfig.records streamed them
+ * to a file, none in memory (`records` empty) and the file in `recordsFile`.
+ */
+export interface LoadRun {
+  result: LoadResult;
+  records: RequestRecord[];
+  recordsFile?: string;
+}
+
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
-export async function runLoadConfig(given: LoadConfig): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+export async function runLoadConfig(given: LoadConfig): Promise<LoadRun> {
   const traced = given.workload?.trace;
   // Shard i of n replays entries i, i+n, ... of the trace (together: the whole trace).
   const entries = traced === undefined ? undefined : given.shard === null ? traced.entries : traced.entries.filter((_, k) => k % given.shard!.count === given.shard!.index);
@@ -179,7 +195,7 @@ export async function runLoadConfig(given: LoadConfig): Promise<{ result: LoadRe
   }
 }
 
-async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, source: RequestSource, entries: readonly TraceEntry[] | undefined): Promise<{ result: LoadResult; records: RequestRecord[] }> {
+async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, starting: Promise<Checker>, source: RequestSource, entries: readonly TraceEntry[] | undefined): Promise<LoadRun> {
   // The cycled prompts ask for no lengths of their own.
   const workload = source.kind === 'prompts' ? undefined : source.workload;
   const requestTimeoutMs = cfg.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -194,7 +210,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const serverMetrics = cfg.serverMetrics === undefined ? null : await openServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) }, cfg.shard !== null);
   const primed = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
   const priming = primed?.priming ?? null;
-  const records: RequestRecord[] = [];
+  // Issue 43: appended as they finish (requests.ndjson for iari load), never all held by the run.
+  const records = cfg.records?.() ?? new RecordList();
   // The baseline read comes after priming and before the first request: the counters' growth is the run's.
   await serverMetrics?.begin();
   if (serverMetrics !== null && cfg.cancellation !== undefined) target.onCut = () => serverMetrics.cut();
@@ -215,10 +232,10 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
-    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(cfg.workload?.embeddings === undefined ? {} : { embeddingsBatch: cfg.workload.embeddings.batch }), ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
-    ...(workload === undefined ? {} : { requested: workload.requested, outputIs: workload.outputIs }),
+    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(workload === undefined ? {} : { outputIs: workload.outputIs }), protocols: cfg.protocols ?? defaultProtocols, run: { api: source.protocol.name, ...(cfg.workload === undefined ? {} : { workload: cfg.workload as unknown as Readonly<Record<string, unknown>> }) }, ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
+    ...(workload === undefined ? {} : { requested: workload.requested }),
     onRecord: (r) => {
-      records.push(r);
+      records.add(r);
       cfg.onRecord?.(r);
     },
   });
@@ -260,6 +277,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   } finally {
     collector.stopEventLoopMonitor();
     cfg.signal?.removeEventListener('abort', onInterrupt);
+    // The last lines written (a write error fails the run here: IARI_REPORT_UNWRITABLE).
+    await records.close();
   }
   const measureStartEpochMs = startEpochMs + cfg.warmupS * 1000;
   const epochMsOf = (ns: bigint): number => startEpochMs + Number(ns - startNs) / 1e6;
@@ -306,7 +325,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   };
   const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(server === undefined ? {} : { server }) });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
-  return { result: interruptNs === null ? result : { ...result, interrupted: true }, records };
+  const out = interruptNs === null ? result : { ...result, interrupted: true };
+  return records instanceof RecordList ? { result: out, records: records.records } : { result: out, records: [], ...(records.path === null ? {} : { recordsFile: records.path }) };
 }
 
 /**

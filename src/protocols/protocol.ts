@@ -4,6 +4,7 @@
 // report read. None of them asks which API it has. A new API is a folder `src/protocols/<api>/`
 // exporting one `Protocol`, plus its line in a protocol list (registry.ts).
 import type { MockSide } from './protocol-mock.ts';
+import type { AnySection } from '../sections/section-contract.ts';
 
 /** A route an API serves, relative to the base URL's `/v1` (`{ method: 'POST', path: '/embeddings' }`). */
 export interface ProtocolRoute {
@@ -223,6 +224,14 @@ export interface UnitCounter {
   output: 'tokens' | 'none';
 }
 
+/** What a load run tells the result sections an API adds when it binds them (src/load/results/load-sections.ts). */
+export interface ProtocolSectionRun {
+  /** The API the run sends to. */
+  readonly api: string;
+  /** The run's workload as the scenario gives it (`workload.embeddings.batch`, `workload.tools`, ...); absent: a plain prompt workload. */
+  readonly workload?: Readonly<Record<string, unknown>>;
+}
+
 export interface Protocol {
   /** The API's name: `request.api` of a scenario, `SentRequest.api`, and its key in a load result. */
   readonly name: string;
@@ -259,4 +268,10 @@ export interface Protocol {
   readonly conformance?: readonly ConformanceExchange[];
   /** What the bundled mock serves for it: request validation, the answer, its faults. */
   readonly mock?: MockSide;
+  /**
+   * The parts of load.json it adds (src/sections/section-contract.ts): bound to a run (`run`), or
+   * unbound (absent) for merging, the summary and report.html, which read the figures alone. A
+   * section builds nothing for a run that did not use it. Keys are unique over every API's sections.
+   */
+  resultSections?(run?: ProtocolSectionRun): readonly AnySection[];
 }

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { ChainVerifier, type ChainVerifyResult } from './chain-verifier.ts';
 import { ReceiptSplitter, type SplitItem } from './receipt-splitter.ts';
 import { DEFAULT_LIMITS } from './strict-json.ts';
@@ -43,13 +43,15 @@ export interface StreamOptions {
    * number of cores. 1 keeps everything on this thread; the chain logic always stays here.
    */
   jobs?: number;
+  /** The input's length when known (a file's size): a long input starts its worker threads at once instead of after 1,000 Receipts. */
+  expectedBytes?: number;
 }
 
 /** Streams JSONL or a JSON array of Receipts from any byte stream, in bounded memory. */
 export async function verifyReceiptStream(stream: AsyncIterable<Uint8Array>, options: VerifyOptions & StreamOptions = {}): Promise<ChainVerifyResult> {
   const verifier = new ChainVerifier(options);
   const splitter = new ReceiptSplitter((options.limits ?? DEFAULT_LIMITS).maxBytes);
-  const feeder = new ParallelFeeder(verifier, options.jobs ?? defaultJobs());
+  const feeder = new ParallelFeeder(verifier, options.jobs ?? defaultJobs(), options.expectedBytes ?? 0);
   try {
     for await (const chunk of stream) {
       splitter.feed(chunk, (item) => feeder.item(item));
@@ -83,6 +85,11 @@ async function* readReusingBuffer(path: string): AsyncGenerator<Uint8Array> {
 }
 
 /** Streams a file (read errors reject the promise; the caller maps them to "unreadable input"). */
-export function verifyReceiptFile(path: string, options: VerifyOptions & StreamOptions = {}): Promise<ChainVerifyResult> {
-  return verifyReceiptStream(readReusingBuffer(path), options);
+export async function verifyReceiptFile(path: string, options: VerifyOptions & StreamOptions = {}): Promise<ChainVerifyResult> {
+  // The size only decides when worker threads start (a long file: at once); what is read is the stream.
+  const size = await stat(path).then(
+    (s) => (s.isFile() ? s.size : 0),
+    () => 0,
+  );
+  return verifyReceiptStream(readReusingBuffer(path), { ...options, expectedBytes: size });
 }

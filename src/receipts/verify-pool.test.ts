@@ -9,7 +9,7 @@ import { digestOf } from './digest.ts';
 import { ReceiptSplitter } from './receipt-splitter.ts';
 import { Ed25519Key } from './signing-key.ts';
 import { verifyReceiptFile } from './verify-chain.ts';
-import { PARALLEL_FROM, ParallelFeeder } from './verify-pool.ts';
+import { PARALLEL_FROM, PARALLEL_FROM_BYTES, ParallelFeeder } from './verify-pool.ts';
 
 const issuer = Ed25519Key.fromSeed(new Uint8Array(32).fill(1));
 const dir = mkdtempSync(join(tmpdir(), 'iari-pool-'));
@@ -96,4 +96,24 @@ describe('verification on worker threads', () => {
     expect(feeder.workerBatches).toBe(0);
     expect(verifier.count).toBe(PARALLEL_FROM - 10);
   });
+
+  it('starts the workers at once for an input known to be long, before its first Receipt, with the same findings', async () => {
+    const text = longChain(40);
+    const one = new ChainVerifier({ trustedIssuers: [issuer.keyref] });
+    for (const line of text.split('\n')) if (line !== '') one.push(line);
+    const verifier = new ChainVerifier({ trustedIssuers: [issuer.keyref] });
+    const feeder = new ParallelFeeder(verifier, 2, PARALLEL_FROM_BYTES);
+    await feeder.started();
+    const splitter = new ReceiptSplitter(65_536);
+    splitter.feed(new TextEncoder().encode(text), (item) => feeder.item(item));
+    splitter.end((item) => feeder.item(item));
+    await feeder.finish();
+    expect(feeder.workerBatches).toBeGreaterThan(0);
+    expect(verifier.finish()).toEqual(one.finish());
+    const short = new ParallelFeeder(new ChainVerifier({}), 2, PARALLEL_FROM_BYTES - 1);
+    await short.started();
+    short.item({ kind: 'receipt', bytes: new TextEncoder().encode(text.split('\n')[0] as string) });
+    await short.finish();
+    expect(short.workerBatches).toBe(0);
+  }, 60_000);
 });

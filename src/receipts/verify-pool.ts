@@ -21,6 +21,8 @@ export interface CheckJob {
 
 /** Receipts verified on this thread before a pool is started (a small file never pays for workers). */
 export const PARALLEL_FROM = 1000;
+/** An input known to be at least this long (a file's size) starts its pool at once: it boots on the other cores while this thread checks the first Receipts. */
+export const PARALLEL_FROM_BYTES = 1 << 20;
 const BATCH_RECEIPTS = 256;
 const BATCH_BYTES = 512 * 1024;
 /** A pool that has not started by then is given up; verification goes on in-process. */
@@ -39,6 +41,23 @@ function workerEntry(): URL {
 interface Waiter {
   resolve: (b: FactsBatch) => void;
   reject: (e: Error) => void;
+}
+
+/** The Receipts' bytes back to back in one transferable buffer, and where each starts (the last entry: the end). */
+export function packBatch(items: readonly Uint8Array[]): { buffer: ArrayBuffer; offsets: Int32Array } {
+  let size = 0;
+  for (const b of items) size += b.length;
+  const buffer = new ArrayBuffer(size);
+  const bytes = new Uint8Array(buffer);
+  const offsets = new Int32Array(items.length + 1);
+  let at = 0;
+  items.forEach((b, k) => {
+    offsets[k] = at;
+    bytes.set(b, at);
+    at += b.length;
+  });
+  offsets[items.length] = at;
+  return { buffer, offsets };
 }
 
 /** N worker threads running the per-Receipt checks with the same options. */
@@ -105,18 +124,7 @@ export class VerifyPool {
   /** Checks the Receipts (bytes, and their input indexes) on the least busy worker. */
   check(items: readonly Uint8Array[], indexes: Int32Array, before?: CheckJob['before']): Promise<FactsBatch> {
     if (this.#failed !== null) return Promise.reject(this.#failed);
-    let size = 0;
-    for (const b of items) size += b.length;
-    const buffer = new ArrayBuffer(size);
-    const bytes = new Uint8Array(buffer);
-    const offsets = new Int32Array(items.length + 1);
-    let at = 0;
-    items.forEach((b, k) => {
-      offsets[k] = at;
-      bytes.set(b, at);
-      at += b.length;
-    });
-    offsets[items.length] = at;
+    const { buffer, offsets } = packBatch(items);
     let w = 0;
     for (let i = 1; i < this.#workers.length; i++) if ((this.#busy[i] as number) < (this.#busy[w] as number)) w = i;
     this.#busy[w] = (this.#busy[w] as number) + 1;
@@ -169,9 +177,10 @@ export class ParallelFeeder {
   #next = 0;
   #workerBatches = 0;
 
-  constructor(verifier: ChainVerifier, jobs: number) {
+  constructor(verifier: ChainVerifier, jobs: number, expectedBytes = 0) {
     this.#verifier = verifier;
     this.#jobs = jobs;
+    if (jobs > 1 && expectedBytes >= PARALLEL_FROM_BYTES) this.#start();
   }
 
   /** Resolves once a pool that is starting has started (or failed to). */
@@ -188,7 +197,7 @@ export class ParallelFeeder {
   item(item: SplitItem): void {
     if (this.#pool === undefined) {
       this.#applyItem(item);
-      if (item.kind === 'receipt' && ++this.#inline === PARALLEL_FROM && this.#jobs > 1) this.#start();
+      if (item.kind === 'receipt' && ++this.#inline === PARALLEL_FROM && this.#jobs > 1 && this.#starting === undefined) this.#start();
       return;
     }
     if (item.kind === 'receipt') {

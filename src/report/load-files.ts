@@ -15,9 +15,14 @@ export function loadJson(result: LoadResult, redactor: Redactor): string {
   return sanitize(`${JSON.stringify(redactor.value(result), null, 2)}\n`, redactor);
 }
 
+/** One line of requests.ndjson, without its newline (the run streams them: results/record-log.ts). */
+export function requestLine(r: RequestRecord, redactor: Redactor): string {
+  return sanitize(JSON.stringify(redactor.value(r)), redactor);
+}
+
 /** requests.ndjson line by line (written as they come: run-dir.ts writePieces). */
 export function* requestsNdjson(records: Iterable<RequestRecord>, redactor: Redactor): Generator<string> {
-  for (const r of records) yield `${sanitize(JSON.stringify(redactor.value(r)), redactor)}\n`;
+  for (const r of records) yield `${requestLine(r, redactor)}\n`;
 }
 
 function observed(s: SloResult): string {

@@ -5,14 +5,14 @@
  */
 import * as hdr from 'hdr-histogram-js';
 import { coordinationLine, stopLine } from '../load/coordination/coordination-report.ts';
-import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice, TokenComparison } from '../load/results/load-result.ts';
+import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice } from '../load/results/load-result.ts';
 import { errorClasses, percentileKeys } from '../load/results/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { paretoCharts, capacityNote } from './pareto-section.ts';
 import { abSection } from './ab-html.ts';
 import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg-charts.ts';
 import { sanitize, type Redactor } from './redact.ts';
-import { connectionText, engineNote, tokenDistributionText, workloadText } from '../load/results/run-text.ts';
+import { connectionText, engineNote, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
 import { notApplicable, sectionTiles, type SectionResult } from '../sections/section-run.ts';
 import type { AnySection, SectionTile } from '../sections/section-contract.ts';
@@ -99,10 +99,6 @@ const metricLabels: Record<MetricName, string> = {
   output_tps: 'output tokens/s per request',
 };
 
-function comparisonText(c: TokenComparison | null): string {
-  return c === null ? '' : `; asked a mean of ${num(c.askedMean, 1)}, received ${num(c.receivedMean, 1)} (${c.difference >= 0 ? '+' : ''}${num(c.difference * 100, 1)}%) over ${c.requests} requests`;
-}
-
 function modeText(r: LoadResult): string {
   const m = r.meta.mode;
   return m.kind === 'closed' ? `closed loop, concurrency ${m.concurrency} (${m.engine})` : m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests, speed x${m.trace.speed}, mean ${m.rate}/s)` : `open loop, ${m.rate}/s ${m.arrival} arrivals (seed ${m.seed}, ${m.engine})`;
@@ -136,7 +132,6 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: 
   const validity = r.validity.valid
     ? ''
     : html`<p class="status status-warn">Timing may be unreliable: the client was overloaded (event-loop lag p99 ${formatUs(r.validity.eventLoopLagP99Us)} over a ${formatUs(r.validity.budgetUs)} budget).</p>`;
-  const differs = (r.tokens?.differences ?? []).map((d) => html`<p class="status status-warn">Asked and received differ: ${d}.</p>`);
   const stop = stopLine(r.coordination);
   const interrupted = stop !== null ? html`<p class="status status-bad">STOPPED: ${stop}; the figures cover the run up to the stop.</p>` : r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
   const coordinated = coordinationLine(r.coordination);
@@ -150,7 +145,7 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: 
   const na = 'not applicable';
   return section(
     'Summary',
-    html`${interrupted}${coordination}${status}${validity}${differs}${notes}${statGrid([
+    html`${interrupted}${coordination}${status}${validity}${notes}${statGrid([
       { label: 'requests', value: num(c.finished, 0), hint: `${c.started} started in the measured window` },
       { label: 'ok', value: num(c.ok, 0), tone: 'good' },
       { label: 'errors', value: `${num(c.failed, 0)} (${pct(r.errors.rate)})`, tone: c.failed > 0 ? 'bad' : 'neutral' },
@@ -164,18 +159,12 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: 
       ['target', `${r.meta.baseUrl} (${r.meta.target}), model ${r.meta.model}`],
       ...(connectionText(r.meta) === null ? [] : [['connection', connectionText(r.meta) ?? ''] as [string, string]]),
       ['mode', modeText(r) + (engineNote(r.meta) === null ? '' : ` (${engineNote(r.meta)})`)],
-      ...tiles.flatMap((t) => (t.configRows ?? []).map(([label, value]) => [label, value] as [string, string])),
       ['latency from', r.meta.latencyOrigin === 'intended' ? 'intended send time (coordinated omission corrected)' : 'actual send time'],
       ['window', `${num(r.throughput.windowS, 1)} s measured after ${config.warmupS} s warmup (${c.warmupExcluded} warmup requests excluded, ${c.abortedAtEnd} aborted at the end)`],
       ['requests', `${emb !== undefined ? `POST /v1/embeddings, ${emb.batch} inputs each` : config.stream ? 'streamed' : 'non-streamed'}${emb !== undefined ? '' : `, max_tokens ${config.maxTokens}`}, prompts ${typeof config.prompts === 'string' ? config.prompts : `${config.prompts.file} (${config.prompts.count})`}, timeout ${config.timeoutMs} ms`],
       ['tokens', `${num(c.outputTokens, 0)} output (counted by ${c.tokenSource}), ${num(c.promptTokens, 0)} prompt, ${num(c.events, 0)} stream events checked`],
       ...(workloadText(r.meta) === null ? [] : [['workload', workloadText(r.meta) ?? ''] as [string, string]]),
-      ...(r.tokens === undefined
-        ? []
-        : ([
-            ['prompt tokens', tokenDistributionText(r.tokens.prompt) + comparisonText(r.tokens.promptComparison)],
-            ['output tokens', lacks.has('output_tps') ? `${na} (embeddings)` : tokenDistributionText(r.tokens.output) + comparisonText(r.tokens.outputComparison)],
-          ] as [string, string][])),
+      ...tiles.flatMap((t) => (t.configRows ?? []).map(([label, value]) => [label, value] as [string, string])),
       ['run', `${r.meta.runId}, ${r.meta.startedAt} to ${r.meta.endedAt}`],
       ['host', `node ${r.meta.host.node}, ${r.meta.host.platform}, ${r.meta.host.cpus} CPUs`],
       ...(r.shard === null ? [] : [['shard', `${r.shard.index}/${r.shard.count}`] as [string, string]]),

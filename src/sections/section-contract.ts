@@ -126,6 +126,8 @@ export interface SectionHistogram {
 export interface SectionRunFigures {
   /** The run's latency histograms by metric name (ttft, itl, e2e, ...), only those with samples. */
   readonly metrics: Readonly<Partial<Record<string, SectionHistogram>>>;
+  /** The run metrics the result's sections say its requests do not have (section-run.ts fills it in). */
+  readonly lacks?: ReadonlySet<string>;
 }
 
 /** Formatting the summary lines share with the rest of the summary (load's fmtUs). */
@@ -249,6 +251,12 @@ export interface ResultSection<Out, Acc = unknown> {
    * output_tps): the summary and the report say "not applicable", never 0. Absent: none.
    */
   notApplicable?(out: Out): readonly string[];
+  /**
+   * What the live progress line shows of it while the run goes (null: nothing yet): the run metrics
+   * its requests lack so far (the line then shows e2e for ttft, its text for the token count) and
+   * its own figure (`inputs 120`). Absent: nothing.
+   */
+  progress?(acc: Acc): { readonly lacks: readonly string[]; readonly text: string } | null;
 }
 
 /**

@@ -33,10 +33,17 @@ export class SectionAccumulators {
     for (let i = 0; i < this.#list.length; i++) this.#list[i]?.collect(this.#accs[i], request);
   }
 
-  /** The accumulator of the section under `key` (progress lines read live figures); undefined when not in the list. */
-  accumulator(key: string): unknown {
-    const i = this.#list.findIndex((s) => s.key === key);
-    return i < 0 ? undefined : this.#accs[i];
+  /** What the sections give the live progress line: the run metrics their requests lack so far, and their own figures. */
+  progress(): { lacks: ReadonlySet<string>; texts: string[] } {
+    const lacks = new Set<string>();
+    const texts: string[] = [];
+    this.#list.forEach((s, i) => {
+      const p = s.progress?.(this.#accs[i]);
+      if (p === undefined || p === null) return;
+      for (const m of p.lacks) lacks.add(m);
+      texts.push(p.text);
+    });
+    return { lacks, texts };
   }
 
   /** Every section's figures by key; a section that builds nothing is absent. */
@@ -64,18 +71,25 @@ export function mergeSections(list: readonly AnySection[], results: readonly Sec
 
 /** The summary lines of the sections at `place` that the result has, in list order. */
 export function sectionLines(list: readonly AnySection[], result: SectionResult, place: AnySection['place'], fmt: SectionFormat): string[] {
+  const run = runFigures(list, result);
   return list.flatMap((s) => {
     const figures = result[s.key];
-    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt, result)];
+    return s.place !== place || figures === undefined ? [] : [...s.summary(figures, fmt, run)];
   });
+}
+
+/** The run's figures a section sees, with what the result's sections say its requests lack. */
+function runFigures(list: readonly AnySection[], result: SectionResult): SectionRunFigures {
+  return { metrics: result.metrics, lacks: notApplicable(list, result) };
 }
 
 /** The tiles of the sections at `place` that the result has, in list order. */
 export function sectionTiles(list: readonly AnySection[], result: SectionResult, place?: AnySection['place']): SectionTile[] {
+  const run = runFigures(list, result);
   return list.flatMap((s) => {
     const figures = result[s.key];
     if ((place !== undefined && s.place !== place) || figures === undefined) return [];
-    const tile = s.tile(figures, result);
+    const tile = s.tile(figures, run);
     return tile === null ? [] : [tile];
   });
 }

@@ -108,7 +108,7 @@ export interface ClientWindow {
   otherShards?: number;
 }
 
-export function clientTotals(records: readonly ClientRequest[], maxTokens: number): ClientTotals {
+export function clientTotals(records: Iterable<ClientRequest>, maxTokens: number): ClientTotals {
   const t: ClientTotals = { requests: 0, ok: 0, notOk: 0, usageReported: 0, completionTokens: 0, promptTokens: 0, promptReported: 0, cachedTokens: 0, cachedReported: 0, unreportedMaxTokens: 0, ttftCount: 0, ttftSumUs: 0 };
   for (const r of records) {
     t.requests++;
@@ -138,7 +138,7 @@ export function clientTotals(records: readonly ClientRequest[], maxTokens: numbe
 }
 
 /** `priming`: given for a shard (null: it sent no priming request), absent for a run that is not one. */
-export function buildServerSection(log: ScrapeLog, records: readonly ClientRequest[], w: ClientWindow, priming?: PrimingRecord | null): ServerSection {
+export function buildServerSection(log: ScrapeLog, records: Iterable<ClientRequest>, w: ClientWindow, priming?: PrimingRecord | null): ServerSection {
   const points = log.points;
   const epochMsOf = (atNs: bigint): number => w.measureStartEpochMs + Number(atNs - w.measureStartNs) / 1e6;
   const startS = Math.floor(w.measureStartEpochMs / 1000);

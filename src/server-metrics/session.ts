@@ -39,7 +39,7 @@ export interface ServerMetricsRun {
   /** The client cut a request just now: read faster for a while (the release is timed to that resolution). */
   cut(): void;
   /** `priming`: a shard's priming request (null: none sent); absent for a run that is not a shard. */
-  stop(records: readonly ClientRequest[], w: ClientWindow, cuts?: ClientCuts, priming?: PrimingRecord | null): Promise<{ section: ServerSection; release: ReleaseReport | null; leak: LeakFinding | null }>;
+  stop(records: Iterable<ClientRequest>, w: ClientWindow, cuts?: ClientCuts, priming?: PrimingRecord | null): Promise<{ section: ServerSection; release: ReleaseReport | null; leak: LeakFinding | null }>;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { MockServer } from '../../mock-server/index.ts';
 import type { RequestRecord } from '../../src/load/results/load-result.ts';
 import { runLoadConfig } from '../../src/load/run-load.ts';
 import { validateEmbeddingsRequest } from '../../src/protocols/embeddings/embeddings-request.ts';
+import type { EmbeddingsReport } from '../../src/protocols/embeddings/embeddings-section.ts';
 import type { WorkloadSpec } from '../../src/load/workloads/workload.ts';
 import { parseSlos } from '../../src/load/results/slo.ts';
 import { loadConfig, startLoadMock } from './load-fixtures.ts';
@@ -53,7 +54,7 @@ describe('the embeddings workload against the mock', () => {
     expect(result.counts.failed).toBe(0);
     expect(measured.length).toBe(20);
     expect(measured.every((r) => r.inputs === 5 && r.ttftUs === null)).toBe(true);
-    const e = result.embeddings!;
+    const e = result.embeddings as EmbeddingsReport;
     expect(e).toMatchObject({ batch: 5, requests: 20, inputs: 100, requestsWithoutUsage: 0, inputsPerRequest: { min: 5, max: 5 }, dimensions: [64] });
     // 24 synthetic o200k tokens per input; the mock counts with the same tokenizer.
     expect(e.promptTokens).toBe(measured.reduce((s, r) => s + (r.promptTokens ?? 0), 0));
@@ -90,7 +91,7 @@ describe('the embeddings workload against the mock', () => {
     expect(failed.length).toBe(10);
     expect(failed.every((r) => r.seq % 2 === 0 && r.error?.class === 'body_invalid' && r.error.detail.startsWith(`${id} `))).toBe(true);
     expect(result.errors.byClass.body_invalid).toBe(10);
-    expect(result.embeddings?.requests).toBe(10);
+    expect((result.embeddings as EmbeddingsReport | undefined)?.requests).toBe(10);
   }, 60_000);
 
   it('every body the workload sends is a valid embeddings request of the batch asked', async () => {

@@ -82,6 +82,13 @@ describe('iari load command', () => {
     expect(await exitOf(['--prompts', join(dir, 'missing.jsonl')])).toBe(2);
   });
 
+  it('LOAD-SOAK: over 1h a run is a plain one: --sweep, --repeat and --server-metrics (which keeps its reads) exit 2 before any traffic', async () => {
+    expect(await exitOf(['--duration', '2h', '--rate', '1', '--sweep'])).toBe(2);
+    expect(await exitOf(['--duration', '2h', '--repeat', '2'])).toBe(2);
+    expect(await exitOf(['--duration', '2h', '--server-metrics', 'http://127.0.0.1:1/metrics'])).toBe(2);
+    expect(await exitOf(['--duration', '25h'])).toBe(2);
+  });
+
   it('a breached SLO exits 3 and the run still writes load.json, requests.ndjson and report.html', async () => {
     const out = join(dir, 'breach');
     const code = await exitOf(['--duration', '0.6s', '--concurrency', '2', '--slo', 'ttft.p50<1us', '--slo', 'errors.rate<0.5', '--report', out, '--quiet']);

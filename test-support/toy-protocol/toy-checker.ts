@@ -6,7 +6,7 @@ import type { ToyRule } from './toy-wire.ts';
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function facts(output: OutputEvent[], text: string, units: number | null, inputUnits: number | null, events: number): ResponseFacts {
-  return { events, output, usage: { input: inputUnits, output: units, cachedInput: null, reasoning: null }, outputText: () => text, eventTexts: () => null, answer: text, toolCalls: [] };
+  return { events, output, usage: { input: inputUnits, output: units, cachedInput: null, reasoning: null }, outputText: () => text, eventTexts: () => null, answer: text, toolCalls: [], counters: { units, textEvents: output.length } };
 }
 
 /** A whole answer {text, units, input_units}. */

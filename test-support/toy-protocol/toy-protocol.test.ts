@@ -4,6 +4,10 @@ import { startMockServer, type MockServer } from '../../mock-server/index.ts';
 import { runConformance } from '../../src/library/conformance.ts';
 import { runScenario } from '../../src/library/run-scenario.ts';
 import { toyProtocol } from './toy-protocol.ts';
+import { loadSections } from '../../src/load/results/load-sections.ts';
+import { mergeResults } from '../../src/load/results/merge.ts';
+import { summaryTable } from '../../src/load/results/summary.ts';
+import { renderLoadReport } from '../../src/report/load-html.ts';
 
 // A new API is one folder plus one list line: this list is the line; test-support/toy-protocol/ the folder.
 const protocols: ProtocolList = [...defaultProtocols, toyProtocol];
@@ -72,6 +76,26 @@ describe('a test-only API registered through the protocol contract', () => {
     expect(result.errors.total).toBe(0);
     expect(result.counts.tokenSource).toBe('usage');
     expect(result.metrics.ttft?.count).toBe(12);
+  });
+
+  it('iari load writes its own result section (Protocol.resultSections): in load.json, the exact shard merge, the summary, a report.html card and its SLO, through the list alone', async () => {
+    const run = async (requests: number) => (await runScenario({ executor: { kind: 'closed', concurrency: 2 }, run: { requests }, slos: ['toy.units>=1'] }, { protocols, api: 'toy-stream' })).result;
+    const [a, b] = [await run(5), await run(3)];
+    const units = (r: object): { answers: number; units: number; textEvents: number } => (r as Record<string, { answers: number; units: number; textEvents: number }>)['toyUnits'] ?? { answers: -1, units: -1, textEvents: -1 };
+    expect(units(a).answers).toBe(5);
+    expect(units(a).units).toBe(a.counts.outputTokens);
+    expect(units(a).textEvents).toBe(units(a).units);
+    expect(a.slos.find((s) => s.metric === 'toy')).toMatchObject({ observed: units(a).units, passed: true });
+    const list = loadSections({ protocols });
+    const merged = mergeResults([{ ...a, shard: { index: 0, count: 2 } }, { ...b, shard: { index: 1, count: 2 } }], 'merged', list);
+    expect(units(merged)).toMatchObject({ answers: 8, units: units(a).units + units(b).units });
+    expect(merged.slos.find((s) => s.metric === 'toy')).toMatchObject({ observed: units(merged).units, passed: true });
+    expect(summaryTable(merged, list)).toContain(`toy units: ${units(merged).units} in 8 answers`);
+    expect(renderLoadReport(merged, list)).toMatch(/<section class="card" id="toy-units"><h2>Toy units<\/h2>/);
+    // Without the toy API in the list, its section is neither written nor known to --slo.
+    const chat = (await runScenario({ executor: { kind: 'closed', concurrency: 2 }, run: { requests: 2 } }, { protocols })).result;
+    expect('toyUnits' in chat).toBe(false);
+    await expect(runScenario({ executor: { kind: 'closed', concurrency: 2 }, run: { requests: 2 }, slos: ['toy.units>=1'] })).rejects.toThrow(/unknown metric "toy"/);
   });
 
   it('iari load judges its answers by its rules: the mock fault makes every streamed answer nonconforming (TOY-001, a MUST)', async () => {

@@ -5,6 +5,7 @@ import type { MockSide } from '../../src/protocols/protocol-mock.ts';
 import { TOY_ROUTE, toyRequirements, toyRules } from './toy-wire.ts';
 import { toyChecker } from './toy-checker.ts';
 import { toyMock } from './toy-mock.ts';
+import { toySections } from './toy-section.ts';
 
 const ids = ['TOY-001', 'TOY-002', 'TOY-003'];
 
@@ -46,6 +47,7 @@ export const toyProtocol: Protocol = {
     },
   ],
   mock: toyMock as MockSide,
+  resultSections: toySections,
 };
 
 /** The check worker imports this module by `moduleUrl` and reads this export. */

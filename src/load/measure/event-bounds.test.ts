@@ -34,6 +34,22 @@ describe('event bounds on the main thread', () => {
     expect(scan(`${line}\n\n${line}\r\n\r\n${line}\r\r`)).toBeNull();
   });
 
+  it('HDR-015, CHAT-STREAM-046: whole events in one read (passed over when they cannot break a bound) are held to both bounds', () => {
+    const whole = (text: string): string | null => scan(text, true, 100_000);
+    // Past the depth, and past the size, with the events around them plain.
+    expect(whole('data: {}\n\ndata: [[[[[]]]]]\n\ndata: {}\n\n')).toBe('json-too-deep');
+    expect(whole('data:[[[[[]]]]]\n\n')).toBe('json-too-deep');
+    expect(whole(`data: {}\n\ndata: "${'x'.repeat(63)}"\n\n`)).toBe('event-too-long');
+    // At the bounds: 4 levels, 64 bytes of data.
+    expect(whole('data: [[[[]]]]\n\ndata: {"a":[{"b":[]}]}\n\n')).toBeNull();
+    expect(whole(`data: "${'x'.repeat(62)}"\n\n`)).toBeNull();
+    // More opening brackets than the depth, inside a string: counted exactly, not refused.
+    expect(whole('data: {"a":"[[[[[[[[[["}\n\n')).toBeNull();
+    // Two data lines of one event, a field before the data: not whole events, still bounded.
+    expect(whole('data: [[[\ndata: [[]]]]]\n\n')).toBe('json-too-deep');
+    expect(whole('event: x\ndata: [[[[[]]]]]\n\n')).toBe('json-too-deep');
+  });
+
   it('HDR-015, CHAT-STREAM-046: a leading byte order mark is stripped as the SSE reader strips it, whatever the reads (fuzz finding: the first event passed both bounds)', () => {
     for (const size of [1, 2, 3, 7, 1000]) {
       expect(scan('\uFEFFdata: [[[[[]]]]]\n\n', true, size)).toBe('json-too-deep');

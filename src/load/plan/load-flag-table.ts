@@ -5,10 +5,11 @@
 // scenario-schema.ts), and the name runScenario gives the field in its messages (scenario.ts).
 // Adding a flag is a row here; what it does is the validator's and the run's.
 
-import { HarnessError, HarnessErrorCode } from '../../errors.ts';
-import { choiceMessage, numberMessage, type NumberRule } from '../../flag-messages.ts';
+import type { NumberRule } from '../../flag-messages.ts';
+import type { TableFlag } from '../../flag-table.ts';
 
 export { choiceMessage, numberMessage, type NumberRule } from '../../flag-messages.ts';
+export { choicesOf, flagChoice, flagNumber, flagSpecOf, headOf, numberRulesOf } from '../../flag-table.ts';
 
 
 /**
@@ -35,28 +36,16 @@ export const LOAD_SECTIONS = {
 
 export type LoadSection = keyof typeof LOAD_SECTIONS;
 
-export interface LoadFlag {
-  /** The flag, without dashes. */
-  flag: string;
-  /** Its argument as --help shows it (`N`, `constant|poisson|gamma`); none for a switch. */
-  arg?: string;
-  /** The whole head when it is not `--flag ARG`. */
-  head?: string;
-  section: LoadSection;
-  parse: FlagParse;
+/** A row of the generic table (src/flag-table.ts) that also says where its option sits in a scenario. */
+export interface LoadFlag extends TableFlag<LoadSection, FlagParse> {
   /** The LoadOptions (runLoad) or ShellLoadOptions key it writes; none: the CLI reads it itself. */
   option?: string;
   /** Where the option sits in a scenario (runScenario's name for it), when not at the option's own name. */
   path?: string;
-  /** A closed set of values (its --help argument is them, `a|b`), refused alike by flag, option and scenario field. */
-  choices?: readonly string[];
-  /** parse number: the range. */
-  rule?: NumberRule;
   /** Why runLoad has no option for it (src/library/options-parity.test.ts holds every flag to an option or a reason). */
   cliOnly?: string;
-  /** A flag that writes the option false (`--no-stream`). */
-  negatedBy?: string;
-  help?: readonly string[];
+  /** Its scenario field's JSON Schema, when not the one its range, set or kind gives (scenario-fields.ts). */
+  schema?: Readonly<Record<string, unknown>>;
 }
 
 export const LOAD_FLAGS = [
@@ -102,7 +91,7 @@ export const LOAD_FLAGS = [
   },
   {
     flag: 'duration', arg: "D", section: 'load', parse: 'text', option: 'duration', path: "run.duration",
-    help: ["measured time, e.g. 10s, 500ms, 2m, 1m30s; a bare number is seconds", "(every D below alike) (default 10s unless --requests)"],
+    help: ["measured time, e.g. 10s, 500ms, 2m, 1m30s; a bare number is seconds", "(every D below alike) (default 10s unless --requests); at most 24h: records", "stream to requests.ndjson as they finish, so memory does not grow with the", "run; over 1h a single run (not --sweep, --find-capacity, --ab, --repeat,", "--server-metrics)"],
   },
   {
     flag: 'requests', arg: "N", section: 'load', parse: 'number', option: 'requests', path: "run.requests", rule: {min: 1,max: 10000000,integer: true},
@@ -209,9 +198,9 @@ export const LOAD_FLAGS = [
     help: ["file holding the bearer token"],
   },
   // connection: iari test's rows (connection-options.ts)
-  { flag: 'ca-file', section: 'connection', parse: 'shared', option: 'caFile', path: 'target.caFile' },
-  { flag: 'insecure', section: 'connection', parse: 'shared', option: 'insecure', path: 'target.insecure' },
-  { flag: 'header', section: 'connection', parse: 'shared', option: 'headers', path: 'target.headers' },
+  { flag: 'ca-file', section: 'connection', parse: 'shared', option: 'caFile', path: 'target.caFile', schema: { type: 'string', minLength: 1, description: "a private CA (PEM) trusted besides the system's" } },
+  { flag: 'insecure', section: 'connection', parse: 'shared', option: 'insecure', path: 'target.insecure', schema: { type: 'boolean' } },
+  { flag: 'header', section: 'connection', parse: 'shared', option: 'headers', path: 'target.headers', schema: { type: 'object', additionalProperties: { type: 'string' }, description: 'extra request headers, literal values' } },
   {
     flag: 'input-tokens', arg: "MEAN[,STDEV]", section: 'workload', parse: 'text', option: 'inputTokens', path: "workload synthetic.inputTokens",
     help: ["synthetic prompts of MEAN tokens (normal, STDEV default 0),", "different for every request, reproducible with --seed"],
@@ -226,6 +215,7 @@ export const LOAD_FLAGS = [
   },
   {
     flag: 'extra-body', arg: "JSON", section: 'workload', parse: 'text', option: 'extraBody', path: "request.extraBody",
+    schema: { type: ['object', 'string'], description: 'merged into every request body: an object, JSON text or @FILE' },
     help: ["object merged into every request body (or @FILE), e.g.", "'{\"ignore_eos\":true,\"min_tokens\":128}'; written to load.json as given"],
   },
   {
@@ -349,56 +339,11 @@ export type NumberOption = Extract<LoadFlagRow, { rule: NumberRule }>['option'];
 /** The options with a closed set of values (a row with choices). */
 export type ChoiceOption = Extract<LoadFlagRow, { choices: readonly string[] }>['option'];
 
-/** node:util parseArgs' spec of the rows (the connection rows are connection-options.ts's). */
-export function flagSpecOf(rows: readonly LoadFlag[]): Record<string, { type: 'string' | 'boolean'; multiple?: true }> {
-  const spec: Record<string, { type: 'string' | 'boolean'; multiple?: true }> = {};
-  for (const r of rows) {
-    if (r.parse === 'shared') continue;
-    spec[r.flag] = r.parse === 'switch' ? { type: 'boolean' } : r.parse === 'list' ? { type: 'string', multiple: true } : { type: 'string' };
-    if (r.negatedBy !== undefined) spec[r.negatedBy] = { type: 'boolean' };
-  }
-  return spec;
-}
-
-/** Each option's range, from the rows that have one. */
-export function numberRulesOf(rows: readonly LoadFlag[]): Record<string, NumberRule> {
-  return Object.fromEntries(rows.flatMap((r) => (r.rule !== undefined && r.option !== undefined ? [[r.option, r.rule]] : [])));
-}
-
 /** Each option's place in a scenario. */
 export function scenarioPathsOf(rows: readonly LoadFlag[]): Record<string, string> {
   return Object.fromEntries(rows.flatMap((r) => (r.option !== undefined && r.path !== undefined ? [[r.option, r.path]] : [])));
 }
 
-/** The head --help shows. */
-export function headOf(r: LoadFlag): string {
-  const arg = r.arg ?? r.choices?.join('|');
-  return r.head ?? (arg === undefined ? `--${r.flag}` : `--${r.flag} ${arg}`);
-}
-
-/** Each option's closed set of values. */
-export function choicesOf(rows: readonly LoadFlag[]): Record<string, readonly string[]> {
-  return Object.fromEntries(rows.flatMap((r) => (r.choices !== undefined && r.option !== undefined ? [[r.option, r.choices]] : [])));
-}
-
-
 /** The options runLoad takes: every row's option but those only the CLI reads (cliOnly), and the token and signal no flag gives. */
 export type RunLoadOptionKey = Extract<Exclude<LoadFlagRow, { cliOnly: string }>, { option: string }>['option'] | 'token' | 'signal';
 export const RUN_LOAD_OPTION_KEYS: readonly RunLoadOptionKey[] = ['token', 'signal', ...(LOAD_FLAGS as readonly LoadFlag[]).flatMap((r) => (r.option !== undefined && r.cliOnly === undefined ? [r.option as RunLoadOptionKey] : []))];
-
-/**
- * A number row's text as a number (exit 2 naming the flag and its range when it is not one); the
- * range itself is the validator's to check (checkNumber), so the flag and the library refuse alike.
- */
-export function flagNumber(who: string, row: LoadFlag, text: string): number {
-  const rule = row.rule ?? { min: -Infinity, max: Infinity, integer: false };
-  const t = text.trim();
-  if (!(rule.integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(t)) throw new HarnessError(HarnessErrorCode.USAGE, `${who}: ${numberMessage(`--${row.flag}`, rule, text)}`);
-  return Number(t);
-}
-
-/** A choice row's text, one of its set (exit 2 naming the flag and the set otherwise), before any rule that combines flags. */
-export function flagChoice(who: string, row: LoadFlag, text: string): string {
-  if (row.choices !== undefined && !row.choices.includes(text)) throw new HarnessError(HarnessErrorCode.USAGE, `${who}: ${choiceMessage(`--${row.flag}`, row.choices, text)}`);
-  return text;
-}

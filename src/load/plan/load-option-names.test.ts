@@ -93,4 +93,14 @@ describe('--cancel-rate and --cancel-after (cancelRate, cancelAfter)', () => {
     writeFileSync(file, JSON.stringify({ cancellation: { rate: 2 } }));
     expect(refusal(() => planFromFlags({ scenario: file }))).toMatchObject({ code: 'IARI_USAGE' });
   });
+
+  it('LOAD-SOAK: iari load runs up to 24h (records stream to disk) as one plain run; the library and the searches stay within the hour', () => {
+    expect(planFromFlags({ duration: '24h' }).durationS).toBe(86_400);
+    expect(refusal(() => planFromFlags({ duration: '25h' }))).toMatchObject({ code: 'IARI_USAGE' });
+    expect(refusal(() => planFromFlags({ duration: '2h', sweep: true }))).toEqual({ code: 'IARI_USAGE', message: 'iari load: --duration over 1h is a single run (records stream to requests.ndjson): not with --sweep, --find-capacity, --ab or --repeat' });
+    expect(refusal(() => planFromFlags({ duration: '2h', repeat: '3' }))).toMatchObject({ code: 'IARI_USAGE' });
+    expect(planFromFlags({ duration: '1h', sweep: true }).durationS).toBe(3600);
+    expect(refusal(() => validateLoadOptions({ duration: '2h' }))).toEqual({ code: 'IARI_USAGE', message: 'runLoad: duration over 1h keeps every request record in memory here (about 361 B each); runs up to 24h are iari load\'s, whose records stream to requests.ndjson' });
+    expect(validateLoadOptions({ duration: '1h' }).durationS).toBe(3600);
+  });
 });

@@ -3,6 +3,7 @@
 // hand these to validateLoadOptions (load-options.ts); neither goes through flag strings.
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { checkDuration } from '../../duration.ts';
+import { withinRule } from '../../flag-table.ts';
 import type { ConnectionNames, ConnectionOptions } from '../../client/connection-options.ts';
 import { choiceMessage, choicesOf, LOAD_FLAGS, numberMessage, type ChoiceOption, numberRulesOf, RUN_LOAD_OPTION_KEYS, type NumberOption, type NumberRule, type RunLoadOptionKey } from './load-flag-table.ts';
 
@@ -177,8 +178,7 @@ export function checkChoice<O extends ChoiceOption>(names: LoadNames, option: O,
 export function checkNumber(names: LoadNames, option: NumberOption, value: unknown): number {
   const rule: NumberRule = NUMBER_RULES[option];
   if (typeof value !== 'number') throw loadUsage(names, `${names.name(option)} must be a number, got ${typeof value === 'string' ? `the text ${JSON.stringify(value)}` : typeof value}`);
-  const ok = Number.isFinite(value) && (!rule.integer || Number.isInteger(value)) && (rule.aboveMin === true ? value > rule.min : value >= rule.min) && value <= rule.max;
-  if (!ok) throw loadUsage(names, numberMessage(names.name(option), rule, String(value)));
+  if (!withinRule(rule, value)) throw loadUsage(names, numberMessage(names.name(option), rule, String(value)));
   return value;
 }
 

@@ -15,6 +15,7 @@ import type { ConnectionReuse } from '../executors/connection-reuse.ts';
 import { CANCEL_AFTER_FORMS, needsStream, parseCancelAfter, type CancelPlan } from '../executors/cancellation.ts';
 import { AB_DEFAULT_DURATION_S, validateAb, type AbPlan } from './ab-plan.ts';
 import { checkChoice, checkDurationS, checkNumber, checkText, loadUsage, renamed, RUN_LOAD_NAMES, type LoadNames, type LoadOptions, type ShellLoadOptions } from './load-option-names.ts';
+import type { AnySection } from '../../sections/section-contract.ts';
 
 export type { LoadNames, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 
@@ -83,7 +84,16 @@ function cancellationFrom(o: LoadOptions, names: LoadNames, stream: boolean): Ca
 /** What only `iari load` hands the validator: its loops and output, and its token source (--token-env / --token-file), given when it has one to read. */
 export interface LoadShell extends ShellLoadOptions {
   readToken?: () => string;
+  /** The result sections whose SLO metrics --slo may name (default: iari's own and every registered API's). */
+  sections?: readonly AnySection[];
+  /** The CLI: records stream to requests.ndjson in the run directory, so a run may last past an hour. */
+  recordsToDisk?: boolean;
 }
+
+/** In memory a record costs about 361 B (1 h at 100 req/s: 130 MB); past this a run needs its records on disk. */
+export const IN_MEMORY_MAX_S = 3600;
+/** --duration's bound: a day of per-second slices (load.json's timeslices) and of requests.ndjson at 100 req/s (docs/load.md, Soak runs). */
+export const MAX_DURATION_S = 24 * 3600;
 
 /**
  * Validates every option before any traffic, naming them as `names` does: a bad value is a usage
@@ -100,7 +110,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   if (o.baseUrl === undefined && (connection.caFile !== null || connection.insecure || connection.headers.length > 0)) {
     throw usage(`${n('caFile')}, ${n('insecure')} and ${n('headers')} apply to a server given with ${n('baseUrl')} (the bundled mock is plain http)`);
   }
-  const slos = parseSlos(sloExprs);
+  const slos = parseSlos(sloExprs, shell.sections);
   // A tool-call SLO judges the calls of requests that declare tools: without them it could only end
   // in "no data" after the traffic, so it is refused before any.
   const toolSlo = slos.find((s) => s.metric === 'tool_calls');
@@ -153,7 +163,7 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
       : { kind: 'closed', concurrency: o.concurrency === undefined ? 8 : checkNumber(names, 'concurrency', o.concurrency), engine };
   const requests = o.requests === undefined ? null : checkNumber(names, 'requests', o.requests);
   // A trace lasts as long as its (windowed) replay unless a duration or a request count cuts it (run-load.ts).
-  const durationS = o.duration !== undefined ? checkDurationS(names, 'duration', o.duration, 0.1, 3600) : shell.ab !== undefined ? AB_DEFAULT_DURATION_S : requests === null && !traced ? 10 : null;
+  const durationS = o.duration !== undefined ? checkDurationS(names, 'duration', o.duration, 0.1, MAX_DURATION_S) : shell.ab !== undefined ? AB_DEFAULT_DURATION_S : requests === null && !traced ? 10 : null;
   const warmupS = o.warmup === undefined ? 0 : checkDurationS(names, 'warmup', o.warmup, 0, 600);
   // A ramp longer than the measured run would end before the rate is reached: refused, since the
   // run would never measure the level asked for.
@@ -177,6 +187,12 @@ export function validateLoadOptions(o: LoadOptions, names: LoadNames = RUN_LOAD_
   if (shell.sweepSteps !== undefined && shell.sweep !== true) throw usage(`${n('sweepSteps')} needs ${n('sweep')}`);
   if (shell.sweep === true && shard !== null) throw usage(`${n('sweep')} cannot be sharded (run shards at fixed levels and merge them)`);
   if (shell.sweep === true && durationS === null) throw usage(`${n('sweep')} needs ${n('duration')} (the length of each step)`);
+  // Issue 43: a soak run (over an hour) is one plain run whose records stream to requests.ndjson;
+  // the library and the searches keep records in memory, so they stay within the hour.
+  if (durationS !== null && durationS > IN_MEMORY_MAX_S) {
+    if (shell.recordsToDisk !== true) throw usage(`${n('duration')} over 1h keeps every request record in memory here (about 361 B each); runs up to 24h are iari load's, whose records stream to requests.ndjson`);
+    if (shell.sweep === true || shell.findCapacity === true || shell.ab !== undefined || shell.repeat !== undefined) throw usage(`${n('duration')} over 1h is a single run (records stream to requests.ndjson): not with ${n('sweep')}, ${n('findCapacity')}, ${n('ab')} or ${n('repeat')}`);
+  }
   const findCapacity = capacityFrom(shell, names, { sweep: shell.sweep === true, repeat: shell.repeat !== undefined, shard: shard !== null, requests: o.requests !== undefined, slos: sloExprs.length });
   const ab = validateAb(shell, names, { baseUrl, durationS: o.duration === undefined ? null : durationS, requests: o.requests !== undefined, shard: shard !== null, traced, engine: o.engine });
   let prompts: ChatMessage[][] = builtinPrompts.map((p) => [...p]);

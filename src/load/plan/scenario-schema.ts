@@ -1,17 +1,15 @@
 // The JSON Schema of a load scenario (a scenario file, `runScenario()`'s argument, load.json's
-// `scenario`). Numeric ranges come from NUMBER_RULES, the workload parts from WORKLOAD_KINDS, so the
-// file, the flags and the library refuse the same values. Combinations (a ramp without a rate…) are
-// the one validator's (validateLoadOptions).
-import { choiceSchema, NUMBER_RULES, type NumberOption } from './load-option-names.ts';
+// `scenario`). The fields of target, executor, request, run, cancellation and search come from the
+// flag table's rows (scenario-fields.ts: range, set, kind, help as the description); the workload
+// parts' from WORKLOAD_KINDS, described by their rows' help, and a row's field the kind does not
+// list is added from the row; so the file, the flags and the library refuse the same values.
+// Combinations (a ramp without a rate…) are the one validator's (validateLoadOptions).
 import { WORKLOAD_KINDS } from './scenario-workloads.ts';
+import { LOAD_FLAGS, type LoadFlag } from './load-flag-table.ts';
+import { EXECUTOR_KINDS, fieldSchema, partProperties, scenarioFieldsOf, SEARCH_KINDS } from './scenario-fields.ts';
 
 type Schema = Record<string, unknown>;
 
-const ranged = (option: NumberOption, description: string): Schema => {
-  const r = NUMBER_RULES[option] as { min: number; max: number; integer: boolean; aboveMin?: boolean };
-  return { type: r.integer ? 'integer' : 'number', ...(r.aboveMin === true ? { exclusiveMinimum: r.min } : { minimum: r.min }), maximum: r.max, description };
-};
-const duration = (description: string): Schema => ({ type: ['string', 'number'], description: `${description}; e.g. "10s", "500ms", "1m30s" (a bare number is seconds)` });
 const text = (description: string): Schema => ({ type: 'string', minLength: 1, description });
 const object = (properties: Record<string, Schema>, required: readonly string[] = [], description?: string): Schema => ({
   type: 'object',
@@ -22,85 +20,55 @@ const object = (properties: Record<string, Schema>, required: readonly string[] 
 });
 const kind = (k: string): Schema => ({ const: k });
 
-const arrivalFields = {
-  rate: ranged('rate', 'arrivals per second'),
-  arrival: choiceSchema('arrival', 'arrival process (default constant; seeded)'),
-  burstiness: ranged('burstiness', 'gamma arrivals: the shape K of the gaps'),
-  ramp: duration('the rate rises to `rate` over this long'),
-  rampShape: choiceSchema('rampShape'),
-};
+/** A workload kind's properties: its own, each described by its row's help; a row's field it does not list, from the row. */
+function workloadProperties(rows: readonly LoadFlag[], k: string, own: Record<string, Schema>): Record<string, Schema> {
+  const props: Record<string, Schema> = { ...own };
+  for (const row of rows) {
+    const field = row.path?.startsWith(`workload ${k}.`) === true ? row.path.slice(`workload ${k}.`.length) : undefined;
+    if (field === undefined) continue;
+    const mine = props[field];
+    props[field] = mine === undefined ? fieldSchema(row) : row.help === undefined ? mine : { ...mine, description: row.help.join(' ') };
+  }
+  return props;
+}
 
-export const SCENARIO_SCHEMA: Schema = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'https://iari.dev/schemas/load-scenario.json',
-  title: 'iari load scenario',
-  ...object({
-    $schema: { type: 'string' },
-    target: object({
-      baseUrl: text('the server, http(s)://host[:port][/v1]; absent: the bundled mock (the token is never in a scenario: IARI_TOKEN, --token-env or --token-file)'),
-      model: text('model to ask for (default: the first of GET /v1/models)'),
-      caFile: text('a private CA (PEM) trusted besides the system\'s'),
-      insecure: { type: 'boolean' },
-      headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'extra request headers, literal values' },
-      connectionReuse: choiceSchema('connectionReuse', 'reuse kept-alive connections (default; a reuse race is sent once more on a fresh one), or a new connection per request'),
-    }),
-    executor: {
-      description: 'how requests are issued',
-      oneOf: [
-        object({ kind: kind('closed'), concurrency: ranged('concurrency', 'requests in flight (default 8)'), engine: choiceSchema('engine') }, ['kind'], 'closed loop'),
-        object({ kind: kind('open'), ...arrivalFields }, ['kind', 'rate'], 'open loop: latency from the intended send time'),
-        object({ kind: kind('capped'), ...arrivalFields, maxConcurrency: ranged('maxConcurrency', 'at most this many in flight') }, ['kind', 'rate', 'maxConcurrency'], 'open loop capped at maxConcurrency in flight'),
-        object({ kind: kind('trace'), speed: ranged('traceSpeed', 'replay X times as fast'), window: text('START-END in trace time, e.g. "60s-120s"'), maxConcurrency: ranged('maxConcurrency', 'at most this many in flight') }, ['kind'], 'the arrivals of the workload\'s trace'),
-      ],
-    },
-    workload: {
-      type: 'array',
-      description: 'the workload\'s parts, at most one of each kind (none: the built-in prompts)',
-      items: {
-        oneOf: Object.entries(WORKLOAD_KINDS).map(([k, w]) => object({ kind: kind(k), ...(w.properties as Record<string, Schema>) }, ['kind', ...(w.required as readonly string[])], w.summary)),
+/** The schema of a scenario whose flags are these rows. */
+export function scenarioSchemaOf(rows: readonly LoadFlag[]): Schema {
+  const fields = scenarioFieldsOf(rows);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://iari.dev/schemas/load-scenario.json',
+    title: 'iari load scenario',
+    ...object({
+      $schema: { type: 'string' },
+      target: object(partProperties(fields, 'target')),
+      executor: {
+        description: 'how requests are issued',
+        oneOf: Object.entries(EXECUTOR_KINDS).map(([k, e]) => object({ kind: kind(k), ...partProperties(fields, 'executor', e.fields) }, ['kind', ...e.required], e.description)),
       },
-    },
-    request: object({
-      api: text('the API the requests go to: chat-completions (default), responses or embeddings'),
-      maxTokens: ranged('maxTokens', 'max_tokens of every request (default 64)'),
-      outputTokens: text('output length per request MEAN[,STDEV], sent as max_tokens'),
-      maxTokensField: choiceSchema('maxTokensField'),
-      stream: { type: 'boolean' },
-      timeout: duration('idle timeout, reset on every byte (default 30s)'),
-      requestTimeout: duration('total deadline of one request (default 120s)'),
-      extraBody: { type: ['object', 'string'], description: 'merged into every request body: an object, JSON text or @FILE' },
-    }),
-    run: object({
-      duration: duration('measured time (default 10s unless requests)'),
-      requests: ranged('requests', 'stop after this many measured requests'),
-      warmup: duration('unmeasured time before the window'),
-      seed: ranged('seed', 'seed for arrivals and prompt order (default 1)'),
-      shard: text('i/n: this run\'s share of the load'),
-    }),
-    search: {
-      description: 'what runs around the run',
-      oneOf: [
-        object({ kind: kind('none') }, ['kind']),
-        object({ kind: kind('sweep'), steps: ranged('sweepSteps', 'at most this many steps (default 6)') }, ['kind']),
-        object({ kind: kind('capacity'), tolerance: text('relative width of the final interval, "5%" or "0.05"'), budget: duration('total time of the search (default 10m)') }, ['kind']),
-        object({ kind: kind('repeat'), times: ranged('repeat', 'runs of the same configuration') }, ['kind', 'times']),
-        object(
-          {
-            kind: kind('ab'),
-            baseUrl: text("the second server (B), http(s)://host[:port][/v1]; target.baseUrl is A. B's token is never in a scenario: B on A's origin gets A's, else iari load --ab-token-env NAME"),
-            block: duration('blocks: one block (default 3s; 1s..60s); random: the window compared pair by pair'),
-            blockRequests: ranged('abBlockRequests', 'blocks: each block ends after this many measured requests (then block is its ceiling x10)'),
-            assign: choiceSchema('abAssign', 'blocks (default): A B, B A, ... one side at a time; random: each request to A or B at random (seeded by run.seed), both at once'),
-          },
-          ['kind', 'baseUrl'],
-          'A/B in one run: the same workload against target.baseUrl (A) and baseUrl (B), compared over paired blocks (iari report compare RUN)',
+      workload: {
+        type: 'array',
+        description: 'the workload\'s parts, at most one of each kind (none: the built-in prompts)',
+        items: {
+          oneOf: Object.entries(WORKLOAD_KINDS).map(([k, w]) => object({ kind: kind(k), ...workloadProperties(rows, k, w.properties as Record<string, Schema>) }, ['kind', ...(w.required as readonly string[])], w.summary)),
+        },
+      },
+      request: object(partProperties(fields, 'request')),
+      run: object(partProperties(fields, 'run')),
+      search: {
+        description: 'what runs around the run',
+        oneOf: Object.entries(SEARCH_KINDS).map(([k, q]) =>
+          object(
+            { kind: kind(k), ...(k === 'ab' ? { baseUrl: text("the second server (B), http(s)://host[:port][/v1]; target.baseUrl is A. B's token is never in a scenario: B on A's origin gets A's, else iari load --ab-token-env NAME") } : {}), ...partProperties(fields, 'search', q.fields) },
+            ['kind', ...q.required],
+            q.description,
+          ),
         ),
-      ],
-    },
-    cancellation: object({
-      rate: ranged('cancelRate', 'share of the requests the client cuts (seeded by run.seed); a cut request is counted apart, never an error'),
-      after: text('where a request is cut: a duration from its send ("500ms"), "16tokens", "prefill" (before the first token) or "decode" (default: after it, at a seeded point)'),
-    }, ['rate'], 'the client cancels a share of its requests (--cancel-rate, --cancel-after)'),
-    slos: { type: 'array', items: { type: 'string', minLength: 1 }, description: "thresholds such as 'ttft.p95<800ms'" },
-  }),
-};
+      },
+      cancellation: object(partProperties(fields, 'cancellation'), ['rate'], 'the client cancels a share of its requests'),
+      slos: { type: 'array', items: { type: 'string', minLength: 1 }, description: "thresholds such as 'ttft.p95<800ms'" },
+    }),
+  };
+}
+
+export const SCENARIO_SCHEMA: Schema = scenarioSchemaOf(LOAD_FLAGS);

@@ -2,7 +2,7 @@
 // for, how its part of a scenario file looks (JSON Schema) and how to read it back from options.
 // A new workload (an embeddings one, say) lands here as one more entry plus its options; the
 // validator (workload-options.ts) and the generators (workloads/) stay as they are.
-import { choiceSchema, NUMBER_RULES, type LoadOptions } from './load-option-names.ts';
+import { choiceSchema, NUMBER_RULES } from './load-option-names.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -12,16 +12,12 @@ export interface WorkloadKind<P extends { kind: string }> {
   /** The part's own fields (besides `kind`), as JSON Schema properties; `required` lists the mandatory ones. */
   properties: Record<Exclude<keyof P, 'kind'>, Schema>;
   required: readonly Exclude<keyof P, 'kind'>[];
-  /** The options this part stands for. */
-  toOptions(part: P): Partial<LoadOptions>;
-  /** The part these options ask for, or undefined when they ask for none of it. */
-  fromOptions(o: Partial<LoadOptions>): P | undefined;
+  /** The part's values when it leaves them out (its fields and their options are the flag table's `workload <kind>.<field>` rows, scenario-fields.ts). */
+  defaults?: Partial<Omit<P, 'kind'>>;
 }
 
 const text = (description: string): Schema => ({ type: 'string', minLength: 1, description });
 const num = (description: string): Schema => ({ type: 'number', description });
-/** The entries that are not undefined (exactOptionalPropertyTypes: an absent value is an absent key). */
-const given = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 
 export type PromptsPart = { kind: 'prompts'; file?: string };
 export type SyntheticPart = { kind: 'synthetic'; inputTokens: string };
@@ -42,56 +38,41 @@ export const WORKLOAD_KINDS: Kinds = {
     summary: 'chat prompts: the built-in mix, or a JSONL file of {"messages":[...]} or {"prompt":"..."}',
     properties: { file: text('JSONL prompts file (absent: the built-in mix)') },
     required: [],
-    toOptions: (p) => given({ prompts: p.file }),
-    fromOptions: (o) => (o.prompts === undefined ? undefined : { kind: 'prompts', file: o.prompts }),
   },
   synthetic: {
     summary: 'synthetic prompts of MEAN[,STDEV] tokens (exact o200k counts)',
     properties: { inputTokens: text('MEAN[,STDEV] tokens, e.g. "512,64"') },
     required: ['inputTokens'],
-    toOptions: (p) => ({ inputTokens: p.inputTokens }),
-    fromOptions: (o) => (o.inputTokens === undefined ? undefined : { kind: 'synthetic', inputTokens: o.inputTokens }),
   },
   dataset: {
     summary: 'a ShareGPT or iari JSONL dataset, `size` conversations sampled with the seed',
     properties: { file: text('ShareGPT JSON or iari JSONL file'), size: { type: 'integer', description: 'conversations sampled (default 1000)' } },
     required: ['file'],
-    toOptions: (p) => given({ dataset: p.file, datasetSize: p.size }),
-    fromOptions: (o) => (o.dataset === undefined ? undefined : given({ kind: 'dataset' as const, file: o.dataset, size: o.datasetSize })),
   },
   conversations: {
     summary: 'multi-turn conversations of N[,SD] turns carrying their history, thinkTime between turns',
     properties: { turns: text('N[,SD] turns, e.g. "4" or "4,1"'), thinkTime: text('pause between turns, e.g. "2s"'), chain: { enum: ['resend', 'previous-response-id'], description: 'later turns resend the whole history (default) or continue the kept answer by previous_response_id (--api responses)' } },
     required: ['turns'],
-    toOptions: (p) => given({ turns: p.turns, thinkTime: p.thinkTime, chain: p.chain }),
-    fromOptions: (o) => (o.turns === undefined ? undefined : given({ kind: 'conversations' as const, turns: o.turns, thinkTime: o.thinkTime, chain: o.chain })),
   },
   prefixes: {
     summary: 'every request starts with one of `groups` shared prefixes of `tokens` tokens (prefix-cache hit rate)',
     properties: { tokens: { type: 'integer', description: 'tokens of each shared prefix' }, groups: { type: 'integer', description: 'distinct prefixes (default 1)' } },
     required: ['tokens'],
-    toOptions: (p) => given({ prefixTokens: p.tokens, prefixGroups: p.groups }),
-    fromOptions: (o) => (o.prefixTokens === undefined ? undefined : given({ kind: 'prefixes' as const, tokens: o.prefixTokens, groups: o.prefixGroups })),
   },
   tools: {
     summary: 'requests declare tools (builtin or a JSON file) and every call is judged; `share` of them',
     properties: { tools: text('"builtin" or a JSON file of tool definitions'), share: num('share of requests that declare the tools (default 1)') },
     required: ['tools'],
-    toOptions: (p) => given({ tools: p.tools, toolShare: p.share }),
-    fromOptions: (o) => (o.tools === undefined ? undefined : given({ kind: 'tools' as const, tools: o.tools, share: o.toolShare })),
   },
   trace: {
     summary: 'a Mooncake JSONL or BurstGPT CSV trace: its lengths and shared blocks (its arrivals: executor kind trace)',
     properties: { file: text('trace file'), format: choiceSchema('traceFormat', 'default: from the first line') },
     required: ['file'],
-    toOptions: (p) => given({ trace: p.file, traceFormat: p.format }),
-    fromOptions: (o) => (o.trace === undefined ? undefined : given({ kind: 'trace' as const, file: o.trace, format: o.traceFormat })),
   },
   embeddings: {
     summary: 'POST /v1/embeddings of `batch` inputs per request (texts from synthetic, dataset or prompts): inputs/s, tokens/s, batch size',
     properties: { batch: { type: 'integer', minimum: NUMBER_RULES.embeddingsBatch.min, maximum: NUMBER_RULES.embeddingsBatch.max, description: 'inputs per request (default 1)' }, encodingFormat: choiceSchema('embeddingsFormat', 'encoding_format sent (default: none, the server\'s float)') },
     required: [],
-    toOptions: (p) => given({ embeddingsBatch: p.batch ?? 1, embeddingsFormat: p.encodingFormat }),
-    fromOptions: (o) => (o.embeddingsBatch === undefined ? undefined : given({ kind: 'embeddings' as const, batch: o.embeddingsBatch, encodingFormat: o.embeddingsFormat })),
+    defaults: { batch: 1 },
   },
 };

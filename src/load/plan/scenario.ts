@@ -5,7 +5,8 @@
 // (validateLoadOptions), so they accept, refuse and default alike.
 import type { LoadNames, LoadOptionName, LoadOptions, ShellLoadOptions } from './load-option-names.ts';
 import { WORKLOAD_KINDS, type WorkloadPart } from './scenario-workloads.ts';
-import { LOAD_FLAGS, scenarioPathsOf } from './load-flag-table.ts';
+import { LOAD_FLAGS, scenarioPathsOf, type LoadFlag } from './load-flag-table.ts';
+import { EXECUTOR_KINDS, FIELD_PARTS, SEARCH_KINDS, partFromOptions, partToOptions, scenarioFieldsOf, workloadFieldsOf, workloadFromOptions, workloadToOptions, type FieldPart } from './scenario-fields.ts';
 
 export type { WorkloadPart } from './scenario-workloads.ts';
 
@@ -50,7 +51,7 @@ export interface RequestPart {
   extraBody?: Record<string, unknown> | string;
 }
 
-/** --cancel-rate and --cancel-after: the client cuts a seeded share of the requests. */
+/** The client cuts a seeded share of the requests (the fields are the flag table's cancellation.* rows). */
 export interface CancellationPart {
   rate: number;
   /** A duration from the send (`500ms`), `16tokens`, `prefill` or `decode` (default). */
@@ -105,80 +106,57 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** The entries that are not undefined (exactOptionalPropertyTypes: an absent value is an absent key). */
 const defined = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 
-/** The scenario as typed options and the search around it (the scenario was checked against its schema). */
-export function scenarioToOptions(s: LoadScenario): { options: ScenarioOptions; shell: ScenarioShell } {
-  const o: Mutable<ScenarioOptions> = {};
-  const t = s.target ?? {};
-  Object.assign(o, defined({ baseUrl: t.baseUrl, model: t.model, caFile: t.caFile, insecure: t.insecure, headers: t.headers, connectionReuse: t.connectionReuse }));
-  const e = s.executor;
-  if (e !== undefined) {
-    if (e.kind === 'closed') Object.assign(o, defined({ concurrency: e.concurrency, engine: e.engine }));
-    else if (e.kind === 'trace') Object.assign(o, defined({ traceSpeed: e.speed, traceWindow: e.window, maxConcurrency: e.maxConcurrency }));
-    else {
-      Object.assign(o, defined({ rate: e.rate, arrival: e.arrival, burstiness: e.burstiness, ramp: e.ramp, rampShape: e.rampShape }));
-      if (e.kind === 'capped') o.maxConcurrency = e.maxConcurrency;
-    }
-  }
-  for (const part of s.workload ?? []) Object.assign(o, WORKLOAD_KINDS[part.kind].toOptions(part as never));
-  const r = s.request ?? {};
-  Object.assign(o, defined({ api: r.api, maxTokens: r.maxTokens, outputTokens: r.outputTokens, maxTokensField: r.maxTokensField, stream: r.stream, timeout: r.timeout, requestTimeout: r.requestTimeout, extraBody: typeof r.extraBody === 'object' ? JSON.stringify(r.extraBody) : r.extraBody }));
-  const run = s.run ?? {};
-  Object.assign(o, defined({ duration: run.duration, requests: run.requests, warmup: run.warmup, seed: run.seed, shard: run.shard }));
-  if (s.slos !== undefined) o.slo = [...s.slos];
-  if (s.cancellation !== undefined) Object.assign(o, defined({ cancelRate: s.cancellation.rate, cancelAfter: s.cancellation.after }));
+/** The plain parts' and the workload parts' fields, from the flag table's paths (scenario-fields.ts). */
+const FIELDS = scenarioFieldsOf(LOAD_FLAGS);
+const WORKLOAD_FIELDS = workloadFieldsOf(LOAD_FLAGS);
+
+/** The scenario as typed options and the search around it (the scenario was checked against its schema); `rows`: the flag table. */
+export function scenarioToOptions(s: LoadScenario, rows: readonly LoadFlag[] = LOAD_FLAGS): { options: ScenarioOptions; shell: ScenarioShell } {
+  const fields = rows === LOAD_FLAGS ? FIELDS : scenarioFieldsOf(rows);
+  const workloads = rows === LOAD_FLAGS ? WORKLOAD_FIELDS : workloadFieldsOf(rows);
+  const o: Record<string, unknown> = {};
+  for (const part of FIELD_PARTS) partToOptions(fields, part, s[part], o, part === 'executor' && s.executor !== undefined ? EXECUTOR_KINDS[s.executor.kind].fields : undefined);
+  for (const part of s.workload ?? []) workloadToOptions(workloads, part, o, WORKLOAD_KINDS[part.kind].defaults);
+  if (s.slos !== undefined) o['slo'] = [...s.slos];
   const q = s.search ?? { kind: 'none' };
-  const shell: ScenarioShell =
-    q.kind === 'sweep' ? defined({ sweep: true, sweepSteps: q.steps })
-      : q.kind === 'capacity' ? defined({ findCapacity: true, tolerance: q.tolerance, budget: q.budget })
-        : q.kind === 'repeat' ? { repeat: q.times }
-          : q.kind === 'ab' ? defined({ ab: q.baseUrl, abBlock: q.block === undefined ? undefined : String(q.block), abBlockRequests: q.blockRequests, abAssign: q.assign })
-            : {};
-  return { options: o, shell };
+  const shell: Record<string, unknown> = {};
+  const choose = SEARCH_KINDS[q.kind].flag;
+  if (choose !== undefined) shell[choose] = true;
+  if (q.kind === 'ab') shell['ab'] = q.baseUrl;
+  partToOptions(fields, 'search', q, shell, SEARCH_KINDS[q.kind].fields);
+  return { options: o as ScenarioOptions, shell: shell as ScenarioShell };
 }
 
 /**
  * The options (and search) as a scenario: what load.json records so that `--scenario` on it runs
  * the same again. Written from what was given; defaults are the validator's.
  */
-export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {}): LoadScenario {
-  const s: LoadScenario = {};
-  const target = defined({ baseUrl: o.baseUrl, model: o.model, caFile: o.caFile, insecure: o.insecure, headers: o.headers === undefined ? undefined : { ...o.headers }, connectionReuse: o.connectionReuse });
-  if (Object.keys(target).length > 0) s.target = target;
-  const arrival = defined({ arrival: o.arrival, burstiness: o.burstiness, ramp: o.ramp, rampShape: o.rampShape });
-  if (o.trace !== undefined) s.executor = defined({ kind: 'trace' as const, speed: o.traceSpeed, window: o.traceWindow, maxConcurrency: o.maxConcurrency });
-  else if (o.rate !== undefined && o.maxConcurrency !== undefined) s.executor = { kind: 'capped', rate: o.rate, maxConcurrency: o.maxConcurrency, ...arrival };
-  else if (o.rate !== undefined) s.executor = { kind: 'open', rate: o.rate, ...arrival };
-  else s.executor = defined({ kind: 'closed' as const, concurrency: o.concurrency, engine: o.engine });
-  const workload = Object.values(WORKLOAD_KINDS).map((k) => k.fromOptions(o)).filter((p): p is WorkloadPart => p !== undefined);
-  if (workload.length > 0) s.workload = workload;
-  const request = defined({ api: o.api, maxTokens: o.maxTokens, outputTokens: o.outputTokens, maxTokensField: o.maxTokensField, stream: o.stream, timeout: o.timeout, requestTimeout: o.requestTimeout, extraBody: o.extraBody === undefined ? undefined : bodyOf(o.extraBody) });
-  if (Object.keys(request).length > 0) s.request = request;
-  const run = defined({ duration: o.duration, requests: o.requests, warmup: o.warmup, seed: o.seed, shard: o.shard });
-  if (Object.keys(run).length > 0) s.run = run;
-  s.search =
-    shell.findCapacity === true ? defined({ kind: 'capacity' as const, tolerance: shell.tolerance, budget: shell.budget })
-      : shell.sweep === true ? defined({ kind: 'sweep' as const, steps: shell.sweepSteps })
-        : shell.repeat !== undefined ? { kind: 'repeat', times: shell.repeat }
-          : shell.ab !== undefined ? defined({ kind: 'ab' as const, baseUrl: shell.ab, block: shell.abBlock, blockRequests: shell.abBlockRequests, assign: shell.abAssign })
-            : { kind: 'none' };
-  // A cancelAfter without a rate is the validator's to refuse; it is kept so the refusal names it.
-  if (o.cancelRate !== undefined || o.cancelAfter !== undefined) s.cancellation = defined({ rate: o.cancelRate as number, after: o.cancelAfter });
-  if (o.slo !== undefined && o.slo.length > 0) s.slos = [...o.slo];
-  return s;
+export function optionsToScenario(o: ScenarioOptions, shell: ScenarioShell = {}, rows: readonly LoadFlag[] = LOAD_FLAGS): LoadScenario {
+  const fields = rows === LOAD_FLAGS ? FIELDS : scenarioFieldsOf(rows);
+  const workloads = rows === LOAD_FLAGS ? WORKLOAD_FIELDS : workloadFieldsOf(rows);
+  const s: Record<string, unknown> = {};
+  const part = (name: FieldPart, only?: readonly string[]): void => {
+    const p = partFromOptions(fields, name, o, only);
+    if (Object.keys(p).length > 0) s[name] = p;
+  };
+  part('target');
+  const kind: ExecutorPart['kind'] = o.trace !== undefined ? 'trace' : o.rate !== undefined && o.maxConcurrency !== undefined ? 'capped' : o.rate !== undefined ? 'open' : 'closed';
+  s['executor'] = { kind, ...partFromOptions(fields, 'executor', o, EXECUTOR_KINDS[kind].fields) };
+  const workload = Object.keys(WORKLOAD_KINDS).flatMap((k) => workloadFromOptions(workloads, k, o) ?? []) as WorkloadPart[];
+  if (workload.length > 0) s['workload'] = workload;
+  part('request');
+  part('run');
+  const search: SearchPart['kind'] = shell.findCapacity === true ? 'capacity' : shell.sweep === true ? 'sweep' : shell.repeat !== undefined ? 'repeat' : shell.ab !== undefined ? 'ab' : 'none';
+  s['search'] = { kind: search, ...(shell.ab === undefined || search !== 'ab' ? {} : { baseUrl: shell.ab }), ...partFromOptions(fields, 'search', shell, SEARCH_KINDS[search].fields) };
+  // A cut point without a share is the validator's to refuse; it is kept so the refusal names it.
+  part('cancellation');
+  if (o.slo !== undefined && o.slo.length > 0) s['slos'] = [...o.slo];
+  return s as LoadScenario;
 }
 
-/** `--extra-body` text that is a JSON object reads better in a scenario as the object; `@FILE` stays. */
-function bodyOf(text: string): Record<string, unknown> | string {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : text;
-  } catch {
-    return text;
-  }
-}
-
-const EXECUTOR_KEYS = ['concurrency', 'engine', 'rate', 'arrival', 'burstiness', 'maxConcurrency', 'ramp', 'rampShape', 'traceSpeed', 'traceWindow'] as const;
-const SEARCH_KEYS = ['sweep', 'sweepSteps', 'findCapacity', 'tolerance', 'budget', 'repeat', 'ab', 'abBlock', 'abBlockRequests', 'abAssign'] as const;
+/** The options of the executor's fields, and of the search's (with the switches and the B server that choose its kind). */
+const EXECUTOR_KEYS = FIELDS.filter((f) => f.part === 'executor').map((f) => f.option as keyof ScenarioOptions);
+const SEARCH_KEYS = ['sweep', 'findCapacity', 'ab', ...FIELDS.filter((f) => f.part === 'search').map((f) => f.option)] as (keyof ScenarioShell)[];
 
 /**
  * Flags over a scenario file: a value given by flag wins, key by key. A flag that chooses the kind

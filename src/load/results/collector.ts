@@ -10,7 +10,6 @@ import {
 } from './load-result.ts';
 import type { RequestTiming } from './request-timing.ts';
 import { requestIsGood, type RequestValues, type Slo } from './slo.ts';
-import { TokenAcc } from './token-report.ts';
 import { firstAnswerUs } from './reasoning-report.ts';
 import type { Requested } from '../workloads/workload.ts';
 import { SectionAccumulators } from '../../sections/section-run.ts';
@@ -28,8 +27,6 @@ export interface CollectorOptions {
   shard: number | null;
   /** What request `seq` asked for (token-length workloads), for the asked-versus-received report. */
   requested?: (seq: number) => Requested;
-  /** Whether requested output lengths are targets or max_tokens caps (default cap). */
-  outputIs?: 'target' | 'cap';
   /** The result sections the run collects (load-sections.ts; default: loadSections() without run options). */
   sections?: readonly AnySection[];
   /** Receives one line per request (requests.ndjson), warmup included with phase "warmup". */
@@ -66,10 +63,11 @@ export class Collector {
   events = 0;
   inFlight = 0;
   readonly tokenSources = new Set<'usage' | 'tokenizer'>();
-  readonly tokens: TokenAcc;
   /** The result sections' accumulators (src/sections/): each sees every measured request. */
   readonly sections: SectionAccumulators;
   readonly #slices = new Map<number, SliceAcc>();
+  readonly #frozen = new Map<number, Timeslice>();
+  #newest = -Infinity;
   readonly #o: CollectorOptions;
   #eld: ELDHistogram | undefined;
   #eldTimer: NodeJS.Timeout | undefined;
@@ -77,7 +75,6 @@ export class Collector {
   constructor(o: CollectorOptions) {
     this.#o = o;
     this.sections = new SectionAccumulators(o.sections ?? loadSections());
-    this.tokens = new TokenAcc(o.outputIs ?? 'cap');
     this.hist = {} as Record<MetricName, Histogram>;
     for (const m of ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag', 'output_tps', 'server_ttft'] as const) {
       this.hist[m] = newHistogram();
@@ -126,7 +123,13 @@ export class Collector {
     if (this.isWarmup(intendedNs)) return;
     this.started++;
     this.inFlight++;
-    this.#slice(intendedNs).started++;
+    // A late arrival's second may be frozen already: its counts change in place.
+    const frozen = this.#frozen.get(this.#epochS(intendedNs));
+    if (frozen === undefined) this.#slice(intendedNs).started++;
+    else {
+      frozen.started++;
+      frozen.inFlight = this.inFlight;
+    }
   }
 
   /** The requests.ndjson line of a request that is no sample (aborted at the end, or cut by the client): its head and stamps only. */
@@ -225,7 +228,6 @@ export class Collector {
         this.ok++;
         this.outputTokens += tokens;
         this.promptTokens += t.promptTokens;
-        this.tokens.add(t.promptTokens, tokens, asked);
         if (t.reasoningTokens !== undefined) ttfo = firstAnswerUs(t.tokenEvents, origin);
         slice.outputTokens += tokens;
         if (t.tokenSource !== 'none') this.tokenSources.add(t.tokenSource);
@@ -326,11 +328,30 @@ export class Collector {
     const key = this.#epochS(ns);
     let s = this.#slices.get(key);
     if (s === undefined) {
-      s = { ...zeroCounts(sliceCounts), ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
+      const frozen = this.#frozen.get(key);
+      s = frozen === undefined ? { ...zeroCounts(sliceCounts), ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() } : thaw(frozen);
+      this.#frozen.delete(key);
       this.#slices.set(key, s);
+      if (key > this.#newest) {
+        this.#newest = key;
+        this.#freezeBefore(key - LIVE_SLICES);
+      }
     }
     s.inFlight = this.inFlight;
     return s;
+  }
+
+  /**
+   * Issue 43 (soak runs): a live slice holds three auto-sized HDR histograms (about 80 KiB of
+   * array buffers), so a day of them would be 7 GB. Seconds behind the newest are kept encoded
+   * (load.json's own form, a few hundred bytes) and thawed only if a late request lands in one.
+   */
+  #freezeBefore(key: number): void {
+    for (const [k, s] of this.#slices) {
+      if (k >= key) continue;
+      this.#frozen.set(k, sliceOut(k, 0, s));
+      this.#slices.delete(k);
+    }
   }
 
   errorSummary(): ErrorSummary {
@@ -346,9 +367,9 @@ export class Collector {
 
   timeslices(): Timeslice[] {
     const startS = this.#o.measureStartEpochMs / 1000;
-    return [...this.#slices.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([epochS, s]) => sliceOut(epochS, epochS - Math.floor(startS), s));
+    const live = [...this.#slices.entries()].map(([epochS, s]) => sliceOut(epochS, epochS - Math.floor(startS), s));
+    const frozen = [...this.#frozen.values()].map((t) => ({ ...t, tS: t.epochS - Math.floor(startS) }));
+    return [...live, ...frozen].sort((a, b) => a.epochS - b.epochS);
   }
 }
 
@@ -356,6 +377,13 @@ export class Collector {
 function retried(t: RequestTiming, rel: (ns: bigint | null) => number | null): { retriedUs?: number } {
   const at = t.reuseRace === undefined ? null : rel(t.reuseRace.retriedNs);
   return at === null ? {} : { retriedUs: at };
+}
+
+/** Seconds behind the newest whose slices keep live histograms (a request is counted in the second it ends). */
+const LIVE_SLICES = 3;
+
+function thaw(t: Timeslice): SliceAcc {
+  return { started: t.started, finished: t.finished, ok: t.ok, failed: t.failed, outputTokens: t.outputTokens, inFlight: t.inFlight, ttft: decodeHistogram(t.ttftHdr), e2e: decodeHistogram(t.e2eHdr), itl: decodeHistogram(t.itlHdr) };
 }
 
 function sliceOut(epochS: number, tS: number, s: SliceAcc): Timeslice {
@@ -381,22 +409,22 @@ function sliceOut(epochS: number, tS: number, s: SliceAcc): Timeslice {
 
 /** Adds timeslices of several shards by epoch second; percentiles recomputed from merged histograms. */
 export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpochMs: number): Timeslice[] {
-  const acc = new Map<number, SliceAcc>();
-  for (const list of lists) {
-    for (const t of list) {
-      let s = acc.get(t.epochS);
-      if (s === undefined) {
-        s = { started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: 0, ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
-        acc.set(t.epochS, s);
-      }
-      addCounts(s, t, sliceCounts);
-      s.ttft.add(decodeHistogram(t.ttftHdr));
-      s.e2e.add(decodeHistogram(t.e2eHdr));
-      s.itl.add(decodeHistogram(t.itlHdr));
-    }
-  }
+  // One second's live histograms at a time (a day of them live would be 7 GB: see Collector#freezeBefore).
+  const byS = new Map<number, Timeslice[]>();
+  for (const list of lists) for (const t of list) byS.set(t.epochS, [...(byS.get(t.epochS) ?? []), t]);
   const startS = Math.floor(measureStartEpochMs / 1000);
-  return [...acc.entries()].sort((a, b) => a[0] - b[0]).map(([epochS, s]) => sliceOut(epochS, epochS - startS, s));
+  return [...byS.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([epochS, ts]) => {
+      const s: SliceAcc = { started: 0, finished: 0, ok: 0, failed: 0, outputTokens: 0, inFlight: 0, ttft: newHistogram(), e2e: newHistogram(), itl: newHistogram() };
+      for (const t of ts) {
+        addCounts(s, t, sliceCounts);
+        s.ttft.add(decodeHistogram(t.ttftHdr));
+        s.e2e.add(decodeHistogram(t.e2eHdr));
+        s.itl.add(decodeHistogram(t.itlHdr));
+      }
+      return sliceOut(epochS, epochS - startS, s);
+    });
 }
 
 export { summarize };

@@ -266,25 +266,6 @@ export interface CacheReport {
   ttftMiss: HistogramSummary | null;
 }
 
-/** The embeddings workload (--embeddings-batch): its own throughput over the successful measured requests (src/load/results/embeddings-report.ts). */
-export interface EmbeddingsReport {
-  /** Inputs per request asked (--embeddings-batch). */
-  batch: number;
-  requests: number;
-  inputs: number;
-  inputsPerS: number;
-  /** usage.prompt_tokens summed (answers without usage count 0 and are counted in requestsWithoutUsage). */
-  promptTokens: number;
-  promptTokensPerS: number;
-  requestsWithoutUsage: number;
-  /** Inputs per request, as answered. */
-  inputsPerRequest: { mean: number; min: number; max: number };
-  /** Every vector length the answers had. */
-  dimensions: number[];
-  /** Metrics that do not apply (whole answers, no output tokens): never reported as 0. */
-  notApplicable: string[];
-}
-
 /** Conversation workloads (--turns): figures by turn index (1 = first) beside the totals. */
 export interface TurnReport {
   /** closed: a conversation holds its slot until its last turn; open: arrivals are conversations. */
@@ -564,8 +545,8 @@ export interface LoadResult {
   scenario?: Record<string, unknown>;
   /** Conversation workloads: per-turn figures (absent otherwise). */
   turns?: TurnReport;
-  /** --embeddings-batch: inputs/s, prompt tokens/s, batch size (absent for chat runs). */
-  embeddings?: EmbeddingsReport;
+  /** The sections an API adds (Protocol.resultSections: `embeddings`, ...), by key; their types live in the API's folder. */
+  [apiSection: string]: unknown;
   /** Connection use and reuse races (absent in files written before it existed). */
   connectionReuse?: ConnectionReuseReport;
   /** --server-metrics: the server's /metrics read during the run, lined up and reconciled (absent without it). */

@@ -8,7 +8,7 @@ import { mergeResults } from './merge.ts';
 import type { RequestTiming } from '../measure/request-timer.ts';
 import { buildResult } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
-import { summaryTable } from './summary.ts';
+import { progressLine, summaryTable } from './summary.ts';
 
 /**
  * A new section is one module and one list entry: this toy section (how measured requests ended)
@@ -68,6 +68,17 @@ describe('result sections (src/sections/section-contract.ts) through the load la
     expect(merged.slos.find((s) => s.metric === 'outcomes')).toMatchObject({ observed: 2 / 6, passed: false });
     expect(summaryTable(merged, a.list)).toContain('outcomes: 4 ok, 2 failed');
     expect(renderLoadReport(merged, a.list)).toMatch(/<section class="card" id="outcomes"><h2>Outcomes<\/h2>.*33%/s);
+  });
+
+  it('LOAD-SECTIONS: the live progress line asks the sections what the answers lack: embeddings answers show e2e and their inputs, chat answers ttft and tokens', () => {
+    const line = (counters?: Record<string, number>): string => {
+      const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: [], shard: null });
+      c.onStart(ms(100));
+      c.onFinish({ ...timing(0), ...(counters === undefined ? {} : { extras: { cachedTokens: null, counters } }) });
+      return progressLine(c, 1, { durationS: 10, requests: null });
+    };
+    expect(line({ inputs: 4, promptTokens: 40, dimensions: 64 })).toMatch(/ e2e p50 \S+ p99 \S+  inputs 4$/);
+    expect(line()).toMatch(/ ttft p50 \S+ p99 \S+  tokens 3$/);
   });
 
   it('LOAD-SECTIONS: without the section in the list, nothing of it is written, merged, printed or known to --slo', () => {

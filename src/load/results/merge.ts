@@ -6,7 +6,6 @@ import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
 import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type LoadMode, type LoadResult } from './load-result.ts';
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
-import { mergeTokenReports } from './token-report.ts';
 import { mergeSections, type SectionFigures } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
@@ -94,7 +93,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
   const outputTokens = sum((r) => r.counts.outputTokens);
   const started = sum((r) => r.counts.started);
   const mode = mergeMode(results.map((r) => r.meta.mode));
-  const tokens = mergeTokenReports(results.map((r) => r.tokens));
   const timeslices = mergeTimeslices(results.map((r) => r.timeslices), startMs);
   const throughput = throughputOf(allRan === null ? { started, finished, ok, outputTokens } : countsWithin(timeslices, allRan.firstS, allRan.endS), windowS, mode.kind === 'open');
   const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
@@ -133,7 +131,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
-    ...(tokens === undefined ? {} : { tokens }),
     ...(server === undefined ? {} : { server }),
     ...merged,
   });

@@ -12,7 +12,6 @@ import {
   type Validity,
 } from './load-result.ts';
 import { evaluateSlos, withDefaultSlos, type Slo } from './slo.ts';
-import { buildTokenReport } from './token-report.ts';
 import { orderResultKeys } from './result-keys.ts';
 import type { SectionFigures } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
@@ -72,7 +71,6 @@ export function buildResult(input: BuildInput): LoadResult {
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
-    tokens: buildTokenReport(c.tokens),
     ...(input.server === undefined ? {} : { server: input.server }),
     ...sections,
   });

@@ -3,12 +3,10 @@ import { percentileOrNull } from './hdr.ts';
 import { percentileKeys, type LoadResult, type MetricName } from './load-result.ts';
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
-import { tokenLines } from './token-report.ts';
 import { capacityLines } from './capacity-report.ts';
 import { notApplicable, sectionLines, type SectionResult } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
-import type { EmbeddingsAcc } from './embeddings-report.ts';
 import { coordinationLine } from '../coordination/coordination-report.ts';
 
 export function fmtUs(us: number | null | undefined): string {
@@ -21,11 +19,11 @@ export function fmtUs(us: number | null | undefined): string {
 /** One line for a terminal, rewritten in place about four times a second. */
 export function progressLine(c: Collector, elapsedS: number, plan: { durationS: number | null; requests: number | null }): string {
   const goal = plan.durationS !== null ? `/${plan.durationS}s` : plan.requests !== null ? ` (${c.finished}/${plan.requests} req)` : '';
-  // Embeddings answers have no TTFT: their progress shows end-to-end latency and inputs.
-  const live = c.sections.accumulator('embeddings') as EmbeddingsAcc | undefined;
-  const emb = live !== undefined && live.requests > 0;
-  const h = emb ? c.hist.e2e : c.hist.ttft;
-  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${emb ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${emb ? `inputs ${live?.inputs ?? 0}` : `tokens ${c.outputTokens}`}`;
+  // Answers with no TTFT (embeddings, the sections say) show end-to-end latency, and the sections' figures for the tokens.
+  const live = c.sections.progress();
+  const whole = live.lacks.has('ttft');
+  const h = whole ? c.hist.e2e : c.hist.ttft;
+  return `${elapsedS.toFixed(1)}s${goal}  started ${c.started}  done ${c.finished}  in flight ${c.inFlight}  errors ${c.failed}  ${whole ? 'e2e' : 'ttft'} p50 ${fmtUs(percentileOrNull(h, 50))} p99 ${fmtUs(percentileOrNull(h, 99))}  ${live.lacks.has('output_tps') ? live.texts.join('  ') : `tokens ${c.outputTokens}`}`;
 }
 
 function pad(cells: string[][]): string {
@@ -83,7 +81,6 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
   out.push(`throughput: ${r.throughput.rps} successful req/s, ${outputTps}${r.throughput.achievedArrivalRate !== null ? `, achieved arrival rate ${r.throughput.achievedArrivalRate}/s` : ''}`);
   const w = workloadText(r.meta);
   if (w !== null) out.push(`workload: ${w}`);
-  out.push(...tokenLines(r.tokens, !na.has('output_tps')));
   out.push(...sectionLines(sections, figures, 'workload', { us: fmtUs }));
   const pctGood = `${(r.goodput.fraction * 100).toFixed(1)}%`;
   out.push(r.goodput.slos.length === 0

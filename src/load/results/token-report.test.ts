@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { buildTokenReport, mergeTokenReports, TokenAcc, tokenLines } from './token-report.ts';
+import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
+import { renderLoadReport } from '../../report/load-html.ts';
+import { Collector } from './collector.ts';
+import { loadSections } from './load-sections.ts';
+import { mergeResults } from './merge.ts';
+import type { RequestTiming } from './request-timing.ts';
+import { buildResult } from './result-builder.ts';
+import { summaryTable } from './summary.ts';
 
 describe('token report', () => {
   it('compares asked and received over the same requests and flags only differences over 5%', () => {
@@ -38,5 +46,39 @@ describe('token report', () => {
     const whole = buildTokenReport(all);
     expect({ ...merged, prompt: { ...merged.prompt, hdr: '' }, output: { ...merged.output, hdr: '' } }).toEqual({ ...whole, prompt: { ...whole.prompt, hdr: '' }, output: { ...whole.output, hdr: '' } });
     expect(mergeTokenReports([undefined, undefined])).toBeUndefined();
+  });
+});
+
+describe('the tokens section through the load layer (result-section contract)', () => {
+  const ms = (x: number): bigint => BigInt(Math.round(x * 1e6));
+  const timing = (seq: number, promptTokens: number, outputTokens: number): RequestTiming => ({ seq, intendedNs: ms(100 + seq), sentNs: ms(100 + seq), headersNs: ms(105 + seq), endNs: ms(140 + seq), status: 200, requestId: null, tokenEvents: [{ atNs: ms(120 + seq), tokens: outputTokens }], outputTokens, promptTokens, tokenSource: 'usage', events: 2, error: null, abortedAtEnd: false });
+  const run = (outputIs: 'target' | 'cap', shard: number) => {
+    const c = new Collector({ measureStartNs: ms(100), measureStartEpochMs: 1_700_000_000_000, openLoop: false, slos: [], shard, requested: () => ({ prompt: 100, output: 50 }), sections: loadSections({ outputIs }) });
+    for (let i = 0; i < 4; i++) {
+      c.onStart(ms(100 + i));
+      c.onFinish(timing(i, 100, i < 2 ? 20 : 50));
+    }
+    const meta = { ...sampleLoadResult().meta, measureStartEpochMs: 1_700_000_000_000, measureEndEpochMs: 1_700_000_002_000 };
+    return buildResult({ meta, collector: c, slos: [], shard: { index: shard, count: 2 } });
+  };
+
+  it('LOAD-SECTIONS: tokens are collected from ok requests with what they asked, written, merged, printed and shown as report rows and notes through the list', () => {
+    const a = run('target', 0);
+    expect(a.tokens).toMatchObject({ outputIs: 'target', outputComparison: { requests: 4, askedMean: 50, receivedMean: 35, short: 2 } });
+    expect(Object.keys(a).indexOf('tokens')).toBe(Object.keys(a).indexOf('validity') + 1);
+    const merged = mergeResults([a, run('target', 1)], 'merged');
+    expect(merged.tokens?.outputComparison).toMatchObject({ requests: 8, receivedSum: 280, short: 4 });
+    expect(summaryTable(merged)).toMatch(/\noutput tokens: mean 35\.0, .*; asked mean 50, received 35 \(-30\.0%\)\nDIFFERS: output tokens differ/);
+    const html = renderLoadReport(merged);
+    expect(html).toMatch(/<dt>prompt tokens<\/dt><dd>mean 100\.0, [^<]*; asked a mean of 100, received 100 \(\+0%\) over 8 requests<\/dd>/);
+    expect(html).toContain('<p class="status status-warn">Asked and received differ: output tokens differ: asked a mean of 50');
+  });
+
+  it('LOAD-SECTIONS: output tokens are "not applicable" when a section says the requests have no output_tps (embeddings), in the summary and the report', () => {
+    const a = run('cap', 0);
+    const whole = { ...a, embeddings: { batch: 2, requests: 4, inputs: 8, inputsPerS: 4, promptTokens: 400, promptTokensPerS: 200, requestsWithoutUsage: 0, inputsPerRequest: { mean: 2, min: 2, max: 2 }, dimensions: [64], notApplicable: ['ttft', 'itl', 'tpot', 'output_tps'] } };
+    expect(summaryTable(whole)).toContain('\noutput tokens: not applicable (embeddings)\n');
+    expect(renderLoadReport(whole)).toContain('<dt>output tokens</dt><dd>not applicable (embeddings)</dd>');
+    expect(summaryTable(a)).not.toContain('not applicable (embeddings)');
   });
 });

@@ -1,8 +1,9 @@
 import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
 import type { TokenComparison, TokenReport } from './load-result.ts';
-import type { Requested } from '../workloads/workload.ts';
 import { tokenDistributionText } from './run-text.ts';
 import { addCounts, zeroCounts } from '../../sections/counts.ts';
+import type { ResultSection, SectionAsked, SectionTile } from '../../sections/section-contract.ts';
+import { tileNum } from '../../sections/tile-format.ts';
 
 /**
  * Prompt and output token distributions of the successful measured requests, and what the run
@@ -37,7 +38,7 @@ export class TokenAcc {
   constructor(readonly outputIs: 'target' | 'cap') {}
 
   /** A successful measured request: its received counts (prompt 0 = not reported) and what it asked. */
-  add(promptTokens: number, outputTokens: number, asked: Requested | null): void {
+  add(promptTokens: number, outputTokens: number, asked: SectionAsked | null): void {
     if (promptTokens > 0) record(this.prompt, promptTokens);
     record(this.output, outputTokens);
     if (asked?.prompt !== null && asked?.prompt !== undefined) {
@@ -135,8 +136,7 @@ export function mergeTokenReports(reports: readonly (TokenReport | undefined)[])
 }
 
 /** Summary-table lines: the distributions and asked-versus-received. */
-export function tokenLines(r: TokenReport | undefined, outputApplies = true): string[] {
-  if (r === undefined) return [];
+export function tokenLines(r: TokenReport, outputApplies = true): string[] {
   const out: string[] = [];
   const dist = tokenDistributionText;
   const vs = (c: TokenComparison | null, what: string): string => (c === null ? '' : `; asked ${what} ${c.askedMean}, received ${c.receivedMean} (${pct(c.difference)})`);
@@ -144,4 +144,42 @@ export function tokenLines(r: TokenReport | undefined, outputApplies = true): st
   out.push(outputApplies ? `output tokens: ${dist(r.output)}${vs(r.outputComparison, r.outputIs === 'target' ? 'mean' : 'max_tokens mean')}` : 'output tokens: not applicable (embeddings)');
   for (const d of r.differences) out.push(`DIFFERS: ${d}`);
   return out;
+}
+
+function comparisonText(c: TokenComparison | null): string {
+  return c === null ? '' : `; asked a mean of ${tileNum(c.askedMean, 1)}, received ${tileNum(c.receivedMean, 1)} (${c.difference >= 0 ? '+' : ''}${tileNum(c.difference * 100, 1)}%) over ${c.requests} requests`;
+}
+
+/** Its part of report.html: the differences as warnings at the top, the distributions as rows of the run's configuration. */
+function tokenTile(r: TokenReport, outputApplies: boolean): SectionTile {
+  return {
+    id: 'tokens',
+    title: 'Tokens',
+    notes: r.differences.map((d) => ({ tone: 'warn' as const, text: `Asked and received differ: ${d}.` })),
+    configRows: [
+      ['prompt tokens', tokenDistributionText(r.prompt) + comparisonText(r.promptComparison)],
+      ['output tokens', outputApplies ? tokenDistributionText(r.output) + comparisonText(r.outputComparison) : 'not applicable (embeddings)'],
+    ],
+  };
+}
+
+/**
+ * The `tokens` section of load.json, written by every run: `outputIs` says whether the workload's
+ * output lengths are targets or max_tokens caps (default cap). Output tokens are not applicable when
+ * a section says its requests have no output_tps (embeddings).
+ */
+export function tokenSection(outputIs: 'target' | 'cap' = 'cap'): ResultSection<TokenReport, TokenAcc> {
+  return {
+    key: 'tokens',
+    place: 'workload',
+    open: () => new TokenAcc(outputIs),
+    collect(acc, r) {
+      if (r.outcome === 'ok') acc.add(r.timing.promptTokens, r.timing.outputTokens, r.asked);
+    },
+    build: (acc) => buildTokenReport(acc),
+    merge: (parts) => mergeTokenReports(parts),
+    summary: (out, _fmt, run) => tokenLines(out, run.lacks?.has('output_tps') !== true),
+    tile: (out, run) => tokenTile(out, run.lacks?.has('output_tps') !== true),
+    slos: [],
+  };
 }

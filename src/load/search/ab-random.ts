@@ -16,6 +16,8 @@ import type { LoadConfig } from '../run-load.ts';
 import { seededRandom } from '../../seeded-random.ts';
 import { AB_SCHEMA, type AbBlock, type AbSection } from './ab-blocks.ts';
 import { loadSections } from '../results/load-sections.ts';
+import { apiOf } from '../workloads/request-source.ts';
+import { defaultProtocols } from '../../protocols/registry.ts';
 
 /** The side of request `seq`: a fair coin per request, the same for a seed on every machine. */
 export function sideOf(seed: number, seq: number): 'a' | 'b' {
@@ -140,8 +142,9 @@ export async function runAbRandom(o: AbRandomOptions): Promise<{ result: LoadRes
     onStart: (ns) => {
       // As run-load.ts fixes t = 0: 20 ms after now.
       const epochMs = performance.timeOrigin + performance.now() + 20 + warmupS * 1000;
+      const protocols = cfg.protocols ?? defaultProtocols;
       for (const s of ['a', 'b'] as const) {
-        sides[s] = new Collector({ measureStartNs: ns + BigInt(Math.round(warmupS * 1e9)), measureStartEpochMs: epochMs, openLoop: cfg.mode.kind === 'open', slos: cfg.slos, shard: null, sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(cfg.workload?.embeddings === undefined ? {} : { embeddingsBatch: cfg.workload.embeddings.batch }) }), onRecord: (r) => records[s].push(r) });
+        sides[s] = new Collector({ measureStartNs: ns + BigInt(Math.round(warmupS * 1e9)), measureStartEpochMs: epochMs, openLoop: cfg.mode.kind === 'open', slos: cfg.slos, shard: null, sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', protocols, run: { api: apiOf(protocols, cfg.api, cfg.workload).name, ...(cfg.workload === undefined ? {} : { workload: cfg.workload as unknown as Readonly<Record<string, unknown>> }) } }), onRecord: (r) => records[s].push(r) });
       }
       cfg.onStart?.(ns);
     },

@@ -1,4 +1,5 @@
 import { tokenizer } from '../../tokenizer.ts';
+import { tokensByPieces } from './token-offsets.ts';
 
 /**
  * A run of this many characters without a space is counted in pieces of this length: BPE over one
@@ -79,6 +80,12 @@ export function apportionTokens(weights: readonly number[], total: number): numb
 export function tokensByOffsets(text: string, eventChars: readonly number[]): number[] | null {
   // A run too long to encode in bounded time (see LONG_RUN_CHARS): callers apportion by characters.
   if (boundedPieces(text).length > 1) return null;
+  // Where the piecewise count is not conclusive, the whole walk decides (the same answer, slower).
+  return tokensByPieces(text, eventChars) ?? tokensByDecoding(text, eventChars);
+}
+
+/** tokensByOffsets by decoding every token of the whole text's encoding (the reference tokensByPieces is held to). */
+export function tokensByDecoding(text: string, eventChars: readonly number[]): number[] | null {
   const { encode, decodeGenerator } = tokenizer();
   const ids = encode(text);
   const counts = eventChars.map(() => 0);

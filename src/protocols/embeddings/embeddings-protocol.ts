@@ -7,6 +7,7 @@ import { checkEmbeddingsResponse, embeddingsCounters } from './embeddings-respon
 import { embeddingsRequirementIds, embeddingsRules } from './embeddings-rules.ts';
 import { emptyFacts, wholeBodyChecker } from '../whole-body.ts';
 import { embeddingsMock } from './embeddings-mock.ts';
+import { embeddingsSections } from './embeddings-section.ts';
 
 const route = { method: 'POST', path: EMBEDDINGS_ROUTE } as const;
 
@@ -58,6 +59,7 @@ export const embeddings: Protocol = {
   // An embeddings answer is never streamed: nothing to tally.
   outputTally: () => ({ feed: () => 0 }),
   mock: embeddingsMock as MockSide,
+  resultSections: embeddingsSections,
 };
 
 /** The check worker imports this module by `moduleUrl` and reads this export. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildEmbeddingsReport, EmbeddingsAcc, embeddingsLines, mergeEmbeddingsReports } from './embeddings-report.ts';
+import { buildEmbeddingsReport, EmbeddingsAcc, embeddingsLines, mergeEmbeddingsReports } from './embeddings-section.ts';
 
 const acc = (answers: [number, number | null, number | null][]): EmbeddingsAcc => {
   const a = new EmbeddingsAcc();

@@ -1,6 +1,27 @@
-import type { EmbeddingsReport } from './load-result.ts';
-import type { ResultSection, SectionSlo, SectionTile } from '../../sections/section-contract.ts';
+// Embeddings' part of load.json (its API's result section, Protocol.resultSections): the figures'
+// type, how a run collects, builds and merges them, its summary lines, tile and SLO.
+import type { AnySection, ResultSection, SectionSlo, SectionTile } from '../../sections/section-contract.ts';
 import { tileNum } from '../../sections/tile-format.ts';
+import type { ProtocolSectionRun } from '../protocol.ts';
+
+/** The embeddings workload (--embeddings-batch): its own throughput over the successful measured requests. */
+export interface EmbeddingsReport {
+  /** Inputs per request asked (--embeddings-batch). */
+  batch: number;
+  requests: number;
+  inputs: number;
+  inputsPerS: number;
+  /** usage.prompt_tokens summed (answers without usage count 0 and are counted in requestsWithoutUsage). */
+  promptTokens: number;
+  promptTokensPerS: number;
+  requestsWithoutUsage: number;
+  /** Inputs per request, as answered. */
+  inputsPerRequest: { mean: number; min: number; max: number };
+  /** Every vector length the answers had. */
+  dimensions: number[];
+  /** Metrics that do not apply (whole answers, no output tokens): never reported as 0. */
+  notApplicable: string[];
+}
 
 /**
  * The embeddings workload's own figures (--embeddings-batch), over its successful measured
@@ -127,7 +148,19 @@ export function embeddingsSection(batch?: number): ResultSection<EmbeddingsRepor
     tile: embeddingsTile,
     slos: [embeddingsSlo],
     notApplicable: (out) => out.notApplicable,
+    progress: (acc) => (acc.requests === 0 ? null : { lacks: EMBEDDINGS_NOT_APPLICABLE, text: `inputs ${acc.inputs}` }),
   };
+}
+
+/**
+ * The embeddings API's result sections (Protocol.resultSections): its section is bound to a run's
+ * embeddings workload (`workload.embeddings.batch`, --embeddings-batch); unbound (merging, reports)
+ * or without that workload it builds nothing.
+ */
+export function embeddingsSections(run?: ProtocolSectionRun): readonly AnySection[] {
+  const given = run?.workload?.['embeddings'];
+  const batch = typeof given === 'object' && given !== null && typeof (given as { batch?: unknown }).batch === 'number' ? (given as { batch: number }).batch : undefined;
+  return [embeddingsSection(batch) as AnySection];
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
