@@ -64,12 +64,17 @@ function cleanBoundary(text: string, at: number): boolean {
 const alone = new Map<string, number>();
 const ALONE_MAX = 50_000;
 
+/** Only short texts are remembered (a word or a few), so the memory stays within ALONE_MAX x this. */
+const ALONE_TEXT_MAX = 64;
+
 function countAlone(c: BpeCore, text: string): number {
   let n = alone.get(text);
   if (n === undefined) {
-    if (alone.size >= ALONE_MAX) alone.clear();
     n = byPieces(c, text, [text.length])?.[0] ?? -1;
-    alone.set(text, n);
+    if (text.length > ALONE_TEXT_MAX) return n;
+    if (alone.size >= ALONE_MAX) alone.clear();
+    // A copy: the slice would hold the whole answer's text alive as long as it is remembered.
+    alone.set(Buffer.from(text, 'utf8').toString('utf8'), n);
   }
   return n;
 }
