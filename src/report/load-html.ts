@@ -19,7 +19,6 @@ import type { AnySection, SectionTile } from '../sections/section-contract.ts';
 import { defaultLoadSections } from '../load/results/load-sections.ts';
 import { tileCard, tileNotes } from './section-tile.ts';
 import { tileNum, tilePct, tileUs } from '../sections/tile-format.ts';
-import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s): the tiles' format. */
 export const formatUs = tileUs;
@@ -141,6 +140,8 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: 
   const config = r.meta.config;
   // An answer that arrives whole (embeddings) generates no tokens: the sections say which metrics it lacks, shown as such, never 0.
   const lacks = notApplicable(sections, r as unknown as SectionResult);
+  // The sections that read the run's seconds go after the over-time charts, each with its TOC link.
+  const endTiles = sectionTiles(sections, r as unknown as SectionResult, 'end');
   const emb = r.meta.config.workload?.embeddings;
   const na = 'not applicable';
   return section(
@@ -370,7 +371,9 @@ nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
   const tiles = sectionTiles(sections, r as unknown as SectionResult);
   const lacks = notApplicable(sections, r as unknown as SectionResult);
-  const toc = html`<nav class="toc"><a href="#summary">Summary</a>${abSection(r) === '' ? '' : html`<a href="#ab">A/B</a>`}<a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
+  // The sections that read the run's seconds go after the over-time charts, each with its TOC link.
+  const endTiles = sectionTiles(sections, r as unknown as SectionResult, 'end');
+  const toc = html`<nav class="toc"><a href="#summary">Summary</a>${abSection(r) === '' ? '' : html`<a href="#ab">A/B</a>`}<a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${endTiles.map((t) => (t.toc === undefined ? '' : html`<a href="#${t.id}">${t.toc}</a>`))}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
   const body = html`${summarySection(r, tiles, sections)}${abSection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
@@ -378,7 +381,7 @@ export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] 
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
       : html`<p class="muted">${[...lacks].join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
-  )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
+  )}${workloadSections(r, sections)}${overTimeSection(r)}${endTiles.map(tileCard)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

@@ -80,7 +80,7 @@ export function sectionLines(list: readonly AnySection[], result: SectionResult,
 
 /** The run's figures a section sees, with what the result's sections say its requests lack. */
 function runFigures(list: readonly AnySection[], result: SectionResult): SectionRunFigures {
-  return { metrics: result.metrics, lacks: notApplicable(list, result) };
+  return { metrics: result.metrics, lacks: notApplicable(list, result), ...(result.counts === undefined ? {} : { counts: result.counts }), ...(result.timeslices === undefined ? {} : { timeslices: result.timeslices }) };
 }
 
 /** The tiles of the sections at `place` that the result has, in list order. */

@@ -15,6 +15,8 @@ import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 import { tokenSection } from './token-report.ts';
+import { serverResultSection } from '../../server-metrics/server-result-section.ts';
+import type { ServerSection } from '../../server-metrics/server-section.ts';
 
 export interface LoadSectionOptions {
   /** Whether the workload's output lengths are targets or max_tokens caps (default cap). */
@@ -31,10 +33,12 @@ export interface LoadSectionOptions {
   run?: { api: string; workload?: Readonly<Record<string, unknown>> };
   /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
   cancellation?: { plan: { rate: number; text: string }; server?: CancelServerFacts };
+  /** --server-metrics: the run's server section, read when the run ends (undefined: no metrics were read). */
+  server?: () => ServerSection | undefined;
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server), serverResultSection(o.server)] as AnySection[];
 }
 
 /** Every API's own sections, in the list's order (after the token figures, before the workload sections). */

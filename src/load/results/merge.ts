@@ -1,4 +1,3 @@
-import { mergeServerSections } from '../../server-metrics/server-merge.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
 import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
@@ -96,7 +95,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
   const timeslices = mergeTimeslices(results.map((r) => r.timeslices), startMs);
   const throughput = throughputOf(allRan === null ? { started, finished, ok, outputTokens } : countsWithin(timeslices, allRan.firstS, allRan.endS), windowS, mode.kind === 'open');
   const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
-  const server = mergeServerSections(results.map((r) => r.server));
   const v = validity(metrics, mode.kind === 'open');
   for (const r of results) for (const w of r.validity.warnings) v.warnings.push(`shard ${r.shard?.index ?? '-'}: ${w}`);
   v.warnings.push(...warnings);
@@ -125,13 +123,12 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...(server === undefined ? {} : { server }), ...merged }, finished, sections),
+    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...merged }, finished, sections),
     timeslices,
     sweep: null,
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
-    ...(server === undefined ? {} : { server }),
     ...merged,
   });
 }

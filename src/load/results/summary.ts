@@ -99,5 +99,8 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
   }
   if (r.priming?.detail !== undefined) out.push(`priming: ${r.priming.detail}`);
   for (const w of r.validity.warnings) out.push(`warning: ${w}`);
+  // The sections placed at the end: a block of their own after a blank line.
+  const end = sectionLines(sections, figures, 'end', { us: fmtUs });
+  if (end.length > 0) out.push('', ...end);
   return out.join('\n') + '\n';
 }
