@@ -327,3 +327,29 @@ export interface ResultSection<Out, Acc = unknown> {
  * methods, so a `ResultSection<CacheReport, CacheAcc>` is one).
  */
 export type AnySection = ResultSection<unknown, unknown>;
+
+/**
+ * A record of the run under `key` in load.json, not per request: who made the run and how (a
+ * coordinated shard's clock and start, the coordinator's shards, skew and stop). The run's maker
+ * writes it (a coordinated shard after its run, the coordinator on its merge), so it has no
+ * accumulator and no build; `iari report merge` keeps no part of it (a merged record is the
+ * coordinator's). The summary, report.html, the run's verdict and the merge's window read it
+ * through the list of records, never by name.
+ */
+export interface RunRecord<Out> {
+  /** Its key in load.json; unique over the records and the sections. */
+  readonly key: string;
+  /** Its line under the summary's first line and its status line at the top of the report (null: nothing to say). */
+  line(out: Out): string | null;
+  /** Why the run was stopped before its end, as the record says (the run fails naming it; null: it was not). */
+  stopped(out: Out): string | null;
+  /**
+   * When every merged result carries the record and the record says the results ran as one (one
+   * clock, one start), the window in which all ran (epoch ms, and its whole seconds [firstS, endS)):
+   * the merge judges rates over it. Null: the union of the results' windows.
+   */
+  mergeWindow?(parts: readonly { readonly record: Out; readonly startMs: number; readonly endMs: number }[]): { startMs: number; endMs: number; firstS: number; endS: number } | null;
+}
+
+/** A list of run records of any figures. */
+export type AnyRunRecord = RunRecord<unknown>;

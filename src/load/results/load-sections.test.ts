@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sampleLoadResult } from '../../../test-support/sample-load-result.ts';
 import { renderLoadReport } from '../../report/load-html.ts';
-import type { ResultSection } from '../../sections/section-contract.ts';
+import type { AnyRunRecord, ResultSection, RunRecord } from '../../sections/section-contract.ts';
+import { runFailure } from './run-verdict.ts';
 import { Collector } from './collector.ts';
 import { loadSections } from './load-sections.ts';
 import { mergeResults } from './merge.ts';
@@ -143,6 +144,38 @@ describe('result sections (src/sections/section-contract.ts) through the load la
     expect(page).toMatch(/Beacon seconds.*<h3>Is the beacon up\?<\/h3>.*badge tone-bad">disagree/s);
     expect(page).toContain('t-bad');
     expect(summaryTable(build(undefined, [false]).result, list)).not.toContain('beacon:');
+  });
+
+  it('LOAD-SECTIONS: a run record is read through the list: its line under the summary\'s first line and at the top of the report, the stop it records fails the run, and its window narrows the merge', () => {
+    interface Log {
+      who: string;
+      halted: string | null;
+      together: boolean;
+    }
+    const log: RunRecord<Log> = {
+      key: 'log',
+      line: (l) => `logged by ${l.who}`,
+      stopped: (l) => l.halted,
+      mergeWindow: (parts) => (parts.every((p) => p.record.together) ? { startMs: Math.max(...parts.map((p) => p.startMs)), endMs: Math.min(...parts.map((p) => p.endMs)), firstS: 1_700_000_001, endS: 1_700_000_002 } : null),
+    };
+    const records = [log as AnyRunRecord];
+    const { result: a, list } = run([false, false], 0);
+    const b = run([false], 1).result;
+    const withLog = (r: typeof a, l: Log) => ({ ...r, log: l }) as typeof a;
+    const summary = summaryTable(withLog(a, { who: 'shard 0', halted: null, together: true }), list, records).split('\n');
+    expect(summary[1]).toBe('logged by shard 0');
+    expect(renderLoadReport(withLog(a, { who: 'shard 0', halted: null, together: true }), list, records)).toContain('<p class="status status-neutral">logged by shard 0.</p>');
+    const halted = withLog(a, { who: 'shard 0', halted: 'shard 1 died', together: true });
+    expect(runFailure(halted, records)).toBe('shard 1 died');
+    expect(summaryTable({ ...halted, interrupted: true }, list, records)).toMatch(/^iari load: FAILED: shard 1 died\niari load: .*\(STOPPED by the coordinator/);
+    expect(renderLoadReport(halted, list, records)).toContain('STOPPED: shard 1 died');
+    // Both carry it and say they ran together: the merge's window is the record's (one whole second).
+    expect(mergeResults([withLog(a, { who: 'a', halted: null, together: true }), withLog(b, { who: 'b', halted: null, together: true })], 'm', list, records).throughput.windowS).toBe(1);
+    expect(mergeResults([withLog(a, { who: 'a', halted: null, together: false }), withLog(b, { who: 'b', halted: null, together: true })], 'm', list, records).throughput.windowS).toBe(2);
+    expect(mergeResults([withLog(a, { who: 'a', halted: null, together: true }), b], 'm', list, records).throughput.windowS).toBe(2);
+    // Without the record in the list, nothing of it is read.
+    expect(runFailure(halted, [])).toBeNull();
+    expect(summaryTable(halted, list, [])).not.toContain('shard 1 died');
   });
 
   it('LOAD-SECTIONS: the live progress line asks the sections what the answers lack: embeddings answers show e2e and their inputs, chat answers ttft and tokens', () => {

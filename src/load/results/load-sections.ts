@@ -5,7 +5,8 @@
  * options into them (reuseSection's policy, the API it sends to); merging, summaries and reports
  * use the list without options.
  */
-import type { AnySection } from '../../sections/section-contract.ts';
+import type { AnyRunRecord, AnySection } from '../../sections/section-contract.ts';
+import { coordinationRecord } from '../coordination/coordination-record.ts';
 import { cacheSection } from './cache-report.ts';
 import type { ConnectionReuse, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
@@ -45,6 +46,9 @@ export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
 function protocolSections(protocols: ProtocolList, run: LoadSectionOptions['run']): AnySection[] {
   return protocols.flatMap((p) => [...(p.resultSections?.(run === undefined ? undefined : { api: run.api, ...(run.workload === undefined ? {} : { workload: run.workload }) }) ?? [])]);
 }
+
+/** The run records a load.json may carry (section-contract.ts, RunRecord): the summary, report.html, the verdict and the merge's window iterate them. */
+export const loadRunRecords: readonly AnyRunRecord[] = [coordinationRecord as AnyRunRecord];
 
 /** The list without run options: what merging, the summary and report.html iterate. */
 export const defaultLoadSections: readonly AnySection[] = loadSections();

@@ -1,13 +1,13 @@
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
-import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
+import { countsWithin } from '../coordination/coordination-report.ts';
 import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
 import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type LoadMode, type LoadResult } from './load-result.ts';
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
-import { mergeSections, type SectionFigures } from '../../sections/section-run.ts';
-import type { AnySection } from '../../sections/section-contract.ts';
-import { defaultLoadSections } from './load-sections.ts';
+import { mergeSections, recordWindow, type SectionFigures } from '../../sections/section-run.ts';
+import type { AnyRunRecord, AnySection } from '../../sections/section-contract.ts';
+import { defaultLoadSections, loadRunRecords } from './load-sections.ts';
 import { orderResultKeys } from './result-keys.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
@@ -35,7 +35,7 @@ function mergeMode(modes: LoadMode[]): LoadMode {
  * the union of the measured windows (coordinated shards: over the whole seconds in which all ran).
  * SLOs are re-evaluated on the merged figures.
  */
-export function mergeResults(results: readonly LoadResult[], runId: string, sections: readonly AnySection[] = defaultLoadSections): LoadResult {
+export function mergeResults(results: readonly LoadResult[], runId: string, sections: readonly AnySection[] = defaultLoadSections, records: readonly AnyRunRecord[] = loadRunRecords): LoadResult {
   const first = results[0];
   if (first === undefined) throw new HarnessError(HarnessErrorCode.USAGE, 'iari report merge: give at least one run directory');
   const shardCounts = new Set(results.map((r) => r.shard?.count ?? 1));
@@ -54,9 +54,9 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
   for (const r of results) {
     if (JSON.stringify(r.meta.config.slos) !== JSON.stringify(sloExprs)) warnings.push(`run ${r.meta.runId} used different SLOs; the first run's are applied`);
   }
-  // Coordinated shards (one clock, one start: coordination/) are judged over the window in which all
-  // ran, its whole seconds; others over the union of their windows.
-  const allRan = results.every((r) => r.coordination?.role === 'shard') ? allRanWindow(results) : null;
+  // Results whose records say they ran as one (coordinated shards: one clock, one start) are judged
+  // over the window in which all ran, its whole seconds; others over the union of their windows.
+  const allRan = recordWindow(records, results.map((r) => ({ figures: r as unknown as SectionFigures, startMs: r.meta.measureStartEpochMs, endMs: r.meta.measureEndEpochMs })));
   const startMs = allRan?.startMs ?? Math.min(...results.map((r) => r.meta.measureStartEpochMs));
   const endMs = allRan?.endMs ?? Math.max(...results.map((r) => r.meta.measureEndEpochMs));
   const windowS = allRan === null ? Math.max(1e-9, (endMs - startMs) / 1000) : allRan.endS - allRan.firstS;
