@@ -21,7 +21,6 @@ import { runPlan } from '../library/run-scenario.ts';
 import { serverMetricsArgv, serverMetricsFromFlags } from '../server-metrics/flags.ts';
 import { readToken } from '../client/token.ts';
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import { serverBlock } from '../server-metrics/server-summary.ts';
 import type { ServerMetricsOptions } from '../server-metrics/session.ts';
 import type { ShardClient } from '../load/coordination/shard-client.ts';
 import { coordinationFromFlags, finishCoordinator, openCoordination } from './coordinated-load.ts';
@@ -148,7 +147,7 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
     writeLoadGithubOutputs(result, redactor);
     const stdout = deps.stdout ?? ((text: string): void => void process.stdout.write(text));
     if (plan.json) stdout(redactor.string(JSON.stringify(result, null, 2)) + '\n');
-    else stdout(summaryTable(result) + abSideB(result, dir) + (result.server === undefined ? '' : `\n${serverBlock(result.server, result.counts.warmupExcluded)}\n`) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
+    else stdout(summaryTable(result) + abSideB(result, dir) + (result.repeat === undefined ? '' : `\n${repeatTable(result.repeat)}\n`) + `\nreport: ${shownPath(plan.report ?? undefined, join(dir, 'report.html'))}\n`);
     if (ac.signal.aborted) return ExitCode.interrupted;
     return exitCodeFor(result);
   } finally {

@@ -232,7 +232,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
-    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(workload === undefined ? {} : { outputIs: workload.outputIs }), protocols: cfg.protocols ?? defaultProtocols, run: { api: source.protocol.name, ...(cfg.workload === undefined ? {} : { workload: cfg.workload as unknown as Readonly<Record<string, unknown>> }) }, ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
+    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(workload === undefined ? {} : { outputIs: workload.outputIs }), protocols: cfg.protocols ?? defaultProtocols, run: { api: source.protocol.name, ...(cfg.workload === undefined ? {} : { workload: cfg.workload as unknown as Readonly<Record<string, unknown>> }) }, ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), server: () => read?.section, ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
     ...(workload === undefined ? {} : { requested: workload.requested }),
     onRecord: (r) => {
       records.add(r);
@@ -286,7 +286,6 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const epochMsOf = (ns: bigint): number => startEpochMs + Number(ns - startNs) / 1e6;
   const shardPriming = cfg.shard === null ? undefined : primed === null ? null : primingRecord(primed.timing, epochMsOf);
   const read = await serverMetrics?.stop(records, { measureStartNs: startNs + warmupNs, measureStartEpochMs, maxTokens: cfg.maxTokens, otherShards: cfg.shard === null ? 0 : cfg.shard.count - 1 }, cfg.cancellation === undefined ? undefined : { cuts, spans, lastEndNs: lastAnyEndNs, primingCut: priming?.outcome === 'incomplete' }, shardPriming);
-  const server = read?.section;
   // Duration-bound: the window is the configured duration. Requests-bound: until the last measured request ended.
   // Interrupted: until the interrupt.
   const windowMs =
@@ -325,7 +324,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     host: { node: process.version, platform: `${process.platform}-${process.arch}`, cpus: cpus().length },
     connection: connectionMeta(cfg.connection ?? noConnectionOptions, target.origin),
   };
-  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard, ...(server === undefined ? {} : { server }) });
+  const built = buildResult({ meta, collector, slos: cfg.slos, shard: cfg.shard });
   const result = priming === null || priming.outcome === 'complete' ? built : { ...built, priming };
   const out = interruptNs === null ? result : { ...result, interrupted: true };
   return records instanceof RecordList ? { result: out, records: records.records } : { result: out, records: [], ...(records.path === null ? {} : { recordsFile: records.path }) };

@@ -4,7 +4,6 @@
  * (per-second timeslices), the sweep curve when present, and errors by class.
  */
 import * as hdr from 'hdr-histogram-js';
-import { coordinationLine, stopLine } from '../load/coordination/coordination-report.ts';
 import type { ErrorClass, HistogramSummary, LoadResult, MetricName, SloResult, Timeslice } from '../load/results/load-result.ts';
 import { errorClasses, percentileKeys } from '../load/results/load-result.ts';
 import { badge, factList, html, renderPage, section, simpleTable, statGrid, type Html } from './html-shell.ts';
@@ -14,12 +13,11 @@ import { cdfChart, histogramChart, lineChart, sweepChart, type Bin } from './svg
 import { sanitize, type Redactor } from './redact.ts';
 import { connectionText, engineNote, workloadText } from '../load/results/run-text.ts';
 import { workloadSections } from './workload-views.ts';
-import { notApplicable, sectionTiles, type SectionResult } from '../sections/section-run.ts';
-import type { AnySection, SectionTile } from '../sections/section-contract.ts';
-import { defaultLoadSections } from '../load/results/load-sections.ts';
+import { notApplicable, recordLines, recordStop, sectionTiles, type SectionResult } from '../sections/section-run.ts';
+import type { AnyRunRecord, AnySection, SectionTile } from '../sections/section-contract.ts';
+import { defaultLoadSections, loadRunRecords } from '../load/results/load-sections.ts';
 import { tileCard, tileNotes } from './section-tile.ts';
 import { tileNum, tilePct, tileUs } from '../sections/tile-format.ts';
-import { serverSection } from './server-html.ts';
 
 /** A duration in µs as a short readable string (ms below 10 s): the tiles' format. */
 export const formatUs = tileUs;
@@ -120,7 +118,7 @@ function sloThreshold(s: SloResult): string {
   return num(s.threshold, 3);
 }
 
-function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: readonly AnySection[]): Html {
+function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: readonly AnySection[], records: readonly AnyRunRecord[]): Html {
   const ttft = r.metrics.ttft;
   const itl = r.metrics.itl;
   const status =
@@ -132,15 +130,16 @@ function summarySection(r: LoadResult, tiles: readonly SectionTile[], sections: 
   const validity = r.validity.valid
     ? ''
     : html`<p class="status status-warn">Timing may be unreliable: the client was overloaded (event-loop lag p99 ${formatUs(r.validity.eventLoopLagP99Us)} over a ${formatUs(r.validity.budgetUs)} budget).</p>`;
-  const stop = stopLine(r.coordination);
+  const stop = recordStop(records, r as unknown as SectionResult);
   const interrupted = stop !== null ? html`<p class="status status-bad">STOPPED: ${stop}; the figures cover the run up to the stop.</p>` : r.interrupted === true ? html`<p class="status status-warn">INTERRUPTED (Ctrl-C): the figures cover the run up to the interrupt.</p>` : '';
-  const coordinated = coordinationLine(r.coordination);
-  const coordination = coordinated === null ? '' : html`<p class="status status-neutral">${coordinated}.</p>`;
+  const coordination = recordLines(records, r as unknown as SectionResult).map((line) => html`<p class="status status-neutral">${line}.</p>`);
   const notes = tiles.flatMap(tileNotes);
   const c = r.counts;
   const config = r.meta.config;
   // An answer that arrives whole (embeddings) generates no tokens: the sections say which metrics it lacks, shown as such, never 0.
   const lacks = notApplicable(sections, r as unknown as SectionResult);
+  // The sections that read the run's seconds go after the over-time charts, each with its TOC link.
+  const endTiles = sectionTiles(sections, r as unknown as SectionResult, 'end');
   const emb = r.meta.config.workload?.embeddings;
   const na = 'not applicable';
   return section(
@@ -367,18 +366,20 @@ const css = `
 nav.toc{display:flex;flex-wrap:wrap;gap:14px;font-size:13px;margin:6px 0 0}
 `;
 
-export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
+export function renderLoadReport(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections, records: readonly AnyRunRecord[] = loadRunRecords): string {
   const tiles = sectionTiles(sections, r as unknown as SectionResult);
   const lacks = notApplicable(sections, r as unknown as SectionResult);
-  const toc = html`<nav class="toc"><a href="#summary">Summary</a>${abSection(r) === '' ? '' : html`<a href="#ab">A/B</a>`}<a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${r.server === undefined ? '' : html`<a href="#server">Server</a>`}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
+  // The sections that read the run's seconds go after the over-time charts, each with its TOC link.
+  const endTiles = sectionTiles(sections, r as unknown as SectionResult, 'end');
+  const toc = html`<nav class="toc"><a href="#summary">Summary</a>${abSection(r) === '' ? '' : html`<a href="#ab">A/B</a>`}<a href="#slos">SLOs</a><a href="#percentiles">Percentiles</a><a href="#distributions">Distributions</a><a href="#over-time">Over time</a>${endTiles.map((t) => (t.toc === undefined ? '' : html`<a href="#${t.id}">${t.toc}</a>`))}${r.sweep === null ? '' : html`<a href="#sweep">Sweep</a>`}<a href="#errors">Errors</a></nav>`;
   const warnings = r.validity.warnings.length === 0 ? '' : section('Warnings', html`<ul>${r.validity.warnings.map((w) => html`<li>${w}</li>`)}</ul>`, 'warnings');
-  const body = html`${summarySection(r, tiles, sections)}${abSection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
+  const body = html`${summarySection(r, tiles, sections, records)}${abSection(r)}${warnings}${sloSection(r)}${percentileSection(r)}${section(
     'Distributions',
     !lacks.has('ttft')
       ? html`<div class="charts">${distribution('ttft', r)}${distribution('itl', r)}</div>`
       : html`<p class="muted">${[...lacks].join(', ')} not applicable (an answer arrives whole and generates no tokens); end-to-end latency instead.</p><div class="charts">${distribution('e2e', r)}</div>`,
     'distributions',
-  )}${workloadSections(r, sections)}${overTimeSection(r)}${serverSection(r)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
+  )}${workloadSections(r, sections)}${overTimeSection(r)}${endTiles.map(tileCard)}${sweepSection(r)}${errorsSection(r)}${sectionTiles(sections, r as unknown as SectionResult, 'outcome').map(tileCard)}`;
   return renderPage({
     title: 'iari load report',
     subtitle: html`${r.meta.baseUrl} · ${modeText(r)} · ${r.meta.startedAt} · run ${r.meta.runId}${toc}`,

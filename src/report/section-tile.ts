@@ -4,7 +4,7 @@
  * status lines and its rows of the run's configuration.
  */
 import type { SectionTile, TileCell, TileChart, TileNote } from '../sections/section-contract.ts';
-import { html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
+import { badge, html, section, simpleTable, statGrid, type Html } from './html-shell.ts';
 import { barChart } from './svg-bars.ts';
 import { lineChart } from './svg-charts.ts';
 
@@ -14,6 +14,7 @@ const percentLabel = (value: number): string => `${Number(value.toPrecision(3))}
 function cell(c: TileCell): Html | string {
   if (typeof c === 'string') return c;
   if ('code' in c) return html`<code>${c.code}</code> <span class="muted">${c.note}</span>`;
+  if ('badge' in c) return badge(c.badge, c.tone);
   return html`<strong>${c.strong}</strong>`;
 }
 
@@ -29,8 +30,10 @@ function chart(c: TileChart): Html {
   }
   return lineChart({
     title: c.title,
-    series: c.series.map((s) => ({ name: s.name, points: [...s.points] })),
+    series: c.series.map((s) => ({ name: s.name, ...(s.tone === undefined ? {} : { tone: s.tone }), points: [...s.points] })),
     xLabel: c.xLabel,
+    ...(c.xDomain === undefined ? {} : { xDomain: c.xDomain }),
+    ...(c.breakOver === undefined ? {} : { breakOver: c.breakOver }),
     ...(c.xIntegers ? { xFormat: (v: number) => (Number.isInteger(v) ? String(v) : '') } : {}),
     yLabel: c.yLabel,
     ...(c.format === 'ms' ? { yFormat: msLabel } : {}),
@@ -43,6 +46,15 @@ export function tileCard(t: SectionTile): Html | string {
   if (t.stats === undefined && t.caption === undefined && t.table === undefined && t.charts === undefined) return '';
   const table = t.table === undefined ? '' : simpleTable(t.table.head, t.table.rows.map((r) => r.map(cell)), t.table.numeric);
   const charts = t.charts?.map(chart) ?? [];
+  const after = t.table?.after;
+  if (after !== undefined) {
+    // The charts lead; the table is the verdicts on them, under its own heading.
+    return section(
+      t.title,
+      html`${t.stats === undefined ? '' : statGrid(t.stats)}${t.caption === undefined ? '' : html`<p class="muted">${t.caption}</p>`}${charts.length === 0 ? '' : html`<div class="charts">${charts}</div>`}<h3>${after.title}</h3>${table}`,
+      t.id,
+    );
+  }
   // One chart sits beside the table; two or more fill the grid below a full-width table.
   const beside = charts.length <= 1;
   const grid = beside ? html`${table}${charts}` : html`${charts}`;

@@ -128,6 +128,26 @@ export interface SectionRunFigures {
   readonly metrics: Readonly<Partial<Record<string, SectionHistogram>>>;
   /** The run metrics the result's sections say its requests do not have (section-run.ts fills it in). */
   readonly lacks?: ReadonlySet<string>;
+  /**
+   * The run's counts a section may show beside its own: the warmup requests it excluded (a section
+   * whose window is the whole run, warmup included, says so). Absent: not known (a toy result).
+   */
+  readonly counts?: { readonly warmupExcluded: number };
+  /**
+   * The run's seconds (load.json `timeslices`), for a section that lines its own per-second figures
+   * up with the client's (report.html's over-time charts). Absent or empty: none.
+   */
+  readonly timeslices?: readonly SectionTimeslice[];
+}
+
+/** One second of the run as load.json's timeslices give it (load's Timeslice satisfies it). */
+export interface SectionTimeslice {
+  /** Seconds since the measured window's start. */
+  readonly tS: number;
+  /** Output tokens of the answers that ended in the second. */
+  readonly outputTokens: number;
+  /** The TTFT histogram of the requests that finished in the second, hdr compressed base64 ('' none). */
+  readonly ttftHdr: string;
 }
 
 /** Formatting the summary lines share with the rest of the summary (load's fmtUs). */
@@ -144,8 +164,8 @@ export interface TileStat {
   readonly tone?: 'good' | 'bad' | 'warn' | 'info' | 'neutral';
 }
 
-/** A table cell: text, or a code name with a muted explanation, or emphasised text. */
-export type TileCell = string | { readonly code: string; readonly note: string } | { readonly strong: string };
+/** A table cell: text, or a code name with a muted explanation, or emphasised text, or a verdict badge (a coloured label). */
+export type TileCell = string | { readonly code: string; readonly note: string } | { readonly strong: string } | { readonly badge: string; readonly tone: 'good' | 'bad' | 'warn' | 'neutral' };
 
 /** A chart of a tile, drawn by src/report (values in the unit `format` names). */
 export type TileChart =
@@ -161,12 +181,17 @@ export type TileChart =
   | {
       readonly kind: 'lines';
       readonly title: string;
-      readonly series: readonly { readonly name: string; readonly points: readonly { readonly x: number; readonly y: number }[] }[];
+      /** `tone`: a series drawn in a verdict's colour (`bad`: the one to watch, e.g. waiting requests) rather than the next palette colour. */
+      readonly series: readonly { readonly name: string; readonly tone?: 'good' | 'bad' | 'warn'; readonly points: readonly { readonly x: number; readonly y: number }[] }[];
       readonly xLabel: string;
       /** Integer ticks only (turns, steps). */
       readonly xIntegers: boolean;
       readonly yLabel: string;
       readonly format: 'ms' | 'plain';
+      /** The x axis's range (absent: the points' extent), so charts of one time axis line up. */
+      readonly xDomain?: readonly [number, number];
+      /** Break a series' line where consecutive x differ by more than this (a gap in the seconds is not drawn as a slope). */
+      readonly breakOver?: number;
     };
 
 /** A status line at the top of the report (a warning or a note about the run). */
@@ -192,8 +217,15 @@ export interface SectionTile {
   readonly stats?: readonly TileStat[];
   /** A muted paragraph under the stats. */
   readonly caption?: string;
-  readonly table?: { readonly head: readonly string[]; readonly rows: readonly (readonly TileCell[])[]; readonly numeric: readonly number[] };
+  /**
+   * `after`: the table goes below the charts, under its own heading (`title`), for a tile whose
+   * charts lead and whose table is the verdicts on them (server's reconciliation). Absent: the table
+   * goes before or beside the charts.
+   */
+  readonly table?: { readonly head: readonly string[]; readonly rows: readonly (readonly TileCell[])[]; readonly numeric: readonly number[]; readonly after?: { readonly title: string } };
   readonly charts?: readonly TileChart[];
+  /** The TOC link's text at the top of the report (absent: the section has no link). */
+  readonly toc?: string;
 }
 
 /**
@@ -212,6 +244,31 @@ export interface SectionSlo<Out> {
   observe(out: Out | undefined, stat: string): number | null;
   /** Why there is no value (shown in the SLO's result). */
   readonly noData: string;
+  /**
+   * Why there is no value of this stat in these figures, when that differs by stat or by what the
+   * figures hold (server: "the server publishes no waiting signal", "the run read no server
+   * metrics"). Absent: `noData`.
+   */
+  noDataFor?(out: Out | undefined, stat: string): string;
+  /**
+   * The section's own grammar for `--slo` expressions starting `<metric>.` (server.reconcile takes
+   * no operator; server.preemptions==0 takes `==`): the parsed SLO, or why not (a usage error).
+   * Absent: the common `<metric>.<stat><op><number>[unit]` grammar with `stats` and `unit`.
+   */
+  parse?(expr: string): SectionSloParsed | string;
+  /**
+   * Judged even when no measured request finished (the section's figures do not come from the
+   * requests: the server's own counters). Absent: such a run's SLO has no data.
+   */
+  readonly judgeWithoutRequests?: true;
+}
+
+/** An SLO as a section's own grammar parsed it (`SectionSlo.parse`). */
+export interface SectionSloParsed {
+  readonly stat: string;
+  readonly op: '<' | '<=' | '>' | '>=' | '==';
+  readonly threshold: number;
+  readonly unit: 'ratio' | 'per_s' | 'us' | 'count';
 }
 
 /**
@@ -224,13 +281,19 @@ export interface ResultSection<Out, Acc = unknown> {
   readonly key: string;
   /**
    * Where its summary lines and tile go: `workload` after the token figures (summary) and the
-   * distributions (report); `outcome` after the errors line (summary) and after the errors card (report).
-   * Either place's notes and configuration rows go to the top of the report.
+   * distributions (report); `outcome` after the errors line (summary) and after the errors card (report);
+   * `end` at the summary's end, after a blank line (a block of its own), and after the report's
+   * over-time charts (a section that reads the run's seconds: the server's).
+   * Any place's notes and configuration rows go to the top of the report.
    */
-  readonly place: 'workload' | 'outcome';
+  readonly place: 'workload' | 'outcome' | 'end';
   /** A fresh accumulator for one run (or one shard). */
   open(): Acc;
-  /** One measured request (warmup never reaches it). Called on the load client's hot path: allocate little. */
+  /**
+   * One measured request (warmup never reaches it). Called on the load client's hot path: allocate
+   * little. A section whose figures are not per request (read from elsewhere when the run ends, bound
+   * into the instance) collects nothing: `collect() {}`, and `build` reads its source.
+   */
   collect(acc: Acc, request: SectionRequest): void;
   /** The figures at the end of the run; undefined: the section is absent from load.json (nothing seen, or not asked). */
   build(acc: Acc, ctx: SectionBuildContext): Out | undefined;
@@ -264,3 +327,29 @@ export interface ResultSection<Out, Acc = unknown> {
  * methods, so a `ResultSection<CacheReport, CacheAcc>` is one).
  */
 export type AnySection = ResultSection<unknown, unknown>;
+
+/**
+ * A record of the run under `key` in load.json, not per request: who made the run and how (a
+ * coordinated shard's clock and start, the coordinator's shards, skew and stop). The run's maker
+ * writes it (a coordinated shard after its run, the coordinator on its merge), so it has no
+ * accumulator and no build; `iari report merge` keeps no part of it (a merged record is the
+ * coordinator's). The summary, report.html, the run's verdict and the merge's window read it
+ * through the list of records, never by name.
+ */
+export interface RunRecord<Out> {
+  /** Its key in load.json; unique over the records and the sections. */
+  readonly key: string;
+  /** Its line under the summary's first line and its status line at the top of the report (null: nothing to say). */
+  line(out: Out): string | null;
+  /** Why the run was stopped before its end, as the record says (the run fails naming it; null: it was not). */
+  stopped(out: Out): string | null;
+  /**
+   * When every merged result carries the record and the record says the results ran as one (one
+   * clock, one start), the window in which all ran (epoch ms, and its whole seconds [firstS, endS)):
+   * the merge judges rates over it. Null: the union of the results' windows.
+   */
+  mergeWindow?(parts: readonly { readonly record: Out; readonly startMs: number; readonly endMs: number }[]): { startMs: number; endMs: number; firstS: number; endS: number } | null;
+}
+
+/** A list of run records of any figures. */
+export type AnyRunRecord = RunRecord<unknown>;

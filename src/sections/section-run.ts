@@ -4,7 +4,7 @@
  * lines, tiles and SLO metrics gathered in list order. Knows no section by name.
  */
 import { HarnessError, HarnessErrorCode } from '../errors.ts';
-import type { AnySection, SectionRunFigures, SectionBuildContext, SectionFormat, SectionMergeContext, SectionRequest, SectionSlo, SectionTile } from './section-contract.ts';
+import type { AnyRunRecord, AnySection, SectionRunFigures, SectionBuildContext, SectionFormat, SectionMergeContext, SectionRequest, SectionSlo, SectionTile } from './section-contract.ts';
 
 /** A result's sections by key (the part of load.json the sections own). */
 export type SectionFigures = Readonly<Record<string, unknown>>;
@@ -80,7 +80,7 @@ export function sectionLines(list: readonly AnySection[], result: SectionResult,
 
 /** The run's figures a section sees, with what the result's sections say its requests lack. */
 function runFigures(list: readonly AnySection[], result: SectionResult): SectionRunFigures {
-  return { metrics: result.metrics, lacks: notApplicable(list, result) };
+  return { metrics: result.metrics, lacks: notApplicable(list, result), ...(result.counts === undefined ? {} : { counts: result.counts }), ...(result.timeslices === undefined ? {} : { timeslices: result.timeslices }) };
 }
 
 /** The tiles of the sections at `place` that the result has, in list order. */
@@ -119,4 +119,33 @@ export function notApplicable(list: readonly AnySection[], result: SectionFigure
     if (figures !== undefined && s.notApplicable !== undefined) for (const m of s.notApplicable(figures)) out.add(m);
   }
   return out;
+}
+
+/** The lines of the result's run records, in list order. */
+export function recordLines(records: readonly AnyRunRecord[], result: SectionFigures): string[] {
+  return records.flatMap((r) => {
+    const out = result[r.key];
+    const line = out === undefined ? null : r.line(out);
+    return line === null ? [] : [line];
+  });
+}
+
+/** Why the run was stopped, as the first of its records that says so (null: none). */
+export function recordStop(records: readonly AnyRunRecord[], result: SectionFigures): string | null {
+  for (const r of records) {
+    const out = result[r.key];
+    const stop = out === undefined ? null : r.stopped(out);
+    if (stop !== null) return stop;
+  }
+  return null;
+}
+
+/** The window in which all the merged results ran, from the first record that knows it (null: none does). */
+export function recordWindow(records: readonly AnyRunRecord[], results: readonly { figures: SectionFigures; startMs: number; endMs: number }[]): { startMs: number; endMs: number; firstS: number; endS: number } | null {
+  for (const r of records) {
+    if (r.mergeWindow === undefined || results.length === 0 || results.some((x) => x.figures[r.key] === undefined)) continue;
+    const w = r.mergeWindow(results.map((x) => ({ record: x.figures[r.key], startMs: x.startMs, endMs: x.endMs })));
+    if (w !== null) return w;
+  }
+  return null;
 }

@@ -39,9 +39,9 @@ export function coordinatedShard(shard: number, host: string, start: OffsetProbe
  * The window in which all ran: the latest measured start to the earliest measured end, and the
  * whole seconds inside it (null when under one whole second: the caller keeps the union).
  */
-export function allRanWindow(results: readonly Pick<LoadResult, 'meta'>[]): { startMs: number; endMs: number; firstS: number; endS: number } | null {
-  const startMs = Math.max(...results.map((r) => r.meta.measureStartEpochMs));
-  const endMs = Math.min(...results.map((r) => r.meta.measureEndEpochMs));
+export function allRanWindow(windows: readonly { startMs: number; endMs: number }[]): { startMs: number; endMs: number; firstS: number; endS: number } | null {
+  const startMs = Math.max(...windows.map((w) => w.startMs));
+  const endMs = Math.min(...windows.map((w) => w.endMs));
   const firstS = Math.ceil(startMs / 1000);
   const endS = Math.floor(endMs / 1000);
   return endS - firstS < 1 ? null : { startMs, endMs, firstS, endS };

@@ -1,6 +1,6 @@
 // The `coordination` section of load.json (added in 0.1, issue 39), types only and importing
-// nothing, so that load-result.ts can name it and it can move whole onto the result-section
-// contract when that lands. A shard's record says its clock offset and when it started; the
+// nothing, so that load-result.ts can name it; it is read through the result-section contract's
+// run-record member (coordination/coordination-record.ts). A shard's record says its clock offset and when it started; the
 // coordinator's merged record says every shard's, the achieved start skew, the window in which
 // all ran, and who stopped the run (src/load/coordination/ builds them).
 

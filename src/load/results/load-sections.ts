@@ -5,7 +5,8 @@
  * options into them (reuseSection's policy, the API it sends to); merging, summaries and reports
  * use the list without options.
  */
-import type { AnySection } from '../../sections/section-contract.ts';
+import type { AnyRunRecord, AnySection } from '../../sections/section-contract.ts';
+import { coordinationRecord } from '../coordination/coordination-record.ts';
 import { cacheSection } from './cache-report.ts';
 import type { ConnectionReuse, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
@@ -15,6 +16,8 @@ import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts
 import { reuseSection } from './reuse-report.ts';
 import { toolCallSection, type ToolsSeen } from './tool-call-report.ts';
 import { tokenSection } from './token-report.ts';
+import { serverResultSection } from '../../server-metrics/server-result-section.ts';
+import type { ServerSection } from '../../server-metrics/server-section.ts';
 
 export interface LoadSectionOptions {
   /** Whether the workload's output lengths are targets or max_tokens caps (default cap). */
@@ -31,16 +34,21 @@ export interface LoadSectionOptions {
   run?: { api: string; workload?: Readonly<Record<string, unknown>> };
   /** --cancel-rate / --cancel-after as given, and the server's view of the cuts read when the run ends (--server-metrics). */
   cancellation?: { plan: { rate: number; text: string }; server?: CancelServerFacts };
+  /** --server-metrics: the run's server section, read when the run ends (undefined: no metrics were read). */
+  server?: () => ServerSection | undefined;
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server), serverResultSection(o.server)] as AnySection[];
 }
 
 /** Every API's own sections, in the list's order (after the token figures, before the workload sections). */
 function protocolSections(protocols: ProtocolList, run: LoadSectionOptions['run']): AnySection[] {
   return protocols.flatMap((p) => [...(p.resultSections?.(run === undefined ? undefined : { api: run.api, ...(run.workload === undefined ? {} : { workload: run.workload }) }) ?? [])]);
 }
+
+/** The run records a load.json may carry (section-contract.ts, RunRecord): the summary, report.html, the verdict and the merge's window iterate them. */
+export const loadRunRecords: readonly AnyRunRecord[] = [coordinationRecord as AnyRunRecord];
 
 /** The list without run options: what merging, the summary and report.html iterate. */
 export const defaultLoadSections: readonly AnySection[] = loadSections();

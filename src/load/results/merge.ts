@@ -1,14 +1,13 @@
-import { mergeServerSections } from '../../server-metrics/server-merge.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { mergeTimeslices } from './collector.ts';
-import { allRanWindow, countsWithin } from '../coordination/coordination-report.ts';
+import { countsWithin } from '../coordination/coordination-report.ts';
 import { decodeHistogram, newHistogram, summarize } from './hdr.ts';
 import { errorClasses, LOAD_RESULT_SCHEMA, metricNames, type ErrorSummary, type LoadMode, type LoadResult } from './load-result.ts';
 import { goodputOf, judged, round, throughputOf, validity } from './result-builder.ts';
 import { parseSlos } from './slo.ts';
-import { mergeSections, type SectionFigures } from '../../sections/section-run.ts';
-import type { AnySection } from '../../sections/section-contract.ts';
-import { defaultLoadSections } from './load-sections.ts';
+import { mergeSections, recordWindow, type SectionFigures } from '../../sections/section-run.ts';
+import type { AnyRunRecord, AnySection } from '../../sections/section-contract.ts';
+import { defaultLoadSections, loadRunRecords } from './load-sections.ts';
 import { orderResultKeys } from './result-keys.ts';
 
 /** Checks that a parsed file is a load result this version can merge. */
@@ -36,7 +35,7 @@ function mergeMode(modes: LoadMode[]): LoadMode {
  * the union of the measured windows (coordinated shards: over the whole seconds in which all ran).
  * SLOs are re-evaluated on the merged figures.
  */
-export function mergeResults(results: readonly LoadResult[], runId: string, sections: readonly AnySection[] = defaultLoadSections): LoadResult {
+export function mergeResults(results: readonly LoadResult[], runId: string, sections: readonly AnySection[] = defaultLoadSections, records: readonly AnyRunRecord[] = loadRunRecords): LoadResult {
   const first = results[0];
   if (first === undefined) throw new HarnessError(HarnessErrorCode.USAGE, 'iari report merge: give at least one run directory');
   const shardCounts = new Set(results.map((r) => r.shard?.count ?? 1));
@@ -55,9 +54,9 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
   for (const r of results) {
     if (JSON.stringify(r.meta.config.slos) !== JSON.stringify(sloExprs)) warnings.push(`run ${r.meta.runId} used different SLOs; the first run's are applied`);
   }
-  // Coordinated shards (one clock, one start: coordination/) are judged over the window in which all
-  // ran, its whole seconds; others over the union of their windows.
-  const allRan = results.every((r) => r.coordination?.role === 'shard') ? allRanWindow(results) : null;
+  // Results whose records say they ran as one (coordinated shards: one clock, one start) are judged
+  // over the window in which all ran, its whole seconds; others over the union of their windows.
+  const allRan = recordWindow(records, results.map((r) => ({ figures: r as unknown as SectionFigures, startMs: r.meta.measureStartEpochMs, endMs: r.meta.measureEndEpochMs })));
   const startMs = allRan?.startMs ?? Math.min(...results.map((r) => r.meta.measureStartEpochMs));
   const endMs = allRan?.endMs ?? Math.max(...results.map((r) => r.meta.measureEndEpochMs));
   const windowS = allRan === null ? Math.max(1e-9, (endMs - startMs) / 1000) : allRan.endS - allRan.firstS;
@@ -96,7 +95,6 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
   const timeslices = mergeTimeslices(results.map((r) => r.timeslices), startMs);
   const throughput = throughputOf(allRan === null ? { started, finished, ok, outputTokens } : countsWithin(timeslices, allRan.firstS, allRan.endS), windowS, mode.kind === 'open');
   const goodput = goodputOf(first.goodput.slos, sum((r) => r.goodput.goodRequests), finished, windowS);
-  const server = mergeServerSections(results.map((r) => r.server));
   const v = validity(metrics, mode.kind === 'open');
   for (const r of results) for (const w of r.validity.warnings) v.warnings.push(`shard ${r.shard?.index ?? '-'}: ${w}`);
   v.warnings.push(...warnings);
@@ -125,13 +123,12 @@ export function mergeResults(results: readonly LoadResult[], runId: string, sect
       tokenSource: sources.size === 0 ? 'none' : sources.size > 1 || sources.has('mixed') ? 'mixed' : ([...sources][0] ?? 'none'),
       events: sum((r) => r.counts.events),
     },
-    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...(server === undefined ? {} : { server }), ...merged }, finished, sections),
+    ...judged(parseSlos(sloExprs, sections), { metrics, errors, throughput, goodput, ...merged }, finished, sections),
     timeslices,
     sweep: null,
     shard: null,
     mergedFrom: results.map((r) => ({ runId: r.meta.runId, shard: r.shard })),
     validity: v,
-    ...(server === undefined ? {} : { server }),
     ...merged,
   });
 }

@@ -27,8 +27,6 @@ export interface BuildInput {
   slos: readonly Slo[];
   shard: ShardInfo | null;
   sweep?: Sweep | null;
-  /** --server-metrics: the server section (its SLOs are judged on it). */
-  server?: LoadResult['server'];
 }
 
 function tokenSource(c: Collector): Counts['tokenSource'] {
@@ -65,19 +63,18 @@ export function buildResult(input: BuildInput): LoadResult {
       tokenSource: tokenSource(c),
       events: c.events,
     },
-    ...judged(input.slos, { metrics, errors, throughput, goodput, ...(input.server === undefined ? {} : { server: input.server }), ...sections }, c.finished, c.sections.list),
+    ...judged(input.slos, { metrics, errors, throughput, goodput, ...sections }, c.finished, c.sections.list),
     timeslices: c.timeslices(),
     sweep: input.sweep ?? null,
     shard: input.shard,
     mergedFrom: null,
     validity: validity(metrics, meta.mode.kind === 'open'),
-    ...(input.server === undefined ? {} : { server: input.server }),
     ...sections,
   });
 }
 
 /** The figures SLOs read: the run's own, and every section's by its key. */
-type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server'> & SectionFigures;
+type Measured = Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'> & SectionFigures;
 
 /** The measured part of a result with the SLO verdicts over it, in the result's key order. */
 export function judged(slos: readonly Slo[], m: Measured, finished: number, sections?: readonly AnySection[]): Pick<LoadResult, 'throughput' | 'metrics' | 'errors' | 'slos' | 'slosPassed' | 'goodput'> {

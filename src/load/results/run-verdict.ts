@@ -1,13 +1,15 @@
-import { stopLine } from '../coordination/coordination-report.ts';
+import { recordStop } from '../../sections/section-run.ts';
+import type { AnyRunRecord } from '../../sections/section-contract.ts';
+import { loadRunRecords } from './load-sections.ts';
 import type { LoadResult } from './load-result.ts';
 
 /**
  * Why a load run failed whatever its SLOs, or null (docs/load.md, "No verdict without data"): a run
  * in which no request finished, or none succeeded, is a failed run (exit 3), with or without --slo.
  */
-export function runFailure(r: Pick<LoadResult, 'counts' | 'errors'> & Partial<Pick<LoadResult, 'coordination'>>): string | null {
-  // A coordinated run that a shard stopped (it died, or breached an abort SLO) fails, naming it.
-  const stopped = stopLine(r.coordination);
+export function runFailure(r: Pick<LoadResult, 'counts' | 'errors'> & Partial<Pick<LoadResult, 'coordination'>>, records: readonly AnyRunRecord[] = loadRunRecords): string | null {
+  // A run its record says was stopped (a coordinated shard died, or breached an abort SLO) fails, naming it.
+  const stopped = recordStop(records, r as unknown as Readonly<Record<string, unknown>>);
   if (stopped !== null) return stopped;
   const c = r.counts;
   if (c.finished === 0) return `no request finished in the measured window (${c.started} started, ${c.abortedAtEnd} aborted at end)`;

@@ -3,7 +3,6 @@ import { percentileKeys, type LoadResult, type MetricName, type SloOp, type SloR
 import { sectionSlo, type SectionFigures } from '../../sections/section-run.ts';
 import type { AnySection } from '../../sections/section-contract.ts';
 import { defaultLoadSections } from './load-sections.ts';
-import { observeServerSlo, parseServerSlo, serverSloHelp } from '../../server-metrics/server-slo.ts';
 
 /** Metrics an SLO can name, with the statistics each accepts and its unit. */
 const durationMetrics = ['ttfb', 'ttft', 'itl', 'tpot', 'e2e', 'service_ttft', 'service_e2e', 'schedule_lag', 'event_loop_lag'] as const;
@@ -53,7 +52,6 @@ export function sloHelp(sections: readonly AnySection[] = defaultLoadSections): 
     'errors.rate<0.01 (or <1%), errors.count<=0, throughput.rps>=10, throughput.tokens>=500,',
     'goodput.rps>=5, goodput.fraction>=0.99, output_tps.p50>=20 (tokens/s per request),',
     ...sections.flatMap((x) => x.slos.map((slo) => slo.help)),
-    serverSloHelp,
   ].join('\n');
 }
 
@@ -62,9 +60,11 @@ export function parseSlo(expr: string, sections: readonly AnySection[] = default
   const bad = (why: string): never => {
     throw new HarnessError(HarnessErrorCode.THRESHOLD_INVALID, `--slo '${expr}': ${why}`, { hint: sloHelp(sections) });
   };
-  if (expr.trim().startsWith('server.')) {
-    const server = parseServerSlo(expr);
-    return typeof server === 'string' ? bad(server) : server;
+  // A section's own grammar (server.reconcile, server.preemptions==0) takes its expressions whole.
+  const own = sectionSlo(sections, /^([a-z0-9_]+)\./.exec(expr.trim())?.[1] ?? '')?.slo;
+  if (own?.parse !== undefined) {
+    const parsed = own.parse(expr);
+    return typeof parsed === 'string' ? bad(parsed) : { expr, metric: own.metric, stat: parsed.stat, op: parsed.op, threshold: parsed.threshold, unit: parsed.unit, perRequest: false };
   }
   const m = sloPattern.exec(expr.trim());
   if (m === null) return bad('expected <metric>.<stat><op><number>[unit], e.g. ttft.p95<800ms');
@@ -138,22 +138,18 @@ export function requestIsGood(slos: readonly Slo[], ok: boolean, v: RequestValue
  * measured window is not met: `observed` is null and `noData` says why (no verdict without data).
  * `finished` is the number of measured requests that finished (ok or failed).
  */
-export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput' | 'server'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
+export function evaluateSlos(slos: readonly Slo[], r: Pick<LoadResult, 'metrics' | 'errors' | 'throughput' | 'goodput'> & SectionFigures, finished: number, sections: readonly AnySection[] = defaultLoadSections): SloResult[] {
   return slos.map((s) => {
-    if (s.metric === 'server') {
-      const { observed, noData } = observeServerSlo(s.stat, r.server);
-      return { expr: s.expr, metric: s.metric, stat: s.stat, op: s.op, threshold: s.threshold, observed, unit: s.unit, passed: observed !== null && compare(observed, s.op, s.threshold), perRequest: false, ...(noData === undefined ? {} : { noData }), ...(s.isDefault === true ? { isDefault: true as const } : {}) };
-    }
     const section = sectionSlo(sections, s.metric);
-    const observed = finished === 0 ? null : section === undefined ? observe(s, r) : section.slo.observe(r[section.key], s.stat);
-    const noData =
-      finished === 0
-        ? 'no request finished in the measured window'
-        : observed === null
-          ? section !== undefined
-            ? section.slo.noData
-            : `no successful request gave a ${s.metric} sample in the measured window`
-          : undefined;
+    const judge = finished > 0 || section?.slo.judgeWithoutRequests === true;
+    const observed = !judge ? null : section === undefined ? observe(s, r) : section.slo.observe(r[section.key], s.stat);
+    const noData = !judge
+      ? 'no request finished in the measured window'
+      : observed === null
+        ? section !== undefined
+          ? (section.slo.noDataFor?.(r[section.key], s.stat) ?? section.slo.noData)
+          : `no successful request gave a ${s.metric} sample in the measured window`
+        : undefined;
     return {
       expr: s.expr,
       metric: s.metric,

@@ -4,10 +4,9 @@ import { percentileKeys, type LoadResult, type MetricName } from './load-result.
 import { connectionText, engineNote, workloadText } from './run-text.ts';
 import { errorBreakdown, runFailure } from './run-verdict.ts';
 import { capacityLines } from './capacity-report.ts';
-import { notApplicable, sectionLines, type SectionResult } from '../../sections/section-run.ts';
-import type { AnySection } from '../../sections/section-contract.ts';
-import { defaultLoadSections } from './load-sections.ts';
-import { coordinationLine } from '../coordination/coordination-report.ts';
+import { notApplicable, recordLines, recordStop, sectionLines, type SectionResult } from '../../sections/section-run.ts';
+import type { AnyRunRecord, AnySection } from '../../sections/section-contract.ts';
+import { defaultLoadSections, loadRunRecords } from './load-sections.ts';
 
 export function fmtUs(us: number | null | undefined): string {
   if (us === null || us === undefined) return '-';
@@ -45,21 +44,20 @@ const rows: [MetricName, string][] = [
 ];
 
 /** The summary printed at the end of a run. */
-export function summaryTable(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections): string {
+export function summaryTable(r: LoadResult, sections: readonly AnySection[] = defaultLoadSections, records: readonly AnyRunRecord[] = loadRunRecords): string {
   const figures = r as unknown as SectionResult;
   const m = r.meta.mode;
   const mode = m.kind === 'open' && m.trace !== undefined ? `open loop, trace replay of ${m.trace.file} (${m.trace.format}, ${m.trace.kept} requests${m.trace.skipped > 0 ? `, ${m.trace.skipped} failed rows skipped` : ''}, speed x${m.trace.speed}${m.trace.window === null ? '' : `, window ${m.trace.window.startS}s-${m.trace.window.endS ?? ''}${m.trace.window.endS === null ? '' : 's'}`}, mean ${m.rate}/s over ${m.trace.spanS.toFixed(3)} s)${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight`}` : m.kind === 'open' ? `open loop, ${m.rate}/s ${m.arrival}${m.burstiness === undefined ? '' : ` (burstiness ${m.burstiness})`}${m.ramp === undefined ? '' : `, ramped ${m.ramp.shape === 'linear' ? 'linearly from 0' : 'exponentially from 1%'} to the rate over ${m.ramp.durationS} s`} (seed ${m.seed})${m.maxConcurrency === undefined ? '' : `, CAPPED at ${m.maxConcurrency} in flight (arrivals wait for a slot: coordinated omission; the wait is the schedule lag)`}` : `closed loop, concurrency ${m.concurrency} (${m.engine})`;
   const out: string[] = [];
-  const failure = runFailure(r);
+  const failure = runFailure(r, records);
   const errorGate = r.slos.find((s) => s.isDefault === true && !s.passed);
   if (failure !== null) out.push(`iari load: FAILED: ${failure}`);
   else if (errorGate !== undefined && errorGate.observed !== null) {
     out.push(`iari load: FAILED: ${(errorGate.observed * 100).toFixed(2)}% of the finished requests failed (${errorBreakdown(r.errors)}), over the default gate ${errorGate.expr}; give your own with --slo 'errors.rate<X%' (docs/load.md, "Failed runs")`);
   }
-  const stopped = r.coordination?.stop != null;
+  const stopped = recordStop(records, figures) !== null;
   out.push(`iari load: ${mode}, ${r.throughput.windowS}s measured${r.interrupted === true ? (stopped ? ' (STOPPED by the coordinator: figures up to the stop)' : ' (INTERRUPTED by Ctrl-C: figures up to the interrupt)') : ''}, latency from the ${r.meta.latencyOrigin} send time`);
-  const coordinated = coordinationLine(r.coordination);
-  if (coordinated !== null) out.push(coordinated);
+  out.push(...recordLines(records, figures));
   const conn = r.meta.target === 'external' ? connectionText(r.meta) : null;
   if (conn !== null) out.push(`target: ${r.meta.baseUrl} (${conn})`);
   const note = engineNote(r.meta);
@@ -99,5 +97,8 @@ export function summaryTable(r: LoadResult, sections: readonly AnySection[] = de
   }
   if (r.priming?.detail !== undefined) out.push(`priming: ${r.priming.detail}`);
   for (const w of r.validity.warnings) out.push(`warning: ${w}`);
+  // The sections placed at the end: a block of their own after a blank line.
+  const end = sectionLines(sections, figures, 'end', { us: fmtUs });
+  if (end.length > 0) out.push('', ...end);
   return out.join('\n') + '\n';
 }
