@@ -7,7 +7,7 @@
  */
 import type { AnySection } from '../../sections/section-contract.ts';
 import { cacheSection } from './cache-report.ts';
-import type { ConnectionReuse, TurnReport } from './load-result.ts';
+import type { ConnectionReuse, PromptCountedBy, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
 import { turnSection } from './turn-report.ts';
 import { cancellationSection, type CancelServerFacts } from './cancel-report.ts';
@@ -19,6 +19,8 @@ import { tokenSection } from './token-report.ts';
 export interface LoadSectionOptions {
   /** Whether the workload's output lengths are targets or max_tokens caps (default cap). */
   outputIs?: 'target' | 'cap';
+  /** Who counted the asked prompt lengths (default o200k; --tokenizer server: the server's /tokenize). */
+  promptCountedBy?: PromptCountedBy;
   /** --connection-reuse (default reuse). */
   connectionReuse?: ConnectionReuse;
   /** --tools: which requests declared tools, and the judge of their calls. */
@@ -34,7 +36,7 @@ export interface LoadSectionOptions {
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
+  return [tokenSection(o.outputIs, o.promptCountedBy), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server)] as AnySection[];
 }
 
 /** Every API's own sections, in the list's order (after the token figures, before the workload sections). */
