@@ -22,6 +22,8 @@ export interface TokenizeTarget {
   /** Authorization and the gateway's extra headers, for this origin only. */
   headers: Readonly<Record<string, string>>;
   dispatcher: Dispatcher;
+  /** The bound on counting the whole vocabulary (default TOTAL_MS). */
+  totalMs?: number;
 }
 
 const CONCURRENCY = 4;
@@ -58,19 +60,26 @@ export function tokenCountOf(text: string): number | null {
   return ok ? tokens.length : null;
 }
 
-async function countOne(t: TokenizeTarget, content: string, signal: AbortSignal): Promise<number> {
+async function countOne(t: TokenizeTarget, content: string, signal: AbortSignal, timedOut: () => boolean): Promise<number> {
   const url = `${t.origin}/tokenize`;
   let res: Dispatcher.ResponseData;
   try {
     res = await request(url, { method: 'POST', dispatcher: t.dispatcher, signal, headers: { ...t.headers, 'content-type': 'application/json', 'accept-encoding': 'identity' }, body: JSON.stringify({ content }) });
   } catch (error) {
-    throw refuse(url, signal.aborted ? `did not count the vocabulary within ${TOTAL_MS / 1000} s` : `failed: ${(error as Error).message}`);
+    throw refuse(url, timedOut() ? `did not count the vocabulary within ${(t.totalMs ?? TOTAL_MS) / 1000} s` : `failed: ${(error as Error).message}`);
   }
   if (res.statusCode !== 200) {
     res.body.destroy();
     throw refuse(url, `answered ${res.statusCode}`);
   }
-  const n = tokenCountOf(await boundedText(res.body, url));
+  let text: string;
+  try {
+    text = await boundedText(res.body, url);
+  } catch (error) {
+    if (timedOut()) throw refuse(url, `did not count the vocabulary within ${(t.totalMs ?? TOTAL_MS) / 1000} s`);
+    throw error;
+  }
+  const n = tokenCountOf(text);
   if (n === null) throw refuse(url, `answered 200 without a {"tokens":[...]} array (for ${JSON.stringify(content)})`);
   return n;
 }
@@ -81,12 +90,14 @@ export async function serverWordCounts(t: TokenizeTarget, words: readonly string
   const counts = new Array<number>(texts.length).fill(0);
   // The first refusal stops the other lanes too.
   const stop = new AbortController();
-  const signal = AbortSignal.any([AbortSignal.timeout(TOTAL_MS), stop.signal]);
+  const deadline = AbortSignal.timeout(t.totalMs ?? TOTAL_MS);
+  const signal = AbortSignal.any([deadline, stop.signal]);
+  const timedOut = (): boolean => deadline.aborted;
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < texts.length && !stop.signal.aborted) {
       const i = next++;
-      counts[i] = await countOne(t, texts[i] ?? '', signal);
+      counts[i] = await countOne(t, texts[i] ?? '', signal, timedOut);
     }
   };
   try {
