@@ -21,6 +21,7 @@ import { MODEL_ROUTE_PREFIX, modelRoute } from './model-route.ts';
 import type { Protocol } from '../../src/protocols/protocol.ts';
 import { defaultProtocols, rootPath, type ProtocolList } from '../../src/protocols/registry.ts';
 import { MockMetrics, metricsResponse, type MetricsFault } from './metrics-route.ts';
+import { TOKENIZE_ROUTE, tokenizeResponse } from './tokenize-route.ts';
 
 export interface CoreOptions {
   /** Fault and legal-mode names applied to every request. */
@@ -211,6 +212,7 @@ const ROUTES: Record<string, string> = {
   '/v1/me/usage': 'GET',
   '/v1/receipts': 'GET',
   '/v1/receipts/keys': 'GET',
+  [TOKENIZE_ROUTE]: 'POST',
 };
 
 /** Every API route (its whole path) with its method and the protocol that serves it. */
@@ -304,6 +306,8 @@ function route(state: CoreState, req: MockRequest, ctx: RequestContext): MockRes
       return json(200, meBody(state, account, f), ctx.requestId);
     case '/v1/me/usage':
       return usage(state, req, ctx, account);
+    case TOKENIZE_ROUTE:
+      return tokenizeResponse(req, ctx);
     case '/v1/receipts':
       if (state.receipts === null) return notAdvertised(ctx);
       // Served from the issuer's stored JSON text when it keeps one: no parse and re-serialisation per Receipt.

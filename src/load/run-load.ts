@@ -7,7 +7,8 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type 
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
 import { RecordList, type RecordLog } from './results/record-log.ts';
 import type { ChatMessage } from './workloads/prompts.ts';
-import type { Workload, WorkloadSpec } from './workloads/workload.ts';
+import { syntheticVocabulary, type Workload, type WorkloadSpec } from './workloads/workload.ts';
+import { serverWordCounts } from './workloads/server-tokenize.ts';
 import { traceTimes } from './workloads/trace-workload.ts';
 import { apiOf, requestSource, type RequestSource } from './workloads/request-source.ts';
 import { EXECUTORS, type ExecutorKind } from './executors/executor-registry.ts';
@@ -151,7 +152,8 @@ export interface LoadRun {
 }
 
 /** Runs one load test and returns its result; every request goes through the strict stream checker. */
-export async function runLoadConfig(given: LoadConfig): Promise<LoadRun> {
+export async function runLoadConfig(asked: LoadConfig): Promise<LoadRun> {
+  const given = await withServerCounts(asked);
   const traced = given.workload?.trace;
   // Shard i of n replays entries i, i+n, ... of the trace (together: the whole trace).
   const entries = traced === undefined ? undefined : given.shard === null ? traced.entries : traced.entries.filter((_, k) => k % given.shard!.count === given.shard!.index);
@@ -232,7 +234,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
     openLoop: cfg.mode.kind === 'open',
     slos: cfg.slos,
     shard: cfg.shard?.index ?? null,
-    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(workload === undefined ? {} : { outputIs: workload.outputIs }), protocols: cfg.protocols ?? defaultProtocols, run: { api: source.protocol.name, ...(cfg.workload === undefined ? {} : { workload: cfg.workload as unknown as Readonly<Record<string, unknown>> }) }, ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), server: () => read?.section, ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
+    sections: loadSections({ connectionReuse: cfg.connectionReuse ?? 'reuse', ...(workload === undefined ? {} : { outputIs: workload.outputIs }), ...(cfg.workload?.input.kind === 'synthetic' && cfg.workload.input.counts !== undefined ? { promptCountedBy: 'server /tokenize' as const } : {}), protocols: cfg.protocols ?? defaultProtocols, run: { api: source.protocol.name, ...(cfg.workload === undefined ? {} : { workload: cfg.workload as unknown as Readonly<Record<string, unknown>> }) }, ...(cfg.cancellation === undefined ? {} : { cancellation: { plan: cfg.cancellation, server: () => ({ release: read?.release ?? null, leak: read?.leak ?? null }) } }), server: () => read?.section, ...(source.kind === 'conversations' ? { conversations: () => ({ loop: cfg.mode.kind, thinkTimeMs: source.workload.thinkTimeMs, conversationsStarted: source.workload.started, conversationsCompleted: source.workload.completed }) } : {}), ...(cfg.workload?.tools === undefined ? {} : { tools: toolsCollector(cfg.workload.tools, cfg.seed) }) }),
     ...(workload === undefined ? {} : { requested: workload.requested }),
     onRecord: (r) => {
       records.add(r);
@@ -377,6 +379,22 @@ function connectionMeta(conn: ConnectionOptions, origin: string): ConnectionMeta
     proxy: proxy === null ? null : displayUrl(proxy),
     headers: conn.headers.map((h) => (h.source === 'literal' ? h.name : `${h.name} (from $${h.source.env})`)),
   };
+}
+
+/** --tokenizer server: the vocabulary counted by the server's /tokenize (same origin, the run's token and headers) before any traffic. */
+async function withServerCounts(cfg: LoadConfig): Promise<LoadConfig> {
+  const w = cfg.workload;
+  if (w === undefined || w.input.kind !== 'synthetic' || w.input.tokenizer !== 'server' || w.input.counts !== undefined) return cfg;
+  const origin = new URL(cfg.baseUrl).origin;
+  const conn = cfg.connection ?? noConnectionOptions;
+  const dispatcher = dispatcherFor(conn, origin, { connections: 4 });
+  try {
+    const headers = { ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])), ...(cfg.token === NO_TOKEN ? {} : { authorization: `Bearer ${cfg.token}` }) };
+    const counts = await serverWordCounts({ origin, headers, dispatcher }, syntheticVocabulary());
+    return { ...cfg, workload: { ...w, input: { ...w.input, counts } } };
+  } finally {
+    await dispatcher.close();
+  }
 }
 
 function workloadMeta(w: WorkloadSpec): WorkloadMeta {

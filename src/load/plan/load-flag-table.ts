@@ -206,6 +206,10 @@ export const LOAD_FLAGS = [
     help: ["synthetic prompts of MEAN tokens (normal, STDEV default 0),", "different for every request, reproducible with --seed"],
   },
   {
+    flag: 'tokenizer', choices: ['o200k', 'server'], section: 'workload', parse: 'text', option: 'tokenizer', path: "workload synthetic.tokenizer",
+    help: ["who counts --input-tokens (default o200k): server asks the server's", "POST /tokenize (llama.cpp) for every prompt word before any traffic and", "refuses to start (exit 2) when it cannot; only with --input-tokens", "(datasets, prefixes, turns and embeddings later)"],
+  },
+  {
     flag: 'output-tokens', arg: "MEAN[,STDEV]", section: 'workload', parse: 'text', option: 'outputTokens', path: "request.outputTokens",
     help: ["output length per request, sent as max_tokens; servers stop", "early at their end-of-sequence token unless asked not to, e.g.", "--extra-body '{\"ignore_eos\":true}' (vLLM, llama.cpp)"],
   },

@@ -58,6 +58,8 @@ export interface LoadOptions {
   prompts?: string;
   /** Synthetic prompts of MEAN[,STDEV] tokens, e.g. `'512,64'`, as `--input-tokens`. */
   inputTokens?: string;
+  /** Who counts the synthetic prompts' tokens, as `--tokenizer`: `o200k` (default) or `server` (its /tokenize, llama.cpp's, read before any traffic). */
+  tokenizer?: 'o200k' | 'server';
   /** Output length per request MEAN[,STDEV], sent as max_tokens, as `--output-tokens`. */
   outputTokens?: string;
   maxTokensField?: 'max_tokens' | 'max_completion_tokens' | 'both';

@@ -20,7 +20,7 @@ const text = (description: string): Schema => ({ type: 'string', minLength: 1, d
 const num = (description: string): Schema => ({ type: 'number', description });
 
 export type PromptsPart = { kind: 'prompts'; file?: string };
-export type SyntheticPart = { kind: 'synthetic'; inputTokens: string };
+export type SyntheticPart = { kind: 'synthetic'; inputTokens: string; tokenizer?: 'o200k' | 'server' };
 export type DatasetPart = { kind: 'dataset'; file: string; size?: number };
 export type ConversationsPart = { kind: 'conversations'; turns: string; thinkTime?: string; chain?: 'resend' | 'previous-response-id' };
 export type PrefixesPart = { kind: 'prefixes'; tokens: number; groups?: number };
@@ -40,8 +40,8 @@ export const WORKLOAD_KINDS: Kinds = {
     required: [],
   },
   synthetic: {
-    summary: 'synthetic prompts of MEAN[,STDEV] tokens (exact o200k counts)',
-    properties: { inputTokens: text('MEAN[,STDEV] tokens, e.g. "512,64"') },
+    summary: 'synthetic prompts of MEAN[,STDEV] tokens (exact o200k counts, or counted by the server\'s /tokenize)',
+    properties: { inputTokens: text('MEAN[,STDEV] tokens, e.g. "512,64"'), tokenizer: choiceSchema('tokenizer', 'who counts the tokens: o200k (default) or the server\'s /tokenize (llama.cpp)') },
     required: ['inputTokens'],
   },
   dataset: {

@@ -52,7 +52,7 @@ export function parseExtraBody(value: string, names: LoadNames = RUN_LOAD_NAMES)
 export type WorkloadOptions = Pick<LoadOptions, (typeof WORKLOAD_OPTIONS)[number] | 'prompts' | 'maxTokens'>;
 
 /** The options that shape what each request asks for (the workload rows of load-flag-table.ts). */
-const WORKLOAD_OPTIONS = ['inputTokens', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'chain', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
+const WORKLOAD_OPTIONS = ['inputTokens', 'tokenizer', 'outputTokens', 'extraBody', 'dataset', 'datasetSize', 'maxTokensField', 'prefixTokens', 'prefixGroups', 'turns', 'thinkTime', 'chain', 'trace', 'traceFormat', 'traceSpeed', 'traceWindow', 'tools', 'toolShare', 'embeddingsBatch', 'embeddingsFormat'] as const satisfies readonly (keyof LoadOptions)[];
 
 export interface WorkloadPlan {
   /** The workload without its dataset conversations (read by `resolveWorkload`); undefined: none asked. */
@@ -73,6 +73,7 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
   const tools = chosen === undefined || lengthChosen ? chosen : { ...chosen, outputFloor: TOOL_CALL_OUTPUT_FLOOR };
   const extraBody = (): Record<string, unknown> | null => (o.extraBody === undefined ? null : parseExtraBody(checkText(names, 'extraBody', o.extraBody), names));
   const embeddings = embeddingsFromOptions(o, names);
+  const countedBy = tokenizerFromOptions(o, names);
   const trace = traceFromOptions(o, names);
   if (trace !== undefined) {
     return { spec: { ...(tools === undefined ? {} : { tools }), input: { kind: 'prompts' }, output: null, maxTokensField: (o.maxTokensField ?? 'max_tokens') as MaxTokensField, extraBody: extraBody() }, dataset: null, trace };
@@ -94,13 +95,25 @@ export function validateWorkload(o: WorkloadOptions, names: LoadNames = RUN_LOAD
     ...(tools === undefined ? {} : { tools }),
     ...(prefix === undefined ? {} : { prefix }),
     ...(conversation === undefined ? {} : { conversation }),
-    input: o.inputTokens !== undefined ? { kind: 'synthetic', length: parseTokenLength('inputTokens', checkText(names, 'inputTokens', o.inputTokens), names) } : { kind: 'prompts' },
+    input: o.inputTokens !== undefined ? { kind: 'synthetic', length: parseTokenLength('inputTokens', checkText(names, 'inputTokens', o.inputTokens), names), ...(countedBy === 'server' ? { tokenizer: countedBy } : {}) } : { kind: 'prompts' },
     output: o.outputTokens === undefined ? null : parseTokenLength('outputTokens', checkText(names, 'outputTokens', o.outputTokens), names),
     maxTokensField: field,
     extraBody: extraBody(),
     ...(embeddings === undefined ? {} : { embeddings }),
   };
   return { spec, dataset: o.dataset === undefined ? null : { file: checkText(names, 'dataset', o.dataset), size } };
+}
+
+/** `tokenizer` (`--tokenizer o200k|server`): server counts only plain synthetic chat prompts for now. */
+function tokenizerFromOptions(o: WorkloadOptions, names: LoadNames): 'o200k' | 'server' {
+  if (o.tokenizer === undefined) return 'o200k';
+  const t = checkChoice(names, 'tokenizer', o.tokenizer);
+  if (t === 'o200k') return t;
+  const n = names.name;
+  if (o.inputTokens === undefined) throw loadUsage(names, `${n('tokenizer')} server counts synthetic prompts only: give ${n('inputTokens')} (datasets and --prompts files later)`);
+  const other = (['prefixTokens', 'turns', 'trace', 'embeddingsBatch'] as const).find((k) => o[k] !== undefined);
+  if (other !== undefined) throw loadUsage(names, `${n('tokenizer')} server is not yet supported with ${n(other)}: only plain ${n('inputTokens')} prompts`);
+  return t;
 }
 
 /** What an embeddings request cannot carry: it generates nothing and answers whole, once. */

@@ -189,12 +189,19 @@ export interface TokenComparison {
 }
 
 /** Token distributions of the successful measured requests (unit `tokens`). */
+export type PromptCountedBy = 'o200k' | 'server /tokenize';
+
 export interface TokenReport {
   /** usage.prompt_tokens as the server reported it (requests without it are left out). */
   prompt: HistogramSummary | null;
   /** Output tokens (usage.completion_tokens, else the client tokenizer: counts.tokenSource). */
   output: HistogramSummary | null;
   outputIs: 'target' | 'cap';
+  /**
+   * Who counted the asked prompt lengths: iari's o200k tokenizer, or the server's own through its
+   * `POST /tokenize` (--tokenizer server). Absent in load.json files written before it (o200k).
+   */
+  promptCountedBy?: PromptCountedBy;
   promptComparison: TokenComparison | null;
   outputComparison: TokenComparison | null;
   /** Requests that asked for a prompt length but got no usage.prompt_tokens. */

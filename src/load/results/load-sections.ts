@@ -8,7 +8,7 @@
 import type { AnyRunRecord, AnySection } from '../../sections/section-contract.ts';
 import { coordinationRecord } from '../coordination/coordination-record.ts';
 import { cacheSection } from './cache-report.ts';
-import type { ConnectionReuse, TurnReport } from './load-result.ts';
+import type { ConnectionReuse, PromptCountedBy, TurnReport } from './load-result.ts';
 import { reasoningSection } from './reasoning-report.ts';
 import { turnSection } from './turn-report.ts';
 import { cancellationSection, type CancelServerFacts } from './cancel-report.ts';
@@ -22,6 +22,8 @@ import type { ServerSection } from '../../server-metrics/server-section.ts';
 export interface LoadSectionOptions {
   /** Whether the workload's output lengths are targets or max_tokens caps (default cap). */
   outputIs?: 'target' | 'cap';
+  /** Who counted the asked prompt lengths (default o200k; --tokenizer server: the server's /tokenize). */
+  promptCountedBy?: PromptCountedBy;
   /** --connection-reuse (default reuse). */
   connectionReuse?: ConnectionReuse;
   /** --tools: which requests declared tools, and the judge of their calls. */
@@ -39,7 +41,7 @@ export interface LoadSectionOptions {
 }
 
 export function loadSections(o: LoadSectionOptions = {}): AnySection[] {
-  return [tokenSection(o.outputIs), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server), serverResultSection(o.server)] as AnySection[];
+  return [tokenSection(o.outputIs, o.promptCountedBy), ...protocolSections(o.protocols ?? defaultProtocols, o.run), turnSection(o.conversations), cacheSection, reasoningSection, toolCallSection(o.tools), reuseSection(o.connectionReuse), cancellationSection(o.cancellation?.plan, o.cancellation?.server), serverResultSection(o.server)] as AnySection[];
 }
 
 /** Every API's own sections, in the list's order (after the token figures, before the workload sections). */

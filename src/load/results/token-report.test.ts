@@ -81,4 +81,24 @@ describe('the tokens section through the load layer (result-section contract)', 
     expect(renderLoadReport(whole)).toContain('<dt>output tokens</dt><dd>not applicable (embeddings)</dd>');
     expect(summaryTable(a)).not.toContain('not applicable (embeddings)');
   });
+
+  it('LOAD-TOKENIZER: the section says who counted the asked prompts, in load.json, the summary and a merge, and reads a report written before it as o200k', () => {
+    const server = new TokenAcc('cap', 'server /tokenize');
+    for (let i = 0; i < 4; i++) server.add(120, 8, { prompt: 100, output: null });
+    const r = buildTokenReport(server);
+    expect(r.promptCountedBy).toBe('server /tokenize');
+    expect(tokenLines(r)).toContain("prompt lengths asked, counted by: the server's own tokenizer (POST /tokenize, --tokenizer server)");
+    expect(r.differences[0]).toMatch(/^prompt tokens differ: asked a mean of 100 \(the server's \/tokenize count of the message text\)/);
+    expect(mergeTokenReports([r, r])?.promptCountedBy).toBe('server /tokenize');
+    const o200k = new TokenAcc('cap');
+    o200k.add(120, 8, { prompt: 100, output: null });
+    const { promptCountedBy: _gone, ...old } = buildTokenReport(o200k);
+    expect(buildTokenReport(o200k).promptCountedBy).toBe('o200k');
+    expect(mergeTokenReports([old])?.promptCountedBy).toBe('o200k');
+    expect(tokenLines(old)).toContain("prompt lengths asked, counted by: iari's o200k tokenizer (--tokenizer o200k; the server's may differ)");
+    // Nothing asked (the built-in prompts): no such line.
+    const none = new TokenAcc('cap');
+    none.add(30, 8, null);
+    expect(tokenLines(buildTokenReport(none)).some((l) => l.includes('counted by'))).toBe(false);
+  });
 });

@@ -1,5 +1,5 @@
 import { decodeHistogram, newHistogram, record, summarize, type Histogram } from './hdr.ts';
-import type { TokenComparison, TokenReport } from './load-result.ts';
+import type { PromptCountedBy, TokenComparison, TokenReport } from './load-result.ts';
 import { tokenDistributionText } from './run-text.ts';
 import { addCounts, zeroCounts } from '../../sections/counts.ts';
 import type { ResultSection, SectionAsked, SectionTile } from '../../sections/section-contract.ts';
@@ -35,7 +35,10 @@ export class TokenAcc {
   /** Requests that asked for a prompt length but got no usage.prompt_tokens back. */
   promptUnreported = 0;
 
-  constructor(readonly outputIs: 'target' | 'cap') {}
+  constructor(
+    readonly outputIs: 'target' | 'cap',
+    readonly promptCountedBy: PromptCountedBy = 'o200k',
+  ) {}
 
   /** A successful measured request: its received counts (prompt 0 = not reported) and what it asked. */
   add(promptTokens: number, outputTokens: number, asked: SectionAsked | null): void {
@@ -78,13 +81,14 @@ const round = (x: number, d: number): number => Math.round(x * 10 ** d) / 10 ** 
 const pct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 
 /** One sentence per way what was asked differs from what was received (more than 5% apart, or not reported). */
-export function tokenDifferences(r: Pick<TokenReport, 'promptComparison' | 'outputComparison' | 'promptUnreported'>): string[] {
+export function tokenDifferences(r: Pick<TokenReport, 'promptComparison' | 'outputComparison' | 'promptUnreported' | 'promptCountedBy'>): string[] {
   const out: string[] = [];
   const p = r.promptComparison;
   if (p !== null && Math.abs(p.difference) > DIFFERENCE_THRESHOLD) {
+    const server = r.promptCountedBy === 'server /tokenize';
     out.push(
-      `prompt tokens differ: asked a mean of ${p.askedMean} (o200k count of the message text), the server counted ${p.receivedMean} (${pct(p.difference)}) over ${p.requests} requests; ` +
-        'a server counts its chat template too and uses its own tokenizer',
+      `prompt tokens differ: asked a mean of ${p.askedMean} (${server ? "the server's /tokenize count" : 'o200k count'} of the message text), the server counted ${p.receivedMean} (${pct(p.difference)}) over ${p.requests} requests; ` +
+        (server ? 'a server counts its chat template too' : 'a server counts its chat template too and uses its own tokenizer (--tokenizer server counts with it)'),
     );
   }
   if (r.promptUnreported > 0) out.push(`prompt tokens: ${r.promptUnreported} requests got no usage.prompt_tokens back, so what the server received cannot be compared for them`);
@@ -107,6 +111,7 @@ export function buildTokenReport(acc: TokenAcc): TokenReport {
     prompt: acc.prompt.totalCount > 0 ? summarize(acc.prompt, 'tokens') : null,
     output: acc.output.totalCount > 0 ? summarize(acc.output, 'tokens') : null,
     outputIs: acc.outputIs,
+    promptCountedBy: acc.promptCountedBy,
     promptComparison: comparison(acc.promptPair, 'target'),
     outputComparison: comparison(acc.outputPair, acc.outputIs),
     promptUnreported: acc.promptUnreported,
@@ -119,7 +124,7 @@ export function mergeTokenReports(reports: readonly (TokenReport | undefined)[])
   const present = reports.filter((r): r is TokenReport => r !== undefined);
   const first = present[0];
   if (first === undefined) return undefined;
-  const acc = new TokenAcc(first.outputIs);
+  const acc = new TokenAcc(first.outputIs, first.promptCountedBy ?? 'o200k');
   for (const r of present) {
     if (r.prompt !== null) acc.prompt.add(decodeHistogram(r.prompt.hdr));
     if (r.output !== null) acc.output.add(decodeHistogram(r.output.hdr));
@@ -141,9 +146,17 @@ export function tokenLines(r: TokenReport, outputApplies = true): string[] {
   const dist = tokenDistributionText;
   const vs = (c: TokenComparison | null, what: string): string => (c === null ? '' : `; asked ${what} ${c.askedMean}, received ${c.receivedMean} (${pct(c.difference)})`);
   out.push(`prompt tokens (server usage): ${dist(r.prompt)}${vs(r.promptComparison, 'mean')}`);
+  if (promptAsked(r)) out.push(`prompt lengths asked, counted by: ${countedByText(r.promptCountedBy)}`);
   out.push(outputApplies ? `output tokens: ${dist(r.output)}${vs(r.outputComparison, r.outputIs === 'target' ? 'mean' : 'max_tokens mean')}` : 'output tokens: not applicable (embeddings)');
   for (const d of r.differences) out.push(`DIFFERS: ${d}`);
   return out;
+}
+
+/** The run asked for prompt lengths (synthetic, datasets): then it says who counted them. */
+const promptAsked = (r: TokenReport): boolean => r.promptComparison !== null || r.promptUnreported > 0 || r.promptCountedBy === 'server /tokenize';
+
+function countedByText(by: PromptCountedBy | undefined): string {
+  return by === 'server /tokenize' ? "the server's own tokenizer (POST /tokenize, --tokenizer server)" : "iari's o200k tokenizer (--tokenizer o200k; the server's may differ)";
 }
 
 function comparisonText(c: TokenComparison | null): string {
@@ -158,6 +171,7 @@ function tokenTile(r: TokenReport, outputApplies: boolean): SectionTile {
     notes: r.differences.map((d) => ({ tone: 'warn' as const, text: `Asked and received differ: ${d}.` })),
     configRows: [
       ['prompt tokens', tokenDistributionText(r.prompt) + comparisonText(r.promptComparison)],
+      ...(promptAsked(r) ? [['prompt lengths counted by', countedByText(r.promptCountedBy)] as [string, string]] : []),
       ['output tokens', outputApplies ? tokenDistributionText(r.output) + comparisonText(r.outputComparison) : 'not applicable (embeddings)'],
     ],
   };
@@ -168,11 +182,11 @@ function tokenTile(r: TokenReport, outputApplies: boolean): SectionTile {
  * output lengths are targets or max_tokens caps (default cap). Output tokens are not applicable when
  * a section says its requests have no output_tps (embeddings).
  */
-export function tokenSection(outputIs: 'target' | 'cap' = 'cap'): ResultSection<TokenReport, TokenAcc> {
+export function tokenSection(outputIs: 'target' | 'cap' = 'cap', promptCountedBy: PromptCountedBy = 'o200k'): ResultSection<TokenReport, TokenAcc> {
   return {
     key: 'tokens',
     place: 'workload',
-    open: () => new TokenAcc(outputIs),
+    open: () => new TokenAcc(outputIs, promptCountedBy),
     collect(acc, r) {
       if (r.outcome === 'ok') acc.add(r.timing.promptTokens, r.timing.outputTokens, r.asked);
     },

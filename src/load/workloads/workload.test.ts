@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from 'gpt-tokenizer';
-import { buildWorkload, drawLength, syntheticPrompt, type WorkloadSpec } from './workload.ts';
+import { buildWorkload, drawLength, rngFor, syntheticPrompt, syntheticPromptCount, syntheticVocabulary, type WorkloadSpec } from './workload.ts';
 import { parseExtraBody, parseTokenLength } from '../plan/workload-options.ts';
 import { CLI_LOAD_NAMES, planFromFlags } from '../../cli/load-flags.ts';
 
@@ -135,5 +135,44 @@ describe('room for a whole tool call (issue 43)', () => {
   it('LOAD-TOOLS: a chosen --max-tokens or --output-tokens is kept as asked, tools or not', () => {
     expect(declaring({ tools: 'builtin', 'max-tokens': '16' })?.outputFloor).toBeUndefined();
     expect(declaring({ tools: 'builtin', 'output-tokens': '32' })?.outputFloor).toBeUndefined();
+  });
+});
+
+describe('--tokenizer server: asked prompt lengths are the server\'s counts', () => {
+  // A stand-in server tokenizer: a word alone is as many tokens as its length's parity + 1, after a space one more.
+  const words = syntheticVocabulary();
+  const counts = { alone: words.map((w) => 1 + (w.length % 2)), spaced: words.map((w) => 2 + (w.length % 2)) };
+  const input = { kind: 'synthetic' as const, length: { mean: 40, stdev: 10 }, tokenizer: 'server' as const };
+
+  it('LOAD-TOKENIZER: a prompt\'s asked length is its first word\'s count alone plus every later word\'s count after a space', () => {
+    const text = syntheticPrompt(25, rngFor(3, 9, 3));
+    const [first, ...rest] = text.split(' ');
+    const want = counts.alone[words.indexOf(first!)]! + rest.reduce((a, w) => a + counts.spaced[words.indexOf(w)]!, 0);
+    expect(syntheticPromptCount(25, rngFor(3, 9, 3), counts)).toBe(want);
+    expect(want).toBeGreaterThan(25);
+  });
+
+  it('LOAD-TOKENIZER: with counts the prompts are the o200k run\'s words, and requested(seq).prompt is their server count', () => {
+    const o200k = buildWorkload(spec({ input: { kind: 'synthetic', length: { mean: 40, stdev: 10 } } }), base);
+    const server = buildWorkload(spec({ input: { ...input, counts } }), base);
+    for (let seq = 0; seq < 20; seq++) {
+      expect(bodies(server)(seq)).toBe(bodies(o200k)(seq));
+      const text = (server.intent(seq).messages[0] as { content: string }).content;
+      const n = text.split(' ').length;
+      expect(o200k.requested(seq).prompt).toBe(n);
+      expect(server.requested(seq).prompt).toBe(syntheticPromptCount(n, rngFor(base.seed, seq, 3), counts));
+    }
+  });
+
+  it('LOAD-TOKENIZER: --tokenizer server takes plain --input-tokens prompts only, and o200k is the default', () => {
+    expect(workloadFromFlags({ 'input-tokens': '64', tokenizer: 'server' }).spec?.input).toEqual({ kind: 'synthetic', length: { mean: 64, stdev: 0 }, tokenizer: 'server' });
+    expect(workloadFromFlags({ 'input-tokens': '64' }).spec?.input).toEqual({ kind: 'synthetic', length: { mean: 64, stdev: 0 } });
+    expect(workloadFromFlags({ 'input-tokens': '64', tokenizer: 'o200k' }).spec?.input).toEqual({ kind: 'synthetic', length: { mean: 64, stdev: 0 } });
+    expect(() => workloadFromFlags({ tokenizer: 'server' })).toThrow(/--tokenizer server counts synthetic prompts only: give --input-tokens/);
+    expect(() => workloadFromFlags({ tokenizer: 'server', dataset: 'x.jsonl' })).toThrow(/--tokenizer server counts synthetic prompts only/);
+    for (const [flag, value] of [['prefix-tokens', '16'], ['turns', '3'], ['embeddings-batch', '4']] as const) {
+      expect(() => workloadFromFlags({ 'input-tokens': '64', tokenizer: 'server', [flag]: value }), flag).toThrow(new RegExp(`--tokenizer server is not yet supported with --${flag}`));
+    }
+    expect(() => workloadFromFlags({ 'input-tokens': '64', tokenizer: 'llama' })).toThrow(/--tokenizer must be o200k or server, got "llama"/);
   });
 });

@@ -4,6 +4,7 @@ import type { ChatMessage } from './prompts.ts';
 import type { TraceSpec } from './trace.ts';
 import type { ToolsSpec } from './tool-calls.ts';
 import type { RequestIntent } from '../../protocols/protocol.ts';
+import type { WordCounts } from './server-tokenize.ts';
 
 /**
  * What each request of a run asks for: its messages (built-in or --prompts, synthetic prompts of
@@ -40,10 +41,22 @@ export interface DatasetInfo {
   skipped: number;
 }
 
+/**
+ * Synthetic prompts of `length` words. `tokenizer: 'server'` (--tokenizer server): the asked
+ * prompt length is the sum of the words' counts by the server's /tokenize, `counts` (read before
+ * any traffic, server-tokenize.ts); absent: o200k, where every word is one token.
+ */
+export interface SyntheticInput {
+  kind: 'synthetic';
+  length: TokenLength;
+  tokenizer?: 'server';
+  counts?: WordCounts;
+}
+
 export type MaxTokensField = 'max_tokens' | 'max_completion_tokens' | 'both';
 
 export interface WorkloadSpec {
-  input: { kind: 'prompts' } | { kind: 'synthetic'; length: TokenLength } | { kind: 'dataset'; items: readonly DatasetItem[]; info: DatasetInfo };
+  input: { kind: 'prompts' } | SyntheticInput | { kind: 'dataset'; items: readonly DatasetItem[]; info: DatasetInfo };
   /** Per-request output lengths; null: the dataset's own lengths, else max_tokens as a cap. */
   output: TokenLength | null;
   maxTokensField: MaxTokensField;
@@ -151,6 +164,17 @@ export function syntheticPrompt(tokens: number, rng: () => number): string {
   return out.join(' ');
 }
 
+/** The server's count of the prompt `syntheticPrompt(tokens, rng)` draws (the same draws): its first word alone, the rest after a space. */
+export function syntheticPromptCount(tokens: number, rng: () => number, counts: WordCounts): number {
+  const n = syntheticVocabulary().length;
+  let sum = 0;
+  for (let i = 0; i < tokens; i++) {
+    const k = Math.floor(rng() * n);
+    sum += (i === 0 ? counts.alone[k] : counts.spaced[k]) ?? 1;
+  }
+  return sum;
+}
+
 /**
  * The G shared prefixes: each a system prompt of exactly `tokens` o200k tokens, drawn from the
  * seed and the group index, so every request of a group (and every run with the same seed) sends
@@ -184,18 +208,21 @@ export function buildWorkload(
   const groupOf = (seq: number): number => (prefix === undefined ? 0 : Math.floor(rngFor(o.seed, seq, 4)() * prefix.groups));
   const requested = (seq: number): Requested => {
     const item = itemOf(seq);
-    const own = input.kind === 'synthetic' ? drawLength(rngFor(o.seed, seq, 1), input.length) : (item?.promptTokens ?? null);
+    const own = input.kind === 'synthetic' ? syntheticAsked(seq) : (item?.promptTokens ?? null);
     if (prefix === undefined) return { prompt: own, output: outputOf(seq, item) };
     return { prompt: own === null ? null : own + prefix.tokens, output: outputOf(seq, item), prefixGroup: groupOf(seq) };
   };
-  const ownTokens = (seq: number, r: Requested): number => (r.prompt ?? 1) - (prefix?.tokens ?? 0);
+  // Words of request seq's own synthetic prompt; with server counts, what it asks is their server count.
+  const ownWords = (seq: number): number => (input.kind === 'synthetic' ? drawLength(rngFor(o.seed, seq, 1), input.length) : 1);
+  const counts = input.kind === 'synthetic' ? input.counts : undefined;
+  const syntheticAsked = (seq: number): number => (counts === undefined ? ownWords(seq) : syntheticPromptCount(ownWords(seq), rngFor(o.seed, seq, 3), counts));
   const messagesOf = (seq: number, r: Requested): readonly ChatMessage[] => {
     const own = ownMessagesOf(seq, r);
     if (prefix === undefined) return own;
     return [{ role: 'system', content: prefixes[r.prefixGroup ?? 0] ?? '' }, ...own];
   };
   const ownMessagesOf = (seq: number, r: Requested): readonly ChatMessage[] => {
-    if (input.kind === 'synthetic') return [{ role: 'user', content: syntheticPrompt(ownTokens(seq, r), rngFor(o.seed, seq, 3)) }];
+    if (input.kind === 'synthetic') return [{ role: 'user', content: syntheticPrompt(ownWords(seq), rngFor(o.seed, seq, 3)) }];
     const item = itemOf(seq);
     if (item !== null) return item.messages;
     return o.prompts[(seq + (o.seed % Math.max(1, o.prompts.length))) % Math.max(1, o.prompts.length)] ?? [];
