@@ -98,6 +98,9 @@ describe('iari load --tokenizer server', () => {
     expect(measured.length).toBeGreaterThanOrEqual(20);
     for (const l of measured) expect((l.promptTokens ?? 0) - (l.requested?.prompt ?? 0)).toBe(7);
     expect(text).toContain("prompt lengths asked, counted by: the server's own tokenizer (POST /tokenize, --tokenizer server)");
+    const html = readFileSync(join(dir, 'mock', 'report.html'), 'utf8');
+    expect(html).toContain('prompt lengths counted by');
+    expect(html).toContain('POST /tokenize, --tokenizer server');
   }, 60_000);
 
   it('LOAD-TOKENIZER: the asked lengths follow the server\'s counts, not o200k: a tokenizer with two tokens per " word" doubles them, and the run\'s token goes with every /tokenize', async () => {

@@ -6,6 +6,7 @@ import { CLI_LOAD_NAMES, planFromFlags } from '../../cli/load-flags.ts';
 
 const workloadFromFlags = (v: Parameters<typeof planFromFlags>[0]) => planFromFlags(v).workloadPlan;
 import { seededRandom } from '../../seeded-random.ts';
+import { optionsToScenario, scenarioToOptions } from '../plan/scenario.ts';
 import { bodies } from '../../../test-support/workload-bodies.ts';
 
 const base = { model: 'm', maxTokens: 64, stream: true, seed: 7, prompts: [[{ role: 'user' as const, content: 'hi' }]] };
@@ -174,5 +175,11 @@ describe('--tokenizer server: asked prompt lengths are the server\'s counts', ()
       expect(() => workloadFromFlags({ 'input-tokens': '64', tokenizer: 'server', [flag]: value }), flag).toThrow(new RegExp(`--tokenizer server is not yet supported with --${flag}`));
     }
     expect(() => workloadFromFlags({ 'input-tokens': '64', tokenizer: 'llama' })).toThrow(/--tokenizer must be o200k or server, got "llama"/);
+  });
+
+  it('LOAD-TOKENIZER: a scenario file names it as the synthetic part\'s tokenizer, and it reads back as the option', () => {
+    const s = optionsToScenario({ inputTokens: '64', tokenizer: 'server' });
+    expect(s.workload).toEqual([{ kind: 'synthetic', inputTokens: '64', tokenizer: 'server' }]);
+    expect(scenarioToOptions(s).options).toMatchObject({ inputTokens: '64', tokenizer: 'server' });
   });
 });
