@@ -140,6 +140,8 @@ export async function runLoadCommand(plan: LoadPlan, scenario: LoadScenario, nam
       Object.assign(result, { coordination: shard.record() });
       // Redacted as load.json is: the result may cross machines, and the server's token never goes to another origin.
       await shard.finish(JSON.parse(redactor.string(JSON.stringify(result))) as LoadResult);
+      // Again after finish(), which takes the end clock probe: the shard's own load.json gets its end offset too.
+      Object.assign(result, { coordination: shard.record() });
     }
     // The first run is the report; the other repeats go to run-<i>/load.json.
     runs.slice(1).forEach((r, i) => writeLoadFiles(r, undefined, createRunDir({ report: join(plan.report ?? join('reports', runId), `run-${i + 2}`), id: r.meta.runId }), redactor));

@@ -278,7 +278,9 @@ describe('coordinated shards: the CLI coordinator', () => {
       expect(merged.coordination).toMatchObject({ role: 'coordinator', stop: null });
       expect((merged.coordination as RunCoordination).shards.map((x) => x.shard)).toEqual([0, 1]);
       expect(merged.counts.finished).toBe(shardResults.reduce((a, r) => a + r.counts.finished, 0));
-      for (const r of shardResults) expect(r.coordination).toMatchObject({ role: 'shard', stop: null });
+      // The shard's own record carries both clock probes: the end one is taken in finish(), after the run.
+      const probed = expect.objectContaining({ estimate: expect.any(Number) });
+      for (const r of shardResults) expect(r.coordination).toMatchObject({ role: 'shard', stop: null, offsetStartMs: probed, offsetEndMs: probed });
       expect(readFileSync(join(dir, 'merged', 'load.json'), 'utf8')).not.toContain(RUN_TOKEN);
     } finally {
       await mock.close();
