@@ -2,16 +2,17 @@
 // entries and the check worker) to JS plus .d.ts,
 // rewriting the sources' `.ts` import specifiers to `.js` (rewriteRelativeImportExtensions), so
 // the code keeps one form of import for tsx, vitest and the compiler. Then the file tsc does not
-// emit is put in place: the CLI's help text. The package ships no tests: `iari test` runs the
+// emit is put in place: the CLI's help text, and the requirement registry parsed once (registry-document.ts). The package ships no tests: `iari test` runs the
 // check catalog in its own process.
 // Run by `npm run build`, and by `prepare` on `npm ci` and `npm pack`. The new tree is built beside
 // the old one and swapped in by two renames, so a process running from dist/ meanwhile (a test
 // that runs the CLI) never finds it half-written.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageBin } from './package-bin.ts';
+import { writePrebuiltDocument } from '../src/checks/registry/registry-document.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const target = join(root, 'dist');
@@ -29,6 +30,10 @@ if (compiled.status !== 0) {
 copyFileSync(join(root, 'src/cli/help.txt'), join(dist, 'src/cli/help.txt'));
 // openai-python's driver runs in the user's Python interpreter, beside the module that spawns it (python-worker.ts).
 copyFileSync(join(root, 'src/checks/clients/openai-python-driver.py'), join(dist, 'src/checks/clients/openai-python-driver.py'));
+
+// The requirement registry parsed once here, not in every run (issue 41): a run takes it when the YAML's hash matches.
+mkdirSync(join(dist, 'spec'), { recursive: true });
+writePrebuiltDocument(join(root, 'spec/requirements.yaml'), join(dist, 'spec/requirements.parsed.json'));
 
 // test-support/ (fixtures, samples, reference implementations the tests share) is never shipped: a product module that imports it would bring it here.
 const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.startsWith('test-support'));

@@ -7,6 +7,7 @@
  * reports/bench/test-profile.json.
  *
  *   npm run build && npx tsx scripts/profile-test.ts [--runs 3] [--top 20] [--python PATH]
+ *   npm run build && node --expose-gc --import tsx scripts/profile-test.ts --runs 10   (adds the heap after GC per run)
  *
  * Event-loop utilisation does not depend on how busy the machine is the way wall time does: a wait
  * stays idle on a loaded machine. Pair wall times with farm-bench or bench-cli.ts.
@@ -38,7 +39,7 @@ const { runConformance } = (await import(pathToFileURL(join(root, 'dist/src/inde
 const importedMs = performance.now() - t0;
 const rssImported = process.memoryUsage().rss;
 
-const runs: { wallMs: number; setupMs: number; peakRssMiB: number; checks: CheckRow[] }[] = [];
+const runs: { wallMs: number; setupMs: number; peakRssMiB: number; heapAfterGcMiB?: number; checks: CheckRow[] }[] = [];
 for (let i = 0; i < Number(values.runs); i++) {
   const start = performance.now();
   let last = start;
@@ -63,7 +64,17 @@ for (let i = 0; i < Number(values.runs); i++) {
     },
   });
   if (report.summary.fail > 0) throw new Error(`the run against the bundled mock failed ${report.summary.fail} requirements`);
-  runs.push({ wallMs: ms(performance.now() - start), setupMs: ms(setupMs), peakRssMiB: mib(peak), checks });
+  const wallMs = ms(performance.now() - start);
+  // Under node --expose-gc: the live heap after each run, collected twice (repeated runs: does it grow? issue 41).
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let heapAfterGcMiB: number | undefined;
+  if (gc !== undefined) {
+    gc();
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    heapAfterGcMiB = Number((process.memoryUsage().heapUsed / 2 ** 20).toFixed(1));
+  }
+  runs.push({ wallMs, setupMs: ms(setupMs), peakRssMiB: mib(peak), ...(heapAfterGcMiB === undefined ? {} : { heapAfterGcMiB }), checks });
 }
 
 const first = runs[0]!;
@@ -83,7 +94,7 @@ const out = {
   loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
   importMs: ms(importedMs),
   rssMiB: { start: mib(rssAtStart), imported: mib(rssImported) },
-  runs: runs.map((r) => ({ wallMs: r.wallMs, setupMs: r.setupMs, peakRssMiB: r.peakRssMiB, checks: r.checks.length, idleMs: ms(r.checks.reduce((s, c) => s + ((c.endMs - c.startMs) * (100 - c.busyPct)) / 100, 0)) })),
+  runs: runs.map((r) => ({ wallMs: r.wallMs, setupMs: r.setupMs, peakRssMiB: r.peakRssMiB, ...(r.heapAfterGcMiB === undefined ? {} : { heapAfterGcMiB: r.heapAfterGcMiB }), checks: r.checks.length, idleMs: ms(r.checks.reduce((s, c) => s + ((c.endMs - c.startMs) * (100 - c.busyPct)) / 100, 0)) })),
   areas,
   timeline: first.checks,
 };
@@ -92,7 +103,7 @@ writeFileSync(join(root, 'reports/bench/test-profile.json'), `${JSON.stringify(o
 
 const p = (s: string | number, n: number): string => String(s).padStart(n);
 process.stdout.write(`import ${out.importMs} ms (RSS ${out.rssMiB.start} -> ${out.rssMiB.imported} MiB)\n`);
-for (const [i, r] of out.runs.entries()) process.stdout.write(`run ${i + 1}: ${r.wallMs} ms in the run (setup before the first check ${r.setupMs} ms), ${r.checks} checks, ${r.idleMs} ms of it the main thread idle, peak RSS ${r.peakRssMiB} MiB\n`);
+for (const [i, r] of out.runs.entries()) process.stdout.write(`run ${i + 1}: ${r.wallMs} ms in the run (setup before the first check ${r.setupMs} ms), ${r.checks} checks, ${r.idleMs} ms of it the main thread idle, peak RSS ${r.peakRssMiB} MiB${r.heapAfterGcMiB === undefined ? '' : `, heap after GC ${r.heapAfterGcMiB} MiB`}\n`);
 process.stdout.write(`\n${'area'.padEnd(14)} ${p('ms', 6)} ${p('idle', 6)} checks\n`);
 for (const a of areas.slice(0, 14)) process.stdout.write(`${a.area.padEnd(14)} ${p(a.ms, 6)} ${p(a.idleMs, 6)} ${p(a.checks, 6)}\n`);
 process.stdout.write(`\nheaviest checks (run 1): start-end ms, busy %, RSS after\n`);

@@ -211,7 +211,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const primed = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);
   const priming = primed?.priming ?? null;
   // Issue 43: appended as they finish (requests.ndjson for iari load), never all held by the run.
-  const records = cfg.records?.() ?? new RecordList();
+  const records: RecordLog = cfg.records?.() ?? new RecordList();
   // The baseline read comes after priming and before the first request: the counters' growth is the run's.
   await serverMetrics?.begin();
   if (serverMetrics !== null && cfg.cancellation !== undefined) target.onCut = () => serverMetrics.cut();
@@ -248,6 +248,8 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const cuts: bigint[] = [];
   const spans: ClientSpan[] = [];
   let lastAnyEndNs = startNs;
+  // Ctrl-C, or requests.ndjson failing (disk full): the run stops then, and a write error fails it at close().
+  const stop = records.failed === undefined ? cfg.signal : cfg.signal === undefined ? records.failed : AbortSignal.any([cfg.signal, records.failed]);
   const hooks: EngineHooks = {
     collector,
     onTiming: (t) => {
@@ -262,21 +264,21 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
       cfg.onTiming?.(t);
     },
     onTick: () => cfg.onTick?.(collector, Number(now() - startNs) / 1e9),
-    ...(cfg.signal === undefined ? {} : { signal: cfg.signal }),
+    ...(stop === undefined ? {} : { signal: stop }),
   };
   // Ctrl-C: the measured window ends at the interrupt (the engines stop issuing and abort what is in flight).
-  let interruptNs: bigint | null = cfg.signal?.aborted === true ? now() : null;
+  let interruptNs: bigint | null = stop?.aborted === true ? now() : null;
   const onInterrupt = (): void => {
     interruptNs ??= now();
   };
-  cfg.signal?.addEventListener('abort', onInterrupt, { once: true });
+  stop?.addEventListener('abort', onInterrupt, { once: true });
   collector.startEventLoopMonitor();
   const { kind, mode, concurrency, cap } = executorOf(cfg, source, target.origin, entries);
   try {
     await EXECUTORS[kind]({ target, limits, hooks, concurrency, cap, schedule: schedule ?? [], ...(source.kind === 'conversations' ? { conversations: source.workload } : {}) });
   } finally {
     collector.stopEventLoopMonitor();
-    cfg.signal?.removeEventListener('abort', onInterrupt);
+    stop?.removeEventListener('abort', onInterrupt);
     // The last lines written (a write error fails the run here: IARI_REPORT_UNWRITABLE).
     await records.close();
   }

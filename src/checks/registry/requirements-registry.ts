@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { packagePath } from '../../package-root.ts';
 import { grades, sources, type Grade, type Source } from '../kernel/verdicts.ts';
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
+import { parseRegistryYaml, prebuiltDocument } from './registry-document.ts';
 
 /** The closed set of requirement areas (team contract); an ID is `<AREA>-<NNN>`. */
 export const requirementAreas = [
@@ -144,13 +144,16 @@ export function parseRegistryFile(path: string): Requirement[] {
   } catch (error) {
     throw new HarnessError(HarnessErrorCode.REGISTRY_INVALID, `requirement registry ${path}: cannot read (${(error as Error).message})`, { cause: error });
   }
-  let doc: unknown;
+  // The build's parse of this very text where there is one (registry-document.ts); the same rules judge it.
+  return validateRegistry(prebuiltDocument(text) ?? parseYamlOf(path, text), path);
+}
+
+function parseYamlOf(path: string, text: string): unknown {
   try {
-    doc = parseYaml(text, { uniqueKeys: true });
+    return parseRegistryYaml(text);
   } catch (error) {
     throw invalid(path, `not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
-  return validateRegistry(doc, path);
 }
 
 const cache = new Map<string, Requirement[]>();

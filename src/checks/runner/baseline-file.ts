@@ -8,10 +8,15 @@
 //
 // Read once before any traffic; any problem is a configuration error (exit 2) naming file and line.
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, stringify, type Node } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Node, parseDocument } from 'yaml';
 import { flowNestedTooDeeply } from '../../yaml-nesting.ts';
 import { HarnessError, HarnessErrorCode } from '../../errors.ts';
 import { clip, quoted } from '../../clip.ts';
+
+// yaml is loaded when a baseline is read or written: `iari test` without --baseline does not pay its import (issue 41).
+const require = createRequire(import.meta.url);
+const yaml = (): typeof import('yaml') => require('yaml') as typeof import('yaml');
 
 export interface BaselineEntry {
   id: string;
@@ -49,6 +54,7 @@ export function isIsoDate(text: string): boolean {
  * another ID is an error too, as with --only and --skip.
  */
 export function parseBaseline(text: string, file: string, knownIds: ReadonlySet<string>): Baseline {
+  const { isMap, isScalar, isSeq, LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   if (flowNestedTooDeeply(text)) throw configError(file, undefined, 'not valid YAML iari can read: nested too deeply');
   let doc: ReturnType<typeof parseDocument>;
@@ -131,7 +137,7 @@ export function baselineYaml(entries: readonly Omit<BaselineEntry, 'line'>[], he
     ...(e.expires === undefined ? {} : { expires: e.expires }),
     ...(e.serverVersion === undefined ? {} : { 'server-version': e.serverVersion }),
   }));
-  const body = stringify({ known }, { lineWidth: 0 });
+  const body = yaml().stringify({ known }, { lineWidth: 0 });
   return `${header
     .split('\n')
     .map((l) => `# ${l}`.trimEnd())

@@ -1,25 +1,11 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { WEATHER_SCHEMA } from './weather-schema.ts';
+// WEATHER_SCHEMA compiled ahead of time (scripts/gen-weather-validator.ts): a run loads no ajv and compiles nothing (issue 41).
+import { validate } from './weather-validator.generated.ts';
 
-/**
- * The schema the structured-output checks ask for: the shape a client's `Output.object` /
- * `withStructuredOutput` sends (nested object, array of objects, enum, integer bounds, a nullable
- * member), inside OpenAI's strict subset, without string formats (not every constrained decoder has them).
- */
-export const WEATHER_SCHEMA = {
-  type: 'object',
-  properties: {
-    city: { type: 'string' },
-    temperature_c: { type: 'number' },
-    conditions: { type: 'string', enum: ['sunny', 'cloudy', 'rain', 'snow'] },
-    hourly: {
-      type: 'array',
-      items: { type: 'object', properties: { hour: { type: 'integer', minimum: 0, maximum: 23 }, temperature_c: { type: 'number' } }, required: ['hour', 'temperature_c'], additionalProperties: false },
-    },
-    alert: { type: ['string', 'null'] },
-  },
-  required: ['city', 'temperature_c', 'conditions', 'hourly', 'alert'],
-  additionalProperties: false,
-} as const;
+export { WEATHER_SCHEMA };
+
+/** The generated validator: ajv's, with the errors of its last call (the part of ajv's ErrorObject read here). */
+const validateWeather = validate as unknown as ((value: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
 
 /** Outside strict mode: the nested object neither closes nor requires its properties (OpenAI refuses it with strict:true). */
 export const NOT_STRICT_SCHEMA = {
@@ -33,8 +19,6 @@ export const WEATHER_PROMPT = 'Report the weather in Paris as a JSON object.';
 
 /** The schema the json-schema capability probe sends (the one CHAT-035/036 judge). */
 export const WEATHER_SCHEMA_FOR_PROBE = WEATHER_SCHEMA;
-
-const validateWeather = new Ajv2020({ strict: false, allErrors: true }).compile(WEATHER_SCHEMA);
 
 /** Parses `text` as JSON and validates it against the weather schema; undefined when it is valid. */
 export function schemaProblem(text: string): { message: string; received: unknown } | undefined {

@@ -23,6 +23,8 @@ export interface RecordLog extends Iterable<RequestRecord> {
   readonly path: string | null;
   /** Writes what is queued and closes the file; throws the first write error. */
   close(): Promise<void>;
+  /** Aborted at the first write error, so the run stops then rather than at its end (absent: cannot fail). */
+  readonly failed?: AbortSignal;
 }
 
 /** Pieces are joined up to this many bytes before each write. */
@@ -70,6 +72,11 @@ export function openRecordFile(file: string, line: (r: RequestRecord) => string,
   let error: Error | null = null;
   let closed = false;
   let drained: (() => void) | null = null;
+  const failed = new AbortController();
+  const fail = (e: Error): void => {
+    error ??= e;
+    if (!failed.signal.aborted) failed.abort(e);
+  };
   const flush = (): void => {
     if (pendingBytes === 0 || error !== null) return;
     const buf = Buffer.from(pending.join(''));
@@ -83,19 +90,20 @@ export function openRecordFile(file: string, line: (r: RequestRecord) => string,
       try {
         writeSync(fd, buf, 0, buf.length, at);
       } catch (e) {
-        error = e as Error;
+        fail(e as Error);
       }
       return;
     }
     inFlight += buf.length;
     writeAsync(fd, buf, at, (err) => {
       inFlight -= buf.length;
-      if (err !== null) error ??= err;
+      if (err !== null) fail(err);
       if (inFlight === 0) drained?.();
     });
   };
   return {
     path: file,
+    failed: failed.signal,
     get count() {
       return count;
     },
