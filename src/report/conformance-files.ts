@@ -183,6 +183,9 @@ export function conformanceJunit(report: ConformanceReport, redactor: Redactor):
   }
   // A failure outside any requirement (an unmet --expect) is a failed testcase of its own.
   const runCases: JUnitCase[] = (ordered.runFailures ?? []).map((message, i) => ({ name: `run failure ${i + 1}: ${message}`, classname: 'iari.run', timeSeconds: 0, outcome: { kind: 'failure', message, type: 'run', details: message } }));
+  // Issue 43: a run without a token records why as a case of its own: an error (undecided) unless --no-token accepted it.
+  const tokenless = noTokenHeadline(ordered);
+  if (tokenless !== undefined) runCases.push({ name: tokenless, classname: 'iari.run', timeSeconds: 0, outcome: ordered.run.noToken === 'implicit' ? { kind: 'error', message: tokenless, type: 'undecided: no token' } : { kind: 'skipped', message: tokenless } });
   if (runCases.length > 0) suites.set('run', runCases);
   const list: JUnitSuite[] = [...suites.entries()].map(([area, cases]) => ({ name: `iari.${area}`, timestamp: ordered.run.startedAt.replace(/\.\d{3}Z$/, 'Z'), cases }));
   return sanitize(junitXml('iari conformance', list), redactor);
