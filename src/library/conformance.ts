@@ -57,7 +57,7 @@ export interface ConformanceOutcome {
   report: ConformanceReport;
   /** Errors outside any check (a check that escaped its runner); they make the run fail. */
   errors: string[];
-  /** True when no selected requirement failed and `report.runFailures` is empty (runPassed): `iari test` would exit 0. */
+  /** True when no selected requirement failed or was left undecided, `report.runFailures` is empty and a run without a token was told so (noToken) (runPassed): `iari test` would exit 0. */
   passed: boolean;
 }
 
