@@ -119,6 +119,10 @@ describe('conformance-files', () => {
     const accepted = conformanceJunit({ ...base, run: { ...base.run, noToken: 'accepted' } }, redactor);
     expect(accepted).toMatch(/<testsuites name="iari conformance" tests="5" failures="1" errors="0" skipped="2"/);
     expect(accepted).toMatch(/<testcase name="no token: auth not tested \(--no-token\)/);
+    // The GitHub step summary: never "passed" for an implicit run, and the reason under the heading either way.
+    const passing = { ...base, summary: { ...base.summary, fail: 0 }, results: base.results.filter((r) => r.verdict !== 'fail') };
+    expect(conformanceStepSummary({ ...passing, run: { ...passing.run, noToken: 'implicit' } }, redactor)).toMatch(/^## iari conformance: not passed\n\n\*\*no token: AUTH, ME, USAGE, RCPT/);
+    expect(conformanceStepSummary({ ...passing, run: { ...passing.run, noToken: 'accepted' } }, redactor)).toMatch(/^## iari conformance: passed\n\n\*\*no token: auth not tested \(--no-token\)/);
   });
 
   it('annotates each failed requirement as an error and each non-strict one as a warning, pointing at its registry line', () => {
