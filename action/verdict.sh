@@ -12,6 +12,7 @@ describe() {
     1) echo "a requirement failed" ;;
     2) echo "usage or configuration error" ;;
     3) echo "an SLO was breached" ;;
+    4) echo "not passed: nothing failed, but some requirements were undecided or not tested (no token)" ;;
     130) echo "interrupted" ;;
     '') echo "did not run" ;;
     *) echo "exit $1" ;;

@@ -25,7 +25,8 @@ which contact no host but the server under test.
 ${testFlagHelp(TEST_FLAGS)}
 Exit codes: 0 passed, 1 a requirement failed, 2 usage or configuration error or the server cannot
 be reached (connection refused, DNS, TLS trust), 4 none failed but some were undecided (the run's
-deadline passed, or 429s after waiting), 130 interrupted.
+deadline passed, or 429s after waiting), or the run sent no token without --no-token (none named,
+$IARI_TOKEN unset: AUTH, ME, USAGE, RCPT not tested), 130 interrupted.
 `;
 
 export interface TestDeps {

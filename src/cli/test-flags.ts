@@ -98,6 +98,10 @@ export function testOptionsFromFlags(values: TestFlagValues, table: readonly Tes
     if (value !== undefined) options[row.option] = value;
   }
   options['connection'] = connectionFromFlags('test', values);
-  if (values['base-url'] !== undefined) options['token'] = readTokenOrNone('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] });
+  if (values['no-token'] === true) {
+    // Issue 43: --no-token says the server has no auth; a token source beside it contradicts it.
+    const source = values['token-env'] !== undefined ? '--token-env' : values['token-file'] !== undefined ? '--token-file' : (process.env['IARI_TOKEN']?.trim() ?? '') !== '' ? '$IARI_TOKEN (set)' : undefined;
+    if (source !== undefined) throw usage(`--no-token says the server has no auth; ${source} names a token: give one or the other`);
+  } else if (values['base-url'] !== undefined) options['token'] = readTokenOrNone('iari test', { tokenEnv: values['token-env'], tokenFile: values['token-file'] });
   return options as TestOptions;
 }

@@ -1,10 +1,9 @@
 // The conformance run: the core that `iari test` (its shell: flags, terminal, report files) and the
 // library's `runConformance` share. Same options, validation, deadlines, catalog and report object.
-import { NO_TOKEN } from '../client/token.ts';
 import type { RunSettings } from '../checks/context/check-context.ts';
-import type { CheckRun } from '../checks/runner/conformance-results.ts';
+import type { CheckRun, NoToken } from '../checks/runner/conformance-results.ts';
 import { runConformance as runCatalog } from '../checks/runner/conformance-run.ts';
-import { runPassed } from '../checks/runner/conformance-results.ts';
+import { noTokenHeadline, runPassed } from '../checks/runner/conformance-results.ts';
 import { applyBaseline } from '../checks/runner/apply-baseline.ts';
 import { readBaseline } from '../checks/runner/baseline-file.ts';
 import { requirementInfos } from '../checks/registry/registry-view.ts';
@@ -58,7 +57,7 @@ export interface ConformanceOutcome {
   report: ConformanceReport;
   /** Errors outside any check (a check that escaped its runner); they make the run fail. */
   errors: string[];
-  /** True when no selected requirement failed and `report.runFailures` is empty (runPassed): `iari test` would exit 0. */
+  /** True when no selected requirement failed or was left undecided, `report.runFailures` is empty and a run without a token was told so (noToken) (runPassed): `iari test` would exit 0. */
   passed: boolean;
 }
 
@@ -105,8 +104,11 @@ export interface OpenRun {
   close(): Promise<void>;
 }
 
-/** Said before any traffic in a run that sends no token (issue 43: a server without auth needs none). */
-export const NO_TOKEN_NOTE = 'no token: none named (--token-env, --token-file) and $IARI_TOKEN is unset, so requests carry no Authorization header; what needs a token (AUTH, ME, USAGE, Receipts, the account\'s limits and bill) is skipped, saying so';
+/** Said before any traffic in a run that sends no token (issue 43: a server without auth needs none): the summary's first line, and how requests go out. */
+export function noTokenNote(noToken: NoToken): string {
+  const how = noToken === 'implicit' ? 'none named (--token-env, --token-file) and $IARI_TOKEN is unset, so requests carry no Authorization header' : 'requests carry no Authorization header';
+  return `${noTokenHeadline({ run: { noToken } }) ?? ''} (${how}; what needs a token is skipped, saying so)`;
+}
 
 /**
  * Opens the validated target for a run: starts the bundled mock when no base URL was given (unless
@@ -119,7 +121,7 @@ export async function openRun(v: ValidTestOptions, hooks: Pick<ConformanceRunHoo
   const startedAt = hooks.startedAt ?? Date.now();
   // One line and exit 2 for a server that cannot be reached, before anything is judged.
   if (v.target.kind === 'external') {
-    if (v.target.token === NO_TOKEN) hooks.notice?.(NO_TOKEN_NOTE);
+    if (v.selection.noToken !== undefined) hooks.notice?.(noTokenNote(v.selection.noToken));
     await preflightTarget(v.target.base.origin, v.target.connection);
     // The first API's first route: the seed's core (chat completions) unless the caller's list says otherwise.
     await assertApiServed(v.target.base.root, v.protocols[0].routes[0].path, v.target.token, v.target.connection);

@@ -17,6 +17,8 @@ export interface TestOptions {
   baseUrl?: string;
   /** Bearer token for `baseUrl` (required with it; never written into the report). `''` (NO_TOKEN): the server asks for none, requests carry no Authorization and what needs a token is skipped. */
   token?: string;
+  /** The server asks for no token (issue 43): send none, skip what needs one, and still pass. Without it, a run with `token: ''` is undecided (exit 4): a missing secret must not pass. Not with a token. */
+  noToken?: boolean;
   /** Which requirements to judge (default `all`). */
   grade?: 'must' | 'should' | 'all';
   /** How profile requirements are graded (D-GRADE-04): `default` INFO, `strict` SHOULD. */
@@ -81,6 +83,10 @@ export const TEST_FLAGS = [
   { flag: 'base-url', arg: 'URL', section: 'options', parse: 'text', option: 'baseUrl', help: ['server to test, with or without the trailing /v1 (default: bundled mock)'] },
   { flag: 'token-env', arg: 'NAME', section: 'options', parse: 'text', cliOnly: 'the token option (never the environment)', help: ['environment variable holding the bearer token (default IARI_TOKEN)'] },
   { flag: 'token-file', arg: 'PATH', section: 'options', parse: 'text', cliOnly: 'the token option (never a file)', help: ['file holding the bearer token (first line)'] },
+  {
+    flag: 'no-token', section: 'options', parse: 'switch', option: 'noToken',
+    help: ['the server has no auth: send no token and accept that AUTH, ME, USAGE,', 'RCPT and the account\'s limits and bill are not tested (exit 0 when', 'nothing failed). Without it, a run with no token (none named, $IARI_TOKEN', 'unset) exits 4. Not with --token-env, --token-file or $IARI_TOKEN set'],
+  },
   { flag: 'grade', choices: ['must', 'should', 'all'], section: 'options', parse: 'text', option: 'grade', help: ['which requirements to judge (default all)'] },
   {
     flag: 'profile', choices: profiles, section: 'options', parse: 'text', option: 'profile',

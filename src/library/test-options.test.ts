@@ -46,4 +46,24 @@ describe('selection by area and scope (issue 43)', () => {
     expect(deselectionReason(info('ME-001') as never, validateTestOptions({}).selection)).toBeUndefined();
     expect(() => validateTestOptions({ scope: 'vllm' as never })).toThrow(/scope must be interface or openai/);
   });
+
+  it("AUTH-001: token '' without noToken is an implicit no-token run, noToken accepts it, and noToken with a token or without a base URL is a usage error; scope openai keeps the rule (its AUTH-003 still needs a token)", () => {
+    const base = 'http://127.0.0.1:9/v1';
+    const implicit = validateTestOptions({ baseUrl: base, token: '' });
+    expect(implicit.selection.noToken).toBe('implicit');
+    expect(implicit.target).toMatchObject({ kind: 'external', token: '' });
+    const accepted = validateTestOptions({ baseUrl: base, noToken: true });
+    expect(accepted.selection.noToken).toBe('accepted');
+    expect(accepted.target).toMatchObject({ kind: 'external', token: '' });
+    expect(validateTestOptions({ baseUrl: base, token: 'a-token-of-some-length' }).selection.noToken).toBeUndefined();
+    expect(validateTestOptions({ baseUrl: base, token: 'a-token-of-some-length', noToken: false }).selection.noToken).toBeUndefined();
+    expect(validateTestOptions({}).selection.noToken).toBeUndefined();
+    expect(() => validateTestOptions({ baseUrl: base, token: 'a-token-of-some-length', noToken: true })).toThrow(/runConformance: noToken says the server has no auth: give no token with it/);
+    expect(() => validateTestOptions({ noToken: true })).toThrow(/runConformance: noToken applies to a server given with a base URL/);
+    expect(() => validateTestOptions({ baseUrl: base, noToken: 'yes' as never })).toThrow(/noToken must be true or false/);
+    // Scope openai does not exclude everything that needs a token: AUTH-003 (a bad token is refused) is judged in it.
+    const openai = validateTestOptions({ baseUrl: base, token: '', scope: 'openai' });
+    expect(openai.selection.noToken).toBe('implicit');
+    expect(deselectionReason({ id: 'AUTH-003', grade: 'MUST', title: 'x' } as never, openai.selection)).toMatch(/^not tested: the run sends no token/);
+  });
 });

@@ -105,7 +105,12 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
   const protocols = o.protocols ?? defaultProtocols;
   if (!Array.isArray(protocols) || protocols.length === 0) throw usage(command, `${option('protocols')} must be a non-empty list of protocols (src/protocols/protocol.ts)`);
   const scope = o.scope ?? 'interface';
-  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }), ...(o.baseUrl !== undefined && o.token === NO_TOKEN ? { noToken: true as const } : {}) };
+  // Issue 43: a token missing without being refused (an unset CI secret) leaves the run undecided; noToken accepts it.
+  if (o.noToken !== undefined && typeof o.noToken !== 'boolean') throw usage(command, `${option('noToken')} must be true or false`);
+  if (o.noToken === true && o.baseUrl === undefined) throw usage(command, `${option('noToken')} applies to a server given with a base URL (the bundled mock has a token)`);
+  if (o.noToken === true && o.token !== undefined && o.token.trim() !== NO_TOKEN) throw usage(command, `${option('noToken')} says the server has no auth: give no token with it`);
+  const noToken = o.baseUrl === undefined ? undefined : o.noToken === true ? 'accepted' : o.token === NO_TOKEN ? 'implicit' : undefined;
+  const selection: Selection = { grade, only: idList(command, option('only'), o.only, protocols), skip: idList(command, option('skip'), o.skip, protocols), ...(scope === 'interface' ? {} : { scope }), ...(noToken === undefined ? {} : { noToken }) };
   const ms = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.round(value));
   const timeouts = { request: ms(o.requestTimeoutMs), check: ms(o.checkTimeoutMs), run: ms(o.runTimeoutMs) };
   const maxRateLimitWaitMs = ms(o.maxRateLimitWaitMs);
@@ -119,7 +124,7 @@ export function validateTestOptions(o: TestOptions, command = 'runConformance', 
     target = { kind: 'bundled-mock' };
   } else {
     const base = normalizeBaseUrl(o.baseUrl, command);
-    target = { kind: 'external', base, token: o.token === NO_TOKEN ? NO_TOKEN : checkToken(command, o.token), connection };
+    target = { kind: 'external', base, token: noToken === undefined ? checkToken(command, o.token) : NO_TOKEN, connection };
   }
   const expect = (o.expect ?? []).map((s) => s.trim());
   // `--expect ''` (or `a,,b`) names nothing: a mistake, not a run that expects nothing.

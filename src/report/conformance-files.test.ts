@@ -110,6 +110,21 @@ describe('conformance-files', () => {
     expect(xml).toMatch(/name="CHAT-012: c"[\s\S]*?<system-out>refusal missing<\/system-out>/);
   });
 
+  it('AUTH-001: a run without a token records why in junit.xml: an error (undecided) case unless --no-token accepted it (a skipped case)', () => {
+    const base = tinyConformanceReport('sk-unused-0000000000');
+    expect(conformanceJunit(base, redactor)).not.toContain('no token');
+    const implicit = conformanceJunit({ ...base, run: { ...base.run, noToken: 'implicit' } }, redactor);
+    expect(implicit).toMatch(/<testsuites name="iari conformance" tests="5" failures="1" errors="1" skipped="1"/);
+    expect(implicit).toMatch(/<testcase name="no token: AUTH, ME, USAGE, RCPT[^"]*pass --no-token to accept this" classname="iari.run"[\s\S]*?<error /);
+    const accepted = conformanceJunit({ ...base, run: { ...base.run, noToken: 'accepted' } }, redactor);
+    expect(accepted).toMatch(/<testsuites name="iari conformance" tests="5" failures="1" errors="0" skipped="2"/);
+    expect(accepted).toMatch(/<testcase name="no token: auth not tested \(--no-token\)/);
+    // The GitHub step summary: never "passed" for an implicit run, and the reason under the heading either way.
+    const passing = { ...base, summary: { ...base.summary, fail: 0 }, results: base.results.filter((r) => r.verdict !== 'fail') };
+    expect(conformanceStepSummary({ ...passing, run: { ...passing.run, noToken: 'implicit' } }, redactor)).toMatch(/^## iari conformance: not passed\n\n\*\*no token: AUTH, ME, USAGE, RCPT/);
+    expect(conformanceStepSummary({ ...passing, run: { ...passing.run, noToken: 'accepted' } }, redactor)).toMatch(/^## iari conformance: passed\n\n\*\*no token: auth not tested \(--no-token\)/);
+  });
+
   it('annotates each failed requirement as an error and each non-strict one as a warning, pointing at its registry line', () => {
     const report = sampleConformanceReport({ seed: 5, failRate: 0.1 });
     const annotations = conformanceAnnotations(report, redactor);

@@ -9,7 +9,7 @@ import { CAPABILITY_HEADERS, capabilityCells } from './capability-table.ts';
 import { relative } from 'node:path';
 import type { Failure, RequirementResult } from '../checks/kernel/verdicts.ts';
 import { verdicts } from '../checks/kernel/verdicts.ts';
-import { runPassed } from '../checks/runner/conformance-results.ts';
+import { noTokenHeadline, runPassed } from '../checks/runner/conformance-results.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { DEFAULT_REGISTRY_PATH } from '../checks/registry/requirements-registry.ts';
 import { usageDayFields } from '../checks/wire/usage-day.ts';
@@ -93,6 +93,7 @@ export function orderedReport(report: ConformanceReport): ConformanceReport {
       only: [...run.only].sort(compareRequirementIds),
       skip: [...run.skip].sort(compareRequirementIds),
       ...(run.scope === undefined ? {} : { scope: run.scope }),
+      ...(run.noToken === undefined ? {} : { noToken: run.noToken }),
       include: [...run.include].sort(),
     },
     // A report written before the `undecided` verdict (issue 37) has no count for it: 0.
@@ -182,6 +183,9 @@ export function conformanceJunit(report: ConformanceReport, redactor: Redactor):
   }
   // A failure outside any requirement (an unmet --expect) is a failed testcase of its own.
   const runCases: JUnitCase[] = (ordered.runFailures ?? []).map((message, i) => ({ name: `run failure ${i + 1}: ${message}`, classname: 'iari.run', timeSeconds: 0, outcome: { kind: 'failure', message, type: 'run', details: message } }));
+  // Issue 43: a run without a token records why as a case of its own: an error (undecided) unless --no-token accepted it.
+  const tokenless = noTokenHeadline(ordered);
+  if (tokenless !== undefined) runCases.push({ name: tokenless, classname: 'iari.run', timeSeconds: 0, outcome: ordered.run.noToken === 'implicit' ? { kind: 'error', message: tokenless, type: 'undecided: no token' } : { kind: 'skipped', message: tokenless } });
   if (runCases.length > 0) suites.set('run', runCases);
   const list: JUnitSuite[] = [...suites.entries()].map(([area, cases]) => ({ name: `iari.${area}`, timestamp: ordered.run.startedAt.replace(/\.\d{3}Z$/, 'Z'), cases }));
   return sanitize(junitXml('iari conformance', list), redactor);
@@ -240,8 +244,9 @@ export function conformanceStepSummary(report: ConformanceReport, redactor: Reda
     (r): r is Extract<RequirementResult, { failures: Failure[] }> => r.verdict === 'fail' || r.verdict === 'non-strict',
   );
   const md = [
-    `## iari conformance: ${runPassed(report) ? 'passed' : failedHeadline(s.fail, report.runFailures ?? [], s.undecided ?? 0)}`,
+    `## iari conformance: ${runPassed(report) ? 'passed' : failedHeadline(s.fail, report.runFailures ?? [], s.undecided ?? 0) || 'not passed'}`,
     '',
+    ...(noTokenHeadline(report) === undefined ? [] : [`**${noTokenHeadline(report) ?? ''}**`, '']),
     `Target \`${report.run.baseUrl}\`, ${s.total} requirements, run \`${report.run.id}\`.`,
     '',
     markdownTable([...verdicts, 'total'], [[...verdicts.map((v) => s[v] ?? 0), s.total]]),

@@ -20,6 +20,14 @@ describe('conformance-html', () => {
     expect(renderConformanceReport(passing)).toContain('PASSED: no requirement failed');
   });
 
+  it('AUTH-001: a run without a token is NOT PASSED saying why, and under --no-token PASSED still saying auth was not tested', () => {
+    const passing = sampleConformanceReport({ failRate: 0 });
+    const implicit = renderConformanceReport({ ...passing, run: { ...passing.run, noToken: 'implicit' } });
+    expect(implicit).toMatch(/NOT PASSED: no requirement failed; no token: AUTH, ME, USAGE, RCPT[^<]*pass --no-token to accept this/);
+    expect(implicit).not.toContain('PASSED: no requirement failed<');
+    expect(renderConformanceReport({ ...passing, run: { ...passing.run, noToken: 'accepted' } })).toMatch(/>PASSED: no requirement failed[^<]*; no token: auth not tested \(--no-token\)/);
+  });
+
   it('details every failure with expected and received, byte offset, x-request-id and the curl line', () => {
     const report = sampleConformanceReport({ failRate: 0.3 });
     const page = renderConformanceReport(report);

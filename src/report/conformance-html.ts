@@ -5,7 +5,7 @@
  */
 import type { Failure, RequirementResult, Verdict } from '../checks/kernel/verdicts.ts';
 import { verdicts } from '../checks/kernel/verdicts.ts';
-import { runOutcome } from '../checks/runner/conformance-results.ts';
+import { noTokenHeadline, runOutcome } from '../checks/runner/conformance-results.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import { badge, factList, filterTable, html, renderPage, section, simpleTable, statGrid, type Html, type Row, type Tone } from './html-shell.ts';
 import { usageSection } from './usage-html.ts';
@@ -80,8 +80,8 @@ function summarySection(report: ConformanceReport): Html {
     outcome === 'failed'
       ? html`<p class="status status-bad">FAILED: ${[s.fail > 0 ? `${s.fail} requirement${s.fail === 1 ? '' : 's'} failed${mustFailed > 0 ? ` (${mustFailed} MUST)` : ''}` : '', outside.length > 0 ? `${outside.length} failure${outside.length === 1 ? '' : 's'} outside the requirements` : '', undecidedText].filter((x) => x !== '').join('; ')}</p>${outside.length > 0 ? html`<ul class="run-failures">${outside.map((f) => html`<li>FAIL ${f}</li>`)}</ul>` : ''}`
       : outcome === 'undecided'
-        ? html`<p class="status status-warn">NOT PASSED: no requirement failed; ${undecidedText}</p>`
-        : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}${report.run.scope === 'openai' ? '; scope openai: the interface\'s extras were not judged, so this is not a pass of the interface' : ''}</p>`;
+        ? html`<p class="status status-warn">NOT PASSED: no requirement failed; ${[undecidedText, report.run.noToken === 'implicit' ? noTokenHeadline(report) ?? '' : ''].filter((x) => x !== '').join('; ')}</p>`
+        : html`<p class="status status-good">PASSED: no requirement failed${s['non-strict'] > 0 ? `; ${s['non-strict']} non-strict` : ''}${report.run.scope === 'openai' ? '; scope openai: the interface\'s extras were not judged, so this is not a pass of the interface' : ''}${report.run.noToken === 'accepted' ? `; ${noTokenHeadline(report) ?? ''}` : ''}</p>`;
   const run = report.run;
   const selection = [
     `grade ${run.grade}`,

@@ -10,6 +10,14 @@ describe('summary table', () => {
     expect(text).toMatch(/NS {3}CHAT-012 \(SHOULD\)/);
   });
 
+  it('AUTH-001: a run without a token says so on the summary\'s first line, --no-token or not', () => {
+    const base = tinyConformanceReport('sk-unused-0000000000');
+    expect(formatSummary(base).split('\n')[0]).toMatch(/^area/);
+    const implicit = formatSummary({ ...base, run: { ...base.run, noToken: 'implicit' } }).split('\n')[0];
+    expect(implicit).toMatch(/^no token: AUTH, ME, USAGE, RCPT.*; pass --no-token to accept this$/);
+    expect(formatSummary({ ...base, run: { ...base.run, noToken: 'accepted' } }).split('\n')[0]).toMatch(/^no token: auth not tested \(--no-token\)/);
+  });
+
   it('CHAT-034: ends with the capability table: status and what became of each capability\'s requirements, --expect marked', () => {
     const text = formatSummary(sampleConformanceReport());
     expect(text).toContain('capabilities beyond the seed (* = --expect):');

@@ -1,5 +1,6 @@
 import { undecidedCauses, type Verdict } from '../checks/kernel/verdicts.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
+import { noTokenHeadline } from '../checks/runner/conformance-results.ts';
 import { capabilityLines } from './capability-table.ts';
 
 const baseColumns: Verdict[] = ['pass', 'fail', 'non-strict', 'informational', 'skipped'];
@@ -85,5 +86,7 @@ export function formatSummary(report: ConformanceReport): string {
   }
   if (outside.length > 0) lines.push(`FAILED: ${s.fail} requirement(s) failed and ${outside.length} failure(s) outside the requirements`);
   if (withUndecided) lines.push(`UNDECIDED: ${s.undecided} requirement(s) not decided, listed above by cause; the run is not a pass (exit ${s.fail > 0 || outside.length > 0 ? 1 : 4})`);
-  return `${lines.join('\n')}\n`;
+  // Issue 43: a run without a token says so on its first line, above the table.
+  const head = noTokenHeadline(report);
+  return `${[...(head === undefined ? [] : [head, '']), ...lines].join('\n')}\n`;
 }

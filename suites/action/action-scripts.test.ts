@@ -142,7 +142,7 @@ describe('action.yml', () => {
     }
     const tokenUses = action.runs.steps.flatMap((s) => Object.entries(s.env ?? {}).filter(([, v]) => v.includes('inputs.token')).map(([k]) => k));
     expect(new Set(tokenUses)).toEqual(new Set(['IARI_TOKEN']));
-    for (const name of ['base-url', 'token', 'grade', 'include', 'slo', 'load', 'concurrency', 'rate', 'arrival', 'duration', 'warmup']) expect(action.inputs, name).toHaveProperty(name);
+    for (const name of ['base-url', 'token', 'no-token', 'grade', 'include', 'slo', 'load', 'concurrency', 'rate', 'arrival', 'duration', 'warmup']) expect(action.inputs, name).toHaveProperty(name);
     expect(readFileSync(join(root, 'action.yml'), 'utf8')).toMatch(/uses: actions\/upload-artifact@[0-9a-f]{40} # v\d/);
   });
 
@@ -194,6 +194,8 @@ describe('action.yml', () => {
       [{ TEST_CODE: '1', LOAD_CODE: '3' }, 1],
       [{ TEST_CODE: '0', LOAD_CODE: '3' }, 3],
       [{ TEST_CODE: '2', LOAD_CODE: '' }, 2],
+      // Issue 43: a run without a token (an unset secret) is not a pass.
+      [{ TEST_CODE: '4', LOAD_CODE: '0' }, 4],
       [{ TEST_CODE: '', LOAD_CODE: '' }, 2],
       [{ TEST_CODE: '0', LOAD_CODE: '0', COMPARE_CODE: '3' }, 3],
       [{ TEST_CODE: '0', LOAD_CODE: '', COMPARE_CODE: '1' }, 1],

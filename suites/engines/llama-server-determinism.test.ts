@@ -53,7 +53,8 @@ describe('llama-server, the same server judged 5 times', () => {
       async (ctx) => {
         if (engine.skip !== undefined) return ctx.skip(engine.skip);
         if (n > 1 && seen.length === 0) return ctx.skip('run 1 did not finish');
-        const run = await runCli(['test', '--base-url', running!.server.url, '--only', IDS.join(','), '--pace', '100/s', ...DEADLINES, '--json'], { IARI_TOKEN: '', GITHUB_STEP_SUMMARY: '' });
+        // llama-server started without --api-key: a server without auth, said so (--no-token; without it the run exits 4).
+        const run = await runCli(['test', '--base-url', running!.server.url, '--no-token', '--only', IDS.join(','), '--pace', '100/s', ...DEADLINES, '--json'], { IARI_TOKEN: '', GITHUB_STEP_SUMMARY: '' });
         const report = JSON.parse(run.stdout) as Report;
         const print = fingerprint(report);
         process.stderr.write(`engines: determinism run ${n}: ${JSON.stringify(print)}\n`);

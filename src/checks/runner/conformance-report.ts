@@ -20,6 +20,12 @@ export interface ConformanceReport {
     skip: string[];
     /** `openai`: the interface's extras were not judged (scopes.ts); absent: the whole interface. */
     scope?: 'openai';
+    /**
+     * The run sent no token (issue 43; absent: it sent one). `implicit`: none was named and
+     * $IARI_TOKEN was unset, so what needs one was not tested and the run is undecided (exit 4);
+     * `accepted`: --no-token said the server has no auth. The skipped results say which.
+     */
+    noToken?: 'implicit' | 'accepted';
     include: string[];
   };
   summary: Record<Verdict, number> & { total: number };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildResults, compareIds, coverageOf, deselectionReason, summarize, type RequirementInfo } from './conformance-results.ts';
+import { buildResults, compareIds, coverageOf, deselectionReason, noTokenHeadline, runOutcome, summarize, type RequirementInfo } from './conformance-results.ts';
 
 const reqs: RequirementInfo[] = [
   { id: 'CHAT-STREAM-010', grade: 'MUST', title: 'b' },
@@ -43,5 +43,19 @@ describe('buildResults', () => {
 
   it('lists unexercised requirements in ID order', () => {
     expect(coverageOf(reqs, new Set(['AUTH-001']))).toEqual({ exercised: 1, registry: 4, unexercised: ['CHAT-002', 'CHAT-010', 'CHAT-STREAM-010'] });
+  });
+});
+
+describe('runOutcome', () => {
+  const summary = (fail: number, undecided = 0) => ({ ...summarize([]), fail, undecided });
+  it('AUTH-001: a run that sent no token without --no-token is undecided (exit 4), never passed; with --no-token it passes; a failure still fails it', () => {
+    expect(runOutcome({ summary: summary(0) })).toBe('passed');
+    expect(runOutcome({ summary: summary(0), run: { noToken: 'implicit' } })).toBe('undecided');
+    expect(runOutcome({ summary: summary(0), run: { noToken: 'accepted' } })).toBe('passed');
+    expect(runOutcome({ summary: summary(1), run: { noToken: 'implicit' } })).toBe('failed');
+    expect(runOutcome({ summary: summary(0, 2), run: { noToken: 'accepted' } })).toBe('undecided');
+    expect(noTokenHeadline({ run: { noToken: 'implicit' } })).toMatch(/^no token: AUTH, ME, USAGE, RCPT.* not tested.*pass --no-token to accept this$/);
+    expect(noTokenHeadline({ run: { noToken: 'accepted' } })).toMatch(/^no token: auth not tested \(--no-token\)/);
+    expect(noTokenHeadline({ run: {} })).toBeUndefined();
   });
 });

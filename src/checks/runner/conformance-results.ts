@@ -20,14 +20,21 @@ export interface CheckRun {
   discovered?: Discoveries;
 }
 
+/** Why a run sends no token: see Selection.noToken. */
+export type NoToken = 'implicit' | 'accepted';
+
 export interface Selection {
   grade: 'must' | 'should' | 'all';
   only: readonly string[];
   skip: readonly string[];
   /** What the run judges (scopes.ts); absent: the whole interface. */
   scope?: Scope;
-  /** The run sends no token (issue 43): what needs one is skipped, saying so (scopes.ts needsToken). */
-  noToken?: true;
+  /**
+   * The run sends no token (issue 43): what needs one is skipped, saying so (scopes.ts needsToken).
+   * `implicit`: none was named and $IARI_TOKEN is unset, so the run is undecided (exit 4);
+   * `accepted`: the user said the server has no auth (--no-token, the library's noToken).
+   */
+  noToken?: NoToken;
 }
 
 /** The area of a requirement ID: everything before the final `-NNN`. */
@@ -44,7 +51,7 @@ export function deselectionReason(req: RequirementInfo, sel: Selection): string 
   if (sel.skip.includes(req.id)) return 'excluded by --skip';
   const scoped = sel.scope === undefined ? undefined : outOfScope(req.id, sel.scope);
   if (scoped !== undefined) return scoped;
-  const tokenless = sel.noToken === true ? needsToken(req.id) : undefined;
+  const tokenless = sel.noToken !== undefined ? needsToken(req.id) : undefined;
   if (tokenless !== undefined) return tokenless;
   if (gradeRank[req.grade] > selectionRank[sel.grade]) return `not selected (--grade ${sel.grade})`;
   return undefined;
@@ -101,19 +108,40 @@ export function summarize(results: readonly RequirementResult[]): Record<Verdict
 }
 
 /** The one verdict on a run: `iari test`'s exit code, runConformance's `passed`, every report file's status. */
-export function runPassed(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): boolean {
+export function runPassed(report: OutcomeOf): boolean {
   return runOutcome(report) === 'passed';
 }
+
+/** The reports runOutcome reads: the run's facts are optional (a summary alone is judged by its counts). */
+export type OutcomeOf = Pick<ConformanceReport, 'summary' | 'runFailures'> & { run?: Pick<ConformanceReport['run'], 'noToken'> };
 
 /**
  * `failed` (exit 1) when a requirement failed or a failure outside them (--expect); else `undecided`
  * (exit 4) when a selected requirement was left undecided (the run's deadline, 429s after waiting:
- * issue 37, nothing passes for what it could not test); else `passed`.
+ * issue 37, nothing passes for what it could not test), or when the run sent no token without being
+ * told the server has no auth (issue 43: a CI secret that is missing, as on a forked pull request,
+ * must not make a green build with authentication never checked); else `passed`.
  */
-export function runOutcome(report: Pick<ConformanceReport, 'summary' | 'runFailures'>): 'passed' | 'failed' | 'undecided' {
+export function runOutcome(report: OutcomeOf): 'passed' | 'failed' | 'undecided' {
   if (report.summary.fail > 0 || (report.runFailures ?? []).length > 0) return 'failed';
+  if (report.run?.noToken === 'implicit') return 'undecided';
   // A report written before the verdict existed has no count for it.
   return (report.summary.undecided ?? 0) > 0 ? 'undecided' : 'passed';
+}
+
+/**
+ * The first line of a summary of a run that sent no token (issue 43), or undefined when it sent one.
+ * Spec, Authentication 2: "Authenticated routes: /v1/me, /v1/me/usage, /v1/chat/completions".
+ */
+export function noTokenHeadline(report: { run?: Pick<ConformanceReport['run'], 'noToken'> }): string | undefined {
+  switch (report.run?.noToken) {
+    case 'implicit':
+      return 'no token: AUTH, ME, USAGE, RCPT and the account\'s limits and bill not tested, so the run is undecided (exit 4); pass --no-token to accept this';
+    case 'accepted':
+      return 'no token: auth not tested (--no-token): AUTH, ME, USAGE, RCPT and the account\'s limits and bill skipped';
+    default:
+      return undefined;
+  }
 }
 
 /** IDs named in the contract suites' titles, against the registry. */

@@ -69,6 +69,7 @@ export async function runConformance(options: ConformanceRunOptions): Promise<Co
       only: [...options.selection.only],
       skip: [...options.selection.skip],
       ...(options.selection.scope === undefined || options.selection.scope === 'interface' ? {} : { scope: options.selection.scope }),
+      ...(options.selection.noToken === undefined ? {} : { noToken: options.selection.noToken }),
       include: options.settings.includeLimits ? ['limits'] : [],
     },
     summary: summarize(results),
