@@ -56,6 +56,7 @@ const SAMPLES: Record<string, string[]> = {
   insecure: ['--base-url', url, '--insecure'],
   header: ['--base-url', url, '--header', 'X-Team: blue', '--header', 'X-Trace: 1'],
   'input-tokens': ['--input-tokens', '100,10'],
+  tokenizer: ['--input-tokens', '100,10', '--tokenizer', 'server'],
   'output-tokens': ['--output-tokens', '20,2'],
   'max-tokens-field': ['--output-tokens', '20', '--max-tokens-field', 'both'],
   'extra-body': ['--extra-body', '{"ignore_eos":true}'],
