@@ -131,6 +131,7 @@ export async function runPlan(plan: LoadPlan, names: LoadNames, scenario: LoadSc
       model,
       target: mock === undefined ? 'external' : 'bundled-mock',
       preWindowMs,
+      serverCounts: new Map(),
       ...(workload === undefined ? {} : { workload }),
       ...(hooks.signal === undefined ? {} : { signal: hooks.signal }),
       ...(hooks.onTick === undefined ? {} : { onTick: hooks.onTick }),

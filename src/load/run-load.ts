@@ -8,7 +8,7 @@ import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, t
 import { RecordList, type RecordLog } from './results/record-log.ts';
 import type { ChatMessage } from './workloads/prompts.ts';
 import { syntheticVocabulary, type Workload, type WorkloadSpec } from './workloads/workload.ts';
-import { serverWordCounts } from './workloads/server-tokenize.ts';
+import { serverWordCounts, type WordCounts } from './workloads/server-tokenize.ts';
 import { traceTimes } from './workloads/trace-workload.ts';
 import { apiOf, requestSource, type RequestSource } from './workloads/request-source.ts';
 import { EXECUTORS, type ExecutorKind } from './executors/executor-registry.ts';
@@ -107,6 +107,12 @@ export interface LoadConfig extends LoadSettings {
    * (the run fails before any measured request). Absent: the run starts 20 ms from now.
    */
   startGate?: () => Promise<{ startNs: bigint; startEpochMs: number }>;
+  /**
+   * `--tokenizer server`'s counts by origin, shared by the runs of one scenario (a sweep's steps, a
+   * capacity search's levels, A/B blocks, repeats): each server's vocabulary is counted once, not
+   * once per run. Absent: each run counts for itself.
+   */
+  serverCounts?: Map<string, Promise<WordCounts>>;
   signal?: AbortSignal;
   /** The APIs this run knows (default: every API iari ships); `api` names one of them. */
   protocols?: ProtocolList;
@@ -386,12 +392,21 @@ async function withServerCounts(cfg: LoadConfig): Promise<LoadConfig> {
   const w = cfg.workload;
   if (w === undefined || w.input.kind !== 'synthetic' || w.input.tokenizer !== 'server' || w.input.counts !== undefined) return cfg;
   const origin = new URL(cfg.baseUrl).origin;
+  let counting = cfg.serverCounts?.get(origin);
+  if (counting === undefined) {
+    counting = countAt(cfg, origin);
+    cfg.serverCounts?.set(origin, counting);
+  }
+  const counts = await counting;
+  return { ...cfg, workload: { ...w, input: { ...w.input, counts } } };
+}
+
+async function countAt(cfg: LoadConfig, origin: string): Promise<WordCounts> {
   const conn = cfg.connection ?? noConnectionOptions;
   const dispatcher = dispatcherFor(conn, origin, { connections: 4 });
   try {
     const headers = { ...Object.fromEntries(conn.headers.map((h) => [h.name.toLowerCase(), h.value])), ...(cfg.token === NO_TOKEN ? {} : { authorization: `Bearer ${cfg.token}` }) };
-    const counts = await serverWordCounts({ origin, headers, dispatcher }, syntheticVocabulary());
-    return { ...cfg, workload: { ...w, input: { ...w.input, counts } } };
+    return await serverWordCounts({ origin, headers, dispatcher }, syntheticVocabulary());
   } finally {
     await dispatcher.close();
   }

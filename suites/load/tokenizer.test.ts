@@ -7,6 +7,7 @@ import type { MockServer } from '../../mock-server/index.ts';
 import { run } from '../../src/cli/load-command.ts';
 import { isHarnessError } from '../../src/errors.ts';
 import type { LoadResult, RequestRecord } from '../../src/load/results/load-result.ts';
+import { syntheticVocabulary } from '../../src/load/workloads/workload.ts';
 import { startLoadMock } from './load-fixtures.ts';
 
 /**
@@ -118,6 +119,20 @@ describe('iari load --tokenizer server', () => {
     }
     expect(tokenizeAuth.length).toBeGreaterThan(100);
     expect(new Set(tokenizeAuth)).toEqual(new Set([`Bearer ${TOKEN}`]));
+  }, 60_000);
+
+  it('LOAD-TOKENIZER: the runs of one scenario share one count per server: --repeat 3 asks /tokenize for each word once (alone and after a space), not once per run', async () => {
+    const before = process.env['IARI_TOKEN'];
+    process.env['IARI_TOKEN'] = TOKEN;
+    const asked = tokenizeAuth.length;
+    try {
+      const { measured } = await load('front-repeat', ['--base-url', frontBase, '--tokenizer', 'server', '--input-tokens', '50', '--output-tokens', '4', '--concurrency', '2', '--requests', '6', '--repeat', '3', '--quiet']);
+      for (const l of measured) expect(l.requested?.prompt).toBe(1 + 2 * 49);
+    } finally {
+      if (before === undefined) delete process.env['IARI_TOKEN'];
+      else process.env['IARI_TOKEN'] = before;
+    }
+    expect(tokenizeAuth.length - asked).toBe(2 * syntheticVocabulary().length);
   }, 60_000);
 
   it('LOAD-TOKENIZER: a server without /tokenize refuses the run, exit 2, one line naming the URL and the status, and no chat request is sent', async () => {

@@ -411,7 +411,12 @@ function sliceOut(epochS: number, tS: number, s: SliceAcc): Timeslice {
 export function mergeTimeslices(lists: readonly Timeslice[][], measureStartEpochMs: number): Timeslice[] {
   // One second's live histograms at a time (a day of them live would be 7 GB: see Collector#freezeBefore).
   const byS = new Map<number, Timeslice[]>();
-  for (const list of lists) for (const t of list) byS.set(t.epochS, [...(byS.get(t.epochS) ?? []), t]);
+  for (const list of lists)
+    for (const t of list) {
+      const same = byS.get(t.epochS);
+      if (same === undefined) byS.set(t.epochS, [t]);
+      else same.push(t);
+    }
   const startS = Math.floor(measureStartEpochMs / 1000);
   return [...byS.entries()]
     .sort((a, b) => a[0] - b[0])
