@@ -1,7 +1,7 @@
 /**
  * One iari run at the load ceiling (the bench's set-up: 32 streams against pre-rendered 2000-token
  * streams from the child mock), for a CPU profile of both threads (issue 41):
- *   node --cpu-prof --cpu-prof-dir=reports/prof --import tsx scripts/profile-ceiling.ts [undici|autocannon|minimal] [seconds]
+ *   node --cpu-prof --cpu-prof-dir=reports/prof --import tsx scripts/profile-ceiling.ts [undici|autocannon|minimal] [seconds] [check workers]
  * Prints the events, the rate over the run window and the CPU per event: this thread's (the engine's),
  * the rest of the process's (the check workers', with GC helpers), each check worker's and the other
  * threads' (from /proc, on Linux), and the bench server's (the child mock, which shares the cores).
@@ -16,6 +16,8 @@ import { minimalRead } from './minimal-reader.ts';
 const which = process.argv[2] ?? 'undici';
 const engine = which === 'autocannon' ? 'autocannon' : 'undici';
 const durationS = Number(process.argv[3] ?? 5);
+// The check workers (default: the run's own choice, checkWorkerCount).
+const workers = process.argv[4] === undefined ? {} : { checkWorkers: Number(process.argv[4]) };
 const m = await startChildMock({ ttftMs: 0, itlMs: 0, jitterMs: 0, tokensPerChunk: 1, completionTokens: 2000, seed: 3 });
 const serverPid = m.proc.pid ?? 0;
 try {
@@ -42,7 +44,7 @@ try {
   if (which === 'minimal') {
     onStart(process.hrtime.bigint());
     events = await minimalRead(m, 32, durationS);
-  } else events = (await runLoadConfig(benchConfig(m, { kind: 'closed', concurrency: 32, engine }, { durationS, prompts: [[{ role: 'user', content: 'go' }]], onStart }))).result.counts.events;
+  } else events = (await runLoadConfig(benchConfig(m, { kind: 'closed', concurrency: 32, engine }, { durationS, prompts: [[{ role: 'user', content: 'go' }]], onStart, ...workers }))).result.counts.events;
   clearInterval(sampler);
   const windowS = Number(process.hrtime.bigint() - startNs) / 1e9;
   const c = process.cpuUsage(c0);
