@@ -49,33 +49,10 @@ const builder = (id: number, stream: boolean, sent?: SentRequest): TimingBuilder
   if (b === undefined) builders.set(id, (b = new TimingBuilder(stream, sent, scope)));
   return b;
 };
-/**
- * Checked responses and bytes not yet reported: sent back once the batches queued meanwhile are all
- * checked (setImmediate runs after the port has delivered them), in one message, not one per batch.
- * A worker behind its reads gets several batches at once, and each message back costs it a
- * serialization and the main thread a wake-up.
- */
-let done: [number, CheckedPart][] = [];
-let checkedBytes = 0;
-let replying = false;
-const reply = (): void => {
-  replying = false;
-  // Each answer's token events go back as typed arrays, transferred (packed-token-events.ts).
-  const back: [number, CheckedPart, PackedTokenEvents][] = [];
-  const transfer: ArrayBuffer[] = [];
-  for (const [id, part] of done) {
-    const packed = packTokenEvents(part.tokenEvents);
-    transfer.push(...packedBuffers(packed));
-    back.push([id, { ...part, tokenEvents: [] }, packed]);
-  }
-  // The bytes of every batch are reported checked (check-thread.ts WORKER_BYTE_BUDGET).
-  port.postMessage([back, checkedBytes], transfer);
-  done = [];
-  checkedBytes = 0;
-};
 port.on('message', (batch: CheckBatch) => {
   const ops = batch.ops;
   const bytes = Buffer.from(batch.bytes);
+  const done: [number, CheckedPart][] = [];
   for (let i = 0; i < ops.length; ) {
     const op = ops[i] as number;
     const id = ops[i + 1] as number;
@@ -101,11 +78,16 @@ port.on('message', (batch: CheckBatch) => {
       i += 7;
     } else throw new Error(`check worker: unknown op ${op}`);
   }
-  checkedBytes += bytes.length;
-  if (!replying) {
-    replying = true;
-    setImmediate(reply);
+  // Each answer's token events go back as typed arrays, transferred (packed-token-events.ts).
+  const back: [number, CheckedPart, PackedTokenEvents][] = [];
+  const transfer: ArrayBuffer[] = [];
+  for (const [id, part] of done) {
+    const packed = packTokenEvents(part.tokenEvents);
+    transfer.push(...packedBuffers(packed));
+    back.push([id, { ...part, tokenEvents: [] }, packed]);
   }
+  // The bytes of the batch are reported checked every time (check-thread.ts WORKER_BYTE_BUDGET).
+  port.postMessage([back, bytes.length], transfer);
   largeSince += batch.largeBytes;
   if (largeSince >= COLLECT_AFTER_LARGE_BYTES) {
     largeSince = 0;
