@@ -44,6 +44,7 @@ describe('checkWorkerCount', () => {
     expect(checkWorkerCount(32, 2)).toBe(1);
     expect(checkWorkerCount(32, 3)).toBe(2);
     expect(checkWorkerCount(32, 64)).toBe(MAX_CHECK_WORKERS);
+    expect(MAX_CHECK_WORKERS).toBe(2);
     expect(checkWorkerCount(2, 16)).toBe(2);
     expect(checkWorkerCount(1, 16)).toBe(1);
     expect(checkWorkerCount(null, 16)).toBe(MAX_CHECK_WORKERS);

@@ -13,8 +13,13 @@ export interface QueuedCheck {
 /** Checking yields back to I/O after this much work, so reads arriving meanwhile are stamped on time. */
 const SLICE_NS = 300_000n;
 
-/** At most this many check workers: each holds its own tokenizer tables (about 60 MiB) and heap. */
-export const MAX_CHECK_WORKERS = 4;
+/**
+ * At most this many check workers. Two split the checking so that neither outruns the engine's thread
+ * by much (per event: engine 1.0-1.2 µs, each of two workers 1.3-1.4, docs/load.md "Check workers");
+ * a third would buy little more, and each holds its own tokenizer tables (about 60 MiB) and heap: the
+ * second adds 15-55 MiB to a run's peak RSS against hostile servers (suites/hostile, concurrency 4).
+ */
+export const MAX_CHECK_WORKERS = 2;
 
 /**
  * How many check workers a run starts: a core each beside this thread's (the engine's), no more than
