@@ -20,7 +20,8 @@ import { ServerScraper } from '../src/server-metrics/scraper.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
-import { Pool, request } from 'undici';
+import { request } from 'undici';
+import { minimalRead } from './minimal-reader.ts';
 import OpenAI from 'openai';
 import { compareWithSendLog } from '../test-support/load-fidelity.ts';
 import { analyticLatenciesUs, writeOffsetsS, type Freeze } from '../test-support/freeze-model.ts';
@@ -315,39 +316,7 @@ async function ceiling(streams: number, durationS: number): Promise<Record<strin
     // The real limit of a reader that parses: undici with the same connections, each event split out
     // and JSON.parse'd, nothing else (no timing, checks, records). iari's ratio to it is what iari's
     // own work costs; autocannon above only counts bytes.
-    const minimalReader = (): Promise<{ events: number; eventsPerS: number; cpuUsPerEvent: number }> => measure(async () => {
-      const url = new URL(m.url);
-      const pool = new Pool(url.origin, { connections: streams, pipelining: 1 });
-      const stopAt = Date.now() + durationS * 1000;
-      let events = 0;
-      try {
-        await Promise.all(
-          Array.from({ length: streams }, async () => {
-            while (Date.now() < stopAt) {
-              const r = await pool.request({ method: 'POST', path: url.pathname + CHAT_COMPLETIONS_ROUTE, headers, body });
-              let rest = '';
-              for await (const piece of r.body) {
-                rest += (piece as Buffer).toString('utf8');
-                let cut = rest.indexOf('\n\n');
-                while (cut !== -1) {
-                  const block = rest.slice(0, cut);
-                  rest = rest.slice(cut + 2);
-                  if (block.startsWith('data:')) {
-                    const data = block.slice(5).trimStart();
-                    if (data !== '[DONE]') JSON.parse(data);
-                    events++;
-                  }
-                  cut = rest.indexOf('\n\n');
-                }
-              }
-            }
-          }),
-        );
-      } finally {
-        await pool.close();
-      }
-      return events;
-    });
+    const minimalReader = (): Promise<{ events: number; eventsPerS: number; cpuUsPerEvent: number }> => measure(() => minimalRead(m, streams, durationS));
     const minimalParser = await minimalReader();
     // The same ratios from rounds run back to back (the minimal parser, then iari's undici and autocannon
     // engines): on a shared machine the load drifts between the sections above, and a ratio is only as

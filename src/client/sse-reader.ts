@@ -143,6 +143,8 @@ export class SseReader {
   #arrivedAt = 0n;
   #chunkIndex = -1;
   #readStart = 0;
+  /** The buffer being scanned is valid UTF-8 as a whole (one native pass per read): its lines are not checked one by one. */
+  #wholeUtf8 = false;
 
   constructor(options: SseReaderOptions = {}) {
     this.#maxLineBytes = options.maxLineBytes ?? responseLimits.sseLineBytes;
@@ -196,6 +198,7 @@ export class SseReader {
         base += 3;
       }
     }
+    this.#wholeUtf8 = isUtf8(work);
     this.#scan(work, base);
     const out = this.#out;
     this.#out = undefined;
@@ -349,7 +352,7 @@ export class SseReader {
 
   #decode(b: Buffer, start: number, end: number, base: number): string {
     if (start === end) return '';
-    if (!isUtf8(b.subarray(start, end))) {
+    if (!this.#wholeUtf8 && !isUtf8(b.subarray(start, end))) {
       const bad = firstInvalidUtf8(b, start, end);
       this.#finding('invalid-utf8', base + bad, 'invalid UTF-8; decoded with U+FFFD replacement');
     }

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { arrivalTimes, scheduleWindows, type ScheduleOptions } from './executors/arrivals.ts';
-import { Checker } from './measure/checker.ts';
+import { Checker, checkWorkerCount } from './measure/checker.ts';
 import { Collector } from './results/collector.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS, END_GRACE_MS, now, preWindowBudgetMs, type EngineHooks, type EngineLimits, type EngineTarget } from './executors/engine.ts';
 import { LOAD_RESULT_SCHEMA, type ConnectionMeta, type LoadMode, type Priming, type Ramp, type WorkloadMeta, type LoadResult, type RequestRecord, type RunMeta, type ShardInfo } from './results/load-result.ts';
@@ -123,6 +123,8 @@ export interface LoadConfig extends LoadSettings {
    * start). Either way every response is checked while the run goes on.
    */
   checkIn?: 'worker' | 'in-process';
+  /** Check workers (benches and tests); by default checkWorkerCount of the run's concurrency (checker.ts). */
+  checkWorkers?: number;
 }
 
 /** The default closed-loop engine, autocannon, cannot cut one request in the middle of its answer. */
@@ -192,7 +194,8 @@ export async function runLoadConfig(asked: LoadConfig): Promise<LoadRun> {
   };
   // The run's own checker (its worker) starts first, so that it checks the priming request too and
   // this thread never loads the tokenizer; it is closed when the run ends.
-  const checker = Checker.start(protocols, cfg.checkIn === 'in-process');
+  const concurrency = cfg.mode.kind === 'closed' ? cfg.mode.concurrency : (cfg.mode.maxConcurrency ?? null);
+  const checker = Checker.start(protocols, cfg.checkWorkers ?? checkWorkerCount(concurrency), cfg.checkIn === 'in-process');
   // Which connection each request went out on (connection reuse races), for this run only.
   const connections = new ConnectionWatch();
   try {
@@ -213,7 +216,7 @@ async function measure(cfg: LoadConfig, request: Omit<EngineTarget, 'checker'>, 
   const target: EngineTarget = { ...request, checker };
   // Load the tokenizer's tables now, not inside the first timed request; only when this thread checks
   // (in-process, or the worker could not start): the worker has its own (about 60 MiB each).
-  if (checker.remote === null) countTokens('warm up the tokenizer');
+  if (!checker.inWorker) countTokens('warm up the tokenizer');
   // A shard reads the server once before priming too (iari report merge joins the shards from there).
   const serverMetrics = cfg.serverMetrics === undefined ? null : await openServerMetrics(cfg.serverMetrics, { baseUrl: cfg.baseUrl, token: cfg.token, ...(cfg.connection === undefined ? {} : { connection: cfg.connection }) }, cfg.shard !== null);
   const primed = cfg.prime === false ? null : await prime(target, cfg.timeoutMs, requestTimeoutMs, preDeadline - performance.now(), preWindowMs);

@@ -22,7 +22,7 @@ function check(thread: CheckThread, body: string, status = 200): Promise<Checked
 
 describe('check worker start', () => {
   it('gives up on a worker that has not loaded within its start timeout, so checking can fall back in-process', async () => {
-    await expect(CheckThread.start(defaultProtocols, 1)).rejects.toThrow(/did not start within 1 ms/);
+    await expect(CheckThread.start(defaultProtocols, undefined, 1)).rejects.toThrow(/did not start within 1 ms/);
   });
 
   it('starts a worker that reports ready, and closes it', async () => {

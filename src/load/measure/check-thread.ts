@@ -6,6 +6,7 @@ import type { SentRequest } from '../../protocols/protocol.ts';
 import type { ProtocolList } from '../../protocols/registry.ts';
 import { collectYoungGarbage } from '../../collect-garbage.ts';
 import { unpackTokenEvents, type PackedTokenEvents } from './packed-token-events.ts';
+import { ByteBudget } from './byte-budget.ts';
 
 /**
  * The load process's side of the check worker (src/load/measure/check-worker.ts). Engines stamp reads on
@@ -39,9 +40,8 @@ type Done = (part: CheckedPart) => void;
 /** Handing results back yields to I/O after this much work (as in-process checking does). */
 const SLICE_NS = 300_000n;
 /**
- * Bytes handed to the worker and not yet checked: past this, reads pause (the engines stop reading
- * their sockets) until the worker is back under half of it, so a server sending faster than the
- * worker checks fills the socket buffers, not this process's memory (docs/load.md, "Large events").
+ * Bytes handed to the run's check workers (all of them together: byte-budget.ts) and not yet checked:
+ * past this, reads pause until the workers are back under half of it (docs/load.md, "Large events").
  */
 export const WORKER_BYTE_BUDGET = 8 * 1024 * 1024;
 /** A worker that has not loaded by then is given up: checking falls back to in-process. */
@@ -76,16 +76,17 @@ export class CheckThread {
   #results: [number, CheckedPart, PackedTokenEvents][] = [];
   #resultHead = 0;
   #delivering = false;
-  /** Bytes posted to the worker that it has not yet reported checked. */
-  #posted = 0;
-  #drained: (() => void)[] = [];
+  /** The run's budget of bytes in flight to its workers, and this worker's share of it (handed over, not yet reported checked). */
+  readonly #budget: ByteBudget;
+  #held = 0;
   readonly #sentIds = new Map<SentRequest, number>();
 
-  private constructor(worker: Worker) {
+  private constructor(worker: Worker, budget: ByteBudget) {
     this.#worker = worker;
+    this.#budget = budget;
     worker.on('message', ([m, checkedBytes]: [[number, CheckedPart, PackedTokenEvents][], number]) => {
-      this.#posted -= checkedBytes;
-      if (this.#posted <= WORKER_BYTE_BUDGET / 2 && this.#drained.length > 0) for (const resume of this.#drained.splice(0)) resume();
+      this.#held -= checkedBytes;
+      this.#budget.release(checkedBytes);
       if (m.length === 0) return;
       for (const r of m) this.#results.push(r);
       if (!this.#delivering) {
@@ -97,8 +98,11 @@ export class CheckThread {
     worker.on('exit', (code) => this.#fail(`check worker exited (${code})`));
   }
 
-  /** Starts the worker for these APIs and waits until it has loaded them, the checker and the registry's grades (at most `timeoutMs`). */
-  static start(protocols: ProtocolList, timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
+  /**
+   * Starts the worker for these APIs and waits until it has loaded them, the checker and the registry's
+   * grades (at most `timeoutMs`). Workers of one run share one `budget`.
+   */
+  static start(protocols: ProtocolList, budget = new ByteBudget(WORKER_BYTE_BUDGET), timeoutMs = START_TIMEOUT_MS): Promise<CheckThread> {
     const workerData: CheckWorkerData = { protocols: protocols.map((p) => p.moduleUrl) };
     const worker = new Worker(checkWorkerUrl(), { workerData, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     return new Promise((resolve, reject) => {
@@ -114,7 +118,7 @@ export class CheckThread {
       worker.once('message', (m) => {
         clearTimeout(timer);
         worker.off('error', onError);
-        if (m === 'ready') resolve(new CheckThread(worker));
+        if (m === 'ready') resolve(new CheckThread(worker, budget));
         else reject(new Error('check worker did not start'));
       });
     });
@@ -131,6 +135,11 @@ export class CheckThread {
   /** False once the worker has failed or closed (new responses are then checked in-process). */
   get usable(): boolean {
     return this.#failed === null;
+  }
+
+  /** Responses handed to this worker and not yet reported checked. */
+  get openCount(): number {
+    return this.#waiting.size;
   }
 
   open(done: Done): number {
@@ -153,6 +162,8 @@ export class CheckThread {
     this.#ops.push(OP_DATA, id, this.#bytes, chunk.length, atNs);
     this.#chunks.push(chunk);
     this.#bytes += chunk.length;
+    this.#held += chunk.length;
+    this.#budget.add(chunk.length);
     if (large) this.#largeBytes += chunk.length;
     this.#schedule();
   }
@@ -167,10 +178,9 @@ export class CheckThread {
     this.#schedule();
   }
 
-  /** Null while the bytes in flight to the worker are within WORKER_BYTE_BUDGET; else resolves once it has caught up. */
+  /** Null while the bytes in flight to the run's workers are within their budget; else resolves once they have caught up. */
   backlog(): Promise<void> | null {
-    if (this.#posted + this.#bytes <= WORKER_BYTE_BUDGET || this.#failed !== null) return null;
-    return new Promise((resolve) => this.#drained.push(resolve));
+    return this.#failed === null ? this.#budget.wait() : null;
   }
 
   async close(): Promise<void> {
@@ -221,7 +231,6 @@ export class CheckThread {
     this.#ops = [];
     this.#chunks = [];
     this.#largeBytes = 0;
-    this.#posted += this.#bytes;
     this.#bytes = 0;
     this.#worker.postMessage(batch, [batch.bytes]);
     this.#largeSince += batch.largeBytes;
@@ -235,7 +244,9 @@ export class CheckThread {
   #fail(why: string): void {
     if (this.#failed !== null) return;
     this.#failed = why;
-    for (const resume of this.#drained.splice(0)) resume();
+    // What this worker held will never be reported checked.
+    this.#budget.release(this.#held);
+    this.#held = 0;
     const waiting = [...this.#waiting.values()];
     this.#waiting.clear();
     for (const done of waiting) done({ endNs: null, tokenEvents: [], outputTokens: 0, promptTokens: 0, tokenSource: 'none', events: 0, error: { class: 'other', detail: why }, abortedAtEnd: false });

@@ -77,7 +77,7 @@ export class RequestTimer {
       abortedAtEnd: false,
     };
     this.#checker = options.checker;
-    this.#remote = options.checker.remote;
+    this.#remote = options.checker.assign();
     this.#id = this.#remote === null ? 0 : this.#remote.open((part) => this.#report(part));
     this.#builder = this.#remote === null ? new TimingBuilder(options.stream, options.sent, options.checker.scope) : null;
   }
