@@ -7,7 +7,10 @@
  * or of --root) under scripts/footprint-probe.mjs, --runs times each, prints medians and writes
  * reports/bench/footprint.json.
  *
- *   npm run build && npx tsx scripts/profile-footprint.ts [--runs 3] [--root /work/wt/integ2] [--snapshot] [-- test --only CHAT-035]
+ *   npm run build && npx tsx scripts/profile-footprint.ts [--runs 3] [--root /work/wt/integ2] [--snapshot] [--node-flag=--max-semi-space-size=16]... [-- test --only CHAT-035]
+ *
+ * --node-flag adds a flag to node's command line for every run (a heap flag measured beside the
+ * default: give --root . to run the same checkout once without it and once with it).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,8 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const here = fileURLToPath(new URL('../', import.meta.url));
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string', default: '3' }, root: { type: 'string', multiple: true }, snapshot: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string', default: '3' }, root: { type: 'string', multiple: true }, snapshot: { type: 'boolean', default: false }, 'node-flag': { type: 'string', multiple: true } } });
+const nodeFlags = values['node-flag'] ?? [];
 const argv = positionals.length > 0 ? positionals : ['test'];
+// With --node-flag and --root, the other roots run without the flags: the same checkout twice measures the flag alone.
 const roots = values.root === undefined || values.root.length === 0 ? [here] : [here, ...values.root.map((r) => resolve(r))];
 
 type Memory = Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
@@ -35,11 +40,11 @@ const median = (xs: number[]): number => {
 };
 const owner = (url: string): string => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (/\/dist\/((?:src|mock-server)\/[^/]+)/.exec(url)?.[1] ?? (url.startsWith('node:') ? 'node:*' : url));
 
-function probe(root: string, snapshot: string | undefined): Probe {
+function probe(root: string, snapshot: string | undefined, flags: readonly string[]): Probe {
   const dir = mkdtempSync(join(tmpdir(), 'iari-footprint-'));
   try {
     const out = join(dir, 'probe.json');
-    const run = spawnSync(process.execPath, ['--import', join(here, 'scripts/footprint-probe.mjs'), join(root, 'bin/iari.js'), ...argv, '--report', join(dir, 'report')], {
+    const run = spawnSync(process.execPath, [...flags, '--import', join(here, 'scripts/footprint-probe.mjs'), join(root, 'bin/iari.js'), ...argv, '--report', join(dir, 'report')], {
       cwd: root,
       env: { ...process.env, FOOTPRINT_OUT: out, ...(snapshot === undefined ? {} : { FOOTPRINT_SNAPSHOT: snapshot }) },
       encoding: 'utf8',
@@ -74,9 +79,13 @@ function heapByKind(path: string): { kind: string; MiB: number; count: number }[
 
 mkdirSync(join(here, 'reports/bench'), { recursive: true });
 const results = [];
-for (const root of roots) {
-  const probes: Probe[] = [];
-  for (let i = 0; i < Number(values.runs); i++) probes.push(probe(root, undefined));
+// The roots in turn (A B A B ...), so a drift in the machine's load falls on both alike.
+const flagsOf = (index: number): readonly string[] => (index === 0 ? nodeFlags : []);
+const probesOf: Probe[][] = roots.map(() => []);
+for (let i = 0; i < Number(values.runs); i++) for (const [index, root] of roots.entries()) probesOf[index]!.push(probe(root, undefined, flagsOf(index)));
+for (const [index, root] of roots.entries()) {
+  const flags = flagsOf(index);
+  const probes = probesOf[index]!;
   const last = probes.at(-1)!;
   const byOwner = new Map<string, { modules: number; bytes: number }>();
   for (const m of last.modules) {
@@ -86,9 +95,10 @@ for (const root of roots) {
     byOwner.set(owner(m.url), o);
   }
   const snapshotPath = join(here, 'reports/bench/footprint-first-request.heapsnapshot');
-  const snapshot = values.snapshot && root === here ? probe(root, snapshotPath) : undefined;
+  const snapshot = values.snapshot && index === 0 ? probe(root, snapshotPath, flags) : undefined;
   results.push({
     root,
+    nodeFlags: flags,
     runs: probes.length,
     cpuMs: median(probes.map((p) => p.exit.cpuMs)),
     maxRssMiB: median(probes.map((p) => p.exit.maxRssMiB)),
@@ -103,7 +113,7 @@ for (const root of roots) {
 const out = { date: new Date().toISOString(), node: process.version, loadAverage: loadavg().map((x) => Number(x.toFixed(2))), argv, results };
 writeFileSync(join(here, 'reports/bench/footprint.json'), `${JSON.stringify(out, null, 2)}\n`);
 for (const r of results) {
-  process.stdout.write(`\n${r.root}: iari ${argv.join(' ')}, median of ${r.runs}\n`);
+  process.stdout.write(`\n${r.root}: ${['node', ...r.nodeFlags].join(' ')} bin/iari.js ${argv.join(' ')}, median of ${r.runs}\n`);
   process.stdout.write(`  CPU ${r.cpuMs} ms; RSS at start ${r.startRssMiB} MiB, at the first request ${r.firstRequest?.rssMiB ?? '-'} MiB (heap used ${r.firstRequest?.heapUsedMiB ?? '-'}, ${r.firstRequest?.modules ?? '-'} modules, CPU ${r.firstRequest?.cpuMs ?? '-'} ms), peak ${r.maxRssMiB} MiB\n`);
   process.stdout.write(`  at exit: ${JSON.stringify(r.exit.memory)}; V8 spaces (used/size MiB): ${Object.entries(r.exit.spaces).map(([k, s]) => `${k} ${s.usedMiB}/${s.sizeMiB}`).join(', ')}\n`);
   process.stdout.write(`  modules by package (of ${r.exit.modules}): ${r.byOwner.map((o) => `${o.name} ${o.modules}/${Math.round(o.bytes / 1024)} KiB`).join(', ')}\n`);
