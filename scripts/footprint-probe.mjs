@@ -5,6 +5,7 @@
 // Writes FOOTPRINT_OUT as JSON at exit. A profiling aid, never loaded by the product.
 import diagnostics from 'node:diagnostics_channel';
 import { registerHooks } from 'node:module';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 import v8 from 'node:v8';
 
@@ -19,7 +20,16 @@ const cpuMs = () => {
   return Math.round((c.user + c.system) / 1000);
 };
 const modules = [];
-const record = { startedAt: { ms: 0, cpuMs: cpuMs(), memory: memory() }, modules };
+// Garbage collections by kind: how many, and their pauses' total on the main thread.
+const gc = { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, other: { count: 0, ms: 0 } };
+const record = { startedAt: { ms: 0, cpuMs: cpuMs(), memory: memory() }, modules, gc };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = e.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR ? 'minor' : e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR ? 'major' : 'other';
+    gc[kind].count++;
+    gc[kind].ms += e.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
 
 registerHooks({
   load(url, context, nextLoad) {

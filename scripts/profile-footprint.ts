@@ -32,6 +32,7 @@ interface Probe {
   firstRequest?: { ms: number; cpuMs: number; modules: number; memory: Memory; snapshot?: string };
   exit: { ms: number; cpuMs: number; modules: number; memory: Memory; maxRssMiB: number; spaces: Record<string, { usedMiB: number; sizeMiB: number }> };
   modules: { url: string; bytes: number }[];
+  gc: Record<'minor' | 'major' | 'other', { count: number; ms: number }>;
 }
 
 const median = (xs: number[]): number => {
@@ -102,6 +103,7 @@ for (const [index, root] of roots.entries()) {
     runs: probes.length,
     cpuMs: median(probes.map((p) => p.exit.cpuMs)),
     maxRssMiB: median(probes.map((p) => p.exit.maxRssMiB)),
+    gc: { minor: median(probes.map((p) => p.gc.minor.count)), minorMs: Math.round(median(probes.map((p) => p.gc.minor.ms))), major: median(probes.map((p) => p.gc.major.count)), majorMs: Math.round(median(probes.map((p) => p.gc.major.ms))) },
     startRssMiB: median(probes.map((p) => p.startedAt.memory.rss)),
     firstRequest: last.firstRequest === undefined ? null : { cpuMs: median(probes.map((p) => p.firstRequest?.cpuMs ?? Number.NaN)), rssMiB: median(probes.map((p) => p.firstRequest?.memory.rss ?? Number.NaN)), heapUsedMiB: median(probes.map((p) => p.firstRequest?.memory.heapUsed ?? Number.NaN)), modules: last.firstRequest.modules },
     exit: { memory: last.exit.memory, spaces: Object.fromEntries(Object.entries(last.exit.spaces).filter(([, s]) => s.sizeMiB > 0)), modules: last.exit.modules },
@@ -114,7 +116,7 @@ const out = { date: new Date().toISOString(), node: process.version, loadAverage
 writeFileSync(join(here, 'reports/bench/footprint.json'), `${JSON.stringify(out, null, 2)}\n`);
 for (const r of results) {
   process.stdout.write(`\n${r.root}: ${['node', ...r.nodeFlags].join(' ')} bin/iari.js ${argv.join(' ')}, median of ${r.runs}\n`);
-  process.stdout.write(`  CPU ${r.cpuMs} ms; RSS at start ${r.startRssMiB} MiB, at the first request ${r.firstRequest?.rssMiB ?? '-'} MiB (heap used ${r.firstRequest?.heapUsedMiB ?? '-'}, ${r.firstRequest?.modules ?? '-'} modules, CPU ${r.firstRequest?.cpuMs ?? '-'} ms), peak ${r.maxRssMiB} MiB\n`);
+  process.stdout.write(`  CPU ${r.cpuMs} ms; RSS at start ${r.startRssMiB} MiB, at the first request ${r.firstRequest?.rssMiB ?? '-'} MiB (heap used ${r.firstRequest?.heapUsedMiB ?? '-'}, ${r.firstRequest?.modules ?? '-'} modules, CPU ${r.firstRequest?.cpuMs ?? '-'} ms), peak ${r.maxRssMiB} MiB; GC ${r.gc.minor} young collections (${r.gc.minorMs} ms of pauses), ${r.gc.major} full (${r.gc.majorMs} ms)\n`);
   process.stdout.write(`  at exit: ${JSON.stringify(r.exit.memory)}; V8 spaces (used/size MiB): ${Object.entries(r.exit.spaces).map(([k, s]) => `${k} ${s.usedMiB}/${s.sizeMiB}`).join(', ')}\n`);
   process.stdout.write(`  modules by package (of ${r.exit.modules}): ${r.byOwner.map((o) => `${o.name} ${o.modules}/${Math.round(o.bytes / 1024)} KiB`).join(', ')}\n`);
   if (r.heapAtFirstRequest !== undefined) process.stdout.write(`  live heap at the first request by kind (MiB): ${r.heapAtFirstRequest.map((k) => `${k.kind} ${k.MiB}`).join(', ')}\n`);
