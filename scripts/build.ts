@@ -2,7 +2,8 @@
 // entries and the check worker) to JS plus .d.ts,
 // rewriting the sources' `.ts` import specifiers to `.js` (rewriteRelativeImportExtensions), so
 // the code keeps one form of import for tsx, vitest and the compiler. Then the file tsc does not
-// emit is put in place: the CLI's help text, and the requirement registry parsed once (registry-document.ts). The package ships no tests: `iari test` runs the
+// emit is put in place: the CLI's help text, the requirement registry parsed once (registry-document.ts)
+// and the tokenizer's rank table as JSON (tokenizer.ts). The package ships no tests: `iari test` runs the
 // check catalog in its own process.
 // Run by `npm run build`, and by `prepare` on `npm ci` and `npm pack`. The new tree is built beside
 // the old one and swapped in by two renames, so a process running from dist/ meanwhile (a test
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageBin } from './package-bin.ts';
 import { writePrebuiltDocument } from '../src/checks/registry/registry-document.ts';
+import { writePrebuiltRanks } from '../src/tokenizer.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const target = join(root, 'dist');
@@ -34,6 +36,9 @@ copyFileSync(join(root, 'src/checks/clients/openai-python-driver.py'), join(dist
 // The requirement registry parsed once here, not in every run (issue 41): a run takes it when the YAML's hash matches.
 mkdirSync(join(dist, 'spec'), { recursive: true });
 writePrebuiltDocument(join(root, 'spec/requirements.yaml'), join(dist, 'spec/requirements.parsed.json'));
+// o200k_base's rank table as JSON, read instead of compiling the package's 2.1 MB array literal (tokenizer.ts).
+mkdirSync(join(dist, 'tokenizer'), { recursive: true });
+writePrebuiltRanks(join(dist, 'tokenizer/o200k_base.ranks.json'));
 
 // test-support/ (fixtures, samples, reference implementations the tests share) is never shipped: a product module that imports it would bring it here.
 const leftover = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => /\.test\.(js|d\.ts)$/.test(f) || (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.startsWith('test-support'));

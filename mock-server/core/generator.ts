@@ -100,7 +100,7 @@ const bytesCache = new Map<number, Uint8Array>();
 function tokenBytes(id: number): Uint8Array {
   let bytes = bytesCache.get(id);
   if (bytes === undefined) {
-    const raw = (tokenizer().default as unknown as TokenBytesSource).bytePairEncodingCoreProcessor.tryDecodeToken(id);
+    const raw = (tokenizer() as unknown as TokenBytesSource).bytePairEncodingCoreProcessor.tryDecodeToken(id);
     if (raw === undefined) throw new Error(`token ${id} is not in the vocabulary`);
     bytes = typeof raw === 'string' ? utf8.encode(raw) : raw;
     bytesCache.set(id, bytes);

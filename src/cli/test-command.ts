@@ -15,6 +15,7 @@ import { testFlagHelp, testFlagName, testFlagSpec, testOptionsFromFlags } from '
 import { TEST_FLAGS } from '../library/test-flag-table.ts';
 import type { ConformanceReport } from '../checks/runner/conformance-report.ts';
 import type { MockServer } from '../../mock-server/index.ts';
+import { keepYoungGenerationSize } from '../young-generation.ts';
 
 const HELP = `Usage: iari test [options]
 
@@ -47,6 +48,8 @@ export async function run(argv: string[], deps: TestDeps = {}): Promise<number> 
   const valid = validateTestOptions(testOptionsFromFlags(values), 'iari test', testFlagName);
   const baseline = loadBaselineFlags(values.baseline, values['server-version'], values['write-baseline']);
 
+  // iari start (a mock handed in) goes on to a load run in this process: its main thread keeps V8's defaults.
+  if (deps.mock === undefined) keepYoungGenerationSize();
   const onSigint = (): void => process.exit(ExitCode.interrupted);
   process.once('SIGINT', onSigint);
   try {

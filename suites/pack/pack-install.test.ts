@@ -134,7 +134,7 @@ describe('the packed tarball, installed offline as a user installs it', () => {
   it('builds, and the tarball holds dist (JS and .d.ts), bin, spec, the accounts fixture, README and LICENSE, and no tests or scripts', () => {
     expect(buildRun.code, buildRun.stderr.slice(-3000)).toBe(0);
     const files = packed.files.map((f) => f.path);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/iari.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/mock-server/msw.js', 'dist/mock-server/msw.d.ts', 'dist/src/receipts/index.js', 'dist/src/cli/help.txt', 'dist/src/checks/clients/openai-python-driver.py', 'dist/spec/requirements.parsed.json', 'spec/openapi.yaml', 'spec/requirements.yaml', 'spec/receipt.schema.json', 'fixtures/accounts.json']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/iari.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/mock-server/msw.js', 'dist/mock-server/msw.d.ts', 'dist/src/receipts/index.js', 'dist/src/cli/help.txt', 'dist/src/checks/clients/openai-python-driver.py', 'dist/spec/requirements.parsed.json', 'dist/tokenizer/o200k_base.ranks.json', 'spec/openapi.yaml', 'spec/requirements.yaml', 'spec/receipt.schema.json', 'fixtures/accounts.json']) {
       expect(files, f).toContain(f);
     }
     const unwanted = files.filter((f) => /\.(test|spec)\.|(^|\/)(tests?|__tests__|scripts|\.ci|\.github)\//.test(f) || f.includes('suites/') || (f.endsWith('.ts') && !f.endsWith('.d.ts')));

@@ -13,8 +13,7 @@ let splitter: RegExp | undefined;
 /** The encoder behind `encode`, or null when this gpt-tokenizer does not have the members used here. */
 function bpeCore(): BpeCore | null {
   if (core !== undefined) return core;
-  const api = (tokenizer() as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default;
-  const c = api?.bytePairEncodingCoreProcessor;
+  const c = (tokenizer() as unknown as { bytePairEncodingCoreProcessor?: Partial<BpeCore> }).bytePairEncodingCoreProcessor;
   core = c !== undefined && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === 'function' && typeof c.bytePairEncode === 'function' ? (c as BpeCore) : null;
   return core;
 }
