@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faults } from '../../mock-server/index.ts';
-import { faultTimeout, faultTitle, judgeFault, printTable, runBaselines, setUpMatrix, touchesClients, type Baselines, type Matrix, type Row } from './fault-matrix-harness.ts';
+import { faultTimeout, faultTitle, judgeFault, printTable, runBaselines, runsChatClients, setUpMatrix, type Baselines, type Matrix, type Row } from './fault-matrix-harness.ts';
 
-// The fault matrix's faults that touch the CLIENT area (fault-matrix-harness.ts): each runs the client
-// libraries' operations against its own mock. A file of their own, so the shared tier's two workers
-// run them beside the rest of the matrix (fault-matrix.test.ts, which also shows the baseline clean).
+// The fault matrix's faults that run chat's client operations (fault-matrix-harness.ts): openai-node,
+// the AI SDK, LangChain and openai-python, each against the fault's own mock, most of the matrix's
+// CPU. A file of their own, so the shared tier's two workers run them beside the rest of the matrix
+// (fault-matrix.test.ts, which also shows the baseline clean and runs the Responses API's faults).
 
 let mx: Matrix;
 let base: Baselines;
@@ -15,12 +16,12 @@ beforeAll(async () => {
   base = await runBaselines(mx);
 }, 600_000);
 
-afterAll(() => printTable('fault matrix (the CLIENT area)', table));
+afterAll(() => printTable('fault matrix (chat\'s client operations)', table));
 
-describe('fault matrix: faults that touch the client libraries', () => {
-  // A fault that touches the CLIENT area runs its operations: two majors each of openai-node and the
-  // AI SDK, LangChain and openai-python (54), and the Responses API's where it is the Responses API's fault.
-  for (const f of faults.filter((x) => touchesClients(x))) {
+describe('fault matrix: faults that run chat\'s client operations', () => {
+  // Two majors each of openai-node and the AI SDK, LangChain and openai-python (54), and the Responses
+  // API's (11) unless the fault is applied on chat's wire alone.
+  for (const f of faults.filter((x) => runsChatClients(x))) {
     it(faultTitle(f), async () => {
       const { row, problems } = await judgeFault(mx, base, f);
       table.push(row);

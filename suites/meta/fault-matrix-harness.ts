@@ -163,6 +163,11 @@ export function touchesClients(f: FaultDefinition): boolean {
   return checksFor(f).some((c) => c.area === 'clients');
 }
 
+/** Whether the fault runs chat's client operations (openai-node, the AI SDK, LangChain, openai-python: most of the matrix's CPU). */
+export function runsChatClients(f: FaultDefinition): boolean {
+  return checksFor(f).some((c) => c.area === 'clients' && callsApi(c, 'chat-completions'));
+}
+
 export function touchesCancel(f: FaultDefinition): boolean {
   return f.breaks.some((id) => id.startsWith('CANCEL-'));
 }

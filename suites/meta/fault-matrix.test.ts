@@ -5,11 +5,11 @@ import { createCheckContext } from '../../src/checks/context/check-context.ts';
 import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import { gradeFor } from '../../src/checks/registry/registry-view.ts';
 import type { MetricsFault } from '../../mock-server/core/metrics-route.ts';
-import { faultTimeout, faultTitle, judgeFault, mockSettings, printTable, runBaselines, runOnOwnMock, setUpMatrix, summary, touchesCancel, touchesClients, type Baselines, type Matrix, type Row } from './fault-matrix-harness.ts';
+import { faultTimeout, faultTitle, judgeFault, mockSettings, printTable, runBaselines, runOnOwnMock, runsChatClients, setUpMatrix, summary, touchesCancel, type Baselines, type Matrix, type Row } from './fault-matrix-harness.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model), fault-matrix-harness.ts: the faithful
-// mock passes everything, and every fault that does not touch the CLIENT area is detected as exactly
-// what it breaks (those that do are in fault-matrix-clients.test.ts, run beside this file).
+// mock passes everything, and every fault that does not run chat's client operations is detected as
+// exactly what it breaks (those that do are in fault-matrix-clients.test.ts, run beside this file).
 
 let mx: Matrix;
 let base: Baselines;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   // openai-python's venv made once (about 20 s; cached in .cache/openai-python/ afterwards).
 }, 600_000);
 
-afterAll(() => printTable('fault matrix (without the CLIENT area)', table));
+afterAll(() => printTable('fault matrix (without chat\'s client operations)', table));
 
 describe('fault matrix', () => {
   it('the faithful mock passes every check: nothing fails or is non-strict', () => {
@@ -44,7 +44,7 @@ describe('fault matrix', () => {
     expect(plain.get('AUTH-009')?.verdict).toBe('informational');
   });
 
-  for (const f of faults.filter((x) => !touchesClients(x) && !touchesCancel(x))) {
+  for (const f of faults.filter((x) => !runsChatClients(x) && !touchesCancel(x))) {
     it(faultTitle(f), async () => {
       const { row, problems } = await judgeFault(mx, base, f);
       table.push(row);
@@ -56,7 +56,7 @@ describe('fault matrix', () => {
 // The CANCEL faults' checks wait out their bounds (docs/cancellation.md), idle; each fault has its own
 // mock (fault-matrix-harness.ts), so they wait side by side.
 describe.concurrent('fault matrix: the CANCEL faults', () => {
-  for (const f of faults.filter((x) => !touchesClients(x) && touchesCancel(x))) {
+  for (const f of faults.filter((x) => !runsChatClients(x) && touchesCancel(x))) {
     it(faultTitle(f), async () => {
       const { row, problems } = await judgeFault(mx, base, f);
       table.push(row);
