@@ -42,7 +42,8 @@ describe('fault matrix', () => {
     expect(broken.get('AUTH-009')?.verdict).toBe('non-strict');
     const plain = await runOnOwnMock(mx, auth, { fault: 'auth-401-wrong-type' });
     expect(plain.get('AUTH-009')?.verdict).toBe('informational');
-  });
+    // A whole catalog run, the client operations included, as the baseline's (beforeAll): 30 s was passed at load 16.
+  }, 300_000);
 
   for (const f of faults.filter((x) => !runsChatClients(x) && !touchesCancel(x))) {
     it(faultTitle(f), async () => {
