@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -248,3 +249,32 @@ export function printTable(name: string, table: readonly Row[]): void {
   const lines = table.map((r) => `${r.detected ? 'ok  ' : 'MISS'} ${r.kind.padEnd(5)} ${r.fault.padEnd(40)} ${r.expected}${r.note === '' ? '' : `  (${r.note})`}`);
   process.stdout.write(`\n${name}: ${detected}/${total} faults detected, ${table.filter((r) => r.kind === 'legal' && r.detected).length}/${table.filter((r) => r.kind === 'legal').length} legal modes clean\n${lines.join('\n')}\n`);
 }
+
+/**
+ * A matrix file's set-up: openai-python's venv and the baselines before its tests (a whole catalog
+ * run on a machine shared with other jobs, and the venv made once, about 20 s, cached in
+ * .cache/openai-python/ afterwards), the table of what was detected after them.
+ */
+export function useMatrix(name: string): { get: () => { mx: Matrix; base: Baselines }; faultTest: (f: FaultDefinition) => void } {
+  let state: { mx: Matrix; base: Baselines } | undefined;
+  const table: Row[] = [];
+  beforeAll(async () => {
+    const mx = setUpMatrix();
+    state = { mx, base: await runBaselines(mx) };
+  }, 600_000);
+  afterAll(() => printTable(name, table));
+  const get = (): { mx: Matrix; base: Baselines } => {
+    if (state === undefined) throw new Error('the fault matrix was not set up');
+    return state;
+  };
+  return {
+    get,
+    faultTest: (f) =>
+      it(faultTitle(f), async () => {
+        const { row, problems } = await judgeFault(get().mx, get().base, f);
+        table.push(row);
+        expect(problems).toEqual([]);
+      }, faultTimeout(f)),
+  };
+}
+

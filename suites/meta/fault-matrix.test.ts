@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startMockServer, faults } from '../../mock-server/index.ts';
 import { catalog } from '../../src/checks/runner/catalog.ts';
 import { createCheckContext } from '../../src/checks/context/check-context.ts';
 import { runChecksInProcess } from '../../src/checks/runner/run-catalog.ts';
 import { gradeFor } from '../../src/checks/registry/registry-view.ts';
 import type { MetricsFault } from '../../mock-server/core/metrics-route.ts';
-import { faultTimeout, faultTitle, judgeFault, mockSettings, printTable, runBaselines, runOnOwnMock, runsChatClients, setUpMatrix, summary, touchesCancel, type Baselines, type Matrix, type Row } from './fault-matrix-harness.ts';
+import { mockSettings, runOnOwnMock, runsChatClients, summary, touchesCancel, useMatrix } from './fault-matrix-harness.ts';
 
 // Proof that each check can fail (DESIGN.md, Conformance model), fault-matrix-harness.ts: the faithful
 // mock passes everything, and every fault that does not run chat's client operations is detected as
 // exactly what it breaks (those that do are in fault-matrix-clients.test.ts, run beside this file).
 
-let mx: Matrix;
-let base: Baselines;
-const table: Row[] = [];
-
-beforeAll(async () => {
-  mx = setUpMatrix();
-  base = await runBaselines(mx);
-  // A whole catalog run (the capability probes included) on a machine shared with other jobs, and
-  // openai-python's venv made once (about 20 s; cached in .cache/openai-python/ afterwards).
-}, 600_000);
-
-afterAll(() => printTable('fault matrix (without chat\'s client operations)', table));
+const { get, faultTest } = useMatrix('fault matrix (without chat\'s client operations)');
 
 describe('fault matrix', () => {
   it('the faithful mock passes every check: nothing fails or is non-strict', () => {
+    const { mx, base } = get();
     const bad = [...base.plain.values(), ...base.fakeClock.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`);
     expect(bad).toEqual([]);
     // openai-python's operations run (a skip would hide every fault below), unless its venv cannot be made here.
@@ -34,6 +24,7 @@ describe('fault matrix', () => {
   });
 
   it('the faithful mock passes every check under --profile strict too (profile choices SHOULD), and a profile fault is then non-strict (D-GRADE-04)', async () => {
+    const { mx } = get();
     const strict = gradeFor('strict');
     const all = await runOnOwnMock(mx, catalog, { profile: 'strict' }, strict);
     expect([...all.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => `${o.id}: ${summary(o)}`)).toEqual([]);
@@ -42,28 +33,16 @@ describe('fault matrix', () => {
     expect(broken.get('AUTH-009')?.verdict).toBe('non-strict');
     const plain = await runOnOwnMock(mx, auth, { fault: 'auth-401-wrong-type' });
     expect(plain.get('AUTH-009')?.verdict).toBe('informational');
-    // A whole catalog run, the client operations included, as the baseline's (beforeAll): 30 s was passed at load 16.
+    // A whole catalog run, the client operations included, as the baseline's (beforeAll): vitest's 30 s default ran out at load 16.
   }, 300_000);
 
-  for (const f of faults.filter((x) => !runsChatClients(x) && !touchesCancel(x))) {
-    it(faultTitle(f), async () => {
-      const { row, problems } = await judgeFault(mx, base, f);
-      table.push(row);
-      expect(problems).toEqual([]);
-    }, faultTimeout(f));
-  }
+  for (const f of faults.filter((x) => !runsChatClients(x) && !touchesCancel(x))) faultTest(f);
 });
 
 // The CANCEL faults' checks wait out their bounds (docs/cancellation.md), idle; each fault has its own
 // mock (fault-matrix-harness.ts), so they wait side by side.
 describe.concurrent('fault matrix: the CANCEL faults', () => {
-  for (const f of faults.filter((x) => !runsChatClients(x) && touchesCancel(x))) {
-    it(faultTitle(f), async () => {
-      const { row, problems } = await judgeFault(mx, base, f);
-      table.push(row);
-      expect(problems).toEqual([]);
-    }, faultTimeout(f));
-  }
+  for (const f of faults.filter((x) => !runsChatClients(x) && touchesCancel(x))) faultTest(f);
 });
 
 // The mock's load-side metrics faults (its `metricsFaults` option, docs/server-metrics.md) are set on
@@ -85,7 +64,7 @@ describe('fault matrix: the mock\'s load-side metrics faults under iari test', (
     it(`metricsFaults ${fault}: ${breaks.length === 0 ? 'fails nothing in the metrics row' : `fails exactly ${breaks.join(', ')} in the metrics row`}`, async () => {
       const faulty = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0, metricsFaults: [fault] });
       try {
-        const outcomes = (await runChecksInProcess(createCheckContext(mockSettings(faulty, mx)), metricsChecks)).outcomes;
+        const outcomes = (await runChecksInProcess(createCheckContext(mockSettings(faulty, get().mx)), metricsChecks)).outcomes;
         const bad = [...outcomes.values()].filter((o) => o.verdict === 'fail' || o.verdict === 'non-strict').map((o) => o.id).sort();
         expect(bad, [...outcomes.values()].map((o) => `${o.id}: ${summary(o)}`).join('\n')).toEqual(breaks);
         for (const id of ['METRICS-001', 'METRICS-002', 'METRICS-003']) if (!breaks.includes(id)) expect(outcomes.get(id)?.verdict, id).toBe('pass');
