@@ -1,25 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
-// Five tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
-// `npm run test:slow` runs `slow` and `fuzz`, `npm run test:engines` runs `engines`; `npm run test:all` (what
-// .ci/run runs) runs all five in order.
+// Six tiers (README, "Tests"). `npm test` runs `shared`; `npm run test:clocks` runs `alone`,
+// `npm run test:slow` runs `slow`, `slow-pairs` and `fuzz`, `npm run test:engines` runs `engines`;
+// `npm run test:all` (what .ci/run runs) runs all six in order.
 // - shared: everything that is not below, two files at a time: most of it waits on sockets and
 //   child processes, so a second worker fills the idle core.
 // - alone: suites whose assertions are clocks measured against ground truth (load timing): they
 //   run after shared, one file at a time.
-// - slow: whole-product runs that take minutes and load the whole machine: hostile servers with
-//   default deadlines (wall time and peak RSS), npm pack and offline installs, the GitHub Action's
-//   scripts, a third-party server, the capacity search (dozens of load runs). After the clocks, alone.
+// - slow: whole-product runs that take minutes and load the whole machine, one at a time after the
+//   clocks: hostile servers with default deadlines (wall time and peak RSS, beside a busy sibling
+//   spinning every core), the capacity search and cancel-capacity (load runs at fixed levels).
+// - slow-pairs: whole-product runs that judge no clock against the machine, two at a time after
+//   slow: npm pack and offline installs, the GitHub Action's scripts, a third-party server, the
+//   model-cap run (bounded by its own stated deadline, minutes above what it takes). Never beside
+//   the hostile suite, whose busy sibling starved the Action's `iari load` into a breached SLO.
 // - fuzz: the fuzz pass (a minute of generated inputs per parser, fuzz/fuzz-pass.ts), dealt to two
 //   shard files run side by side, one per core: it measures no clock, and nothing else runs beside it.
-const slow = [
-  'suites/hostile/**/*.test.ts',
-  'suites/pack/**/*.test.ts',
-  'suites/action/**/*.test.ts',
-  'suites/third-party/**/*.test.ts',
-  'suites/load/capacity-search.test.ts',
-  'suites/load/cancel-capacity.test.ts',
-];
+const slow = ['suites/hostile/hostile.test.ts', 'suites/load/capacity-search.test.ts', 'suites/load/cancel-capacity.test.ts'];
+const slowPairs = ['suites/hostile/model-cap.test.ts', 'suites/pack/**/*.test.ts', 'suites/action/**/*.test.ts', 'suites/third-party/**/*.test.ts'];
 // The fuzz pass: a minute of generated inputs per parser of untrusted bytes, every core busy (docs/fuzzing.md).
 const fuzz = ['fuzz/fuzz-pass-*.test.ts'];
 const alone = ['suites/load/**/*.test.ts'];
@@ -43,7 +41,7 @@ export default defineConfig({
           name: 'shared',
           // suites/contract is the vitest adapter over the check catalog; without IARI_BASE_URL it judges the bundled mock.
           include: ['src/**/*.test.ts', 'mock-server/**/*.test.ts', 'suites/**/*.test.ts', 'scripts/**/*.test.ts', 'test-support/**/*.test.ts', 'fuzz/**/*.test.ts'],
-          exclude: ['node_modules/**', ...alone, ...slow, ...fuzz, ...engines],
+          exclude: ['node_modules/**', ...alone, ...slow, ...slowPairs, ...fuzz, ...engines],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -53,7 +51,7 @@ export default defineConfig({
         test: {
           name: 'alone',
           include: alone,
-          exclude: ['node_modules/**', ...slow, ...engines],
+          exclude: ['node_modules/**', ...slow, ...slowPairs, ...engines],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },
@@ -71,11 +69,21 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'slow-pairs',
+          include: slowPairs,
+          exclude: ['node_modules/**', ...engines],
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'fuzz',
           include: fuzz,
           exclude: ['node_modules/**'],
           maxWorkers: 2,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
         },
       },
       {
@@ -85,7 +93,7 @@ export default defineConfig({
           include: engines,
           exclude: ['node_modules/**'],
           maxWorkers: 1,
-          sequence: { groupOrder: 4 },
+          sequence: { groupOrder: 5 },
         },
       },
     ],

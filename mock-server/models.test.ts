@@ -38,7 +38,17 @@ describe('model availability', () => {
     expect(await ids(c)).toEqual(['iari-large', 'iari-legacy', 'iari-reasoner', 'iari-preview']);
     expect((await post('/_iari/models/retire', { id: 'iari-mini' })).status).toBe(404);
     const listing = (await (await fetch(`${c.server.origin}/_iari/models`)).json()) as { retired: string[] };
-    expect(listing.retired).toEqual(['iari-mini']);
+    expect(listing.retired).toEqual(['iari-retired', 'iari-mini']);
+  });
+
+  it('MODELS-008: under models-retired-still-listed a fresh mock lists a model it refuses (the fault shows whatever ran before)', async () => {
+    c = await startClient();
+    expect(await ids(c)).toEqual(['iari-mini', 'iari-large', 'iari-legacy', 'iari-reasoner']);
+    const listed = ((await (await fetch(`${c.server.origin}/v1/models`, { headers: { 'x-iari-fault': 'models-retired-still-listed' } })).json()) as { data: { id: string }[] }).data.map((m) => m.id);
+    expect(listed).toEqual(['iari-mini', 'iari-large', 'iari-legacy', 'iari-reasoner', 'iari-retired']);
+    const res = await c.chat(chat({ model: 'iari-retired' }));
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: Record<string, unknown> }).error).toMatchObject({ code: 'model_not_found' });
   });
 
   it('follows a configured model schedule over time', async () => {

@@ -1,5 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatTierTimes, tierOf, tierTimes, type TierGlobs } from './ci-durations.ts';
+import { configTiers, formatTierTimes, tierOf, tierTimes, type TierGlobs } from './ci-durations.ts';
 
 const tiers: TierGlobs[] = [
   { name: 'shared', include: ['src/**/*.test.ts', 'suites/**/*.test.ts'], exclude: ['suites/load/**/*.test.ts', 'suites/hostile/**/*.test.ts'] },
@@ -32,5 +33,17 @@ describe('scripts/ci-durations.ts: where test:all\'s time goes, per tier and per
       { tier: 'alone', files: 2, sumS: 5, slowest: [{ file: 'suites/load/x.test.ts', s: 4 }], wallS: 9 },
     ]);
     expect(formatTierTimes(rows).split('\n')[1]).toBe('shared        2        6       14  src/b.test.ts 8');
+  });
+
+  it('vitest.config.ts deals every test file of the repository to a tier (test:all runs them all), the slow files that judge no clock to slow-pairs, the hostile suite apart in slow', async () => {
+    const tiers = await configTiers();
+    expect(tiers.map((t) => t.name)).toEqual(['shared', 'alone', 'slow', 'slow-pairs', 'fuzz', 'engines']);
+    const files = ['src', 'mock-server', 'suites', 'scripts', 'test-support', 'fuzz'].flatMap((top) => readdirSync(top, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts')).map((f) => `${top}/${f}`));
+    expect(files.length).toBeGreaterThan(250);
+    expect(files.filter((f) => tierOf(f, tiers) === 'none')).toEqual([]);
+    const of = (f: string): string => tierOf(f, tiers);
+    expect(['suites/hostile/hostile.test.ts', 'suites/load/capacity-search.test.ts', 'suites/load/cancel-capacity.test.ts'].map(of)).toEqual(['slow', 'slow', 'slow']);
+    expect(['suites/hostile/model-cap.test.ts', 'suites/pack/pack-install.test.ts', 'suites/action/action-scripts.test.ts', 'suites/third-party/mock-llm.test.ts'].map(of)).toEqual(['slow-pairs', 'slow-pairs', 'slow-pairs', 'slow-pairs']);
+    expect(['suites/meta/fault-matrix.test.ts', 'suites/meta/fault-matrix-clients.test.ts', 'suites/load/progress-log.test.ts', 'fuzz/fuzz-pass-1.test.ts'].map(of)).toEqual(['shared', 'shared', 'alone', 'fuzz']);
   });
 });

@@ -63,11 +63,16 @@ export function formatTierTimes(rows: readonly TierTime[]): string {
   return lines.join('\n');
 }
 
+/** The tiers of vitest.config.ts's projects, in the order they are listed. */
+export async function configTiers(): Promise<TierGlobs[]> {
+  const config = (await import('../vitest.config.ts')).default as { test?: { projects?: { test?: { name?: string; include?: string[]; exclude?: string[] } }[] } };
+  return (config.test?.projects ?? []).map((p) => ({ name: p.test?.name ?? '?', include: p.test?.include ?? [], exclude: p.test?.exclude ?? [] }));
+}
+
 async function main(): Promise<void> {
   const file = process.argv[2] ?? 'reports/ci/vitest.json';
   const report = JSON.parse(readFileSync(file, 'utf8')) as { startTime: number; testResults: { name: string; startTime: number; endTime: number; assertionResults: { duration?: number | null }[] }[] };
-  const config = (await import('../vitest.config.ts')).default as { test?: { projects?: { test?: { name?: string; include?: string[]; exclude?: string[] } }[] } };
-  const tiers = (config.test?.projects ?? []).map((p) => ({ name: p.test?.name ?? '?', include: p.test?.include ?? [], exclude: p.test?.exclude ?? [] }));
+  const tiers = await configTiers();
   // The report names files absolutely, in the checkout that ran them: reports/ci/ sits two levels below it.
   const checkout = resolve(dirname(file), '../..');
   // A file that ran no test (a failed collection) has no times: left out, and counted.

@@ -25,12 +25,20 @@ export const defaultModels: readonly ModelInfo[] = [
 
 export type ModelInput = Partial<ModelInfo> & { id: string };
 
+/**
+ * A model the mock retired before it started: it answers 404 model_not_found like any retired model,
+ * so a fresh mock already has a retirement for the `models-retired-still-listed` fault to show
+ * (MODELS-008: the list names a model chat refuses), whatever ran on the mock before.
+ */
+export const formerModels: readonly ModelInput[] = [{ id: 'iari-retired', created: 1_704_067_200, owned_by: 'iari' }];
+
 export class ModelCatalogue {
   private readonly models = new Map<string, ModelInfo>();
   private readonly retiredModels = new Map<string, ModelInfo>();
   private listCache: string | null = null;
 
-  constructor(initial: readonly ModelInput[] = defaultModels) {
+  constructor(initial: readonly ModelInput[] = defaultModels, former: readonly ModelInput[] = formerModels) {
+    for (const m of former) this.retire(this.add(m).id);
     for (const m of initial) this.add(m);
   }
 
