@@ -1,20 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../../mock-server/index.ts';
 import { createCheckContext } from '../context/check-context.ts';
 import { runChecksInProcess } from '../runner/run-catalog.ts';
+import { restartClientProcess } from './client-process.ts';
 import { agentsClientChecks } from '../areas/clients-agents.ts';
 
 // The Agents SDK is an optional dependency (docs/clients.md): `npm install --omit=optional` leaves
 // it out, and its operations must then be skipped with the install line, never fail.
-vi.mock('@openai/agents', () => {
-  throw new Error("Cannot find package '@openai/agents'");
-});
 
 let mock: MockServer;
 beforeAll(async () => {
+  // The libraries run in iari's client process: it is started with the package unresolvable there, as a missing one is.
+  restartClientProcess({ hide: ['@openai/agents'] });
   mock = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0 });
 });
 afterAll(async () => {
+  restartClientProcess();
   await mock.close();
 });
 

@@ -179,6 +179,7 @@ export interface ChildOp {
   model: string;
   /** The key the relay sends in the stand-in's place: the run's token, or the capped account's for the 429 operations. */
   token: string;
+  /** The check's deadline: the operation's bound ends a second before it, so a hung child is this module's to report (undecided), never the runner's timeout (a fail). */
   timeoutMs: number;
 }
 
@@ -189,6 +190,7 @@ export interface ChildOp {
 export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
   const r = running();
   const relay = await startClientRelay(op.t, op.token);
+  const boundMs = Math.max(500, op.timeoutMs - 1000);
   let timer: NodeJS.Timeout | undefined;
   try {
     const result = await new Promise<ChildRun>((resolve) => {
@@ -201,10 +203,10 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
         resolve(x);
       };
       timer = setTimeout(() => {
-        settle({ lost: `iari's client process gave no result within ${Math.round(op.timeoutMs / 1000)} s (the process was ended)` });
+        settle({ lost: `iari's client process gave no result within ${(boundMs / 1000).toFixed(1)} s (the process was ended)` });
         if (current === r) current = undefined;
         if (r.child.pid !== undefined) r.child.kill('SIGKILL');
-      }, op.timeoutMs);
+      }, boundMs);
       r.pending.set(id, { settle, answer: (q) => answer(op.ctx, q) });
       void r.ready.then((failed) => {
         if (failed !== undefined) return settle({ lost: failed });
