@@ -3,6 +3,7 @@
  * (src/checks/clients/client-process.ts), never in the main one; a client process that dies or
  * hangs leaves its operations undecided, saying why, never a pass or a hang.
  */
+import { readFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,6 +59,9 @@ describe('the client libraries run in their own process', () => {
     expect(imported.filter((u) => u.includes('/node_modules/ajv/'))).not.toEqual([]);
     const capped = mock.tokens.byAccount['acct_capped'];
     const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(capped === undefined ? {} : { limitTokens: { capped } }) });
+    // The token in this process's environment, as `iari test` reads it: the client process must not inherit it.
+    process.env['IARI_TOKEN'] = mock.tokens.default;
+    restartClientProcess();
     try {
       // openai-python and the Codex CLI are processes of their own already: left out (python3 may lack openai here).
       const checks = checksOfArea('clients').filter((c) => !c.name.startsWith('client-openai-python') && !c.name.startsWith('client-codex'));
@@ -65,7 +69,12 @@ describe('the client libraries run in their own process', () => {
       // The libraries ran (in the child): openai-node's, the AI SDK's, LangChain's, the Agents SDK's and a 429 operation passed.
       for (const id of ['CLIENT-001', 'CLIENT-010', 'CLIENT-018', 'CLIENT-036', 'CLIENT-009', 'CLIENT-RESP-009']) expect(outcomes.get(id)?.verdict, id).toBe('pass');
       expect(imported.filter((s) => LIBRARIES.test(s))).toEqual([]);
+      // The token is in neither the client process's arguments nor its environment (the relay swaps a stand-in for it).
+      const pid = clientProcessPid();
+      for (const file of ['cmdline', 'environ']) expect(readFileSync(`/proc/${String(pid)}/${file}`, 'utf8'), file).not.toContain(mock.tokens.default);
+      expect(readFileSync(`/proc/${String(pid)}/environ`, 'utf8')).not.toContain('IARI_TOKEN');
     } finally {
+      delete process.env['IARI_TOKEN'];
       await ctx.close();
     }
   }, 120_000);
