@@ -53,6 +53,8 @@ interface Running {
 let current: Running | undefined;
 /** Packages the child treats as not installed: for the tests of `skipped` (what `npm install --omit=optional` leaves out). */
 let hidden: readonly string[] = [];
+/** Modules the child loads first (`--import`): the offline proof's network guard (suites/clients/offline.test.ts). */
+let preloads: readonly string[] = [];
 let runIds = 0;
 
 function childEnv(): NodeJS.ProcessEnv {
@@ -77,7 +79,7 @@ function start(): Running {
   };
   let child: ChildProcess;
   try {
-    child = fork(CHILD_PATH, hidden.map((h) => `--hide=${h}`), { env: childEnv(), execArgv: CHILD_EXEC_ARGV, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
+    child = fork(CHILD_PATH, hidden.map((h) => `--hide=${h}`), { env: childEnv(), execArgv: [...CHILD_EXEC_ARGV, ...preloads.flatMap((p) => ['--import', p])], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
   } catch (error) {
     end(`iari's client process could not be started (${(error as Error).message})`);
     return running;
@@ -156,9 +158,13 @@ export function prepareClientProcess(): void {
   running();
 }
 
-/** Ends the child; the next operation starts a new one, which treats `hide` as not installed (tests of `skipped`). */
-export function restartClientProcess(options: { hide?: readonly string[] } = {}): void {
+/**
+ * Ends the child; the next operation starts a new one, which treats `hide` as not installed (the
+ * tests of `skipped`) and loads `preload` first (the offline proof's guard). Tests only.
+ */
+export function restartClientProcess(options: { hide?: readonly string[]; preload?: readonly string[] } = {}): void {
   hidden = options.hide ?? [];
+  preloads = options.preload ?? [];
   if (current !== undefined) {
     const old = current;
     current = undefined;
