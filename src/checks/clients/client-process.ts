@@ -197,6 +197,7 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
   const r = running();
   const relay = await startClientRelay(op.t, op.token);
   const boundMs = Math.max(500, op.timeoutMs - 1000);
+  const askErrors: unknown[] = [];
   let timer: NodeJS.Timeout | undefined;
   try {
     const result = await new Promise<ChildRun>((resolve) => {
@@ -208,12 +209,34 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
         r.pending.delete(id);
         resolve(x);
       };
-      timer = setTimeout(() => {
-        settle({ lost: `iari's client process gave no result within ${(boundMs / 1000).toFixed(1)} s (the process was ended)` });
-        if (current === r) current = undefined;
-        if (r.child.pid !== undefined) r.child.kill('SIGKILL');
-      }, boundMs);
-      r.pending.set(id, { settle, answer: (q) => answer(op.ctx, q) });
+      // As the runner's deadline (check-runner.ts): time spent waiting out rate limits does not count.
+      const paused = (): number => op.ctx.http.rateLimits?.waitedMs ?? 0;
+      const started = performance.now();
+      let credited = paused();
+      let budget = boundMs;
+      const arm = (): void => {
+        timer = setTimeout(() => {
+          const extra = paused() - credited;
+          credited += extra;
+          if (extra > 0) {
+            budget += extra;
+            arm();
+            return;
+          }
+          settle({ lost: `iari's client process gave no result within ${(boundMs / 1000).toFixed(1)} s (the process was ended)` });
+          if (current === r) current = undefined;
+          if (r.child.pid !== undefined) r.child.kill('SIGKILL');
+        }, Math.max(0, budget - (performance.now() - started)));
+      };
+      arm();
+      r.pending.set(id, {
+        settle,
+        answer: (q) =>
+          answer(op.ctx, q).catch((error: unknown) => {
+            askErrors.push(error);
+            throw error;
+          }),
+      });
       void r.ready.then((failed) => {
         if (failed !== undefined) return settle({ lost: failed });
         const facts: OpFacts = {
@@ -231,6 +254,12 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
     // The run's 429 budget spent under it: thrown, so the runner skips the operation and LIMIT-010 reports it.
     const giveUp = relay.errors.map(rateLimitGiveUp).find((e) => e !== undefined);
     if (giveUp !== undefined) throw giveUp;
+    // What the operation threw was a probe's error, made here: the operation gets that error itself, as in this process.
+    if ('outcome' in result && 'error' in result.outcome && result.outcome.error instanceof ThrownInClient) {
+      const text = result.outcome.error.text;
+      const own = askErrors.find((e) => e instanceof Error && text.includes(e.message));
+      if (own !== undefined) return { ...result, outcome: { error: own } };
+    }
     return result;
   } finally {
     clearTimeout(timer);
