@@ -66,7 +66,8 @@ async function once(bin: string): Promise<RunFigures> {
         if (Object.values(HELPERS).every((re) => !re.test(p.cmd)) && p.cmd.includes(bin)) before.add(pid);
         continue;
       }
-      seen.set(pid, { helper, last: { cpuS: p.cpuS, peakMiB: p.peakMiB } });
+      // A process that has ended (a zombie) shows no VmHWM and its CPU may read 0: the largest sample counts.
+      seen.set(pid, { helper, last: { cpuS: Math.max(p.cpuS, known?.last.cpuS ?? 0), peakMiB: Math.max(p.peakMiB, known?.last.peakMiB ?? 0) } });
     }
   }, 20);
   const code = await new Promise<number | null>((r) => child.on('close', r));
