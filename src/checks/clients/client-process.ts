@@ -81,7 +81,9 @@ function start(): Running {
   try {
     child = fork(CHILD_PATH, hidden.map((h) => `--hide=${h}`), { env: childEnv(), execArgv: [...CHILD_EXEC_ARGV, ...preloads.flatMap((p) => ['--import', p])], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
   } catch (error) {
-    end(`iari's client process could not be started (${(error as Error).message})`);
+    const reason = `iari's client process could not be started (${(error as Error).message})`;
+    running.ready = Promise.resolve(reason);
+    end(reason);
     return running;
   }
   running.child = child;
@@ -238,6 +240,7 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
           }),
       });
       void r.ready.then((failed) => {
+        if (settled) return;
         if (failed !== undefined) return settle({ lost: failed });
         const facts: OpFacts = {
           baseUrl: relay.baseUrl,
