@@ -31,6 +31,7 @@ await Promise.all([
   import('../areas/clients-openai-responses.ts'),
   import('../areas/clients-reasoning.ts'),
   import('../areas/clients-rate-limit.ts'),
+  import('./sdk-ops.ts'),
 ]);
 const { clientErrorText } = await import('./client-transport.ts');
 
