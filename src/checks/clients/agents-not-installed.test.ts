@@ -24,5 +24,5 @@ describe('the Agents SDK not installed', () => {
     const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false });
     const { outcomes } = await runChecksInProcess(ctx, agentsClientChecks);
     expect([...outcomes.values()].map((o) => `${o.id} ${o.verdict} ${o.verdict === 'skipped' ? o.reason : ''}`)).toEqual(['CLIENT-RESP-009', 'CLIENT-RESP-010'].map((id) => `${id} skipped Agents SDK is not installed (npm install @openai/agents)`));
-  });
+  }, 120_000);
 });

@@ -30,5 +30,5 @@ describe('a client library that is not installed', () => {
       expect(o.verdict, o.id).toBe('skipped');
       if (o.verdict === 'skipped') expect(o.reason).toBe('LangChain is not installed (npm install @langchain/openai @langchain/core)');
     }
-  });
+  }, 120_000);
 });
