@@ -174,6 +174,11 @@ export function restartClientProcess(options: { hide?: readonly string[]; preloa
   }
 }
 
+/** Starts the child if none runs and waits for its greeting: undefined, or why it did not start (tests that must not race its start). */
+export function clientProcessReady(): Promise<string | undefined> {
+  return running().ready;
+}
+
 /** The child's pid, once started (tests). */
 export function clientProcessPid(): number | undefined {
   return current?.child.pid;
