@@ -230,7 +230,7 @@ const matchesCompletion: CheckDef = {
   },
 };
 
-const sdkStream: CheckDef = {
+export const chatStreamSdkCheck: CheckDef = {
   name: 'chat-stream-openai-sdk',
   area: 'chat-stream',
   ids: ids(38),
@@ -240,4 +240,4 @@ const sdkStream: CheckDef = {
   run: sdkStreamed,
 };
 
-export const chatStreamChecks: CheckDef[] = [framing, envelope, deltas, usage, errorBeforeStreaming, errorDuringStreaming, legalFraming, reassembly, sdkStream, matchesCompletion];
+export const chatStreamChecks: CheckDef[] = [framing, envelope, deltas, usage, errorBeforeStreaming, errorDuringStreaming, legalFraming, reassembly, chatStreamSdkCheck, matchesCompletion];

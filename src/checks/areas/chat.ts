@@ -295,7 +295,7 @@ const nonJson: CheckDef = {
   },
 };
 
-const sdk: CheckDef = {
+export const chatSdkCheck: CheckDef = {
   name: 'chat-openai-sdk',
   area: 'chat',
   ids: ['CHAT-031'],
@@ -305,4 +305,4 @@ const sdk: CheckDef = {
   run: sdkCreate,
 };
 
-export const chatChecks: CheckDef[] = [basicShape, roles, params, unknownMember, missingFields, temperature, toolMessageWithoutId, streamOptionsWithoutStream, nChoices, maxTokens, sdk, nonJson];
+export const chatChecks: CheckDef[] = [basicShape, roles, params, unknownMember, missingFields, temperature, toolMessageWithoutId, streamOptionsWithoutStream, nChoices, maxTokens, chatSdkCheck, nonJson];

@@ -55,7 +55,21 @@ function portable(value: OpResult | 'not-installed'): OpResult | 'not-installed'
   }
 }
 
+/** Operations running now: the libraries' warm-up waits while any runs (module loading would slow its event loop). */
+let active = 0;
+const whenIdle: (() => void)[] = [];
+
 async function run(m: Extract<MainToChild, { type: 'run' }>): Promise<void> {
+  active++;
+  try {
+    await runOp(m);
+  } finally {
+    active--;
+    if (active === 0) for (const wake of whenIdle.splice(0)) wake();
+  }
+}
+
+async function runOp(m: Extract<MainToChild, { type: 'run' }>): Promise<void> {
   const op = libraryOps.get(m.name);
   const f: OpFacts = m.facts;
   const env: OpEnv = {
@@ -88,8 +102,10 @@ process.on('message', (m: MainToChild) => {
 });
 post({ type: 'ready' });
 
-// The libraries' import, while the main process runs the checks before theirs (issue 41). One that is
-// not installed fails here silently; its operations say so when they run.
+// The libraries' import, while the main process runs the checks before theirs (issue 41), in the order
+// the run first needs them, paused while an operation runs (it imports what it needs itself). One that
+// is not installed fails here silently; its operations say so when they run.
 for (const load of [() => import('openai'), () => import('openai-v6'), () => import('ai'), () => import('@ai-sdk/openai-compatible'), () => import('ai-v6'), () => import('@ai-sdk/openai-compatible-v2'), () => import('@langchain/openai'), () => import('@langchain/core/messages'), () => import('@openai/agents')]) {
+  while (active > 0) await new Promise<void>((resolve) => whenIdle.push(resolve));
   await load().catch(() => undefined);
 }
