@@ -36,17 +36,19 @@ import { openaiRateLimitCheck, openai6RateLimitCheck, vercelRateLimitCheck, verc
 // The official SDK's CHAT checks run just before the CLIENT area (issue 41): openai-node runs in the client
 // process (client-process.ts), which is still starting while the first areas run on this one.
 const sdkChecks: readonly CheckDef[] = [chatSdkCheck, chatStreamSdkCheck];
+// The metrics and CANCEL checks (serialised: /metrics is server-wide) come before them: CANCEL's waits
+// (about 2 s, the main thread idle) cover what is left of the client process's imports.
+const metricsThenCancel: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
 const notSdk = (c: CheckDef): boolean => !sdkChecks.includes(c);
 
-const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks.filter(notSdk), ...chatFormatChecks, ...chatStreamChecks.filter(notSdk), ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...toolsChoiceChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...sdkChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
-const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks.filter(notSdk), ...chatFormatChecks, ...chatStreamChecks.filter(notSdk), ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...toolsChoiceChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...metricsThenCancel, ...sdkChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
 
 const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();
 
 /** Every check of a run judging these APIs, in the order the suites run them (area by area; the APIs' declared exchanges after the shipped APIs' own checks). */
 export function catalogOf(protocols: ProtocolList = defaultProtocols): readonly CheckDef[] {
   let list = ofList.get(protocols);
-  if (list === undefined) ofList.set(protocols, (list = [...before, ...exchangeChecks(protocols), ...after]));
+  if (list === undefined) ofList.set(protocols, (list = [...before, ...exchangeChecks(protocols)]));
   return list;
 }
 
