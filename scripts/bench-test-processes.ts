@@ -33,14 +33,15 @@ interface RunFigures {
   totalCpuS: number;
 }
 
-function procOf(pid: string): { cmd: string; cpuS: number; peakMiB: number } | undefined {
+function procOf(pid: string): { cmd: string; ppid: string; cpuS: number; peakMiB: number } | undefined {
   try {
     const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppid = fields[1] ?? '';
     const cpuS = (Number(fields[11]) + Number(fields[12])) * TICK_S;
     const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return { cmd, cpuS, peakMiB: Number(hwm ?? 0) / 1024 };
+    return { cmd, ppid, cpuS, peakMiB: Number(hwm ?? 0) / 1024 };
   } catch {
     return undefined;
   }
@@ -54,18 +55,20 @@ async function once(bin: string): Promise<RunFigures> {
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const seen = new Map<string, { helper: string; last: Sample }>();
+  // Only this run's processes (descendants of /usr/bin/time): the machine may run other iari tests at the same time.
+  const ours = new Set([String(child.pid)]);
   const timer = setInterval(() => {
     for (const pid of readdirSync('/proc')) {
       if (!/^\d+$/.test(pid) || before.has(pid)) continue;
       const known = seen.get(pid);
       const p = procOf(pid);
       if (p === undefined) continue;
-      const helper = known?.helper ?? Object.entries(HELPERS).find(([, re]) => re.test(p.cmd))?.[0];
-      if (helper === undefined) {
-        // A process of no interest (the main one, /usr/bin/time): not looked at again.
-        if (Object.values(HELPERS).every((re) => !re.test(p.cmd)) && p.cmd.includes(bin)) before.add(pid);
-        continue;
+      if (!ours.has(pid)) {
+        if (!ours.has(p.ppid)) continue;
+        ours.add(pid);
       }
+      const helper = known?.helper ?? Object.entries(HELPERS).find(([, re]) => re.test(p.cmd))?.[0];
+      if (helper === undefined) continue;
       // A process that has ended (a zombie) shows no VmHWM and its CPU may read 0: the largest sample counts.
       seen.set(pid, { helper, last: { cpuS: Math.max(p.cpuS, known?.last.cpuS ?? 0), peakMiB: Math.max(p.peakMiB, known?.last.peakMiB ?? 0) } });
     }
