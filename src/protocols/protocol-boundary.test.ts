@@ -41,7 +41,6 @@ const API_CONSUMERS: Readonly<Record<string, string>> = {
   'src/checks/areas/tools-breadth.ts': 'chat-completions',
   'src/checks/areas/tools.ts': 'chat-completions',
   'src/checks/areas/usage.ts': 'chat-completions',
-  'src/checks/http/openai-sdk.ts': 'chat-completions',
   'src/checks/requests/cancel-requests.ts': 'chat-completions',
   'src/checks/requests/capability-probes.ts': 'chat-completions',
   'src/checks/requests/common-requests.ts': 'chat-completions',

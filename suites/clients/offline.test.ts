@@ -3,6 +3,9 @@ import dns from 'node:dns';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installOfflineGuard, isLoopback, type OfflineGuard } from './offline-guard.ts';
 import type { MockServer } from '../../mock-server/index.ts';
@@ -90,14 +93,27 @@ describe('CLIENT checks stay on the server under test', () => {
     const capped = mock.tokens.byAccount['acct_capped'];
     const ctx = createCheckContext({ root: mock.origin, token: mock.tokens.default, seed: 7, target: 'bundled-mock', includeLimits: false, ...(py.python === undefined ? {} : { python: py.python }), ...(capped === undefined ? {} : { limitTokens: { capped } }) });
     const checks = catalog.filter((c) => c.area === 'clients');
+    // The JS libraries run in iari's client process: the guard is loaded there too, and writes what it refuses to a file.
+    const { clientProcessReady, restartClientProcess } = await import('../../src/checks/clients/client-process.ts');
+    const record = join(mkdtempSync(join(tmpdir(), 'iari-offline-')), 'child-attempts.ndjson');
+    const childGuard = new URL('./offline-guard-child.ts', import.meta.url);
+    childGuard.searchParams.set('record', record);
+    restartClientProcess({ preload: [childGuard.href] });
+    // Started and greeted before the run, so a loaded machine's slow start does not eat the first operation's deadline.
+    expect(await clientProcessReady()).toBeUndefined();
     const pythonIds = new Set(checks.filter((c) => c.name.startsWith('client-openai-python')).flatMap((c) => c.ids));
     const { outcomes } = await runChecksInProcess(ctx, checks);
     await ctx.close();
     const verdicts = [...outcomes.values()].map((o) => `${o.id} ${o.verdict}`).sort();
     expect(verdicts.length).toBe(checks.flatMap((c) => c.ids).length);
     expect(pythonIds.size).toBe(11);
-    expect(verdicts.filter((v) => !v.endsWith(' pass') && !(py.skip !== undefined && pythonIds.has(v.split(' ')[0] ?? '') && v.endsWith(' skipped')))).toEqual([]);
+    expect(verdicts.filter((v) => !v.endsWith(' pass') && !(py.skip !== undefined && pythonIds.has(v.split(' ')[0] ?? '') && v.endsWith(' skipped'))), JSON.stringify([...outcomes.values()].filter((o) => o.verdict !== 'pass'))).toEqual([]);
     expect(guard.attempts).toEqual([]);
+    restartClientProcess();
+    const child = readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { installed?: number; target?: string });
+    // The guard ran in the client process (its own probe recorded) and recorded nothing else.
+    expect(child[0]?.installed).toBeTypeOf('number');
+    expect(child.slice(1).map((a) => a.target)).toEqual(['iari-offline-child-probe.invalid']);
   }, 300_000);
 
   it('the LangChain chat model iari builds counts tokens locally (no tiktoken download), also when streaming is on', async () => {

@@ -1,15 +1,14 @@
 import type { CheckDef } from '../context/check-types.ts';
 import { requirementIds } from '../context/check-types.ts';
 import { evidence, describeResponse } from '../kernel/evidence.ts';
-import { chatBody, errorOf, modelUnderTest, unknownModelId, PROMPT } from '../requests/common-requests.ts';
+import { chatBody, errorOf, modelUnderTest, unknownModelId } from '../requests/common-requests.ts';
 import { toolBody } from '../requests/tool-requests.ts';
-import { bound, gate, offers } from '../requests/capability-probes.ts';
+import { gate, offers } from '../requests/capability-probes.ts';
 import { breaksMust, checkExchange, judgeFindings } from '../wire/stream-findings.ts';
 import { checkedStreams } from '../requests/checked-streams.ts';
 import { failAfterEventsHeader } from '../http/mock-admin.ts';
-import { openaiClient } from '../http/openai-sdk.ts';
-import { CHECK_TEXT_TOKENS } from '../requests/output-bound.ts';
-import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
+import { sdkStream as sdkStreamed } from '../clients/sdk-ops.ts';
+import { prepareClientProcess } from '../clients/client-process.ts';
 import { at } from '../kernel/evidence.ts';
 import { idsOfRules, requirementOfRule } from '../../protocols/chat-completions/stream-rules.ts';
 import { toMessage, type AssembledChoice } from '../../protocols/chat-completions/stream-assembly.ts';
@@ -231,36 +230,14 @@ const matchesCompletion: CheckDef = {
   },
 };
 
-const sdkStream: CheckDef = {
+export const chatStreamSdkCheck: CheckDef = {
   name: 'chat-stream-openai-sdk',
   area: 'chat-stream',
   ids: ids(38),
   title: 'the official openai SDK iterates the stream to its end without throwing',
-  async run(ctx, j) {
-    const sdk = await openaiClient(ctx, true);
-    if (sdk === undefined) {
-      j.skip('CHAT-STREAM-038', 'the openai package is not installed');
-      return;
-    }
-    const { client } = sdk;
-    const model = await modelUnderTest(ctx);
-    await ctx.http.acquireSlot();
-    try {
-      const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }], stream: true , ...(await bound(ctx, CHECK_TEXT_TOKENS)) });
-      let chunks = 0;
-      for await (const chunk of stream) {
-        if (chunk !== undefined) chunks += 1;
-      }
-      j.expect('CHAT-STREAM-038', chunks > 0, () => ({ message: 'the SDK stream yielded no chunk' }));
-    } catch (error) {
-      // A rate limit iari stopped waiting for: the runner skips the check and LIMIT-010 reports it.
-      if (rateLimitGiveUp(error) !== undefined) throw error;
-      // An answer that never came: blocked by its root cause, as for the checks' own requests.
-      const stalled = sdk.stalled(error);
-      if (stalled !== undefined) throw stalled;
-      j.violated('CHAT-STREAM-038', { message: `openai SDK threw while streaming: ${ctx.http.redact((error as Error).message)}` });
-    }
-  },
+  // openai-node runs in iari's client process (sdk-ops.ts), started with the run.
+  prepare: prepareClientProcess,
+  run: sdkStreamed,
 };
 
-export const chatStreamChecks: CheckDef[] = [framing, envelope, deltas, usage, errorBeforeStreaming, errorDuringStreaming, legalFraming, reassembly, sdkStream, matchesCompletion];
+export const chatStreamChecks: CheckDef[] = [framing, envelope, deltas, usage, errorBeforeStreaming, errorDuringStreaming, legalFraming, reassembly, chatStreamSdkCheck, matchesCompletion];

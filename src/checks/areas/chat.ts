@@ -3,9 +3,8 @@ import { requirementIdRange } from '../context/check-types.ts';
 import type { HttpExchange } from '../http/check-http.ts';
 import { evidence, at, isInt, isRecord, describeResponse } from '../kernel/evidence.ts';
 import { basicCompletion, chatBody, errorMemberIs, modelUnderTest, PROMPT } from '../requests/common-requests.ts';
-import { openaiClient } from '../http/openai-sdk.ts';
-import { CHECK_TEXT_TOKENS } from '../requests/output-bound.ts';
-import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
+import { sdkCreate } from '../clients/sdk-ops.ts';
+import { prepareClientProcess } from '../clients/client-process.ts';
 import { bound, gate, probeCapability } from '../requests/capability-probes.ts';
 import { capabilityNamesOf } from '../registry/capabilities.ts';
 import { errorMember } from '../requests/common-requests.ts';
@@ -296,32 +295,14 @@ const nonJson: CheckDef = {
   },
 };
 
-const sdk: CheckDef = {
+export const chatSdkCheck: CheckDef = {
   name: 'chat-openai-sdk',
   area: 'chat',
   ids: ['CHAT-031'],
   title: 'the official openai SDK parses a completion with only baseURL set',
-  async run(ctx, j) {
-    const sdk = await openaiClient(ctx, false);
-    if (sdk === undefined) {
-      j.skip('CHAT-031', 'the openai package is not installed');
-      return;
-    }
-    const { client } = sdk;
-    const model = await modelUnderTest(ctx);
-    await ctx.http.acquireSlot();
-    try {
-      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] , ...(await bound(ctx, CHECK_TEXT_TOKENS)) });
-      j.expect('CHAT-031', Array.isArray(res.choices), () => ({ message: 'the SDK returned no completion object', received: res }));
-    } catch (error) {
-      // A rate limit iari stopped waiting for: the runner skips the check and LIMIT-010 reports it.
-      if (rateLimitGiveUp(error) !== undefined) throw error;
-      // An answer that never came: blocked by its root cause, as for the checks' own requests.
-      const stalled = sdk.stalled(error);
-      if (stalled !== undefined) throw stalled;
-      j.violated('CHAT-031', { message: `openai SDK threw: ${ctx.http.redact((error as Error).message)}` });
-    }
-  },
+  // openai-node runs in iari's client process (sdk-ops.ts), started with the run.
+  prepare: prepareClientProcess,
+  run: sdkCreate,
 };
 
-export const chatChecks: CheckDef[] = [basicShape, roles, params, unknownMember, missingFields, temperature, toolMessageWithoutId, streamOptionsWithoutStream, nChoices, maxTokens, sdk, nonJson];
+export const chatChecks: CheckDef[] = [basicShape, roles, params, unknownMember, missingFields, temperature, toolMessageWithoutId, streamOptionsWithoutStream, nChoices, maxTokens, chatSdkCheck, nonJson];

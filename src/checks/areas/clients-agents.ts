@@ -40,7 +40,7 @@ function weatherAgent(sdk: Sdk): { agent: import('@openai/agents').Agent<unknown
 
 /** The SDK, or a reason not to run: not installed, or the API not served. */
 async function loaded(env: OpEnv): Promise<Sdk | 'not-installed' | { skip: string } | { problem: string }> {
-  return (await responsesNotServed(env)) ?? (await agentsSdk(env.t, env.ctx.http.tokenForProbe(), env.model)) ?? 'not-installed';
+  return (await responsesNotServed(env)) ?? (await agentsSdk(env.t, env.key, env.model)) ?? 'not-installed';
 }
 
 /**

@@ -79,7 +79,7 @@ const codexExec = clientOp({
   client,
   call: 'codex exec (model provider wire_api "responses")',
   title: 'completes a turn and prints the agent\'s answer',
-  async run(env) {
+  async local(env) {
     const binary = codexBinary();
     if ('missing' in binary) return { skip: binary.missing };
     const notServed = await responsesNotServed(env);

@@ -10,12 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vercel6ClientChecks, vercelClientChecks } from './clients-vercel.ts';
 import { createCheckContext } from '../context/check-context.ts';
 import { runCheck } from '../runner/check-runner.ts';
+import { prepareClientProcess } from '../clients/client-process.ts';
 
 const serverError = { code: 500, message: 'Failed to parse input at pos 12', type: 'server_error' };
 let server: Server;
 let root: string;
 
 beforeAll(async () => {
+  // The AI SDK runs in iari's client process: started now, as a run's prepare starts it.
+  prepareClientProcess();
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {

@@ -4,7 +4,7 @@ import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES, langchain } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, noWrongKey, type ErrorExpectation } from '../clients/client-errors.ts';
-import type { ClientTransport } from '../clients/client-transport.ts';
+import type { OpTransport } from '../clients/client-op-env.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
@@ -15,7 +15,7 @@ const client = CLIENT_NAMES.langchain;
 type LangChain = Exclude<NonNullable<Awaited<ReturnType<typeof langchain>>>, { skip: string }>;
 
 async function lc(env: OpEnv, options: { key?: string; model?: string; baseURL?: string } = {}): Promise<LangChain | { skip: string } | 'not-installed'> {
-  return (await langchain(env.t, options.key ?? env.ctx.http.tokenForProbe(), options.model ?? env.model, options.baseURL, await clientCaps(env.ctx))) ?? 'not-installed';
+  return (await langchain(env.t, options.key ?? env.key, options.model ?? env.model, options.baseURL, await env.caps())) ?? 'not-installed';
 }
 
 /** LangChain passes openai-node's error on, marked with its own `lc_error_code` for the status. */
@@ -78,13 +78,13 @@ async function toolRoundTrip(env: OpEnv, streamed: boolean): Promise<OpResult | 
   const l = await lc(env);
   if (l === 'not-installed' || 'skip' in l) return l;
   const messages: BaseMessage[] = [new l.messages.HumanMessage(TOOL_PROMPT)];
-  const forced = (await clientCaps(env.ctx)).forceTool ? l.chat.bindTools([clientWeatherTool], { tool_choice: clientWeatherTool.function.name }) : l.chat.bindTools([clientWeatherTool]);
+  const forced = (await env.caps()).forceTool ? l.chat.bindTools([clientWeatherTool], { tool_choice: clientWeatherTool.function.name }) : l.chat.bindTools([clientWeatherTool]);
   const first: AIMessage | AIMessageChunk | undefined = streamed ? await concatStream(await forced.stream(messages)) : await forced.invoke(messages);
   if (first === undefined) return { problem: 'the stream yielded no chunk' };
   const invalid = first.invalid_tool_calls ?? [];
   if (invalid.length > 0) return { problem: `LangChain could not parse the tool call (invalid_tool_calls: ${invalid.map((c) => c.error ?? 'invalid').join('; ')})`, received: invalid };
   const call = first.tool_calls?.[0];
-  const problem = call === undefined ? await noToolCall(env.ctx) : toolCallProblem(call.name, call.args);
+  const problem = call === undefined ? await noToolCall(env) : toolCallProblem(call.name, call.args);
   if (problem !== undefined || call === undefined) return problem ?? { problem: 'no tool call' };
   // The documented loop: the AIMessage goes back as it came, followed by a ToolMessage for its call id.
   messages.push(first, new l.messages.ToolMessage({ tool_call_id: call.id ?? '', content: JSON.stringify(TOOL_RESULT) }));
@@ -138,7 +138,7 @@ const unknownModel = clientOp({
   call: 'ChatOpenAI.invoke() with an unknown model',
   title: 'throws with status 404, lc_error_code MODEL_NOT_FOUND and the server error message',
   async run(env) {
-    const l = await lc(env, { model: unknownModelId(env.ctx) });
+    const l = await lc(env, { model: env.unknownModel });
     if (l === 'not-installed' || 'skip' in l) return l;
     return expectClientError(env.t, lcError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () => invoke(l));
   },
@@ -160,7 +160,7 @@ const unknownRoute = clientOp({
 export const langchainClientChecks: CheckDef[] = [completion, stream, tools, toolsStreamed, unauthorized, unknownModel, unknownRoute];
 
 /** LangChain's part of the shared 429 check (clients-rate-limit.ts). */
-export async function langchainRateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
+export async function langchainRateLimited(t: OpTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
   const l = await langchain(t, key, model, t.baseUrl, { bound: false, streamUsage: true });
   if (l === undefined) return 'not-installed';
   if ('skip' in l) return l;

@@ -1,5 +1,5 @@
 import type { CheckDef } from '../context/check-types.ts';
-import { toolCallProblem, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { toolCallProblem, type LocalOpEnv, type OpResult } from '../clients/client-op.ts';
 import { judged, pythonOp } from './clients-openai-python.ts';
 import { outputTextOf, responsesNotServed, responseTextProblem } from './clients-openai-responses.ts';
 
@@ -7,7 +7,7 @@ import { outputTextOf, responsesNotServed, responseTextProblem } from './clients
 // same four operations as openai-node's (clients-openai-responses.ts), run by the driver
 // (openai-python-driver.py: responses_*) in the interpreter `--python PATH` names.
 
-async function op(env: OpEnv, name: 'responses_create' | 'responses_stream' | 'responses_stream_helper' | 'responses_tools', judge: (ok: Record<string, unknown>) => OpResult): Promise<OpResult> {
+async function op(env: LocalOpEnv, name: 'responses_create' | 'responses_stream' | 'responses_stream_helper' | 'responses_tools', judge: (ok: Record<string, unknown>) => OpResult): Promise<OpResult> {
   return (await responsesNotServed(env)) ?? judged(env, name, judge);
 }
 

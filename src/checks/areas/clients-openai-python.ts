@@ -1,7 +1,7 @@
 import type { CheckDef } from '../context/check-types.ts';
 import { unknownModelId } from '../requests/common-requests.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
-import { clientOp, clientCaps, type ClientOpDef, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
+import { clientOp, type ClientOpDef, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type LocalOpEnv, type OpResult } from '../clients/client-op.ts';
 import { WRONG_KEY, noWrongKey, survivableStatus } from '../clients/client-errors.ts';
 import { startClientRelay } from '../clients/client-relay.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
@@ -17,8 +17,8 @@ import { pythonClient, runPython, type PythonJob, type PythonRaised, type Python
 const client = CLIENT_NAMES.python;
 
 /** The run's interpreter: `--python PATH`, else python3 (a context made elsewhere gets its own). */
-const fallbackSlots = new WeakMap<OpEnv['ctx'], PythonSlot>();
-function slotOf(ctx: OpEnv['ctx']): PythonSlot {
+const fallbackSlots = new WeakMap<LocalOpEnv['ctx'], PythonSlot>();
+function slotOf(ctx: LocalOpEnv['ctx']): PythonSlot {
   if (ctx.python !== undefined) return ctx.python;
   let s = fallbackSlots.get(ctx);
   if (s === undefined) fallbackSlots.set(ctx, (s = { interpreter: 'python3' }));
@@ -31,8 +31,9 @@ type Op = PythonJob['op'];
  * An openai-python operation as a check: the run starts the driver process when it starts (prepare),
  * so the interpreter's start and openai's import overlap the checks before the first Python one.
  */
-export function pythonOp(def: Omit<ClientOpDef, 'client' | 'prepare'>): CheckDef {
-  return clientOp({ ...def, client, prepare: (ctx) => void pythonClient(slotOf(ctx)) });
+export function pythonOp(def: Omit<ClientOpDef, 'client'> & { run(env: LocalOpEnv): Promise<OpResult | 'not-installed'> }): CheckDef {
+  const { run, ...rest } = def;
+  return clientOp({ ...rest, client, prepare: (ctx) => void pythonClient(slotOf(ctx)), local: run });
 }
 
 function unavailable(reason: string): string {
@@ -40,14 +41,14 @@ function unavailable(reason: string): string {
 }
 
 /** Runs one openai-python operation through a relay to the server; its result, what it raised, or why it could not run. */
-async function python(env: OpEnv, op: Op, overrides: { key?: string; model?: string } = {}): Promise<{ ok: Record<string, unknown> } | { raised: PythonRaised } | { result: OpResult }> {
+async function python(env: LocalOpEnv, op: Op, overrides: { key?: string; model?: string } = {}): Promise<{ ok: Record<string, unknown> } | { raised: PythonRaised } | { result: OpResult }> {
   // An interpreter without openai is known from its first start: nothing is sent then.
   const available = await pythonClient(slotOf(env.ctx));
   if ('unavailable' in available) return { result: { skip: unavailable(available.unavailable) } };
   const token = env.ctx.http.tokenForProbe();
   const relay = await startClientRelay(env.t, token);
   try {
-    const bound = (await clientCaps(env.ctx)).bound;
+    const bound = (await env.caps()).bound;
     const job: PythonJob = {
       op,
       base_url: relay.baseUrl,
@@ -88,7 +89,7 @@ function raisedText(r: PythonRaised): string {
 const MODEL_FINISH_ERRORS: Readonly<Record<string, string>> = { LengthFinishReasonError: 'length', ContentFilterFinishReasonError: 'content_filter' };
 
 /** The common shape: what raised becomes the problem in openai-python's words; a result is judged by `judge`. */
-export async function judged(env: OpEnv, op: Op, judge: (ok: Record<string, unknown>) => Promise<OpResult> | OpResult): Promise<OpResult> {
+export async function judged(env: LocalOpEnv, op: Op, judge: (ok: Record<string, unknown>) => Promise<OpResult> | OpResult): Promise<OpResult> {
   const out = await python(env, op);
   if ('result' in out) return out.result;
   if ('raised' in out) {
@@ -131,9 +132,9 @@ const streamHelper = pythonOp({
     }),
 });
 
-async function roundTrip(env: OpEnv, ok: Record<string, unknown>): Promise<OpResult> {
+async function roundTrip(env: LocalOpEnv, ok: Record<string, unknown>): Promise<OpResult> {
   const call = ok['call'] as { name?: unknown; parsed?: unknown } | null;
-  if (call === null || call === undefined) return noToolCall(env.ctx);
+  if (call === null || call === undefined) return noToolCall(env);
   const problem = toolCallProblem(call.name, call.parsed);
   if (problem !== undefined) return problem;
   return textProblem(ok['text'], ok['finish'], true);
@@ -159,7 +160,7 @@ const toolsStreamed = pythonOp({
  * openai-python's error for a status (`_client.py` `_make_status_error`): the class for it, an
  * APIStatusError subclass that keeps `status_code`, with the server's `error` object as `body`.
  */
-async function errorOp(env: OpEnv, status: 401 | 404, className: string, overrides: { key?: string; model?: string }, unprovoked: string): Promise<OpResult> {
+async function errorOp(env: LocalOpEnv, status: 401 | 404, className: string, overrides: { key?: string; model?: string }, unprovoked: string): Promise<OpResult> {
   const out = await python(env, 'error', overrides);
   if ('result' in out) return out.result;
   if ('ok' in out) return { skip: unprovoked };
@@ -199,7 +200,7 @@ const unknownModel = pythonOp({
   id: 'CLIENT-035',
   call: 'client.chat.completions.create() with an unknown model',
   title: 'raises NotFoundError (an APIStatusError with status_code 404) carrying the server error message',
-  run: (env) => errorOp(env, 404, 'NotFoundError', { model: unknownModelId(env.ctx) }, 'the server answered for a model it does not list (MODELS-010 judges it)'),
+  run: (env) => errorOp(env, 404, 'NotFoundError', { model: env.unknownModel }, 'the server answered for a model it does not list (MODELS-010 judges it)'),
 });
 
 export const openaiPythonClientChecks: CheckDef[] = [create, stream, streamHelper, tools, toolsStreamed, unauthorized, unknownModel];

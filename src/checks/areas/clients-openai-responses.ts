@@ -17,16 +17,16 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 
 /** Why a Responses operation does not run: a server that does not serve the API (a failure under --expect responses); undefined where it does. */
 export async function responsesNotServed(env: OpEnv): Promise<{ skip: string } | { problem: string } | undefined> {
-  const served = await probeCapability(env.ctx, 'responses');
+  const served = await env.probe('responses');
   if (offered(served.status)) return undefined;
   const what = `the server ${served.status === 'absent' ? 'does not serve' : served.status} POST /v1/responses (${served.detail})`;
-  if (env.ctx.capabilities.expected.has('responses')) return { problem: `--expect responses: ${what}` };
+  if (env.expects('responses')) return { problem: `--expect responses: ${what}` };
   return { skip: `capability responses not offered: ${what}; --expect responses makes this fail` };
 }
 
 /** The SDK, or a reason not to run: not installed, or the API not served. */
 async function sdk(env: OpEnv): Promise<OpenAI | 'not-installed' | { skip: string } | { problem: string }> {
-  return (await responsesNotServed(env)) ?? (await openaiNode(env.t, env.ctx.http.tokenForProbe())) ?? 'not-installed';
+  return (await responsesNotServed(env)) ?? (await openaiNode(env.t, env.key)) ?? 'not-installed';
 }
 
 const bounded = { max_output_tokens: CLIENT_MAX_TOKENS } as const;

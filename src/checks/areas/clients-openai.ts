@@ -5,7 +5,7 @@ import { unknownModelId } from '../requests/common-requests.ts';
 import { OPENAI_NODE, OPENAI_NODE_6, openaiNode, type OpenAINodeMajor } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, WRONG_KEY, noWrongKey, UNKNOWN_PREFIX, type ErrorExpectation } from '../clients/client-errors.ts';
-import type { ClientTransport } from '../clients/client-transport.ts';
+import type { OpTransport } from '../clients/client-op-env.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
 // Seed, What the service does: "existing clients for that format work when only the base address
@@ -17,8 +17,8 @@ import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-re
 const forced = { type: 'function', function: { name: clientWeatherTool.function.name } } as const;
 
 /** `max_tokens` where the server offers a length bound (capability max-completion-tokens). */
-async function maxTokens(env: { ctx: OpEnv['ctx'] }): Promise<{ max_tokens?: number }> {
-  return (await clientCaps(env.ctx)).bound ? { max_tokens: CLIENT_MAX_TOKENS } : {};
+async function maxTokens(env: Pick<OpEnv, 'caps'>): Promise<{ max_tokens?: number }> {
+  return (await env.caps()).bound ? { max_tokens: CLIENT_MAX_TOKENS } : {};
 }
 
 /** Arguments parsed the way a user of the SDK parses them (`JSON.parse(call.function.arguments)`). */
@@ -43,11 +43,11 @@ interface OpenAIOpIds {
 }
 
 /** The operations, run with one major of openai-node (`prefix` names its checks). */
-function openaiOps(m: OpenAINodeMajor, prefix: string, ids: OpenAIOpIds): { checks: CheckDef[]; rateLimited: (t: ClientTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> } {
+function openaiOps(m: OpenAINodeMajor, prefix: string, ids: OpenAIOpIds): { checks: CheckDef[]; rateLimited: (t: OpTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> } {
   const client = m.client;
 
-  async function sdk(env: OpEnv, key?: string, t: ClientTransport = env.t): Promise<OpenAI | 'not-installed'> {
-    return (await openaiNode(t, key ?? env.ctx.http.tokenForProbe(), m)) ?? 'not-installed';
+  async function sdk(env: OpEnv, key?: string, t: OpTransport = env.t): Promise<OpenAI | 'not-installed'> {
+    return (await openaiNode(t, key ?? env.key, m)) ?? 'not-installed';
   }
 
   /**
@@ -132,7 +132,7 @@ function openaiOps(m: OpenAINodeMajor, prefix: string, ids: OpenAIOpIds): { chec
     const first = streamed ? await c.chat.completions.stream({ ...request, tool_choice: forced }).finalChatCompletion() : await c.chat.completions.create({ ...request, tool_choice: forced });
     const message = first.choices?.[0]?.message;
     const call = message?.tool_calls?.[0];
-    const problem = call === undefined ? await noToolCall(env.ctx) : toolCallProblem(call.type === 'function' ? call.function.name : undefined, call.type === 'function' ? parsedArguments(call.function.arguments) : undefined);
+    const problem = call === undefined ? await noToolCall(env) : toolCallProblem(call.type === 'function' ? call.function.name : undefined, call.type === 'function' ? parsedArguments(call.function.arguments) : undefined);
     if (problem !== undefined || message === undefined || call === undefined) return problem ?? { problem: 'returned no tool call', received: message };
     // The documented loop: the assistant message goes back as it came, followed by the tool's result.
     messages.push(message as ChatCompletionMessageParam, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(TOOL_RESULT) });
@@ -192,7 +192,7 @@ function openaiOps(m: OpenAINodeMajor, prefix: string, ids: OpenAIOpIds): { chec
       if (c === 'not-installed') return c;
       const mt = await maxTokens(env);
       return expectClientError(env.t, await sdkError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () =>
-        c.chat.completions.create({ model: unknownModelId(env.ctx), messages: [{ role: 'user', content: CLIENT_PROMPT }], ...mt }),
+        c.chat.completions.create({ model: env.unknownModel, messages: [{ role: 'user', content: CLIENT_PROMPT }], ...mt }),
       );
     },
   });
@@ -215,7 +215,7 @@ function openaiOps(m: OpenAINodeMajor, prefix: string, ids: OpenAIOpIds): { chec
   });
 
   /** This major's part of the shared 429 check (clients-rate-limit.ts). */
-  async function rateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
+  async function rateLimited(t: OpTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
     const c = await openaiNode(t, key, m);
     if (c === undefined) return 'not-installed';
     return expectClientError(t, await sdkError(429), 'the server did not answer 429', () =>

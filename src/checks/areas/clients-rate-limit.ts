@@ -4,8 +4,9 @@ import { at, isInt } from '../kernel/evidence.ts';
 import { chatBody, modelUnderTest } from '../requests/common-requests.ts';
 import { MAX_PROBES } from './limits.ts';
 import { CLIENT_NAMES } from '../clients/client-libraries.ts';
-import { judgeResult, withConsoleCaptured, type OpResult } from '../clients/client-op.ts';
+import { judgeResult, libraryOp, type OpResult, type OpTransport } from '../clients/client-op.ts';
 import { ClientTransport, clientErrorText } from '../clients/client-transport.ts';
+import { prepareClientProcess, runInClientProcess } from '../clients/client-process.ts';
 import { openaiNode6Ops, openaiNodeOps } from './clients-openai.ts';
 import { vercelAi6Ops, vercelAiOps } from './clients-vercel.ts';
 import { langchainRateLimited } from './clients-langchain.ts';
@@ -32,12 +33,15 @@ async function provoke(ctx: CheckContext, model: string): Promise<{ key: string 
   return { skip: `${rpm + 1} requests within a minute drew no 429 (LIMIT-001 judges it)` };
 }
 
-function rateLimitOp(op: { name: string; id: string; client: string; call: string; run: (t: ClientTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> }): CheckDef {
+function rateLimitOp(op: { name: string; id: string; client: string; call: string; run: (t: OpTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> }): CheckDef {
+  // The library's call runs in iari's client process (client-process.ts); the relay sends the provoking key in its stand-in's place.
+  libraryOp(op.name, (env) => op.run(env.t, env.key, env.model));
   return {
     name: op.name,
     area: 'clients',
     ids: [op.id],
     title: `${op.client} ${op.call} raises its rate-limit error carrying the server message`,
+    prepare: prepareClientProcess,
     async run(ctx, j) {
       let model: string;
       try {
@@ -53,7 +57,12 @@ function rateLimitOp(op: { name: string; id: string; client: string; call: strin
       }
       // The 429 must reach the library, not be waited out.
       const t = new ClientTransport(ctx, { rateLimit: 'raw' });
-      const { outcome, logged } = await withConsoleCaptured(() => op.run(t, p.key, model));
+      const ran = await runInClientProcess({ name: op.name, ctx, t, model, token: p.key, timeoutMs: ctx.checkTimeoutMs });
+      if ('lost' in ran) {
+        j.undecided(op.id, 'deadline', `not decided: ${ran.lost}`);
+        return;
+      }
+      const { outcome, logged } = ran;
       if ('error' in outcome) j.violated(op.id, t.failure(`${op.client} ${op.call} threw ${clientErrorText(outcome.error)}`));
       else judgeResult(j, op, t, outcome.value, logged);
     },

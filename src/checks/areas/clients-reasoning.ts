@@ -12,9 +12,9 @@ import { at, isRecord } from '../kernel/evidence.ts';
 
 /** The reasoning model the probe found, or why the operation is skipped (or, under --expect reasoning, fails). */
 async function reasoner(env: OpEnv): Promise<string | { skip: string } | { problem: string }> {
-  const p = await probeCapability(env.ctx, 'reasoning');
+  const p = await env.probe('reasoning');
   if (!offered(p.status) || p.model === undefined) {
-    if (env.ctx.capabilities.expected.has('reasoning')) return { problem: `--expect reasoning: the server offers no reasoning model (${p.detail})` };
+    if (env.expects('reasoning')) return { problem: `--expect reasoning: the server offers no reasoning model (${p.detail})` };
     return { skip: `capability reasoning not offered (${p.detail})` };
   }
   return p.model;
@@ -101,7 +101,7 @@ function openaiReasoning(name: string, id: string, major: OpenAINodeMajor): Chec
     client: major.client,
     call: 'client.chat.completions.create({ stream: true }) on a reasoning model',
     title: 'yields content deltas that join to the answer without the reasoning',
-    open: (env) => openaiNode(env.t, env.ctx.http.tokenForProbe(), major),
+    open: (env) => openaiNode(env.t, env.key, major),
     async stream(c, model) {
       let text = '';
       // Unbounded on purpose (issue 37 item 1): CLIENT-026 needs content after the reasoning, and a
@@ -120,7 +120,7 @@ function vercelReasoning(name: string, id: string, major: VercelMajor): CheckDef
     client: major.client,
     call: 'streamText() on a reasoning model',
     title: 'streams text parts that join to the answer without the reasoning, reasoning parts that carry the reasoning streamed, and no error part',
-    open: async (env) => vercelAi(env.t, env.ctx.http.tokenForProbe(), env.t.baseUrl, (await clientCaps(env.ctx)).streamUsage, major),
+    open: async (env) => vercelAi(env.t, env.key, env.t.baseUrl, (await env.caps()).streamUsage, major),
     async stream(v, model, env) {
       env.t.keepBodies = true;
       const res = v.ai.streamText({ model: v.provider(model), prompt: CLIENT_PROMPT, maxRetries: 0, onError: () => undefined });
@@ -144,7 +144,7 @@ export const reasoningClientChecks: CheckDef[] = [
     client: CLIENT_NAMES.langchain,
     call: 'ChatOpenAI.stream() on a reasoning model',
     title: 'yields AIMessageChunks whose content is the answer without the reasoning',
-    open: async (env, model) => langchain(env.t, env.ctx.http.tokenForProbe(), model, env.t.baseUrl, await clientCaps(env.ctx)),
+    open: async (env, model) => langchain(env.t, env.key, model, env.t.baseUrl, await env.caps()),
     async stream(l) {
       let text = '';
       for await (const chunk of await l.chat.stream([new l.messages.HumanMessage(CLIENT_PROMPT)])) text += typeof chunk.content === 'string' ? chunk.content : '';

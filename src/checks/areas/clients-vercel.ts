@@ -3,7 +3,8 @@ import { unknownModelId } from '../requests/common-requests.ts';
 import { VERCEL_AI, VERCEL_AI_6, vercelAi, type VercelMajor } from '../clients/client-libraries.ts';
 import { clientOp, clientCaps, CLIENT_MAX_TOKENS, CLIENT_PROMPT, clientWeatherTool, textProblem, TOOL_PROMPT, TOOL_RESULT, toolCallProblem, noToolCall, type OpEnv, type OpResult } from '../clients/client-op.ts';
 import { expectClientError, UNKNOWN_PREFIX, WRONG_KEY, noWrongKey, type ErrorExpectation } from '../clients/client-errors.ts';
-import { clientErrorText, type ClientTransport } from '../clients/client-transport.ts';
+import { clientErrorText } from '../clients/client-transport.ts';
+import type { OpTransport } from '../clients/client-op-env.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { CHAT_COMPLETIONS_ROUTE } from '../../protocols/chat-completions/chat-request.ts';
 
@@ -17,7 +18,7 @@ type Vercel = NonNullable<Awaited<ReturnType<typeof vercelAi>>>;
 
 /** maxOutputTokens where the server offers a length bound (capability max-completion-tokens). */
 async function maxOut(env: OpEnv): Promise<{ maxOutputTokens?: number }> {
-  return (await clientCaps(env.ctx)).bound ? { maxOutputTokens: CLIENT_MAX_TOKENS } : {};
+  return (await env.caps()).bound ? { maxOutputTokens: CLIENT_MAX_TOKENS } : {};
 }
 
 /** Reads a whole streamText result part by part: streamText reports errors as parts, it does not throw. */
@@ -50,11 +51,11 @@ interface VercelOpIds {
 }
 
 /** The operations, run with one major of the AI SDK and its provider (`prefix` names its checks). */
-function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: CheckDef[]; rateLimited: (t: ClientTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> } {
+function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: CheckDef[]; rateLimited: (t: OpTransport, key: string, model: string) => Promise<OpResult | 'not-installed'> } {
   const client = m.client;
 
   async function sdk(env: OpEnv, key?: string, baseURL?: string): Promise<Vercel | 'not-installed'> {
-    return (await vercelAi(env.t, key ?? env.ctx.http.tokenForProbe(), baseURL, (await clientCaps(env.ctx)).streamUsage, m)) ?? 'not-installed';
+    return (await vercelAi(env.t, key ?? env.key, baseURL, (await env.caps()).streamUsage, m)) ?? 'not-installed';
   }
 
   /**
@@ -104,7 +105,7 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
       const res = v.ai.streamText({ model: v.provider(env.model), prompt: CLIENT_PROMPT, ...(await maxOut(env)), maxRetries: 0, onError: () => undefined });
       const { text, errors, finish } = await drain(res.fullStream);
       // As unstreamed: the SDK's AI_ToolChoiceViolationError is no call of the forced tool, judged by the tool-choice probe.
-      if (errors.length > 0 && errors.every((e) => e.startsWith('AI_ToolChoiceViolationError'))) return noToolCall(env.ctx);
+      if (errors.length > 0 && errors.every((e) => e.startsWith('AI_ToolChoiceViolationError'))) return noToolCall(env);
       if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
       return textProblem(text, finish);
     },
@@ -127,7 +128,7 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
         return TOOL_RESULT;
       },
     });
-    const caps = await clientCaps(env.ctx);
+    const caps = await env.caps();
     const settings = {
       model: v.provider(env.model),
       prompt: TOOL_PROMPT,
@@ -144,7 +145,7 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
       const res = ai.streamText({ ...settings, onError: () => undefined });
       const { errors } = await drain(res.fullStream);
       // As unstreamed: the SDK's AI_ToolChoiceViolationError is no call of the forced tool, judged by the tool-choice probe.
-      if (errors.length > 0 && errors.every((e) => e.startsWith('AI_ToolChoiceViolationError'))) return noToolCall(env.ctx);
+      if (errors.length > 0 && errors.every((e) => e.startsWith('AI_ToolChoiceViolationError'))) return noToolCall(env);
       if (errors.length > 0) return { problem: `the stream carried an error part: ${errors.join('; ')}` };
       steps = await res.steps;
     } else {
@@ -152,13 +153,13 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
         steps = (await ai.generateText(settings)).steps;
       } catch (error) {
         // The SDK throws this when the answer holds no call of the forced tool: the model's choice where the server forces nothing (issue 27).
-        if ((error as { name?: unknown }).name === 'AI_ToolChoiceViolationError') return noToolCall(env.ctx);
+        if ((error as { name?: unknown }).name === 'AI_ToolChoiceViolationError') return noToolCall(env);
         throw error;
       }
     }
     const call = steps[0]?.toolCalls[0];
     if (call?.invalid === true) return { problem: `the tool call was invalid: ${clientErrorText(call.error)}`, received: call.input };
-    const problem = call === undefined ? await noToolCall(env.ctx) : toolCallProblem(call.toolName, call.input);
+    const problem = call === undefined ? await noToolCall(env) : toolCallProblem(call.toolName, call.input);
     if (problem !== undefined) return problem;
     if (executedWith === undefined) return { problem: 'the tool was never executed' };
     const answer = steps[1];
@@ -212,7 +213,7 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
     async run(env) {
       const v = await sdk(env);
       if (v === 'not-installed') return v;
-      return expectClientError(env.t, await sdkError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () => generate(v, unknownModelId(env.ctx)));
+      return expectClientError(env.t, await sdkError(404), 'the server answered for a model it does not list (MODELS-010 judges it)', () => generate(v, env.unknownModel));
     },
   });
 
@@ -230,7 +231,7 @@ function vercelOps(m: VercelMajor, prefix: string, ids: VercelOpIds): { checks: 
   });
 
   /** This major's part of the shared 429 check (clients-rate-limit.ts). */
-  async function rateLimited(t: ClientTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
+  async function rateLimited(t: OpTransport, key: string, model: string): Promise<OpResult | 'not-installed'> {
     const v = await vercelAi(t, key, t.baseUrl, true, m);
     if (v === undefined) return 'not-installed';
     return expectClientError(t, await sdkError(429), 'the server did not answer 429', () => generate(v, model));

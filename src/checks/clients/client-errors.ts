@@ -1,12 +1,13 @@
-import type { OpResult } from './client-op.ts';
-import { clientErrorText, type ClientTransport } from './client-transport.ts';
+import type { OpResult } from './client-op-env.ts';
+import { clientErrorText } from './client-transport.ts';
+import type { OpTransport } from './client-op-env.ts';
 
 /** The key the 401 operations send: well formed, never issued. */
 export const WRONG_KEY = 'sk-iari-wrong-key-0000000000000000000000';
 
 /** The 401 operations in a run that sends no token (issue 43): the server asks for none, so no wrong key is sent either. */
-export function noWrongKey(env: { ctx: { http: { sendsToken: boolean } } }): { skip: string } | undefined {
-  return env.ctx.http.sendsToken ? undefined : { skip: 'not tested: the run sends no token (none named with --token-env or --token-file, $IARI_TOKEN unset), so no wrong key is sent either' };
+export function noWrongKey(env: { sendsToken: boolean }): { skip: string } | undefined {
+  return env.sendsToken ? undefined : { skip: 'not tested: the run sends no token (none named with --token-env or --token-file, $IARI_TOKEN unset), so no wrong key is sent either' };
 }
 
 /**
@@ -55,7 +56,7 @@ export interface ErrorExpectation {
  * did not refuse (a 2xx), there is no error to judge: the operation is skipped with `unprovoked`,
  * and the requirement that covers the server's acceptance (AUTH, MODELS, LIMIT) judges it.
  */
-export async function expectClientError(t: ClientTransport, expected: ErrorExpectation, unprovoked: string, call: () => Promise<unknown>): Promise<OpResult> {
+export async function expectClientError(t: OpTransport, expected: ErrorExpectation, unprovoked: string, call: () => Promise<unknown>): Promise<OpResult> {
   try {
     await call();
   } catch (error) {

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { OpenAICompatibleProvider } from '@ai-sdk/openai-compatible';
 import type { ChatOpenAICompletions } from '@langchain/openai';
-import type { ClientTransport } from './client-transport.ts';
+import type { OpTransport } from './client-op-env.ts';
 import { CLIENT_MAX_TOKENS } from './client-op.ts';
 import { tokenizer } from '../../tokenizer.ts';
 import { langchainTracing } from './langchain-tracing.ts';
@@ -59,12 +59,12 @@ export interface ClientOptions {
   apiKey?: string;
 }
 
-export async function openaiNode(t: ClientTransport, key: string, major: OpenAINodeMajor = OPENAI_NODE): Promise<OpenAI | undefined> {
+export async function openaiNode(t: OpTransport, key: string, major: OpenAINodeMajor = OPENAI_NODE): Promise<OpenAI | undefined> {
   return createOpenAIClient({ apiKey: key, baseURL: t.baseUrl, fetch: t.fetch }, () => major.load());
 }
 
 /** The AI SDK (`ai`) and its OpenAI-compatible provider, or undefined when either is missing. */
-export async function vercelAi(t: ClientTransport, key: string, baseURL: string = t.baseUrl, includeUsage = true, major: VercelMajor = VERCEL_AI): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
+export async function vercelAi(t: OpTransport, key: string, baseURL: string = t.baseUrl, includeUsage = true, major: VercelMajor = VERCEL_AI): Promise<{ ai: typeof import('ai'); provider: OpenAICompatibleProvider } | undefined> {
   const loaded = await major.load();
   if (loaded === undefined) return undefined;
   const [ai, compat] = loaded;
@@ -78,7 +78,7 @@ export async function vercelAi(t: ClientTransport, key: string, baseURL: string 
  * delegates to unless a model name or option sends it to the Responses API, which this server
  * does not offer) and its embeddings client, or undefined when @langchain/openai is missing.
  */
-export async function langchain(t: ClientTransport, key: string, model: string, baseURL: string = t.baseUrl, caps: { bound: boolean; streamUsage: boolean } = { bound: true, streamUsage: true }): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | { skip: string } | undefined> {
+export async function langchain(t: OpTransport, key: string, model: string, baseURL: string = t.baseUrl, caps: { bound: boolean; streamUsage: boolean } = { bound: true, streamUsage: true }): Promise<{ chat: ChatOpenAICompletions; messages: typeof import('@langchain/core/messages') } | { skip: string } | undefined> {
   const [lc, messages] = await Promise.all([import('@langchain/openai').catch(() => undefined), import('@langchain/core/messages').catch(() => undefined)]);
   if (lc === undefined || messages === undefined) return undefined;
   const tracing = langchainTracing(process.env);
@@ -122,7 +122,7 @@ function textOf(content: unknown): string {
  * send every prompt to api.openai.com; `tracingDisabled` (and the process-wide switch) keep the run
  * from creating a trace at all. Undefined when either package is missing.
  */
-export async function agentsSdk(t: ClientTransport, key: string, model: string): Promise<{ mod: typeof import('@openai/agents'); runner: import('@openai/agents').Runner; model: import('@openai/agents').OpenAIResponsesModel } | undefined> {
+export async function agentsSdk(t: OpTransport, key: string, model: string): Promise<{ mod: typeof import('@openai/agents'); runner: import('@openai/agents').Runner; model: import('@openai/agents').OpenAIResponsesModel } | undefined> {
   const mod = await import('@openai/agents').catch(() => undefined);
   const openai = mod === undefined ? undefined : await openaiNode(t, key);
   if (mod === undefined || openai === undefined) return undefined;

@@ -1,36 +1,34 @@
 import type { CheckContext, CheckDef } from '../context/check-types.ts';
 import type { Capability } from '../registry/capabilities.ts';
-import { offers, probeCapability } from '../requests/capability-probes.ts';
+import { probeCapability } from '../requests/capability-probes.ts';
 import type { Judge } from '../kernel/judge.ts';
 import type { Failure } from '../kernel/verdicts.ts';
-import { modelUnderTest, PROMPT, weatherTool } from '../requests/common-requests.ts';
+import { modelUnderTest, PROMPT, unknownModelId, weatherTool } from '../requests/common-requests.ts';
+import { clientCaps, type OpEnv, type OpResult } from './client-op-env.ts';
+import { prepareClientProcess, runInClientProcess } from './client-process.ts';
 import { ClientTransport, clientErrorText } from './client-transport.ts';
 import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 
-/** What an operation hands back: nothing (it worked), a problem in the client's terms, or a reason not to judge. */
-/** `deviation`: the client raised another class for another legal status, with the server's message intact: SHOULD at most. */
-export type OpResult = undefined | { problem: string; expected?: unknown; received?: unknown; deviation?: true } | { skip: string };
+export { clientCaps, type ClientCaps, type OpEnv, type OpResult, type OpTransport } from './client-op-env.ts';
 
-export interface OpEnv {
+/** An operation run in this process (openai-python's driver, the Codex CLI): the whole context and iari's transport. */
+export interface LocalOpEnv extends OpEnv {
   ctx: CheckContext;
   t: ClientTransport;
-  /** The first listed model (the MODELS checks judge the list; here it only has to yield one id). */
-  model: string;
 }
 
-/**
- * What the client may be told to send beyond the seed's table (capabilities.ts): a length bound,
- * stream usage and a forced tool only where the server offers them, as a user of such a server
- * configures the client.
- */
-export interface ClientCaps {
-  bound: boolean;
-  streamUsage: boolean;
-  forceTool: boolean;
-}
-
-export async function clientCaps(ctx: CheckContext): Promise<ClientCaps> {
-  return { bound: await offers(ctx, 'max-completion-tokens'), streamUsage: await offers(ctx, 'stream-usage'), forceTool: await offers(ctx, 'tool-choice') };
+export function localOpEnv(ctx: CheckContext, t: ClientTransport, model: string, key: string = ctx.http.tokenForProbe()): LocalOpEnv {
+  return {
+    ctx,
+    t,
+    model,
+    key,
+    sendsToken: ctx.http.sendsToken,
+    unknownModel: unknownModelId(ctx),
+    expects: (cap) => ctx.capabilities.expected.has(cap),
+    caps: () => clientCaps(ctx),
+    probe: (cap) => probeCapability(ctx, cap),
+  };
 }
 
 export interface ClientOpDef {
@@ -46,9 +44,28 @@ export interface ClientOpDef {
   timeoutMs?: number;
   /** Whether the operation calls a model (then it needs one from the list); default true. */
   needsModel?: boolean;
+}
+
+/** An operation of a JS client library: it runs in iari's client process (client-process.ts), by its name. */
+export interface LibraryOpDef extends ClientOpDef {
+  run(env: OpEnv): Promise<OpResult | 'not-installed'>;
+}
+
+/** An operation run in this process: openai-python's driver and the Codex CLI are processes of their own already. */
+export interface LocalOpDef extends ClientOpDef {
   /** CheckDef.prepare: starts the library's slow resource (openai-python's driver) at the run's start. */
   prepare?(ctx: CheckContext): void;
-  run(env: OpEnv): Promise<OpResult | 'not-installed'>;
+  local(env: LocalOpEnv): Promise<OpResult | 'not-installed'>;
+}
+
+/** The library operations by name: what the client process runs (client-child.ts). */
+export const libraryOps = new Map<string, (env: OpEnv) => Promise<OpResult | 'not-installed'>>();
+
+/** Registers an operation the client process runs by name (the 429 operations share one check's shape, clients-rate-limit.ts). */
+export function libraryOp(name: string, run: (env: OpEnv) => Promise<OpResult | 'not-installed'>): string {
+  if (libraryOps.has(name)) throw new Error(`two library operations named ${name}`);
+  libraryOps.set(name, run);
+  return name;
 }
 
 /** npm packages to install for each library, named in the skip reason when one is missing. */
@@ -66,7 +83,10 @@ const packages: Record<string, string> = {
  * the evidence, in its own words (class and message), with the x-request-id and a curl line of
  * the last request it sent.
  */
-export function clientOp(def: ClientOpDef): CheckDef {
+export function clientOp(def: LibraryOpDef | LocalOpDef): CheckDef {
+  const local = 'local' in def ? def : undefined;
+  if (!('local' in def)) libraryOp(def.name, def.run);
+  const prepare = local === undefined ? prepareClientProcess : local.prepare;
   return {
     name: def.name,
     area: 'clients',
@@ -74,7 +94,7 @@ export function clientOp(def: ClientOpDef): CheckDef {
     title: `${def.client} ${def.call} ${def.title}`,
     ...(def.needsLimits === undefined ? {} : { needsLimits: def.needsLimits }),
     ...(def.timeoutMs === undefined ? {} : { timeoutMs: def.timeoutMs }),
-    ...(def.prepare === undefined ? {} : { prepare: def.prepare }),
+    ...(prepare === undefined ? {} : { prepare }),
     async run(ctx: CheckContext, j: Judge): Promise<void> {
       const t = new ClientTransport(ctx);
       let model = '';
@@ -86,7 +106,13 @@ export function clientOp(def: ClientOpDef): CheckDef {
           return;
         }
       }
-      const { outcome, logged } = await withConsoleCaptured(() => def.run({ ctx, t, model }));
+      const ran = local !== undefined ? await withConsoleCaptured(() => local.local(localOpEnv(ctx, t, model))) : await runInClientProcess({ name: def.name, ctx, t, model, token: ctx.http.tokenForProbe(), timeoutMs: def.timeoutMs ?? ctx.checkTimeoutMs });
+      // iari's own process failed the operation (it never started, ended, or hung): nothing about the server was learned.
+      if ('lost' in ran) {
+        j.undecided(def.id, 'deadline', `not decided: ${ran.lost}`);
+        return;
+      }
+      const { outcome, logged } = ran;
       // An answer that never came decides the operation as for the checks' own requests: blocked, its root cause named.
       const stalled = t.stall();
       if (stalled !== undefined && ('error' in outcome || outcome.value !== undefined)) throw stalled;
@@ -226,8 +252,8 @@ export function textProblem(text: unknown, finish: unknown, emptyIsModels = fals
  * The client reported no tool call at all. Only a server that honours tool_choice forces one: then
  * the missing call is its failure. Elsewhere the call was the model's to make (issue 27): undecided.
  */
-export async function noToolCall(ctx: CheckContext): Promise<OpResult> {
-  const probe = await probeCapability(ctx, 'tool-choice');
+export async function noToolCall(env: Pick<OpEnv, 'probe'>): Promise<OpResult> {
+  const probe = await env.probe('tool-choice');
   if (probe.status === 'honoured') return { problem: 'the client reported no call of the forced tool', expected: clientWeatherTool.function.name, received: undefined };
   return { skip: `undecided: the model made no tool call and nothing forced one (tool_choice ${probe.status}: ${probe.detail}${probe.status === 'ignored' ? '; TOOLS-027 judges the ignored tool_choice' : ''})` };
 }

@@ -149,8 +149,17 @@ export class ClientTransport {
   }
 }
 
+/** What a library threw in iari's client process (client-process.ts): its clientErrorText, made there. */
+export class ThrownInClient extends Error {
+  override readonly name = 'ThrownInClient';
+  constructor(readonly text: string) {
+    super(text);
+  }
+}
+
 /** The error a client threw, as the client words it: its class name and message. */
 export function clientErrorText(error: unknown): string {
+  if (error instanceof ThrownInClient) return error.text;
   if (error instanceof Error) {
     // The AI SDK names its errors (AI_APICallError); openai-node's classes keep the name "Error".
     const name = error.name !== 'Error' ? error.name : error.constructor.name;

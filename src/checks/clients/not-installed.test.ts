@@ -1,21 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from '../../../mock-server/index.ts';
 import { createCheckContext } from '../context/check-context.ts';
 import { runChecksInProcess } from '../runner/run-catalog.ts';
+import { restartClientProcess } from './client-process.ts';
 import { langchainClientChecks } from '../areas/clients-langchain.ts';
 import { langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
 // LangChain is an optional dependency (docs/clients.md, Cost): `npm install --omit=optional`
 // leaves it out, and its operations must then be skipped with the install line, never fail.
-vi.mock('@langchain/openai', () => {
-  throw new Error("Cannot find package '@langchain/openai'");
-});
 
 let mock: MockServer;
 beforeAll(async () => {
+  // The libraries run in iari's client process: it is started with the package unresolvable there, as a missing one is.
+  restartClientProcess({ hide: ['@langchain/openai'] });
   mock = await startMockServer({ seed: 7, ttftMs: 0, itlMs: 0, jitterMs: 0 });
 });
 afterAll(async () => {
+  restartClientProcess();
   await mock.close();
 });
 
@@ -29,5 +30,5 @@ describe('a client library that is not installed', () => {
       expect(o.verdict, o.id).toBe('skipped');
       if (o.verdict === 'skipped') expect(o.reason).toBe('LangChain is not installed (npm install @langchain/openai @langchain/core)');
     }
-  });
+  }, 120_000);
 });

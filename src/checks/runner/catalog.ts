@@ -4,9 +4,9 @@ import { modelsChecks } from '../areas/models.ts';
 import { serverMetricsCheck } from '../areas/server-metrics.ts';
 import { meChecks } from '../areas/me.ts';
 import { usageChecks } from '../areas/usage.ts';
-import { chatChecks } from '../areas/chat.ts';
+import { chatChecks, chatSdkCheck } from '../areas/chat.ts';
 import { chatFormatChecks } from '../areas/chat-format.ts';
-import { chatStreamChecks } from '../areas/chat-stream.ts';
+import { chatStreamChecks, chatStreamSdkCheck } from '../areas/chat-stream.ts';
 import { toolsChecks } from '../areas/tools.ts';
 import { toolsBreadthChecks } from '../areas/tools-breadth.ts';
 import { toolsChoiceChecks } from '../areas/tools-choice.ts';
@@ -33,15 +33,22 @@ import { exchangeChecks } from '../areas/protocol-exchanges.ts';
 import { defaultProtocols, type ProtocolList } from '../../protocols/registry.ts';
 import { openaiRateLimitCheck, openai6RateLimitCheck, vercelRateLimitCheck, vercel6RateLimitCheck, langchainRateLimitCheck } from '../areas/clients-rate-limit.ts';
 
-const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks, ...chatFormatChecks, ...chatStreamChecks, ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...toolsChoiceChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
-const after: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
+// The official SDK's CHAT checks run just before the CLIENT area (issue 41): openai-node runs in the client
+// process (client-process.ts), which is still starting while the first areas run on this one.
+const sdkChecks: readonly CheckDef[] = [chatSdkCheck, chatStreamSdkCheck];
+// The metrics and CANCEL checks (serialised: /metrics is server-wide) come before them: CANCEL's waits
+// (about 2 s, the main thread idle) cover what is left of the client process's imports.
+const metricsThenCancel: readonly CheckDef[] = [serverMetricsCheck, ...cancelChecks];
+const notSdk = (c: CheckDef): boolean => !sdkChecks.includes(c);
+
+const before: readonly CheckDef[] = [...boundsChecks, ...authChecks, ...modelsChecks, ...meChecks, ...usageChecks, ...chatChecks.filter(notSdk), ...chatFormatChecks, ...chatStreamChecks.filter(notSdk), ...reasoningChecks, ...toolsChecks, ...toolsBreadthChecks, ...toolsChoiceChecks, ...errorsChecks, ...headersChecks, ...keepAliveChecks, ...metricsThenCancel, ...sdkChecks, ...openaiClientChecks, openaiRateLimitCheck, ...vercelClientChecks, vercelRateLimitCheck, ...langchainClientChecks, langchainRateLimitCheck, ...openaiPythonClientChecks, ...openai6ClientChecks, openai6RateLimitCheck, ...vercel6ClientChecks, vercel6RateLimitCheck, ...reasoningClientChecks, ...limitsChecks, ...receiptsChecks, ...embeddingsChecks, ...responsesChecks, ...openaiResponsesClientChecks, ...openaiPythonResponsesClientChecks, ...agentsClientChecks, ...codexClientChecks];
 
 const ofList = new WeakMap<ProtocolList, readonly CheckDef[]>();
 
 /** Every check of a run judging these APIs, in the order the suites run them (area by area; the APIs' declared exchanges after the shipped APIs' own checks). */
 export function catalogOf(protocols: ProtocolList = defaultProtocols): readonly CheckDef[] {
   let list = ofList.get(protocols);
-  if (list === undefined) ofList.set(protocols, (list = [...before, ...exchangeChecks(protocols), ...after]));
+  if (list === undefined) ofList.set(protocols, (list = [...before, ...exchangeChecks(protocols)]));
   return list;
 }
 
