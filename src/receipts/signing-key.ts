@@ -1,14 +1,10 @@
-import { createPrivateKey, createPublicKey, randomBytes, sign as nodeSign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, sign as nodeSign, type KeyObject } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { keyrefOf } from './keyref.ts';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-/**
- * An Ed25519 key pair, all in node:crypto: signing is deterministic RFC 8032, and the public key is
- * the JWK `x` of the key node:crypto derives (ed25519.test.ts checks both byte for byte against
- * @noble/curves). Deriving it with noble cost every run that starts the mock 14 modules, about 60 ms
- * of CPU and 20 MiB for its precomputed tables (issue 41).
- */
+/** An Ed25519 key pair. Signing uses node:crypto (deterministic RFC 8032, byte-identical to noble; see tests). */
 export class Ed25519Key {
   readonly publicKey: Uint8Array;
   readonly keyref: string;
@@ -17,10 +13,9 @@ export class Ed25519Key {
 
   private constructor(seed: Uint8Array) {
     this.#seed = Uint8Array.from(seed);
-    this.#nodeKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, this.#seed]), format: 'der', type: 'pkcs8' });
-    this.publicKey = new Uint8Array(Buffer.from(createPublicKey(this.#nodeKey).export({ format: 'jwk' }).x ?? '', 'base64url'));
-    if (this.publicKey.length !== 32) throw new Error('node:crypto derived an Ed25519 public key that is not 32 bytes');
+    this.publicKey = ed25519.getPublicKey(this.#seed);
     this.keyref = keyrefOf(this.publicKey);
+    this.#nodeKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, this.#seed]), format: 'der', type: 'pkcs8' });
   }
 
   static fromSeed(seed: Uint8Array): Ed25519Key {
@@ -44,6 +39,11 @@ export class Ed25519Key {
   /** `sign` as base64url text (no copy of the signature bytes). */
   signToBase64url(message: Uint8Array): string {
     return nodeSign(null, message, this.#nodeKey).toString('base64url');
+  }
+
+  /** Reference signing path (pure noble); same bytes as `sign`. */
+  signWithNoble(message: Uint8Array): Uint8Array {
+    return ed25519.sign(message, this.#seed);
   }
 }
 
