@@ -11,6 +11,7 @@ import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import type { ChildAsk, ChildDone, ChildToMain, MainToChild, OpFacts } from './client-process-messages.ts';
 import type { OpResult } from './client-op-env.ts';
 import { clientCaps } from './client-op-env.ts';
+import { pausedDeadline } from '../kernel/paused-deadline.ts';
 
 // The JS client libraries (openai-node 7 and 6, the AI SDK 7 and 6, LangChain, the Agents SDK) are
 // imported and run in one child process (client-child.ts), never in this one (issue 41): their
@@ -210,7 +211,7 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
   const relay = await startClientRelay(op.t, op.token);
   const boundMs = Math.max(500, op.timeoutMs - 1000);
   const askErrors: unknown[] = [];
-  let timer: NodeJS.Timeout | undefined;
+  let cancel = (): void => undefined;
   try {
     const result = await new Promise<ChildRun>((resolve) => {
       const id = ++runIds;
@@ -222,25 +223,11 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
         resolve(x);
       };
       // As the runner's deadline (check-runner.ts): time spent waiting out rate limits does not count.
-      const paused = (): number => op.ctx.http.rateLimits?.waitedMs ?? 0;
-      const started = performance.now();
-      let credited = paused();
-      let budget = boundMs;
-      const arm = (): void => {
-        timer = setTimeout(() => {
-          const extra = paused() - credited;
-          credited += extra;
-          if (extra > 0) {
-            budget += extra;
-            arm();
-            return;
-          }
-          settle({ lost: `iari's client process gave no result within ${(boundMs / 1000).toFixed(1)} s (the process was ended)` });
-          if (current === r) current = undefined;
-          if (r.child.pid !== undefined) r.child.kill('SIGKILL');
-        }, Math.max(0, budget - (performance.now() - started)));
-      };
-      arm();
+      cancel = pausedDeadline(boundMs, () => op.ctx.http.rateLimits?.waitedMs ?? 0, () => {
+        settle({ lost: `iari's client process gave no result within ${(boundMs / 1000).toFixed(1)} s (the process was ended)` });
+        if (current === r) current = undefined;
+        if (r.child.pid !== undefined) r.child.kill('SIGKILL');
+      });
       r.pending.set(id, {
         settle,
         answer: (q) =>
@@ -275,7 +262,7 @@ export async function runInClientProcess(op: ChildOp): Promise<ChildRun> {
     }
     return result;
   } finally {
-    clearTimeout(timer);
+    cancel();
     await relay.close();
   }
 }

@@ -6,6 +6,7 @@ import { rateLimitGiveUp } from '../rate-limits/rate-limit-retry.ts';
 import { judgeRateLimitEvents, reportedLimitsOf } from '../rate-limits/rate-limit-findings.ts';
 import { checkDeadlineMessage, isRunDeadlineMessage, notRunMessage, runTimeLeft, type RunDeadline } from '../kernel/check-deadline.ts';
 import { sharedRequest } from '../context/shared-requests.ts';
+import { pausedDeadline } from '../kernel/paused-deadline.ts';
 
 export const LIMITS_SKIP_REASON = 'rate-limit checks consume quota; run with --include limits';
 
@@ -17,28 +18,20 @@ class CheckTimeout extends Error {}
  * the run. At the deadline `onTimeout` runs (aborting the check's requests) and a CheckTimeout is thrown.
  */
 function withTimeout<T>(p: Promise<T>, ownMs: number, hardMs: number, run: RunDeadline | undefined, onTimeout: (message: string) => void, paused: () => number = () => 0): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const started = performance.now();
+  let cancel = (): void => undefined;
   const timeout = new Promise<never>((_, reject) => {
-    let credited = paused();
-    let budget = ownMs;
-    const arm = (): void => {
-      timer = setTimeout(() => {
-        const extra = paused() - credited;
-        credited += extra;
-        if (extra > 0 && budget < hardMs) {
-          budget += extra;
-          arm();
-          return;
-        }
-        const message = checkDeadlineMessage(ownMs, hardMs <= budget ? run : undefined);
+    cancel = pausedDeadline(
+      ownMs,
+      paused,
+      (atHard) => {
+        const message = checkDeadlineMessage(ownMs, atHard ? run : undefined);
         onTimeout(message);
         reject(new CheckTimeout(message));
-      }, Math.max(0, Math.min(budget, hardMs) - (performance.now() - started)));
-    };
-    arm();
+      },
+      hardMs,
+    );
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([p, timeout]).finally(() => cancel());
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ByteBudget } from './byte-budget.ts';
 import { CheckThread, WORKER_BYTE_BUDGET } from './check-thread.ts';
 import { defaultProtocols } from '../../protocols/registry.ts';
 import type { CheckedPart } from './timing-builder.ts';
@@ -32,24 +33,26 @@ describe('check worker start', () => {
     expect(thread.usable).toBe(false);
   });
 
-  it('bounds the bytes in flight to the worker: past the budget backlog() holds reads back until the worker has checked them', async () => {
-    const thread = await CheckThread.start(defaultProtocols);
+  it('bounds the bytes in flight to the worker: past the budget its wait() holds reads back until the worker has checked them', async () => {
+    const budget = new ByteBudget(WORKER_BYTE_BUDGET);
+    const thread = await CheckThread.start(defaultProtocols, budget);
     try {
-      expect(thread.backlog()).toBeNull();
+      expect(budget.wait()).toBeNull();
       const id = thread.open(() => undefined);
       thread.headers(id, true, 200, 'text/event-stream', { api: 'chat-completions', stream: true, includeUsage: true });
       thread.data(id, Buffer.alloc(WORKER_BYTE_BUDGET + 1, 0x0a), process.hrtime.bigint());
-      const wait = thread.backlog();
+      const wait = budget.wait();
       expect(wait).not.toBeNull();
       await wait;
-      expect(thread.backlog()).toBeNull();
+      expect(budget.wait()).toBeNull();
     } finally {
       await thread.close();
     }
   });
 
   it('CHAT-STREAM-046: keeps no spent read buffers of large events on the main thread: its young generation is collected every 4 MiB of them (issue 42)', async () => {
-    const thread = await CheckThread.start(defaultProtocols);
+    const budget = new ByteBudget(WORKER_BYTE_BUDGET);
+    const thread = await CheckThread.start(defaultProtocols, budget);
     try {
       const before = process.memoryUsage().arrayBuffers;
       const id = thread.open(() => undefined);
@@ -63,7 +66,7 @@ describe('check worker start', () => {
         thread.data(id, read, process.hrtime.bigint(), true);
         if (i % 16 === 15) {
           await new Promise((r) => setImmediate(r));
-          await thread.backlog();
+          await budget.wait();
         }
       }
       await new Promise((r) => setImmediate(r));

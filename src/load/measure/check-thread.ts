@@ -178,11 +178,6 @@ export class CheckThread {
     this.#schedule();
   }
 
-  /** Null while the bytes in flight to the run's workers are within their budget; else resolves once they have caught up. */
-  backlog(): Promise<void> | null {
-    return this.#failed === null ? this.#budget.wait() : null;
-  }
-
   async close(): Promise<void> {
     this.#flush();
     this.#failed ??= 'closed';
